@@ -1,0 +1,226 @@
+// GEMM through cuBLASLt: C(m x n) = op(A) op(B), column-major, strided-batched, beta = 0.
+// The top heuristic candidates are timed once and the fastest is kept, so a result shows what the GPU can do
+// rather than the heuristic's first guess; the guess's time is kept too (autotune_speedup).
+#include <cstdio>
+#include <memory>
+#include <vector>
+
+#include "bench/autotune.h"
+#include "bench/families.h"
+#include "bench/handles.h"
+#include "core/families.h"
+#include "core/precision.h"
+#include "kernels/cuda_check.h"
+#include "kernels/device_buffer.h"
+#include "kernels/fill.h"
+
+namespace opmark::bench {
+namespace {
+
+using kernels::DeviceBuffer;
+
+cudaDataType_t cuda_type(core::DType t) {
+  switch (t) {
+    case core::DType::f64: return CUDA_R_64F;
+    case core::DType::f32: return CUDA_R_32F;
+    case core::DType::f16: return CUDA_R_16F;
+    case core::DType::bf16: return CUDA_R_16BF;
+    case core::DType::f8_e4m3: return CUDA_R_8F_E4M3;
+    case core::DType::i8: return CUDA_R_8I;
+    case core::DType::i32: return CUDA_R_32I;
+  }
+  throw Error("no CUDA data type for this element type");
+}
+
+cublasComputeType_t compute_type(const std::string& precision) {
+  if (precision == "tf32") return CUBLAS_COMPUTE_32F_FAST_TF32;
+  if (precision == "int8") return CUBLAS_COMPUTE_32I;
+  return CUBLAS_COMPUTE_32F;
+}
+
+struct DescDeleter {
+  void operator()(cublasLtMatmulDescOpaque_t* d) const { cublasLtMatmulDescDestroy(d); }
+  void operator()(cublasLtMatrixLayoutOpaque_t* l) const { cublasLtMatrixLayoutDestroy(l); }
+  void operator()(cublasLtMatmulPreferenceOpaque_t* p) const { cublasLtMatmulPreferenceDestroy(p); }
+};
+using MatmulDesc = std::unique_ptr<cublasLtMatmulDescOpaque_t, DescDeleter>;
+using Layout = std::unique_ptr<cublasLtMatrixLayoutOpaque_t, DescDeleter>;
+using Preference = std::unique_ptr<cublasLtMatmulPreferenceOpaque_t, DescDeleter>;
+
+Layout make_layout(core::DType type, std::int64_t rows, std::int64_t cols, std::int64_t batch) {
+  cublasLtMatrixLayout_t l = nullptr;
+  OPMARK_CHECK_CUBLAS(cublasLtMatrixLayoutCreate(&l, cuda_type(type), rows, cols, rows));
+  Layout out(l);
+  if (batch > 1) {
+    const std::int32_t count = static_cast<std::int32_t>(batch);
+    const std::int64_t stride = rows * cols;
+    OPMARK_CHECK_CUBLAS(cublasLtMatrixLayoutSetAttribute(l, CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT, &count, sizeof count));
+    OPMARK_CHECK_CUBLAS(
+        cublasLtMatrixLayoutSetAttribute(l, CUBLASLT_MATRIX_LAYOUT_STRIDED_BATCH_OFFSET, &stride, sizeof stride));
+  }
+  return out;
+}
+
+int algo_attr(const cublasLtMatmulAlgo_t& algo, cublasLtMatmulAlgoConfigAttributes_t attr) {
+  int value = 0;
+  std::size_t written = 0;
+  if (cublasLtMatmulAlgoConfigGetAttribute(&algo, attr, &value, sizeof value, &written) != CUBLAS_STATUS_SUCCESS)
+    return -1;
+  return value;
+}
+
+class GemmWorkload final : public Workload {
+ public:
+  GemmWorkload(const core::Case& c, const RunContext& ctx)
+      : precision_(c.precision), prec_(core::precision_info(c.precision)), p_(core::gemm_problem(c)) {
+    const std::size_t batch = static_cast<std::size_t>(p_.batch);
+    a_ = DeviceBuffer(prec_.input, p_.elements_a() * batch);
+    b_ = DeviceBuffer(prec_.input, p_.elements_b() * batch);
+    c_ = DeviceBuffer(prec_.output, p_.elements_c() * batch);
+    workspace_ = DeviceBuffer(ctx.options.workspace_bytes);
+    kernels::fill_random(a_.get(), p_.elements_a() * batch, prec_.input, ctx.seed, ctx.stream);
+    kernels::fill_random(b_.get(), p_.elements_b() * batch, prec_.input, ctx.seed + 1, ctx.stream);
+    kernels::fill_random(c_.get(), p_.elements_c() * batch, prec_.output, ctx.seed + 2, ctx.stream);
+    if (prec_.output == core::DType::i32) {
+      alpha_i_ = 1;
+      beta_i_ = 0;
+    }
+    std::vector<cublasLtMatmulHeuristicResult_t> found = describe(ctx, p_.trans_a, p_.trans_b);
+    if (found.empty() && (precision_ == "int8" || precision_ == "fp8") && !(p_.trans_a && !p_.trans_b)) {
+      // Hopper's int8 and fp8 kernels take only A transposed, B not ("TN"). The problem is the same; its
+      // operands are stored the way the Tensor Cores need them, and the label says so.
+      layout_note_ = std::string("operands stored TN: cuBLASLt has no ") + precision_ + " kernel for ta=" +
+                     (p_.trans_a ? "T" : "N") + " tb=" + (p_.trans_b ? "T" : "N") + " on this GPU";
+      p_.trans_a = true;
+      p_.trans_b = false;
+      found = describe(ctx, true, false);
+    }
+    if (found.empty())
+      throw UnsupportedError("cuBLASLt offers no algorithm for " + precision_ + " with these shapes and layouts");
+    autotune(found, ctx.stream);
+  }
+
+  void launch(cudaStream_t stream) override { matmul(chosen_, stream); }
+
+  kernels::CompareResult verify(cudaStream_t stream) override {
+    // Reference: the same operands widened to float64 and multiplied by cuBLAS's DGEMM, an independent path.
+    const std::size_t batch = static_cast<std::size_t>(p_.batch);
+    DeviceBuffer a64(core::DType::f64, p_.elements_a() * batch);
+    DeviceBuffer b64(core::DType::f64, p_.elements_b() * batch);
+    DeviceBuffer c64(core::DType::f64, p_.elements_c() * batch);
+    kernels::to_double(a_.get(), prec_.input, p_.elements_a() * batch, a64.as<double>(), stream);
+    kernels::to_double(b_.get(), prec_.input, p_.elements_b() * batch, b64.as<double>(), stream);
+    cublasHandle_t h = cublas_handle();
+    OPMARK_CHECK_CUBLAS(cublasSetStream(h, stream));
+    const double one = 1.0, zero = 0.0;
+    OPMARK_CHECK_CUBLAS(cublasDgemmStridedBatched(
+        h, p_.trans_a ? CUBLAS_OP_T : CUBLAS_OP_N, p_.trans_b ? CUBLAS_OP_T : CUBLAS_OP_N, p_.run_m, p_.run_n,
+        p_.run_k, &one, a64.as<double>(), p_.lda(), p_.elements_a(), b64.as<double>(), p_.ldb(), p_.elements_b(),
+        &zero, c64.as<double>(), p_.ldc(), p_.elements_c(), p_.batch));
+    kernels::poison(c_.get(), p_.elements_c() * batch, prec_.output, stream);
+    launch(stream);
+    return kernels::compare_to_reference(c_.get(), prec_.output, c64.as<double>(), p_.elements_c() * batch,
+                                         prec_.tolerance, stream);
+  }
+
+  std::string label() const override {
+    const auto& algo = candidates_[chosen_].algo;
+    char buf[256];
+    std::snprintf(buf, sizeof buf, "cublasLt algo %d tile %d stages %d splitk %d (fastest of %zu) | in %s, compute %s, out %s",
+                  algo_attr(algo, CUBLASLT_ALGO_CONFIG_ID), algo_attr(algo, CUBLASLT_ALGO_CONFIG_TILE_ID),
+                  algo_attr(algo, CUBLASLT_ALGO_CONFIG_STAGES_ID), algo_attr(algo, CUBLASLT_ALGO_CONFIG_SPLITK_NUM),
+                  candidates_.size(), core::name_of(prec_.input), prec_.compute, core::name_of(prec_.output));
+    std::string out = buf;
+    if (p_.is_padded())
+      out += " | padded to m=" + std::to_string(p_.run_m) + " n=" + std::to_string(p_.run_n) +
+             " k=" + std::to_string(p_.run_k);
+    if (!layout_note_.empty()) out += " | " + layout_note_;
+    return out;
+  }
+
+  std::map<std::string, double> counters() const override {
+    return {
+        {"candidates", static_cast<double>(candidates_.size())},
+        {"heuristic_us", heuristic_seconds_ * 1e6},
+        {"autotune_speedup", autotune_speedup_},
+        {"padded", p_.is_padded() ? 1.0 : 0.0},
+        {"stored_tn", layout_note_.empty() ? 0.0 : 1.0},
+    };
+  }
+
+ private:
+  // Builds the descriptors for the given transposes and asks the heuristic for candidates.
+  std::vector<cublasLtMatmulHeuristicResult_t> describe(const RunContext& ctx, bool ta, bool tb) {
+    cublasLtMatmulDesc_t d = nullptr;
+    const cudaDataType_t scale = prec_.output == core::DType::i32 ? CUDA_R_32I : CUDA_R_32F;
+    OPMARK_CHECK_CUBLAS(cublasLtMatmulDescCreate(&d, compute_type(precision_), scale));
+    desc_.reset(d);
+    const cublasOperation_t op_a = ta ? CUBLAS_OP_T : CUBLAS_OP_N, op_b = tb ? CUBLAS_OP_T : CUBLAS_OP_N;
+    OPMARK_CHECK_CUBLAS(cublasLtMatmulDescSetAttribute(d, CUBLASLT_MATMUL_DESC_TRANSA, &op_a, sizeof op_a));
+    OPMARK_CHECK_CUBLAS(cublasLtMatmulDescSetAttribute(d, CUBLASLT_MATMUL_DESC_TRANSB, &op_b, sizeof op_b));
+    layout_a_ = ta ? make_layout(prec_.input, p_.run_k, p_.run_m, p_.batch)
+                   : make_layout(prec_.input, p_.run_m, p_.run_k, p_.batch);
+    layout_b_ = tb ? make_layout(prec_.input, p_.run_n, p_.run_k, p_.batch)
+                   : make_layout(prec_.input, p_.run_k, p_.run_n, p_.batch);
+    layout_c_ = make_layout(prec_.output, p_.run_m, p_.run_n, p_.batch);
+
+    cublasLtMatmulPreference_t pref = nullptr;
+    OPMARK_CHECK_CUBLAS(cublasLtMatmulPreferenceCreate(&pref));
+    Preference pref_owner(pref);
+    const std::uint64_t ws = workspace_.bytes();
+    OPMARK_CHECK_CUBLAS(
+        cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &ws, sizeof ws));
+    std::vector<cublasLtMatmulHeuristicResult_t> results(static_cast<std::size_t>(ctx.options.candidates));
+    int returned = 0;
+    cublasStatus_t st = cublasLtMatmulAlgoGetHeuristic(cublaslt_handle(), d, layout_a_.get(), layout_b_.get(),
+                                                       layout_c_.get(), layout_c_.get(), pref,
+                                                       static_cast<int>(results.size()), results.data(), &returned);
+    if (st == CUBLAS_STATUS_NOT_SUPPORTED) return {};
+    OPMARK_CHECK_CUBLAS(st);
+    results.resize(static_cast<std::size_t>(returned));
+    std::vector<cublasLtMatmulHeuristicResult_t> usable;
+    for (const auto& r : results)
+      if (r.state == CUBLAS_STATUS_SUCCESS) usable.push_back(r);
+    return usable;
+  }
+
+  void autotune(const std::vector<cublasLtMatmulHeuristicResult_t>& found, cudaStream_t stream) {
+    candidates_ = found;
+    AutotuneResult r = time_candidates(static_cast<int>(found.size()),
+                                       [this](int i, cudaStream_t s) { matmul(i, s); }, stream);
+    if (r.best < 0) throw UnsupportedError("every cuBLASLt candidate failed; first: " + r.errors.at(0));
+    chosen_ = r.best;
+    heuristic_seconds_ = r.seconds[0];
+    autotune_speedup_ = std::isfinite(r.seconds[0]) ? r.seconds[0] / r.best_seconds() : 0.0;
+  }
+
+  void matmul(int candidate, cudaStream_t stream) {
+    const void* alpha = prec_.output == core::DType::i32 ? static_cast<const void*>(&alpha_i_) : &alpha_f_;
+    const void* beta = prec_.output == core::DType::i32 ? static_cast<const void*>(&beta_i_) : &beta_f_;
+    OPMARK_CHECK_CUBLAS(cublasLtMatmul(cublaslt_handle(), desc_.get(), alpha, a_.get(), layout_a_.get(), b_.get(),
+                                       layout_b_.get(), beta, c_.get(), layout_c_.get(), c_.get(), layout_c_.get(),
+                                       &candidates_[candidate].algo, workspace_.get(), workspace_.bytes(), stream));
+  }
+
+  std::string precision_;
+  const core::PrecisionInfo& prec_;
+  core::GemmProblem p_;
+  DeviceBuffer a_, b_, c_, workspace_;
+  MatmulDesc desc_;
+  Layout layout_a_, layout_b_, layout_c_;
+  std::vector<cublasLtMatmulHeuristicResult_t> candidates_;
+  int chosen_ = 0;
+  double heuristic_seconds_ = 0;
+  double autotune_speedup_ = 0;
+  std::string layout_note_;
+  float alpha_f_ = 1.0f, beta_f_ = 0.0f;
+  std::int32_t alpha_i_ = 1, beta_i_ = 0;
+};
+
+}  // namespace
+
+std::unique_ptr<Workload> make_gemm_workload(const core::Case& c, const RunContext& ctx) {
+  return std::make_unique<GemmWorkload>(c, ctx);
+}
+
+}  // namespace opmark::bench

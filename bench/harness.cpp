@@ -1,0 +1,187 @@
+#include "bench/harness.h"
+
+#include <cstdio>
+
+#include "bench/families.h"
+#include "core/precision.h"
+#include "kernels/cuda_check.h"
+
+namespace opmark::bench {
+namespace {
+
+// Google Benchmark 1.8 can mark a run skipped; 1.7 only has errors. A skipped case is never a failure of the run:
+// opmark's own exit status and results log say which is which.
+template <class S>
+auto skip_impl(S& state, const std::string& message, int) -> decltype(state.SkipWithMessage(message), void()) {
+  state.SkipWithMessage(message);
+}
+template <class S>
+void skip_impl(S& state, const std::string& message, long) {
+  state.SkipWithError(message.c_str());
+}
+
+void report_not_run(benchmark::State& state, const Outcome& o) {
+  if (o.status == Status::skipped) skip_impl(state, "SKIPPED " + o.reason, 0);
+  else state.SkipWithError(("FAILED " + o.reason).c_str());
+}
+
+}  // namespace
+
+struct Harness::Prepared {
+  std::string name;
+  std::unique_ptr<Workload> workload;
+  core::Work work;
+  int batch = 1;
+  Outcome outcome;
+};
+
+Outcome verify_workload(Workload& w, cudaStream_t stream) {
+  Outcome o;
+  kernels::CompareResult r = w.verify(stream);
+  o.verification = r.summary();
+  if (!r.ok()) {
+    o.status = Status::failed;
+    o.reason = "wrong result: " + o.verification;
+  }
+  return o;
+}
+
+std::uint64_t case_seed(std::uint64_t base, const std::string& case_name) {
+  std::uint64_t h = 1469598103934665603ull ^ base;  // FNV-1a
+  for (unsigned char ch : case_name) h = (h ^ ch) * 1099511628211ull;
+  return h;
+}
+
+std::map<std::string, double> throughput_counters(const core::Work& work, double seconds_per_op,
+                                                  const std::string& precision, const Peaks& peaks) {
+  std::map<std::string, double> c;
+  if (!(seconds_per_op > 0)) return c;
+  c["tflops"] = work.flops / seconds_per_op / 1e12;
+  c["gb_per_s"] = work.bytes() / seconds_per_op / 1e9;
+  auto it = peaks.tflops.find(core::precision_info(precision).peak_key);
+  if (it != peaks.tflops.end() && it->second > 0 && work.flops > 0) c["pct_peak"] = 100.0 * c["tflops"] / it->second;
+  if (peaks.memory_gb_per_s > 0) c["pct_peak_bw"] = 100.0 * c["gb_per_s"] / peaks.memory_gb_per_s;
+  return c;
+}
+
+Harness::Harness(Options options, std::optional<DeviceInfo> device, std::string no_device_reason)
+    : options_(std::move(options)),
+      device_(std::move(device)),
+      no_device_reason_(std::move(no_device_reason)),
+      peaks_(resolve_peaks(device_ ? device_->name : "", options_.peaks)) {}
+
+Harness::~Harness() {
+  prepared_.reset();
+  timer_.reset();
+  if (stream_) OPMARK_CHECK_CUDA_NOEXCEPT(cudaStreamDestroy(stream_));
+}
+
+void Harness::register_cases(std::vector<core::Case> cases) {
+  cases_ = std::move(cases);
+  for (std::size_t i = 0; i < cases_.size(); ++i) {
+    const std::string name = core::make_case_name(cases_[i]);
+    index_by_name_[name] = i;
+    auto* b = benchmark::RegisterBenchmark(name.c_str(), [this, i](benchmark::State& st) { run(st, i); });
+    b->UseManualTime()->Unit(benchmark::kMicrosecond);
+  }
+}
+
+const Outcome* Harness::outcome(const std::string& case_name) const {
+  auto it = outcomes_.find(case_name);
+  return it == outcomes_.end() ? nullptr : &it->second;
+}
+
+const core::Case* Harness::find_case(const std::string& case_name) const {
+  auto it = index_by_name_.find(case_name);
+  return it == index_by_name_.end() ? nullptr : &cases_[it->second];
+}
+
+int Harness::count(Status s) const {
+  int n = 0;
+  for (const auto& [name, o] : outcomes_) n += o.status == s;
+  return n;
+}
+
+cudaStream_t Harness::stream() {
+  if (!stream_) OPMARK_CHECK_CUDA(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
+  if (!timer_) timer_ = std::make_unique<Timer>(stream_, options_.l2);
+  return stream_;
+}
+
+// Builds, verifies and calibrates a case once; Google Benchmark calls run() several times per case (to size the
+// iteration count, and once per repetition), and every call after the first reuses this.
+Harness::Prepared& Harness::prepare(std::size_t case_index) {
+  const core::Case& c = cases_[case_index];
+  const std::string name = core::make_case_name(c);
+  if (prepared_ && prepared_->name == name) return *prepared_;
+  prepared_.reset();  // free the previous case's device memory first
+  auto p = std::make_unique<Prepared>();
+  p->name = name;
+  try {
+    const core::PrecisionInfo& prec = core::precision_info(c.precision);
+    if (device_->compute_capability < prec.min_compute_capability)
+      throw UnsupportedError(c.precision + " needs compute capability " +
+                             std::to_string(prec.min_compute_capability / 10) + "." +
+                             std::to_string(prec.min_compute_capability % 10) + " or newer; this GPU has " +
+                             std::to_string(device_->compute_capability / 10) + "." +
+                             std::to_string(device_->compute_capability % 10));
+    cudaStream_t s = stream();
+    RunContext ctx{s, *device_, options_, case_seed(options_.seed, name)};
+    p->workload = make_workload(c, ctx);
+    p->work = core::work_of(c);
+    p->outcome = verify_workload(*p->workload, s);
+    if (p->outcome.status == Status::ok) {
+      const double warm = timer_->warm_up(*p->workload, options_.warmup_ms);
+      p->batch = choose_batch(warm);
+      p->outcome.label = p->workload->label();
+      p->outcome.counters = p->workload->counters();
+    }
+  } catch (...) {
+    Outcome o = outcome_from_exception(std::current_exception());
+    o.verification = p->outcome.verification;
+    p->outcome = o;
+  }
+  if (p->outcome.status != Status::ok) p->workload.reset();
+  outcomes_[name] = p->outcome;
+  prepared_ = std::move(p);
+  return *prepared_;
+}
+
+void Harness::run(benchmark::State& state, std::size_t case_index) {
+  const core::Case& c = cases_[case_index];
+  if (!device_) {
+    Outcome o{Status::skipped, "no CUDA device: " + no_device_reason_, "", "", {}};
+    outcomes_[core::make_case_name(c)] = o;
+    report_not_run(state, o);
+    return;
+  }
+  Prepared& p = prepare(case_index);
+  if (p.outcome.status != Status::ok) {
+    report_not_run(state, p.outcome);
+    return;
+  }
+  try {
+    double total = 0;
+    for (auto _ : state) {
+      const double t = timer_->sample(*p.workload, p.batch);
+      state.SetIterationTime(t);
+      total += t;
+    }
+    const double per_op = total / static_cast<double>(state.iterations());
+    state.counters["flops"] = p.work.flops;
+    state.counters["bytes"] = p.work.bytes();
+    for (const auto& [k, v] : throughput_counters(p.work, per_op, c.precision, peaks_)) state.counters[k] = v;
+    for (const auto& [k, v] : p.outcome.counters) state.counters[k] = v;
+    state.counters["batch"] = p.batch;
+    state.SetLabel(p.outcome.label);
+  } catch (...) {
+    Outcome o = outcome_from_exception(std::current_exception());
+    o.verification = p.outcome.verification;
+    p.outcome = o;
+    p.workload.reset();
+    outcomes_[p.name] = o;
+    report_not_run(state, o);
+  }
+}
+
+}  // namespace opmark::bench

@@ -1,0 +1,181 @@
+// opmark-bench: opmark flags -> load tables -> one Google Benchmark case per (row, direction, precision) ->
+// run on the local GPU -> console, Google Benchmark JSON and the results log.
+#include <benchmark/benchmark.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <iostream>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "bench/device_info.h"
+#include "bench/harness.h"
+#include "bench/options.h"
+#include "bench/results_log.h"
+#include "core/error.h"
+#include "core/table.h"
+#include "opmark/version.h"
+
+namespace fs = std::filesystem;
+using namespace opmark;
+
+namespace {
+
+std::vector<core::Table> load_tables(const std::vector<std::string>& paths) {
+  std::vector<core::Table> tables;
+  for (const auto& path : paths) {
+    if (fs::is_directory(path)) {
+      for (const auto& file : core::find_table_files(path)) tables.push_back(core::load_table(file));
+    } else {
+      tables.push_back(core::load_table(path));
+    }
+  }
+  return tables;
+}
+
+std::vector<std::string> default_shapes() {
+  if (fs::is_directory(OPMARK_DEFAULT_SHAPES_DIR)) return {OPMARK_DEFAULT_SHAPES_DIR};
+  return {"shapes"};
+}
+
+void print_summary(const std::vector<core::Table>& tables, const std::vector<core::Case>& cases) {
+  std::map<std::string, int> by_family_precision;
+  for (const auto& c : cases) ++by_family_precision[c.family + " " + c.precision];
+  std::size_t rows = 0;
+  for (const auto& t : tables)
+    for (const auto& s : t.sets) rows += s.rows.size();
+  std::printf("opmark: %zu tables, %zu rows, %zu distinct cases\n", tables.size(), rows, cases.size());
+  for (const auto& [key, n] : by_family_precision) std::printf("  %-24s %d cases\n", key.c_str(), n);
+}
+
+bool has_flag(int argc, char** argv, const char* flag) {
+  const std::size_t n = std::strlen(flag);
+  for (int i = 1; i < argc; ++i)
+    if (std::strncmp(argv[i], flag, n) == 0 && (argv[i][n] == '\0' || std::strcmp(argv[i] + n, "=true") == 0 ||
+                                                std::strcmp(argv[i] + n, "=1") == 0))
+      return true;
+  return false;
+}
+
+// opmark's defaults for Google Benchmark, placed before the user's arguments so the user's flags win:
+// medians over repetitions, short iterations (each iteration is already many GPU launches).
+std::vector<std::string> default_benchmark_flags(const bench::Options& o) {
+#if OPMARK_BENCHMARK_MIN_TIME_HAS_UNIT
+  std::vector<std::string> flags = {"--benchmark_min_time=0.05s"};
+#else
+  std::vector<std::string> flags = {"--benchmark_min_time=0.05"};
+#endif
+  flags.push_back("--benchmark_repetitions=5");
+  flags.push_back("--benchmark_display_aggregates_only=true");
+  if (!o.out_dir.empty()) {
+    flags.push_back("--benchmark_out=" + (fs::path(o.out_dir) / "benchmark.json").string());
+    flags.push_back("--benchmark_out_format=json");
+  }
+  return flags;
+}
+
+nlohmann::json add_context(const std::optional<bench::DeviceInfo>& device, const bench::Options& o,
+                           const bench::Peaks& peaks) {
+  nlohmann::json ctx;
+  auto put = [&](const std::string& key, const std::string& value) {
+    benchmark::AddCustomContext("opmark_" + key, value);
+    ctx[key] = value;
+  };
+  put("version", OPMARK_VERSION);
+  put("git", OPMARK_GIT_HASH);
+  put("timing", std::string("cuda events, median over repetitions; L2 ") + bench::name_of(o.l2) +
+                    "; launches under 10 us timed in batches");
+  put("peaks", peaks.source);
+  for (const auto& [k, v] : peaks.tflops) put("peak_tflops_" + k, std::to_string(v));
+  if (peaks.memory_gb_per_s > 0) put("peak_gb_per_s", std::to_string(peaks.memory_gb_per_s));
+  if (device) {
+    put("gpu", device->name);
+    put("gpu_count_used", "1");
+    put("compute_capability", std::to_string(device->compute_capability / 10) + "." +
+                                  std::to_string(device->compute_capability % 10));
+    put("sm_count", std::to_string(device->sm_count));
+    put("memory_gib", std::to_string(device->memory_gib));
+    put("l2_bytes", std::to_string(device->l2_bytes));
+    put("sm_clock_mhz", std::to_string(device->sm_clock_mhz));
+    put("memory_clock_mhz", std::to_string(device->memory_clock_mhz));
+    put("memory_bus_bits", std::to_string(device->memory_bus_bits));
+  }
+  for (const auto& [lib, version] : bench::library_versions()) put(lib + "_version", version);
+  char host[256] = {0};
+  if (gethostname(host, sizeof host - 1) == 0) put("host", host);
+  return ctx;
+}
+
+int run(int argc, char** argv) {
+  bench::Options options = bench::parse_options(argc, argv);
+  if (options.help) std::cout << bench::options_help() << "\nGoogle Benchmark's flags:\n";
+
+  std::vector<core::Table> tables = load_tables(options.shapes.empty() ? default_shapes() : options.shapes);
+  std::vector<core::Case> cases = core::expand_tables(tables, options.selection);
+  if (options.validate_only) {
+    print_summary(tables, cases);
+    return 0;
+  }
+  if (cases.empty()) std::fprintf(stderr, "opmark: the selection matches no case in the tables\n");
+
+  // Our defaults first, the user's arguments after them.
+  std::vector<std::string> defaults = default_benchmark_flags(options);
+  std::vector<char*> args = {argv[0]};
+  for (auto& f : defaults) args.push_back(f.data());
+  for (int i = 1; i < argc; ++i) args.push_back(argv[i]);
+  int bm_argc = static_cast<int>(args.size());
+  args.push_back(nullptr);
+  const bool listing = has_flag(bm_argc, args.data(), "--benchmark_list_tests");
+  benchmark::Initialize(&bm_argc, args.data());
+  if (benchmark::ReportUnrecognizedArguments(bm_argc, args.data())) return 2;
+
+  std::string why;
+  std::optional<bench::DeviceInfo> device = listing ? std::nullopt : bench::query_device(&why);
+  bench::Harness harness(options, device, why);
+  harness.register_cases(std::move(cases));
+  if (listing) {
+    benchmark::RunSpecifiedBenchmarks();
+    return 0;
+  }
+  if (!device) {
+    std::fprintf(stderr,
+                 "opmark-bench: no CUDA device is present (%s), so nothing was run.\n"
+                 "  Listing cases (--benchmark_list_tests) and checking tables (--opmark_validate) work without one.\n",
+                 why.c_str());
+    return 1;
+  }
+  if (!options.out_dir.empty()) fs::create_directories(options.out_dir);
+  nlohmann::json context = add_context(device, options, harness.peaks());
+  const std::string log_path = options.out_dir.empty() ? "" : (fs::path(options.out_dir) / "results.jsonl").string();
+  const auto color = isatty(fileno(stdout)) ? benchmark::ConsoleReporter::OO_ColorTabular
+                                            : benchmark::ConsoleReporter::OO_Tabular;
+  bench::ResultsLogReporter reporter(std::make_unique<benchmark::ConsoleReporter>(color), log_path, harness, context);
+  benchmark::RunSpecifiedBenchmarks(&reporter);
+  benchmark::Shutdown();
+
+  const int ok = harness.count(bench::Status::ok), skipped = harness.count(bench::Status::skipped),
+            failed = harness.count(bench::Status::failed);
+  std::printf("\nopmark: %d ok, %d skipped, %d failed\n", ok, skipped, failed);
+  for (const auto& c : harness.cases()) {
+    const std::string name = core::make_case_name(c);
+    const bench::Outcome* o = harness.outcome(name);
+    if (o && o->status != bench::Status::ok)
+      std::printf("  %-7s %s: %s\n", bench::name_of(o->status), name.c_str(), o->reason.c_str());
+  }
+  if (!log_path.empty()) std::printf("results: %s and %s/benchmark.json\n", log_path.c_str(), options.out_dir.c_str());
+  return failed > 0 ? 1 : 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  try {
+    return run(argc, argv);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "opmark-bench: %s\n", e.what());
+    return 2;
+  }
+}

@@ -1,0 +1,140 @@
+#include "bench/options.h"
+
+#include <cstdlib>
+#include <cstring>
+
+#include "core/error.h"
+#include "core/precision.h"
+#include "core/schema.h"
+
+namespace opmark::bench {
+
+const char* name_of(L2Mode m) { return m == L2Mode::hot ? "hot" : "cold"; }
+
+namespace {
+
+std::vector<std::string> split_list(const std::string& s) {
+  std::vector<std::string> out;
+  std::size_t start = 0;
+  while (start <= s.size()) {
+    std::size_t end = s.find(',', start);
+    std::string item = s.substr(start, end == std::string::npos ? std::string::npos : end - start);
+    if (!item.empty()) out.push_back(item);
+    if (end == std::string::npos) break;
+    start = end + 1;
+  }
+  return out;
+}
+
+double parse_number(const std::string& flag, const std::string& text, double min) {
+  char* end = nullptr;
+  double v = std::strtod(text.c_str(), &end);
+  if (text.empty() || *end != '\0' || !(v >= min))
+    throw Error("--" + flag + ": expected a number >= " + std::to_string(min) + ", got '" + text + "'");
+  return v;
+}
+
+void apply(Options& o, const std::string& flag, const std::string& value) {
+  auto need_value = [&] {
+    if (value.empty()) throw Error("--" + flag + " needs a value (--" + flag + "=...)");
+  };
+  if (flag == "opmark_shapes") {
+    need_value();
+    o.shapes = split_list(value);
+  } else if (flag == "opmark_family") {
+    need_value();
+    for (const auto& f : split_list(value)) {
+      if (!core::is_family(f)) core::schema_for(f);  // throws the message listing known families
+      o.selection.families.insert(f);
+    }
+  } else if (flag == "opmark_set") {
+    need_value();
+    for (const auto& s : split_list(value)) o.selection.sets.insert(s);
+  } else if (flag == "opmark_precision") {
+    need_value();
+    for (const auto& p : split_list(value)) {
+      core::precision_info(p);  // throws listing the known precisions
+      o.selection.precisions.insert(p);
+    }
+  } else if (flag == "opmark_symbols") {
+    need_value();
+    o.selection.symbols = core::parse_symbol_list(value);
+  } else if (flag == "opmark_l2") {
+    if (value == "hot") o.l2 = L2Mode::hot;
+    else if (value == "cold") o.l2 = L2Mode::cold;
+    else throw Error("--opmark_l2: expected hot or cold, got '" + value + "'");
+  } else if (flag == "opmark_out") {
+    need_value();
+    o.out_dir = value;
+  } else if (flag == "opmark_validate") {
+    o.validate_only = value.empty() || value == "true" || value == "1";
+  } else if (flag == "opmark_peak") {
+    need_value();
+    for (const auto& item : split_list(value)) {
+      std::size_t eq = item.find('=');
+      if (eq == std::string::npos) throw Error("--opmark_peak: expected KEY=VALUE, got '" + item + "'");
+      std::string key = item.substr(0, eq);
+      if (key != "bw") core::precision_info(key);
+      o.peaks[key] = parse_number(flag, item.substr(eq + 1), 1e-9);
+    }
+  } else if (flag == "opmark_candidates") {
+    o.candidates = static_cast<int>(parse_number(flag, value, 1));
+  } else if (flag == "opmark_workspace_mib") {
+    o.workspace_bytes = static_cast<std::size_t>(parse_number(flag, value, 0) * (1 << 20));
+  } else if (flag == "opmark_seed") {
+    o.seed = static_cast<std::uint64_t>(parse_number(flag, value, 0));
+  } else if (flag == "opmark_warmup_ms") {
+    o.warmup_ms = parse_number(flag, value, 0);
+  } else if (flag == "opmark_help") {
+    o.help = true;
+  } else {
+    throw Error("unknown flag --" + flag + " (see --opmark_help)");
+  }
+}
+
+}  // namespace
+
+Options parse_options(int& argc, char** argv) {
+  Options o;
+  int kept = 1;
+  for (int i = 1; i < argc; ++i) {
+    const char* arg = argv[i];
+    if (std::strncmp(arg, "--opmark_", 9) != 0) {
+      if (std::strcmp(arg, "--help") == 0 || std::strcmp(arg, "-h") == 0) o.help = true;
+      argv[kept++] = argv[i];
+      continue;
+    }
+    std::string text(arg + 2);
+    std::size_t eq = text.find('=');
+    apply(o, text.substr(0, eq), eq == std::string::npos ? "" : text.substr(eq + 1));
+  }
+  argc = kept;
+  argv[argc] = nullptr;
+  return o;
+}
+
+std::string options_help() {
+  return R"(opmark-bench: operator benchmarks through the vendor libraries, one Google Benchmark case per
+(shape-table row, direction, precision). Case names: <family>/<direction>/<precision>/<field>=<value>/...
+
+opmark flags (Google Benchmark's own flags, e.g. --benchmark_filter, --benchmark_repetitions, --benchmark_out,
+--benchmark_list_tests, all work too):
+  --opmark_shapes=PATH[,PATH]   shape-table folders or files (default: the source tree's shapes/)
+  --opmark_family=F[,F]         only these families (gemm)
+  --opmark_set=S[,S]            only these sets (train, inference_server, inference_device, modern, ...)
+  --opmark_precision=P[,P]      only these precisions (fp32, tf32, fp16, bf16, int8, fp8)
+  --opmark_symbols=B=32,L=512   values for expression symbols in tables
+  --opmark_l2=hot|cold          hot: operands stay in L2 between launches (DeepBench, default);
+                                cold: L2 flushed before every timed launch
+  --opmark_out=DIR              write DIR/benchmark.json (Google Benchmark JSON) and DIR/results.jsonl
+                                (one line per finished run, appended as the run goes)
+  --opmark_validate             load and check every table, print the case count, run nothing (no GPU needed)
+  --opmark_peak=bf16=790,bw=3000  peak TFLOPS per precision and memory GB/s, overriding the built-in table
+  --opmark_candidates=N         cuBLASLt algorithms timed per case before measuring (default 8)
+  --opmark_workspace_mib=N      library workspace limit (default 64)
+  --opmark_warmup_ms=X          untimed warm-up per case (default 10)
+  --opmark_seed=N               seed of the random inputs
+)";
+}
+
+}  // namespace opmark::bench

@@ -1,0 +1,36 @@
+#pragma once
+// opmark-bench's own flags (--opmark_*). Parsed before Google Benchmark sees argv, so its flags all keep working.
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "core/expr.h"
+#include "core/table.h"
+
+namespace opmark::bench {
+
+enum class L2Mode { hot, cold };
+const char* name_of(L2Mode m);
+
+struct Options {
+  std::vector<std::string> shapes;      // folders or files; default: the source tree's shapes/
+  core::Selection selection;            // families, sets, precisions, symbols
+  L2Mode l2 = L2Mode::hot;
+  std::string out_dir;                  // results folder; empty: no files unless --benchmark_out is given
+  bool validate_only = false;           // load and expand the tables, print a summary, run nothing
+  std::map<std::string, double> peaks;  // overrides: precision -> TFLOPS, "bw" -> GB/s
+  int candidates = 8;                   // library algorithms timed per case (cuBLASLt heuristic results)
+  std::size_t workspace_bytes = 64ull << 20;
+  std::uint64_t seed = 20261121;
+  double warmup_ms = 10.0;              // untimed launches before measuring, so clocks have ramped up
+  bool help = false;
+};
+
+// Takes the --opmark_* flags out of argv (leaving the rest for Google Benchmark) and returns them.
+// Throws opmark::Error naming the flag on a bad value or an unknown --opmark_ flag.
+Options parse_options(int& argc, char** argv);
+
+std::string options_help();
+
+}  // namespace opmark::bench

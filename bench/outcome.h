@@ -1,0 +1,25 @@
+#pragma once
+// How a case ended, decided in one place: unsupported and out-of-memory cases are skipped (the run goes on),
+// wrong results and any other error fail the case (and the run's exit status); nothing else reports a time.
+#include <exception>
+#include <map>
+#include <string>
+
+namespace opmark::bench {
+
+enum class Status { ok, skipped, failed };
+const char* name_of(Status s);
+
+struct Outcome {
+  Status status = Status::ok;
+  std::string reason;        // why skipped or failed
+  std::string verification;  // the comparison's summary, when it ran
+  std::string label;
+  std::map<std::string, double> counters;
+};
+
+// Maps the exception in flight to an outcome: UnsupportedError -> skipped "unsupported: ...",
+// OutOfMemoryError -> skipped "out of memory: ...", anything else -> failed with its message.
+Outcome outcome_from_exception(std::exception_ptr e) noexcept;
+
+}  // namespace opmark::bench

@@ -1,0 +1,42 @@
+#pragma once
+// The line-per-run results log (JSON Lines). It wraps the console reporter: every run Google Benchmark reports is
+// shown as usual and appended to the log at once, with opmark's own status, so a crash or kill later in the run
+// keeps everything measured so far.
+#include <benchmark/benchmark.h>
+
+#include <fstream>
+#include <map>
+#include <memory>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "bench/harness.h"
+
+namespace opmark::bench {
+
+class ResultsLogReporter : public benchmark::BenchmarkReporter {
+ public:
+  // `path` empty: only forwards to `display`.
+  ResultsLogReporter(std::unique_ptr<benchmark::BenchmarkReporter> display, const std::string& path,
+                     const Harness& harness, nlohmann::json context);
+
+  bool ReportContext(const Context& context) override;
+  void ReportRuns(const std::vector<Run>& runs) override;
+  void Finalize() override;
+
+ private:
+  void append(const nlohmann::json& line);
+  std::unique_ptr<benchmark::BenchmarkReporter> display_;
+  std::ofstream log_;
+  const Harness& harness_;
+  nlohmann::json context_;
+};
+
+// One log line for one run: the case (name, family, precision, sets, applications), the time in microseconds,
+// the counters, and opmark's status with its reason and verification summary.
+nlohmann::json run_record(const std::string& case_name, const core::Case* c, const Outcome* outcome,
+                          bool is_aggregate, const std::string& aggregate_name, long long repetition,
+                          long long iterations, double time_us, const std::map<std::string, double>& counters);
+
+}  // namespace opmark::bench

@@ -1,0 +1,32 @@
+# Finds every dependency once and gives each a single target name, whatever version provides it.
+find_package(CUDAToolkit REQUIRED)
+
+# yaml-cpp 0.7 (Debian) exports the target `yaml-cpp`; 0.8 exports `yaml-cpp::yaml-cpp`.
+find_package(yaml-cpp REQUIRED)
+if(NOT TARGET yaml-cpp::yaml-cpp)
+  if(TARGET yaml-cpp)
+    add_library(yaml-cpp::yaml-cpp INTERFACE IMPORTED)
+    target_link_libraries(yaml-cpp::yaml-cpp INTERFACE yaml-cpp)
+  else()
+    message(FATAL_ERROR "yaml-cpp was found but exports neither yaml-cpp::yaml-cpp nor yaml-cpp")
+  endif()
+endif()
+
+find_package(nlohmann_json 3.9 REQUIRED)
+
+# Google Benchmark 1.7 takes --benchmark_min_time as a bare number of seconds, 1.8 wants a unit ("0.05s").
+find_package(benchmark REQUIRED)
+if(benchmark_VERSION VERSION_GREATER_EQUAL 1.8)
+  set(OPMARK_BENCHMARK_MIN_TIME_HAS_UNIT 1)
+else()
+  set(OPMARK_BENCHMARK_MIN_TIME_HAS_UNIT 0)
+endif()
+message(STATUS "opmark: Google Benchmark ${benchmark_VERSION}")
+
+# cuDNN and NCCL are found now and used by the convolution, RNN and all-reduce families.
+find_package(CUDNN)
+find_package(NCCL)
+
+if(OPMARK_BUILD_TESTS)
+  find_package(GTest REQUIRED)
+endif()

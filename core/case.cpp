@@ -1,0 +1,105 @@
+#include "core/case.h"
+
+#include <cstdlib>
+
+#include "core/families.h"
+#include "core/precision.h"
+
+namespace opmark::core {
+
+std::int64_t Case::int_field(const std::string& name) const {
+  int i = schema().index_of(name);
+  if (i < 0) throw Error("case of family '" + family + "' has no field '" + name + "'");
+  const auto* v = std::get_if<std::int64_t>(&values.at(i));
+  if (!v) throw Error("field '" + name + "' of " + family + " is not an integer");
+  return *v;
+}
+
+std::string Case::str_field(const std::string& name) const {
+  int i = schema().index_of(name);
+  if (i < 0) throw Error("case of family '" + family + "' has no field '" + name + "'");
+  return to_string(values.at(i));
+}
+
+Case make_case(const std::string& family, const std::string& direction, const std::string& precision,
+               const std::map<std::string, FieldValue>& given) {
+  const Schema& schema = schema_for(family);
+  if (!schema.has_direction(direction))
+    throw Error(family + ": unknown direction '" + direction + "'");
+  if (!schema.has_precision(precision))
+    throw Error(family + ": precision '" + precision + "' is not one this family runs");
+  for (const auto& [name, value] : given)
+    if (!schema.find_field(name))
+      throw Error(family + ": unknown field '" + name + "' (fields: " + schema.field_list() + ")");
+  Case c;
+  c.family = family;
+  c.direction = direction;
+  c.precision = precision;
+  for (const auto& field : schema.fields) {
+    auto it = given.find(field.name);
+    if (it == given.end() && !field.default_value)
+      throw Error(family + ": field '" + field.name + "' is required");
+    const FieldValue& value = it != given.end() ? it->second : *field.default_value;
+    std::string problem = check_value(field, value);
+    if (!problem.empty()) throw Error(family + ": field '" + field.name + "': " + problem);
+    c.values.push_back(value);
+  }
+  return c;
+}
+
+std::string make_case_name(const Case& c) {
+  const Schema& schema = c.schema();
+  std::string name = c.family + "/" + c.direction + "/" + c.precision;
+  for (std::size_t i = 0; i < schema.fields.size(); ++i)
+    name += "/" + schema.fields[i].name + "=" + to_string(c.values.at(i));
+  return name;
+}
+
+static std::vector<std::string> split(const std::string& s, char sep) {
+  std::vector<std::string> parts;
+  std::size_t start = 0;
+  for (;;) {
+    std::size_t end = s.find(sep, start);
+    parts.push_back(s.substr(start, end == std::string::npos ? std::string::npos : end - start));
+    if (end == std::string::npos) return parts;
+    start = end + 1;
+  }
+}
+
+Case parse_case_name(const std::string& name) {
+  std::vector<std::string> parts = split(name, '/');
+  if (parts.size() < 3) throw Error("case name '" + name + "': expected <family>/<direction>/<precision>/...");
+  const Schema& schema = schema_for(parts[0]);
+  if (parts.size() != 3 + schema.fields.size())
+    throw Error("case name '" + name + "': a " + schema.family + " name has " +
+                std::to_string(3 + schema.fields.size()) + " parts (fields " + schema.field_list() + "), got " +
+                std::to_string(parts.size()));
+  std::map<std::string, FieldValue> given;
+  for (std::size_t i = 0; i < schema.fields.size(); ++i) {
+    const FieldSpec& field = schema.fields[i];
+    const std::string& part = parts[3 + i];
+    std::string prefix = field.name + "=";
+    if (part.compare(0, prefix.size(), prefix) != 0)
+      throw Error("case name '" + name + "': part " + std::to_string(4 + i) + " should be '" + field.name +
+                  "=...', got '" + part + "'");
+    std::string text = part.substr(prefix.size());
+    if (field.kind == FieldKind::choice) {
+      given[field.name] = text;
+    } else {
+      char* end = nullptr;
+      long long v = std::strtoll(text.c_str(), &end, 10);
+      if (text.empty() || *end != '\0')
+        throw Error("case name '" + name + "': field '" + field.name + "': expected an integer, got '" + text + "'");
+      given[field.name] = static_cast<std::int64_t>(v);
+    }
+  }
+  try {
+    return make_case(parts[0], parts[1], parts[2], given);
+  } catch (const Error& e) {
+    throw Error("case name '" + name + "': " + e.what());
+  }
+}
+
+Work work_of(const Case& c) { return family_work(c); }
+
+}  // namespace opmark::core

@@ -1,0 +1,238 @@
+#include "core/table.h"
+
+#include <yaml-cpp/yaml.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <unordered_map>
+
+#include "core/precision.h"
+
+namespace opmark::core {
+namespace {
+
+const std::set<std::string> kRowNotes = {"application", "model", "note"};
+const std::set<std::string> kSetKeys = {"description", "precisions", "directions", "symbols", "rows"};
+const std::set<std::string> kTopKeys = {"family", "description", "sets"};
+const Symbols kNoSymbols;
+
+SourceLocation where_of(const std::string& path, const YAML::Node& node) {
+  const YAML::Mark m = node.Mark();
+  return {path, m.line >= 0 ? m.line + 1 : 0, m.column >= 0 ? m.column + 1 : 0};
+}
+
+std::string join(const std::set<std::string>& items) {
+  std::string out;
+  for (const auto& s : items) out += (out.empty() ? "" : ", ") + s;
+  return out;
+}
+
+std::string scalar(const std::string& path, const YAML::Node& node, const std::string& field) {
+  if (!node.IsScalar()) throw TableError(where_of(path, node), field, "expected a single value");
+  return node.Scalar();
+}
+
+std::vector<std::string> scalar_list(const std::string& path, const YAML::Node& node, const std::string& field) {
+  if (!node.IsSequence()) throw TableError(where_of(path, node), field, "expected a list such as [a, b]");
+  std::vector<std::string> out;
+  for (const auto& item : node) out.push_back(scalar(path, item, field));
+  return out;
+}
+
+// Evaluates a cell to a field value; `symbols` may be null to check syntax only.
+FieldValue cell_value(const FieldSpec& spec, const Cell& cell, const Symbols* symbols) {
+  if (spec.kind == FieldKind::choice) return cell.text;
+  try {
+    if (!symbols) {
+      symbols_in(cell.text);
+      return std::int64_t{1};
+    }
+    return evaluate(cell.text, *symbols);
+  } catch (const ExprError& e) {
+    SourceLocation at = cell.where;
+    at.column += static_cast<int>(e.offset());
+    std::string what = e.what();
+    if (what.rfind("unknown symbol", 0) == 0) what += " (give it a value with --opmark_symbols=NAME=VALUE)";
+    throw TableError(at, spec.name, what);
+  }
+}
+
+Row parse_row(const std::string& path, const Schema& schema, const YAML::Node& node) {
+  if (!node.IsMap()) throw TableError(where_of(path, node), "", "a row must be a map such as {m: 1, n: 2}");
+  Row row;
+  row.where = where_of(path, node);
+  for (const auto& kv : node) {
+    const std::string key = kv.first.as<std::string>();
+    const YAML::Node& value = kv.second;
+    if (kRowNotes.count(key)) {
+      std::string text = scalar(path, value, key);
+      (key == "application" ? row.application : key == "model" ? row.model : row.note) = text;
+      continue;
+    }
+    const FieldSpec* spec = schema.find_field(key);
+    if (!spec)
+      throw TableError(where_of(path, kv.first), key,
+                       "unknown field for family '" + schema.family + "' (fields: " + schema.field_list() +
+                           "; notes: " + join(kRowNotes) + ")");
+    Cell cell{scalar(path, value, key), where_of(path, value)};
+    // Constants are checked now, so a bad value is reported at load time even if no case uses it.
+    FieldValue v = cell_value(*spec, cell, nullptr);
+    bool constant = spec->kind == FieldKind::choice || symbols_in(cell.text).empty();
+    if (constant) {
+      v = cell_value(*spec, cell, &kNoSymbols);
+      std::string problem = check_value(*spec, v);
+      if (!problem.empty()) throw TableError(cell.where, key, problem);
+    }
+    row.fields[key] = cell;
+  }
+  for (const auto& f : schema.fields)
+    if (!f.default_value && !row.fields.count(f.name))
+      throw TableError(row.where, f.name, "required field is missing");
+  return row;
+}
+
+ShapeSet parse_set(const std::string& path, const Schema& schema, const std::string& name, const YAML::Node& node) {
+  ShapeSet set;
+  set.name = name;
+  set.where = where_of(path, node);
+  if (!node.IsMap()) throw TableError(set.where, "", "set '" + name + "' must be a map with precisions and rows");
+  for (const auto& kv : node) {
+    const std::string key = kv.first.as<std::string>();
+    if (!kSetKeys.count(key))
+      throw TableError(where_of(path, kv.first), key, "unknown key in set '" + name + "' (keys: " + join(kSetKeys) + ")");
+  }
+  if (node["description"]) set.description = scalar(path, node["description"], "description");
+  if (!node["precisions"]) throw TableError(set.where, "precisions", "set '" + name + "' must list its precisions");
+  set.precisions = scalar_list(path, node["precisions"], "precisions");
+  for (std::size_t i = 0; i < set.precisions.size(); ++i)
+    if (!schema.has_precision(set.precisions[i]))
+      throw TableError(where_of(path, node["precisions"][i]), "precisions",
+                       "family '" + schema.family + "' has no precision '" + set.precisions[i] + "'");
+  if (node["directions"]) {
+    set.directions = scalar_list(path, node["directions"], "directions");
+    for (std::size_t i = 0; i < set.directions.size(); ++i)
+      if (!schema.has_direction(set.directions[i]))
+        throw TableError(where_of(path, node["directions"][i]), "directions",
+                         "family '" + schema.family + "' has no direction '" + set.directions[i] + "'");
+  } else {
+    set.directions = schema.directions;
+  }
+  if (const YAML::Node symbols = node["symbols"]) {
+    if (!symbols.IsMap()) throw TableError(where_of(path, symbols), "symbols", "expected a map such as {B: 32}");
+    for (const auto& kv : symbols) {
+      const std::string sym = kv.first.as<std::string>();
+      Cell cell{scalar(path, kv.second, sym), where_of(path, kv.second)};
+      FieldSpec spec{sym, FieldKind::positive_int, std::nullopt, {}, ""};
+      set.symbols[sym] = std::get<std::int64_t>(cell_value(spec, cell, &kNoSymbols));
+    }
+  }
+  const YAML::Node rows = node["rows"];
+  if (!rows || !rows.IsSequence()) throw TableError(set.where, "rows", "set '" + name + "' must have a list of rows");
+  for (const auto& r : rows) set.rows.push_back(parse_row(path, schema, r));
+  return set;
+}
+
+}  // namespace
+
+Table parse_table(const std::string& yaml_text, const std::string& path) {
+  YAML::Node root;
+  try {
+    root = YAML::Load(yaml_text);
+  } catch (const YAML::Exception& e) {
+    throw TableError({path, e.mark.line + 1, e.mark.column + 1}, "", "not valid YAML: " + e.msg);
+  }
+  if (!root.IsMap()) throw TableError({path, 1, 1}, "", "a shape table is a map with 'family' and 'sets'");
+  for (const auto& kv : root) {
+    const std::string key = kv.first.as<std::string>();
+    if (!kTopKeys.count(key))
+      throw TableError(where_of(path, kv.first), key, "unknown key (keys: " + join(kTopKeys) + ")");
+  }
+  Table table;
+  table.path = path;
+  if (!root["family"]) throw TableError({path, 1, 1}, "family", "missing: which family the table is for");
+  table.family = scalar(path, root["family"], "family");
+  if (!is_family(table.family)) {
+    std::string known;
+    for (const auto& f : known_families()) known += (known.empty() ? "" : ", ") + f;
+    throw TableError(where_of(path, root["family"]), "family",
+                     "unknown family '" + table.family + "' (known: " + known + ")");
+  }
+  if (root["description"]) table.description = scalar(path, root["description"], "description");
+  const YAML::Node sets = root["sets"];
+  if (!sets || !sets.IsMap()) throw TableError({path, 1, 1}, "sets", "missing: a map of named sets");
+  const Schema& schema = schema_for(table.family);
+  for (const auto& kv : sets) table.sets.push_back(parse_set(path, schema, kv.first.as<std::string>(), kv.second));
+  return table;
+}
+
+Table load_table(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw Error(path + ": cannot open shape table");
+  std::stringstream text;
+  text << in.rdbuf();
+  return parse_table(text.str(), path);
+}
+
+std::vector<std::string> find_table_files(const std::string& dir) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  if (!fs::is_directory(dir, ec)) throw Error(dir + ": not a folder of shape tables");
+  std::vector<std::string> files;
+  for (const auto& entry : fs::directory_iterator(dir)) {
+    if (!entry.is_regular_file() || entry.path().extension() != ".yaml") continue;
+    // A shape table says which family it is for; other YAML (areas, model lists) is not one.
+    std::ifstream in(entry.path());
+    std::string line;
+    while (std::getline(in, line)) {
+      if (line.rfind("family:", 0) == 0) {
+        files.push_back(entry.path().string());
+        break;
+      }
+    }
+  }
+  std::sort(files.begin(), files.end());
+  return files;
+}
+
+std::vector<Case> expand_tables(const std::vector<Table>& tables, const Selection& selection) {
+  std::vector<Case> cases;
+  std::unordered_map<std::string, std::size_t> index;  // name -> position in `cases`
+  for (const auto& table : tables) {
+    if (!selection.families.empty() && !selection.families.count(table.family)) continue;
+    const Schema& schema = schema_for(table.family);
+    for (const auto& set : table.sets) {
+      if (!selection.sets.empty() && !selection.sets.count(set.name)) continue;
+      Symbols symbols = set.symbols;
+      for (const auto& [k, v] : selection.symbols) symbols[k] = v;
+      for (const auto& row : set.rows) {
+        std::map<std::string, FieldValue> given;
+        for (const auto& [name, cell] : row.fields) {
+          const FieldSpec& spec = *schema.find_field(name);
+          FieldValue v = cell_value(spec, cell, &symbols);
+          std::string problem = check_value(spec, v);
+          if (!problem.empty()) throw TableError(cell.where, name, problem + " (with " + cell.text + ")");
+          given[name] = v;
+        }
+        for (const auto& direction : set.directions) {
+          for (const auto& precision : set.precisions) {
+            if (!selection.precisions.empty() && !selection.precisions.count(precision)) continue;
+            Case c = make_case(table.family, direction, precision, given);
+            std::string name = make_case_name(c);
+            auto [it, inserted] = index.emplace(name, cases.size());
+            if (inserted) cases.push_back(std::move(c));
+            Case& kept = cases[it->second];
+            kept.sets.insert(set.name);
+            if (!row.application.empty()) kept.applications.insert(row.application);
+            if (!row.model.empty()) kept.models.insert(row.model);
+            kept.sources.push_back(row.where);
+          }
+        }
+      }
+    }
+  }
+  return cases;
+}
+
+}  // namespace opmark::core

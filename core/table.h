@@ -1,0 +1,78 @@
+#pragma once
+// Shape tables: YAML files, one per family, DeepBench style.
+//
+//   family: gemm
+//   description: ...
+//   sets:
+//     train:                         # a named set: train, inference_server, inference_device, or our own
+//       description: ...
+//       precisions: [fp32, fp16]     # the precisions that apply to the set
+//       directions: [fwd]            # optional, default: every direction of the family
+//       symbols: {B: 32}             # optional defaults for expression symbols
+//       rows:
+//         - {m: 1760, n: 16, k: 1760, application: DeepSpeech}
+//         - {m: B*128, n: 4096, k: 1024, model: BERT-large}
+//
+// A field value is a constant or an integer expression over symbols (core/expr.h). Every problem is reported
+// as "file:line:column: field 'name': what is wrong"; unknown keys are errors.
+#include <set>
+#include <string>
+#include <vector>
+
+#include "core/case.h"
+#include "core/error.h"
+#include "core/expr.h"
+
+namespace opmark::core {
+
+struct Cell {
+  std::string text;  // the value as written
+  SourceLocation where;
+};
+
+struct Row {
+  SourceLocation where;
+  std::map<std::string, Cell> fields;  // schema fields given in the row
+  std::string application;             // DeepBench's application column
+  std::string model;                   // the model the shape comes from
+  std::string note;
+};
+
+struct ShapeSet {
+  std::string name;
+  std::string description;
+  SourceLocation where;
+  std::vector<std::string> precisions;
+  std::vector<std::string> directions;
+  Symbols symbols;
+  std::vector<Row> rows;
+};
+
+struct Table {
+  std::string path;
+  std::string family;
+  std::string description;
+  std::vector<ShapeSet> sets;
+};
+
+// Reads and validates a table. Throws TableError (file:line:column, field) or opmark::Error.
+Table load_table(const std::string& path);
+// The same from text; `path` is used in messages only.
+Table parse_table(const std::string& yaml_text, const std::string& path);
+
+// The shape tables in `dir`: every *.yaml directly in it with a `family:` key, sorted by name.
+std::vector<std::string> find_table_files(const std::string& dir);
+
+// Which cases to make. Empty sets mean "all".
+struct Selection {
+  std::set<std::string> families;
+  std::set<std::string> sets;
+  std::set<std::string> precisions;
+  Symbols symbols;  // override the sets' own symbol defaults
+};
+
+// Every (row, direction, precision) the selection keeps, as cases. A case named by several rows, sets or
+// tables appears once, carrying all their sets, applications, models and source locations.
+std::vector<Case> expand_tables(const std::vector<Table>& tables, const Selection& selection);
+
+}  // namespace opmark::core

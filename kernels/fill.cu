@@ -1,0 +1,94 @@
+#include <cmath>
+#include <limits>
+
+#include "kernels/cuda_check.h"
+#include "kernels/dtype_dispatch.cuh"
+#include "kernels/fill.h"
+
+namespace opmark::kernels {
+namespace {
+
+// splitmix64: a counter-based generator, so element i needs no state from element i-1.
+__device__ __forceinline__ std::uint64_t mix(std::uint64_t x) {
+  x += 0x9E3779B97F4A7C15ull;
+  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
+  x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
+  return x ^ (x >> 31);
+}
+
+template <class T>
+__global__ void fill_kernel(T* dst, std::size_t count, std::uint64_t seed, double lo, double hi) {
+  for (std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; i < count;
+       i += std::size_t(gridDim.x) * blockDim.x) {
+    const double u = static_cast<double>(mix(seed ^ mix(i)) >> 11) * (1.0 / 9007199254740992.0);  // [0, 1)
+    if constexpr (std::is_integral_v<T>) {
+      const double span = hi - lo + 1.0;  // lo, hi already integral
+      dst[i] = static_cast<T>(lo + floor(u * span));
+    } else {
+      dst[i] = store_from_double<T>(lo + u * (hi - lo));
+    }
+  }
+}
+
+template <class T>
+__global__ void poison_kernel(T* dst, std::size_t count) {
+  for (std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; i < count;
+       i += std::size_t(gridDim.x) * blockDim.x) {
+    if constexpr (std::is_integral_v<T>) dst[i] = std::numeric_limits<T>::min();
+    else dst[i] = store_from_double<T>(std::numeric_limits<double>::quiet_NaN());
+  }
+}
+
+template <class T>
+__global__ void to_double_kernel(const T* src, std::size_t count, double* dst) {
+  for (std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; i < count;
+       i += std::size_t(gridDim.x) * blockDim.x)
+    dst[i] = load_as_double(src, i);
+}
+
+constexpr unsigned kThreads = 256;
+
+}  // namespace
+
+void fill_uniform(void* dst, std::size_t count, core::DType type, std::uint64_t seed, double lo, double hi,
+                  cudaStream_t stream) {
+  if (count == 0) return;
+  if (core::is_integer(type)) {
+    lo = std::ceil(lo);
+    hi = std::floor(hi);
+  }
+  if (!(lo <= hi)) throw Error("fill_uniform: empty range");
+  dispatch_dtype(type, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    fill_kernel<T><<<blocks_for(count, kThreads), kThreads, 0, stream>>>(static_cast<T*>(dst), count, seed, lo, hi);
+  });
+  OPMARK_CHECK_LAUNCH();
+}
+
+void fill_random(void* dst, std::size_t count, core::DType type, std::uint64_t seed, cudaStream_t stream) {
+  switch (type) {
+    case core::DType::i8: return fill_uniform(dst, count, type, seed, -127, 127, stream);
+    case core::DType::i32: return fill_uniform(dst, count, type, seed, -1000, 1000, stream);
+    default: return fill_uniform(dst, count, type, seed, -1.0, 1.0, stream);
+  }
+}
+
+void poison(void* dst, std::size_t count, core::DType type, cudaStream_t stream) {
+  if (count == 0) return;
+  dispatch_dtype(type, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    poison_kernel<T><<<blocks_for(count, kThreads), kThreads, 0, stream>>>(static_cast<T*>(dst), count);
+  });
+  OPMARK_CHECK_LAUNCH();
+}
+
+void to_double(const void* src, core::DType type, std::size_t count, double* dst, cudaStream_t stream) {
+  if (count == 0) return;
+  dispatch_dtype(type, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    to_double_kernel<T><<<blocks_for(count, kThreads), kThreads, 0, stream>>>(static_cast<const T*>(src), count, dst);
+  });
+  OPMARK_CHECK_LAUNCH();
+}
+
+}  // namespace opmark::kernels

@@ -1,0 +1,99 @@
+// The harness's host-side logic, without a GPU: batching, throughput and % of peak, classification of failures,
+// seeds, the peak table and the results-log record.
+#include <gtest/gtest.h>
+
+#include "bench/harness.h"
+#include "bench/peaks.h"
+#include "bench/results_log.h"
+#include "bench/timer.h"
+#include "core/error.h"
+
+using namespace opmark;
+using namespace opmark::bench;
+
+TEST(Timer, ShortLaunchesAreBatched) {
+  EXPECT_EQ(choose_batch(1e-3), 1);
+  EXPECT_EQ(choose_batch(10e-6), 1);
+  EXPECT_EQ(choose_batch(2e-6), 100);  // 200 us of back-to-back launches
+  EXPECT_EQ(choose_batch(1e-9), kMaxBatch);
+  EXPECT_EQ(choose_batch(0), 1);
+}
+
+TEST(Throughput, CountersFromTimeAndPeak) {
+  core::Work w{2e12, 3e9, 1e9};
+  Peaks peaks{"test", {{"bf16", 1000.0}}, 4000.0};
+  auto c = throughput_counters(w, 0.004, "bf16", peaks);  // 2 TFLOP in 4 ms
+  EXPECT_DOUBLE_EQ(c.at("tflops"), 500.0);
+  EXPECT_DOUBLE_EQ(c.at("gb_per_s"), 1000.0);
+  EXPECT_DOUBLE_EQ(c.at("pct_peak"), 50.0);
+  EXPECT_DOUBLE_EQ(c.at("pct_peak_bw"), 25.0);
+  auto unknown = throughput_counters(w, 0.004, "fp8", peaks);
+  EXPECT_EQ(unknown.count("pct_peak"), 0u);  // no peak for fp8 in this table: no made-up percentage
+  EXPECT_TRUE(throughput_counters(w, 0, "bf16", peaks).empty());
+}
+
+TEST(Outcome, UnsupportedAndOutOfMemorySkipEverythingElseFails) {
+  auto of = [](auto ex) { return outcome_from_exception(std::make_exception_ptr(ex)); };
+  Outcome u = of(UnsupportedError("no fp8 here"));
+  EXPECT_EQ(u.status, Status::skipped);
+  EXPECT_EQ(u.reason, "unsupported: no fp8 here");
+  Outcome m = of(OutOfMemoryError("cudaMalloc"));
+  EXPECT_EQ(m.status, Status::skipped);
+  EXPECT_EQ(m.reason, "out of memory: cudaMalloc");
+  Outcome e = of(Error("cublasLtMatmul returned CUBLAS_STATUS_EXECUTION_FAILED"));
+  EXPECT_EQ(e.status, Status::failed);
+  Outcome r = of(std::runtime_error("boom"));
+  EXPECT_EQ(r.status, Status::failed);
+  EXPECT_EQ(r.reason, "boom");
+}
+
+TEST(Seeds, StablePerCaseAndDistinctAcrossCases) {
+  EXPECT_EQ(case_seed(1, "gemm/fwd/fp16/m=1"), case_seed(1, "gemm/fwd/fp16/m=1"));
+  EXPECT_NE(case_seed(1, "gemm/fwd/fp16/m=1"), case_seed(1, "gemm/fwd/fp16/m=2"));
+  EXPECT_NE(case_seed(1, "gemm/fwd/fp16/m=1"), case_seed(2, "gemm/fwd/fp16/m=1"));
+}
+
+TEST(Peaks, DatasheetByDeviceNameWithOverrides) {
+  auto h100 = datasheet_peaks("NVIDIA H100 80GB HBM3");
+  ASSERT_TRUE(h100);
+  EXPECT_DOUBLE_EQ(h100->tflops.at("bf16"), 989.4);
+  EXPECT_DOUBLE_EQ(h100->memory_gb_per_s, 3350);
+  auto pcie = datasheet_peaks("NVIDIA H100 PCIe");
+  ASSERT_TRUE(pcie);
+  EXPECT_DOUBLE_EQ(pcie->tflops.at("fp16"), 756);
+  auto h200 = datasheet_peaks("NVIDIA H200");
+  ASSERT_TRUE(h200);
+  EXPECT_DOUBLE_EQ(h200->memory_gb_per_s, 4800);
+  EXPECT_FALSE(datasheet_peaks("Some Future GPU"));
+  Peaks p = resolve_peaks("NVIDIA H200", {{"bf16", 790.0}, {"bw", 4300.0}});
+  EXPECT_DOUBLE_EQ(p.tflops.at("bf16"), 790.0);
+  EXPECT_DOUBLE_EQ(p.tflops.at("fp16"), 989.4);
+  EXPECT_DOUBLE_EQ(p.memory_gb_per_s, 4300.0);
+  EXPECT_NE(p.source.find("--opmark_peak"), std::string::npos);
+}
+
+TEST(ResultsLog, RecordCarriesStatusAndNoTimeWhenNotOk) {
+  core::Case c = core::parse_case_name("gemm/fwd/fp16/m=1760/n=16/k=1760/ta=N/tb=N/batch=1");
+  c.sets = {"train"};
+  Outcome ok{Status::ok, "", "all 28160 elements within tolerance", "cublasLt algo 1", {}};
+  auto j = run_record("gemm/fwd/fp16/m=1760/n=16/k=1760/ta=N/tb=N/batch=1", &c, &ok, false, "", 2, 100, 12.5,
+                      {{"tflops", 7.9}});
+  EXPECT_EQ(j["type"], "run");
+  EXPECT_EQ(j["status"], "ok");
+  EXPECT_EQ(j["repetition"], 2);
+  EXPECT_DOUBLE_EQ(j["time_us"].get<double>(), 12.5);
+  EXPECT_DOUBLE_EQ(j["counters"]["tflops"].get<double>(), 7.9);
+  EXPECT_EQ(j["sets"][0], "train");
+  EXPECT_EQ(j["precision"], "fp16");
+
+  Outcome wrong{Status::failed, "wrong result: 1 of 28160 elements wrong", "1 of 28160 elements wrong", "", {}};
+  auto f = run_record("gemm/fwd/fp16/m=1760/n=16/k=1760/ta=N/tb=N/batch=1", &c, &wrong, false, "", 0, 1, 3.0, {});
+  EXPECT_EQ(f["status"], "failed");
+  EXPECT_FALSE(f.contains("time_us"));  // a wrong result never reports a time
+  EXPECT_EQ(f["reason"], "wrong result: 1 of 28160 elements wrong");
+
+  auto agg = run_record("x", nullptr, nullptr, true, "median", 0, 0, 1.0, {});
+  EXPECT_EQ(agg["type"], "aggregate");
+  EXPECT_EQ(agg["aggregate"], "median");
+  EXPECT_EQ(agg["status"], "failed");
+}

@@ -1,0 +1,63 @@
+#include "bench/options.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "core/error.h"
+
+using namespace opmark::bench;
+
+namespace {
+
+struct Argv {
+  explicit Argv(std::vector<std::string> a) : args(std::move(a)) {
+    for (auto& s : args) ptrs.push_back(s.data());
+    ptrs.push_back(nullptr);
+    argc = static_cast<int>(args.size());
+  }
+  std::vector<std::string> args;
+  std::vector<char*> ptrs;
+  int argc;
+};
+
+}  // namespace
+
+TEST(Options, TakesOpmarkFlagsAndLeavesTheRest) {
+  Argv a({"opmark-bench", "--opmark_set=train,inference_server", "--benchmark_filter=^gemm/",
+          "--opmark_precision=fp16,bf16", "--opmark_symbols=B=8", "--opmark_l2=cold", "--opmark_out=results/x",
+          "--opmark_peak=bf16=790,bw=3000", "--benchmark_repetitions=3"});
+  Options o = parse_options(a.argc, a.ptrs.data());
+  EXPECT_EQ(a.argc, 3);
+  EXPECT_STREQ(a.ptrs[1], "--benchmark_filter=^gemm/");
+  EXPECT_STREQ(a.ptrs[2], "--benchmark_repetitions=3");
+  EXPECT_EQ(a.ptrs[3], nullptr);
+  EXPECT_EQ(o.selection.sets, (std::set<std::string>{"train", "inference_server"}));
+  EXPECT_EQ(o.selection.precisions, (std::set<std::string>{"fp16", "bf16"}));
+  EXPECT_EQ(o.selection.symbols.at("B"), 8);
+  EXPECT_EQ(o.l2, L2Mode::cold);
+  EXPECT_EQ(o.out_dir, "results/x");
+  EXPECT_DOUBLE_EQ(o.peaks.at("bf16"), 790);
+  EXPECT_DOUBLE_EQ(o.peaks.at("bw"), 3000);
+}
+
+TEST(Options, BadValuesNameTheFlag) {
+  auto message = [](std::vector<std::string> args) {
+    args.insert(args.begin(), "opmark-bench");
+    Argv a(args);
+    try {
+      parse_options(a.argc, a.ptrs.data());
+    } catch (const opmark::Error& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  EXPECT_EQ(message({"--opmark_l2=warm"}), "--opmark_l2: expected hot or cold, got 'warm'");
+  EXPECT_EQ(message({"--opmark_precision=fp64"}).find("unknown precision 'fp64'"), 0u);
+  EXPECT_EQ(message({"--opmark_family=gemmm"}).find("unknown family 'gemmm'"), 0u);
+  EXPECT_EQ(message({"--opmark_sets=train"}), "unknown flag --opmark_sets (see --opmark_help)");
+  EXPECT_EQ(message({"--opmark_candidates=0"}).find("--opmark_candidates: expected a number >= 1"), 0u);
+  EXPECT_EQ(message({"--opmark_out"}), "--opmark_out needs a value (--opmark_out=...)");
+  EXPECT_EQ(message({"--opmark_peak=bf16"}), "--opmark_peak: expected KEY=VALUE, got 'bf16'");
+}

@@ -1,0 +1,52 @@
+#include <gtest/gtest.h>
+
+#include "core/case.h"
+#include "core/error.h"
+
+using namespace opmark::core;
+
+TEST(CaseName, EveryFieldInSchemaOrderDefaultsIncluded) {
+  Case c = make_case("gemm", "fwd", "fp16", {{"m", std::int64_t{1760}}, {"n", std::int64_t{16}}, {"k", std::int64_t{1760}}});
+  EXPECT_EQ(make_case_name(c), "gemm/fwd/fp16/m=1760/n=16/k=1760/ta=N/tb=N/batch=1");
+}
+
+TEST(CaseName, RoundTrips) {
+  for (const std::string name : {"gemm/fwd/fp16/m=1760/n=16/k=1760/ta=N/tb=N/batch=1",
+                                 "gemm/fwd/int8/m=35/n=8457/k=2560/ta=T/tb=N/batch=1",
+                                 "gemm/fwd/bf16/m=512/n=512/k=64/ta=T/tb=N/batch=384"}) {
+    Case c = parse_case_name(name);
+    EXPECT_EQ(make_case_name(c), name);
+  }
+  Case c = parse_case_name("gemm/fwd/tf32/m=7/n=8/k=9/ta=T/tb=T/batch=2");
+  EXPECT_EQ(c.int_field("m"), 7);
+  EXPECT_EQ(c.int_field("batch"), 2);
+  EXPECT_EQ(c.str_field("tb"), "T");
+  EXPECT_EQ(c.precision, "tf32");
+}
+
+TEST(CaseName, ParseErrorsNameThePart) {
+  auto message = [](const std::string& name) {
+    try {
+      parse_case_name(name);
+    } catch (const opmark::Error& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  EXPECT_NE(message("gemm").find("expected <family>/<direction>/<precision>"), std::string::npos);
+  EXPECT_NE(message("conv2/fwd/fp16/m=1").find("unknown family 'conv2'"), std::string::npos);
+  EXPECT_NE(message("gemm/fwd/fp16/m=1/n=2/k=3").find("has 9 parts"), std::string::npos);
+  EXPECT_NE(message("gemm/fwd/fp16/n=1/m=2/k=3/ta=N/tb=N/batch=1").find("should be 'm=...'"), std::string::npos);
+  EXPECT_NE(message("gemm/fwd/fp16/m=x/n=2/k=3/ta=N/tb=N/batch=1").find("expected an integer"), std::string::npos);
+  EXPECT_NE(message("gemm/fwd/fp16/m=0/n=2/k=3/ta=N/tb=N/batch=1").find("positive integer"), std::string::npos);
+  EXPECT_NE(message("gemm/fwd/fp16/m=1/n=2/k=3/ta=X/tb=N/batch=1").find("expected one of N, T"), std::string::npos);
+  EXPECT_NE(message("gemm/bwd/fp16/m=1/n=2/k=3/ta=N/tb=N/batch=1").find("unknown direction"), std::string::npos);
+  EXPECT_NE(message("gemm/fwd/fp64/m=1/n=2/k=3/ta=N/tb=N/batch=1").find("precision 'fp64'"), std::string::npos);
+}
+
+TEST(CaseName, MakeCaseRejectsUnknownAndMissingFields) {
+  EXPECT_THROW(make_case("gemm", "fwd", "fp16", {{"m", std::int64_t{1}}, {"n", std::int64_t{1}}}), opmark::Error);
+  EXPECT_THROW(make_case("gemm", "fwd", "fp16",
+                         {{"m", std::int64_t{1}}, {"n", std::int64_t{1}}, {"k", std::int64_t{1}}, {"q", std::int64_t{1}}}),
+               opmark::Error);
+}

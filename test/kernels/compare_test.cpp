@@ -1,0 +1,115 @@
+// Data init and verification kernels on the GPU: random fills are reproducible and not zeros, and the comparison
+// catches planted wrong values, unwritten (poisoned) elements and NaN.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <vector>
+
+#include "../gpu_test_util.h"
+#include "kernels/compare.h"
+#include "kernels/cuda_check.h"
+#include "kernels/device_buffer.h"
+#include "kernels/fill.h"
+
+using namespace opmark;
+using kernels::DeviceBuffer;
+
+namespace {
+
+std::vector<double> download_as_double(const DeviceBuffer& buf, core::DType t, std::size_t n) {
+  DeviceBuffer d(core::DType::f64, n);
+  kernels::to_double(buf.get(), t, n, d.as<double>(), nullptr);
+  std::vector<double> out(n);
+  OPMARK_CHECK_CUDA(cudaMemcpy(out.data(), d.get(), n * sizeof(double), cudaMemcpyDeviceToHost));
+  return out;
+}
+
+DeviceBuffer upload(const std::vector<double>& v) {
+  DeviceBuffer d(core::DType::f64, v.size());
+  OPMARK_CHECK_CUDA(cudaMemcpy(d.get(), v.data(), v.size() * sizeof(double), cudaMemcpyHostToDevice));
+  return d;
+}
+
+}  // namespace
+
+TEST(Fill, ReproducibleInRangeAndNotZeros) {
+  OPMARK_REQUIRE_GPU();
+  for (core::DType t : {core::DType::f32, core::DType::f16, core::DType::bf16, core::DType::f8_e4m3, core::DType::i8}) {
+    SCOPED_TRACE(core::name_of(t));
+    const std::size_t n = 100003;  // prime: not a multiple of any vector width
+    DeviceBuffer a(t, n), b(t, n);
+    kernels::fill_random(a.get(), n, t, 7, nullptr);
+    kernels::fill_random(b.get(), n, t, 7, nullptr);
+    auto va = download_as_double(a, t, n), vb = download_as_double(b, t, n);
+    EXPECT_EQ(va, vb);
+    std::size_t zeros = 0;
+    double lo = 1e30, hi = -1e30;
+    for (double v : va) {
+      zeros += v == 0;
+      lo = std::min(lo, v);
+      hi = std::max(hi, v);
+    }
+    EXPECT_LT(zeros, n / 50);  // e4m3 rounds |x| < 2^-10 to zero: a fraction of a percent
+    const double bound = core::is_integer(t) ? 127 : 1;
+    EXPECT_GE(lo, -bound);
+    EXPECT_LE(hi, bound);
+    EXPECT_LT(lo, -0.5 * bound);
+    EXPECT_GT(hi, 0.5 * bound);
+  }
+}
+
+TEST(Compare, ExactMatchPasses) {
+  OPMARK_REQUIRE_GPU();
+  const std::size_t n = 4097;
+  DeviceBuffer out(core::DType::f32, n);
+  kernels::fill_random(out.get(), n, core::DType::f32, 3, nullptr);
+  auto ref = upload(download_as_double(out, core::DType::f32, n));
+  auto r = kernels::compare_to_reference(out.get(), core::DType::f32, ref.as<double>(), n, 0.0, nullptr);
+  EXPECT_TRUE(r.ok()) << r.summary();
+  EXPECT_EQ(r.count, n);
+  EXPECT_DOUBLE_EQ(r.max_abs_error, 0.0);
+}
+
+TEST(Compare, PlantedWrongResultIsCaught) {
+  OPMARK_REQUIRE_GPU();
+  const std::size_t n = 1 << 20;
+  DeviceBuffer out(core::DType::f16, n);
+  kernels::fill_random(out.get(), n, core::DType::f16, 11, nullptr);
+  std::vector<double> ref = download_as_double(out, core::DType::f16, n);
+  ref[12345] += 0.5;  // one element off by much more than fp16 rounding
+  auto dref = upload(ref);
+  auto r = kernels::compare_to_reference(out.get(), core::DType::f16, dref.as<double>(), n, 2e-3, nullptr);
+  EXPECT_FALSE(r.ok());
+  EXPECT_EQ(r.wrong, 1u);
+  EXPECT_EQ(r.first_wrong, 12345u);
+  EXPECT_NEAR(r.first_wrong_expected - r.first_wrong_value, 0.5, 1e-12);
+  EXPECT_NE(r.summary().find("1 of 1048576 elements wrong (first at index 12345"), std::string::npos) << r.summary();
+}
+
+TEST(Compare, UnwrittenOutputIsCaught) {
+  OPMARK_REQUIRE_GPU();
+  for (core::DType t : {core::DType::f32, core::DType::bf16, core::DType::i32}) {
+    SCOPED_TRACE(core::name_of(t));
+    const std::size_t n = 1000;
+    DeviceBuffer out(t, n);
+    kernels::poison(out.get(), n, t, nullptr);
+    std::vector<double> ref(n, 1.0);
+    auto dref = upload(ref);
+    auto r = kernels::compare_to_reference(out.get(), t, dref.as<double>(), n, 1e-2, nullptr);
+    EXPECT_EQ(r.wrong, n) << r.summary();
+  }
+}
+
+TEST(Compare, ToleranceScalesWithTheReferenceRms) {
+  OPMARK_REQUIRE_GPU();
+  // A reference element near zero is judged against the rms, not against itself.
+  std::vector<double> ref = {1.0, -1.0, 1.0, 1e-9}, got = {1.0, -1.0, 1.0, 5e-4};
+  auto dref = upload(ref), dgot = upload(got);
+  auto ok = kernels::compare_to_reference(dgot.get(), core::DType::f64, dref.as<double>(), 4, 1e-3, nullptr);
+  EXPECT_TRUE(ok.ok()) << ok.summary();
+  got[3] = 5e-3;
+  auto dbad = upload(got);
+  auto bad = kernels::compare_to_reference(dbad.get(), core::DType::f64, dref.as<double>(), 4, 1e-3, nullptr);
+  EXPECT_EQ(bad.wrong, 1u);
+  EXPECT_EQ(bad.first_wrong, 3u);
+}
