@@ -1,6 +1,7 @@
 // GEMM through cuBLASLt: C(m x n) = op(A) op(B), column-major, strided-batched, beta = 0.
 // The top heuristic candidates are timed once and the fastest is kept, so a result shows what the GPU can do
 // rather than the heuristic's first guess; the guess's time is kept too (autotune_speedup).
+#include <cmath>
 #include <cstdio>
 #include <memory>
 #include <vector>
@@ -61,6 +62,18 @@ Layout make_layout(core::DType type, std::int64_t rows, std::int64_t cols, std::
   return out;
 }
 
+// The descriptors of one operand layout; a case may try two (see the constructor).
+struct LayoutConfig {
+  bool ta = false, tb = false;
+  MatmulDesc desc;
+  Layout a, b, c;
+};
+
+struct Candidate {
+  int config;  // index into the workload's layout configs
+  cublasLtMatmulAlgo_t algo;
+};
+
 int algo_attr(const cublasLtMatmulAlgo_t& algo, cublasLtMatmulAlgoConfigAttributes_t attr) {
   int value = 0;
   std::size_t written = 0;
@@ -85,19 +98,25 @@ class GemmWorkload final : public Workload {
       alpha_i_ = 1;
       beta_i_ = 0;
     }
-    std::vector<cublasLtMatmulHeuristicResult_t> found = describe(ctx, p_.trans_a, p_.trans_b);
-    if (found.empty() && (precision_ == "int8" || precision_ == "fp8") && !(p_.trans_a && !p_.trans_b)) {
-      // Hopper's int8 and fp8 kernels take only A transposed, B not ("TN"). The problem is the same; its
-      // operands are stored the way the Tensor Cores need them, and the label says so.
-      layout_note_ = std::string("operands stored TN: cuBLASLt has no ") + precision_ + " kernel for ta=" +
-                     (p_.trans_a ? "T" : "N") + " tb=" + (p_.trans_b ? "T" : "N") + " on this GPU";
-      p_.trans_a = true;
-      p_.trans_b = false;
-      found = describe(ctx, true, false);
-    }
-    if (found.empty())
+    const bool stated_ta = p_.trans_a, stated_tb = p_.trans_b;
+    add_layout(ctx, stated_ta, stated_tb);
+    stated_has_kernels_ = !candidates_.empty();
+    // Hopper's int8 and fp8 Tensor Core kernels take A transposed and B not ("TN"); for other layouts cuBLASLt
+    // offers slow kernels or none. Quantized weights are stored however the engine likes, so for these precisions
+    // the TN layout of the same problem competes too, and the label says which layout ran.
+    const bool quantized = precision_ == "int8" || precision_ == "fp8";
+    if (quantized && !(stated_ta && !stated_tb)) add_layout(ctx, true, false);
+    if (candidates_.empty())
       throw UnsupportedError("cuBLASLt offers no algorithm for " + precision_ + " with these shapes and layouts");
-    autotune(found, ctx.stream);
+    autotune(ctx.stream);
+    const LayoutConfig& run = configs_[candidates_[chosen_].config];
+    p_.trans_a = run.ta;
+    p_.trans_b = run.tb;
+    if (run.ta != stated_ta || run.tb != stated_tb) {
+      layout_note_ = std::string("operands stored TN: ") +
+                     (stated_has_kernels_ ? "faster than" : "cuBLASLt has no kernel for") + " the stated ta=" +
+                     (stated_ta ? "T" : "N") + " tb=" + (stated_tb ? "T" : "N") + " in " + precision_ + " on this GPU";
+    }
   }
 
   void launch(cudaStream_t stream) override { matmul(chosen_, stream); }
@@ -149,20 +168,23 @@ class GemmWorkload final : public Workload {
   }
 
  private:
-  // Builds the descriptors for the given transposes and asks the heuristic for candidates.
-  std::vector<cublasLtMatmulHeuristicResult_t> describe(const RunContext& ctx, bool ta, bool tb) {
+  // Builds the descriptors for one layout and adds the heuristic's candidates for it.
+  void add_layout(const RunContext& ctx, bool ta, bool tb) {
+    LayoutConfig cfg;
+    cfg.ta = ta;
+    cfg.tb = tb;
     cublasLtMatmulDesc_t d = nullptr;
     const cudaDataType_t scale = prec_.output == core::DType::i32 ? CUDA_R_32I : CUDA_R_32F;
     OPMARK_CHECK_CUBLAS(cublasLtMatmulDescCreate(&d, compute_type(precision_), scale));
-    desc_.reset(d);
+    cfg.desc.reset(d);
     const cublasOperation_t op_a = ta ? CUBLAS_OP_T : CUBLAS_OP_N, op_b = tb ? CUBLAS_OP_T : CUBLAS_OP_N;
     OPMARK_CHECK_CUBLAS(cublasLtMatmulDescSetAttribute(d, CUBLASLT_MATMUL_DESC_TRANSA, &op_a, sizeof op_a));
     OPMARK_CHECK_CUBLAS(cublasLtMatmulDescSetAttribute(d, CUBLASLT_MATMUL_DESC_TRANSB, &op_b, sizeof op_b));
-    layout_a_ = ta ? make_layout(prec_.input, p_.run_k, p_.run_m, p_.batch)
-                   : make_layout(prec_.input, p_.run_m, p_.run_k, p_.batch);
-    layout_b_ = tb ? make_layout(prec_.input, p_.run_n, p_.run_k, p_.batch)
-                   : make_layout(prec_.input, p_.run_k, p_.run_n, p_.batch);
-    layout_c_ = make_layout(prec_.output, p_.run_m, p_.run_n, p_.batch);
+    cfg.a = ta ? make_layout(prec_.input, p_.run_k, p_.run_m, p_.batch)
+               : make_layout(prec_.input, p_.run_m, p_.run_k, p_.batch);
+    cfg.b = tb ? make_layout(prec_.input, p_.run_n, p_.run_k, p_.batch)
+               : make_layout(prec_.input, p_.run_k, p_.run_n, p_.batch);
+    cfg.c = make_layout(prec_.output, p_.run_m, p_.run_n, p_.batch);
 
     cublasLtMatmulPreference_t pref = nullptr;
     OPMARK_CHECK_CUBLAS(cublasLtMatmulPreferenceCreate(&pref));
@@ -172,33 +194,33 @@ class GemmWorkload final : public Workload {
         cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &ws, sizeof ws));
     std::vector<cublasLtMatmulHeuristicResult_t> results(static_cast<std::size_t>(ctx.options.candidates));
     int returned = 0;
-    cublasStatus_t st = cublasLtMatmulAlgoGetHeuristic(cublaslt_handle(), d, layout_a_.get(), layout_b_.get(),
-                                                       layout_c_.get(), layout_c_.get(), pref,
-                                                       static_cast<int>(results.size()), results.data(), &returned);
-    if (st == CUBLAS_STATUS_NOT_SUPPORTED) return {};
+    cublasStatus_t st = cublasLtMatmulAlgoGetHeuristic(cublaslt_handle(), d, cfg.a.get(), cfg.b.get(), cfg.c.get(),
+                                                       cfg.c.get(), pref, static_cast<int>(results.size()),
+                                                       results.data(), &returned);
+    if (st == CUBLAS_STATUS_NOT_SUPPORTED) return;
     OPMARK_CHECK_CUBLAS(st);
-    results.resize(static_cast<std::size_t>(returned));
-    std::vector<cublasLtMatmulHeuristicResult_t> usable;
-    for (const auto& r : results)
-      if (r.state == CUBLAS_STATUS_SUCCESS) usable.push_back(r);
-    return usable;
+    const int config = static_cast<int>(configs_.size());
+    for (int i = 0; i < returned; ++i)
+      if (results[i].state == CUBLAS_STATUS_SUCCESS) candidates_.push_back({config, results[i].algo});
+    configs_.push_back(std::move(cfg));
   }
 
-  void autotune(const std::vector<cublasLtMatmulHeuristicResult_t>& found, cudaStream_t stream) {
-    candidates_ = found;
-    AutotuneResult r = time_candidates(static_cast<int>(found.size()),
+  void autotune(cudaStream_t stream) {
+    AutotuneResult r = time_candidates(static_cast<int>(candidates_.size()),
                                        [this](int i, cudaStream_t s) { matmul(i, s); }, stream);
     if (r.best < 0) throw UnsupportedError("every cuBLASLt candidate failed; first: " + r.errors.at(0));
     chosen_ = r.best;
-    heuristic_seconds_ = r.seconds[0];
-    autotune_speedup_ = std::isfinite(r.seconds[0]) ? r.seconds[0] / r.best_seconds() : 0.0;
+    // The heuristic's first choice for the layout the table states, as a library user without autotuning gets it.
+    heuristic_seconds_ = stated_has_kernels_ ? r.seconds[0] : 0.0;
+    autotune_speedup_ = heuristic_seconds_ > 0 && std::isfinite(heuristic_seconds_) ? heuristic_seconds_ / r.best_seconds() : 0.0;
   }
 
   void matmul(int candidate, cudaStream_t stream) {
+    const LayoutConfig& cfg = configs_[candidates_[candidate].config];
     const void* alpha = prec_.output == core::DType::i32 ? static_cast<const void*>(&alpha_i_) : &alpha_f_;
     const void* beta = prec_.output == core::DType::i32 ? static_cast<const void*>(&beta_i_) : &beta_f_;
-    OPMARK_CHECK_CUBLAS(cublasLtMatmul(cublaslt_handle(), desc_.get(), alpha, a_.get(), layout_a_.get(), b_.get(),
-                                       layout_b_.get(), beta, c_.get(), layout_c_.get(), c_.get(), layout_c_.get(),
+    OPMARK_CHECK_CUBLAS(cublasLtMatmul(cublaslt_handle(), cfg.desc.get(), alpha, a_.get(), cfg.a.get(), b_.get(),
+                                       cfg.b.get(), beta, c_.get(), cfg.c.get(), c_.get(), cfg.c.get(),
                                        &candidates_[candidate].algo, workspace_.get(), workspace_.bytes(), stream));
   }
 
@@ -206,10 +228,10 @@ class GemmWorkload final : public Workload {
   const core::PrecisionInfo& prec_;
   core::GemmProblem p_;
   DeviceBuffer a_, b_, c_, workspace_;
-  MatmulDesc desc_;
-  Layout layout_a_, layout_b_, layout_c_;
-  std::vector<cublasLtMatmulHeuristicResult_t> candidates_;
+  std::vector<LayoutConfig> configs_;
+  std::vector<Candidate> candidates_;
   int chosen_ = 0;
+  bool stated_has_kernels_ = false;  // cuBLASLt had candidates for the table's own layout
   double heuristic_seconds_ = 0;
   double autotune_speedup_ = 0;
   std::string layout_note_;

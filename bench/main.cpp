@@ -159,6 +159,10 @@ int run(int argc, char** argv) {
   const int ok = harness.count(bench::Status::ok), skipped = harness.count(bench::Status::skipped),
             failed = harness.count(bench::Status::failed);
   std::printf("\nopmark: %d ok, %d skipped, %d failed\n", ok, skipped, failed);
+  if (ok + skipped + failed == 0) {
+    std::fprintf(stderr, "opmark-bench: no case ran: --benchmark_filter and the --opmark_ selection match nothing\n");
+    return 1;
+  }
   for (const auto& c : harness.cases()) {
     const std::string name = core::make_case_name(c);
     const bench::Outcome* o = harness.outcome(name);
