@@ -10,15 +10,17 @@
 namespace opmark::bench {
 
 struct AutotuneResult {
-  int best = -1;                 // index of the fastest candidate that ran, -1 if none did
-  std::vector<double> seconds;   // per candidate, seconds per launch; infinity where it failed
+  int best = -1;                    // index of the fastest candidate that ran, -1 if none did
+  std::vector<double> seconds;      // per candidate, median seconds per launch; infinity where it failed
   std::vector<std::string> errors;  // per candidate, why it failed (empty when it ran)
   double best_seconds() const { return best >= 0 ? seconds[best] : 0; }
 };
 
-// Launches candidate i through `launch(i, stream)`: one untimed launch, then `reps` timed back to back.
-// A candidate that throws is marked failed and the others still run.
+// Launches candidate i through `launch(i, stream)`. Each candidate is launched once untimed (a candidate that
+// throws is marked failed and the others go on), then timed in `rounds` rounds that visit every candidate in
+// turn, so clock and temperature drift during tuning falls on all candidates alike; a candidate's time is its
+// median over the rounds. Short kernels are timed in batches (see choose_batch).
 AutotuneResult time_candidates(int count, const std::function<void(int, cudaStream_t)>& launch, cudaStream_t stream,
-                               int reps = 3);
+                               int rounds = 5);
 
 }  // namespace opmark::bench

@@ -1,5 +1,8 @@
 #include "bench/results_log.h"
 
+#include <chrono>
+#include <ctime>
+
 #include "core/error.h"
 
 namespace opmark::bench {
@@ -26,11 +29,22 @@ bool ResultsLogReporter::ReportContext(const Context& context) {
   return display_->ReportContext(context);
 }
 
+// ISO 8601 UTC, so a log shows when each case finished and how long a run took.
+static std::string utc_now() {
+  const std::time_t t = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
+}
+
 nlohmann::json run_record(const std::string& case_name, const core::Case* c, const Outcome* outcome,
                           bool is_aggregate, const std::string& aggregate_name, long long repetition,
                           long long iterations, double time_us, const std::map<std::string, double>& counters) {
   nlohmann::json j;
   j["type"] = is_aggregate ? "aggregate" : "run";
+  j["logged_at"] = utc_now();
   j["name"] = case_name;
   if (is_aggregate) j["aggregate"] = aggregate_name;
   else j["repetition"] = repetition;
