@@ -4,13 +4,15 @@
     python3 bench/reference/torch_gemm.py RESULTS.jsonl [--filter REGEX] [--limit N]
 
 Reads the median times opmark-bench logged (results.jsonl), times the same problems (m, n, k, batch, precision)
-through torch.matmul with CUDA events (warm-up first, median of repetitions, random inputs), and prints both.
+through torch.matmul with CUDA events the way opmark-bench times them (warm-up, batches for short calls, median
+over at least 60 ms of samples, random inputs), and prints both.
 The problem is the same; PyTorch's row-major layout stands in for the column-major transposes of the case.
 fp32 runs with TF32 off, tf32 with it on; int8 goes through torch._int_mm where its shape rules allow;
 fp8 is left out (torch._scaled_mm is not `a @ b`).
 """
 import argparse
 import json
+import math
 import re
 import statistics
 import sys
@@ -24,18 +26,27 @@ def parse_name(name):
     return parts[2], {k: (int(v) if v.isdigit() else v) for k, v in fields.items()}
 
 
-def time_ms(fn, reps=20):
-    for _ in range(3):
-        fn()
-    torch.cuda.synchronize()
-    times = []
-    for _ in range(reps):
+def time_us(fn, warmup_s=0.01, measure_s=0.06, min_samples=10):
+    """Median GPU time per call, measured as opmark-bench measures: warm-up first, calls under 10 us timed in
+    batches of about 200 us, samples for at least `measure_s` (opmark's 3 repetitions of 0.02 s)."""
+    def sample(n):
         start, stop = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
         start.record()
-        fn()
+        for _ in range(n):
+            fn()
         stop.record()
         stop.synchronize()
-        times.append(start.elapsed_time(stop))
+        return start.elapsed_time(stop) * 1e3 / n
+    per_call, spent = sample(1), 0.0
+    while spent < warmup_s * 1e6:
+        per_call = sample(1)
+        spent += per_call
+    batch = 1 if per_call >= 10 else max(1, math.ceil(200 / per_call))
+    times, spent = [], 0.0
+    while spent < measure_s * 1e6 or len(times) < min_samples:
+        t = sample(batch)
+        times.append(t)
+        spent += t * batch
     return statistics.median(times)
 
 
@@ -79,13 +90,13 @@ def main():
         fn = torch_case(precision, f)
         if fn is None:
             continue
-        t_ms = time_ms(fn)
+        theirs = time_us(fn)
         ours = medians[name]["time_us"]
         flops = 2.0 * f["m"] * f["n"] * f["k"] * f["batch"]
-        ratio = t_ms * 1e3 / ours
+        ratio = theirs / ours
         slower += ratio < 1.0
-        print(f"{name:<60} {ours:>10.2f} {t_ms * 1e3:>10.2f} {flops / ours / 1e6:>9.1f} "
-              f"{flops / (t_ms * 1e9):>9.1f} {ratio:>12.3f}")
+        print(f"{name:<60} {ours:>10.2f} {theirs:>10.2f} {flops / ours / 1e6:>9.1f} "
+              f"{flops / theirs / 1e6:>9.1f} {ratio:>12.3f}")
     print(f"{slower} case(s) where torch was faster than opmark (ratio < 1)")
 
 
