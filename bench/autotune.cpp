@@ -8,49 +8,19 @@
 #include "kernels/cuda_check.h"
 
 namespace opmark::bench {
-namespace {
-
-class EventPair {
- public:
-  EventPair() {
-    OPMARK_CHECK_CUDA(cudaEventCreate(&start_));
-    OPMARK_CHECK_CUDA(cudaEventCreate(&stop_));
-  }
-  ~EventPair() {
-    OPMARK_CHECK_CUDA_NOEXCEPT(cudaEventDestroy(start_));
-    OPMARK_CHECK_CUDA_NOEXCEPT(cudaEventDestroy(stop_));
-  }
-  EventPair(const EventPair&) = delete;
-  EventPair& operator=(const EventPair&) = delete;
-
-  // Seconds per launch of `n` back-to-back launches.
-  double time(const std::function<void(cudaStream_t)>& launch, int n, cudaStream_t stream) {
-    OPMARK_CHECK_CUDA(cudaEventRecord(start_, stream));
-    for (int i = 0; i < n; ++i) launch(stream);
-    OPMARK_CHECK_CUDA(cudaEventRecord(stop_, stream));
-    OPMARK_CHECK_CUDA(cudaEventSynchronize(stop_));
-    float ms = 0;
-    OPMARK_CHECK_CUDA(cudaEventElapsedTime(&ms, start_, stop_));
-    return ms * 1e-3 / n;
-  }
-
- private:
-  cudaEvent_t start_, stop_;
-};
-
-}  // namespace
-
 AutotuneResult time_candidates(int count, const std::function<void(int, cudaStream_t)>& launch, cudaStream_t stream,
                                int rounds) {
   AutotuneResult r;
   r.seconds.assign(count, std::numeric_limits<double>::infinity());
   r.errors.assign(count, "");
-  EventPair events;
+  Timer timer(stream, L2Mode::hot);
   std::vector<int> batch(count, 0);  // 0: the candidate failed
   for (int i = 0; i < count; ++i) {
+    const auto run = [&](cudaStream_t s) { launch(i, s); };
     try {
-      const double first = events.time([&](cudaStream_t s) { launch(i, s); }, 1, stream);
-      batch[i] = choose_batch(first);
+      // Unblocked first: the candidate's kernel may load lazily. Then a blocked probe sizes its batch.
+      const double first = timer.time_launches(run, 1, false);
+      batch[i] = choose_batch(timer.time_launches(run, choose_batch(first), true));
     } catch (const OutOfMemoryError&) {
       throw;
     } catch (const std::exception& e) {
@@ -61,7 +31,7 @@ AutotuneResult time_candidates(int count, const std::function<void(int, cudaStre
   std::vector<std::vector<double>> samples(count);
   for (int round = 0; round < rounds; ++round)
     for (int i = 0; i < count; ++i)
-      if (batch[i] > 0) samples[i].push_back(events.time([&](cudaStream_t s) { launch(i, s); }, batch[i], stream));
+      if (batch[i] > 0) samples[i].push_back(timer.time_launches([&](cudaStream_t s) { launch(i, s); }, batch[i], true));
   for (int i = 0; i < count; ++i) {
     if (samples[i].empty()) continue;
     std::nth_element(samples[i].begin(), samples[i].begin() + samples[i].size() / 2, samples[i].end());

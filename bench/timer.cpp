@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "core/error.h"
 #include "kernels/cuda_check.h"
 
 namespace opmark::bench {
@@ -33,40 +34,67 @@ void Timer::ensure_events(std::size_t pairs) {
   }
 }
 
+double Timer::time_launches(const std::function<void(cudaStream_t)>& launch, int n, bool blocked) {
+  if (blocked) blocker_.block(stream_);
+  try {
+    OPMARK_CHECK_CUDA(cudaEventRecord(start_[0], stream_));
+    for (int i = 0; i < n; ++i) launch(stream_);
+    OPMARK_CHECK_CUDA(cudaEventRecord(stop_[0], stream_));
+  } catch (...) {
+    blocker_.release();
+    throw;
+  }
+  if (blocked) blocker_.release();
+  OPMARK_CHECK_CUDA(cudaEventSynchronize(stop_[0]));
+  OPMARK_CHECK_LAUNCH();
+  if (blocked && blocker_.timed_out())
+    throw Error("timing: the stream blocker timed out while the sample was queued; the measurement is not trusted");
+  float ms = 0;
+  OPMARK_CHECK_CUDA(cudaEventElapsedTime(&ms, start_[0], stop_[0]));
+  return ms * 1e-3 / n;
+}
+
 double Timer::warm_up(Workload& w, double warmup_ms) {
-  double per_launch = sample(w, 1);  // the first launch also pays for lazy module loading: not a number we keep
+  // The first launches are unblocked: they may load kernels lazily (flush kernels too, in cold mode).
+  const auto launch = [&](cudaStream_t s) {
+    if (flush_) flush_->flush(s);
+    w.launch(s);
+  };
+  double per_launch = time_launches(launch, 1, false);
+  time_launches(launch, 1, false);
   double spent_ms = per_launch * 1e3;
-  int launches = 1;
-  while (launches < 2 || spent_ms < warmup_ms) {
-    const int batch = std::max(1, choose_batch(per_launch));
-    per_launch = sample(w, batch);
+  for (int launches = 2; spent_ms < warmup_ms && launches < 100000;) {
+    const int batch = choose_batch(per_launch);
+    per_launch = time_launches([&](cudaStream_t s) { w.launch(s); }, batch, true);
     spent_ms += per_launch * batch * 1e3;
     launches += batch;
-    if (launches > 100000) break;  // a kernel of ~0 time: enough
   }
-  return per_launch;
+  // The estimate that picks the batch size comes from a batch itself: a lone launch's time is inflated by the
+  // event and launch overheads and would keep a 6 us kernel out of batching.
+  const int probe = choose_batch(per_launch);
+  return sample(w, probe);
 }
 
 double Timer::sample(Workload& w, int batch) {
-  if (mode_ == L2Mode::hot) {
-    OPMARK_CHECK_CUDA(cudaEventRecord(start_[0], stream_));
-    for (int i = 0; i < batch; ++i) w.launch(stream_);
-    OPMARK_CHECK_CUDA(cudaEventRecord(stop_[0], stream_));
-    OPMARK_CHECK_CUDA(cudaEventSynchronize(stop_[0]));
-    OPMARK_CHECK_LAUNCH();
-    float ms = 0;
-    OPMARK_CHECK_CUDA(cudaEventElapsedTime(&ms, start_[0], stop_[0]));
-    return ms * 1e-3 / batch;
-  }
+  if (mode_ == L2Mode::hot) return time_launches([&](cudaStream_t s) { w.launch(s); }, batch, true);
   ensure_events(static_cast<std::size_t>(batch));
-  for (int i = 0; i < batch; ++i) {
-    flush_->flush(stream_);
-    OPMARK_CHECK_CUDA(cudaEventRecord(start_[i], stream_));
-    w.launch(stream_);
-    OPMARK_CHECK_CUDA(cudaEventRecord(stop_[i], stream_));
+  blocker_.block(stream_);
+  try {
+    for (int i = 0; i < batch; ++i) {
+      flush_->flush(stream_);
+      OPMARK_CHECK_CUDA(cudaEventRecord(start_[i], stream_));
+      w.launch(stream_);
+      OPMARK_CHECK_CUDA(cudaEventRecord(stop_[i], stream_));
+    }
+  } catch (...) {
+    blocker_.release();
+    throw;
   }
+  blocker_.release();
   OPMARK_CHECK_CUDA(cudaEventSynchronize(stop_[batch - 1]));
   OPMARK_CHECK_LAUNCH();
+  if (blocker_.timed_out())
+    throw Error("timing: the stream blocker timed out while the sample was queued; the measurement is not trusted");
   double total_ms = 0;
   for (int i = 0; i < batch; ++i) {
     float ms = 0;

@@ -3,12 +3,14 @@
 // untimed warm-up, batching of short kernels, hot or cold L2.
 #include <cuda_runtime.h>
 
+#include <functional>
 #include <memory>
 #include <vector>
 
 #include "bench/options.h"
 #include "bench/workload.h"
 #include "kernels/l2_flush.h"
+#include "kernels/stream_blocker.h"
 
 namespace opmark::bench {
 
@@ -30,12 +32,18 @@ class Timer {
   Timer& operator=(const Timer&) = delete;
 
   // Untimed launches for at least `warmup_ms` of GPU time (and at least 2 launches), so clocks have ramped
-  // and lazy library setup is done. Returns the last measured seconds per launch.
+  // and lazy library setup is done. Returns seconds per launch, measured on a batch (see choose_batch).
   double warm_up(Workload& w, double warmup_ms);
 
   // One sample: `batch` launches, returns GPU seconds per launch. Hot: one event pair around the batch.
   // Cold: the L2 is flushed before each launch and only the launches are timed.
+  // The stream is held (StreamBlocker) while the sample is queued, so no launch waits for the host.
   double sample(Workload& w, int batch);
+
+  // Seconds per launch of `n` back-to-back calls of `launch`, queued behind the blocker when `blocked`.
+  // The first call of anything new must not be blocked: a lazily loaded kernel can make the host wait for the
+  // device, which would wait for the host.
+  double time_launches(const std::function<void(cudaStream_t)>& launch, int n, bool blocked);
 
   L2Mode mode() const { return mode_; }
 
@@ -44,6 +52,7 @@ class Timer {
   cudaStream_t stream_;
   L2Mode mode_;
   std::unique_ptr<kernels::L2Flush> flush_;
+  kernels::StreamBlocker blocker_;
   std::vector<cudaEvent_t> start_, stop_;
 };
 
