@@ -18,9 +18,10 @@ AutotuneResult time_candidates(int count, const std::function<void(int, cudaStre
   for (int i = 0; i < count; ++i) {
     const auto run = [&](cudaStream_t s) { launch(i, s); };
     try {
-      // Unblocked first: the candidate's kernel may load lazily. Then a blocked probe sizes its batch.
-      const double first = timer.time_launches(run, 1, false);
-      batch[i] = choose_batch(timer.time_launches(run, choose_batch(first), true));
+      // The first launch loads the candidate's kernel; a batched probe then sizes its batch (a lone launch's
+      // time is inflated by launch latency).
+      const double first = timer.time_launches(run, 1);
+      batch[i] = choose_batch(timer.time_launches(run, choose_batch(first)));
     } catch (const OutOfMemoryError&) {
       throw;
     } catch (const std::exception& e) {
@@ -31,7 +32,7 @@ AutotuneResult time_candidates(int count, const std::function<void(int, cudaStre
   std::vector<std::vector<double>> samples(count);
   for (int round = 0; round < rounds; ++round)
     for (int i = 0; i < count; ++i)
-      if (batch[i] > 0) samples[i].push_back(timer.time_launches([&](cudaStream_t s) { launch(i, s); }, batch[i], true));
+      if (batch[i] > 0) samples[i].push_back(timer.time_launches([&](cudaStream_t s) { launch(i, s); }, batch[i]));
   for (int i = 0; i < count; ++i) {
     if (samples[i].empty()) continue;
     std::nth_element(samples[i].begin(), samples[i].begin() + samples[i].size() / 2, samples[i].end());

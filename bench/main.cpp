@@ -87,7 +87,7 @@ nlohmann::json add_context(const std::optional<bench::DeviceInfo>& device, const
   put("version", OPMARK_VERSION);
   put("git", OPMARK_GIT_HASH);
   put("timing", std::string("cuda events, median over repetitions; L2 ") + bench::name_of(o.l2) +
-                    "; launches under 10 us timed in batches");
+                    "; launches under 1 ms timed in batches of about 2 ms");
   put("peaks", peaks.source);
   for (const auto& [k, v] : peaks.tflops) put("peak_tflops_" + k, std::to_string(v));
   if (peaks.memory_gb_per_s > 0) put("peak_gb_per_s", std::to_string(peaks.memory_gb_per_s));

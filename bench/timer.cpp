@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cmath>
 
-#include "core/error.h"
 #include "kernels/cuda_check.h"
 
 namespace opmark::bench {
@@ -34,67 +33,46 @@ void Timer::ensure_events(std::size_t pairs) {
   }
 }
 
-double Timer::time_launches(const std::function<void(cudaStream_t)>& launch, int n, bool blocked) {
-  if (blocked) blocker_.block(stream_);
-  try {
-    OPMARK_CHECK_CUDA(cudaEventRecord(start_[0], stream_));
-    for (int i = 0; i < n; ++i) launch(stream_);
-    OPMARK_CHECK_CUDA(cudaEventRecord(stop_[0], stream_));
-  } catch (...) {
-    blocker_.release();
-    throw;
-  }
-  if (blocked) blocker_.release();
+double Timer::time_launches(const std::function<void(cudaStream_t)>& launch, int n) {
+  OPMARK_CHECK_CUDA(cudaEventRecord(start_[0], stream_));
+  for (int i = 0; i < n; ++i) launch(stream_);
+  OPMARK_CHECK_CUDA(cudaEventRecord(stop_[0], stream_));
   OPMARK_CHECK_CUDA(cudaEventSynchronize(stop_[0]));
   OPMARK_CHECK_LAUNCH();
-  if (blocked && blocker_.timed_out())
-    throw Error("timing: the stream blocker timed out while the sample was queued; the measurement is not trusted");
   float ms = 0;
   OPMARK_CHECK_CUDA(cudaEventElapsedTime(&ms, start_[0], stop_[0]));
   return ms * 1e-3 / n;
 }
 
 double Timer::warm_up(Workload& w, double warmup_ms) {
-  // The first launches are unblocked: they may load kernels lazily (flush kernels too, in cold mode).
   const auto launch = [&](cudaStream_t s) {
-    if (flush_) flush_->flush(s);
+    if (flush_) flush_->flush(s);  // cold mode: the flush's own kernels load before any timing too
     w.launch(s);
   };
-  double per_launch = time_launches(launch, 1, false);
-  time_launches(launch, 1, false);
-  double spent_ms = per_launch * 1e3;
-  for (int launches = 2; spent_ms < warmup_ms && launches < 100000;) {
+  double per_launch = time_launches(launch, 1);  // pays for lazy module loading: not an estimate we keep
+  double spent_ms = 0;
+  for (int launches = 1; launches < 2 || (spent_ms < warmup_ms && launches < 100000);) {
     const int batch = choose_batch(per_launch);
-    per_launch = time_launches([&](cudaStream_t s) { w.launch(s); }, batch, true);
+    per_launch = time_launches([&](cudaStream_t s) { w.launch(s); }, batch);
     spent_ms += per_launch * batch * 1e3;
     launches += batch;
   }
   // The estimate that picks the batch size comes from a batch itself: a lone launch's time is inflated by the
-  // event and launch overheads and would keep a 6 us kernel out of batching.
-  const int probe = choose_batch(per_launch);
-  return sample(w, probe);
+  // launch latency and would keep short kernels out of batching.
+  return sample(w, choose_batch(per_launch));
 }
 
 double Timer::sample(Workload& w, int batch) {
-  if (mode_ == L2Mode::hot) return time_launches([&](cudaStream_t s) { w.launch(s); }, batch, true);
+  if (mode_ == L2Mode::hot) return time_launches([&](cudaStream_t s) { w.launch(s); }, batch);
   ensure_events(static_cast<std::size_t>(batch));
-  blocker_.block(stream_);
-  try {
-    for (int i = 0; i < batch; ++i) {
-      flush_->flush(stream_);
-      OPMARK_CHECK_CUDA(cudaEventRecord(start_[i], stream_));
-      w.launch(stream_);
-      OPMARK_CHECK_CUDA(cudaEventRecord(stop_[i], stream_));
-    }
-  } catch (...) {
-    blocker_.release();
-    throw;
+  for (int i = 0; i < batch; ++i) {
+    flush_->flush(stream_);
+    OPMARK_CHECK_CUDA(cudaEventRecord(start_[i], stream_));
+    w.launch(stream_);
+    OPMARK_CHECK_CUDA(cudaEventRecord(stop_[i], stream_));
   }
-  blocker_.release();
   OPMARK_CHECK_CUDA(cudaEventSynchronize(stop_[batch - 1]));
   OPMARK_CHECK_LAUNCH();
-  if (blocker_.timed_out())
-    throw Error("timing: the stream blocker timed out while the sample was queued; the measurement is not trusted");
   double total_ms = 0;
   for (int i = 0; i < batch; ++i) {
     float ms = 0;

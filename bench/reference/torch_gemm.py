@@ -27,8 +27,8 @@ def parse_name(name):
 
 
 def time_us(fn, warmup_s=0.01, measure_s=0.06, min_samples=10):
-    """Median GPU time per call, measured as opmark-bench measures: warm-up first, calls under 10 us timed in
-    batches of about 200 us, samples for at least `measure_s` (opmark's 3 repetitions of 0.02 s)."""
+    """Median GPU time per call, measured as opmark-bench measures: warm-up first, calls under 1 ms timed in
+    batches of about 2 ms, samples for at least `measure_s` (opmark's 3 repetitions of 0.02 s)."""
     def sample(n):
         start, stop = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
         start.record()
@@ -41,8 +41,8 @@ def time_us(fn, warmup_s=0.01, measure_s=0.06, min_samples=10):
     while spent < warmup_s * 1e6:
         per_call = sample(1)
         spent += per_call
-    per_call = sample(max(1, math.ceil(200 / per_call)))  # a lone call's time is inflated by launch overhead
-    batch = 1 if per_call >= 10 else max(1, math.ceil(200 / per_call))
+    per_call = sample(min(2000, max(1, math.ceil(2000 / per_call))))  # a lone call's time is inflated by launch overhead
+    batch = 1 if per_call >= 1000 else min(2000, math.ceil(2000 / per_call))
     times, spent = [], 0.0
     while spent < measure_s * 1e6 or len(times) < min_samples:
         t = sample(batch)

@@ -12,9 +12,11 @@ using namespace opmark;
 using namespace opmark::bench;
 
 TEST(Timer, ShortLaunchesAreBatched) {
+  EXPECT_EQ(choose_batch(5e-3), 1);
   EXPECT_EQ(choose_batch(1e-3), 1);
-  EXPECT_EQ(choose_batch(10e-6), 1);
-  EXPECT_EQ(choose_batch(2e-6), 100);  // 200 us of back-to-back launches
+  EXPECT_EQ(choose_batch(0.5e-3), 4);  // 2 ms of back-to-back launches
+  EXPECT_EQ(choose_batch(10e-6), 200);
+  EXPECT_EQ(choose_batch(2e-6), 1000);
   EXPECT_EQ(choose_batch(1e-9), kMaxBatch);
   EXPECT_EQ(choose_batch(0), 1);
 }
