@@ -6,12 +6,22 @@
 
 namespace opmark::bench {
 
-std::unique_ptr<Workload> make_workload(const core::Case& c, const RunContext& ctx) {
-  static const std::map<std::string, WorkloadFactory> factories = {
+namespace {
+
+const std::map<std::string, WorkloadFactory>& factories() {
+  static const std::map<std::string, WorkloadFactory> table = {
       {"gemm", &make_gemm_workload},
   };
-  auto it = factories.find(c.family);
-  if (it == factories.end()) throw UnsupportedError("family '" + c.family + "' has no benchmark in this build");
+  return table;
+}
+
+}  // namespace
+
+bool has_workload(const std::string& family) { return factories().count(family) > 0; }
+
+std::unique_ptr<Workload> make_workload(const core::Case& c, const RunContext& ctx) {
+  auto it = factories().find(c.family);
+  if (it == factories().end()) throw UnsupportedError("family '" + c.family + "' has no benchmark in this build");
   return it->second(c, ctx);
 }
 

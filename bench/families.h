@@ -8,6 +8,9 @@ namespace opmark::bench {
 
 std::unique_ptr<Workload> make_gemm_workload(const core::Case& c, const RunContext& ctx);
 
+// Whether this build can run the family's cases (its tables may exist before its benchmark does).
+bool has_workload(const std::string& family);
+
 // Dispatches on c.family; throws UnsupportedError for a family that has no workload in this build.
 std::unique_ptr<Workload> make_workload(const core::Case& c, const RunContext& ctx);
 

@@ -37,12 +37,18 @@ Case make_case(const std::string& family, const std::string& direction, const st
   c.precision = precision;
   for (const auto& field : schema.fields) {
     auto it = given.find(field.name);
-    if (it == given.end() && !field.default_value)
-      throw Error(family + ": field '" + field.name + "' is required");
-    const FieldValue& value = it != given.end() ? it->second : *field.default_value;
+    FieldValue value;
+    if (it != given.end()) value = it->second;
+    else if (!field.default_from.empty()) value = c.values.at(schema.index_of(field.default_from));
+    else if (field.default_value) value = *field.default_value;
+    else throw Error(family + ": field '" + field.name + "' is required");
     std::string problem = check_value(field, value);
     if (!problem.empty()) throw Error(family + ": field '" + field.name + "': " + problem);
     c.values.push_back(value);
+  }
+  if (schema.check) {
+    std::string problem = schema.check(c);
+    if (!problem.empty()) throw Error(family + ": " + problem);
   }
   return c;
 }

@@ -2,6 +2,7 @@
 // Per-family host-side knowledge: the schema and the work formulas. One section per family; the device side
 // (allocation, the timed call, verification) lives in bench/<family>.cu.
 #include <cstdint>
+#include <string>
 
 #include "core/case.h"
 #include "core/schema.h"
@@ -30,6 +31,49 @@ GemmProblem gemm_problem(const Case& c);
 // flops = 2 m n k batch on the table's problem (padding is not useful work); bytes = the padded operands read and
 // the padded result written once, in the precision's element types.
 Work gemm_work(const Case& c);
+
+// ---- conv: N x C x (D x) H x W input, K filters of C/groups x (T x) R x S, through cuDNN ----
+Schema conv_schema();
+
+struct ConvProblem {
+  std::int64_t n = 0, c = 0, d = 1, h = 0, w = 0, k = 0, t = 1, r = 0, s = 0;
+  std::int64_t pad_d = 0, pad_h = 0, pad_w = 0, stride_d = 1, stride_h = 1, stride_w = 1, dil_h = 1, dil_w = 1;
+  std::int64_t groups = 1;
+  bool nhwc = false;
+  // Sizes as run: int8 pads c, h and w to multiples of 4 (DeepBench).
+  std::int64_t run_c = 0, run_h = 0, run_w = 0;
+  // Output depth, height and width of the problem as run: (in + 2 pad - dil (filter - 1) - 1) / stride + 1.
+  std::int64_t o = 1, p = 0, q = 0;
+  bool is_padded() const { return run_c != c || run_h != h || run_w != w; }
+  std::int64_t elements_x() const { return n * run_c * d * run_h * run_w; }
+  std::int64_t elements_filter() const { return k * (run_c / groups) * t * r * s; }
+  std::int64_t elements_y() const { return n * k * o * p * q; }
+};
+
+ConvProblem conv_problem(const Case& c);
+// flops = 2 N K O P Q (C/groups) T R S on the table's problem, per direction (DeepBench); bytes: fwd reads x and the
+// filters and writes y, bwd_data reads dy and the filters and writes dx, bwd_filter reads x and dy and writes dw.
+Work conv_work(const Case& c);
+
+// ---- rnn: T steps of a (stacked, optionally bidirectional) recurrent layer on N sequences, through cuDNN ----
+Schema rnn_schema();
+
+struct RnnProblem {
+  std::string cell;  // rnn_relu, rnn_tanh, lstm, gru
+  std::int64_t hidden = 0, batch = 0, steps = 0, input = 0, layers = 1;
+  bool bidirectional = false;
+  bool skip_input = true;
+  int gates() const;  // 1, 4 (LSTM), 3 (GRU)
+  int directions() const { return bidirectional ? 2 : 1; }
+  std::int64_t layer_input(std::int64_t layer) const;  // the first layer's input size, then hidden x directions
+  std::int64_t weights() const;                         // parameters, all layers and directions
+};
+
+RnnProblem rnn_problem(const Case& c);
+// flops per DeepBench (vanilla 2TNH^2 + TNH, LSTM 8TNH^2, GRU 6TNH^2 per direction and layer, plus 2TNHI per gate
+// where the input is projected), the same for every direction; bytes: input sequence and weights read, output
+// sequence written.
+Work rnn_work(const Case& c);
 
 // Dispatch by c.family (core/schemas.cpp).
 Work family_work(const Case& c);

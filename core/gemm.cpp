@@ -8,12 +8,12 @@ Schema gemm_schema() {
   s.family = "gemm";
   s.help = "dense matrix product C = op(A) op(B), column-major, through cuBLASLt";
   s.fields = {
-      {"m", FieldKind::positive_int, std::nullopt, {}, "rows of op(A) and C"},
-      {"n", FieldKind::positive_int, std::nullopt, {}, "columns of op(B) and C"},
-      {"k", FieldKind::positive_int, std::nullopt, {}, "inner dimension"},
-      {"ta", FieldKind::choice, FieldValue{std::string("N")}, {"N", "T"}, "A transposed (T) or not (N)"},
-      {"tb", FieldKind::choice, FieldValue{std::string("N")}, {"N", "T"}, "B transposed (T) or not (N)"},
-      {"batch", FieldKind::positive_int, FieldValue{std::int64_t{1}}, {}, "strided-batched products"},
+      {"m", FieldKind::positive_int, std::nullopt, {}, "rows of op(A) and C", ""},
+      {"n", FieldKind::positive_int, std::nullopt, {}, "columns of op(B) and C", ""},
+      {"k", FieldKind::positive_int, std::nullopt, {}, "inner dimension", ""},
+      {"ta", FieldKind::choice, FieldValue{std::string("N")}, {"N", "T"}, "A transposed (T) or not (N)", ""},
+      {"tb", FieldKind::choice, FieldValue{std::string("N")}, {"N", "T"}, "B transposed (T) or not (N)", ""},
+      {"batch", FieldKind::positive_int, FieldValue{std::int64_t{1}}, {}, "strided-batched products", ""},
   };
   s.directions = {"fwd"};
   s.precisions = {"fp32", "tf32", "fp16", "bf16", "int8", "fp8"};

@@ -10,6 +10,8 @@
 
 namespace opmark::core {
 
+struct Case;
+
 using FieldValue = std::variant<std::int64_t, std::string>;
 std::string to_string(const FieldValue& v);
 
@@ -22,9 +24,10 @@ enum class FieldKind {
 struct FieldSpec {
   std::string name;
   FieldKind kind = FieldKind::positive_int;
-  std::optional<FieldValue> default_value;  // absent: the field is required
+  std::optional<FieldValue> default_value;  // absent (and no default_from): the field is required
   std::vector<std::string> choices;         // for FieldKind::choice
   std::string help;
+  std::string default_from;                 // when not given, take this earlier field's value (rnn: input = hidden)
 };
 
 struct Schema {
@@ -33,6 +36,9 @@ struct Schema {
   std::vector<FieldSpec> fields;        // in case-name order
   std::vector<std::string> directions;  // e.g. fwd; bwd_data; bwd_filter
   std::vector<std::string> precisions;  // those this family can run
+  // Checks that need several fields (a convolution's output must not be empty, int8 runs forward only, ...):
+  // returns what is wrong, or an empty string. Optional.
+  std::string (*check)(const Case&) = nullptr;
 
   const FieldSpec* find_field(const std::string& name) const;
   int index_of(const std::string& name) const;  // -1 when absent

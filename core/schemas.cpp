@@ -14,6 +14,8 @@ struct FamilyEntry {
 const std::vector<FamilyEntry>& registry() {
   static const std::vector<FamilyEntry> entries = {
       {gemm_schema(), &gemm_work},
+      {conv_schema(), &conv_work},
+      {rnn_schema(), &rnn_work},
   };
   return entries;
 }

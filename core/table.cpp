@@ -88,7 +88,7 @@ Row parse_row(const std::string& path, const Schema& schema, const YAML::Node& n
     row.fields[key] = cell;
   }
   for (const auto& f : schema.fields)
-    if (!f.default_value && !row.fields.count(f.name))
+    if (!f.default_value && f.default_from.empty() && !row.fields.count(f.name))
       throw TableError(row.where, f.name, "required field is missing");
   return row;
 }
@@ -124,7 +124,7 @@ ShapeSet parse_set(const std::string& path, const Schema& schema, const std::str
     for (const auto& kv : symbols) {
       const std::string sym = kv.first.as<std::string>();
       Cell cell{scalar(path, kv.second, sym), where_of(path, kv.second)};
-      FieldSpec spec{sym, FieldKind::positive_int, std::nullopt, {}, ""};
+      FieldSpec spec{sym, FieldKind::positive_int, std::nullopt, {}, "", ""};
       set.symbols[sym] = std::get<std::int64_t>(cell_value(spec, cell, &kNoSymbols));
     }
   }
@@ -218,7 +218,14 @@ std::vector<Case> expand_tables(const std::vector<Table>& tables, const Selectio
         for (const auto& direction : set.directions) {
           for (const auto& precision : set.precisions) {
             if (!selection.precisions.empty() && !selection.precisions.count(precision)) continue;
-            Case c = make_case(table.family, direction, precision, given);
+            Case c;
+            try {
+              c = make_case(table.family, direction, precision, given);
+            } catch (const TableError&) {
+              throw;
+            } catch (const Error& e) {  // a check across fields: point at the row
+              throw TableError(row.where, "", std::string(e.what()) + " (" + direction + ", " + precision + ")");
+            }
             std::string name = make_case_name(c);
             auto [it, inserted] = index.emplace(name, cases.size());
             if (inserted) cases.push_back(std::move(c));
