@@ -54,10 +54,6 @@ Schema conv_schema() {
   return s;
 }
 
-static std::int64_t round_up(std::int64_t v, std::int64_t multiple) {
-  return multiple <= 1 ? v : (v + multiple - 1) / multiple * multiple;
-}
-
 static std::int64_t out_size(std::int64_t in, std::int64_t pad, std::int64_t filter, std::int64_t dil,
                              std::int64_t stride) {
   const std::int64_t span = in + 2 * pad - dil * (filter - 1) - 1;

@@ -20,10 +20,6 @@ Schema gemm_schema() {
   return s;
 }
 
-static std::int64_t round_up(std::int64_t v, std::int64_t multiple) {
-  return multiple <= 1 ? v : (v + multiple - 1) / multiple * multiple;
-}
-
 GemmProblem gemm_problem(const Case& c) {
   GemmProblem p;
   p.m = c.int_field("m");

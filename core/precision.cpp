@@ -25,6 +25,10 @@ const std::vector<PrecisionInfo>& all_precisions() {
   return table;
 }
 
+std::int64_t round_up(std::int64_t v, std::int64_t multiple) {
+  return multiple <= 1 ? v : (v + multiple - 1) / multiple * multiple;
+}
+
 bool is_precision(const std::string& name) {
   for (const auto& p : all_precisions())
     if (name == p.name) return true;

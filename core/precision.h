@@ -1,6 +1,7 @@
 #pragma once
 // The precisions a case can run in: one table shared by every family, so no family switches on precision
 // to learn its element types, tolerance or padding.
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -21,6 +22,9 @@ struct PrecisionInfo {
   int min_compute_capability;  // e.g. 89 for fp8
   const char* peak_key;   // which entry of the peak table applies: fp32, tf32, fp16, bf16, int8, fp8
 };
+
+// v rounded up to a multiple of `multiple` (1 or less: v itself), for the padding a precision asks for.
+std::int64_t round_up(std::int64_t v, std::int64_t multiple);
 
 // Throws opmark::Error naming the known precisions when `name` is not one of them.
 const PrecisionInfo& precision_info(const std::string& name);
