@@ -7,6 +7,10 @@
 namespace opmark::bench {
 
 std::unique_ptr<Workload> make_gemm_workload(const core::Case& c, const RunContext& ctx);
+#ifdef OPMARK_HAVE_CUDNN
+// Built, not yet registered in make_workload: it has not run on a GPU yet (test/bench/conv_gpu_test.cpp drives it).
+std::unique_ptr<Workload> make_conv_workload(const core::Case& c, const RunContext& ctx);
+#endif
 
 // Whether this build can run the family's cases (its tables may exist before its benchmark does).
 bool has_workload(const std::string& family);

@@ -1,0 +1,66 @@
+// Convolution through cuDNN on the GPU: every direction and precision verified against the float64 reference on
+// small shapes (odd sizes, stride, padding, dilation, groups, NHWC, 3D).
+#include <gtest/gtest.h>
+
+#include "../gpu_test_util.h"
+#include "bench/families.h"
+#include "bench/harness.h"
+#include "core/case.h"
+#include "core/precision.h"
+#include "kernels/cuda_check.h"
+
+#ifdef OPMARK_HAVE_CUDNN
+using namespace opmark;
+
+namespace {
+
+std::map<std::string, core::FieldValue> fields(std::initializer_list<std::pair<const char*, std::int64_t>> ints,
+                                               const char* layout = "NCHW") {
+  std::map<std::string, core::FieldValue> f;
+  for (const auto& [k, v] : ints) f[k] = v;
+  f["layout"] = std::string(layout);
+  return f;
+}
+
+class ConvCase : public ::testing::TestWithParam<std::tuple<const char*, const char*>> {};
+
+}  // namespace
+
+TEST_P(ConvCase, VerifiedOnSmallShapes) {
+  OPMARK_REQUIRE_GPU();
+  const auto [direction, precision] = GetParam();
+  if (std::string(precision) == "int8" && std::string(direction) != "fwd") GTEST_SKIP() << "int8 is forward only";
+  const std::vector<std::map<std::string, core::FieldValue>> shapes = {
+      fields({{"n", 2}, {"c", 8}, {"h", 15}, {"w", 17}, {"k", 16}, {"r", 3}, {"s", 3}, {"pad_h", 1}, {"pad_w", 1}}),
+      fields({{"n", 3}, {"c", 16}, {"h", 20}, {"w", 20}, {"k", 8}, {"r", 1}, {"s", 1}, {"stride_h", 2}, {"stride_w", 2}},
+             "NHWC"),
+      fields({{"n", 1}, {"c", 32}, {"h", 9}, {"w", 9}, {"k", 32}, {"r", 3}, {"s", 3}, {"pad_h", 2}, {"pad_w", 2},
+              {"dil_h", 2}, {"dil_w", 2}, {"groups", 32}}),
+      fields({{"n", 2}, {"c", 4}, {"d", 5}, {"h", 8}, {"w", 8}, {"k", 8}, {"t", 3}, {"r", 3}, {"s", 3}, {"pad_d", 1},
+              {"pad_h", 1}, {"pad_w", 1}}),
+  };
+  bench::Options options;
+  options.candidates = 4;
+  options.workspace_bytes = 256ull << 20;
+  cudaStream_t stream;
+  OPMARK_CHECK_CUDA(cudaStreamCreate(&stream));
+  for (const auto& f : shapes) {
+    core::Case c = core::make_case("conv", direction, precision, f);
+    const std::string name = core::make_case_name(c);
+    SCOPED_TRACE(name);
+    bench::RunContext ctx{stream, *test::test_device(), options, bench::case_seed(1, name)};
+    try {
+      auto w = bench::make_conv_workload(c, ctx);
+      bench::Outcome o = bench::verify_workload(*w, stream);
+      EXPECT_EQ(o.status, bench::Status::ok) << o.reason << " | " << w->label();
+    } catch (const UnsupportedError& e) {
+      std::printf("unsupported (reported, not a failure): %s: %s\n", name.c_str(), e.what());
+    }
+  }
+  OPMARK_CHECK_CUDA(cudaStreamDestroy(stream));
+}
+
+INSTANTIATE_TEST_SUITE_P(AllDirectionsAndPrecisions, ConvCase,
+                         ::testing::Combine(::testing::Values("fwd", "bwd_data", "bwd_filter"),
+                                            ::testing::Values("fp32", "tf32", "fp16", "bf16", "int8")));
+#endif
