@@ -126,47 +126,43 @@ std::array<std::int64_t, 5> dense_strides(std::int64_t n, std::int64_t c, std::i
   return {c * d * h * w, d * h * w, h * w, w, 1};
 }
 
+// Instantiates `f(TypeTag<A>, TypeTag<B>)` for the two operands' runtime element types.
+template <class F>
+void dispatch_pair(core::DType a, core::DType b, F&& f) {
+  dispatch_dtype(a, [&](auto ta) { dispatch_dtype(b, [&](auto tb) { f(ta, tb); }); });
+}
+
 void reference_conv(ConvDirection direction, const ConvRefShape& shape, const void* x, core::DType x_type,
                     const void* f, core::DType f_type, const void* y, core::DType y_type, double* out,
                     cudaStream_t stream) {
+  const std::size_t x_count = static_cast<std::size_t>(shape.n * shape.c * shape.d * shape.h * shape.w);
+  const std::size_t f_count = static_cast<std::size_t>(shape.k * (shape.c / shape.groups) * shape.t * shape.r * shape.s);
+  const std::size_t y_count = static_cast<std::size_t>(shape.n * shape.k * shape.o * shape.p * shape.q);
   switch (direction) {
-    case ConvDirection::fwd: {
-      const std::size_t total = static_cast<std::size_t>(shape.n * shape.k * shape.o * shape.p * shape.q);
-      dispatch_dtype(x_type, [&](auto xt) {
-        dispatch_dtype(f_type, [&](auto ft) {
-          using TX = typename decltype(xt)::type;
-          using TF = typename decltype(ft)::type;
-          fwd_kernel<TX, TF><<<blocks_for(total, kThreads), kThreads, 0, stream>>>(
-              shape, static_cast<const TX*>(x), static_cast<const TF*>(f), out);
-        });
+    case ConvDirection::fwd:
+      dispatch_pair(x_type, f_type, [&](auto xt, auto ft) {
+        using TX = typename decltype(xt)::type;
+        using TF = typename decltype(ft)::type;
+        fwd_kernel<TX, TF><<<blocks_for(y_count, kThreads), kThreads, 0, stream>>>(
+            shape, static_cast<const TX*>(x), static_cast<const TF*>(f), out);
       });
       break;
-    }
-    case ConvDirection::bwd_data: {
-      const std::size_t total = static_cast<std::size_t>(shape.n * shape.c * shape.d * shape.h * shape.w);
-      dispatch_dtype(y_type, [&](auto yt) {
-        dispatch_dtype(f_type, [&](auto ft) {
-          using TY = typename decltype(yt)::type;
-          using TF = typename decltype(ft)::type;
-          bwd_data_kernel<TY, TF><<<blocks_for(total, kThreads), kThreads, 0, stream>>>(
-              shape, static_cast<const TY*>(y), static_cast<const TF*>(f), out);
-        });
+    case ConvDirection::bwd_data:
+      dispatch_pair(y_type, f_type, [&](auto yt, auto ft) {
+        using TY = typename decltype(yt)::type;
+        using TF = typename decltype(ft)::type;
+        bwd_data_kernel<TY, TF><<<blocks_for(x_count, kThreads), kThreads, 0, stream>>>(
+            shape, static_cast<const TY*>(y), static_cast<const TF*>(f), out);
       });
       break;
-    }
-    case ConvDirection::bwd_filter: {
-      const std::size_t total =
-          static_cast<std::size_t>(shape.k * (shape.c / shape.groups) * shape.t * shape.r * shape.s);
-      dispatch_dtype(x_type, [&](auto xt) {
-        dispatch_dtype(y_type, [&](auto yt) {
-          using TX = typename decltype(xt)::type;
-          using TY = typename decltype(yt)::type;
-          bwd_filter_kernel<TX, TY><<<blocks_for(total, kThreads), kThreads, 0, stream>>>(
-              shape, static_cast<const TX*>(x), static_cast<const TY*>(y), out);
-        });
+    case ConvDirection::bwd_filter:
+      dispatch_pair(x_type, y_type, [&](auto xt, auto yt) {
+        using TX = typename decltype(xt)::type;
+        using TY = typename decltype(yt)::type;
+        bwd_filter_kernel<TX, TY><<<blocks_for(f_count, kThreads), kThreads, 0, stream>>>(
+            shape, static_cast<const TX*>(x), static_cast<const TY*>(y), out);
       });
       break;
-    }
   }
   OPMARK_CHECK_LAUNCH();
 }
