@@ -8,6 +8,9 @@ if(GIT_FOUND AND EXISTS "${CMAKE_CURRENT_SOURCE_DIR}/.git")
   if(NOT OPMARK_GIT_HASH)
     set(OPMARK_GIT_HASH "unknown")
   endif()
+elseif(EXISTS "${CMAKE_CURRENT_SOURCE_DIR}/.opmark-git-hash")
+  # A copy of the tree without .git (the GPU machine's) can bring the hash along in this file.
+  file(STRINGS "${CMAKE_CURRENT_SOURCE_DIR}/.opmark-git-hash" OPMARK_GIT_HASH LIMIT_COUNT 1)
 endif()
 configure_file("${CMAKE_CURRENT_SOURCE_DIR}/cmake/version.h.in"
                "${CMAKE_CURRENT_BINARY_DIR}/generated/opmark/version.h" @ONLY)
