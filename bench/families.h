@@ -10,6 +10,8 @@ std::unique_ptr<Workload> make_gemm_workload(const core::Case& c, const RunConte
 #ifdef OPMARK_HAVE_CUDNN
 // Built, not yet registered in make_workload: it has not run on a GPU yet (test/bench/conv_gpu_test.cpp drives it).
 std::unique_ptr<Workload> make_conv_workload(const core::Case& c, const RunContext& ctx);
+// Likewise built, not registered: test/bench/rnn_gpu_test.cpp drives it.
+std::unique_ptr<Workload> make_rnn_workload(const core::Case& c, const RunContext& ctx);
 #endif
 
 // Whether this build can run the family's cases (its tables may exist before its benchmark does).
