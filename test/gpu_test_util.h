@@ -2,9 +2,14 @@
 // GPU tests skip, with the reason, on a machine without a CUDA device.
 #include <gtest/gtest.h>
 
+#include <cstdio>
 #include <string>
 
 #include "bench/device_info.h"
+#include "bench/harness.h"
+#include "bench/workload.h"
+#include "core/case.h"
+#include "core/error.h"
 
 namespace opmark::test {
 
@@ -13,6 +18,24 @@ inline const std::optional<bench::DeviceInfo>& test_device(std::string* why = nu
   static const std::optional<bench::DeviceInfo> device = bench::query_device(&reason);
   if (why) *why = reason;
   return device;
+}
+
+// Builds the case's workload and verifies it once: a wrong result fails the test. A case the library does not
+// support fails too, unless `unsupported_ok`: then it is printed and passes (the benchmark reports it as skipped).
+inline void expect_verified(const core::Case& c, bench::WorkloadFactory make, const bench::Options& options,
+                            cudaStream_t stream, bool unsupported_ok = false) {
+  const std::string name = core::make_case_name(c);
+  SCOPED_TRACE(name);
+  bench::RunContext ctx{stream, *test_device(), options, bench::case_seed(1, name)};
+  try {
+    auto w = make(c, ctx);
+    bench::Outcome o = bench::verify_workload(*w, stream);
+    EXPECT_EQ(o.status, bench::Status::ok) << o.reason << " | " << w->label();
+    EXPECT_FALSE(w->label().empty());
+  } catch (const UnsupportedError& e) {
+    if (!unsupported_ok) ADD_FAILURE() << "unsupported: " << e.what();
+    else std::printf("unsupported (reported, not a failure): %s: %s\n", name.c_str(), e.what());
+  }
 }
 
 }  // namespace opmark::test

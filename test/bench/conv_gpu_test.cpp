@@ -44,19 +44,9 @@ TEST_P(ConvCase, VerifiedOnSmallShapes) {
   options.workspace_bytes = 256ull << 20;
   cudaStream_t stream;
   OPMARK_CHECK_CUDA(cudaStreamCreate(&stream));
-  for (const auto& f : shapes) {
-    core::Case c = core::make_case("conv", direction, precision, f);
-    const std::string name = core::make_case_name(c);
-    SCOPED_TRACE(name);
-    bench::RunContext ctx{stream, *test::test_device(), options, bench::case_seed(1, name)};
-    try {
-      auto w = bench::make_conv_workload(c, ctx);
-      bench::Outcome o = bench::verify_workload(*w, stream);
-      EXPECT_EQ(o.status, bench::Status::ok) << o.reason << " | " << w->label();
-    } catch (const UnsupportedError& e) {
-      std::printf("unsupported (reported, not a failure): %s: %s\n", name.c_str(), e.what());
-    }
-  }
+  for (const auto& f : shapes)
+    test::expect_verified(core::make_case("conv", direction, precision, f), &bench::make_conv_workload, options,
+                          stream, /*unsupported_ok=*/true);
   OPMARK_CHECK_CUDA(cudaStreamDestroy(stream));
 }
 

@@ -48,13 +48,7 @@ TEST_P(GemmPrecision, VerifiedOnSeveralShapes) {
     core::Case c = core::make_case("gemm", "fwd", precision,
                                    {{"m", s.m}, {"n", s.n}, {"k", s.k}, {"ta", std::string(s.ta)},
                                     {"tb", std::string(s.tb)}, {"batch", s.batch}});
-    const std::string name = core::make_case_name(c);
-    SCOPED_TRACE(name);
-    bench::RunContext ctx{stream, device, options, bench::case_seed(1, name)};
-    auto w = bench::make_workload(c, ctx);
-    bench::Outcome o = bench::verify_workload(*w, stream);
-    EXPECT_EQ(o.status, bench::Status::ok) << o.reason;
-    EXPECT_FALSE(w->label().empty());
+    test::expect_verified(c, &bench::make_workload, options, stream);
   }
   OPMARK_CHECK_CUDA(cudaStreamDestroy(stream));
 }

@@ -122,17 +122,8 @@ TEST_P(RnnCase, VerifiedOnSmallShapes) {
         f["bidir"] = std::string("yes");
         f["input_mode"] = std::string("linear");
       }
-      core::Case c = core::make_case("rnn", direction, precision, f);
-      const std::string name = core::make_case_name(c);
-      SCOPED_TRACE(name);
-      bench::RunContext ctx{stream, *test::test_device(), options, bench::case_seed(1, name)};
-      try {
-        auto w = bench::make_rnn_workload(c, ctx);
-        bench::Outcome o = bench::verify_workload(*w, stream);
-        EXPECT_EQ(o.status, bench::Status::ok) << o.reason << " | " << w->label();
-      } catch (const UnsupportedError& e) {
-        std::printf("unsupported (reported, not a failure): %s: %s\n", name.c_str(), e.what());
-      }
+      test::expect_verified(core::make_case("rnn", direction, precision, f), &bench::make_rnn_workload, options,
+                            stream, /*unsupported_ok=*/true);
     }
   }
   OPMARK_CHECK_CUDA(cudaStreamDestroy(stream));
