@@ -8,6 +8,7 @@
 #include "kernels/cuda_check.h"
 
 namespace opmark::bench {
+
 AutotuneResult time_candidates(int count, const std::function<void(int, cudaStream_t)>& launch, cudaStream_t stream,
                                int rounds) {
   AutotuneResult r;
@@ -15,8 +16,9 @@ AutotuneResult time_candidates(int count, const std::function<void(int, cudaStre
   r.errors.assign(count, "");
   Timer timer(stream, L2Mode::hot);
   std::vector<int> batch(count, 0);  // 0: the candidate failed
+  const auto candidate = [&](int i) { return [&launch, i](cudaStream_t s) { launch(i, s); }; };
   for (int i = 0; i < count; ++i) {
-    const auto run = [&](cudaStream_t s) { launch(i, s); };
+    const auto run = candidate(i);
     try {
       // The first launch loads the candidate's kernel; a batched probe then sizes its batch (a lone launch's
       // time is inflated by launch latency).
@@ -32,7 +34,7 @@ AutotuneResult time_candidates(int count, const std::function<void(int, cudaStre
   std::vector<std::vector<double>> samples(count);
   for (int round = 0; round < rounds; ++round)
     for (int i = 0; i < count; ++i)
-      if (batch[i] > 0) samples[i].push_back(timer.time_launches([&](cudaStream_t s) { launch(i, s); }, batch[i]));
+      if (batch[i] > 0) samples[i].push_back(timer.time_launches(candidate(i), batch[i]));
   for (int i = 0; i < count; ++i) {
     if (samples[i].empty()) continue;
     std::nth_element(samples[i].begin(), samples[i].begin() + samples[i].size() / 2, samples[i].end());

@@ -212,7 +212,8 @@ class GemmWorkload final : public Workload {
     chosen_ = r.best;
     // The heuristic's first choice for the layout the table states, as a library user without autotuning gets it.
     heuristic_seconds_ = stated_has_kernels_ ? r.seconds[0] : 0.0;
-    autotune_speedup_ = heuristic_seconds_ > 0 && std::isfinite(heuristic_seconds_) ? heuristic_seconds_ / r.best_seconds() : 0.0;
+    autotune_speedup_ =
+        heuristic_seconds_ > 0 && std::isfinite(heuristic_seconds_) ? heuristic_seconds_ / r.best_seconds() : 0.0;
   }
 
   void matmul(int candidate, cudaStream_t stream) {

@@ -103,7 +103,7 @@ RnnNetwork::RnnNetwork(const core::RnnProblem& p, core::DType data, cudnnDataTyp
 
 std::vector<RnnNetwork::Param> RnnNetwork::params(bool gradients) const {
   cudnnHandle_t h = cudnn_handle();
-  const int gates = core::RnnProblem(problem).gates();
+  const int gates = problem.gates();
   std::vector<Param> out;
   cudnnTensorDescriptor_t m = nullptr, b = nullptr;
   OPMARK_CHECK_CUDNN(cudnnCreateTensorDescriptor(&m));

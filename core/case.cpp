@@ -39,9 +39,9 @@ Case make_case(const std::string& family, const std::string& direction, const st
     auto it = given.find(field.name);
     FieldValue value;
     if (it != given.end()) value = it->second;
+    else if (field.is_required()) throw Error(family + ": field '" + field.name + "' is required");
     else if (!field.default_from.empty()) value = c.values.at(schema.index_of(field.default_from));
-    else if (field.default_value) value = *field.default_value;
-    else throw Error(family + ": field '" + field.name + "' is required");
+    else value = *field.default_value;
     std::string problem = check_value(field, value);
     if (!problem.empty()) throw Error(family + ": field '" + field.name + "': " + problem);
     c.values.push_back(value);

@@ -28,6 +28,8 @@ struct FieldSpec {
   std::vector<std::string> choices;         // for FieldKind::choice
   std::string help;
   std::string default_from;                 // when not given, take this earlier field's value (rnn: input = hidden)
+
+  bool is_required() const { return !default_value && default_from.empty(); }
 };
 
 struct Schema {

@@ -88,7 +88,7 @@ Row parse_row(const std::string& path, const Schema& schema, const YAML::Node& n
     row.fields[key] = cell;
   }
   for (const auto& f : schema.fields)
-    if (!f.default_value && f.default_from.empty() && !row.fields.count(f.name))
+    if (f.is_required() && !row.fields.count(f.name))
       throw TableError(row.where, f.name, "required field is missing");
   return row;
 }
@@ -221,8 +221,6 @@ std::vector<Case> expand_tables(const std::vector<Table>& tables, const Selectio
             Case c;
             try {
               c = make_case(table.family, direction, precision, given);
-            } catch (const TableError&) {
-              throw;
             } catch (const Error& e) {  // a check across fields: point at the row
               throw TableError(row.where, "", std::string(e.what()) + " (" + direction + ", " + precision + ")");
             }

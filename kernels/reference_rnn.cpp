@@ -51,8 +51,7 @@ std::vector<Step> run_direction(const RnnRefShape& s, const RnnRefWeights& w, in
         double a;
         if (s.cell == RnnCell::relu) a = pre > 0 ? pre : 0;
         else if (s.cell == RnnCell::tanh) a = std::tanh(pre);
-        else if (s.cell == RnnCell::lstm) a = g == 2 ? std::tanh(pre) : sigmoid(pre);
-        else a = g == 2 ? std::tanh(pre) : sigmoid(pre);
+        else a = g == 2 ? std::tanh(pre) : sigmoid(pre);  // LSTM's c' and GRU's h' are tanh, the gates sigmoid
         st.act[g][j] = a;
       }
     }
