@@ -1,9 +1,12 @@
 // GEMM through cuBLASLt: C(m x n) = op(A) op(B), column-major, strided-batched, beta = 0.
 // The top heuristic candidates are timed once and the fastest is kept, so a result shows what the GPU can do
-// rather than the heuristic's first guess; the guess's time is kept too (autotune_speedup).
+// rather than the heuristic's first guess; the guess's time is kept too (autotune_speedup). Candidates come from
+// the stated layout and from the same product with the result stored row-major (how PyTorch runs `a @ b`); the
+// label and the row_major_c counter say which one won.
 #include <cmath>
 #include <cstdio>
 #include <memory>
+#include <utility>
 #include <vector>
 
 #include "bench/autotune.h"
@@ -62,11 +65,15 @@ Layout make_layout(core::DType type, std::int64_t rows, std::int64_t cols, std::
   return out;
 }
 
-// The descriptors of one operand layout; a case may try two (see the constructor).
+// One way to run the case: how A and B are stored (ta, tb) and whether the result is stored column-major (C) or
+// row-major (C^T, computed as op(B)^T op(A)^T with the operands swapped, as PyTorch runs `a @ b`). The descriptors
+// describe the call as cuBLASLt sees it: `first` and `second` operand, `out`put of out_rows x out_cols.
 struct LayoutConfig {
-  bool ta = false, tb = false;
+  bool ta = false, tb = false, row_major_c = false;
+  bool op_first_t = false, op_second_t = false;
+  std::int64_t out_rows = 0, out_cols = 0;
   MatmulDesc desc;
-  Layout a, b, c;
+  Layout first, second, out;
 };
 
 struct Candidate {
@@ -99,19 +106,26 @@ class GemmWorkload final : public Workload {
       beta_i_ = 0;
     }
     const bool stated_ta = p_.trans_a, stated_tb = p_.trans_b;
-    add_layout(ctx, stated_ta, stated_tb);
+    add_layout(ctx, stated_ta, stated_tb, false);
     stated_has_kernels_ = !candidates_.empty();
+    // The same product with the result stored row-major competes too: it is how a row-major framework runs this
+    // GEMM, and cuBLASLt's kernels for the swapped problem (n x m) are sometimes faster (skinny m, odd n).
+    add_layout(ctx, stated_ta, stated_tb, true);
     // Hopper's int8 and fp8 Tensor Core kernels take A transposed and B not ("TN"); for other layouts cuBLASLt
     // offers slow kernels or none. Quantized weights are stored however the engine likes, so for these precisions
     // the TN layout of the same problem competes too, and the label says which layout ran.
     const bool quantized = precision_ == "int8" || precision_ == "fp8";
-    if (quantized && !(stated_ta && !stated_tb)) add_layout(ctx, true, false);
+    if (quantized && !(stated_ta && !stated_tb)) {
+      add_layout(ctx, true, false, false);
+      add_layout(ctx, true, false, true);
+    }
     if (candidates_.empty())
       throw UnsupportedError("cuBLASLt offers no algorithm for " + precision_ + " with these shapes and layouts");
     autotune(ctx.stream);
     const LayoutConfig& run = configs_[candidates_[chosen_].config];
     p_.trans_a = run.ta;
     p_.trans_b = run.tb;
+    row_major_c_ = run.row_major_c;
     if (run.ta != stated_ta || run.tb != stated_tb) {
       layout_note_ = std::string("operands stored TN: ") +
                      (stated_has_kernels_ ? "faster than" : "cuBLASLt has no kernel for") + " the stated ta=" +
@@ -131,11 +145,20 @@ class GemmWorkload final : public Workload {
     kernels::to_double(b_.get(), prec_.input, p_.elements_b() * batch, b64.as<double>(), stream);
     cublasHandle_t h = cublas_handle();
     OPMARK_CHECK_CUBLAS(cublasSetStream(h, stream));
+    // In the orientation the chosen kernel writes: C, or C^T computed as op(B)^T op(A)^T.
+    const LayoutConfig& run = configs_[candidates_[chosen_].config];
     const double one = 1.0, zero = 0.0;
+    const double *first = a64.as<double>(), *second = b64.as<double>();
+    std::int64_t ld_first = p_.lda(), ld_second = p_.ldb(), size_first = p_.elements_a(), size_second = p_.elements_b();
+    if (run.row_major_c) {
+      std::swap(first, second);
+      std::swap(ld_first, ld_second);
+      std::swap(size_first, size_second);
+    }
     OPMARK_CHECK_CUBLAS(cublasDgemmStridedBatched(
-        h, p_.trans_a ? CUBLAS_OP_T : CUBLAS_OP_N, p_.trans_b ? CUBLAS_OP_T : CUBLAS_OP_N, p_.run_m, p_.run_n,
-        p_.run_k, &one, a64.as<double>(), p_.lda(), p_.elements_a(), b64.as<double>(), p_.ldb(), p_.elements_b(),
-        &zero, c64.as<double>(), p_.ldc(), p_.elements_c(), p_.batch));
+        h, run.op_first_t ? CUBLAS_OP_T : CUBLAS_OP_N, run.op_second_t ? CUBLAS_OP_T : CUBLAS_OP_N, run.out_rows,
+        run.out_cols, p_.run_k, &one, first, ld_first, size_first, second, ld_second, size_second, &zero,
+        c64.as<double>(), run.out_rows, p_.elements_c(), p_.batch));
     kernels::poison(c_.get(), p_.elements_c() * batch, prec_.output, stream);
     launch(stream);
     return kernels::compare_to_reference(c_.get(), prec_.output, c64.as<double>(), p_.elements_c() * batch,
@@ -154,11 +177,13 @@ class GemmWorkload final : public Workload {
       out += " | padded to m=" + std::to_string(p_.run_m) + " n=" + std::to_string(p_.run_n) +
              " k=" + std::to_string(p_.run_k);
     if (!layout_note_.empty()) out += " | " + layout_note_;
+    if (row_major_c_) out += " | C stored row-major (computed as C^T = op(B)^T op(A)^T, as PyTorch does)";
     return out;
   }
 
   std::map<std::string, double> counters() const override {
     return {
+        {"row_major_c", row_major_c_ ? 1.0 : 0.0},
         {"candidates", static_cast<double>(candidates_.size())},
         {"heuristic_us", heuristic_seconds_ * 1e6},
         {"autotune_speedup", autotune_speedup_},
@@ -169,22 +194,40 @@ class GemmWorkload final : public Workload {
 
  private:
   // Builds the descriptors for one layout and adds the heuristic's candidates for it.
-  void add_layout(const RunContext& ctx, bool ta, bool tb) {
+  void add_layout(const RunContext& ctx, bool ta, bool tb, bool row_major_c) {
     LayoutConfig cfg;
     cfg.ta = ta;
     cfg.tb = tb;
+    cfg.row_major_c = row_major_c;
+    // A is stored k x m (ta) or m x k, B n x k (tb) or k x n, column-major, whichever orientation C has.
+    Layout a = ta ? make_layout(prec_.input, p_.run_k, p_.run_m, p_.batch)
+                  : make_layout(prec_.input, p_.run_m, p_.run_k, p_.batch);
+    Layout b = tb ? make_layout(prec_.input, p_.run_n, p_.run_k, p_.batch)
+                  : make_layout(prec_.input, p_.run_k, p_.run_n, p_.batch);
+    if (row_major_c) {  // C^T (n x m) = op(B)^T op(A)^T: B first, each operand's transpose flag flipped
+      cfg.op_first_t = !tb;
+      cfg.op_second_t = !ta;
+      cfg.out_rows = p_.run_n;
+      cfg.out_cols = p_.run_m;
+      cfg.first = std::move(b);
+      cfg.second = std::move(a);
+    } else {
+      cfg.op_first_t = ta;
+      cfg.op_second_t = tb;
+      cfg.out_rows = p_.run_m;
+      cfg.out_cols = p_.run_n;
+      cfg.first = std::move(a);
+      cfg.second = std::move(b);
+    }
+    cfg.out = make_layout(prec_.output, cfg.out_rows, cfg.out_cols, p_.batch);
     cublasLtMatmulDesc_t d = nullptr;
     const cudaDataType_t scale = prec_.output == core::DType::i32 ? CUDA_R_32I : CUDA_R_32F;
     OPMARK_CHECK_CUBLAS(cublasLtMatmulDescCreate(&d, compute_type(precision_), scale));
     cfg.desc.reset(d);
-    const cublasOperation_t op_a = ta ? CUBLAS_OP_T : CUBLAS_OP_N, op_b = tb ? CUBLAS_OP_T : CUBLAS_OP_N;
-    OPMARK_CHECK_CUBLAS(cublasLtMatmulDescSetAttribute(d, CUBLASLT_MATMUL_DESC_TRANSA, &op_a, sizeof op_a));
-    OPMARK_CHECK_CUBLAS(cublasLtMatmulDescSetAttribute(d, CUBLASLT_MATMUL_DESC_TRANSB, &op_b, sizeof op_b));
-    cfg.a = ta ? make_layout(prec_.input, p_.run_k, p_.run_m, p_.batch)
-               : make_layout(prec_.input, p_.run_m, p_.run_k, p_.batch);
-    cfg.b = tb ? make_layout(prec_.input, p_.run_n, p_.run_k, p_.batch)
-               : make_layout(prec_.input, p_.run_k, p_.run_n, p_.batch);
-    cfg.c = make_layout(prec_.output, p_.run_m, p_.run_n, p_.batch);
+    const cublasOperation_t op_first = cfg.op_first_t ? CUBLAS_OP_T : CUBLAS_OP_N;
+    const cublasOperation_t op_second = cfg.op_second_t ? CUBLAS_OP_T : CUBLAS_OP_N;
+    OPMARK_CHECK_CUBLAS(cublasLtMatmulDescSetAttribute(d, CUBLASLT_MATMUL_DESC_TRANSA, &op_first, sizeof op_first));
+    OPMARK_CHECK_CUBLAS(cublasLtMatmulDescSetAttribute(d, CUBLASLT_MATMUL_DESC_TRANSB, &op_second, sizeof op_second));
 
     cublasLtMatmulPreference_t pref = nullptr;
     OPMARK_CHECK_CUBLAS(cublasLtMatmulPreferenceCreate(&pref));
@@ -194,8 +237,8 @@ class GemmWorkload final : public Workload {
         cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &ws, sizeof ws));
     std::vector<cublasLtMatmulHeuristicResult_t> results(static_cast<std::size_t>(ctx.options.candidates));
     int returned = 0;
-    cublasStatus_t st = cublasLtMatmulAlgoGetHeuristic(cublaslt_handle(), d, cfg.a.get(), cfg.b.get(), cfg.c.get(),
-                                                       cfg.c.get(), pref, static_cast<int>(results.size()),
+    cublasStatus_t st = cublasLtMatmulAlgoGetHeuristic(cublaslt_handle(), d, cfg.first.get(), cfg.second.get(),
+                                                       cfg.out.get(), cfg.out.get(), pref, static_cast<int>(results.size()),
                                                        results.data(), &returned);
     if (st == CUBLAS_STATUS_NOT_SUPPORTED) return;
     OPMARK_CHECK_CUBLAS(st);
@@ -220,8 +263,10 @@ class GemmWorkload final : public Workload {
     const LayoutConfig& cfg = configs_[candidates_[candidate].config];
     const void* alpha = prec_.output == core::DType::i32 ? static_cast<const void*>(&alpha_i_) : &alpha_f_;
     const void* beta = prec_.output == core::DType::i32 ? static_cast<const void*>(&beta_i_) : &beta_f_;
-    OPMARK_CHECK_CUBLAS(cublasLtMatmul(cublaslt_handle(), cfg.desc.get(), alpha, a_.get(), cfg.a.get(), b_.get(),
-                                       cfg.b.get(), beta, c_.get(), cfg.c.get(), c_.get(), cfg.c.get(),
+    const void* first = cfg.row_major_c ? b_.get() : a_.get();
+    const void* second = cfg.row_major_c ? a_.get() : b_.get();
+    OPMARK_CHECK_CUBLAS(cublasLtMatmul(cublaslt_handle(), cfg.desc.get(), alpha, first, cfg.first.get(), second,
+                                       cfg.second.get(), beta, c_.get(), cfg.out.get(), c_.get(), cfg.out.get(),
                                        &candidates_[candidate].algo, workspace_.get(), workspace_.bytes(), stream));
   }
 
@@ -236,6 +281,7 @@ class GemmWorkload final : public Workload {
   double heuristic_seconds_ = 0;
   double autotune_speedup_ = 0;
   std::string layout_note_;
+  bool row_major_c_ = false;
   float alpha_f_ = 1.0f, beta_f_ = 0.0f;
   std::int32_t alpha_i_ = 1, beta_i_ = 0;
 };
