@@ -16,6 +16,7 @@ AutotuneResult time_candidates(int count, const std::function<void(int, cudaStre
   r.errors.assign(count, "");
   Timer timer(stream, L2Mode::hot);
   std::vector<int> batch(count, 0);  // 0: the candidate failed
+  std::vector<double> probe(count, std::numeric_limits<double>::infinity());
   const auto candidate = [&](int i) { return [&launch, i](cudaStream_t s) { launch(i, s); }; };
   for (int i = 0; i < count; ++i) {
     const auto run = candidate(i);
@@ -23,7 +24,8 @@ AutotuneResult time_candidates(int count, const std::function<void(int, cudaStre
       // The first launch loads the candidate's kernel; a batched probe then sizes its batch (a lone launch's
       // time is inflated by launch latency).
       const double first = timer.time_launches(run, 1);
-      batch[i] = choose_batch(timer.time_launches(run, choose_batch(first)));
+      probe[i] = timer.time_launches(run, choose_batch(first));
+      batch[i] = choose_batch(probe[i]);
     } catch (const OutOfMemoryError&) {
       throw;
     } catch (const std::exception& e) {
@@ -31,14 +33,23 @@ AutotuneResult time_candidates(int count, const std::function<void(int, cudaStre
       OPMARK_CHECK_CUDA(cudaStreamSynchronize(stream));
     }
   }
+  // Only candidates close to the fastest probe compete in the rounds; the others keep their probe time. A batched
+  // probe is within a few percent of the median, so a candidate kProbeMargin behind cannot win, and skipping it
+  // saves most of the tuning time on cases with many slow algorithms (cuDNN's FFT and GEMM paths).
+  const double fastest_probe = *std::min_element(probe.begin(), probe.end());
   std::vector<std::vector<double>> samples(count);
   for (int round = 0; round < rounds; ++round)
     for (int i = 0; i < count; ++i)
-      if (batch[i] > 0) samples[i].push_back(timer.time_launches(candidate(i), batch[i]));
+      if (batch[i] > 0 && probe[i] <= kProbeMargin * fastest_probe)
+        samples[i].push_back(timer.time_launches(candidate(i), batch[i]));
   for (int i = 0; i < count; ++i) {
-    if (samples[i].empty()) continue;
-    std::nth_element(samples[i].begin(), samples[i].begin() + samples[i].size() / 2, samples[i].end());
-    r.seconds[i] = samples[i][samples[i].size() / 2];
+    if (batch[i] == 0) continue;
+    if (samples[i].empty()) {
+      r.seconds[i] = probe[i];
+    } else {
+      std::nth_element(samples[i].begin(), samples[i].begin() + samples[i].size() / 2, samples[i].end());
+      r.seconds[i] = samples[i][samples[i].size() / 2];
+    }
     if (r.best < 0 || r.seconds[i] < r.seconds[r.best]) r.best = i;
   }
   return r;

@@ -9,6 +9,9 @@
 
 namespace opmark::bench {
 
+// How far behind the fastest candidate's first batched sample another may be and still compete in the rounds.
+constexpr double kProbeMargin = 1.25;
+
 struct AutotuneResult {
   int best = -1;                    // index of the fastest candidate that ran, -1 if none did
   std::vector<double> seconds;      // per candidate, median seconds per launch; infinity where it failed
@@ -19,7 +22,8 @@ struct AutotuneResult {
 // Launches candidate i through `launch(i, stream)`. Each candidate is launched once untimed (a candidate that
 // throws is marked failed and the others go on), then timed in `rounds` rounds that visit every candidate in
 // turn, so clock and temperature drift during tuning falls on all candidates alike; a candidate's time is its
-// median over the rounds. Short kernels are timed in batches (see choose_batch).
+// median over the rounds. Short kernels are timed in batches (see choose_batch). A candidate whose batched probe
+// is more than kProbeMargin times the fastest probe skips the rounds and keeps its probe time.
 AutotuneResult time_candidates(int count, const std::function<void(int, cudaStream_t)>& launch, cudaStream_t stream,
                                int rounds = 5);
 
