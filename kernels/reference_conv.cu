@@ -84,36 +84,38 @@ __global__ void bwd_data_kernel(ConvRefShape g, const TY* dy, const TF* f, doubl
   }
 }
 
+// The filter gradient sums over n, o, p and q: one thread per (filter element, n, o) adds its partial sum over p
+// and q into dw (zeroed first), so a large batch or image does not serialise into one thread per filter element.
 template <class TX, class TY>
 __global__ void bwd_filter_kernel(ConvRefShape g, const TX* x, const TY* dy, double* dw) {
   const std::int64_t cg = g.c / g.groups, kg = g.k / g.groups;
-  const std::int64_t total = g.k * cg * g.t * g.r * g.s;
+  const std::int64_t filter = g.k * cg * g.t * g.r * g.s;
+  const std::int64_t total = filter * g.n * g.o;
   for (std::int64_t i = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x; i < total;
        i += std::int64_t(gridDim.x) * blockDim.x) {
-    std::int64_t rest = i;
+    std::int64_t rest = i % filter;
+    const std::int64_t slice = i / filter;
+    const std::int64_t o = slice % g.o;
+    const std::int64_t n = slice / g.o;
     const std::int64_t ss = rest % g.s; rest /= g.s;
     const std::int64_t rr = rest % g.r; rest /= g.r;
     const std::int64_t tt = rest % g.t; rest /= g.t;
     const std::int64_t cc = rest % cg;
     const std::int64_t k = rest / cg;
     const std::int64_t c = (k / kg) * cg + cc;
+    const std::int64_t id = o * g.stride_d - g.pad_d + tt;
+    if (id < 0 || id >= g.d) continue;
     double sum = 0;
-    for (std::int64_t n = 0; n < g.n; ++n)
-      for (std::int64_t o = 0; o < g.o; ++o) {
-        const std::int64_t id = o * g.stride_d - g.pad_d + tt;
-        if (id < 0 || id >= g.d) continue;
-        for (std::int64_t p = 0; p < g.p; ++p) {
-          const std::int64_t ih = p * g.stride_h - g.pad_h + rr * g.dil_h;
-          if (ih < 0 || ih >= g.h) continue;
-          for (std::int64_t q = 0; q < g.q; ++q) {
-            const std::int64_t iw = q * g.stride_w - g.pad_w + ss * g.dil_w;
-            if (iw < 0 || iw >= g.w) continue;
-            sum += load_as_double(x, at(g.x_stride, n, c, id, ih, iw)) *
-                   load_as_double(dy, at(g.y_stride, n, k, o, p, q));
-          }
-        }
+    for (std::int64_t p = 0; p < g.p; ++p) {
+      const std::int64_t ih = p * g.stride_h - g.pad_h + rr * g.dil_h;
+      if (ih < 0 || ih >= g.h) continue;
+      for (std::int64_t q = 0; q < g.q; ++q) {
+        const std::int64_t iw = q * g.stride_w - g.pad_w + ss * g.dil_w;
+        if (iw < 0 || iw >= g.w) continue;
+        sum += load_as_double(x, at(g.x_stride, n, c, id, ih, iw)) * load_as_double(dy, at(g.y_stride, n, k, o, p, q));
       }
-    dw[at(g.f_stride, k, cc, tt, rr, ss)] = sum;
+    }
+    if (sum != 0) atomicAdd(&dw[at(g.f_stride, k, cc, tt, rr, ss)], sum);
   }
 }
 
@@ -156,10 +158,11 @@ void reference_conv(ConvDirection direction, const ConvRefShape& shape, const vo
       });
       break;
     case ConvDirection::bwd_filter:
+      OPMARK_CHECK_CUDA(cudaMemsetAsync(out, 0, f_count * sizeof(double), stream));
       dispatch_pair(x_type, y_type, [&](auto xt, auto yt) {
         using TX = typename decltype(xt)::type;
         using TY = typename decltype(yt)::type;
-        bwd_filter_kernel<TX, TY><<<blocks_for(f_count, kThreads), kThreads, 0, stream>>>(
+        bwd_filter_kernel<TX, TY><<<blocks_for(f_count * shape.n * shape.o, kThreads), kThreads, 0, stream>>>(
             shape, static_cast<const TX*>(x), static_cast<const TY*>(y), out);
       });
       break;
