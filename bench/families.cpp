@@ -11,6 +11,10 @@ namespace {
 const std::map<std::string, WorkloadFactory>& factories() {
   static const std::map<std::string, WorkloadFactory> table = {
       {"gemm", &make_gemm_workload},
+#ifdef OPMARK_HAVE_CUDNN
+      {"conv", &make_conv_workload},
+      {"rnn", &make_rnn_workload},
+#endif
   };
   return table;
 }

@@ -8,9 +8,7 @@ namespace opmark::bench {
 
 std::unique_ptr<Workload> make_gemm_workload(const core::Case& c, const RunContext& ctx);
 #ifdef OPMARK_HAVE_CUDNN
-// Built, not yet registered in make_workload: it has not run on a GPU yet (test/bench/conv_gpu_test.cpp drives it).
 std::unique_ptr<Workload> make_conv_workload(const core::Case& c, const RunContext& ctx);
-// Likewise built, not registered: test/bench/rnn_gpu_test.cpp drives it.
 std::unique_ptr<Workload> make_rnn_workload(const core::Case& c, const RunContext& ctx);
 #endif
 

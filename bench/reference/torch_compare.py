@@ -1,0 +1,214 @@
+#!/usr/bin/env python3
+"""Times opmark cases through PyTorch, for comparison with opmark-bench on the same GPU.
+
+    python3 bench/reference/torch_compare.py RESULTS.jsonl [--filter REGEX] [--limit N] [--csv OUT.csv]
+
+Reads the median times opmark-bench logged (results.jsonl), times the same problems through PyTorch with CUDA
+events the way opmark-bench times them (warm-up, batches for short calls, median over at least 60 ms of samples,
+random inputs), and prints both with torch/opmark (above 1: opmark is faster).
+
+  gemm  `a @ b` (torch.matmul). PyTorch's row-major layout stands in for the column-major transposes of the case.
+        fp32 runs with TF32 off, tf32 with it on; int8 through torch._int_mm where its shape rules allow; fp8 is
+        left out (torch._scaled_mm is not `a @ b`).
+  conv  F.conv2d / F.conv3d and aten.convolution_backward (one gradient at a time) with
+        torch.backends.cudnn.benchmark = True, NCHW or channels_last as the case says. int8 is left out.
+  rnn   nn.LSTM / nn.GRU / nn.RNN, linear input only (PyTorch has no skip-input mode). fwd is eval() under
+        no_grad (cuDNN's inference mode), fwd_train a forward that keeps what backward needs, and PyTorch's
+        backward (input and weight gradients together) is compared with opmark's bwd_data + bwd_weights.
+"""
+import argparse
+import csv
+import json
+import math
+import re
+import statistics
+import sys
+
+import torch
+import torch.nn.functional as F
+
+DTYPES = {"fp32": torch.float32, "tf32": torch.float32, "fp16": torch.float16, "bf16": torch.bfloat16}
+
+
+def parse_name(name):
+    parts = name.split("/")
+    fields = dict(p.split("=", 1) for p in parts[3:])
+    return parts[0], parts[1], parts[2], {k: (int(v) if v.isdigit() else v) for k, v in fields.items()}
+
+
+def time_us(fn, warmup_s=0.01, measure_s=0.06, min_samples=10):
+    """Median GPU time per call, measured as opmark-bench measures: warm-up first, calls under 1 ms timed in
+    batches of about 2 ms, samples for at least `measure_s` (opmark's 3 repetitions of 0.02 s)."""
+    def sample(n):
+        start, stop = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        start.record()
+        for _ in range(n):
+            fn()
+        stop.record()
+        stop.synchronize()
+        return start.elapsed_time(stop) * 1e3 / n
+    per_call, spent = sample(1), 0.0
+    while spent < warmup_s * 1e6:
+        per_call = sample(1)
+        spent += per_call
+    per_call = sample(min(2000, max(1, math.ceil(2000 / per_call))))  # a lone call's time is inflated by launch overhead
+    batch = 1 if per_call >= 1000 else min(2000, math.ceil(2000 / per_call))
+    times, spent = [], 0.0
+    while spent < measure_s * 1e6 or len(times) < min_samples:
+        t = sample(batch)
+        times.append(t)
+        spent += t * batch
+    return statistics.median(times)
+
+
+def uniform(shape, dtype, **kw):
+    return (torch.rand(shape, device="cuda", dtype=torch.float32, **kw) * 2 - 1).to(dtype)
+
+
+def set_precision(precision):
+    torch.backends.cuda.matmul.allow_tf32 = precision == "tf32"
+    torch.backends.cudnn.allow_tf32 = precision == "tf32"
+    torch.backends.cudnn.benchmark = True
+
+
+def gemm_case(direction, precision, f):
+    m, n, k, batch = f["m"], f["n"], f["k"], f["batch"]
+    shape_a = (batch, m, k) if batch > 1 else (m, k)
+    shape_b = (batch, k, n) if batch > 1 else (k, n)
+    if precision == "int8":
+        if batch > 1 or m <= 16 or k % 8 or n % 8:
+            return None
+        a = torch.randint(-127, 128, shape_a, dtype=torch.int8, device="cuda")
+        b = torch.randint(-127, 128, shape_b, dtype=torch.int8, device="cuda")
+        return lambda: torch._int_mm(a, b)
+    if precision not in DTYPES:
+        return None
+    a, b = uniform(shape_a, DTYPES[precision]), uniform(shape_b, DTYPES[precision])
+    return lambda: a @ b
+
+
+def conv_case(direction, precision, f):
+    if precision not in DTYPES:
+        return None
+    dtype = DTYPES[precision]
+    three_d = f["d"] > 1 or f["t"] > 1
+    if three_d:
+        x_shape = (f["n"], f["c"], f["d"], f["h"], f["w"])
+        w_shape = (f["k"], f["c"] // f["groups"], f["t"], f["r"], f["s"])
+        stride, padding = (f["stride_d"], f["stride_h"], f["stride_w"]), (f["pad_d"], f["pad_h"], f["pad_w"])
+        dilation, conv = (1, f["dil_h"], f["dil_w"]), F.conv3d
+        fmt = torch.channels_last_3d
+    else:
+        x_shape = (f["n"], f["c"], f["h"], f["w"])
+        w_shape = (f["k"], f["c"] // f["groups"], f["r"], f["s"])
+        stride, padding = (f["stride_h"], f["stride_w"]), (f["pad_h"], f["pad_w"])
+        dilation, conv = (f["dil_h"], f["dil_w"]), F.conv2d
+        fmt = torch.channels_last
+    fmt = fmt if f["layout"] == "NHWC" else torch.contiguous_format
+    x = uniform(x_shape, dtype).contiguous(memory_format=fmt)
+    w = uniform(w_shape, dtype).contiguous(memory_format=fmt)
+    if direction == "fwd":
+        return lambda: conv(x, w, None, stride, padding, dilation, f["groups"])
+    y = conv(x, w, None, stride, padding, dilation, f["groups"])
+    dy = uniform(tuple(y.shape), dtype).contiguous(memory_format=fmt)
+    mask = [True, False, False] if direction == "bwd_data" else [False, True, False]
+    out_pad = [0] * len(stride)
+    return lambda: torch.ops.aten.convolution_backward(dy, x, w, None, stride, padding, dilation, False, out_pad,
+                                                       f["groups"], mask)
+
+
+def rnn_case(direction, precision, f):
+    if precision not in DTYPES or f["input_mode"] != "linear":
+        return None
+    dtype = DTYPES[precision]
+    cell, bidir = f["cell"], f["bidir"] == "yes"
+    args = dict(input_size=f["input"], hidden_size=f["hidden"], num_layers=f["layers"], bidirectional=bidir)
+    if cell == "lstm":
+        module = torch.nn.LSTM(**args)
+    elif cell == "gru":
+        module = torch.nn.GRU(**args)
+    else:
+        module = torch.nn.RNN(nonlinearity="relu" if cell == "rnn_relu" else "tanh", **args)
+    module = module.cuda().to(dtype)
+    module.flatten_parameters()
+    state_shape = (f["layers"] * (2 if bidir else 1), f["batch"], f["hidden"])
+    grad = direction != "fwd"
+    x = uniform((f["steps"], f["batch"], f["input"]), dtype).requires_grad_(grad)
+    h0 = uniform(state_shape, dtype).requires_grad_(grad)
+    state = (h0, uniform(state_shape, dtype).requires_grad_(grad)) if cell == "lstm" else h0
+    if direction == "fwd":
+        module.eval()
+
+        def forward():
+            with torch.no_grad():
+                module(x, state)
+        return forward
+    module.train()
+    if direction == "fwd_train":
+        return lambda: module(x, state)
+    out, _ = module(x, state)
+    dy = uniform(tuple(out.shape), dtype)
+    inputs = [x, h0] + list(module.parameters())
+    return lambda: torch.autograd.grad(out, inputs, dy, retain_graph=True)
+
+
+BUILDERS = {"gemm": gemm_case, "conv": conv_case, "rnn": rnn_case}
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("results")
+    ap.add_argument("--filter", default=".")
+    ap.add_argument("--limit", type=int, default=1000)
+    ap.add_argument("--csv", help="also write the rows here")
+    args = ap.parse_args()
+    medians = {}
+    with open(args.results) as f:
+        for line in f:
+            rec = json.loads(line)
+            if rec.get("type") == "aggregate" and rec.get("aggregate") == "median" and rec.get("status") == "ok":
+                medians[rec["name"]] = rec
+    pattern = re.compile(args.filter)
+    names = [n for n in medians if pattern.search(n)][: args.limit]
+    rows = []
+    print(f"{'case':<96} {'opmark us':>10} {'torch us':>10} {'torch/opmark':>12}")
+    for name in names:
+        family, direction, precision, fields = parse_name(name)
+        ours = medians[name]["time_us"]
+        if family == "rnn" and direction == "bwd_weights":
+            continue  # folded into the bwd_data row
+        if family == "rnn" and direction == "bwd_data":
+            partner = medians.get(name.replace("/bwd_data/", "/bwd_weights/", 1))
+            if partner is None:
+                continue
+            ours += partner["time_us"]
+            direction, name = "bwd", name.replace("/bwd_data/", "/bwd_data+bwd_weights/", 1)
+        builder = BUILDERS.get(family)
+        if builder is None:
+            continue
+        set_precision(precision)
+        try:
+            fn = builder(direction, precision, fields)
+            if fn is None:
+                continue
+            theirs = time_us(fn)
+        except (RuntimeError, torch.cuda.OutOfMemoryError) as e:  # a shape PyTorch refuses: say so, go on
+            print(f"{name:<96} torch failed: {str(e).splitlines()[0]}")
+            torch.cuda.empty_cache()
+            continue
+        ratio = theirs / ours
+        rows.append((name, ours, theirs, ratio))
+        print(f"{name:<96} {ours:>10.2f} {theirs:>10.2f} {ratio:>12.3f}", flush=True)
+        torch.cuda.empty_cache()
+    slower = [r for r in rows if r[3] < 1.0]
+    print(f"{len(rows)} case(s) compared; torch faster on {len(slower)} (ratio < 1); "
+          f"worst ratio {min((r[3] for r in rows), default=float('nan')):.3f}")
+    if args.csv:
+        with open(args.csv, "w", newline="") as f:
+            w = csv.writer(f)
+            w.writerow(["case", "opmark_us", "torch_us", "torch_over_opmark"])
+            w.writerows(rows)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
