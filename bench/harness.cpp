@@ -161,11 +161,19 @@ void Harness::run(benchmark::State& state, std::size_t case_index) {
     return;
   }
   try {
-    double total = 0;
+    // One Google Benchmark iteration is one launch, so its iteration count and --benchmark_min_time mean GPU
+    // launches and GPU time: a sample of `batch` launches is taken, then reported over the next `batch`
+    // iterations at its time per launch.
+    double total = 0, per_launch = 0;
+    int left_in_sample = 0;
     for (auto _ : state) {
-      const double t = timer_->sample(*p.workload, p.batch);
-      state.SetIterationTime(t);
-      total += t;
+      if (left_in_sample == 0) {
+        per_launch = timer_->sample(*p.workload, p.batch);
+        left_in_sample = p.batch;
+      }
+      --left_in_sample;
+      state.SetIterationTime(per_launch);
+      total += per_launch;
     }
     const double per_op = total / static_cast<double>(state.iterations());
     state.counters["flops"] = p.work.flops;

@@ -80,11 +80,14 @@ void ResultsLogReporter::ReportRuns(const std::vector<Run>& runs) {
     const bool aggregate = run.run_type == Run::RT_Aggregate;
     // Standard deviation and cv are not times of a run; they stay in the Google Benchmark JSON.
     if (aggregate && run.aggregate_name != "mean" && run.aggregate_name != "median") continue;
+    // A case that did not run is reported by every repetition; one line says it.
+    const Outcome* outcome = harness_.outcome(name);
+    if (outcome && outcome->status != Status::ok && !not_run_logged_.insert(name).second) continue;
     std::map<std::string, double> counters;
     for (const auto& [k, v] : run.counters) counters[k] = v.value;
     const double time_us =
         run.GetAdjustedRealTime() / benchmark::GetTimeUnitMultiplier(run.time_unit) * 1e6;
-    append(run_record(name, harness_.find_case(name), harness_.outcome(name), aggregate, run.aggregate_name,
+    append(run_record(name, harness_.find_case(name), outcome, aggregate, run.aggregate_name,
                       run.repetition_index, run.iterations, time_us, counters));
   }
 }

@@ -7,6 +7,7 @@
 #include <fstream>
 #include <map>
 #include <memory>
+#include <set>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -31,6 +32,7 @@ class ResultsLogReporter : public benchmark::BenchmarkReporter {
   std::ofstream log_;
   const Harness& harness_;
   nlohmann::json context_;
+  std::set<std::string> not_run_logged_;  // skipped or failed cases already in the log
 };
 
 // One log line for one run: the case (name, family, precision, sets, applications), the time in microseconds,

@@ -44,16 +44,23 @@ double Timer::time_launches(const std::function<void(cudaStream_t)>& launch, int
   return ms * 1e-3 / n;
 }
 
+// Work between launches that is not timed: the L2 flush (cold mode) and the workload's own preparation.
+void Timer::untimed_before_launch(Workload& w) {
+  if (flush_) flush_->flush(stream_);
+  if (w.needs_before_launch()) w.before_launch(stream_);
+}
+
 double Timer::warm_up(Workload& w, double warmup_ms) {
+  const bool per_launch_events = times_each_launch(w);
   const auto launch = [&](cudaStream_t s) {
-    if (flush_) flush_->flush(s);  // cold mode: the flush's own kernels load before any timing too
+    untimed_before_launch(w);  // its own kernels load before any timing too
     w.launch(s);
   };
   double per_launch = time_launches(launch, 1);  // pays for lazy module loading: not an estimate we keep
   double spent_ms = 0;
   for (int launches = 1; launches < 2 || (spent_ms < warmup_ms && launches < 100000);) {
     const int batch = choose_batch(per_launch);
-    per_launch = time_launches([&](cudaStream_t s) { w.launch(s); }, batch);
+    per_launch = per_launch_events ? sample(w, batch) : time_launches([&](cudaStream_t s) { w.launch(s); }, batch);
     spent_ms += per_launch * batch * 1e3;
     launches += batch;
   }
@@ -62,11 +69,13 @@ double Timer::warm_up(Workload& w, double warmup_ms) {
   return sample(w, choose_batch(per_launch));
 }
 
+bool Timer::times_each_launch(const Workload& w) const { return mode_ == L2Mode::cold || w.needs_before_launch(); }
+
 double Timer::sample(Workload& w, int batch) {
-  if (mode_ == L2Mode::hot) return time_launches([&](cudaStream_t s) { w.launch(s); }, batch);
+  if (!times_each_launch(w)) return time_launches([&](cudaStream_t s) { w.launch(s); }, batch);
   ensure_events(static_cast<std::size_t>(batch));
   for (int i = 0; i < batch; ++i) {
-    flush_->flush(stream_);
+    untimed_before_launch(w);
     OPMARK_CHECK_CUDA(cudaEventRecord(start_[i], stream_));
     w.launch(stream_);
     OPMARK_CHECK_CUDA(cudaEventRecord(stop_[i], stream_));

@@ -36,8 +36,8 @@ class Timer {
   double warm_up(Workload& w, double warmup_ms);
 
   // One sample: `batch` launches, returns GPU seconds per launch. Hot: one event pair around the batch.
-  // Cold: the L2 is flushed before each launch and only the launches are timed (the flush keeps the GPU busy
-  // while the host queues the launch, so no launch latency is timed either).
+  // Cold, or a workload with untimed work before each launch: that work runs before each launch and only the
+  // launches are timed (it keeps the GPU busy while the host queues the launch, so no launch latency is timed).
   double sample(Workload& w, int batch);
 
   // Seconds per launch of `n` back-to-back calls of `launch` between one pair of events.
@@ -47,6 +47,8 @@ class Timer {
 
  private:
   void ensure_events(std::size_t pairs);
+  bool times_each_launch(const Workload& w) const;
+  void untimed_before_launch(Workload& w);
   cudaStream_t stream_;
   L2Mode mode_;
   std::unique_ptr<kernels::L2Flush> flush_;

@@ -32,6 +32,12 @@ class Workload {
   // that depends on the device (the harness may call it many times back to back).
   virtual void launch(cudaStream_t stream) = 0;
 
+  // Work that must precede every launch but is not part of the operation, e.g. restoring a buffer the call
+  // consumes (cuDNN's RNN backward rewrites the reserve space its forward left). When a workload needs it, the
+  // timer times each launch between its own events with this untimed in between, as in cold-L2 mode.
+  virtual bool needs_before_launch() const { return false; }
+  virtual void before_launch(cudaStream_t /*stream*/) {}
+
   // Called once, before any timing: poison the output, launch, and compare with an independent reference.
   virtual kernels::CompareResult verify(cudaStream_t stream) = 0;
 

@@ -1,5 +1,6 @@
 // The harness on the GPU with a workload of our own: a planted wrong result fails the case with the comparison
-// and no time; a right one passes; timing returns positive per-launch times in both L2 modes.
+// and no time; a right one passes; timing returns positive per-launch times in both L2 modes, and a workload
+// that asks is prepared before each launch.
 #include <gtest/gtest.h>
 
 #include "../gpu_test_util.h"
@@ -66,5 +67,39 @@ TEST(HarnessGpu, TimerMeasuresInBothL2Modes) {
     EXPECT_GT(t, 0);
     EXPECT_LT(t, 0.1);
   }
+  OPMARK_CHECK_CUDA(cudaStreamDestroy(s));
+}
+
+namespace {
+
+// Counts launches and the untimed preparation before them.
+class PreparedCopyWorkload final : public bench::Workload {
+ public:
+  PreparedCopyWorkload() : inner_(1 << 20, false) {}
+  void launch(cudaStream_t s) override {
+    ++launches;
+    inner_.launch(s);
+  }
+  bool needs_before_launch() const override { return true; }
+  void before_launch(cudaStream_t) override { ++prepared; }
+  kernels::CompareResult verify(cudaStream_t s) override { return inner_.verify(s); }
+  int launches = 0, prepared = 0;
+
+ private:
+  CopyWorkload inner_;
+};
+
+}  // namespace
+
+TEST(HarnessGpu, TimerPreparesEveryLaunchOfAWorkloadThatAsks) {
+  OPMARK_REQUIRE_GPU();
+  cudaStream_t s;
+  OPMARK_CHECK_CUDA(cudaStreamCreate(&s));
+  PreparedCopyWorkload w;
+  bench::Timer timer(s, bench::L2Mode::hot);
+  EXPECT_GT(timer.warm_up(w, 1.0), 0);
+  EXPECT_GT(timer.sample(w, 7), 0);
+  EXPECT_EQ(w.prepared, w.launches);
+  EXPECT_GE(w.launches, 7 + 2);
   OPMARK_CHECK_CUDA(cudaStreamDestroy(s));
 }
