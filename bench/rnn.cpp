@@ -152,11 +152,14 @@ void RnnNetwork::backward_data(cudaStream_t stream) {
 void RnnNetwork::backward_weights(cudaStream_t stream) {
   cudnnHandle_t h = cudnn_handle();
   OPMARK_CHECK_CUDNN(cudnnSetStream(h, stream));
-  // SET, not ADD: repeated timed calls write the same gradient instead of accumulating.
-  OPMARK_CHECK_CUDNN(cudnnRNNBackwardWeights_v8(h, rnn.get(), CUDNN_WGRAD_MODE_SET, seq_lengths.as<int32_t>(),
+  OPMARK_CHECK_CUDNN(cudnnRNNBackwardWeights_v8(h, rnn.get(), CUDNN_WGRAD_MODE_ADD, seq_lengths.as<int32_t>(),
                                                 x_desc.get(), x.get(), h_desc.get(), hx.get(), y_desc.get(), y.get(),
                                                 weight_bytes, dweights.get(), work_bytes, work.get(), reserve_bytes,
                                                 reserve.get()));
+}
+
+void RnnNetwork::zero_weight_gradients(cudaStream_t stream) {
+  OPMARK_CHECK_CUDA(cudaMemsetAsync(dweights.get(), 0, weight_bytes, stream));
 }
 
 namespace {
@@ -227,13 +230,25 @@ class RnnWorkload final : public Workload {
         skipped_ += std::string(skipped_.empty() ? "" : "; ") + algo_name(a) + ": " + e.what();
       }
     }
-    // The backward directions time one call after the training forward that prepares it.
-    if (direction_ == "bwd_data" || direction_ == "bwd_weights") {
-      nets_[0]->forward(true, ctx.stream);
-      if (direction_ == "bwd_weights") nets_[0]->backward_data(ctx.stream);
+    // The backward directions time one call after the training forward that prepares it. cuDNN's backward calls
+    // rewrite the reserve space they read, so a second call on the same reserve computes garbage: the reserve as
+    // the preparation left it is kept and restored, untimed, before each launch (before_launch).
+    if (backward()) {
+      RnnNetwork& net = *nets_[0];
+      net.forward(true, ctx.stream);
+      if (direction_ == "bwd_weights") net.backward_data(ctx.stream);
+      prepared_reserve_ = kernels::DeviceBuffer(net.reserve_bytes);
+      OPMARK_CHECK_CUDA(cudaMemcpyAsync(prepared_reserve_.get(), net.reserve.get(), net.reserve_bytes,
+                                        cudaMemcpyDeviceToDevice, ctx.stream));
     }
-    AutotuneResult r = time_candidates(static_cast<int>(nets_.size()), [this](int i, cudaStream_t s) { run(i, s); },
-                                       ctx.stream);
+    // Only forward directions have several candidates; a backward one times its single algorithm with the restore.
+    AutotuneResult r = time_candidates(
+        static_cast<int>(nets_.size()),
+        [this](int i, cudaStream_t s) {
+          if (backward()) before_launch(s);
+          run(i, s);
+        },
+        ctx.stream);
     if (r.best < 0) throw UnsupportedError("every cuDNN RNN algorithm failed; first: " + r.errors.at(0));
     chosen_ = r.best;
     standard_seconds_ = r.seconds[0];
@@ -241,8 +256,16 @@ class RnnWorkload final : public Workload {
 
   void launch(cudaStream_t stream) override { run(chosen_, stream); }
 
+  bool needs_before_launch() const override { return backward(); }
+  void before_launch(cudaStream_t stream) override {
+    RnnNetwork& net = *nets_[0];
+    OPMARK_CHECK_CUDA(cudaMemcpyAsync(net.reserve.get(), prepared_reserve_.get(), net.reserve_bytes,
+                                      cudaMemcpyDeviceToDevice, stream));
+  }
+
   kernels::CompareResult verify(cudaStream_t stream) override {
     RnnNetwork& net = *nets_[chosen_];
+    if (backward()) before_launch(stream);
     RnnNetwork ref(p_, core::DType::f64, CUDNN_DATA_DOUBLE, CUDNN_DEFAULT_MATH, CUDNN_RNN_ALGO_STANDARD);
     for (auto [from, to] : {std::pair{&net.x, &ref.x}, {&net.hx, &ref.hx}, {&net.cx, &ref.cx}, {&net.dy, &ref.dy},
                             {&net.dhy, &ref.dhy}, {&net.dcy, &ref.dcy}})
@@ -251,7 +274,10 @@ class RnnWorkload final : public Workload {
     widen_params(net, false, ref, stream);
     ref.forward(direction_ != "fwd", stream);
     if (direction_ == "bwd_data" || direction_ == "bwd_weights") ref.backward_data(stream);
-    if (direction_ == "bwd_weights") ref.backward_weights(stream);
+    if (direction_ == "bwd_weights") {
+      ref.zero_weight_gradients(stream);
+      ref.backward_weights(stream);
+    }
 
     const std::size_t seq_out = static_cast<std::size_t>(p_.steps * p_.batch * p_.hidden * p_.directions());
     const std::size_t seq_in = static_cast<std::size_t>(p_.steps * p_.batch * p_.input);
@@ -267,8 +293,7 @@ class RnnWorkload final : public Workload {
       return kernels::compare_to_reference(net.dx.get(), net.data_type, ref.dx.as<double>(), seq_in, prec_.tolerance,
                                            stream);
     }
-    for (const auto& param : net.params(true))
-      if (param.count) kernels::poison(param.addr, param.count, net.data_type, stream);
+    net.zero_weight_gradients(stream);  // backward_weights adds into them
     launch(stream);
     std::size_t n = 0, n_ref = 0;
     kernels::DeviceBuffer got = gather_params(net, true, &n, stream);
@@ -299,10 +324,13 @@ class RnnWorkload final : public Workload {
     else net.backward_weights(stream);
   }
 
+  bool backward() const { return direction_ == "bwd_data" || direction_ == "bwd_weights"; }
+
   std::string direction_, precision_;
   const core::PrecisionInfo& prec_;
   core::RnnProblem p_;
   std::vector<std::unique_ptr<RnnNetwork>> nets_;
+  kernels::DeviceBuffer prepared_reserve_;  // backward directions: the reserve space as the preparation left it
   int chosen_ = 0;
   double standard_seconds_ = 0;
   std::string skipped_;

@@ -27,7 +27,10 @@ struct RnnNetwork {
 
   void forward(bool training, cudaStream_t stream);
   void backward_data(cudaStream_t stream);     // after a training forward
-  void backward_weights(cudaStream_t stream);  // after backward_data; writes (not adds) the gradients
+  // After backward_data; adds this batch's weight gradients into dweights (cuDNN 9 supports only
+  // CUDNN_WGRAD_MODE_ADD, as a framework accumulating gradients uses it). zero_weight_gradients() clears them.
+  void backward_weights(cudaStream_t stream);
+  void zero_weight_gradients(cudaStream_t stream);
 
   struct Deleter {
     void operator()(cudnnRNNStruct* d) const;

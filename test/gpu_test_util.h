@@ -4,6 +4,7 @@
 
 #include <cstdio>
 #include <string>
+#include <tuple>
 
 #include "bench/device_info.h"
 #include "bench/harness.h"
@@ -37,6 +38,14 @@ inline void expect_verified(const core::Case& c, bench::WorkloadFactory make, co
     else std::printf("unsupported (reported, not a failure): %s: %s\n", name.c_str(), e.what());
   }
 }
+
+// Test names "bwd_data_fp16" for suites parameterised by (direction, precision), instead of gtest's pointer dump.
+struct DirectionPrecisionName {
+  template <class Info>
+  std::string operator()(const Info& info) const {
+    return std::string(std::get<0>(info.param)) + "_" + std::get<1>(info.param);
+  }
+};
 
 }  // namespace opmark::test
 

@@ -52,5 +52,6 @@ TEST_P(ConvCase, VerifiedOnSmallShapes) {
 
 INSTANTIATE_TEST_SUITE_P(AllDirectionsAndPrecisions, ConvCase,
                          ::testing::Combine(::testing::Values("fwd", "bwd_data", "bwd_filter"),
-                                            ::testing::Values("fp32", "tf32", "fp16", "bf16", "int8")));
+                                            ::testing::Values("fp32", "tf32", "fp16", "bf16", "int8")),
+                         test::DirectionPrecisionName());
 #endif

@@ -64,6 +64,7 @@ TEST(RnnReference, CudnnFloat64MatchesTheHostReference) {
         kernels::fill_uniform(b->get(), b->bytes() / sizeof(double), core::DType::f64, seed++, -0.5, 0.5, nullptr);
       net.forward(true, nullptr);
       net.backward_data(nullptr);
+      net.zero_weight_gradients(nullptr);
       net.backward_weights(nullptr);
       OPMARK_CHECK_CUDA(cudaDeviceSynchronize());
 
@@ -131,5 +132,6 @@ TEST_P(RnnCase, VerifiedOnSmallShapes) {
 
 INSTANTIATE_TEST_SUITE_P(AllDirectionsAndPrecisions, RnnCase,
                          ::testing::Combine(::testing::Values("fwd", "fwd_train", "bwd_data", "bwd_weights"),
-                                            ::testing::Values("fp32", "tf32", "fp16", "bf16")));
+                                            ::testing::Values("fp32", "tf32", "fp16", "bf16")),
+                         test::DirectionPrecisionName());
 #endif
