@@ -1,12 +1,15 @@
 // Convolution through cuDNN: fwd, bwd_data and bwd_filter, 2D and 3D, grouped, dilated, NCHW or NHWC.
-// Every algorithm cuDNN lists for the case (within the workspace limit) is timed and the fastest kept; the
-// heuristic's first choice is timed too, so the label shows what autotuning buys (Benanza's analysis).
+// Candidates come from both of cuDNN's APIs: the graph API's engine configurations (heuristic mode A, then the
+// fallback list, as PyTorch's cudnn.benchmark sees them) and the legacy API's ranked algorithms. Every candidate
+// within the workspace limit is timed and the fastest kept; the graph heuristic's first choice (the first
+// candidate) is timed too, so the label shows what autotuning buys (Benanza's analysis).
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <vector>
 
 #include "bench/autotune.h"
+#include "bench/cudnn_graph.h"
 #include "bench/cudnn_util.h"
 #include "bench/families.h"
 #include "core/families.h"
@@ -61,9 +64,10 @@ ConvDirection direction_of(const std::string& d) {
 }
 
 struct Candidate {
-  int algo;
+  int algo;  // legacy algorithm, or -1 for a graph plan
   cudnnMathType_t math;
   std::size_t workspace;
+  int graph_plan = -1;  // index into the workload's graph plans
 };
 
 // The heuristic's ranked list for the direction (every algorithm, best guess first), as candidates.
@@ -75,7 +79,7 @@ std::vector<Candidate> ranked(int max_count, Query query) {
   std::vector<Candidate> out;
   for (int i = 0; i < returned; ++i)
     if (perf[i].status == CUDNN_STATUS_SUCCESS)
-      out.push_back({static_cast<int>(perf[i].algo), perf[i].mathType, perf[i].memory});
+      out.push_back({static_cast<int>(perf[i].algo), perf[i].mathType, perf[i].memory, -1});
   return out;
 }
 
@@ -123,15 +127,21 @@ class ConvWorkload final : public Workload {
                             stream);
     kernels::poison(out, count, out_type, stream);
     launch(stream);
-    return kernels::compare_to_reference(out, out_type, ref.as<double>(), count, tolerance_, stream);
+    // Each result element sums this many products: fwd over C/groups x T x R x S, bwd_data over the filters that
+    // touch an input element (K/groups x T x R x S at most), bwd_filter over N x O x P x Q.
+    const double depth =
+        dir_ == ConvDirection::fwd        ? double(p_.run_c / p_.groups) * double(p_.t * p_.r * p_.s)
+        : dir_ == ConvDirection::bwd_data ? double(p_.k / p_.groups) * double(p_.t * p_.r * p_.s)
+                                          : double(p_.n) * double(p_.o * p_.p * p_.q);
+    return kernels::compare_to_reference(out, out_type, ref.as<double>(), count,
+                                         core::depth_tolerance(tolerance_, depth), stream, tolerance_);
   }
 
   std::string label() const override {
-    const Candidate& c = candidates_[chosen_];
-    char buf[256];
-    std::snprintf(buf, sizeof buf, "cuDNN %s %s (fastest of %zu; heuristic default %s, %.2fx) | in %s, compute %s, out %s | %s",
-                  algo_name(dir_, c.algo), math_name(c.math), candidates_.size(),
-                  algo_name(dir_, candidates_[0].algo), autotune_speedup_, core::name_of(x_type_),
+    char buf[512];
+    std::snprintf(buf, sizeof buf, "cuDNN %s (fastest of %zu; heuristic default %s, %.2fx) | in %s, compute %s, out %s | %s",
+                  candidate_name(candidates_[chosen_]).c_str(), candidates_.size(),
+                  candidate_name(candidates_[0]).c_str(), autotune_speedup_, core::name_of(x_type_),
                   precision_ == "int8" ? "int32" : prec_.compute, core::name_of(y_type_), nhwc_ ? "NHWC" : "NCHW");
     std::string out = buf;
     if (p_.is_padded())
@@ -143,6 +153,7 @@ class ConvWorkload final : public Workload {
 
   std::map<std::string, double> counters() const override {
     return {{"candidates", static_cast<double>(candidates_.size())},
+            {"graph_api", candidates_[chosen_].graph_plan >= 0 ? 1.0 : 0.0},
             {"heuristic_us", heuristic_seconds_ * 1e6},
             {"autotune_speedup", autotune_speedup_},
             {"workspace_mib", static_cast<double>(workspace_.bytes()) / (1 << 20)},
@@ -222,21 +233,63 @@ class ConvWorkload final : public Workload {
     return CUDNN_TENSOR_OP_MATH;
   }
 
+  std::string candidate_name(const Candidate& c) const {
+    if (c.graph_plan >= 0) return graph_plans_[static_cast<std::size_t>(c.graph_plan)].name;
+    return std::string("legacy ") + algo_name(dir_, c.algo) + " " + math_name(c.math);
+  }
+
+  // The node as cuDNN's graph API describes it: the same tensors, strides and convolution as the legacy descriptors.
+  ConvGraphSpec graph_spec() const {
+    ConvGraphSpec g;
+    g.direction = dir_;
+    auto dims = [&](core::DType type, std::int64_t a, std::int64_t b, std::int64_t d, std::int64_t h,
+                    std::int64_t w) {
+      const auto st = kernels::dense_strides(a, b, d, h, w, nhwc_);
+      GraphTensor t{cudnn_type(type), {a, b, d, h, w}, {st[0], st[1], st[2], st[3], st[4]}};
+      if (dims_ == 4) {  // 2D: drop the depth
+        t.dims.erase(t.dims.begin() + 2);
+        t.strides.erase(t.strides.begin() + 2);
+      }
+      return t;
+    };
+    g.x = dims(x_type_, p_.n, p_.run_c, p_.d, p_.run_h, p_.run_w);
+    g.w = dims(f_type_, p_.k, p_.run_c / p_.groups, p_.t, p_.r, p_.s);
+    g.y = dims(y_type_, p_.n, p_.k, p_.o, p_.p, p_.q);
+    g.compute = precision_ == "int8" ? CUDNN_DATA_INT32 : CUDNN_DATA_FLOAT;
+    if (dims_ == 5) {
+      g.padding = {p_.pad_d, p_.pad_h, p_.pad_w};
+      g.stride = {p_.stride_d, p_.stride_h, p_.stride_w};
+      g.dilation = {1, p_.dil_h, p_.dil_w};
+    } else {
+      g.padding = {p_.pad_h, p_.pad_w};
+      g.stride = {p_.stride_h, p_.stride_w};
+      g.dilation = {p_.dil_h, p_.dil_w};
+    }
+    g.allow_tensor_cores_for_float = precision_ != "fp32";
+    return g;
+  }
+
   void choose(const RunContext& ctx) {
     cudnnHandle_t h = cudnn_handle();
     std::vector<Candidate> all;
+    // The graph API's engines first: its heuristic's first choice is the default a library user gets today.
+    std::string graph_why;
+    graph_plans_ = conv_graph_plans(h, graph_spec(), ctx.options.workspace_bytes, kMaxGraphPlans, &graph_why);
+    for (std::size_t i = 0; i < graph_plans_.size(); ++i)
+      all.push_back({-1, CUDNN_DEFAULT_MATH, static_cast<std::size_t>(graph_plans_[i].workspace), static_cast<int>(i)});
     int max_count = 0;
+    std::vector<Candidate> legacy;
     switch (dir_) {
       case ConvDirection::fwd:
         OPMARK_CHECK_CUDNN(cudnnGetConvolutionForwardAlgorithmMaxCount(h, &max_count));
-        all = ranked<cudnnConvolutionFwdAlgoPerf_t>(max_count, [&](int n, int* got, cudnnConvolutionFwdAlgoPerf_t* p) {
+        legacy = ranked<cudnnConvolutionFwdAlgoPerf_t>(max_count, [&](int n, int* got, cudnnConvolutionFwdAlgoPerf_t* p) {
           return cudnnGetConvolutionForwardAlgorithm_v7(h, x_desc_.get(), f_desc_.get(), conv_desc_.get(),
                                                         y_desc_.get(), n, got, p);
         });
         break;
       case ConvDirection::bwd_data:
         OPMARK_CHECK_CUDNN(cudnnGetConvolutionBackwardDataAlgorithmMaxCount(h, &max_count));
-        all = ranked<cudnnConvolutionBwdDataAlgoPerf_t>(
+        legacy = ranked<cudnnConvolutionBwdDataAlgoPerf_t>(
             max_count, [&](int n, int* got, cudnnConvolutionBwdDataAlgoPerf_t* p) {
               return cudnnGetConvolutionBackwardDataAlgorithm_v7(h, f_desc_.get(), y_desc_.get(), conv_desc_.get(),
                                                                  x_desc_.get(), n, got, p);
@@ -244,24 +297,27 @@ class ConvWorkload final : public Workload {
         break;
       case ConvDirection::bwd_filter:
         OPMARK_CHECK_CUDNN(cudnnGetConvolutionBackwardFilterAlgorithmMaxCount(h, &max_count));
-        all = ranked<cudnnConvolutionBwdFilterAlgoPerf_t>(
+        legacy = ranked<cudnnConvolutionBwdFilterAlgoPerf_t>(
             max_count, [&](int n, int* got, cudnnConvolutionBwdFilterAlgoPerf_t* p) {
               return cudnnGetConvolutionBackwardFilterAlgorithm_v7(h, x_desc_.get(), y_desc_.get(), conv_desc_.get(),
                                                                    f_desc_.get(), n, got, p);
             });
         break;
     }
+    all.insert(all.end(), legacy.begin(), legacy.end());
     std::size_t workspace = 0;
     for (const Candidate& c : all) {
       if (c.workspace > ctx.options.workspace_bytes) continue;
-      if (precision_ == "fp32" && c.math != CUDNN_FMA_MATH) continue;  // no TF32 in an fp32 case
+      if (c.graph_plan < 0 && precision_ == "fp32" && c.math != CUDNN_FMA_MATH) continue;  // no TF32 in fp32
       candidates_.push_back(c);
       workspace = std::max(workspace, c.workspace);
     }
     if (candidates_.empty())
       throw UnsupportedError("cuDNN lists no algorithm for this case within the workspace limit (" +
-                             std::to_string(ctx.options.workspace_bytes >> 20) + " MiB, --opmark_workspace_mib)");
+                             std::to_string(ctx.options.workspace_bytes >> 20) + " MiB, --opmark_workspace_mib)" +
+                             (graph_why.empty() ? "" : "; graph API: " + graph_why));
     workspace_ = DeviceBuffer(workspace);
+    bind_conv_graph_plans(graph_plans_, x_.get(), f_.get(), y_.get(), workspace_.get());
     AutotuneResult r = time_candidates(static_cast<int>(candidates_.size()),
                                        [this](int i, cudaStream_t s) { run(i, s); }, ctx.stream);
     if (r.best < 0) throw UnsupportedError("every cuDNN algorithm failed; first: " + r.errors.at(0));
@@ -274,6 +330,10 @@ class ConvWorkload final : public Workload {
     const Candidate& c = candidates_[candidate];
     cudnnHandle_t h = cudnn_handle();
     OPMARK_CHECK_CUDNN(cudnnSetStream(h, stream));
+    if (c.graph_plan >= 0) {
+      execute_conv_graph(h, graph_plans_[static_cast<std::size_t>(c.graph_plan)]);
+      return;
+    }
     OPMARK_CHECK_CUDNN(cudnnSetConvolutionMathType(conv_desc_.get(), c.math));
     const float one = 1.0f, zero = 0.0f;
     switch (dir_) {
@@ -310,6 +370,8 @@ class ConvWorkload final : public Workload {
   TensorDesc x_desc_, y_desc_;
   FilterDesc f_desc_;
   ConvDesc conv_desc_;
+  static constexpr std::size_t kMaxGraphPlans = 24;  // PyTorch's benchmark mode times a list of about this size
+  std::vector<ConvGraphPlan> graph_plans_;
   std::vector<Candidate> candidates_;
   int chosen_ = 0;
   double heuristic_seconds_ = 0, autotune_speedup_ = 0;
