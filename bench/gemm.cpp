@@ -162,7 +162,8 @@ class GemmWorkload final : public Workload {
     kernels::poison(c_.get(), p_.elements_c() * batch, prec_.output, stream);
     launch(stream);
     return kernels::compare_to_reference(c_.get(), prec_.output, c64.as<double>(), p_.elements_c() * batch,
-                                         prec_.tolerance, stream);
+                                         core::depth_tolerance(prec_.tolerance, static_cast<double>(p_.run_k)), stream,
+                                         prec_.tolerance);
   }
 
   std::string label() const override {

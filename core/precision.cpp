@@ -1,5 +1,8 @@
 #include "core/precision.h"
 
+#include <algorithm>
+#include <cmath>
+
 #include "core/error.h"
 
 namespace opmark::core {
@@ -23,6 +26,11 @@ const std::vector<PrecisionInfo>& all_precisions() {
       {"fp8", DType::f8_e4m3, DType::bf16, "fp32", 4e-2, 16, 89, "fp8"},
   };
   return table;
+}
+
+double depth_tolerance(double tolerance, double depth) {
+  const double growth = std::sqrt(std::max(depth, 0.0) / kToleranceDepth);
+  return tolerance * std::clamp(growth, 1.0, kToleranceGrowthCap);
 }
 
 std::int64_t round_up(std::int64_t v, std::int64_t multiple) {

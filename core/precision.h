@@ -23,6 +23,14 @@ struct PrecisionInfo {
   const char* peak_key;   // which entry of the peak table applies: fp32, tf32, fp16, bf16, int8, fp8
 };
 
+// The elementwise tolerance for a result whose elements each accumulate `depth` rounded products (k of a GEMM,
+// C R S of a convolution, the unrolled steps of a recurrence): rounding error grows about as the square root of
+// the depth, so the precision's tolerance (set for depths up to kToleranceDepth) grows as sqrt(depth /
+// kToleranceDepth), at most kToleranceGrowthCap times. Exact precisions (tolerance 0) stay exact.
+constexpr double kToleranceDepth = 1024;
+constexpr double kToleranceGrowthCap = 8;
+double depth_tolerance(double tolerance, double depth);
+
 // v rounded up to a multiple of `multiple` (1 or less: v itself), for the padding a precision asks for.
 std::int64_t round_up(std::int64_t v, std::int64_t multiple);
 

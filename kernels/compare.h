@@ -20,15 +20,19 @@ struct CompareResult {
   double rel_norm_error = 0;           // ||out - ref|| / ||ref||
   double ref_rms = 0;
   double tolerance = 0;
+  double norm_tolerance = -1;          // negative: no bound on rel_norm_error
 
-  bool ok() const { return wrong == 0; }
+  bool norm_ok() const { return norm_tolerance < 0 || rel_norm_error <= norm_tolerance; }
+  bool ok() const { return wrong == 0 && norm_ok(); }
   std::string summary() const;  // "12 of 1048576 wrong (first at 17: got nan, expected 0.25); max scaled error ..."
 };
 
 // An element is wrong when |out - ref| > tolerance * max(|ref|, rms(ref)) or out is not finite.
 // Scaling by the reference's rms keeps elements that cancel to near zero from failing on rounding alone.
-// tolerance = 0 demands exact equality (integer results).
+// tolerance = 0 demands exact equality (integer results). With norm_tolerance >= 0 the result is also wrong when
+// ||out - ref|| / ||ref|| exceeds it: a depth-scaled elementwise tolerance (core::depth_tolerance) then cannot hide
+// an error spread over the whole output.
 CompareResult compare_to_reference(const void* out, core::DType out_type, const double* ref, std::size_t count,
-                                   double tolerance, cudaStream_t stream);
+                                   double tolerance, cudaStream_t stream, double norm_tolerance = -1);
 
 }  // namespace opmark::kernels

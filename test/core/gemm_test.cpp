@@ -2,6 +2,7 @@
 
 #include "core/case.h"
 #include "core/families.h"
+#include "core/precision.h"
 
 using namespace opmark::core;
 
@@ -52,4 +53,12 @@ TEST(GemmProblem, Fp8PadsToSixteenOthersNotAtAll) {
   EXPECT_FALSE(q.is_padded());
   EXPECT_EQ(q.lda(), 35);
   EXPECT_EQ(q.ldb(), 3);
+}
+
+TEST(Tolerance, GrowsWithTheSquareRootOfTheDepthUpToTheCap) {
+  EXPECT_DOUBLE_EQ(depth_tolerance(1e-4, 64), 1e-4);          // shallow: the precision's own
+  EXPECT_DOUBLE_EQ(depth_tolerance(1e-4, 1024), 1e-4);
+  EXPECT_DOUBLE_EQ(depth_tolerance(1e-4, 4096), 2e-4);        // 4x the depth, 2x the tolerance
+  EXPECT_DOUBLE_EQ(depth_tolerance(8e-3, 1e9), 8e-3 * kToleranceGrowthCap);
+  EXPECT_DOUBLE_EQ(depth_tolerance(0.0, 1e6), 0.0);           // exact stays exact
 }

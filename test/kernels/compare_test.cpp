@@ -113,3 +113,17 @@ TEST(Compare, ToleranceScalesWithTheReferenceRms) {
   EXPECT_EQ(bad.wrong, 1u);
   EXPECT_EQ(bad.first_wrong, 3u);
 }
+
+TEST(Compare, NormBoundCatchesAnErrorSpreadOverEveryElement) {
+  OPMARK_REQUIRE_GPU();
+  // Every element 2% off: within a loose elementwise tolerance, far outside a 1% norm bound.
+  std::vector<double> ref(64, 1.0), got(64, 1.02);
+  auto dref = upload(ref), dgot = upload(got);
+  auto loose = kernels::compare_to_reference(dgot.get(), core::DType::f64, dref.as<double>(), 64, 5e-2, nullptr);
+  EXPECT_TRUE(loose.ok()) << loose.summary();
+  auto bounded =
+      kernels::compare_to_reference(dgot.get(), core::DType::f64, dref.as<double>(), 64, 5e-2, nullptr, 1e-2);
+  EXPECT_EQ(bounded.wrong, 0u);
+  EXPECT_FALSE(bounded.ok());
+  EXPECT_NE(bounded.summary().find("rel norm error 2.000e-02 above 1.0e-02"), std::string::npos) << bounded.summary();
+}
