@@ -7,7 +7,8 @@ Reads the median times opmark-bench logged (results.jsonl), times the same probl
 events the way opmark-bench times them (warm-up, batches for short calls, median over at least 60 ms of samples,
 random inputs), and prints both with torch/opmark (above 1: opmark is faster).
 
-  gemm  `a @ b` (torch.matmul). PyTorch's row-major layout stands in for the column-major transposes of the case.
+  gemm  `a @ b` (torch.matmul) on operands stored as the case stores them (column-major, ta/tb), viewed
+        through transposes, so cuBLAS sees the same memory layout.
         fp32 runs with TF32 off, tf32 with it on; int8 through torch._int_mm where its shape rules allow; fp8 is
         left out (torch._scaled_mm is not `a @ b`).
   conv  F.conv2d / F.conv3d and aten.convolution_backward (one gradient at a time) with
@@ -72,18 +73,28 @@ def set_precision(precision):
 
 
 def gemm_case(direction, precision, f):
+    """The case's operands in its own storage: column-major A (m x k, or k x m when ta=T) is a row-major tensor
+    of the transposed shape, viewed transposed, so torch.matmul hands cuBLAS the same memory layout (its result
+    is row-major: opmark's row_major_c candidate)."""
     m, n, k, batch = f["m"], f["n"], f["k"], f["batch"]
-    shape_a = (batch, m, k) if batch > 1 else (m, k)
-    shape_b = (batch, k, n) if batch > 1 else (k, n)
+
+    def operand(rows, cols, transposed, make):
+        # column-major rows x cols (transposed: stored cols x rows) as a (batch,) rows x cols view
+        shape = (cols, rows) if not transposed else (rows, cols)
+        t = make(((batch,) if batch > 1 else ()) + shape)
+        return t.transpose(-1, -2) if not transposed else t
+
+    ta, tb = f["ta"] == "T", f["tb"] == "T"
     if precision == "int8":
         if batch > 1 or m <= 16 or k % 8 or n % 8:
             return None
-        a = torch.randint(-127, 128, shape_a, dtype=torch.int8, device="cuda")
-        b = torch.randint(-127, 128, shape_b, dtype=torch.int8, device="cuda")
+        make = lambda shape: torch.randint(-127, 128, shape, dtype=torch.int8, device="cuda")
+        a, b = operand(m, k, ta, make), operand(k, n, tb, make)
         return lambda: torch._int_mm(a, b)
     if precision not in DTYPES:
         return None
-    a, b = uniform(shape_a, DTYPES[precision]), uniform(shape_b, DTYPES[precision])
+    make = lambda shape: uniform(shape, DTYPES[precision])
+    a, b = operand(m, k, ta, make), operand(k, n, tb, make)
     return lambda: a @ b
 
 
