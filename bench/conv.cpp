@@ -148,6 +148,7 @@ class ConvWorkload final : public Workload {
       out += " | padded to c=" + std::to_string(p_.run_c) + " h=" + std::to_string(p_.run_h) +
              " w=" + std::to_string(p_.run_w);
     if (!layout_note_.empty()) out += " | " + layout_note_;
+    if (!graph_excluded_.empty()) out += " | graph engines left out: " + graph_excluded_;
     return out;
   }
 
@@ -274,7 +275,8 @@ class ConvWorkload final : public Workload {
     std::vector<Candidate> all;
     // The graph API's engines first: its heuristic's first choice is the default a library user gets today.
     std::string graph_why;
-    graph_plans_ = conv_graph_plans(h, graph_spec(), ctx.options.workspace_bytes, kMaxGraphPlans, &graph_why);
+    graph_plans_ =
+        conv_graph_plans(h, graph_spec(), ctx.options.workspace_bytes, kMaxGraphPlans, &graph_why, &graph_excluded_);
     for (std::size_t i = 0; i < graph_plans_.size(); ++i)
       all.push_back({-1, CUDNN_DEFAULT_MATH, static_cast<std::size_t>(graph_plans_[i].workspace), static_cast<int>(i)});
     int max_count = 0;
@@ -372,6 +374,7 @@ class ConvWorkload final : public Workload {
   ConvDesc conv_desc_;
   static constexpr std::size_t kMaxGraphPlans = 24;  // PyTorch's benchmark mode times a list of about this size
   std::vector<ConvGraphPlan> graph_plans_;
+  std::string graph_excluded_;
   std::vector<Candidate> candidates_;
   int chosen_ = 0;
   double heuristic_seconds_ = 0, autotune_speedup_ = 0;

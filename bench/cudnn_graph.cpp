@@ -163,7 +163,7 @@ std::string plan_json(const BackendDescriptor& plan) {
 }  // namespace
 
 std::vector<ConvGraphPlan> conv_graph_plans(cudnnHandle_t handle, const ConvGraphSpec& spec, std::size_t max_workspace,
-                                            std::size_t max_plans, std::string* why) {
+                                            std::size_t max_plans, std::string* why, std::string* excluded) {
   std::vector<ConvGraphPlan> plans;
   std::shared_ptr<ConvGraph> graph;
   try {
@@ -174,24 +174,52 @@ std::vector<ConvGraphPlan> conv_graph_plans(cudnnHandle_t handle, const ConvGrap
   }
   std::set<std::string> seen;
   const bool is_float = spec.x.type == CUDNN_DATA_FLOAT;
+  int tf32 = 0, down_convert = 0, reduced_reduction = 0, not_finalized = 0, over_workspace = 0;
+  const auto note_exclusions = [&] {
+    std::string out;
+    const auto add = [&](int n, const char* what) {
+      if (n > 0) out += (out.empty() ? "" : ", ") + std::to_string(n) + " " + what;
+    };
+    add(tf32, "TF32 (tensor cores on float)");
+    add(down_convert, "down-converted inputs");
+    add(reduced_reduction, "reduced-precision reduction");
+    add(over_workspace, "over the workspace limit");
+    add(not_finalized, "not runnable here");
+    if (excluded) *excluded = out;
+  };
   for (cudnnBackendHeurMode_t mode : {CUDNN_HEUR_MODE_A, CUDNN_HEUR_MODE_FALLBACK}) {
     for (const auto& config : heuristic_configs(*graph, mode)) {
-      if (plans.size() >= max_plans) return plans;
+      if (plans.size() >= max_plans) break;
       const EngineInfo info = engine_info(*config);
-      // fp32 means FMA math: tensor-core engines on float data round the inputs to TF32.
-      if (is_float && !spec.allow_tensor_cores_for_float && info.notes.count(CUDNN_NUMERICAL_NOTE_TENSOR_CORE)) continue;
-      if (info.notes.count(CUDNN_NUMERICAL_NOTE_DOWN_CONVERT_INPUTS) ||
-          info.notes.count(CUDNN_NUMERICAL_NOTE_REDUCED_PRECISION_REDUCTION))
-        continue;  // not the precision the case states (inputs or accumulation below it)
+      // fp32 means FMA math: tensor-core engines on float data round the inputs to TF32. Down-converted inputs
+      // or a reduced-precision reduction are below the precision the case states (fp32 accumulation).
+      if (is_float && !spec.allow_tensor_cores_for_float && info.notes.count(CUDNN_NUMERICAL_NOTE_TENSOR_CORE)) {
+        ++tf32;
+        continue;
+      }
+      if (info.notes.count(CUDNN_NUMERICAL_NOTE_DOWN_CONVERT_INPUTS)) {
+        ++down_convert;
+        continue;
+      }
+      if (info.notes.count(CUDNN_NUMERICAL_NOTE_REDUCED_PRECISION_REDUCTION)) {
+        ++reduced_reduction;
+        continue;
+      }
       auto plan = std::make_shared<BackendDescriptor>(CUDNN_BACKEND_EXECUTION_PLAN_DESCRIPTOR);
       const cudnnBackendDescriptor_t cfg = config->get();
       plan->set(CUDNN_ATTR_EXECUTION_PLAN_HANDLE, CUDNN_TYPE_HANDLE, 1, &handle);
       plan->set(CUDNN_ATTR_EXECUTION_PLAN_ENGINE_CONFIG, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &cfg);
-      if (cudnnBackendFinalize(plan->get()) != CUDNN_STATUS_SUCCESS) continue;  // not for this GPU or shape
+      if (cudnnBackendFinalize(plan->get()) != CUDNN_STATUS_SUCCESS) {  // not for this GPU or shape
+        ++not_finalized;
+        continue;
+      }
       std::int64_t workspace = 0, n = 0;
       OPMARK_CHECK_CUDNN(cudnnBackendGetAttribute(plan->get(), CUDNN_ATTR_EXECUTION_PLAN_WORKSPACE_SIZE,
                                                   CUDNN_TYPE_INT64, 1, &n, &workspace));
-      if (workspace < 0 || static_cast<std::size_t>(workspace) > max_workspace) continue;
+      if (workspace < 0 || static_cast<std::size_t>(workspace) > max_workspace) {
+        ++over_workspace;
+        continue;
+      }
       if (!seen.insert(plan_json(*plan)).second) continue;  // the fallback list repeats mode A's engines
       std::string name = "graph engine " + std::to_string(info.index);
       std::string notes;
@@ -203,6 +231,7 @@ std::vector<ConvGraphPlan> conv_graph_plans(cudnnHandle_t handle, const ConvGrap
       plans.push_back({graph, config, plan, nullptr, workspace, name});
     }
   }
+  note_exclusions();
   if (plans.empty() && why) *why = "cuDNN's graph heuristics list no engine that runs this node in this precision";
   return plans;
 }

@@ -54,9 +54,10 @@ struct ConvGraphPlan {
 // The plans that finalize on this GPU, heuristic mode A's list first (its first entry is cuDNN's own choice), then
 // fallback engines not already listed; engines whose numerical notes break the precision's contract (TF32 in
 // fp32, down-converted inputs, reduced-precision accumulation) and plans over `max_workspace` are left out.
-// Returns an empty list when cuDNN has no engine for the node; `why` then says what cuDNN answered.
+// Returns an empty list when cuDNN has no engine for the node; `why` then says what cuDNN answered. `excluded`
+// counts the engines left out, by reason ("3 reduced-precision reduction, 1 not runnable here").
 std::vector<ConvGraphPlan> conv_graph_plans(cudnnHandle_t handle, const ConvGraphSpec& spec, std::size_t max_workspace,
-                                            std::size_t max_plans, std::string* why);
+                                            std::size_t max_plans, std::string* why, std::string* excluded);
 
 // Gives every plan its variant pack: the x, w and y buffers and the workspace (at least each plan's workspace).
 void bind_conv_graph_plans(std::vector<ConvGraphPlan>& plans, void* x, void* w, void* y, void* workspace);

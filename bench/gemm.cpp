@@ -72,6 +72,7 @@ struct LayoutConfig {
   bool ta = false, tb = false, row_major_c = false;
   bool op_first_t = false, op_second_t = false;
   std::int64_t out_rows = 0, out_cols = 0;
+  std::int64_t ld_first = 0, ld_second = 0, size_first = 0, size_second = 0;  // per batch entry
   MatmulDesc desc;
   Layout first, second, out;
 };
@@ -79,6 +80,7 @@ struct LayoutConfig {
 struct Candidate {
   int config;  // index into the workload's layout configs
   cublasLtMatmulAlgo_t algo;
+  bool gemm_ex = false;  // cublasGemmStridedBatchedEx with cuBLAS's own heuristic instead of a cuBLASLt algorithm
 };
 
 int algo_attr(const cublasLtMatmulAlgo_t& algo, cublasLtMatmulAlgoConfigAttributes_t attr) {
@@ -148,17 +150,12 @@ class GemmWorkload final : public Workload {
     // In the orientation the chosen kernel writes: C, or C^T computed as op(B)^T op(A)^T.
     const LayoutConfig& run = configs_[candidates_[chosen_].config];
     const double one = 1.0, zero = 0.0;
-    const double *first = a64.as<double>(), *second = b64.as<double>();
-    std::int64_t ld_first = p_.lda(), ld_second = p_.ldb(), size_first = p_.elements_a(), size_second = p_.elements_b();
-    if (run.row_major_c) {
-      std::swap(first, second);
-      std::swap(ld_first, ld_second);
-      std::swap(size_first, size_second);
-    }
+    const double* first = run.row_major_c ? b64.as<double>() : a64.as<double>();
+    const double* second = run.row_major_c ? a64.as<double>() : b64.as<double>();
     OPMARK_CHECK_CUBLAS(cublasDgemmStridedBatched(
         h, run.op_first_t ? CUBLAS_OP_T : CUBLAS_OP_N, run.op_second_t ? CUBLAS_OP_T : CUBLAS_OP_N, run.out_rows,
-        run.out_cols, p_.run_k, &one, first, ld_first, size_first, second, ld_second, size_second, &zero,
-        c64.as<double>(), run.out_rows, p_.elements_c(), p_.batch));
+        run.out_cols, p_.run_k, &one, first, run.ld_first, run.size_first, second, run.ld_second, run.size_second,
+        &zero, c64.as<double>(), run.out_rows, p_.elements_c(), p_.batch));
     kernels::poison(c_.get(), p_.elements_c() * batch, prec_.output, stream);
     launch(stream);
     return kernels::compare_to_reference(c_.get(), prec_.output, c64.as<double>(), p_.elements_c() * batch,
@@ -168,11 +165,16 @@ class GemmWorkload final : public Workload {
 
   std::string label() const override {
     const auto& algo = candidates_[chosen_].algo;
+    char kernel[128];
+    if (candidates_[chosen_].gemm_ex)
+      std::snprintf(kernel, sizeof kernel, "cublasGemmEx (cuBLAS's own heuristic)");
+    else
+      std::snprintf(kernel, sizeof kernel, "cublasLt algo %d tile %d stages %d splitk %d",
+                    algo_attr(algo, CUBLASLT_ALGO_CONFIG_ID), algo_attr(algo, CUBLASLT_ALGO_CONFIG_TILE_ID),
+                    algo_attr(algo, CUBLASLT_ALGO_CONFIG_STAGES_ID), algo_attr(algo, CUBLASLT_ALGO_CONFIG_SPLITK_NUM));
     char buf[256];
-    std::snprintf(buf, sizeof buf, "cublasLt algo %d tile %d stages %d splitk %d (fastest of %zu) | in %s, compute %s, out %s",
-                  algo_attr(algo, CUBLASLT_ALGO_CONFIG_ID), algo_attr(algo, CUBLASLT_ALGO_CONFIG_TILE_ID),
-                  algo_attr(algo, CUBLASLT_ALGO_CONFIG_STAGES_ID), algo_attr(algo, CUBLASLT_ALGO_CONFIG_SPLITK_NUM),
-                  candidates_.size(), core::name_of(prec_.input), prec_.compute, core::name_of(prec_.output));
+    std::snprintf(buf, sizeof buf, "%s (fastest of %zu) | in %s, compute %s, out %s", kernel, candidates_.size(),
+                  core::name_of(prec_.input), prec_.compute, core::name_of(prec_.output));
     std::string out = buf;
     if (p_.is_padded())
       out += " | padded to m=" + std::to_string(p_.run_m) + " n=" + std::to_string(p_.run_n) +
@@ -185,6 +187,7 @@ class GemmWorkload final : public Workload {
   std::map<std::string, double> counters() const override {
     return {
         {"row_major_c", row_major_c_ ? 1.0 : 0.0},
+        {"cublas_gemm_ex", candidates_[chosen_].gemm_ex ? 1.0 : 0.0},
         {"candidates", static_cast<double>(candidates_.size())},
         {"heuristic_us", heuristic_seconds_ * 1e6},
         {"autotune_speedup", autotune_speedup_},
@@ -205,6 +208,11 @@ class GemmWorkload final : public Workload {
                   : make_layout(prec_.input, p_.run_m, p_.run_k, p_.batch);
     Layout b = tb ? make_layout(prec_.input, p_.run_n, p_.run_k, p_.batch)
                   : make_layout(prec_.input, p_.run_k, p_.run_n, p_.batch);
+    const std::int64_t ld_a = ta ? p_.run_k : p_.run_m, ld_b = tb ? p_.run_n : p_.run_k;
+    cfg.ld_first = row_major_c ? ld_b : ld_a;
+    cfg.ld_second = row_major_c ? ld_a : ld_b;
+    cfg.size_first = row_major_c ? p_.elements_b() : p_.elements_a();
+    cfg.size_second = row_major_c ? p_.elements_a() : p_.elements_b();
     if (row_major_c) {  // C^T (n x m) = op(B)^T op(A)^T: B first, each operand's transpose flag flipped
       cfg.op_first_t = !tb;
       cfg.op_second_t = !ta;
@@ -245,7 +253,11 @@ class GemmWorkload final : public Workload {
     OPMARK_CHECK_CUBLAS(st);
     const int config = static_cast<int>(configs_.size());
     for (int i = 0; i < returned; ++i)
-      if (results[i].state == CUBLAS_STATUS_SUCCESS) candidates_.push_back({config, results[i].algo});
+      if (results[i].state == CUBLAS_STATUS_SUCCESS) candidates_.push_back({config, results[i].algo, false});
+    // cuBLAS's classic entry point picks kernels by its own heuristic, sometimes one the cuBLASLt list above lacks
+    // (it is what PyTorch's `a @ b` calls): it competes too, for the float precisions.
+    if (prec_.input != core::DType::i8 && prec_.input != core::DType::f8_e4m3)
+      candidates_.push_back({config, cublasLtMatmulAlgo_t{}, true});
     configs_.push_back(std::move(cfg));
   }
 
@@ -266,6 +278,16 @@ class GemmWorkload final : public Workload {
     const void* beta = prec_.output == core::DType::i32 ? static_cast<const void*>(&beta_i_) : &beta_f_;
     const void* first = cfg.row_major_c ? b_.get() : a_.get();
     const void* second = cfg.row_major_c ? a_.get() : b_.get();
+    if (candidates_[candidate].gemm_ex) {
+      cublasHandle_t h = cublas_handle();
+      OPMARK_CHECK_CUBLAS(cublasSetStream(h, stream));
+      OPMARK_CHECK_CUBLAS(cublasGemmStridedBatchedEx(
+          h, cfg.op_first_t ? CUBLAS_OP_T : CUBLAS_OP_N, cfg.op_second_t ? CUBLAS_OP_T : CUBLAS_OP_N, cfg.out_rows,
+          cfg.out_cols, p_.run_k, alpha, first, cuda_type(prec_.input), cfg.ld_first, cfg.size_first, second,
+          cuda_type(prec_.input), cfg.ld_second, cfg.size_second, beta, c_.get(), cuda_type(prec_.output),
+          cfg.out_rows, p_.elements_c(), p_.batch, compute_type(precision_), CUBLAS_GEMM_DEFAULT));
+      return;
+    }
     OPMARK_CHECK_CUBLAS(cublasLtMatmul(cublaslt_handle(), cfg.desc.get(), alpha, first, cfg.first.get(), second,
                                        cfg.second.get(), beta, c_.get(), cfg.out.get(), c_.get(), cfg.out.get(),
                                        &candidates_[candidate].algo, workspace_.get(), workspace_.bytes(), stream));

@@ -228,8 +228,9 @@ class RnnWorkload final : public Workload {
       }
     }
     // The backward directions time one call after the training forward that prepares it. cuDNN's backward calls
-    // rewrite the reserve space they read, so a second call on the same reserve computes garbage: the reserve as
-    // the preparation left it is kept and restored, untimed, before each launch (before_launch).
+    // rewrite the reserve space they read, so a second call on the same reserve computes garbage, and the
+    // persistent algorithms also carry state in the work space: both, as the preparation left them, are kept and
+    // restored, untimed, before each launch (before_launch).
     if (backward()) {
       for (std::size_t i = 0; i < nets_.size(); ++i) {
         RnnNetwork& net = *nets_[i];
@@ -243,7 +244,10 @@ class RnnWorkload final : public Workload {
           break;
         }
         prepared_reserves_.emplace_back(net.reserve_bytes);
+        prepared_work_.emplace_back(net.work_bytes);
         OPMARK_CHECK_CUDA(cudaMemcpyAsync(prepared_reserves_.back().get(), net.reserve.get(), net.reserve_bytes,
+                                          cudaMemcpyDeviceToDevice, ctx.stream));
+        OPMARK_CHECK_CUDA(cudaMemcpyAsync(prepared_work_.back().get(), net.work.get(), net.work_bytes,
                                           cudaMemcpyDeviceToDevice, ctx.stream));
       }
     }
@@ -336,6 +340,8 @@ class RnnWorkload final : public Workload {
     RnnNetwork& net = *nets_[static_cast<std::size_t>(i)];
     OPMARK_CHECK_CUDA(cudaMemcpyAsync(net.reserve.get(), prepared_reserves_[static_cast<std::size_t>(i)].get(),
                                       net.reserve_bytes, cudaMemcpyDeviceToDevice, stream));
+    OPMARK_CHECK_CUDA(cudaMemcpyAsync(net.work.get(), prepared_work_[static_cast<std::size_t>(i)].get(),
+                                      net.work_bytes, cudaMemcpyDeviceToDevice, stream));
   }
 
   std::string direction_, precision_;
@@ -343,7 +349,7 @@ class RnnWorkload final : public Workload {
   core::RnnProblem p_;
   std::vector<std::unique_ptr<RnnNetwork>> nets_;
   // Backward directions: each network's reserve space as its preparation left it.
-  std::vector<kernels::DeviceBuffer> prepared_reserves_;
+  std::vector<kernels::DeviceBuffer> prepared_reserves_, prepared_work_;
   int chosen_ = 0;
   double standard_seconds_ = 0;
   std::string skipped_;
