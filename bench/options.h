@@ -21,7 +21,7 @@ struct Options {
   bool validate_only = false;           // load and expand the tables, print a summary, run nothing
   std::map<std::string, double> peaks;  // overrides: precision -> TFLOPS, "bw" -> GB/s
   int candidates = 8;                   // library algorithms timed per case (cuBLASLt heuristic results)
-  std::size_t workspace_bytes = 64ull << 20;
+  std::size_t workspace_bytes = 1024ull << 20;
   std::uint64_t seed = 20261121;
   double warmup_ms = 10.0;              // untimed launches before measuring, so clocks have ramped up
   bool help = false;

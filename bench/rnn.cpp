@@ -214,10 +214,15 @@ class RnnWorkload final : public Workload {
     const cudnnMathType_t math = precision_ == "fp32" ? CUDNN_FMA_MATH
                                  : precision_ == "tf32" ? CUDNN_DEFAULT_MATH
                                                         : CUDNN_TENSOR_OP_MATH;
-    // Every algorithm competes in every direction; a backward call runs on the reserve space its own network's
-    // training forward filled, so each candidate network prepares its own.
-    const std::vector<cudnnRNNAlgo_t> algos = {CUDNN_RNN_ALGO_STANDARD, CUDNN_RNN_ALGO_PERSIST_STATIC,
-                                               CUDNN_RNN_ALGO_PERSIST_STATIC_SMALL_H};
+    // The persistent algorithms compete in the forward directions only: their backward calls gave wrong gradients
+    // against the float64 reference on an H200 with cuDNN 9.14 (fp16, tf32, bf16; small shapes in
+    // test/bench/rnn_gpu_test.cpp), even with the reserve and work space restored. A backward call runs on the
+    // reserve space its own network's training forward filled, so each candidate network prepares its own.
+    std::vector<cudnnRNNAlgo_t> algos = {CUDNN_RNN_ALGO_STANDARD};
+    if (!backward()) {
+      algos.push_back(CUDNN_RNN_ALGO_PERSIST_STATIC);
+      algos.push_back(CUDNN_RNN_ALGO_PERSIST_STATIC_SMALL_H);
+    }
     for (cudnnRNNAlgo_t a : algos) {
       try {
         nets_.push_back(std::make_unique<RnnNetwork>(p_, prec_.input, CUDNN_DATA_FLOAT, math, a));
