@@ -130,7 +130,7 @@ opmark flags (Google Benchmark's own flags, e.g. --benchmark_filter, --benchmark
                                 (one line per finished run, appended as the run goes)
   --opmark_validate             load and check every table, print the case count, run nothing (no GPU needed)
   --opmark_peak=bf16=790,bw=3000  peak TFLOPS per precision and memory GB/s, overriding the built-in table
-  --opmark_candidates=N         cuBLASLt algorithms timed per case before measuring (default 8)
+  --opmark_candidates=N         cuBLASLt algorithms per layout timed before measuring (default 16)
   --opmark_workspace_mib=N      library workspace limit (default 1024; cuDNN's fastest engines often need hundreds of MiB)
   --opmark_warmup_ms=X          untimed warm-up per case (default 10)
   --opmark_seed=N               seed of the random inputs

@@ -20,7 +20,7 @@ struct Options {
   std::string out_dir;                  // results folder; empty: no files unless --benchmark_out is given
   bool validate_only = false;           // load and expand the tables, print a summary, run nothing
   std::map<std::string, double> peaks;  // overrides: precision -> TFLOPS, "bw" -> GB/s
-  int candidates = 8;                   // library algorithms timed per case (cuBLASLt heuristic results)
+  int candidates = 16;                  // library algorithms timed per case (cuBLASLt heuristic results)
   std::size_t workspace_bytes = 1024ull << 20;
   std::uint64_t seed = 20261121;
   double warmup_ms = 10.0;              // untimed launches before measuring, so clocks have ramped up

@@ -6,6 +6,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <limits>
 #include <vector>
 
 #include "bench/autotune.h"
@@ -292,7 +293,16 @@ class RnnWorkload final : public Workload {
     // Rounding compounds through the unrolled network: every output depends on steps x layers products of hidden
     // terms (the elementwise tolerance grows with that depth, the norm bound stays the precision's).
     const double depth = double(p_.hidden) * double(p_.steps) * double(p_.layers);
-    const double tolerance = core::depth_tolerance(prec_.tolerance, depth), norm_tolerance = prec_.tolerance;
+    double tolerance = core::depth_tolerance(prec_.tolerance, depth), norm_tolerance = prec_.tolerance;
+    // Gradients in a reduced precision are held to a norm bound only: through ReLU's kink, a forward rounded to
+    // fp16, bf16 or tf32 flips the sign of some pre-activations and with it whole gradient entries (seen on an
+    // H200: 1-2% of the elements of a 20-step ReLU RNN's gradients off by O(1), rel norm error 0.6-3.8%), and the
+    // recurrence amplifies rounding further back in time. Garbage, zeros and unwritten (poisoned, non-finite)
+    // elements still fail: their norm error is about 1.
+    if (backward() && precision_ != "fp32") {
+      tolerance = std::numeric_limits<double>::infinity();
+      norm_tolerance = core::kToleranceGrowthCap * prec_.tolerance;
+    }
     const std::size_t seq_out = static_cast<std::size_t>(p_.steps * p_.batch * p_.hidden * p_.directions());
     const std::size_t seq_in = static_cast<std::size_t>(p_.steps * p_.batch * p_.input);
     if (direction_ == "fwd" || direction_ == "fwd_train") {
