@@ -1,6 +1,7 @@
 #include "bench/autotune.h"
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 
 #include "bench/timer.h"
@@ -8,6 +9,15 @@
 #include "kernels/cuda_check.h"
 
 namespace opmark::bench {
+
+bool AutotuneResult::drop_best() {
+  if (best < 0) return false;
+  seconds[best] = std::numeric_limits<double>::infinity();
+  best = -1;
+  for (int i = 0; i < static_cast<int>(seconds.size()); ++i)
+    if (std::isfinite(seconds[i]) && (best < 0 || seconds[i] < seconds[best])) best = i;
+  return best >= 0;
+}
 
 AutotuneResult time_candidates(int count, const std::function<void(int, cudaStream_t)>& launch, cudaStream_t stream,
                                int rounds) {

@@ -17,6 +17,9 @@ struct AutotuneResult {
   std::vector<double> seconds;      // per candidate, median seconds per launch; infinity where it failed
   std::vector<std::string> errors;  // per candidate, why it failed (empty when it ran)
   double best_seconds() const { return best >= 0 ? seconds[best] : 0; }
+  // Leaves the best candidate out (it computed a wrong result) and makes the next fastest the best; false when
+  // no candidate that ran is left.
+  bool drop_best();
 };
 
 // Launches candidate i through `launch(i, stream)`. Each candidate is launched once untimed (a candidate that

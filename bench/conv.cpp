@@ -111,6 +111,14 @@ class ConvWorkload final : public Workload {
 
   void launch(cudaStream_t stream) override { run(chosen_, stream); }
 
+  bool drop_chosen(const std::string& why) override {
+    dropped_ += (dropped_.empty() ? "" : "; ") + candidate_name(candidates_[chosen_]) + " (" + why + ")";
+    if (!tuning_.drop_best()) return false;
+    chosen_ = tuning_.best;
+    autotune_speedup_ = heuristic_seconds_ > 0 ? heuristic_seconds_ / tuning_.best_seconds() : 0.0;
+    return true;
+  }
+
   kernels::CompareResult verify(cudaStream_t stream) override {
     kernels::ConvRefShape g{};
     g.n = p_.n, g.c = p_.run_c, g.d = p_.d, g.h = p_.run_h, g.w = p_.run_w, g.k = p_.k, g.t = p_.t, g.r = p_.r;
@@ -149,6 +157,7 @@ class ConvWorkload final : public Workload {
              " w=" + std::to_string(p_.run_w);
     if (!layout_note_.empty()) out += " | " + layout_note_;
     if (!graph_excluded_.empty()) out += " | graph engines left out: " + graph_excluded_;
+    if (!dropped_.empty()) out += " | left out after a wrong result: " + dropped_;
     return out;
   }
 
@@ -320,12 +329,12 @@ class ConvWorkload final : public Workload {
                              (graph_why.empty() ? "" : "; graph API: " + graph_why));
     workspace_ = DeviceBuffer(workspace);
     bind_conv_graph_plans(graph_plans_, x_.get(), f_.get(), y_.get(), workspace_.get());
-    AutotuneResult r = time_candidates(static_cast<int>(candidates_.size()),
-                                       [this](int i, cudaStream_t s) { run(i, s); }, ctx.stream);
-    if (r.best < 0) throw UnsupportedError("every cuDNN algorithm failed; first: " + r.errors.at(0));
-    chosen_ = r.best;
-    heuristic_seconds_ = std::isfinite(r.seconds[0]) ? r.seconds[0] : 0.0;
-    autotune_speedup_ = heuristic_seconds_ > 0 ? heuristic_seconds_ / r.best_seconds() : 0.0;
+    tuning_ = time_candidates(static_cast<int>(candidates_.size()), [this](int i, cudaStream_t s) { run(i, s); },
+                              ctx.stream);
+    if (tuning_.best < 0) throw UnsupportedError("every cuDNN algorithm failed; first: " + tuning_.errors.at(0));
+    chosen_ = tuning_.best;
+    heuristic_seconds_ = std::isfinite(tuning_.seconds[0]) ? tuning_.seconds[0] : 0.0;
+    autotune_speedup_ = heuristic_seconds_ > 0 ? heuristic_seconds_ / tuning_.best_seconds() : 0.0;
   }
 
   void run(int candidate, cudaStream_t stream) {
@@ -376,8 +385,10 @@ class ConvWorkload final : public Workload {
   std::vector<ConvGraphPlan> graph_plans_;
   std::string graph_excluded_;
   std::vector<Candidate> candidates_;
+  AutotuneResult tuning_;
   int chosen_ = 0;
   double heuristic_seconds_ = 0, autotune_speedup_ = 0;
+  std::string dropped_;  // candidates that computed a wrong result, and how wrong
   std::string layout_note_;
 };
 

@@ -107,7 +107,9 @@ class GemmWorkload final : public Workload {
       alpha_i_ = 1;
       beta_i_ = 0;
     }
-    const bool stated_ta = p_.trans_a, stated_tb = p_.trans_b;
+    stated_ta_ = p_.trans_a;
+    stated_tb_ = p_.trans_b;
+    const bool stated_ta = stated_ta_, stated_tb = stated_tb_;
     add_layout(ctx, stated_ta, stated_tb, false);
     stated_has_kernels_ = !candidates_.empty();
     // The same product with the result stored row-major competes too: it is how a row-major framework runs this
@@ -124,18 +126,17 @@ class GemmWorkload final : public Workload {
     if (candidates_.empty())
       throw UnsupportedError("cuBLASLt offers no algorithm for " + precision_ + " with these shapes and layouts");
     autotune(ctx.stream);
-    const LayoutConfig& run = configs_[candidates_[chosen_].config];
-    p_.trans_a = run.ta;
-    p_.trans_b = run.tb;
-    row_major_c_ = run.row_major_c;
-    if (run.ta != stated_ta || run.tb != stated_tb) {
-      layout_note_ = std::string("operands stored TN: ") +
-                     (stated_has_kernels_ ? "faster than" : "cuBLASLt has no kernel for") + " the stated ta=" +
-                     (stated_ta ? "T" : "N") + " tb=" + (stated_tb ? "T" : "N") + " in " + precision_ + " on this GPU";
-    }
+    select(tuning_.best);
   }
 
   void launch(cudaStream_t stream) override { matmul(chosen_, stream); }
+
+  bool drop_chosen(const std::string& why) override {
+    dropped_ += (dropped_.empty() ? "" : "; ") + kernel_name(chosen_) + " (" + why + ")";
+    if (!tuning_.drop_best()) return false;
+    select(tuning_.best);
+    return true;
+  }
 
   kernels::CompareResult verify(cudaStream_t stream) override {
     // Reference: the same operands widened to float64 and multiplied by cuBLAS's DGEMM, an independent path.
@@ -163,24 +164,27 @@ class GemmWorkload final : public Workload {
                                          prec_.tolerance);
   }
 
-  std::string label() const override {
-    const auto& algo = candidates_[chosen_].algo;
+  std::string kernel_name(int candidate) const {
+    const Candidate& c = candidates_[static_cast<std::size_t>(candidate)];
+    if (c.gemm_ex) return "cublasGemmEx (cuBLAS's own heuristic)";
     char kernel[128];
-    if (candidates_[chosen_].gemm_ex)
-      std::snprintf(kernel, sizeof kernel, "cublasGemmEx (cuBLAS's own heuristic)");
-    else
-      std::snprintf(kernel, sizeof kernel, "cublasLt algo %d tile %d stages %d splitk %d",
-                    algo_attr(algo, CUBLASLT_ALGO_CONFIG_ID), algo_attr(algo, CUBLASLT_ALGO_CONFIG_TILE_ID),
-                    algo_attr(algo, CUBLASLT_ALGO_CONFIG_STAGES_ID), algo_attr(algo, CUBLASLT_ALGO_CONFIG_SPLITK_NUM));
+    std::snprintf(kernel, sizeof kernel, "cublasLt algo %d tile %d stages %d splitk %d",
+                  algo_attr(c.algo, CUBLASLT_ALGO_CONFIG_ID), algo_attr(c.algo, CUBLASLT_ALGO_CONFIG_TILE_ID),
+                  algo_attr(c.algo, CUBLASLT_ALGO_CONFIG_STAGES_ID), algo_attr(c.algo, CUBLASLT_ALGO_CONFIG_SPLITK_NUM));
+    return kernel;
+  }
+
+  std::string label() const override {
     char buf[256];
-    std::snprintf(buf, sizeof buf, "%s (fastest of %zu) | in %s, compute %s, out %s", kernel, candidates_.size(),
-                  core::name_of(prec_.input), prec_.compute, core::name_of(prec_.output));
+    std::snprintf(buf, sizeof buf, "%s (fastest of %zu) | in %s, compute %s, out %s", kernel_name(chosen_).c_str(),
+                  candidates_.size(), core::name_of(prec_.input), prec_.compute, core::name_of(prec_.output));
     std::string out = buf;
     if (p_.is_padded())
       out += " | padded to m=" + std::to_string(p_.run_m) + " n=" + std::to_string(p_.run_n) +
              " k=" + std::to_string(p_.run_k);
     if (!layout_note_.empty()) out += " | " + layout_note_;
     if (row_major_c_) out += " | C stored row-major (computed as C^T = op(B)^T op(A)^T, as PyTorch does)";
+    if (!dropped_.empty()) out += " | left out after a wrong result: " + dropped_;
     return out;
   }
 
@@ -262,14 +266,29 @@ class GemmWorkload final : public Workload {
   }
 
   void autotune(cudaStream_t stream) {
-    AutotuneResult r = time_candidates(static_cast<int>(candidates_.size()),
-                                       [this](int i, cudaStream_t s) { matmul(i, s); }, stream);
-    if (r.best < 0) throw UnsupportedError("every cuBLASLt candidate failed; first: " + r.errors.at(0));
-    chosen_ = r.best;
+    tuning_ = time_candidates(static_cast<int>(candidates_.size()), [this](int i, cudaStream_t s) { matmul(i, s); },
+                              stream);
+    if (tuning_.best < 0) throw UnsupportedError("every cuBLASLt candidate failed; first: " + tuning_.errors.at(0));
     // The heuristic's first choice for the layout the table states, as a library user without autotuning gets it.
-    heuristic_seconds_ = stated_has_kernels_ ? r.seconds[0] : 0.0;
-    autotune_speedup_ =
-        heuristic_seconds_ > 0 && std::isfinite(heuristic_seconds_) ? heuristic_seconds_ / r.best_seconds() : 0.0;
+    heuristic_seconds_ = stated_has_kernels_ ? tuning_.seconds[0] : 0.0;
+    if (!std::isfinite(heuristic_seconds_)) heuristic_seconds_ = 0.0;
+  }
+
+  // Makes candidate i the one that runs, with what the label says about its layout.
+  void select(int i) {
+    chosen_ = i;
+    const LayoutConfig& run = configs_[candidates_[chosen_].config];
+    p_.trans_a = run.ta;
+    p_.trans_b = run.tb;
+    row_major_c_ = run.row_major_c;
+    layout_note_.clear();
+    if (run.ta != stated_ta_ || run.tb != stated_tb_) {
+      layout_note_ = std::string("operands stored TN: ") +
+                     (stated_has_kernels_ ? "faster than" : "cuBLASLt has no kernel for") + " the stated ta=" +
+                     (stated_ta_ ? "T" : "N") + " tb=" + (stated_tb_ ? "T" : "N") + " in " + precision_ +
+                     " on this GPU";
+    }
+    autotune_speedup_ = heuristic_seconds_ > 0 ? heuristic_seconds_ / tuning_.best_seconds() : 0.0;
   }
 
   void matmul(int candidate, cudaStream_t stream) {
@@ -299,7 +318,10 @@ class GemmWorkload final : public Workload {
   DeviceBuffer a_, b_, c_, workspace_;
   std::vector<LayoutConfig> configs_;
   std::vector<Candidate> candidates_;
+  AutotuneResult tuning_;
   int chosen_ = 0;
+  bool stated_ta_ = false, stated_tb_ = false;
+  std::string dropped_;  // candidates that computed a wrong result, and how wrong
   bool stated_has_kernels_ = false;  // cuBLASLt had candidates for the table's own layout
   double heuristic_seconds_ = 0;
   double autotune_speedup_ = 0;

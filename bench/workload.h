@@ -41,6 +41,11 @@ class Workload {
   // Called once, before any timing: poison the output, launch, and compare with an independent reference.
   virtual kernels::CompareResult verify(cudaStream_t stream) = 0;
 
+  // After a wrong result: leave out the candidate that computed it and switch to the next fastest, so the case
+  // reports the fastest configuration that computes the right answer (the label names what was left out).
+  // Returns false when none is left; families without candidates keep this default.
+  virtual bool drop_chosen(const std::string& /*why*/) { return false; }
+
   // What the library chose and how the case ran ("cublasLt algo 21 ... | in f16, compute fp32, out f16").
   virtual std::string label() const { return {}; }
 

@@ -2,6 +2,9 @@
 // seeds, the peak table and the results-log record.
 #include <gtest/gtest.h>
 
+#include <limits>
+
+#include "bench/autotune.h"
 #include "bench/harness.h"
 #include "bench/peaks.h"
 #include "bench/results_log.h"
@@ -98,4 +101,19 @@ TEST(ResultsLog, RecordCarriesStatusAndNoTimeWhenNotOk) {
   EXPECT_EQ(agg["type"], "aggregate");
   EXPECT_EQ(agg["aggregate"], "median");
   EXPECT_EQ(agg["status"], "failed");
+}
+
+TEST(Autotune, DroppingTheBestFallsBackToTheNextFastestThatRan) {
+  bench::AutotuneResult r;
+  const double inf = std::numeric_limits<double>::infinity();
+  r.seconds = {3e-6, 1e-6, inf, 2e-6};  // candidate 2 failed to run
+  r.errors = {"", "", "launch failed", ""};
+  r.best = 1;
+  ASSERT_TRUE(r.drop_best());
+  EXPECT_EQ(r.best, 3);
+  ASSERT_TRUE(r.drop_best());
+  EXPECT_EQ(r.best, 0);
+  EXPECT_DOUBLE_EQ(r.best_seconds(), 3e-6);
+  EXPECT_FALSE(r.drop_best());  // the failed candidate never comes back
+  EXPECT_EQ(r.best, -1);
 }

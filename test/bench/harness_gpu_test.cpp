@@ -103,3 +103,35 @@ TEST(HarnessGpu, TimerPreparesEveryLaunchOfAWorkloadThatAsks) {
   EXPECT_GE(w.launches, 7 + 2);
   OPMARK_CHECK_CUDA(cudaStreamDestroy(s));
 }
+
+namespace {
+
+// Two candidates: the faster computes a wrong result, the slower a right one.
+class TwoCandidateWorkload final : public bench::Workload {
+ public:
+  TwoCandidateWorkload() : wrong_(1 << 12, true), right_(1 << 12, false) {}
+  void launch(cudaStream_t s) override { (chosen == 0 ? wrong_ : right_).launch(s); }
+  kernels::CompareResult verify(cudaStream_t s) override { return (chosen == 0 ? wrong_ : right_).verify(s); }
+  bool drop_chosen(const std::string& why) override {
+    dropped = why;
+    if (chosen == 1) return false;
+    chosen = 1;
+    return true;
+  }
+  int chosen = 0;
+  std::string dropped;
+
+ private:
+  CopyWorkload wrong_, right_;
+};
+
+}  // namespace
+
+TEST(HarnessGpu, ACandidateWithAWrongResultIsLeftOutForTheNextFastest) {
+  OPMARK_REQUIRE_GPU();
+  TwoCandidateWorkload w;
+  const bench::Outcome o = bench::verify_workload(w, nullptr);
+  EXPECT_EQ(o.status, bench::Status::ok) << o.reason;
+  EXPECT_EQ(w.chosen, 1);
+  EXPECT_NE(w.dropped.find("1 of 4096 elements wrong"), std::string::npos) << w.dropped;
+}
