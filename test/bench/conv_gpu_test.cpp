@@ -22,7 +22,7 @@ std::map<std::string, core::FieldValue> fields(std::initializer_list<std::pair<c
   return f;
 }
 
-class ConvCase : public ::testing::TestWithParam<std::tuple<const char*, const char*>> {};
+class ConvCase : public ::testing::TestWithParam<std::tuple<std::string, std::string>> {};
 
 }  // namespace
 
@@ -50,8 +50,9 @@ TEST_P(ConvCase, VerifiedOnSmallShapes) {
   OPMARK_CHECK_CUDA(cudaStreamDestroy(stream));
 }
 
+const std::vector<std::string> kDirections = {"fwd", "bwd_data", "bwd_filter"};
+const std::vector<std::string> kPrecisions = {"fp32", "tf32", "fp16", "bf16", "int8"};
 INSTANTIATE_TEST_SUITE_P(AllDirectionsAndPrecisions, ConvCase,
-                         ::testing::Combine(::testing::Values("fwd", "bwd_data", "bwd_filter"),
-                                            ::testing::Values("fp32", "tf32", "fp16", "bf16", "int8")),
+                         ::testing::Combine(::testing::ValuesIn(kDirections), ::testing::ValuesIn(kPrecisions)),
                          test::DirectionPrecisionName());
 #endif

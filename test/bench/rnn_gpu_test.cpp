@@ -105,7 +105,7 @@ TEST(RnnReference, CudnnFloat64MatchesTheHostReference) {
   }
 }
 
-class RnnCase : public ::testing::TestWithParam<std::tuple<const char*, const char*>> {};
+class RnnCase : public ::testing::TestWithParam<std::tuple<std::string, std::string>> {};
 
 TEST_P(RnnCase, VerifiedOnSmallShapes) {
   OPMARK_REQUIRE_GPU();
@@ -130,8 +130,9 @@ TEST_P(RnnCase, VerifiedOnSmallShapes) {
   OPMARK_CHECK_CUDA(cudaStreamDestroy(stream));
 }
 
+const std::vector<std::string> kDirections = {"fwd", "fwd_train", "bwd_data", "bwd_weights"};
+const std::vector<std::string> kPrecisions = {"fp32", "tf32", "fp16", "bf16"};
 INSTANTIATE_TEST_SUITE_P(AllDirectionsAndPrecisions, RnnCase,
-                         ::testing::Combine(::testing::Values("fwd", "fwd_train", "bwd_data", "bwd_weights"),
-                                            ::testing::Values("fp32", "tf32", "fp16", "bf16")),
+                         ::testing::Combine(::testing::ValuesIn(kDirections), ::testing::ValuesIn(kPrecisions)),
                          test::DirectionPrecisionName());
 #endif
