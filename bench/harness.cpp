@@ -64,7 +64,7 @@ std::map<std::string, double> throughput_counters(const core::Work& work, double
                                                   const std::string& precision, const Peaks& peaks) {
   std::map<std::string, double> c;
   if (!(seconds_per_op > 0)) return c;
-  c["tflops"] = work.flops / seconds_per_op / 1e12;
+  if (work.flops > 0) c["tflops"] = work.flops / seconds_per_op / 1e12;  // memory-bound families count no FLOPs
   c["gb_per_s"] = work.bytes() / seconds_per_op / 1e9;
   auto it = peaks.tflops.find(core::precision_info(precision).peak_key);
   if (it != peaks.tflops.end() && it->second > 0 && work.flops > 0) c["pct_peak"] = 100.0 * c["tflops"] / it->second;

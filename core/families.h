@@ -3,6 +3,7 @@
 // (allocation, the timed call, verification) lives in bench/<family>.cu.
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "core/case.h"
 #include "core/schema.h"
@@ -74,6 +75,23 @@ RnnProblem rnn_problem(const Case& c);
 // where the input is projected), the same for every direction; bytes: input sequence and weights read, output
 // sequence written.
 Work rnn_work(const Case& c);
+
+// ---- pointwise: element-wise ops on rows x cols elements, through our kernels or cuDNN ----
+Schema pointwise_schema();
+
+struct PointwiseProblem {
+  std::string op, impl;
+  std::int64_t rows = 0, cols = 0;
+  std::int64_t elements() const { return rows * cols; }
+};
+
+const std::vector<std::string>& pointwise_ops();
+int pointwise_inputs(const std::string& op);      // tensors of rows x cols read: add and mul 2, the rest 1
+bool pointwise_has_bias(const std::string& op);   // bias_*: a cols vector broadcast over the rows
+bool pointwise_has_cudnn(const std::string& op);  // a cuDNN call computes the same op
+PointwiseProblem pointwise_problem(const Case& c);
+// No FLOPs (memory bound); bytes: each input read once, the bias once, the output written once.
+Work pointwise_work(const Case& c);
 
 // Dispatch by c.family (core/schemas.cpp).
 Work family_work(const Case& c);

@@ -1,0 +1,181 @@
+#include "kernels/pointwise.h"
+
+#include <cmath>
+
+#include "core/error.h"
+#include "kernels/cuda_check.h"
+#include "kernels/dtype_dispatch.cuh"
+
+namespace opmark::kernels {
+
+PointwiseOp pointwise_op(const std::string& name) {
+  static const std::pair<const char*, PointwiseOp> names[] = {
+      {"copy", PointwiseOp::copy},         {"relu", PointwiseOp::relu},           {"gelu", PointwiseOp::gelu},
+      {"silu", PointwiseOp::silu},         {"sigmoid", PointwiseOp::sigmoid},     {"tanh", PointwiseOp::tanh},
+      {"add", PointwiseOp::add},           {"mul", PointwiseOp::mul},             {"bias_add", PointwiseOp::bias_add},
+      {"bias_relu", PointwiseOp::bias_relu}, {"bias_gelu", PointwiseOp::bias_gelu}};
+  for (const auto& [n, op] : names)
+    if (name == n) return op;
+  throw Error("unknown pointwise op '" + name + "'");
+}
+
+namespace {
+
+constexpr unsigned kThreads = 256;
+
+template <class T>
+__device__ __forceinline__ float to_float(T v) {
+  if constexpr (std::is_same_v<T, __half>) return __half2float(v);
+  else if constexpr (std::is_same_v<T, __nv_bfloat16>) return __bfloat162float(v);
+  else return static_cast<float>(v);
+}
+
+template <class T>
+__device__ __forceinline__ T from_float(float v) {
+  if constexpr (std::is_same_v<T, __half>) return __float2half_rn(v);
+  else if constexpr (std::is_same_v<T, __nv_bfloat16>) return __float2bfloat16_rn(v);
+  else return v;
+}
+
+// Exact (erf) GELU, as PyTorch's default.
+__device__ __forceinline__ float gelu(float v) { return 0.5f * v * (1.0f + erff(v * 0.70710678118654752f)); }
+
+template <PointwiseOp Op>
+__device__ __forceinline__ float apply(float a, float b) {
+  if constexpr (Op == PointwiseOp::copy) return a;
+  else if constexpr (Op == PointwiseOp::relu) return fmaxf(a, 0.0f);
+  else if constexpr (Op == PointwiseOp::gelu) return gelu(a);
+  else if constexpr (Op == PointwiseOp::silu) return a / (1.0f + __expf(-a));
+  else if constexpr (Op == PointwiseOp::sigmoid) return 1.0f / (1.0f + __expf(-a));
+  else if constexpr (Op == PointwiseOp::tanh) return tanhf(a);
+  else if constexpr (Op == PointwiseOp::add || Op == PointwiseOp::bias_add) return a + b;
+  else if constexpr (Op == PointwiseOp::mul) return a * b;
+  else if constexpr (Op == PointwiseOp::bias_relu) return fmaxf(a + b, 0.0f);
+  else return gelu(a + b);  // bias_gelu
+}
+
+constexpr bool binary(PointwiseOp op) { return op == PointwiseOp::add || op == PointwiseOp::mul; }
+constexpr bool biased(PointwiseOp op) {
+  return op == PointwiseOp::bias_add || op == PointwiseOp::bias_relu || op == PointwiseOp::bias_gelu;
+}
+
+// One 16-byte vector of T.
+template <class T>
+struct alignas(16) Vec {
+  static constexpr int kCount = 16 / sizeof(T);
+  T v[kCount];
+};
+
+// Vectorised: each thread moves whole 16-byte vectors; requires cols % kCount == 0 (so a vector never straddles
+// two rows' bias positions) and 16-byte aligned pointers, both checked by the launcher.
+template <class T, PointwiseOp Op>
+__global__ void pointwise_vec_kernel(const T* __restrict__ x, const T* __restrict__ y, const T* __restrict__ bias,
+                                     T* __restrict__ out, std::int64_t vectors, std::int64_t cols) {
+  using V = Vec<T>;
+  const V* xv = reinterpret_cast<const V*>(x);
+  const V* yv = reinterpret_cast<const V*>(y);
+  V* ov = reinterpret_cast<V*>(out);
+  for (std::int64_t i = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x; i < vectors;
+       i += std::int64_t(gridDim.x) * blockDim.x) {
+    const V a = xv[i];
+    V b{};
+    if constexpr (binary(Op)) b = yv[i];
+    if constexpr (biased(Op)) b = reinterpret_cast<const V*>(bias)[(i * V::kCount % cols) / V::kCount];
+    V r;
+#pragma unroll
+    for (int k = 0; k < V::kCount; ++k) r.v[k] = from_float<T>(apply<Op>(to_float(a.v[k]), to_float(b.v[k])));
+    ov[i] = r;
+  }
+}
+
+// Any shape, one element per step.
+template <class T, PointwiseOp Op>
+__global__ void pointwise_scalar_kernel(const T* __restrict__ x, const T* __restrict__ y, const T* __restrict__ bias,
+                                        T* __restrict__ out, std::int64_t count, std::int64_t cols) {
+  for (std::int64_t i = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x; i < count;
+       i += std::int64_t(gridDim.x) * blockDim.x) {
+    float b = 0.0f;
+    if constexpr (binary(Op)) b = to_float(y[i]);
+    if constexpr (biased(Op)) b = to_float(bias[i % cols]);
+    out[i] = from_float<T>(apply<Op>(to_float(x[i]), b));
+  }
+}
+
+bool aligned16(const void* p) { return p == nullptr || reinterpret_cast<std::uintptr_t>(p) % 16 == 0; }
+
+template <class T, PointwiseOp Op>
+void launch_typed(const void* x, const void* y, const void* bias, void* out, std::int64_t rows, std::int64_t cols,
+                  cudaStream_t stream) {
+  const std::int64_t count = rows * cols;
+  constexpr int kVec = Vec<T>::kCount;
+  // Enough blocks to fill the GPU several times over; the grid-stride loop covers the rest.
+  const unsigned max_blocks = 132u * 16u;
+  if (cols % kVec == 0 && aligned16(x) && aligned16(y) && aligned16(bias) && aligned16(out)) {
+    const std::int64_t vectors = count / kVec;
+    pointwise_vec_kernel<T, Op><<<blocks_for(static_cast<std::size_t>(vectors), kThreads, max_blocks), kThreads, 0,
+                                  stream>>>(static_cast<const T*>(x), static_cast<const T*>(y),
+                                            static_cast<const T*>(bias), static_cast<T*>(out), vectors, cols);
+  } else {
+    pointwise_scalar_kernel<T, Op><<<blocks_for(static_cast<std::size_t>(count), kThreads, max_blocks), kThreads, 0,
+                                     stream>>>(static_cast<const T*>(x), static_cast<const T*>(y),
+                                               static_cast<const T*>(bias), static_cast<T*>(out), count, cols);
+  }
+  OPMARK_CHECK_LAUNCH();
+}
+
+template <class T>
+void launch_for_type(PointwiseOp op, const void* x, const void* y, const void* bias, void* out, std::int64_t rows,
+                     std::int64_t cols, cudaStream_t stream) {
+  switch (op) {
+    case PointwiseOp::copy: return launch_typed<T, PointwiseOp::copy>(x, y, bias, out, rows, cols, stream);
+    case PointwiseOp::relu: return launch_typed<T, PointwiseOp::relu>(x, y, bias, out, rows, cols, stream);
+    case PointwiseOp::gelu: return launch_typed<T, PointwiseOp::gelu>(x, y, bias, out, rows, cols, stream);
+    case PointwiseOp::silu: return launch_typed<T, PointwiseOp::silu>(x, y, bias, out, rows, cols, stream);
+    case PointwiseOp::sigmoid: return launch_typed<T, PointwiseOp::sigmoid>(x, y, bias, out, rows, cols, stream);
+    case PointwiseOp::tanh: return launch_typed<T, PointwiseOp::tanh>(x, y, bias, out, rows, cols, stream);
+    case PointwiseOp::add: return launch_typed<T, PointwiseOp::add>(x, y, bias, out, rows, cols, stream);
+    case PointwiseOp::mul: return launch_typed<T, PointwiseOp::mul>(x, y, bias, out, rows, cols, stream);
+    case PointwiseOp::bias_add: return launch_typed<T, PointwiseOp::bias_add>(x, y, bias, out, rows, cols, stream);
+    case PointwiseOp::bias_relu: return launch_typed<T, PointwiseOp::bias_relu>(x, y, bias, out, rows, cols, stream);
+    case PointwiseOp::bias_gelu: return launch_typed<T, PointwiseOp::bias_gelu>(x, y, bias, out, rows, cols, stream);
+  }
+}
+
+}  // namespace
+
+void launch_pointwise(PointwiseOp op, core::DType type, const void* x, const void* y, const void* bias, void* out,
+                      std::int64_t rows, std::int64_t cols, cudaStream_t stream) {
+  switch (type) {
+    case core::DType::f32: return launch_for_type<float>(op, x, y, bias, out, rows, cols, stream);
+    case core::DType::f16: return launch_for_type<__half>(op, x, y, bias, out, rows, cols, stream);
+    case core::DType::bf16: return launch_for_type<__nv_bfloat16>(op, x, y, bias, out, rows, cols, stream);
+    default: throw Error(std::string("pointwise kernels run fp32, fp16 and bf16, not ") + core::name_of(type));
+  }
+}
+
+std::vector<double> pointwise_reference(PointwiseOp op, const std::vector<double>& x, const std::vector<double>& y,
+                                        const std::vector<double>& bias, std::int64_t rows, std::int64_t cols) {
+  const auto gelu = [](double v) { return 0.5 * v * (1.0 + std::erf(v / std::sqrt(2.0))); };
+  const auto sigmoid = [](double v) { return 1.0 / (1.0 + std::exp(-v)); };
+  std::vector<double> out(static_cast<std::size_t>(rows * cols));
+  for (std::size_t i = 0; i < out.size(); ++i) {
+    const double a = x[i];
+    const double b = bias.empty() ? 0.0 : bias[i % static_cast<std::size_t>(cols)];
+    switch (op) {
+      case PointwiseOp::copy: out[i] = a; break;
+      case PointwiseOp::relu: out[i] = a > 0 ? a : 0.0; break;
+      case PointwiseOp::gelu: out[i] = gelu(a); break;
+      case PointwiseOp::silu: out[i] = a * sigmoid(a); break;
+      case PointwiseOp::sigmoid: out[i] = sigmoid(a); break;
+      case PointwiseOp::tanh: out[i] = std::tanh(a); break;
+      case PointwiseOp::add: out[i] = a + y[i]; break;
+      case PointwiseOp::mul: out[i] = a * y[i]; break;
+      case PointwiseOp::bias_add: out[i] = a + b; break;
+      case PointwiseOp::bias_relu: out[i] = a + b > 0 ? a + b : 0.0; break;
+      case PointwiseOp::bias_gelu: out[i] = gelu(a + b); break;
+    }
+  }
+  return out;
+}
+
+}  // namespace opmark::kernels

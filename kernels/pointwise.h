@@ -1,0 +1,29 @@
+#pragma once
+// opmark's element-wise kernels (the pointwise family) and their float64 host reference.
+// Tensors are rows x cols, row-major; a bias is a cols vector broadcast over the rows. Math is fp32 inside
+// whatever the storage type.
+#include <cuda_runtime.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "core/dtype.h"
+
+namespace opmark::kernels {
+
+enum class PointwiseOp { copy, relu, gelu, silu, sigmoid, tanh, add, mul, bias_add, bias_relu, bias_gelu };
+
+// Throws opmark::Error for a name that is not an op.
+PointwiseOp pointwise_op(const std::string& name);
+
+// out = op(x[, y or bias]). `y` is the second tensor of add and mul, `bias` the cols vector of the bias ops;
+// unused pointers may be null. Loads and stores are 16 bytes wide where the row length allows.
+void launch_pointwise(PointwiseOp op, core::DType type, const void* x, const void* y, const void* bias, void* out,
+                      std::int64_t rows, std::int64_t cols, cudaStream_t stream);
+
+// The same op in float64 on the host, from the inputs widened to double: the verification reference.
+std::vector<double> pointwise_reference(PointwiseOp op, const std::vector<double>& x, const std::vector<double>& y,
+                                        const std::vector<double>& bias, std::int64_t rows, std::int64_t cols);
+
+}  // namespace opmark::kernels
