@@ -16,6 +16,7 @@ random inputs), and prints both with torch/opmark (above 1: opmark is faster).
   rnn   nn.LSTM / nn.GRU / nn.RNN, linear input only (PyTorch has no skip-input mode). fwd is eval() under
         no_grad (cuDNN's inference mode), fwd_train a forward that keeps what backward needs, and PyTorch's
         backward (input and weight gradients together) is compared with opmark's bwd_data + bwd_weights.
+  pointwise  PyTorch's eager op (torch.relu, F.gelu, torch.add, ...); fused bias + activation is two kernels there.
 """
 import argparse
 import csv
@@ -163,7 +164,31 @@ def rnn_case(direction, precision, f):
     return lambda: torch.autograd.grad(out, inputs, dy, retain_graph=True)
 
 
-BUILDERS = {"gemm": gemm_case, "conv": conv_case, "rnn": rnn_case}
+def pointwise_case(direction, precision, f):
+    """PyTorch's own op, eager: fused bias + activation is two kernels there (bias add, then the activation)."""
+    if precision not in DTYPES or precision == "tf32":
+        return None
+    dtype = DTYPES[precision]
+    rows, cols, op = f["rows"], f["cols"], f["op"]
+    x, y, b = uniform((rows, cols), dtype), uniform((rows, cols), dtype), uniform((cols,), dtype)
+    out = torch.empty_like(x)
+    ops = {
+        "copy": lambda: out.copy_(x),
+        "relu": lambda: torch.relu(x),
+        "gelu": lambda: F.gelu(x),
+        "silu": lambda: F.silu(x),
+        "sigmoid": lambda: torch.sigmoid(x),
+        "tanh": lambda: torch.tanh(x),
+        "add": lambda: torch.add(x, y, out=out),
+        "mul": lambda: torch.mul(x, y, out=out),
+        "bias_add": lambda: torch.add(x, b, out=out),
+        "bias_relu": lambda: torch.relu(x + b),
+        "bias_gelu": lambda: F.gelu(x + b),
+    }
+    return ops.get(op)
+
+
+BUILDERS = {"gemm": gemm_case, "conv": conv_case, "rnn": rnn_case, "pointwise": pointwise_case}
 
 
 def main():
