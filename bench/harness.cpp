@@ -1,7 +1,9 @@
 #include "bench/harness.h"
 
+#include <algorithm>
 #include <cstdio>
 
+#include "bench/copy_ceiling.h"
 #include "bench/families.h"
 #include "core/precision.h"
 #include "kernels/cuda_check.h"
@@ -116,6 +118,17 @@ cudaStream_t Harness::stream() {
   return stream_;
 }
 
+double Harness::copy_ceiling_gb_per_s() {
+  if (!copy_gb_per_s_) {
+    // 1 GiB each way, or less on a small GPU: large enough that caches do not count.
+    std::size_t free_bytes = 0, total = 0;
+    OPMARK_CHECK_CUDA(cudaMemGetInfo(&free_bytes, &total));
+    const std::size_t bytes = std::min<std::size_t>(std::size_t{1} << 30, free_bytes / 4);
+    copy_gb_per_s_ = measure_copy_gb_per_s(stream(), bytes);
+  }
+  return *copy_gb_per_s_;
+}
+
 // Builds, verifies and calibrates a case once; Google Benchmark calls run() several times per case (to size the
 // iteration count, and once per repetition), and every call after the first reuses this.
 Harness::Prepared& Harness::prepare(std::size_t case_index) {
@@ -188,6 +201,11 @@ void Harness::run(benchmark::State& state, std::size_t case_index) {
     state.counters["bytes"] = p.work.bytes();
     for (const auto& [k, v] : throughput_counters(p.work, per_op, c.precision, peaks_)) state.counters[k] = v;
     for (const auto& [k, v] : p.outcome.counters) state.counters[k] = v;
+    if (p.work.flops == 0 && p.work.bytes() > 0) {  // memory bound: against the copy measured in this run
+      const double ceiling = copy_ceiling_gb_per_s();
+      state.counters["copy_gb_per_s"] = ceiling;
+      if (ceiling > 0) state.counters["pct_copy_bw"] = 100.0 * p.work.bytes() / per_op / 1e9 / ceiling;
+    }
     state.counters["batch"] = p.batch;
     state.SetLabel(p.outcome.label);
   } catch (...) {

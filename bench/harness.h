@@ -55,6 +55,7 @@ class Harness {
   void run(benchmark::State& state, std::size_t case_index);
   Prepared& prepare(std::size_t case_index);
   cudaStream_t stream();
+  double copy_ceiling_gb_per_s();  // measured on first use, once per run
 
   Options options_;
   std::optional<DeviceInfo> device_;
@@ -65,6 +66,7 @@ class Harness {
   std::map<std::string, Outcome> outcomes_;
   cudaStream_t stream_ = nullptr;
   std::unique_ptr<Timer> timer_;
+  std::optional<double> copy_gb_per_s_;
   std::unique_ptr<Prepared> prepared_;  // the case being run: kept across Google Benchmark's repeated calls
 };
 

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "../gpu_test_util.h"
+#include "bench/copy_ceiling.h"
 #include "bench/harness.h"
 #include "bench/timer.h"
 #include "kernels/cuda_check.h"
@@ -134,4 +135,11 @@ TEST(HarnessGpu, ACandidateWithAWrongResultIsLeftOutForTheNextFastest) {
   EXPECT_EQ(o.status, bench::Status::ok) << o.reason;
   EXPECT_EQ(w.chosen, 1);
   EXPECT_NE(w.dropped.find("1 of 4096 elements wrong"), std::string::npos) << w.dropped;
+}
+
+TEST(HarnessGpu, CopyCeilingIsAPlausibleBandwidth) {
+  OPMARK_REQUIRE_GPU();
+  const double gb_per_s = bench::measure_copy_gb_per_s(nullptr, std::size_t{64} << 20, 5);
+  EXPECT_GT(gb_per_s, 50.0);      // any GPU's memory moves more than this
+  EXPECT_LT(gb_per_s, 20000.0);   // and no GPU's this much
 }
