@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "bench/families.h"
+#include "bench/host_reference.h"
 #include "core/families.h"
 #include "core/precision.h"
 #include "kernels/cuda_check.h"
@@ -19,17 +20,6 @@ namespace opmark::bench {
 namespace {
 
 using kernels::DeviceBuffer;
-
-std::vector<double> download_as_double(const DeviceBuffer& b, core::DType type, std::size_t count,
-                                       cudaStream_t stream) {
-  std::vector<double> host(count);
-  if (count == 0) return host;
-  DeviceBuffer wide(core::DType::f64, count);
-  kernels::to_double(b.get(), type, count, wide.as<double>(), stream);
-  OPMARK_CHECK_CUDA(cudaMemcpyAsync(host.data(), wide.get(), count * sizeof(double), cudaMemcpyDeviceToHost, stream));
-  OPMARK_CHECK_CUDA(cudaStreamSynchronize(stream));
-  return host;
-}
 
 #ifdef OPMARK_HAVE_CUDNN
 // The cuDNN call for an op: cudnnActivationForward (relu, sigmoid, tanh, silu as swish with beta 1) or
@@ -133,9 +123,7 @@ class PointwiseWorkload final : public Workload {
     const auto y = download_as_double(y_, prec_.input, y_.get() ? n : 0, stream);
     const auto bias = download_as_double(bias_, prec_.input, bias_.get() ? static_cast<std::size_t>(p_.cols) : 0,
                                          stream);
-    const std::vector<double> ref = kernels::pointwise_reference(op_, x, y, bias, p_.rows, p_.cols);
-    DeviceBuffer ref_dev(core::DType::f64, n);
-    OPMARK_CHECK_CUDA(cudaMemcpyAsync(ref_dev.get(), ref.data(), n * sizeof(double), cudaMemcpyHostToDevice, stream));
+    const DeviceBuffer ref_dev = upload(kernels::pointwise_reference(op_, x, y, bias, p_.rows, p_.cols), stream);
     kernels::poison(out_.get(), n, prec_.input, stream);
     launch(stream);
     // One rounding of an fp32 result to the storage type: the precision's tolerance, no accumulation depth.

@@ -93,6 +93,21 @@ PointwiseProblem pointwise_problem(const Case& c);
 // No FLOPs (memory bound); bytes: each input read once, the bias once, the output written once.
 Work pointwise_work(const Case& c);
 
+// ---- reduce: reductions over the last dimension, softmax and layer norm over rows, through our kernels or cuDNN ----
+Schema reduce_schema();
+
+struct ReduceProblem {
+  std::string op, impl;
+  std::int64_t rows = 0, cols = 0;
+  std::int64_t outputs() const;  // rows (sum, mean, max), 1 (sum_all), rows x cols (softmax, layernorm)
+};
+
+const std::vector<std::string>& reduce_ops();
+bool reduce_has_cudnn(const std::string& op);
+ReduceProblem reduce_problem(const Case& c);
+// No FLOPs (memory bound); bytes: the input (and layer norm's gamma and beta) read once, the output written once.
+Work reduce_work(const Case& c);
+
 // Dispatch by c.family (core/schemas.cpp).
 Work family_work(const Case& c);
 

@@ -7,6 +7,7 @@
 #include "bench/families.h"
 #include "core/case.h"
 #include "core/families.h"
+#include "kernels/cuda_check.h"
 
 using namespace opmark;
 

@@ -1,0 +1,29 @@
+#include "bench/host_reference.h"
+
+#include "kernels/cuda_check.h"
+#include "kernels/fill.h"
+
+namespace opmark::bench {
+
+std::vector<double> download_as_double(const kernels::DeviceBuffer& buffer, core::DType type, std::size_t count,
+                                       cudaStream_t stream) {
+  std::vector<double> host(count);
+  if (count == 0) return host;
+  kernels::DeviceBuffer wide(core::DType::f64, count);
+  kernels::to_double(buffer.get(), type, count, wide.as<double>(), stream);
+  OPMARK_CHECK_CUDA(cudaMemcpyAsync(host.data(), wide.get(), count * sizeof(double), cudaMemcpyDeviceToHost, stream));
+  OPMARK_CHECK_CUDA(cudaStreamSynchronize(stream));
+  return host;
+}
+
+kernels::DeviceBuffer upload(const std::vector<double>& values, cudaStream_t stream) {
+  kernels::DeviceBuffer out(core::DType::f64, values.size());
+  if (!values.empty())
+    OPMARK_CHECK_CUDA(cudaMemcpyAsync(out.get(), values.data(), values.size() * sizeof(double),
+                                      cudaMemcpyHostToDevice, stream));
+  // The host vector may go out of scope when this returns: wait for the copy.
+  OPMARK_CHECK_CUDA(cudaStreamSynchronize(stream));
+  return out;
+}
+
+}  // namespace opmark::bench

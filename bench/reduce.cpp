@@ -1,0 +1,153 @@
+// Reductions (the reduce family): opmark's kernels (kernels/reduce.cu) or the cuDNN call for the same op
+// (cudnnReduceTensor, cudnnSoftmaxForward), on a rows x cols tensor. Memory bound: judged by GB/s, no FLOPs.
+#include <memory>
+#include <vector>
+
+#include "bench/families.h"
+#include "bench/host_reference.h"
+#include "core/families.h"
+#include "core/precision.h"
+#include "kernels/cuda_check.h"
+#include "kernels/device_buffer.h"
+#include "kernels/fill.h"
+#include "kernels/reduce.h"
+
+#ifdef OPMARK_HAVE_CUDNN
+#include "bench/cudnn_util.h"
+#endif
+
+namespace opmark::bench {
+namespace {
+
+using kernels::DeviceBuffer;
+
+#ifdef OPMARK_HAVE_CUDNN
+// cudnnReduceTensor (ADD, AVG, MAX; sum_all reduces to a 1 x 1 tensor) or cudnnSoftmaxForward (ACCURATE, one
+// instance per row), fp32 math.
+class CudnnReduce {
+ public:
+  CudnnReduce(const std::string& op, core::DType type, std::int64_t rows, std::int64_t cols) : softmax_(op == "softmax") {
+    if (rows * cols > INT32_MAX) throw UnsupportedError("cuDNN tensor descriptors take at most 2^31 - 1 elements");
+    OPMARK_CHECK_CUDNN(cudnnCreateTensorDescriptor(&in_));
+    OPMARK_CHECK_CUDNN(cudnnCreateTensorDescriptor(&out_));
+    if (softmax_) {  // INSTANCE mode normalises over C x H x W of each N: N = rows, C = cols
+      OPMARK_CHECK_CUDNN(cudnnSetTensor4dDescriptor(in_, CUDNN_TENSOR_NCHW, cudnn_type(type), int(rows), int(cols), 1, 1));
+      OPMARK_CHECK_CUDNN(cudnnSetTensor4dDescriptor(out_, CUDNN_TENSOR_NCHW, cudnn_type(type), int(rows), int(cols), 1, 1));
+      return;
+    }
+    OPMARK_CHECK_CUDNN(cudnnSetTensor4dDescriptor(in_, CUDNN_TENSOR_NCHW, cudnn_type(type), 1, 1, int(rows), int(cols)));
+    const int out_rows = op == "sum_all" ? 1 : int(rows);
+    OPMARK_CHECK_CUDNN(cudnnSetTensor4dDescriptor(out_, CUDNN_TENSOR_NCHW, cudnn_type(type), 1, 1, out_rows, 1));
+    OPMARK_CHECK_CUDNN(cudnnCreateReduceTensorDescriptor(&reduce_));
+    const cudnnReduceTensorOp_t rop = op == "max" ? CUDNN_REDUCE_TENSOR_MAX
+                                      : op == "mean" ? CUDNN_REDUCE_TENSOR_AVG
+                                                     : CUDNN_REDUCE_TENSOR_ADD;
+    OPMARK_CHECK_CUDNN(cudnnSetReduceTensorDescriptor(reduce_, rop, CUDNN_DATA_FLOAT, CUDNN_PROPAGATE_NAN,
+                                                      CUDNN_REDUCE_TENSOR_NO_INDICES, CUDNN_32BIT_INDICES));
+    std::size_t bytes = 0;
+    OPMARK_CHECK_CUDNN(cudnnGetReductionWorkspaceSize(cudnn_handle(), reduce_, in_, out_, &bytes));
+    workspace_ = DeviceBuffer(bytes);
+  }
+  ~CudnnReduce() {
+    if (reduce_) cudnnDestroyReduceTensorDescriptor(reduce_);
+    if (in_) cudnnDestroyTensorDescriptor(in_);
+    if (out_) cudnnDestroyTensorDescriptor(out_);
+  }
+  CudnnReduce(const CudnnReduce&) = delete;
+  CudnnReduce& operator=(const CudnnReduce&) = delete;
+
+  void run(const void* x, void* out, cudaStream_t stream) {
+    cudnnHandle_t h = cudnn_handle();
+    OPMARK_CHECK_CUDNN(cudnnSetStream(h, stream));
+    const float one = 1.0f, zero = 0.0f;
+    if (softmax_) {
+      OPMARK_CHECK_CUDNN(cudnnSoftmaxForward(h, CUDNN_SOFTMAX_ACCURATE, CUDNN_SOFTMAX_MODE_INSTANCE, &one, in_, x,
+                                             &zero, out_, out));
+      return;
+    }
+    OPMARK_CHECK_CUDNN(cudnnReduceTensor(h, reduce_, nullptr, 0, workspace_.get(), workspace_.bytes(), &one, in_, x,
+                                         &zero, out_, out));
+  }
+  std::string name() const { return softmax_ ? "cuDNN cudnnSoftmaxForward" : "cuDNN cudnnReduceTensor"; }
+
+ private:
+  bool softmax_;
+  cudnnTensorDescriptor_t in_ = nullptr, out_ = nullptr;
+  cudnnReduceTensorDescriptor_t reduce_ = nullptr;
+  DeviceBuffer workspace_;
+};
+#endif
+
+class ReduceWorkload final : public Workload {
+ public:
+  ReduceWorkload(const core::Case& c, const RunContext& ctx)
+      : p_(core::reduce_problem(c)), prec_(core::precision_info(c.precision)), op_(kernels::reduce_op(p_.op)) {
+    const std::size_t n = static_cast<std::size_t>(p_.rows * p_.cols);
+    x_ = DeviceBuffer(prec_.input, n);
+    out_ = DeviceBuffer(prec_.input, static_cast<std::size_t>(p_.outputs()));
+    workspace_ = DeviceBuffer(kernels::reduce_workspace_bytes(op_));
+    kernels::fill_random(x_.get(), n, prec_.input, ctx.seed, ctx.stream);
+    if (op_ == kernels::ReduceOp::layernorm) {
+      const std::size_t cols = static_cast<std::size_t>(p_.cols);
+      gamma_ = DeviceBuffer(prec_.input, cols);
+      beta_ = DeviceBuffer(prec_.input, cols);
+      kernels::fill_uniform(gamma_.get(), cols, prec_.input, ctx.seed + 1, 0.5, 1.5, ctx.stream);
+      kernels::fill_random(beta_.get(), cols, prec_.input, ctx.seed + 2, ctx.stream);
+    }
+    if (p_.impl == "cudnn") {
+#ifdef OPMARK_HAVE_CUDNN
+      cudnn_ = std::make_unique<CudnnReduce>(p_.op, prec_.input, p_.rows, p_.cols);
+#else
+      throw UnsupportedError("impl=cudnn: this build has no cuDNN");
+#endif
+    }
+  }
+
+  void launch(cudaStream_t stream) override {
+#ifdef OPMARK_HAVE_CUDNN
+    if (cudnn_) return cudnn_->run(x_.get(), out_.get(), stream);
+#endif
+    kernels::launch_reduce(op_, prec_.input, x_.get(), gamma_.get(), beta_.get(), out_.get(), workspace_.get(),
+                           p_.rows, p_.cols, stream);
+  }
+
+  kernels::CompareResult verify(cudaStream_t stream) override {
+    const std::size_t n = static_cast<std::size_t>(p_.rows * p_.cols), cols = static_cast<std::size_t>(p_.cols);
+    const auto x = download_as_double(x_, prec_.input, n, stream);
+    const auto gamma = download_as_double(gamma_, prec_.input, gamma_.get() ? cols : 0, stream);
+    const auto beta = download_as_double(beta_, prec_.input, beta_.get() ? cols : 0, stream);
+    const DeviceBuffer ref = upload(kernels::reduce_reference(op_, x, gamma, beta, p_.rows, p_.cols), stream);
+    const std::size_t outputs = static_cast<std::size_t>(p_.outputs());
+    kernels::poison(out_.get(), outputs, prec_.input, stream);
+    launch(stream);
+    // Sums accumulate cols (sum_all: every) element; softmax and layer norm one row's statistics each.
+    const double depth = op_ == kernels::ReduceOp::sum_all ? double(n) : double(p_.cols);
+    return kernels::compare_to_reference(out_.get(), prec_.input, ref.as<double>(), outputs,
+                                         core::depth_tolerance(prec_.tolerance, depth), stream, prec_.tolerance);
+  }
+
+  std::string label() const override {
+    std::string impl = "opmark kernel";
+#ifdef OPMARK_HAVE_CUDNN
+    if (cudnn_) impl = cudnn_->name();
+#endif
+    return impl + " | in " + core::name_of(prec_.input) + ", compute fp32, out " + core::name_of(prec_.input);
+  }
+
+ private:
+  core::ReduceProblem p_;
+  const core::PrecisionInfo& prec_;
+  kernels::ReduceOp op_;
+  DeviceBuffer x_, gamma_, beta_, out_, workspace_;
+#ifdef OPMARK_HAVE_CUDNN
+  std::unique_ptr<CudnnReduce> cudnn_;
+#endif
+};
+
+}  // namespace
+
+std::unique_ptr<Workload> make_reduce_workload(const core::Case& c, const RunContext& ctx) {
+  return std::make_unique<ReduceWorkload>(c, ctx);
+}
+
+}  // namespace opmark::bench
