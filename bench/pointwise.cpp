@@ -4,7 +4,7 @@
 #include <vector>
 
 #include "bench/families.h"
-#include "bench/host_reference.h"
+#include "bench/memory_bound.h"
 #include "core/families.h"
 #include "core/precision.h"
 #include "kernels/cuda_check.h"
@@ -87,7 +87,7 @@ class CudnnPointwise {
 class PointwiseWorkload final : public Workload {
  public:
   PointwiseWorkload(const core::Case& c, const RunContext& ctx)
-      : p_(core::pointwise_problem(c)), prec_(core::precision_info(c.precision)), op_(kernels::pointwise_op(p_.op)) {
+      : p_(core::tensor_op_problem(c)), prec_(core::precision_info(c.precision)), op_(kernels::pointwise_op(p_.op)) {
     const std::size_t n = static_cast<std::size_t>(p_.elements());
     x_ = DeviceBuffer(prec_.input, n);
     out_ = DeviceBuffer(prec_.input, n);
@@ -103,6 +103,7 @@ class PointwiseWorkload final : public Workload {
     if (p_.impl == "cudnn") {
 #ifdef OPMARK_HAVE_CUDNN
       cudnn_ = std::make_unique<CudnnPointwise>(p_.op, prec_.input, p_.rows, p_.cols);
+      impl_name_ = cudnn_->name();
 #else
       throw UnsupportedError("impl=cudnn: this build has no cuDNN");
 #endif
@@ -131,19 +132,14 @@ class PointwiseWorkload final : public Workload {
                                          prec_.tolerance);
   }
 
-  std::string label() const override {
-    std::string impl = "opmark kernel";
-#ifdef OPMARK_HAVE_CUDNN
-    if (cudnn_) impl = cudnn_->name();
-#endif
-    return impl + " | in " + core::name_of(prec_.input) + ", compute fp32, out " + core::name_of(prec_.input);
-  }
+  std::string label() const override { return memory_bound_label(impl_name_, prec_.input); }
 
  private:
   core::PointwiseProblem p_;
   const core::PrecisionInfo& prec_;
   kernels::PointwiseOp op_;
   DeviceBuffer x_, y_, bias_, out_;
+  std::string impl_name_ = "opmark kernel";
 #ifdef OPMARK_HAVE_CUDNN
   std::unique_ptr<CudnnPointwise> cudnn_;
 #endif

@@ -4,7 +4,7 @@
 #include <vector>
 
 #include "bench/families.h"
-#include "bench/host_reference.h"
+#include "bench/memory_bound.h"
 #include "core/families.h"
 #include "core/precision.h"
 #include "kernels/cuda_check.h"
@@ -81,10 +81,10 @@ class CudnnReduce {
 class ReduceWorkload final : public Workload {
  public:
   ReduceWorkload(const core::Case& c, const RunContext& ctx)
-      : p_(core::reduce_problem(c)), prec_(core::precision_info(c.precision)), op_(kernels::reduce_op(p_.op)) {
+      : p_(core::tensor_op_problem(c)), prec_(core::precision_info(c.precision)), op_(kernels::reduce_op(p_.op)) {
     const std::size_t n = static_cast<std::size_t>(p_.rows * p_.cols);
     x_ = DeviceBuffer(prec_.input, n);
-    out_ = DeviceBuffer(prec_.input, static_cast<std::size_t>(p_.outputs()));
+    out_ = DeviceBuffer(prec_.input, static_cast<std::size_t>(core::reduce_outputs(p_)));
     workspace_ = DeviceBuffer(kernels::reduce_workspace_bytes(op_));
     kernels::fill_random(x_.get(), n, prec_.input, ctx.seed, ctx.stream);
     if (op_ == kernels::ReduceOp::layernorm) {
@@ -97,6 +97,7 @@ class ReduceWorkload final : public Workload {
     if (p_.impl == "cudnn") {
 #ifdef OPMARK_HAVE_CUDNN
       cudnn_ = std::make_unique<CudnnReduce>(p_.op, prec_.input, p_.rows, p_.cols);
+      impl_name_ = cudnn_->name();
 #else
       throw UnsupportedError("impl=cudnn: this build has no cuDNN");
 #endif
@@ -117,7 +118,7 @@ class ReduceWorkload final : public Workload {
     const auto gamma = download_as_double(gamma_, prec_.input, gamma_.get() ? cols : 0, stream);
     const auto beta = download_as_double(beta_, prec_.input, beta_.get() ? cols : 0, stream);
     const DeviceBuffer ref = upload(kernels::reduce_reference(op_, x, gamma, beta, p_.rows, p_.cols), stream);
-    const std::size_t outputs = static_cast<std::size_t>(p_.outputs());
+    const std::size_t outputs = static_cast<std::size_t>(core::reduce_outputs(p_));
     kernels::poison(out_.get(), outputs, prec_.input, stream);
     launch(stream);
     // Sums accumulate cols (sum_all: every) element; softmax and layer norm one row's statistics each.
@@ -126,19 +127,14 @@ class ReduceWorkload final : public Workload {
                                          core::depth_tolerance(prec_.tolerance, depth), stream, prec_.tolerance);
   }
 
-  std::string label() const override {
-    std::string impl = "opmark kernel";
-#ifdef OPMARK_HAVE_CUDNN
-    if (cudnn_) impl = cudnn_->name();
-#endif
-    return impl + " | in " + core::name_of(prec_.input) + ", compute fp32, out " + core::name_of(prec_.input);
-  }
+  std::string label() const override { return memory_bound_label(impl_name_, prec_.input); }
 
  private:
   core::ReduceProblem p_;
   const core::PrecisionInfo& prec_;
   kernels::ReduceOp op_;
   DeviceBuffer x_, gamma_, beta_, out_, workspace_;
+  std::string impl_name_ = "opmark kernel";
 #ifdef OPMARK_HAVE_CUDNN
   std::unique_ptr<CudnnReduce> cudnn_;
 #endif

@@ -79,32 +79,31 @@ Work rnn_work(const Case& c);
 // ---- pointwise: element-wise ops on rows x cols elements, through our kernels or cuDNN ----
 Schema pointwise_schema();
 
-struct PointwiseProblem {
+// The problem of the memory-bound families (pointwise, reduce): an op on a rows x cols tensor, through opmark's
+// kernel or the library's (impl).
+struct TensorOpProblem {
   std::string op, impl;
   std::int64_t rows = 0, cols = 0;
   std::int64_t elements() const { return rows * cols; }
 };
+TensorOpProblem tensor_op_problem(const Case& c);
+using PointwiseProblem = TensorOpProblem;
 
 const std::vector<std::string>& pointwise_ops();
 int pointwise_inputs(const std::string& op);      // tensors of rows x cols read: add and mul 2, the rest 1
 bool pointwise_has_bias(const std::string& op);   // bias_*: a cols vector broadcast over the rows
 bool pointwise_has_cudnn(const std::string& op);  // a cuDNN call computes the same op
-PointwiseProblem pointwise_problem(const Case& c);
 // No FLOPs (memory bound); bytes: each input read once, the bias once, the output written once.
 Work pointwise_work(const Case& c);
 
 // ---- reduce: reductions over the last dimension, softmax and layer norm over rows, through our kernels or cuDNN ----
 Schema reduce_schema();
 
-struct ReduceProblem {
-  std::string op, impl;
-  std::int64_t rows = 0, cols = 0;
-  std::int64_t outputs() const;  // rows (sum, mean, max), 1 (sum_all), rows x cols (softmax, layernorm)
-};
+using ReduceProblem = TensorOpProblem;
+std::int64_t reduce_outputs(const ReduceProblem& p);  // rows (sum, mean, max), 1 (sum_all), rows x cols (softmax, layernorm)
 
 const std::vector<std::string>& reduce_ops();
 bool reduce_has_cudnn(const std::string& op);
-ReduceProblem reduce_problem(const Case& c);
 // No FLOPs (memory bound); bytes: the input (and layer norm's gamma and beta) read once, the output written once.
 Work reduce_work(const Case& c);
 

@@ -5,7 +5,7 @@ namespace opmark::core {
 namespace {
 
 std::string check_pointwise(const Case& c) {
-  const PointwiseProblem p = pointwise_problem(c);
+  const PointwiseProblem p = tensor_op_problem(c);
   if (p.impl == "cudnn" && !pointwise_has_cudnn(p.op))
     return "op=" + p.op + " has no cuDNN counterpart; use impl=opmark";
   return "";
@@ -50,8 +50,8 @@ Schema pointwise_schema() {
   return s;
 }
 
-PointwiseProblem pointwise_problem(const Case& c) {
-  PointwiseProblem p;
+TensorOpProblem tensor_op_problem(const Case& c) {
+  TensorOpProblem p;
   p.op = c.str_field("op");
   p.rows = c.int_field("rows");
   p.cols = c.int_field("cols");
@@ -61,7 +61,7 @@ PointwiseProblem pointwise_problem(const Case& c) {
 
 // No FLOPs: these ops are judged by bytes moved. Bytes: every input read once, the bias once, the output written.
 Work pointwise_work(const Case& c) {
-  const PointwiseProblem p = pointwise_problem(c);
+  const PointwiseProblem p = tensor_op_problem(c);
   const double elem = static_cast<double>(size_of(precision_info(c.precision).input));
   const double n = static_cast<double>(p.elements());
   Work w;

@@ -5,7 +5,7 @@ namespace opmark::core {
 namespace {
 
 std::string check_reduce(const Case& c) {
-  const ReduceProblem p = reduce_problem(c);
+  const ReduceProblem p = tensor_op_problem(c);
   if (p.impl == "cudnn" && !reduce_has_cudnn(p.op)) return "op=" + p.op + " has no cuDNN counterpart; use impl=opmark";
   return "";
 }
@@ -39,29 +39,20 @@ Schema reduce_schema() {
   return s;
 }
 
-ReduceProblem reduce_problem(const Case& c) {
-  ReduceProblem p;
-  p.op = c.str_field("op");
-  p.rows = c.int_field("rows");
-  p.cols = c.int_field("cols");
-  p.impl = c.str_field("impl");
-  return p;
-}
-
-std::int64_t ReduceProblem::outputs() const {
-  if (op == "sum_all") return 1;
-  if (op == "softmax" || op == "layernorm") return rows * cols;
-  return rows;
+std::int64_t reduce_outputs(const ReduceProblem& p) {
+  if (p.op == "sum_all") return 1;
+  if (p.op == "softmax" || p.op == "layernorm") return p.elements();
+  return p.rows;
 }
 
 // No FLOPs (memory bound). Bytes: the input read once (layer norm: and its gamma and beta), the output written.
 Work reduce_work(const Case& c) {
-  const ReduceProblem p = reduce_problem(c);
+  const ReduceProblem p = tensor_op_problem(c);
   const double elem = static_cast<double>(size_of(precision_info(c.precision).input));
   Work w;
   w.flops = 0;
   w.bytes_read = (static_cast<double>(p.rows * p.cols) + (p.op == "layernorm" ? 2.0 * p.cols : 0.0)) * elem;
-  w.bytes_written = static_cast<double>(p.outputs()) * elem;
+  w.bytes_written = static_cast<double>(reduce_outputs(p)) * elem;
   return w;
 }
 

@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "core/error.h"
+#include "kernels/convert.cuh"
 #include "kernels/cuda_check.h"
 #include "kernels/dtype_dispatch.cuh"
 
@@ -22,20 +23,6 @@ PointwiseOp pointwise_op(const std::string& name) {
 namespace {
 
 constexpr unsigned kThreads = 256;
-
-template <class T>
-__device__ __forceinline__ float to_float(T v) {
-  if constexpr (std::is_same_v<T, __half>) return __half2float(v);
-  else if constexpr (std::is_same_v<T, __nv_bfloat16>) return __bfloat162float(v);
-  else return static_cast<float>(v);
-}
-
-template <class T>
-__device__ __forceinline__ T from_float(float v) {
-  if constexpr (std::is_same_v<T, __half>) return __float2half_rn(v);
-  else if constexpr (std::is_same_v<T, __nv_bfloat16>) return __float2bfloat16_rn(v);
-  else return v;
-}
 
 // Exact (erf) GELU, as PyTorch's default.
 __device__ __forceinline__ float gelu(float v) { return 0.5f * v * (1.0f + erff(v * 0.70710678118654752f)); }

@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "core/error.h"
+#include "kernels/convert.cuh"
 #include "kernels/cuda_check.h"
 #include "kernels/dtype_dispatch.cuh"
 
@@ -26,20 +27,6 @@ constexpr unsigned kWarps = kThreads / 32;
 constexpr unsigned kSumAllBlocks = 1024;
 
 std::size_t sum_all_workspace() { return kSumAllBlocks * sizeof(float); }
-
-template <class T>
-__device__ __forceinline__ float to_float(T v) {
-  if constexpr (std::is_same_v<T, __half>) return __half2float(v);
-  else if constexpr (std::is_same_v<T, __nv_bfloat16>) return __bfloat162float(v);
-  else return static_cast<float>(v);
-}
-
-template <class T>
-__device__ __forceinline__ T from_float(float v) {
-  if constexpr (std::is_same_v<T, __half>) return __float2half_rn(v);
-  else if constexpr (std::is_same_v<T, __nv_bfloat16>) return __float2bfloat16_rn(v);
-  else return v;
-}
 
 // Partial states and how two combine: a sum, a max, softmax's (max, sum of exp(x - max)) and Welford's
 // (count, mean, sum of squared deviations).
@@ -111,14 +98,19 @@ __device__ S block_reduce(S s) {
   return out;
 }
 
+// The block's state over one row: each thread folds in a strided share, then the block combines them.
+template <class S, class T>
+__device__ S row_state(const T* row, std::int64_t cols) {
+  S s;
+  for (std::int64_t c = threadIdx.x; c < cols; c += blockDim.x) s.add(to_float(row[c]));
+  return block_reduce(s);
+}
+
 // One block per row (grid-stride over rows): sum, mean or max of the row.
 template <class T, class S, bool Mean>
 __global__ void row_reduce_kernel(const T* __restrict__ x, T* __restrict__ out, std::int64_t rows, std::int64_t cols) {
   for (std::int64_t r = blockIdx.x; r < rows; r += gridDim.x) {
-    const T* row = x + r * cols;
-    S s;
-    for (std::int64_t c = threadIdx.x; c < cols; c += blockDim.x) s.add(to_float(row[c]));
-    s = block_reduce(s);
+    const S s = row_state<S>(x + r * cols, cols);
     if (threadIdx.x == 0) out[r] = from_float<T>(Mean ? s.v / static_cast<float>(cols) : s.v);
   }
 }
@@ -129,9 +121,7 @@ template <class T>
 __global__ void softmax_kernel(const T* __restrict__ x, T* __restrict__ out, std::int64_t rows, std::int64_t cols) {
   for (std::int64_t r = blockIdx.x; r < rows; r += gridDim.x) {
     const T* row = x + r * cols;
-    SoftmaxState s;
-    for (std::int64_t c = threadIdx.x; c < cols; c += blockDim.x) s.add(to_float(row[c]));
-    s = block_reduce(s);
+    const SoftmaxState s = row_state<SoftmaxState>(row, cols);
     const float inv = 1.0f / s.s;
     for (std::int64_t c = threadIdx.x; c < cols; c += blockDim.x)
       out[r * cols + c] = from_float<T>(__expf(to_float(row[c]) - s.m) * inv);
@@ -144,9 +134,7 @@ __global__ void layernorm_kernel(const T* __restrict__ x, const T* __restrict__ 
                                  T* __restrict__ out, std::int64_t rows, std::int64_t cols) {
   for (std::int64_t r = blockIdx.x; r < rows; r += gridDim.x) {
     const T* row = x + r * cols;
-    Welford s;
-    for (std::int64_t c = threadIdx.x; c < cols; c += blockDim.x) s.add(to_float(row[c]));
-    s = block_reduce(s);
+    const Welford s = row_state<Welford>(row, cols);
     const float rstd = rsqrtf(s.m2 / static_cast<float>(cols) + static_cast<float>(kLayerNormEps));
     for (std::int64_t c = threadIdx.x; c < cols; c += blockDim.x)
       out[r * cols + c] =

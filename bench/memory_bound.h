@@ -1,8 +1,9 @@
 #pragma once
-// Moving data between the device and a float64 host reference (the pointwise and reduce families verify against
-// host references).
+// What the memory-bound families (pointwise, reduce) share: moving data to and from their float64 host
+// references, and their label.
 #include <cuda_runtime.h>
 
+#include <string>
 #include <vector>
 
 #include "core/dtype.h"
@@ -16,5 +17,8 @@ std::vector<double> download_as_double(const kernels::DeviceBuffer& buffer, core
 
 // A host float64 array as a device buffer of doubles (for compare_to_reference).
 kernels::DeviceBuffer upload(const std::vector<double>& values, cudaStream_t stream);
+
+// "opmark kernel | in f16, compute fp32, out f16": which implementation ran, and the types.
+std::string memory_bound_label(const std::string& impl, core::DType type);
 
 }  // namespace opmark::bench

@@ -1,4 +1,4 @@
-#include "bench/host_reference.h"
+#include "bench/memory_bound.h"
 
 #include "kernels/cuda_check.h"
 #include "kernels/fill.h"
@@ -24,6 +24,10 @@ kernels::DeviceBuffer upload(const std::vector<double>& values, cudaStream_t str
   // The host vector may go out of scope when this returns: wait for the copy.
   OPMARK_CHECK_CUDA(cudaStreamSynchronize(stream));
   return out;
+}
+
+std::string memory_bound_label(const std::string& impl, core::DType type) {
+  return impl + " | in " + core::name_of(type) + ", compute fp32, out " + core::name_of(type);
 }
 
 }  // namespace opmark::bench
