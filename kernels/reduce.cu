@@ -81,8 +81,11 @@ struct Welford {
 // Combines one state per thread into the block's state, returned to every thread.
 template <class S>
 __device__ S block_reduce(S s) {
-  __shared__ S warp_states[kWarps];
-  __shared__ S result;
+  // Raw storage: shared memory is never constructed, and the states have default member initializers.
+  __shared__ alignas(S) unsigned char warp_storage[sizeof(S) * kWarps];
+  __shared__ alignas(S) unsigned char result_storage[sizeof(S)];
+  S* warp_states = reinterpret_cast<S*>(warp_storage);
+  S& result = *reinterpret_cast<S*>(result_storage);
   for (int offset = 16; offset > 0; offset /= 2) s = S::combine(s, s.shuffled(offset));
   const unsigned warp = threadIdx.x / 32, lane = threadIdx.x % 32;
   if (lane == 0) warp_states[warp] = s;
