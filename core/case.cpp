@@ -44,7 +44,7 @@ Case make_case(const std::string& family, const std::string& direction, const st
     else value = *field.default_value;
     std::string problem = check_value(field, value);
     if (!problem.empty()) throw Error(family + ": field '" + field.name + "': " + problem);
-    c.values.push_back(value);
+    c.values.push_back(canonical_value(field, value));
   }
   if (schema.check) {
     std::string problem = schema.check(c);
@@ -89,7 +89,7 @@ Case parse_case_name(const std::string& name) {
       throw Error("case name '" + name + "': part " + std::to_string(4 + i) + " should be '" + field.name +
                   "=...', got '" + part + "'");
     std::string text = part.substr(prefix.size());
-    if (field.kind == FieldKind::choice) {
+    if (field.kind == FieldKind::choice || field.kind == FieldKind::fraction) {
       given[field.name] = text;
     } else {
       char* end = nullptr;

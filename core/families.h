@@ -76,6 +76,22 @@ RnnProblem rnn_problem(const Case& c);
 // sequence written.
 Work rnn_work(const Case& c);
 
+// ---- spmm: sparse A (m x k, CSR, random pattern) times dense B (k x n), through cuSPARSE ----
+Schema spmm_schema();
+
+struct SpmmProblem {
+  std::int64_t m = 0, n = 0, k = 0;
+  double sparsity = 0;
+  std::string format;
+  std::int64_t nnz_per_row = 0;  // round(k (1 - sparsity)), at least 1: every row the same
+  std::int64_t nnz() const { return m * nnz_per_row; }
+};
+
+SpmmProblem spmm_problem(const Case& c);
+// flops = 2 nnz n (useful work, DeepBench's convention); bytes: A in CSR (values, int32 column indices and row
+// offsets), B read once, C written once.
+Work spmm_work(const Case& c);
+
 // ---- pointwise: element-wise ops on rows x cols elements, through our kernels or cuDNN ----
 Schema pointwise_schema();
 

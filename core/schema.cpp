@@ -1,6 +1,8 @@
 #include "core/schema.h"
 
 #include <algorithm>
+#include <cstdio>
+#include <cstdlib>
 
 namespace opmark::core {
 
@@ -58,8 +60,25 @@ std::string check_value(const FieldSpec& field, const FieldValue& value) {
         return "expected one of " + join(field.choices) + ", got '" + text + "'";
       return "";
     }
+    case FieldKind::fraction: {
+      const std::string text = to_string(value);
+      char* end = nullptr;
+      const double v = std::strtod(text.c_str(), &end);
+      if (text.empty() || *end != '\0' || !(v >= 0.0 && v < 1.0))
+        return "expected a number in [0, 1), got '" + text + "'";
+      return "";
+    }
   }
   return "";
+}
+
+double fraction_of(const FieldValue& value) { return std::strtod(to_string(value).c_str(), nullptr); }
+
+FieldValue canonical_value(const FieldSpec& field, const FieldValue& value) {
+  if (field.kind != FieldKind::fraction) return value;
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.10g", fraction_of(value));
+  return std::string(buf);
 }
 
 }  // namespace opmark::core

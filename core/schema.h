@@ -19,6 +19,7 @@ enum class FieldKind {
   positive_int,  // >= 1
   count,         // >= 0 (padding, for example)
   choice,        // one of `choices`
+  fraction,      // a number in [0, 1), kept as its shortest text ("0.95"): sparsity, dropout
 };
 
 struct FieldSpec {
@@ -52,6 +53,12 @@ struct Schema {
 // Checks a value against a field's kind; returns an empty string when it is valid, else what is wrong
 // ("expected a positive integer, got -3").
 std::string check_value(const FieldSpec& field, const FieldValue& value);
+
+// A valid value in its one canonical spelling, so equal values give equal case names ("0.950" -> "0.95").
+FieldValue canonical_value(const FieldSpec& field, const FieldValue& value);
+
+// A fraction field's number.
+double fraction_of(const FieldValue& value);
 
 // The registry of families (core/schemas.cpp). Throws opmark::Error naming the known families.
 const Schema& schema_for(const std::string& family);

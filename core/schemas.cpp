@@ -16,6 +16,7 @@ const std::vector<FamilyEntry>& registry() {
       {gemm_schema(), &gemm_work},
       {conv_schema(), &conv_work},
       {rnn_schema(), &rnn_work},
+      {spmm_schema(), &spmm_work},
       {pointwise_schema(), &pointwise_work},
       {reduce_schema(), &reduce_work},
   };

@@ -43,7 +43,7 @@ std::vector<std::string> scalar_list(const std::string& path, const YAML::Node& 
 
 // Evaluates a cell to a field value; `symbols` may be null to check syntax only.
 FieldValue cell_value(const FieldSpec& spec, const Cell& cell, const Symbols* symbols) {
-  if (spec.kind == FieldKind::choice) return cell.text;
+  if (spec.kind == FieldKind::choice || spec.kind == FieldKind::fraction) return cell.text;
   try {
     if (!symbols) {
       symbols_in(cell.text);
@@ -79,7 +79,7 @@ Row parse_row(const std::string& path, const Schema& schema, const YAML::Node& n
     Cell cell{scalar(path, value, key), where_of(path, value)};
     // Constants are checked now, so a bad value is reported at load time even if no case uses it.
     FieldValue v = cell_value(*spec, cell, nullptr);
-    bool constant = spec->kind == FieldKind::choice || symbols_in(cell.text).empty();
+    bool constant = spec->kind == FieldKind::choice || spec->kind == FieldKind::fraction || symbols_in(cell.text).empty();
     if (constant) {
       v = cell_value(*spec, cell, &kNoSymbols);
       std::string problem = check_value(*spec, v);

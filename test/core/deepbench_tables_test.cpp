@@ -135,3 +135,22 @@ TEST(DeepBenchTables, RnnAll125Rows) {
     }
   }
 }
+
+TEST(DeepBenchTables, SparseAll32Rows) {
+  const auto csv = read_csv(OPMARK_SOURCE_DIR "/test/data/deepbench_sparse_gemm.csv");
+  ASSERT_EQ(csv.size(), 32u);
+  Table table = load_table(OPMARK_SOURCE_DIR "/shapes/spmm.yaml");
+  expect_rows_match(table, csv, {{"m", "m"}, {"n", "n"}, {"k", "k"}, {"sparsity", "sparsity"}}, same);
+  const std::vector<Case> cases = expand_tables({table}, {});  // by_name points into it
+  auto by_name = index(cases);
+  for (const auto& r : csv) {
+    ASSERT_EQ(r.at("trans_a") + r.at("trans_b"), "NN");  // DeepBench's sparse rows are all NN, as spmm runs them
+    for (const std::string precision : {"fp32", "fp16", "bf16"}) {
+      const std::string name = "spmm/fwd/" + precision + "/m=" + r.at("m") + "/n=" + r.at("n") + "/k=" + r.at("k") +
+                               "/sparsity=" + r.at("sparsity") + "/format=csr";
+      auto it = by_name.find(name);
+      ASSERT_NE(it, by_name.end()) << name;
+      EXPECT_TRUE(it->second->sets.count(r.at("set"))) << name;
+    }
+  }
+}

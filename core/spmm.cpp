@@ -1,0 +1,50 @@
+#include <algorithm>
+#include <cmath>
+
+#include "core/families.h"
+#include "core/precision.h"
+
+namespace opmark::core {
+
+Schema spmm_schema() {
+  Schema s;
+  s.family = "spmm";
+  s.help = "sparse A (m x k, random pattern at the given sparsity) times dense B (k x n), through cuSPARSE";
+  s.fields = {
+      {"m", FieldKind::positive_int, std::nullopt, {}, "rows of the sparse A and of C", ""},
+      {"n", FieldKind::positive_int, std::nullopt, {}, "columns of the dense B and of C (1: a vector, SpMV)", ""},
+      {"k", FieldKind::positive_int, std::nullopt, {}, "columns of A, rows of B", ""},
+      {"sparsity", FieldKind::fraction, std::nullopt, {}, "share of A's elements that are zero", ""},
+      {"format", FieldKind::choice, FieldValue{std::string("csr")}, {"csr"}, "A's sparse format", ""},
+  };
+  s.directions = {"fwd"};
+  s.precisions = {"fp32", "fp16", "bf16"};
+  return s;
+}
+
+SpmmProblem spmm_problem(const Case& c) {
+  SpmmProblem p;
+  p.m = c.int_field("m");
+  p.n = c.int_field("n");
+  p.k = c.int_field("k");
+  p.sparsity = fraction_of(c.values.at(static_cast<std::size_t>(c.schema().index_of("sparsity"))));
+  p.format = c.str_field("format");
+  // Every row holds the same number of non-zeros (at least one), so the pattern's density is exact per row.
+  p.nnz_per_row = std::max<std::int64_t>(1, std::llround(static_cast<double>(p.k) * (1.0 - p.sparsity)));
+  return p;
+}
+
+// FLOPs: the useful ones, 2 x nnz x n (DeepBench's sparse convention); bytes: A's values and column indices and
+// row offsets (CSR, int32), B read once, C written once.
+Work spmm_work(const Case& c) {
+  const SpmmProblem p = spmm_problem(c);
+  const double elem = static_cast<double>(size_of(precision_info(c.precision).input));
+  const double nnz = static_cast<double>(p.nnz());
+  Work w;
+  w.flops = 2.0 * nnz * static_cast<double>(p.n);
+  w.bytes_read = nnz * (elem + 4.0) + static_cast<double>(p.m + 1) * 4.0 + static_cast<double>(p.k * p.n) * elem;
+  w.bytes_written = static_cast<double>(p.m * p.n) * elem;
+  return w;
+}
+
+}  // namespace opmark::core

@@ -1,0 +1,34 @@
+// The spmm family on the host: the sparsity field (a fraction, one canonical spelling), the non-zero count, and
+// the FLOP and byte arithmetic.
+#include <gtest/gtest.h>
+
+#include "core/case.h"
+#include "core/error.h"
+#include "core/families.h"
+
+using namespace opmark::core;
+
+static Case spmm(const std::string& sparsity, std::int64_t m = 100, std::int64_t n = 30, std::int64_t k = 200,
+                 const char* precision = "fp16") {
+  return make_case("spmm", "fwd", precision, {{"m", m}, {"n", n}, {"k", k}, {"sparsity", sparsity}});
+}
+
+TEST(Spmm, SparsityIsAFractionWithOneSpelling) {
+  EXPECT_EQ(make_case_name(spmm("0.950")), "spmm/fwd/fp16/m=100/n=30/k=200/sparsity=0.95/format=csr");
+  EXPECT_EQ(make_case_name(spmm("0.9")), make_case_name(parse_case_name(make_case_name(spmm("0.90")))));
+  EXPECT_THROW(spmm("1"), opmark::Error);    // all zeros is not a product
+  EXPECT_THROW(spmm("-0.1"), opmark::Error);
+  EXPECT_THROW(spmm("95%"), opmark::Error);
+}
+
+TEST(Spmm, NonZerosPerRowAndUsefulFlops) {
+  const SpmmProblem p = spmm_problem(spmm("0.95"));
+  EXPECT_EQ(p.nnz_per_row, 10);  // 200 x 0.05
+  EXPECT_EQ(p.nnz(), 1000);
+  EXPECT_EQ(spmm_problem(spmm("0.999")).nnz_per_row, 1);  // never an empty row
+  const Work w = work_of(spmm("0.95"));
+  EXPECT_DOUBLE_EQ(w.flops, 2.0 * 1000 * 30);
+  // CSR values (2 bytes) and int32 column indices, 101 int32 row offsets, B (200 x 30) read; C (100 x 30) written.
+  EXPECT_DOUBLE_EQ(w.bytes_read, 1000.0 * (2 + 4) + 101.0 * 4 + 200.0 * 30 * 2);
+  EXPECT_DOUBLE_EQ(w.bytes_written, 100.0 * 30 * 2);
+}
