@@ -88,6 +88,9 @@ struct SpmmProblem {
 };
 
 SpmmProblem spmm_problem(const Case& c);
+// A CSR pattern of an m x k matrix with `per_row` distinct, sorted columns in every row, from `seed` alone.
+void random_csr_pattern(std::int64_t m, std::int64_t k, std::int64_t per_row, std::uint64_t seed,
+                        std::vector<std::int32_t>* offsets, std::vector<std::int32_t>* columns);
 // flops = 2 nnz n (useful work, DeepBench's convention); bytes: A in CSR (values, int32 column indices and row
 // offsets), B read once, C written once.
 Work spmm_work(const Case& c);

@@ -1,5 +1,6 @@
 #include <algorithm>
 #include <cmath>
+#include <random>
 
 #include "core/families.h"
 #include "core/precision.h"
@@ -45,6 +46,30 @@ Work spmm_work(const Case& c) {
   w.bytes_read = nnz * (elem + 4.0) + static_cast<double>(p.m + 1) * 4.0 + static_cast<double>(p.k * p.n) * elem;
   w.bytes_written = static_cast<double>(p.m * p.n) * elem;
   return w;
+}
+
+// A CSR pattern with `per_row` distinct, sorted columns in every row, seeded (Floyd's sampling per row).
+void random_csr_pattern(std::int64_t m, std::int64_t k, std::int64_t per_row, std::uint64_t seed,
+                        std::vector<std::int32_t>* offsets, std::vector<std::int32_t>* columns) {
+  std::mt19937_64 rng(seed);
+  offsets->assign(static_cast<std::size_t>(m + 1), 0);
+  columns->clear();
+  columns->reserve(static_cast<std::size_t>(m * per_row));
+  std::vector<std::int32_t> row;
+  std::vector<bool> taken(static_cast<std::size_t>(k), false);
+  for (std::int64_t r = 0; r < m; ++r) {
+    row.clear();
+    for (std::int64_t j = k - per_row; j < k; ++j) {
+      auto t = static_cast<std::int32_t>(std::uniform_int_distribution<std::int64_t>(0, j)(rng));
+      if (taken[static_cast<std::size_t>(t)]) t = static_cast<std::int32_t>(j);
+      taken[static_cast<std::size_t>(t)] = true;
+      row.push_back(t);
+    }
+    for (std::int32_t t : row) taken[static_cast<std::size_t>(t)] = false;
+    std::sort(row.begin(), row.end());
+    columns->insert(columns->end(), row.begin(), row.end());
+    (*offsets)[static_cast<std::size_t>(r + 1)] = static_cast<std::int32_t>(columns->size());
+  }
 }
 
 }  // namespace opmark::core

@@ -32,3 +32,20 @@ TEST(Spmm, NonZerosPerRowAndUsefulFlops) {
   EXPECT_DOUBLE_EQ(w.bytes_read, 1000.0 * (2 + 4) + 101.0 * 4 + 200.0 * 30 * 2);
   EXPECT_DOUBLE_EQ(w.bytes_written, 100.0 * 30 * 2);
 }
+
+TEST(Spmm, RandomPatternHasDistinctSortedColumnsAndIsSeeded) {
+  std::vector<std::int32_t> offsets, columns, offsets2, columns2;
+  random_csr_pattern(50, 64, 60, 7, &offsets, &columns);  // 60 of 64: the sampling must not repeat a column
+  ASSERT_EQ(offsets.size(), 51u);
+  ASSERT_EQ(columns.size(), 50u * 60);
+  for (std::size_t r = 0; r < 50; ++r) {
+    EXPECT_EQ(offsets[r + 1] - offsets[r], 60);
+    for (std::int32_t i = offsets[r] + 1; i < offsets[r + 1]; ++i) EXPECT_LT(columns[i - 1], columns[i]);
+    EXPECT_GE(columns[offsets[r]], 0);
+    EXPECT_LT(columns[offsets[r + 1] - 1], 64);
+  }
+  random_csr_pattern(50, 64, 60, 7, &offsets2, &columns2);
+  EXPECT_EQ(columns, columns2);
+  random_csr_pattern(50, 64, 60, 8, &offsets2, &columns2);
+  EXPECT_NE(columns, columns2);
+}

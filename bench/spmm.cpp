@@ -1,0 +1,258 @@
+// Sparse GEMM (the spmm family): C (m x n) = A (m x k, CSR, a random pattern with the same number of non-zeros in
+// every row) times B (k x n, dense), B and C row-major, through cuSPARSE's generic API (SpMM; SpMV when n = 1).
+// cuSPARSE's algorithms are timed once and the fastest kept. The dense product of the same shape runs through the
+// GEMM family (autotuned and verified there, on random operands) so each case reports DeepBench's speedup column.
+#include <algorithm>
+#include <cstdio>
+#include <vector>
+
+#include "bench/autotune.h"
+#include "bench/families.h"
+#include "bench/handles.h"
+#include "bench/harness.h"
+#include "bench/memory_bound.h"
+#include "bench/timer.h"
+#include "core/families.h"
+#include "core/precision.h"
+#include "kernels/cuda_check.h"
+#include "kernels/device_buffer.h"
+#include "kernels/fill.h"
+
+namespace opmark::bench {
+namespace {
+
+using kernels::DeviceBuffer;
+
+void check_cusparse(cusparseStatus_t status, const char* call, int line) {
+  if (status == CUSPARSE_STATUS_SUCCESS) return;
+  const std::string msg = std::string("bench/spmm.cpp:") + std::to_string(line) + ": " + call + " returned " +
+                          cusparseGetErrorString(status);
+  if (status == CUSPARSE_STATUS_NOT_SUPPORTED) throw UnsupportedError(msg);
+  if (status == CUSPARSE_STATUS_ALLOC_FAILED || status == CUSPARSE_STATUS_INSUFFICIENT_RESOURCES)
+    throw OutOfMemoryError(msg);
+  throw Error(msg);
+}
+#define OPMARK_CHECK_CUSPARSE(call) check_cusparse((call), #call, __LINE__)
+
+cudaDataType_t cuda_type(core::DType t) {
+  switch (t) {
+    case core::DType::f32: return CUDA_R_32F;
+    case core::DType::f16: return CUDA_R_16F;
+    case core::DType::bf16: return CUDA_R_16BF;
+    default: throw Error(std::string("spmm runs fp32, fp16 and bf16, not ") + core::name_of(t));
+  }
+}
+
+struct Algorithm {
+  const char* name;
+  int id;  // cusparseSpMMAlg_t or cusparseSpMVAlg_t
+};
+
+class SpmmWorkload final : public Workload {
+ public:
+  SpmmWorkload(const core::Case& c, const RunContext& ctx)
+      : p_(core::spmm_problem(c)), prec_(core::precision_info(c.precision)), type_(cuda_type(prec_.input)) {
+    if (static_cast<double>(p_.nnz()) >= 2147483647.0) throw UnsupportedError("more than 2^31 - 1 non-zeros");
+    core::random_csr_pattern(p_.m, p_.k, p_.nnz_per_row, ctx.seed, &offsets_host_, &columns_host_);
+    offsets_ = DeviceBuffer(core::DType::i32, offsets_host_.size());
+    columns_ = DeviceBuffer(core::DType::i32, columns_host_.size());
+    OPMARK_CHECK_CUDA(cudaMemcpyAsync(offsets_.get(), offsets_host_.data(), offsets_.bytes(), cudaMemcpyHostToDevice,
+                                      ctx.stream));
+    OPMARK_CHECK_CUDA(cudaMemcpyAsync(columns_.get(), columns_host_.data(), columns_.bytes(), cudaMemcpyHostToDevice,
+                                      ctx.stream));
+    values_ = DeviceBuffer(prec_.input, static_cast<std::size_t>(p_.nnz()));
+    b_ = DeviceBuffer(prec_.input, static_cast<std::size_t>(p_.k * p_.n));
+    c_ = DeviceBuffer(prec_.input, static_cast<std::size_t>(p_.m * p_.n));
+    kernels::fill_random(values_.get(), static_cast<std::size_t>(p_.nnz()), prec_.input, ctx.seed + 1, ctx.stream);
+    kernels::fill_random(b_.get(), static_cast<std::size_t>(p_.k * p_.n), prec_.input, ctx.seed + 2, ctx.stream);
+    OPMARK_CHECK_CUDA(cudaStreamSynchronize(ctx.stream));  // the host pattern must stay until copied
+
+    OPMARK_CHECK_CUSPARSE(cusparseCreateCsr(&a_desc_, p_.m, p_.k, p_.nnz(), offsets_.get(), columns_.get(),
+                                            values_.get(), CUSPARSE_INDEX_32I, CUSPARSE_INDEX_32I,
+                                            CUSPARSE_INDEX_BASE_ZERO, type_));
+    if (vector()) {
+      OPMARK_CHECK_CUSPARSE(cusparseCreateDnVec(&x_desc_, p_.k, b_.get(), type_));
+      OPMARK_CHECK_CUSPARSE(cusparseCreateDnVec(&y_desc_, p_.m, c_.get(), type_));
+      algorithms_ = {{"SpMV default", CUSPARSE_SPMV_ALG_DEFAULT},
+                     {"SpMV CSR_ALG1", CUSPARSE_SPMV_CSR_ALG1},
+                     {"SpMV CSR_ALG2", CUSPARSE_SPMV_CSR_ALG2}};
+    } else {
+      OPMARK_CHECK_CUSPARSE(cusparseCreateDnMat(&b_desc_, p_.k, p_.n, p_.n, b_.get(), type_, CUSPARSE_ORDER_ROW));
+      OPMARK_CHECK_CUSPARSE(cusparseCreateDnMat(&c_desc_, p_.m, p_.n, p_.n, c_.get(), type_, CUSPARSE_ORDER_ROW));
+      algorithms_ = {{"SpMM default", CUSPARSE_SPMM_ALG_DEFAULT},
+                     {"SpMM CSR_ALG1", CUSPARSE_SPMM_CSR_ALG1},
+                     {"SpMM CSR_ALG2", CUSPARSE_SPMM_CSR_ALG2},
+                     {"SpMM CSR_ALG3", CUSPARSE_SPMM_CSR_ALG3}};
+    }
+    prepare_algorithms(ctx.stream);
+    tuning_ = time_candidates(static_cast<int>(usable_.size()), [this](int i, cudaStream_t s) { run(i, s); },
+                              ctx.stream);
+    if (tuning_.best < 0) throw UnsupportedError("every cuSPARSE algorithm failed; first: " + tuning_.errors.at(0));
+    chosen_ = tuning_.best;
+    time_dense(c, ctx);
+  }
+
+  ~SpmmWorkload() override {
+    if (a_desc_) cusparseDestroySpMat(a_desc_);
+    if (b_desc_) cusparseDestroyDnMat(b_desc_);
+    if (c_desc_) cusparseDestroyDnMat(c_desc_);
+    if (x_desc_) cusparseDestroyDnVec(x_desc_);
+    if (y_desc_) cusparseDestroyDnVec(y_desc_);
+  }
+
+  void launch(cudaStream_t stream) override { run(chosen_, stream); }
+
+  bool drop_chosen(const std::string& why) override {
+    dropped_ += (dropped_.empty() ? "" : "; ") + std::string(algorithms_[usable_[chosen_]].name) + " (" + why + ")";
+    if (!tuning_.drop_best()) return false;
+    chosen_ = tuning_.best;
+    return true;
+  }
+
+  kernels::CompareResult verify(cudaStream_t stream) override {
+    // Reference: A made dense in float64 on the host from the pattern and the values, times B widened, by DGEMM.
+    // Row-major A (m x k) and B, C are the column-major transposes, so C^T = B^T A^T.
+    const std::vector<double> values = download_as_double(values_, prec_.input, static_cast<std::size_t>(p_.nnz()),
+                                                          stream);
+    std::vector<double> dense_a(static_cast<std::size_t>(p_.m * p_.k), 0.0);
+    for (std::int64_t r = 0; r < p_.m; ++r)
+      for (std::int32_t i = offsets_host_[r]; i < offsets_host_[r + 1]; ++i)
+        dense_a[static_cast<std::size_t>(r * p_.k + columns_host_[i])] = values[static_cast<std::size_t>(i)];
+    const DeviceBuffer a64 = upload(dense_a, stream);
+    DeviceBuffer b64(core::DType::f64, static_cast<std::size_t>(p_.k * p_.n));
+    DeviceBuffer c64(core::DType::f64, static_cast<std::size_t>(p_.m * p_.n));
+    kernels::to_double(b_.get(), prec_.input, static_cast<std::size_t>(p_.k * p_.n), b64.as<double>(), stream);
+    cublasHandle_t h = cublas_handle();
+    OPMARK_CHECK_CUBLAS(cublasSetStream(h, stream));
+    const double one = 1.0, zero = 0.0;
+    OPMARK_CHECK_CUBLAS(cublasDgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, int(p_.n), int(p_.m), int(p_.k), &one,
+                                    b64.as<double>(), int(p_.n), a64.as<double>(), int(p_.k), &zero, c64.as<double>(),
+                                    int(p_.n)));
+    const std::size_t count = static_cast<std::size_t>(p_.m * p_.n);
+    kernels::poison(c_.get(), count, prec_.input, stream);
+    launch(stream);
+    return kernels::compare_to_reference(c_.get(), prec_.input, c64.as<double>(), count,
+                                         core::depth_tolerance(prec_.tolerance, double(p_.nnz_per_row)), stream,
+                                         prec_.tolerance);
+  }
+
+  std::string label() const override {
+    char buf[256];
+    std::snprintf(buf, sizeof buf, "cuSPARSE %s (fastest of %zu) | CSR A, B and C row-major | dense: %s",
+                  algorithms_[usable_[chosen_]].name, usable_.size(), dense_label_.c_str());
+    std::string out = std::string(buf) + " | in " + core::name_of(prec_.input) + ", compute fp32, out " +
+                      core::name_of(prec_.input);
+    if (!dropped_.empty()) out += " | left out after a wrong result: " + dropped_;
+    return out;
+  }
+
+  std::map<std::string, double> counters() const override {
+    const double sparse_s = tuning_.best_seconds();
+    return {{"candidates", static_cast<double>(usable_.size())},
+            {"nnz", static_cast<double>(p_.nnz())},
+            {"dense_us", dense_seconds_ * 1e6},
+            {"speedup_over_dense", dense_seconds_ > 0 && sparse_s > 0 ? dense_seconds_ / sparse_s : 0.0}};
+  }
+
+ private:
+  bool vector() const { return p_.n == 1; }
+
+  // Buffer sizes (and ALG3's preprocessing) for every algorithm; those cuSPARSE refuses here are left out.
+  void prepare_algorithms(cudaStream_t stream) {
+    cusparseHandle_t h = cusparse_handle();
+    OPMARK_CHECK_CUSPARSE(cusparseSetStream(h, stream));
+    std::size_t largest = 0;
+    std::vector<std::size_t> sizes(algorithms_.size(), 0);
+    for (std::size_t i = 0; i < algorithms_.size(); ++i) {
+      std::size_t bytes = 0;
+      const cusparseStatus_t st =
+          vector() ? cusparseSpMV_bufferSize(h, CUSPARSE_OPERATION_NON_TRANSPOSE, &alpha_, a_desc_, x_desc_, &beta_,
+                                             y_desc_, CUDA_R_32F, cusparseSpMVAlg_t(algorithms_[i].id), &bytes)
+                   : cusparseSpMM_bufferSize(h, CUSPARSE_OPERATION_NON_TRANSPOSE, CUSPARSE_OPERATION_NON_TRANSPOSE,
+                                             &alpha_, a_desc_, b_desc_, &beta_, c_desc_, CUDA_R_32F,
+                                             cusparseSpMMAlg_t(algorithms_[i].id), &bytes);
+      if (st != CUSPARSE_STATUS_SUCCESS) continue;
+      usable_.push_back(static_cast<int>(i));
+      sizes[i] = bytes;
+      largest = std::max(largest, bytes);
+    }
+    if (usable_.empty()) throw UnsupportedError("cuSPARSE offers no algorithm for this case in " + std::string(prec_.name));
+    buffer_ = DeviceBuffer(std::max<std::size_t>(largest, 1));
+    if (!vector()) {
+      std::vector<int> kept;
+      for (int i : usable_) {
+        if (algorithms_[static_cast<std::size_t>(i)].id == CUSPARSE_SPMM_CSR_ALG3 &&
+            cusparseSpMM_preprocess(h, CUSPARSE_OPERATION_NON_TRANSPOSE, CUSPARSE_OPERATION_NON_TRANSPOSE, &alpha_,
+                                    a_desc_, b_desc_, &beta_, c_desc_, CUDA_R_32F, CUSPARSE_SPMM_CSR_ALG3,
+                                    buffer_.get()) != CUSPARSE_STATUS_SUCCESS)
+          continue;
+        kept.push_back(i);
+      }
+      usable_ = kept;
+    }
+  }
+
+  void run(int candidate, cudaStream_t stream) {
+    cusparseHandle_t h = cusparse_handle();
+    OPMARK_CHECK_CUSPARSE(cusparseSetStream(h, stream));
+    const Algorithm& a = algorithms_[static_cast<std::size_t>(usable_[static_cast<std::size_t>(candidate)])];
+    if (vector()) {
+      OPMARK_CHECK_CUSPARSE(cusparseSpMV(h, CUSPARSE_OPERATION_NON_TRANSPOSE, &alpha_, a_desc_, x_desc_, &beta_,
+                                         y_desc_, CUDA_R_32F, cusparseSpMVAlg_t(a.id), buffer_.get()));
+    } else {
+      OPMARK_CHECK_CUSPARSE(cusparseSpMM(h, CUSPARSE_OPERATION_NON_TRANSPOSE, CUSPARSE_OPERATION_NON_TRANSPOSE,
+                                         &alpha_, a_desc_, b_desc_, &beta_, c_desc_, CUDA_R_32F,
+                                         cusparseSpMMAlg_t(a.id), buffer_.get()));
+    }
+  }
+
+  // The dense product of the same shape through the GEMM family: autotuned and verified there, timed here as the
+  // harness times a case (warm-up, then the median of 5 samples).
+  void time_dense(const core::Case& c, const RunContext& ctx) {
+    const core::Case dense = core::make_case("gemm", "fwd", c.precision,
+                                             {{"m", p_.m}, {"n", p_.n}, {"k", p_.k}});
+    try {
+      std::unique_ptr<Workload> gemm = make_gemm_workload(dense, ctx);
+      const Outcome o = verify_workload(*gemm, ctx.stream);
+      if (o.status != Status::ok) {
+        dense_label_ = "not timed: " + o.reason;
+        return;
+      }
+      Timer timer(ctx.stream, L2Mode::hot);
+      const int batch = choose_batch(timer.warm_up(*gemm, ctx.options.warmup_ms));
+      std::vector<double> samples;
+      for (int i = 0; i < 5; ++i) samples.push_back(timer.sample(*gemm, batch));
+      std::nth_element(samples.begin(), samples.begin() + 2, samples.end());
+      dense_seconds_ = samples[2];
+      dense_label_ = gemm->label();
+      dense_label_ = dense_label_.substr(0, dense_label_.find(" | "));
+    } catch (const std::exception& e) {  // the dense product may not fit where the sparse one does
+      dense_label_ = std::string("not timed: ") + e.what();
+    }
+  }
+
+  core::SpmmProblem p_;
+  const core::PrecisionInfo& prec_;
+  cudaDataType_t type_;
+  std::vector<std::int32_t> offsets_host_, columns_host_;
+  DeviceBuffer offsets_, columns_, values_, b_, c_, buffer_;
+  cusparseSpMatDescr_t a_desc_ = nullptr;
+  cusparseDnMatDescr_t b_desc_ = nullptr, c_desc_ = nullptr;
+  cusparseDnVecDescr_t x_desc_ = nullptr, y_desc_ = nullptr;
+  std::vector<Algorithm> algorithms_;
+  std::vector<int> usable_;  // indices into algorithms_ that cuSPARSE accepts for this case
+  AutotuneResult tuning_;
+  int chosen_ = 0;  // index into usable_
+  const float alpha_ = 1.0f, beta_ = 0.0f;
+  double dense_seconds_ = 0;
+  std::string dense_label_ = "not timed";
+  std::string dropped_;
+};
+
+}  // namespace
+
+std::unique_ptr<Workload> make_spmm_workload(const core::Case& c, const RunContext& ctx) {
+  return std::make_unique<SpmmWorkload>(c, ctx);
+}
+
+}  // namespace opmark::bench
