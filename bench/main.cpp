@@ -17,6 +17,7 @@
 #include "bench/options.h"
 #include "bench/results_log.h"
 #include "core/error.h"
+#include "core/model_table.h"
 #include "core/table.h"
 #include "opmark/version.h"
 
@@ -35,6 +36,23 @@ std::vector<core::Table> load_tables(const std::vector<std::string>& paths) {
     }
   }
   return tables;
+}
+
+// A model named on the command line: a path to its table, or its name in the shapes folder's models/.
+core::ModelTable load_model(const std::string& name_or_path, const std::vector<std::string>& shape_dirs) {
+  if (fs::is_regular_file(name_or_path)) return core::load_model_table(name_or_path);
+  std::string known;
+  for (const auto& dir : shape_dirs) {
+    const fs::path models = fs::path(dir) / "models";
+    if (!fs::is_directory(models)) continue;
+    for (const auto& file : core::find_model_files(models.string())) {
+      core::ModelTable m = core::load_model_table(file);
+      if (m.name == name_or_path) return m;
+      known += (known.empty() ? "" : ", ") + m.name;
+    }
+  }
+  throw Error("--opmark_models: no model '" + name_or_path + "' (known: " + (known.empty() ? "none" : known) +
+              "; or give a path to a model table)");
 }
 
 std::vector<std::string> default_shapes() {
@@ -114,8 +132,19 @@ int run(int argc, char** argv) {
   bench::Options options = bench::parse_options(argc, argv);
   if (options.help) std::cout << bench::options_help() << "\nGoogle Benchmark's flags:\n";
 
-  std::vector<core::Table> tables = load_tables(options.shapes.empty() ? default_shapes() : options.shapes);
-  std::vector<core::Case> cases = core::expand_tables(tables, options.selection);
+  const std::vector<std::string> shape_dirs = options.shapes.empty() ? default_shapes() : options.shapes;
+  std::vector<core::Table> tables = load_tables(shape_dirs);
+  std::vector<core::Case> cases;
+  if (options.models.empty()) {
+    cases = core::expand_tables(tables, options.selection);
+  } else {  // the models' cases, each unique case once across models (Benanza's unique layers)
+    std::vector<core::ModelTable> models;
+    for (const auto& m : options.models) models.push_back(load_model(m, shape_dirs));
+    std::vector<std::string> precisions(options.selection.precisions.begin(), options.selection.precisions.end());
+    if (precisions.empty()) precisions = {"fp16"};
+    cases = core::model_cases(models, options.inputs, precisions);
+    std::printf("opmark: %zu models need %zu distinct cases\n", models.size(), cases.size());
+  }
   if (options.validate_only) {
     print_summary(tables, cases);
     return 0;

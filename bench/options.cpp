@@ -56,6 +56,12 @@ void apply(Options& o, const std::string& flag, const std::string& value) {
       core::precision_info(p);  // throws listing the known precisions
       o.selection.precisions.insert(p);
     }
+  } else if (flag == "opmark_models") {
+    need_value();
+    o.models = split_list(value);
+  } else if (flag == "opmark_inputs") {
+    need_value();
+    o.inputs = core::parse_symbol_list(value);
   } else if (flag == "opmark_symbols") {
     need_value();
     o.selection.symbols = core::parse_symbol_list(value);
@@ -120,10 +126,13 @@ std::string options_help() {
 opmark flags (Google Benchmark's own flags, e.g. --benchmark_filter, --benchmark_repetitions, --benchmark_out,
 --benchmark_list_tests, all work too):
   --opmark_shapes=PATH[,PATH]   shape-table folders or files (default: the source tree's shapes/)
-  --opmark_family=F[,F]         only these families (gemm)
-  --opmark_set=S[,S]            only these sets (train, inference_server, inference_device, modern, ...)
+  --opmark_family=F[,F]         only these families (gemm, conv, rnn)
+  --opmark_set=S[,S]            only these sets (train, inference_server, inference_device, peak, resnet50, ...)
   --opmark_precision=P[,P]      only these precisions (fp32, tf32, fp16, bf16, int8, fp8)
   --opmark_symbols=B=32,L=512   values for expression symbols in tables
+  --opmark_models=M[,M]         run the cases these models need instead of the shape tables, each once
+                                (names of shapes/models/*.yaml, or paths; precision fp16 unless given)
+  --opmark_inputs=B=16,H=512    the models' input sizes, over the defaults their tables record
   --opmark_l2=hot|cold          hot: operands stay in L2 between launches (DeepBench, default);
                                 cold: L2 flushed before every timed launch
   --opmark_out=DIR              write DIR/benchmark.json (Google Benchmark JSON) and DIR/results.jsonl
@@ -131,7 +140,7 @@ opmark flags (Google Benchmark's own flags, e.g. --benchmark_filter, --benchmark
   --opmark_validate             load and check every table, print the case count, run nothing (no GPU needed)
   --opmark_peak=bf16=790,bw=3000  peak TFLOPS per precision and memory GB/s, overriding the built-in table
   --opmark_candidates=N         cuBLASLt algorithms per layout timed before measuring (default 16)
-  --opmark_workspace_mib=N      library workspace limit (default 1024; cuDNN's fastest engines often need hundreds of MiB)
+  --opmark_workspace_mib=N      library workspace limit (default 1024: cuDNN's fastest engines can need hundreds)
   --opmark_warmup_ms=X          untimed warm-up per case (default 10)
   --opmark_seed=N               seed of the random inputs
 )";

@@ -16,6 +16,8 @@ const char* name_of(L2Mode m);
 struct Options {
   std::vector<std::string> shapes;      // folders or files; default: the source tree's shapes/
   core::Selection selection;            // families, sets, precisions, symbols
+  std::vector<std::string> models;      // model tables (names in shapes/models/, or paths): run their cases instead
+  core::Symbols inputs;                 // the models' input sizes (B=16,H=512), over their defaults
   L2Mode l2 = L2Mode::hot;
   std::string out_dir;                  // results folder; empty: no files unless --benchmark_out is given
   bool validate_only = false;           // load and expand the tables, print a summary, run nothing

@@ -136,6 +136,10 @@ ShapeSet parse_set(const std::string& path, const Schema& schema, const std::str
 
 }  // namespace
 
+FieldValue evaluate_cell(const FieldSpec& spec, const Cell& cell, const Symbols& symbols) {
+  return cell_value(spec, cell, &symbols);
+}
+
 Table parse_table(const std::string& yaml_text, const std::string& path) {
   YAML::Node root;
   try {

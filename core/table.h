@@ -55,6 +55,10 @@ struct Table {
   std::vector<ShapeSet> sets;
 };
 
+// A cell's value for a field: choice and fraction text as written, integers evaluated over `symbols`. Throws
+// TableError pointing at the cell (and at the column of the offending symbol) when it does not evaluate.
+FieldValue evaluate_cell(const FieldSpec& spec, const Cell& cell, const Symbols& symbols);
+
 // Reads and validates a table. Throws TableError (file:line:column, field) or opmark::Error.
 Table load_table(const std::string& path);
 // The same from text; `path` is used in messages only.

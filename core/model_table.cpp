@@ -1,0 +1,231 @@
+#include "core/model_table.h"
+
+#include <yaml-cpp/yaml.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <unordered_map>
+
+#include "core/precision.h"
+
+namespace opmark::core {
+namespace {
+
+const std::set<std::string> kTopKeys = {"model", "area", "task", "source", "mode", "inputs", "measured", "ops"};
+const std::set<std::string> kOpKeys = {"family", "direction", "calls", "source_op", "traced_us"};
+const std::set<std::string> kMeasuredKeys = {"device", "precision", "gpu_time_ms"};
+const std::string kOther = "other";
+
+SourceLocation where_of(const std::string& path, const YAML::Node& node) {
+  const YAML::Mark m = node.Mark();
+  return {path, m.line >= 0 ? m.line + 1 : 0, m.column >= 0 ? m.column + 1 : 0};
+}
+
+std::string join(const std::set<std::string>& items) {
+  std::string out;
+  for (const auto& s : items) out += (out.empty() ? "" : ", ") + s;
+  return out;
+}
+
+std::string scalar(const std::string& path, const YAML::Node& node, const std::string& field) {
+  if (!node || !node.IsScalar()) throw TableError(where_of(path, node), field, "expected a single value");
+  return node.Scalar();
+}
+
+double number(const std::string& path, const YAML::Node& node, const std::string& field) {
+  const std::string text = scalar(path, node, field);
+  char* end = nullptr;
+  const double v = std::strtod(text.c_str(), &end);
+  if (text.empty() || *end != '\0' || !(v >= 0)) throw TableError(where_of(path, node), field,
+                                                                  "expected a non-negative number, got '" + text + "'");
+  return v;
+}
+
+void check_keys(const std::string& path, const YAML::Node& node, const std::set<std::string>& allowed,
+                const std::string& what) {
+  for (const auto& kv : node) {
+    const std::string key = kv.first.as<std::string>();
+    if (!allowed.count(key))
+      throw TableError(where_of(path, kv.first), key, "unknown key in " + what + " (keys: " + join(allowed) + ")");
+  }
+}
+
+const FieldSpec kCallsSpec{"calls", FieldKind::positive_int, std::nullopt, {}, "", ""};
+
+ModelOp parse_op(const std::string& path, const YAML::Node& node) {
+  if (!node.IsMap()) throw TableError(where_of(path, node), "", "an op must be a map such as {family: gemm, ...}");
+  ModelOp op;
+  op.where = where_of(path, node);
+  if (!node["family"]) throw TableError(op.where, "family", "required field is missing");
+  op.family = scalar(path, node["family"], "family");
+  const Schema* schema = nullptr;
+  if (op.family != kOther) {
+    if (!is_family(op.family)) {
+      std::string known;
+      for (const auto& f : known_families()) known += (known.empty() ? "" : ", ") + f;
+      throw TableError(where_of(path, node["family"]), "family",
+                       "unknown family '" + op.family + "' (known: " + known + ", and other)");
+    }
+    schema = &schema_for(op.family);
+  }
+  if (!node["calls"]) throw TableError(op.where, "calls", "required field is missing");
+  op.calls = {scalar(path, node["calls"], "calls"), where_of(path, node["calls"])};
+  evaluate_cell(kCallsSpec, op.calls, {});  // syntax now; values at expansion (may use the inputs)
+  if (node["source_op"]) op.source_op = scalar(path, node["source_op"], "source_op");
+  if (node["traced_us"]) op.traced_us = number(path, node["traced_us"], "traced_us");
+  if (node["direction"]) {
+    op.direction = scalar(path, node["direction"], "direction");
+    if (schema && !schema->has_direction(op.direction))
+      throw TableError(where_of(path, node["direction"]), "direction",
+                       "family '" + op.family + "' has no direction '" + op.direction + "'");
+  } else if (schema) {
+    op.direction = schema->directions.front();
+  }
+  for (const auto& kv : node) {
+    const std::string key = kv.first.as<std::string>();
+    if (kOpKeys.count(key)) continue;
+    if (!schema)
+      throw TableError(where_of(path, kv.first), key, "an op of family 'other' has only " + join(kOpKeys));
+    if (!schema->find_field(key))
+      throw TableError(where_of(path, kv.first), key,
+                       "unknown field for family '" + op.family + "' (fields: " + schema->field_list() +
+                           "; op keys: " + join(kOpKeys) + ")");
+    op.fields[key] = {scalar(path, kv.second, key), where_of(path, kv.second)};
+  }
+  if (schema)
+    for (const auto& f : schema->fields)
+      if (f.is_required() && !op.fields.count(f.name)) throw TableError(op.where, f.name, "required field is missing");
+  return op;
+}
+
+}  // namespace
+
+ModelTable parse_model_table(const std::string& yaml_text, const std::string& path) {
+  YAML::Node root;
+  try {
+    root = YAML::Load(yaml_text);
+  } catch (const YAML::Exception& e) {
+    throw TableError({path, e.mark.line + 1, e.mark.column + 1}, "", "not valid YAML: " + e.msg);
+  }
+  if (!root.IsMap()) throw TableError({path, 1, 1}, "", "a model table is a map with 'model', 'inputs' and 'ops'");
+  check_keys(path, root, kTopKeys, "a model table");
+  ModelTable m;
+  m.path = path;
+  if (!root["model"]) throw TableError({path, 1, 1}, "model", "missing: the model's name");
+  m.name = scalar(path, root["model"], "model");
+  if (root["area"]) m.area = scalar(path, root["area"], "area");
+  if (root["task"]) m.task = scalar(path, root["task"], "task");
+  if (root["source"]) m.source = scalar(path, root["source"], "source");
+  m.mode = root["mode"] ? scalar(path, root["mode"], "mode") : "inference";
+  if (const YAML::Node inputs = root["inputs"]) {
+    if (!inputs.IsMap()) throw TableError(where_of(path, inputs), "inputs", "expected a map such as {B: 32}");
+    for (const auto& kv : inputs) {
+      const std::string sym = kv.first.as<std::string>();
+      const FieldSpec spec{sym, FieldKind::positive_int, std::nullopt, {}, "", ""};
+      m.inputs[sym] = std::get<std::int64_t>(
+          evaluate_cell(spec, {scalar(path, kv.second, sym), where_of(path, kv.second)}, {}));
+    }
+  }
+  if (const YAML::Node measured = root["measured"]) {
+    if (!measured.IsMap()) throw TableError(where_of(path, measured), "measured", "expected a map");
+    check_keys(path, measured, kMeasuredKeys, "measured");
+    ModelMeasurement mm;
+    if (measured["device"]) mm.device = scalar(path, measured["device"], "device");
+    if (measured["precision"]) mm.precision = scalar(path, measured["precision"], "precision");
+    if (measured["gpu_time_ms"]) mm.gpu_time_ms = number(path, measured["gpu_time_ms"], "gpu_time_ms");
+    m.measured = mm;
+  }
+  const YAML::Node ops = root["ops"];
+  if (!ops || !ops.IsSequence()) throw TableError({path, 1, 1}, "ops", "missing: the list of operator calls");
+  for (const auto& op : ops) m.ops.push_back(parse_op(path, op));
+  return m;
+}
+
+ModelTable load_model_table(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw Error(path + ": cannot open model table");
+  std::stringstream text;
+  text << in.rdbuf();
+  return parse_model_table(text.str(), path);
+}
+
+std::vector<std::string> find_model_files(const std::string& dir) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  if (!fs::is_directory(dir, ec)) throw Error(dir + ": not a folder of model tables");
+  std::vector<std::string> files;
+  for (const auto& entry : fs::directory_iterator(dir)) {
+    if (!entry.is_regular_file() || entry.path().extension() != ".yaml") continue;
+    std::ifstream in(entry.path());
+    std::string line;
+    while (std::getline(in, line))
+      if (line.rfind("model:", 0) == 0) {
+        files.push_back(entry.path().string());
+        break;
+      }
+  }
+  std::sort(files.begin(), files.end());
+  return files;
+}
+
+std::vector<ModelCall> model_calls(const ModelTable& model, const Symbols& inputs, const std::string& precision) {
+  Symbols symbols = model.inputs;
+  for (const auto& [k, v] : inputs) symbols[k] = v;
+  std::vector<ModelCall> out;
+  for (const auto& op : model.ops) {
+    ModelCall call{&op, std::nullopt, 0};
+    const FieldValue calls = evaluate_cell(kCallsSpec, op.calls, symbols);
+    const std::string problem = check_value(kCallsSpec, calls);
+    if (!problem.empty()) throw TableError(op.calls.where, "calls", problem + " (with " + op.calls.text + ")");
+    call.calls = std::get<std::int64_t>(calls);
+    if (op.family != kOther && !schema_for(op.family).has_precision(precision)) {
+      call.precision_not_run = true;
+    } else if (op.family != kOther) {
+      const Schema& schema = schema_for(op.family);
+      std::map<std::string, FieldValue> given;
+      for (const auto& [name, cell] : op.fields) {
+        const FieldSpec& spec = *schema.find_field(name);
+        FieldValue v = evaluate_cell(spec, cell, symbols);
+        const std::string bad = check_value(spec, v);
+        if (!bad.empty()) throw TableError(cell.where, name, bad + " (with " + cell.text + ")");
+        given[name] = v;
+      }
+      try {
+        call.c = make_case(op.family, op.direction, precision, given);
+      } catch (const Error& e) {
+        throw TableError(op.where, "", std::string(e.what()) + " (model " + model.name + ", " + precision + ")");
+      }
+      call.c->models.insert(model.name);
+      call.c->sources.push_back(op.where);
+    }
+    out.push_back(std::move(call));
+  }
+  return out;
+}
+
+std::vector<Case> model_cases(const std::vector<ModelTable>& models, const Symbols& inputs,
+                              const std::vector<std::string>& precisions) {
+  std::vector<Case> cases;
+  std::unordered_map<std::string, std::size_t> index;
+  for (const auto& model : models) {
+    for (const auto& precision : precisions) {
+      for (auto& call : model_calls(model, inputs, precision)) {
+        if (!call.c) continue;  // family "other", or a precision the family does not run
+        const std::string name = make_case_name(*call.c);
+        auto [it, inserted] = index.emplace(name, cases.size());
+        if (inserted) {
+          cases.push_back(std::move(*call.c));
+          continue;
+        }
+        Case& kept = cases[it->second];
+        kept.models.insert(model.name);
+        kept.sources.push_back(call.op->where);
+      }
+    }
+  }
+  return cases;
+}
+
+}  // namespace opmark::core

@@ -1,0 +1,77 @@
+#pragma once
+// Model operator tables (OpBench): a model is a list of operator calls, each one case of a family (or of family
+// `other`, outside the benchmarked families, kept so coverage is reported honestly) with its call count.
+// Shapes are expressions over the model's inputs, so a model is scored at the input sizes a user asks for.
+//
+//   model: resnet50
+//   area: cv_2d
+//   task: image classification
+//   source: torchvision 0.20 resnet50, random weights
+//   mode: inference
+//   inputs: {B: 32, H: 224, W: 224}                 # the default input sizes
+//   measured: {device: NVIDIA H200, precision: fp16, gpu_time_ms: 3.2}   # optional: the traced model's own time
+//   ops:
+//     - {family: conv, calls: 1, source_op: aten::convolution, traced_us: 41.0,
+//        n: B, c: 3, h: H, w: W, k: 64, r: 7, s: 7, pad_h: 3, pad_w: 3, stride_h: 2, stride_w: 2}
+//     - {family: pointwise, calls: 16, source_op: aten::relu_, op: relu, rows: B*64, cols: H*W/16}
+//     - {family: other, calls: 1, source_op: aten::max_pool2d, traced_us: 9.5}
+//
+// `source_op` is the framework's operator as traced (a family's own fields, such as pointwise's `op`, keep their
+// names). `direction` defaults to the family's first (fwd); `calls` may be an expression too (layers x heads).
+// `traced_us` is the operator's GPU time per call in the trace at the default inputs, for time coverage.
+// Every problem is reported as "file:line:column: field 'name': what is wrong".
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/case.h"
+#include "core/table.h"
+
+namespace opmark::core {
+
+struct ModelOp {
+  SourceLocation where;
+  std::string family;  // a family, or "other"
+  std::string direction;
+  std::string source_op;  // the framework's operator, as traced
+  Cell calls;
+  double traced_us = 0;
+  std::map<std::string, Cell> fields;
+};
+
+struct ModelMeasurement {
+  std::string device, precision;
+  double gpu_time_ms = 0;
+};
+
+struct ModelTable {
+  std::string path, name, area, task, source, mode;
+  Symbols inputs;
+  std::optional<ModelMeasurement> measured;
+  std::vector<ModelOp> ops;
+};
+
+ModelTable load_model_table(const std::string& path);
+ModelTable parse_model_table(const std::string& yaml_text, const std::string& path);
+
+// The model tables in `dir` (*.yaml with a `model:` key), sorted by name.
+std::vector<std::string> find_model_files(const std::string& dir);
+
+// One operator of a model at given inputs and precision: its case (family "other": no case) and its calls.
+struct ModelCall {
+  const ModelOp* op;
+  std::optional<Case> c;  // empty for family "other", and where the family does not run the precision
+  std::int64_t calls = 0;
+  bool precision_not_run = false;  // e.g. an RNN in int8: the model's call exists, no case measures it
+};
+
+// The model's calls at its default inputs overridden by `inputs`, in `precision`. Throws TableError naming the
+// file, line and symbol when an input is missing or a shape does not evaluate to a valid value.
+std::vector<ModelCall> model_calls(const ModelTable& model, const Symbols& inputs, const std::string& precision);
+
+// The cases a set of models needs, each unique case once (Benanza's unique layers), tagged with the models that
+// call it (Case::models).
+std::vector<Case> model_cases(const std::vector<ModelTable>& models, const Symbols& inputs,
+                              const std::vector<std::string>& precisions);
+
+}  // namespace opmark::core

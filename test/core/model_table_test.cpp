@@ -1,0 +1,134 @@
+// Model operator tables: parsing, defaults, expressions over the model's inputs, the cases a set of models needs
+// (each unique case once), and every error naming the file, line and field.
+#include <gtest/gtest.h>
+
+#include "core/error.h"
+#include "core/model_table.h"
+
+using namespace opmark;
+using namespace opmark::core;
+
+namespace {
+
+const char* kTiny = R"(model: tiny_mlp
+area: nlp
+task: testing
+source: hand-written fixture
+inputs: {B: 8, L: 128}
+measured: {device: NVIDIA H200, precision: fp16, gpu_time_ms: 0.25}
+ops:
+  - {family: gemm, calls: 2, source_op: aten::mm, traced_us: 10.5, m: 768, n: B*L, k: 768, ta: T}
+  - {family: gemm, calls: 1, source_op: aten::mm, m: 3072, n: B*L, k: 768, ta: T}
+  - {family: pointwise, calls: 2, source_op: aten::gelu, op_: x, rows: B*L, cols: 3072}
+  - {family: other, calls: 3, source_op: aten::embedding, traced_us: 2}
+)";
+
+std::string error_of(const std::string& yaml) {
+  try {
+    parse_model_table(yaml, "m.yaml");
+  } catch (const TableError& e) {
+    return e.what();
+  }
+  return "no error";
+}
+
+std::string expansion_error_of(const std::string& yaml, const Symbols& inputs) {
+  try {
+    model_calls(parse_model_table(yaml, "m.yaml"), inputs, "fp16");
+  } catch (const TableError& e) {
+    return e.what();
+  }
+  return "no error";
+}
+
+}  // namespace
+
+TEST(ModelTable, OpKeysAndFieldsAreChecked) {
+  // The fixture's third op has a mistyped key: the error names the file, line, column and key.
+  EXPECT_EQ(error_of(kTiny), "m.yaml:10:58: field 'op_': unknown field for family 'pointwise' (fields: op, rows, "
+                             "cols, impl; op keys: calls, direction, family, source_op, traced_us)");
+}
+
+TEST(ModelTable, FamilyFieldsAndTheTracedOperatorLiveSideBySide) {
+  std::string yaml = kTiny;
+  yaml.replace(yaml.find("op_: x, "), 8, "op: gelu, ");  // pointwise's own field `op`
+  const ModelTable m = parse_model_table(yaml, "m.yaml");
+  EXPECT_EQ(m.name, "tiny_mlp");
+  EXPECT_EQ(m.area, "nlp");
+  EXPECT_EQ(m.ops[2].source_op, "aten::gelu");
+  const auto calls = model_calls(m, {}, "fp16");
+  ASSERT_TRUE(calls[2].c.has_value());
+  EXPECT_EQ(make_case_name(*calls[2].c), "pointwise/fwd/fp16/op=gelu/rows=1024/cols=3072/impl=opmark");
+  EXPECT_EQ(make_case_name(*calls[0].c), "gemm/fwd/fp16/m=768/n=1024/k=768/ta=T/tb=N/batch=1");
+  EXPECT_DOUBLE_EQ(m.ops[0].traced_us, 10.5);
+  // int8 is not a pointwise precision: the call stays, with no case, and says why.
+  const auto int8 = model_calls(m, {}, "int8");
+  EXPECT_TRUE(int8[0].c.has_value());
+  EXPECT_FALSE(int8[2].c.has_value());
+  EXPECT_TRUE(int8[2].precision_not_run);
+}
+
+TEST(ModelTable, CasesOfSeveralModelsAreUniqueAndTagged) {
+  const std::string base = R"(model: a
+inputs: {B: 4}
+ops:
+  - {family: gemm, calls: 2, m: 64, n: B, k: 32}
+  - {family: gemm, calls: 1, m: 64, n: 8, k: 32}
+  - {family: other, calls: 5, source_op: aten::embedding}
+)";
+  std::string other = base;
+  other.replace(other.find("model: a"), 8, "model: b");
+  const ModelTable a = parse_model_table(base, "a.yaml"), b = parse_model_table(other, "b.yaml");
+  ASSERT_EQ(a.ops.size(), 3u);
+  EXPECT_EQ(a.ops[0].direction, "fwd");  // the family's first direction by default
+  EXPECT_EQ(a.mode, "inference");
+  // At the default B = 4 the two gemm ops differ; with B = 8 they are the same case.
+  EXPECT_EQ(model_cases({a}, {}, {"fp16"}).size(), 2u);
+  const auto at8 = model_cases({a, b}, {{"B", 8}}, {"fp16", "bf16"});
+  ASSERT_EQ(at8.size(), 2u);  // one case per precision, shared by both models and both ops
+  EXPECT_EQ(make_case_name(at8[0]), "gemm/fwd/fp16/m=64/n=8/k=32/ta=N/tb=N/batch=1");
+  EXPECT_EQ(at8[0].models, (std::set<std::string>{"a", "b"}));
+  const auto calls = model_calls(a, {{"B", 8}}, "fp16");
+  ASSERT_EQ(calls.size(), 3u);
+  EXPECT_EQ(calls[0].calls, 2);
+  EXPECT_FALSE(calls[2].c.has_value());  // family other: kept, with its calls, no case
+  EXPECT_EQ(calls[2].calls, 5);
+}
+
+TEST(ModelTable, MeasuredTimeAndTracedTimesAreRead) {
+  const std::string yaml = R"(model: m
+inputs: {B: 2}
+measured: {device: NVIDIA H200, precision: fp16, gpu_time_ms: 1.5}
+ops:
+  - {family: other, calls: 1, source_op: aten::sort, traced_us: 12.25}
+)";
+  const ModelTable m = parse_model_table(yaml, "m.yaml");
+  ASSERT_TRUE(m.measured.has_value());
+  EXPECT_DOUBLE_EQ(m.measured->gpu_time_ms, 1.5);
+  EXPECT_EQ(m.measured->device, "NVIDIA H200");
+  EXPECT_DOUBLE_EQ(m.ops[0].traced_us, 12.25);
+}
+
+TEST(ModelTable, EveryErrorSaysWhere) {
+  EXPECT_EQ(error_of("model: m\nops:\n  - {family: gemmm, calls: 1}\n"),
+            "m.yaml:3:14: field 'family': unknown family 'gemmm' (known: gemm, conv, rnn, spmm, pointwise, reduce, and "
+            "other)");
+  EXPECT_EQ(error_of("model: m\nops:\n  - {family: gemm, m: 1, n: 2, k: 3}\n"),
+            "m.yaml:3:5: field 'calls': required field is missing");
+  EXPECT_EQ(error_of("model: m\nops:\n  - {family: gemm, calls: 1, m: 1, n: 2}\n"),
+            "m.yaml:3:5: field 'k': required field is missing");
+  EXPECT_EQ(error_of("model: m\nops:\n  - {family: other, calls: 1, m: 4}\n"),
+            "m.yaml:3:31: field 'm': an op of family 'other' has only calls, direction, family, source_op, traced_us");
+  EXPECT_EQ(error_of("model: m\nweights: x\nops: []\n"),
+            "m.yaml:2:1: field 'weights': unknown key in a model table (keys: area, inputs, measured, mode, model, ops, "
+            "source, task)");
+  // Expansion: a missing input and a shape that is not positive name the cell.
+  const std::string uses_h = "model: m\ninputs: {B: 2}\nops:\n  - {family: gemm, calls: 1, m: H, n: B, k: 3}\n";
+  EXPECT_EQ(expansion_error_of(uses_h, {}).rfind("m.yaml:4:33: field 'm': unknown symbol 'H'", 0), 0u)
+      << expansion_error_of(uses_h, {});
+  const std::string shrinks = "model: m\ninputs: {B: 2}\nops:\n  - {family: gemm, calls: 1, m: B-2, n: B, k: 3}\n";
+  EXPECT_EQ(expansion_error_of(shrinks, {}),
+            "m.yaml:4:33: field 'm': expected a positive integer, got 0 (with B-2)");
+  const std::string divides = "model: m\ninputs: {B: 2}\nops:\n  - {family: gemm, calls: 1, m: 4/(B-2), n: B, k: 3}\n";
+  EXPECT_NE(expansion_error_of(divides, {}).find("m.yaml:4:"), std::string::npos) << expansion_error_of(divides, {});
+}
