@@ -158,7 +158,7 @@ int run(int argc, char** argv) {
   }
   cases = std::move(runnable);
   for (const auto& [family, n] : not_runnable)
-    std::fprintf(stderr, "opmark: %s: %d cases in the tables, no benchmark for this family in this build yet\n",
+    std::fprintf(stderr, "opmark: %s: %d cases selected, no benchmark for this family in this build yet\n",
                  family.c_str(), n);
   if (cases.empty()) std::fprintf(stderr, "opmark: the selection matches no case that this build can run\n");
 

@@ -132,3 +132,27 @@ TEST(ModelTable, EveryErrorSaysWhere) {
   const std::string divides = "model: m\ninputs: {B: 2}\nops:\n  - {family: gemm, calls: 1, m: 4/(B-2), n: B, k: 3}\n";
   EXPECT_NE(expansion_error_of(divides, {}).find("m.yaml:4:"), std::string::npos) << expansion_error_of(divides, {});
 }
+
+TEST(ModelTables, EveryShippedModelLoadsAndExpandsAtItsDefaults) {
+  const auto files = find_model_files(OPMARK_SOURCE_DIR "/shapes/models");
+  ASSERT_GE(files.size(), 14u);
+  std::set<std::string> areas;
+  for (const auto& file : files) {
+    SCOPED_TRACE(file);
+    const ModelTable m = load_model_table(file);
+    EXPECT_FALSE(m.area.empty());
+    areas.insert(m.area);
+    std::size_t calls = 0, covered = 0;
+    for (const auto& call : model_calls(m, {}, "fp16")) {
+      calls += static_cast<std::size_t>(call.calls);
+      covered += call.c ? static_cast<std::size_t>(call.calls) : 0;
+    }
+    EXPECT_GT(covered, 0u) << m.name << " has no call a benchmarked family covers";
+    EXPECT_GE(calls, covered);
+    // Other input sizes evaluate too (the expressions were checked against a trace at 3x the defaults).
+    Symbols bigger = m.inputs;
+    for (auto& [k, v] : bigger) v *= 2;
+    EXPECT_NO_THROW(model_calls(m, bigger, "bf16"));
+  }
+  EXPECT_GE(areas.size(), 5u);
+}
