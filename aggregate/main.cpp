@@ -1,0 +1,215 @@
+// opmark-aggregate: measured results + model operator tables -> model and area scores (OpBench), with coverage;
+// or two result sets -> a comparison with regressions. Runs anywhere: no GPU, no CUDA.
+//
+//   opmark-aggregate RESULTS [--models=a,b|all] [--inputs=B=16] [--precision=fp16] [--statistic=median|min|mean]
+//                    [--allow-missing] [--format=table|json|csv] [--shapes=DIR]
+//   opmark-aggregate --compare BEFORE AFTER [--threshold=0.05] [--format=...]
+#include <cstdio>
+#include <filesystem>
+#include <iostream>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "aggregate/compare.h"
+#include "aggregate/results.h"
+#include "aggregate/scores.h"
+#include "core/error.h"
+#include "core/expr.h"
+#include "core/model_table.h"
+
+namespace fs = std::filesystem;
+using namespace opmark;
+using namespace opmark::aggregate;
+
+namespace {
+
+struct Args {
+  std::vector<std::string> files;
+  std::string models = "all", precision = "fp16", format = "table", shapes;
+  core::Symbols inputs;
+  Statistic statistic = Statistic::median;
+  bool allow_missing = false, compare = false;
+  double threshold = 0.05;
+};
+
+const char* kUsage = R"(usage:
+  opmark-aggregate RESULTS [--models=a,b|all] [--inputs=B=16] [--precision=fp16] [--statistic=median|min|mean]
+                   [--allow-missing] [--format=table|json|csv] [--shapes=DIR]
+  opmark-aggregate --compare BEFORE AFTER [--threshold=0.05] [--statistic=...] [--format=table|json|csv]
+RESULTS: opmark-bench's results.jsonl or benchmark.json. Scores are milliseconds: lower is better.
+)";
+
+Args parse(int argc, char** argv) {
+  Args a;
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    const auto value = [&](const char* flag) -> std::string {
+      const std::string prefix = std::string(flag) + "=";
+      return arg.rfind(prefix, 0) == 0 ? arg.substr(prefix.size()) : std::string();
+    };
+    if (arg == "--help" || arg == "-h") {
+      std::cout << kUsage;
+      std::exit(0);
+    } else if (arg == "--compare") a.compare = true;
+    else if (arg == "--allow-missing") a.allow_missing = true;
+    else if (!value("--models").empty()) a.models = value("--models");
+    else if (!value("--precision").empty()) a.precision = value("--precision");
+    else if (!value("--format").empty()) a.format = value("--format");
+    else if (!value("--shapes").empty()) a.shapes = value("--shapes");
+    else if (!value("--inputs").empty()) a.inputs = core::parse_symbol_list(value("--inputs"));
+    else if (!value("--statistic").empty()) a.statistic = parse_statistic(value("--statistic"));
+    else if (!value("--threshold").empty()) a.threshold = std::stod(value("--threshold"));
+    else if (arg.rfind("--", 0) == 0) throw Error("unknown flag " + arg + "\n" + kUsage);
+    else a.files.push_back(arg);
+  }
+  if (a.format != "table" && a.format != "json" && a.format != "csv")
+    throw Error("--format: expected table, json or csv, got '" + a.format + "'");
+  if (a.files.size() != (a.compare ? 2u : 1u)) throw Error(std::string("expected ") + (a.compare ? "two" : "one") +
+                                                           " results file(s)\n" + kUsage);
+  return a;
+}
+
+std::string shapes_dir(const Args& a) {
+  if (!a.shapes.empty()) return a.shapes;
+  if (fs::is_directory(OPMARK_DEFAULT_SHAPES_DIR)) return OPMARK_DEFAULT_SHAPES_DIR;
+  return "shapes";
+}
+
+int run_compare(const Args& a) {
+  const ResultSet before = load_results(a.files[0], a.statistic), after = load_results(a.files[1], a.statistic);
+  const Comparison c = compare(before, after, a.threshold);
+  if (a.format == "json") {
+    nlohmann::json j;
+    j["geomean_ratio"] = c.geomean_ratio;
+    j["regressions"] = c.regressions;
+    for (const auto& k : c.cases)
+      j["cases"].push_back({{"name", k.name}, {"before_us", k.before_us}, {"after_us", k.after_us},
+                            {"ratio", k.ratio}, {"noise_us", k.noise_us}, {"regression", k.regression}});
+    j["only_before"] = c.only_before;
+    j["only_after"] = c.only_after;
+    std::cout << j.dump(2) << "\n";
+  } else {
+    const bool csv = a.format == "csv";
+    if (csv) std::printf("case,before_us,after_us,after_over_before,noise_us,regression\n");
+    else std::printf("%-100s %11s %11s %8s\n", "case", "before us", "after us", "ratio");
+    for (const auto& k : c.cases) {
+      if (csv)
+        std::printf("%s,%.4f,%.4f,%.4f,%.4f,%d\n", k.name.c_str(), k.before_us, k.after_us, k.ratio, k.noise_us,
+                    static_cast<int>(k.regression));
+      else
+        std::printf("%-100s %11.3f %11.3f %8.3f %s\n", k.name.c_str(), k.before_us, k.after_us, k.ratio,
+                    k.regression ? "REGRESSION" : "");
+    }
+    if (!csv)
+      std::printf("%zu cases in both; geometric mean of after/before %.4f (above 1: slower); %d regression(s) "
+                  "beyond %.0f%% and the measured noise; %zu only before, %zu only after\n",
+                  c.cases.size(), c.geomean_ratio, c.regressions, a.threshold * 100, c.only_before.size(),
+                  c.only_after.size());
+  }
+  return c.regressions > 0 ? 3 : 0;
+}
+
+int run_scores(const Args& a) {
+  const ResultSet results = load_results(a.files[0], a.statistic);
+  const std::string dir = shapes_dir(a);
+  std::vector<core::ModelTable> models;
+  const std::set<std::string> wanted = [&] {
+    std::set<std::string> s;
+    std::string item;
+    for (char ch : a.models + ",") {
+      if (ch == ',') {
+        if (!item.empty()) s.insert(item);
+        item.clear();
+      } else item += ch;
+    }
+    return s;
+  }();
+  for (const auto& file : core::find_model_files((fs::path(dir) / "models").string())) {
+    core::ModelTable m = core::load_model_table(file);
+    if (wanted.count("all") || wanted.count(m.name)) models.push_back(std::move(m));
+  }
+  if (models.empty()) throw Error("no model table matches --models=" + a.models + " in " + dir + "/models");
+  std::vector<ModelScore> scores;
+  for (const auto& m : models) scores.push_back(score_model(m, a.inputs, a.precision, results));
+  // Missing cases are an error unless allowed: a score over part of a model would read as a faster GPU.
+  std::size_t missing = 0;
+  for (const auto& s : scores) missing += s.missing.size();
+  if (missing && !a.allow_missing) {
+    std::string list;
+    std::set<std::string> names;
+    for (const auto& s : scores) names.insert(s.missing.begin(), s.missing.end());
+    for (const auto& n : names) list += "\n  " + n;
+    std::string model_list;
+    for (const auto& m : models) model_list += (model_list.empty() ? "" : ",") + m.name;
+    throw Error(std::to_string(names.size()) + " case(s) the models need are not in " + a.files[0] + ":" + list +
+                "\nmeasure them with: opmark-bench --opmark_models=" + model_list + " --opmark_precision=" +
+                a.precision + "\nor score what is there with --allow-missing (coverage then says what is left out)");
+  }
+  std::vector<AreaScore> areas;
+  const fs::path areas_file = fs::path(dir) / "areas.yaml";
+  if (fs::exists(areas_file))
+    for (const auto& area : load_areas(areas_file.string())) {
+      AreaScore s = score_area(area, scores);
+      if (!s.models.empty()) areas.push_back(s);
+    }
+  if (a.format == "json") {
+    nlohmann::json j;
+    j["lower_is_better"] = true;
+    j["unit"] = "ms";
+    j["precision"] = a.precision;
+    j["results"] = a.files[0];
+    if (results.context.count("gpu")) j["gpu"] = results.context.at("gpu");
+    for (const auto& s : scores) {
+      nlohmann::json m = {{"name", s.name},     {"area", s.area},
+                          {"score_ms", s.score_ms}, {"calls", s.calls},
+                          {"coverage_calls", s.coverage_calls()}, {"missing", s.missing}};
+      m["coverage_time"] = s.coverage_time() >= 0 ? nlohmann::json(s.coverage_time()) : nlohmann::json(nullptr);
+      if (s.measured_ms) {
+        m["measured_ms"] = *s.measured_ms;
+        m["measured_device"] = s.measured_device;
+        m["score_over_measured"] = *s.measured_ms > 0 ? s.score_ms / *s.measured_ms : 0.0;
+      }
+      j["models"].push_back(m);
+    }
+    for (const auto& ar : areas) j["areas"].push_back({{"name", ar.name}, {"score_ms", ar.score_ms}, {"models", ar.models}});
+    std::cout << j.dump(2) << "\n";
+    return 0;
+  }
+  const bool csv = a.format == "csv";
+  std::printf(csv ? "kind,name,area,score_ms,calls,coverage_calls,coverage_time,measured_ms\n"
+                  : "Scores in ms (sum of calls x measured time per call): lower is better. Precision %s.\n"
+                    "%-22s %-15s %12s %8s %10s %10s %12s\n",
+              a.precision.c_str(), "model", "area", "score ms", "calls", "cov calls", "cov time", "measured ms");
+  for (const auto& s : scores) {
+    const std::string cov_time = s.coverage_time() >= 0 ? std::to_string(s.coverage_time()) : "";
+    const std::string measured = s.measured_ms ? std::to_string(*s.measured_ms) : "";
+    if (csv)
+      std::printf("model,%s,%s,%.6f,%lld,%.4f,%s,%s\n", s.name.c_str(), s.area.c_str(), s.score_ms,
+                  static_cast<long long>(s.calls), s.coverage_calls(), cov_time.c_str(), measured.c_str());
+    else
+      std::printf("%-22s %-15s %12.4f %8lld %9.1f%% %10s %12s\n", s.name.c_str(), s.area.c_str(), s.score_ms,
+                  static_cast<long long>(s.calls), 100 * s.coverage_calls(),
+                  s.coverage_time() >= 0 ? (std::to_string(static_cast<int>(100 * s.coverage_time())) + "%").c_str()
+                                         : "-",
+                  s.measured_ms ? measured.c_str() : "-");
+  }
+  for (const auto& ar : areas) {
+    if (csv) std::printf("area,%s,,%.6f,,,,\n", ar.name.c_str(), ar.score_ms);
+    else std::printf("area %-17s %-15s %12.4f\n", ar.name.c_str(), "", ar.score_ms);
+  }
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  try {
+    const Args a = parse(argc, argv);
+    return a.compare ? run_compare(a) : run_scores(a);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "opmark-aggregate: %s\n", e.what());
+    return 2;
+  }
+}

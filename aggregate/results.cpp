@@ -1,0 +1,147 @@
+#include "aggregate/results.h"
+
+#include <algorithm>
+#include <fstream>
+#include <numeric>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+#include "core/error.h"
+
+namespace opmark::aggregate {
+namespace {
+
+using nlohmann::json;
+
+double statistic_of(std::vector<double> v, Statistic s) {
+  if (v.empty()) return 0;
+  switch (s) {
+    case Statistic::min: return *std::min_element(v.begin(), v.end());
+    case Statistic::mean: return std::accumulate(v.begin(), v.end(), 0.0) / static_cast<double>(v.size());
+    case Statistic::median: break;
+  }
+  std::sort(v.begin(), v.end());
+  const std::size_t n = v.size();
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+const json& need(const json& j, const char* key, const std::string& where) {
+  if (!j.contains(key)) throw Error(where + ": missing key '" + key + "'");
+  return j.at(key);
+}
+
+// opmark-bench's log: a context line, then per case its repetitions ("run") and aggregates, a summary line.
+void parse_jsonl(const std::string& text, const std::string& path, Statistic statistic, ResultSet& out) {
+  std::istringstream in(text);
+  std::string line;
+  std::map<std::string, std::map<std::string, double>> aggregates;
+  for (int number = 1; std::getline(in, line); ++number) {
+    if (line.empty()) continue;
+    const std::string where = path + ":" + std::to_string(number);
+    json j;
+    try {
+      j = json::parse(line);
+    } catch (const json::parse_error& e) {
+      throw Error(where + ": not a JSON line (" + std::string(e.what()) + ")");
+    }
+    const std::string type = need(j, "type", where).get<std::string>();
+    if (type == "context") {
+      for (const auto& [k, v] : need(j, "context", where).items()) out.context[k] = v.is_string() ? v.get<std::string>() : v.dump();
+      continue;
+    }
+    if (type != "run" && type != "aggregate") continue;
+    const std::string name = need(j, "name", where).get<std::string>();
+    CaseResult& r = out.cases[name];
+    r.status = need(j, "status", where).get<std::string>();
+    if (j.contains("label")) r.label = j["label"].get<std::string>();
+    if (j.contains("reason")) r.reason = j["reason"].get<std::string>();
+    if (r.status != "ok") continue;
+    const double t = need(j, "time_us", where).get<double>();
+    if (type == "run") r.reps_us.push_back(t);
+    else aggregates[name][need(j, "aggregate", where).get<std::string>()] = t;
+  }
+  for (auto& [name, r] : out.cases) {
+    if (r.status != "ok") continue;
+    if (!r.reps_us.empty()) r.time_us = statistic_of(r.reps_us, statistic);
+    else if (statistic == Statistic::median && aggregates[name].count("median")) r.time_us = aggregates[name]["median"];
+    else if (statistic == Statistic::mean && aggregates[name].count("mean")) r.time_us = aggregates[name]["mean"];
+    else throw Error(path + ": case " + name + " has no repetitions to take the " +
+                     (statistic == Statistic::min ? "min" : "statistic") + " of");
+  }
+}
+
+// Google Benchmark's JSON: "context" and "benchmarks" (iterations with run_name, or aggregates).
+void parse_benchmark_json(const json& root, const std::string& path, Statistic statistic, ResultSet& out) {
+  if (root.contains("context"))
+    for (const auto& [k, v] : root["context"].items())
+      if (k.rfind("opmark_", 0) == 0) out.context[k.substr(7)] = v.is_string() ? v.get<std::string>() : v.dump();
+  const json& benchmarks = need(root, "benchmarks", path);
+  std::map<std::string, std::map<std::string, double>> aggregates;
+  for (std::size_t i = 0; i < benchmarks.size(); ++i) {
+    const json& b = benchmarks[i];
+    const std::string where = path + ": benchmarks[" + std::to_string(i) + "]";
+    const std::string name = b.contains("run_name") ? b["run_name"].get<std::string>()
+                                                    : need(b, "name", where).get<std::string>();
+    CaseResult& r = out.cases[name];
+    if (b.value("error_occurred", false) || b.value("skipped", false)) {
+      const std::string message = b.value("error_message", b.value("skip_message", std::string()));
+      r.status = message.rfind("SKIPPED", 0) == 0 ? "skipped" : "failed";
+      r.reason = message;
+      continue;
+    }
+    if (b.contains("label")) r.label = b["label"].get<std::string>();
+    const std::string unit = b.value("time_unit", std::string("us"));
+    const double scale = unit == "ns" ? 1e-3 : unit == "ms" ? 1e3 : unit == "s" ? 1e6 : 1.0;
+    const double t = need(b, "real_time", where).get<double>() * scale;
+    if (b.value("run_type", std::string("iteration")) == "aggregate")
+      aggregates[name][b.value("aggregate_name", std::string())] = t;
+    else
+      r.reps_us.push_back(t);
+  }
+  for (auto& [name, r] : out.cases) {
+    if (r.status != "ok") continue;
+    if (!r.reps_us.empty()) r.time_us = statistic_of(r.reps_us, statistic);
+    else if (aggregates[name].count(statistic == Statistic::mean ? "mean" : "median"))
+      r.time_us = aggregates[name][statistic == Statistic::mean ? "mean" : "median"];
+    else throw Error(path + ": case " + name + " has no repetitions to take the statistic of");
+  }
+}
+
+}  // namespace
+
+Statistic parse_statistic(const std::string& name) {
+  if (name == "median") return Statistic::median;
+  if (name == "mean") return Statistic::mean;
+  if (name == "min") return Statistic::min;
+  throw Error("--statistic: expected median, mean or min, got '" + name + "'");
+}
+
+ResultSet parse_results(const std::string& text, const std::string& path, Statistic statistic) {
+  ResultSet out;
+  out.path = path;
+  const auto first = text.find_first_not_of(" \t\r\n");
+  if (first == std::string::npos) throw Error(path + ": empty results file");
+  // One JSON document (benchmark.json) or one per line (results.jsonl).
+  json whole;
+  bool single = false;
+  try {
+    whole = json::parse(text);
+    single = whole.is_object() && whole.contains("benchmarks");
+  } catch (const json::parse_error&) {
+    single = false;
+  }
+  if (single) parse_benchmark_json(whole, path, statistic, out);
+  else parse_jsonl(text, path, statistic, out);
+  return out;
+}
+
+ResultSet load_results(const std::string& path, Statistic statistic) {
+  std::ifstream in(path);
+  if (!in) throw Error(path + ": cannot open results file");
+  std::stringstream text;
+  text << in.rdbuf();
+  return parse_results(text.str(), path, statistic);
+}
+
+}  // namespace opmark::aggregate

@@ -1,0 +1,31 @@
+#pragma once
+// Measured results as the aggregator reads them: opmark-bench's results log (results.jsonl) or Google
+// Benchmark's JSON (benchmark.json), one time per case by the statistic asked for.
+#include <map>
+#include <string>
+#include <vector>
+
+namespace opmark::aggregate {
+
+enum class Statistic { median, mean, min };
+Statistic parse_statistic(const std::string& name);  // throws opmark::Error naming the choices
+
+struct CaseResult {
+  std::string status = "ok";     // ok, skipped, failed
+  double time_us = 0;            // by the statistic; 0 when not ok
+  std::vector<double> reps_us;   // the repetitions' times, when the file has them
+  std::string label, reason;
+};
+
+struct ResultSet {
+  std::string path;
+  std::map<std::string, std::string> context;  // gpu, driver, library versions, ...
+  std::map<std::string, CaseResult> cases;     // by canonical case name
+};
+
+// Reads results.jsonl or benchmark.json (by content). Throws opmark::Error naming the file, the line (JSONL) and
+// the key that is missing or malformed.
+ResultSet load_results(const std::string& path, Statistic statistic);
+ResultSet parse_results(const std::string& text, const std::string& path, Statistic statistic);
+
+}  // namespace opmark::aggregate

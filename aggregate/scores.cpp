@@ -1,0 +1,82 @@
+#include "aggregate/scores.h"
+
+#include <yaml-cpp/yaml.h>
+
+#include <fstream>
+#include <sstream>
+
+#include "core/error.h"
+
+namespace opmark::aggregate {
+
+ModelScore score_model(const core::ModelTable& model, const core::Symbols& inputs, const std::string& precision,
+                       const ResultSet& results) {
+  ModelScore s;
+  s.name = model.name;
+  s.area = model.area;
+  if (model.measured) {
+    s.measured_ms = model.measured->gpu_time_ms;
+    s.measured_device = model.measured->device;
+    s.measured_precision = model.measured->precision;
+  }
+  for (const auto& call : core::model_calls(model, inputs, precision)) {
+    s.calls += call.calls;
+    const double traced = call.op->traced_us * static_cast<double>(call.calls);
+    s.traced_us += traced;
+    if (!call.c) continue;  // family other, or a precision the family does not run: not covered
+    const std::string name = core::make_case_name(*call.c);
+    auto it = results.cases.find(name);
+    if (it == results.cases.end() || it->second.status != "ok") {
+      s.missing.push_back(name);
+      continue;
+    }
+    s.covered_calls += call.calls;
+    s.covered_traced_us += traced;
+    s.score_ms += static_cast<double>(call.calls) * it->second.time_us * 1e-3;
+  }
+  return s;
+}
+
+std::vector<Area> load_areas(const std::string& path) {
+  YAML::Node root;
+  try {
+    root = YAML::LoadFile(path);
+  } catch (const YAML::BadFile&) {
+    throw Error(path + ": cannot open the areas file");
+  } catch (const YAML::Exception& e) {
+    throw TableError({path, e.mark.line + 1, e.mark.column + 1}, "", "not valid YAML: " + e.msg);
+  }
+  const auto where = [&](const YAML::Node& n) {
+    return SourceLocation{path, n.Mark().line + 1, n.Mark().column + 1};
+  };
+  const YAML::Node areas = root["areas"];
+  if (!areas || !areas.IsMap()) throw TableError({path, 1, 1}, "areas", "missing: a map of named areas");
+  std::vector<Area> out;
+  for (const auto& kv : areas) {
+    Area a;
+    a.name = kv.first.as<std::string>();
+    if (!kv.second.IsMap() || !kv.second["models"] || !kv.second["models"].IsSequence())
+      throw TableError(where(kv.second), "models", "area '" + a.name + "' must list its models");
+    if (kv.second["description"]) a.description = kv.second["description"].as<std::string>();
+    for (const auto& m : kv.second["models"]) a.models.push_back(m.as<std::string>());
+    out.push_back(a);
+  }
+  return out;
+}
+
+AreaScore score_area(const Area& area, const std::vector<ModelScore>& scores) {
+  AreaScore a;
+  a.name = area.name;
+  // sum_i (N_i / N_models) C_i = (sum over the models of their sums of calls x time) / N_models
+  double total = 0;
+  for (const auto& s : scores)
+    for (const auto& m : area.models)
+      if (s.name == m) {
+        total += s.score_ms;
+        a.models.push_back(m);
+      }
+  a.score_ms = a.models.empty() ? 0.0 : total / static_cast<double>(a.models.size());
+  return a;
+}
+
+}  // namespace opmark::aggregate
