@@ -17,6 +17,10 @@ std::unique_ptr<Workload> make_spmm_workload(const core::Case& c, const RunConte
 std::unique_ptr<Workload> make_conv_workload(const core::Case& c, const RunContext& ctx);
 std::unique_ptr<Workload> make_rnn_workload(const core::Case& c, const RunContext& ctx);
 #endif
+#ifdef OPMARK_HAVE_NCCL
+// Built, not registered: test/bench/allreduce_gpu_test.cpp drives it.
+std::unique_ptr<Workload> make_allreduce_workload(const core::Case& c, const RunContext& ctx);
+#endif
 
 // Whether this build can run the family's cases (its tables may exist before its benchmark does).
 bool has_workload(const std::string& family);

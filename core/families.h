@@ -95,6 +95,21 @@ void random_csr_pattern(std::int64_t m, std::int64_t k, std::int64_t per_row, st
 // offsets), B read once, C written once.
 Work spmm_work(const Case& c);
 
+// ---- allreduce: NCCL all-reduce of count elements over ranks GPUs ----
+Schema allreduce_schema();
+
+struct AllreduceProblem {
+  std::int64_t count = 0, ranks = 1;
+  std::string op;
+  bool inplace = false;
+};
+
+AllreduceProblem allreduce_problem(const Case& c);
+// nccl-tests' bus bandwidth factor: busbw = algbw x 2 (ranks - 1) / ranks (0 for one rank).
+double busbw_factor(std::int64_t ranks);
+// No FLOPs; bytes: the per-rank size (count x element size), so gb_per_s is nccl-tests' algbw.
+Work allreduce_work(const Case& c);
+
 // ---- pointwise: element-wise ops on rows x cols elements, through our kernels or cuDNN ----
 Schema pointwise_schema();
 

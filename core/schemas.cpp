@@ -17,6 +17,7 @@ const std::vector<FamilyEntry>& registry() {
       {conv_schema(), &conv_work},
       {rnn_schema(), &rnn_work},
       {spmm_schema(), &spmm_work},
+      {allreduce_schema(), &allreduce_work},
       {pointwise_schema(), &pointwise_work},
       {reduce_schema(), &reduce_work},
   };

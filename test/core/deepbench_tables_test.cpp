@@ -154,3 +154,23 @@ TEST(DeepBenchTables, SparseAll32Rows) {
     }
   }
 }
+
+TEST(DeepBenchTables, AllReduceAll7Sizes) {
+  const auto csv = read_csv(OPMARK_SOURCE_DIR "/test/data/deepbench_all_reduce.csv");
+  ASSERT_EQ(csv.size(), 7u);
+  Table table = load_table(OPMARK_SOURCE_DIR "/shapes/all_reduce.yaml");
+  auto sets = by_set(csv);
+  const ShapeSet* train = nullptr;
+  for (const auto& s : table.sets)
+    if (s.name == "train") train = &s;
+  ASSERT_NE(train, nullptr);
+  ASSERT_EQ(train->rows.size(), 7u);
+  for (std::size_t i = 0; i < 7; ++i) EXPECT_EQ(train->rows[i].fields.at("count").text, csv[i].at("floats"));
+  Selection on8;
+  on8.symbols = {{"G", 8}};
+  const auto cases = expand_tables({table}, on8);
+  auto by_name = index(cases);
+  for (const auto& r : csv)
+    EXPECT_TRUE(by_name.count("allreduce/fwd/fp32/count=" + r.at("floats") + "/ranks=8/op=sum/inplace=no"))
+        << r.at("floats");
+}

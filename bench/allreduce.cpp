@@ -1,0 +1,214 @@
+// All-reduce through NCCL (the allreduce family), one process over `ranks` visible GPUs (ncclCommInitAll, one
+// stream per GPU, grouped calls). The harness times on GPU 0's stream: the other GPUs' streams wait for an event
+// recorded there before the collective and GPU 0's stream waits for theirs after it, so the two timing events
+// bracket the collective on every GPU. Verified once: every rank's result against the float64 sum of all ranks'
+// inputs, on the host.
+#include <nccl.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <vector>
+
+#include "bench/families.h"
+#include "bench/memory_bound.h"
+#include "core/families.h"
+#include "core/precision.h"
+#include "kernels/cuda_check.h"
+#include "kernels/device_buffer.h"
+#include "kernels/fill.h"
+
+namespace opmark::bench {
+namespace {
+
+using kernels::DeviceBuffer;
+
+void check_nccl(ncclResult_t r, const char* call, int line) {
+  if (r == ncclSuccess) return;
+  const std::string msg =
+      std::string("bench/allreduce.cpp:") + std::to_string(line) + ": " + call + " returned " + ncclGetErrorString(r);
+  if (r == ncclInvalidUsage || r == ncclInvalidArgument) throw UnsupportedError(msg);
+  throw Error(msg);
+}
+#define OPMARK_CHECK_NCCL(call) check_nccl((call), #call, __LINE__)
+
+ncclDataType_t nccl_type(core::DType t) {
+  switch (t) {
+    case core::DType::f32: return ncclFloat32;
+    case core::DType::f16: return ncclFloat16;
+    case core::DType::bf16: return ncclBfloat16;
+    default: throw Error(std::string("allreduce runs fp32, fp16 and bf16, not ") + core::name_of(t));
+  }
+}
+
+ncclRedOp_t nccl_op(const std::string& op) {
+  if (op == "prod") return ncclProd;
+  if (op == "max") return ncclMax;
+  if (op == "min") return ncclMin;
+  return ncclSum;
+}
+
+// Switches the current device for a scope.
+class DeviceScope {
+ public:
+  explicit DeviceScope(int device) {
+    OPMARK_CHECK_CUDA(cudaGetDevice(&previous_));
+    OPMARK_CHECK_CUDA(cudaSetDevice(device));
+  }
+  ~DeviceScope() { OPMARK_CHECK_CUDA_NOEXCEPT(cudaSetDevice(previous_)); }
+
+ private:
+  int previous_ = 0;
+};
+
+class AllreduceWorkload final : public Workload {
+ public:
+  AllreduceWorkload(const core::Case& c, const RunContext& ctx)
+      : p_(core::allreduce_problem(c)), prec_(core::precision_info(c.precision)), seed_(ctx.seed) {
+    int visible = 0;
+    OPMARK_CHECK_CUDA(cudaGetDeviceCount(&visible));
+    if (p_.ranks > visible)
+      throw UnsupportedError(std::to_string(p_.ranks) + " ranks need as many GPUs; this machine shows " +
+                             std::to_string(visible));
+    int current = 0;
+    OPMARK_CHECK_CUDA(cudaGetDevice(&current));
+    if (current != 0) throw UnsupportedError("the harness must run on GPU 0 for a multi-GPU all-reduce");
+    const int n = static_cast<int>(p_.ranks);
+    comms_.resize(static_cast<std::size_t>(n));
+    std::vector<int> devices(static_cast<std::size_t>(n));
+    for (int r = 0; r < n; ++r) devices[static_cast<std::size_t>(r)] = r;
+    OPMARK_CHECK_NCCL(ncclCommInitAll(comms_.data(), n, devices.data()));
+    const std::size_t count = static_cast<std::size_t>(p_.count);
+    for (int r = 0; r < n; ++r) {
+      DeviceScope on(r);
+      send_.emplace_back(prec_.input, count);
+      recv_.emplace_back(prec_.input, p_.inplace ? 0 : count);
+      cudaStream_t s = nullptr;
+      cudaEvent_t done = nullptr;
+      if (r > 0) {
+        OPMARK_CHECK_CUDA(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+        OPMARK_CHECK_CUDA(cudaEventCreateWithFlags(&done, cudaEventDisableTiming));
+      }
+      streams_.push_back(s);
+      done_.push_back(done);
+    }
+    OPMARK_CHECK_CUDA(cudaEventCreateWithFlags(&start_, cudaEventDisableTiming));
+    fill_inputs(ctx.stream);
+    // Peer access between each pair, for the label: NVLink or PCIe paths decide the bandwidth.
+    for (int a = 0; a < n; ++a)
+      for (int b = 0; b < n; ++b)
+        if (a != b) {
+          int can = 0;
+          OPMARK_CHECK_CUDA(cudaDeviceCanAccessPeer(&can, a, b));
+          peers_ += can;
+        }
+  }
+
+  ~AllreduceWorkload() override {
+    for (auto c : comms_)
+      if (c) ncclCommDestroy(c);
+    for (auto s : streams_)
+      if (s) cudaStreamDestroy(s);
+    for (auto e : done_)
+      if (e) cudaEventDestroy(e);
+    if (start_) cudaEventDestroy(start_);
+  }
+
+  void launch(cudaStream_t stream) override {
+    const int n = static_cast<int>(p_.ranks);
+    OPMARK_CHECK_CUDA(cudaEventRecord(start_, stream));
+    for (int r = 1; r < n; ++r) OPMARK_CHECK_CUDA(cudaStreamWaitEvent(streams_[r], start_, 0));
+    OPMARK_CHECK_NCCL(ncclGroupStart());
+    for (int r = 0; r < n; ++r) {
+      void* out = p_.inplace ? send_[r].get() : recv_[r].get();
+      OPMARK_CHECK_NCCL(ncclAllReduce(send_[r].get(), out, static_cast<std::size_t>(p_.count),
+                                      nccl_type(prec_.input), nccl_op(p_.op), comms_[r], r == 0 ? stream : streams_[r]));
+    }
+    OPMARK_CHECK_NCCL(ncclGroupEnd());
+    for (int r = 1; r < n; ++r) {
+      DeviceScope on(r);
+      OPMARK_CHECK_CUDA(cudaEventRecord(done_[r], streams_[r]));
+      OPMARK_CHECK_CUDA(cudaStreamWaitEvent(stream, done_[r], 0));
+    }
+  }
+
+  kernels::CompareResult verify(cudaStream_t stream) override {
+    const int n = static_cast<int>(p_.ranks);
+    const std::size_t count = static_cast<std::size_t>(p_.count);
+    fill_inputs(stream);  // in place, timed launches have overwritten them
+    std::vector<double> want(count, 0.0);
+    for (int r = 0; r < n; ++r) {
+      DeviceScope on(r);
+      OPMARK_CHECK_CUDA(cudaDeviceSynchronize());
+      const std::vector<double> x = download_as_double(send_[r], prec_.input, count, nullptr);
+      for (std::size_t i = 0; i < count; ++i) {
+        if (r == 0) want[i] = x[i];
+        else if (p_.op == "sum") want[i] += x[i];
+        else if (p_.op == "prod") want[i] *= x[i];
+        else if (p_.op == "max") want[i] = std::max(want[i], x[i]);
+        else want[i] = std::min(want[i], x[i]);
+      }
+    }
+    for (int r = 0; r < n; ++r) {
+      DeviceScope on(r);
+      if (!p_.inplace) kernels::poison(recv_[r].get(), count, prec_.input, nullptr);
+      OPMARK_CHECK_CUDA(cudaDeviceSynchronize());
+    }
+    launch(stream);
+    OPMARK_CHECK_CUDA(cudaStreamSynchronize(stream));
+    // Every rank holds the same result: compare each, and report the worst.
+    kernels::CompareResult worst;
+    for (int r = 0; r < n; ++r) {
+      DeviceScope on(r);
+      const DeviceBuffer ref = upload(want, nullptr);
+      const kernels::CompareResult c = kernels::compare_to_reference(
+          p_.inplace ? send_[r].get() : recv_[r].get(), prec_.input, ref.as<double>(), count,
+          core::depth_tolerance(prec_.tolerance, double(n)), nullptr, prec_.tolerance);
+      if (r == 0 || !c.ok() || c.max_scaled_error > worst.max_scaled_error) worst = c;
+      if (!c.ok()) break;
+    }
+    return worst;
+  }
+
+  std::string label() const override {
+    char buf[200];
+    std::snprintf(buf, sizeof buf, "NCCL %s, %lld rank(s) in one process, %d of %lld GPU pairs with peer access | %s",
+                  p_.inplace ? "in place" : "out of place", static_cast<long long>(p_.ranks), peers_,
+                  static_cast<long long>(p_.ranks * (p_.ranks - 1)), core::name_of(prec_.input));
+    return buf;
+  }
+
+  std::map<std::string, double> counters() const override {
+    return {{"ranks", static_cast<double>(p_.ranks)}, {"busbw_factor", core::busbw_factor(p_.ranks)}};
+  }
+
+ private:
+  // Rank r's input: seeded by rank, uniform in [0.5, 1.5] for prod (a product of values in [-1, 1] over ranks
+  // shrinks towards zero), [-1, 1] otherwise.
+  void fill_inputs(cudaStream_t) {
+    const bool prod = p_.op == "prod";
+    for (int r = 0; r < static_cast<int>(p_.ranks); ++r) {
+      DeviceScope on(r);
+      kernels::fill_uniform(send_[r].get(), static_cast<std::size_t>(p_.count), prec_.input,
+                            seed_ + static_cast<std::uint64_t>(r), prod ? 0.5 : -1.0, prod ? 1.5 : 1.0, nullptr);
+      OPMARK_CHECK_CUDA(cudaDeviceSynchronize());
+    }
+  }
+
+  core::AllreduceProblem p_;
+  const core::PrecisionInfo& prec_;
+  std::uint64_t seed_;
+  std::vector<ncclComm_t> comms_;
+  std::vector<DeviceBuffer> send_, recv_;
+  std::vector<cudaStream_t> streams_;  // rank 0 uses the harness's stream
+  std::vector<cudaEvent_t> done_;
+  cudaEvent_t start_ = nullptr;
+  int peers_ = 0;
+};
+
+}  // namespace
+
+std::unique_ptr<Workload> make_allreduce_workload(const core::Case& c, const RunContext& ctx) {
+  return std::make_unique<AllreduceWorkload>(c, ctx);
+}
+
+}  // namespace opmark::bench
