@@ -3,12 +3,10 @@
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
-#include <filesystem>
-#include <fstream>
-#include <sstream>
 #include <unordered_map>
 
 #include "core/precision.h"
+#include "core/yaml_nodes.h"
 
 namespace opmark::core {
 namespace {
@@ -18,21 +16,9 @@ const std::set<std::string> kOpKeys = {"family", "direction", "calls", "source_o
 const std::set<std::string> kMeasuredKeys = {"device", "precision", "gpu_time_ms"};
 const std::string kOther = "other";
 
-SourceLocation where_of(const std::string& path, const YAML::Node& node) {
-  const YAML::Mark m = node.Mark();
-  return {path, m.line >= 0 ? m.line + 1 : 0, m.column >= 0 ? m.column + 1 : 0};
-}
-
-std::string join(const std::set<std::string>& items) {
-  std::string out;
-  for (const auto& s : items) out += (out.empty() ? "" : ", ") + s;
-  return out;
-}
-
-std::string scalar(const std::string& path, const YAML::Node& node, const std::string& field) {
-  if (!node || !node.IsScalar()) throw TableError(where_of(path, node), field, "expected a single value");
-  return node.Scalar();
-}
+using yaml::join;
+using yaml::scalar;
+using yaml::where_of;
 
 double number(const std::string& path, const YAML::Node& node, const std::string& field) {
   const std::string text = scalar(path, node, field);
@@ -103,12 +89,7 @@ ModelOp parse_op(const std::string& path, const YAML::Node& node) {
 }  // namespace
 
 ModelTable parse_model_table(const std::string& yaml_text, const std::string& path) {
-  YAML::Node root;
-  try {
-    root = YAML::Load(yaml_text);
-  } catch (const YAML::Exception& e) {
-    throw TableError({path, e.mark.line + 1, e.mark.column + 1}, "", "not valid YAML: " + e.msg);
-  }
+  const YAML::Node root = yaml::parse(yaml_text, path);
   if (!root.IsMap()) throw TableError({path, 1, 1}, "", "a model table is a map with 'model', 'inputs' and 'ops'");
   check_keys(path, root, kTopKeys, "a model table");
   ModelTable m;
@@ -144,31 +125,10 @@ ModelTable parse_model_table(const std::string& yaml_text, const std::string& pa
 }
 
 ModelTable load_model_table(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw Error(path + ": cannot open model table");
-  std::stringstream text;
-  text << in.rdbuf();
-  return parse_model_table(text.str(), path);
+  return parse_model_table(read_text_file(path, "model table"), path);
 }
 
-std::vector<std::string> find_model_files(const std::string& dir) {
-  namespace fs = std::filesystem;
-  std::error_code ec;
-  if (!fs::is_directory(dir, ec)) throw Error(dir + ": not a folder of model tables");
-  std::vector<std::string> files;
-  for (const auto& entry : fs::directory_iterator(dir)) {
-    if (!entry.is_regular_file() || entry.path().extension() != ".yaml") continue;
-    std::ifstream in(entry.path());
-    std::string line;
-    while (std::getline(in, line))
-      if (line.rfind("model:", 0) == 0) {
-        files.push_back(entry.path().string());
-        break;
-      }
-  }
-  std::sort(files.begin(), files.end());
-  return files;
-}
+std::vector<std::string> find_model_files(const std::string& dir) { return find_yaml_files(dir, "model:", "model tables"); }
 
 std::vector<ModelCall> model_calls(const ModelTable& model, const Symbols& inputs, const std::string& precision) {
   Symbols symbols = model.inputs;

@@ -9,6 +9,7 @@
 #include <unordered_map>
 
 #include "core/precision.h"
+#include "core/yaml_nodes.h"
 
 namespace opmark::core {
 namespace {
@@ -18,21 +19,9 @@ const std::set<std::string> kSetKeys = {"description", "precisions", "directions
 const std::set<std::string> kTopKeys = {"family", "description", "sets"};
 const Symbols kNoSymbols;
 
-SourceLocation where_of(const std::string& path, const YAML::Node& node) {
-  const YAML::Mark m = node.Mark();
-  return {path, m.line >= 0 ? m.line + 1 : 0, m.column >= 0 ? m.column + 1 : 0};
-}
-
-std::string join(const std::set<std::string>& items) {
-  std::string out;
-  for (const auto& s : items) out += (out.empty() ? "" : ", ") + s;
-  return out;
-}
-
-std::string scalar(const std::string& path, const YAML::Node& node, const std::string& field) {
-  if (!node.IsScalar()) throw TableError(where_of(path, node), field, "expected a single value");
-  return node.Scalar();
-}
+using yaml::join;
+using yaml::scalar;
+using yaml::where_of;
 
 std::vector<std::string> scalar_list(const std::string& path, const YAML::Node& node, const std::string& field) {
   if (!node.IsSequence()) throw TableError(where_of(path, node), field, "expected a list such as [a, b]");
@@ -141,12 +130,7 @@ FieldValue evaluate_cell(const FieldSpec& spec, const Cell& cell, const Symbols&
 }
 
 Table parse_table(const std::string& yaml_text, const std::string& path) {
-  YAML::Node root;
-  try {
-    root = YAML::Load(yaml_text);
-  } catch (const YAML::Exception& e) {
-    throw TableError({path, e.mark.line + 1, e.mark.column + 1}, "", "not valid YAML: " + e.msg);
-  }
+  const YAML::Node root = yaml::parse(yaml_text, path);
   if (!root.IsMap()) throw TableError({path, 1, 1}, "", "a shape table is a map with 'family' and 'sets'");
   for (const auto& kv : root) {
     const std::string key = kv.first.as<std::string>();
@@ -171,26 +155,27 @@ Table parse_table(const std::string& yaml_text, const std::string& path) {
   return table;
 }
 
-Table load_table(const std::string& path) {
+Table load_table(const std::string& path) { return parse_table(read_text_file(path, "shape table"), path); }
+
+std::string read_text_file(const std::string& path, const std::string& what) {
   std::ifstream in(path);
-  if (!in) throw Error(path + ": cannot open shape table");
+  if (!in) throw Error(path + ": cannot open " + what);
   std::stringstream text;
   text << in.rdbuf();
-  return parse_table(text.str(), path);
+  return text.str();
 }
 
-std::vector<std::string> find_table_files(const std::string& dir) {
+std::vector<std::string> find_yaml_files(const std::string& dir, const std::string& top_key, const std::string& what) {
   namespace fs = std::filesystem;
   std::error_code ec;
-  if (!fs::is_directory(dir, ec)) throw Error(dir + ": not a folder of shape tables");
+  if (!fs::is_directory(dir, ec)) throw Error(dir + ": not a folder of " + what);
   std::vector<std::string> files;
   for (const auto& entry : fs::directory_iterator(dir)) {
     if (!entry.is_regular_file() || entry.path().extension() != ".yaml") continue;
-    // A shape table says which family it is for; other YAML (areas, model lists) is not one.
     std::ifstream in(entry.path());
     std::string line;
     while (std::getline(in, line)) {
-      if (line.rfind("family:", 0) == 0) {
+      if (line.rfind(top_key, 0) == 0) {
         files.push_back(entry.path().string());
         break;
       }
@@ -199,6 +184,9 @@ std::vector<std::string> find_table_files(const std::string& dir) {
   std::sort(files.begin(), files.end());
   return files;
 }
+
+// A shape table says which family it is for; other YAML (areas, model lists) is not one.
+std::vector<std::string> find_table_files(const std::string& dir) { return find_yaml_files(dir, "family:", "shape tables"); }
 
 std::vector<Case> expand_tables(const std::vector<Table>& tables, const Selection& selection) {
   std::vector<Case> cases;

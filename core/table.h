@@ -67,6 +67,13 @@ Table parse_table(const std::string& yaml_text, const std::string& path);
 // The shape tables in `dir`: every *.yaml directly in it with a `family:` key, sorted by name.
 std::vector<std::string> find_table_files(const std::string& dir);
 
+// Every *.yaml directly in `dir` with a line starting with `top_key` (e.g. "model:"), sorted by name; `what`
+// names the kind of file in the error for a missing folder. Shared by the shape and model tables.
+std::vector<std::string> find_yaml_files(const std::string& dir, const std::string& top_key, const std::string& what);
+
+// A whole text file; throws opmark::Error "PATH: cannot open WHAT".
+std::string read_text_file(const std::string& path, const std::string& what);
+
 // Which cases to make. Empty sets mean "all".
 struct Selection {
   std::set<std::string> families;

@@ -1,0 +1,38 @@
+#pragma once
+// Reading YAML nodes with their source locations: shared by the shape-table and model-table readers (and only
+// by them; nothing outside core sees yaml-cpp).
+#include <yaml-cpp/yaml.h>
+
+#include <set>
+#include <string>
+
+#include "core/error.h"
+
+namespace opmark::core::yaml {
+
+inline SourceLocation where_of(const std::string& path, const YAML::Node& node) {
+  const YAML::Mark m = node.Mark();
+  return {path, m.line >= 0 ? m.line + 1 : 0, m.column >= 0 ? m.column + 1 : 0};
+}
+
+inline std::string join(const std::set<std::string>& items) {
+  std::string out;
+  for (const auto& s : items) out += (out.empty() ? "" : ", ") + s;
+  return out;
+}
+
+inline std::string scalar(const std::string& path, const YAML::Node& node, const std::string& field) {
+  if (!node || !node.IsScalar()) throw TableError(where_of(path, node), field, "expected a single value");
+  return node.Scalar();
+}
+
+// The document in `text`; invalid YAML is a TableError at the parser's position.
+inline YAML::Node parse(const std::string& text, const std::string& path) {
+  try {
+    return YAML::Load(text);
+  } catch (const YAML::Exception& e) {
+    throw TableError({path, e.mark.line + 1, e.mark.column + 1}, "", "not valid YAML: " + e.msg);
+  }
+}
+
+}  // namespace opmark::core::yaml
