@@ -15,6 +15,7 @@
 #include "aggregate/compare.h"
 #include "aggregate/results.h"
 #include "aggregate/scores.h"
+#include "aggregate/spreadsheet.h"
 #include "core/error.h"
 #include "core/expr.h"
 #include "core/model_table.h"
@@ -31,6 +32,7 @@ struct Args {
   core::Symbols inputs;
   Statistic statistic = Statistic::median;
   bool allow_missing = false, compare = false;
+  std::string spreadsheet;  // folder for the DeepBench-style tables
   double threshold = 0.05;
 };
 
@@ -38,6 +40,7 @@ const char* kUsage = R"(usage:
   opmark-aggregate RESULTS [--models=a,b|all] [--inputs=B=16] [--precision=fp16] [--statistic=median|min|mean]
                    [--allow-missing] [--format=table|json|csv] [--shapes=DIR]
   opmark-aggregate --compare BEFORE AFTER [--threshold=0.05] [--statistic=...] [--format=table|json|csv]
+  opmark-aggregate RESULTS --spreadsheet=DIR      DeepBench-style tables as DIR/<precision>_<family>.csv, specs.csv
 RESULTS: opmark-bench's results.jsonl or benchmark.json. Scores are milliseconds: lower is better.
 )";
 
@@ -58,6 +61,7 @@ Args parse(int argc, char** argv) {
     else if (!value("--precision").empty()) a.precision = value("--precision");
     else if (!value("--format").empty()) a.format = value("--format");
     else if (!value("--shapes").empty()) a.shapes = value("--shapes");
+    else if (!value("--spreadsheet").empty()) a.spreadsheet = value("--spreadsheet");
     else if (!value("--inputs").empty()) a.inputs = core::parse_symbol_list(value("--inputs"));
     else if (!value("--statistic").empty()) a.statistic = parse_statistic(value("--statistic"));
     else if (!value("--threshold").empty()) a.threshold = std::stod(value("--threshold"));
@@ -204,9 +208,16 @@ int run_scores(const Args& a) {
 
 }  // namespace
 
+int run_spreadsheet(const Args& a) {
+  const ResultSet results = load_results(a.files[0], a.statistic);
+  for (const auto& f : write_csv_sheets(deepbench_sheets(results), a.spreadsheet)) std::printf("wrote %s\n", f.c_str());
+  return 0;
+}
+
 int main(int argc, char** argv) {
   try {
     const Args a = parse(argc, argv);
+    if (!a.spreadsheet.empty()) return run_spreadsheet(a);
     return a.compare ? run_compare(a) : run_scores(a);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "opmark-aggregate: %s\n", e.what());

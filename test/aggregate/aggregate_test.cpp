@@ -2,11 +2,13 @@
 // both result formats, OpBench scores with coverage, area scores, and compare's verdicts on planted regressions.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 
 #include "aggregate/compare.h"
 #include "aggregate/results.h"
 #include "aggregate/scores.h"
+#include "aggregate/spreadsheet.h"
 #include "core/error.h"
 
 using namespace opmark;
@@ -118,4 +120,32 @@ TEST(AggregateCompare, RegressionOnlyBeyondThresholdAndNoise) {
   const Comparison small = compare(before, parse_results(jsonl(10.3, 10.3, 10.3), "after", Statistic::median), 0.05);
   EXPECT_EQ(small.regressions, 0);
   EXPECT_NEAR(small.geomean_ratio, std::sqrt(10.3 / 10.1 * 1.0), 1e-12);
+}
+
+TEST(AggregateSpreadsheet, DirectionsOfOneShapeShareARowAsInDeepBench) {
+  const std::string fwd = "conv/fwd/fp16/n=2/c=8/d=1/h=16/w=16/k=8/t=1/r=3/s=3/pad_d=0/pad_h=1/pad_w=1/stride_d=1/"
+                          "stride_h=1/stride_w=1/dil_h=1/dil_w=1/groups=1/layout=NCHW";
+  std::string data = fwd;
+  data.replace(data.find("/fwd/"), 5, "/bwd_data/");
+  const std::string text = "{\"type\":\"context\",\"context\":{\"gpu\":\"NVIDIA H200\"}}\n"
+                           "{\"type\":\"aggregate\",\"aggregate\":\"median\",\"name\":\"" + fwd +
+                           "\",\"status\":\"ok\",\"time_us\":2.0}\n"
+                           "{\"type\":\"aggregate\",\"aggregate\":\"median\",\"name\":\"" + data +
+                           "\",\"status\":\"ok\",\"time_us\":4.0}\n";
+  const auto sheets = deepbench_sheets(parse_results(text, "r.jsonl", Statistic::median));
+  ASSERT_EQ(sheets.size(), 2u);  // fp16_conv and specs
+  const Sheet& conv = sheets[0];
+  EXPECT_EQ(conv.name, "fp16_conv");
+  ASSERT_EQ(conv.rows.size(), 1u);
+  const auto column = [&](const std::string& h) {
+    return conv.rows[0][static_cast<std::size_t>(std::find(conv.header.begin(), conv.header.end(), h) -
+                                                 conv.header.begin())];
+  };
+  // 2 N K P Q C R S = 2 x 2 x 8 x 16 x 16 x 8 x 3 x 3 = 589824 FLOPs; in 2 us: 0.29 TFLOPS, in 4 us 0.15.
+  EXPECT_EQ(column("fwd time (us)"), "2.000");
+  EXPECT_EQ(column("fwd TFLOPS"), "0.29");
+  EXPECT_EQ(column("bwd_data TFLOPS"), "0.15");
+  EXPECT_EQ(column("bwd_filter time (us)"), "not run");
+  EXPECT_EQ(sheets[1].name, "specs");
+  EXPECT_EQ(sheets[1].rows[0], (std::vector<std::string>{"gpu", "NVIDIA H200"}));
 }

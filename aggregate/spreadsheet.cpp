@@ -1,0 +1,148 @@
+#include "aggregate/spreadsheet.h"
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <map>
+
+#include "core/case.h"
+#include "core/error.h"
+
+namespace opmark::aggregate {
+namespace {
+
+std::string num(double v, const char* fmt = "%.3f") {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, fmt, v);
+  return buf;
+}
+
+std::string csv_field(const std::string& s) {
+  if (s.find_first_of(",\"\n") == std::string::npos) return s;
+  std::string out = "\"";
+  for (char c : s) out += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return out + "\"";
+}
+
+// A result's time and throughput for a case, or empty cells when it did not run.
+struct Cell {
+  std::string time_us, tflops, status;
+};
+
+Cell cell_of(const ResultSet& results, const core::Case& c) {
+  auto it = results.cases.find(core::make_case_name(c));
+  if (it == results.cases.end()) return {"", "", "not run"};
+  if (it->second.status != "ok") return {"", "", it->second.status};
+  const double t = it->second.time_us;
+  const double flops = core::work_of(c).flops;
+  return {num(t), flops > 0 && t > 0 ? num(flops / (t * 1e-6) / 1e12, "%.2f") : "", "ok"};
+}
+
+// The case with one field changed (the direction of a conv shape, another RNN direction).
+core::Case with_direction(const core::Case& c, const std::string& direction) {
+  std::map<std::string, core::FieldValue> fields;
+  const core::Schema& schema = c.schema();
+  for (std::size_t i = 0; i < schema.fields.size(); ++i) fields[schema.fields[i].name] = c.values[i];
+  return core::make_case(c.family, direction, c.precision, fields);
+}
+
+std::vector<std::string> field_texts(const core::Case& c) {
+  std::vector<std::string> out;
+  for (const auto& v : c.values) out.push_back(core::to_string(v));
+  return out;
+}
+
+}  // namespace
+
+std::vector<Sheet> deepbench_sheets(const ResultSet& results) {
+  // Every parsable case, grouped by precision and family; the directions of one shape share a row.
+  std::map<std::string, std::map<std::string, core::Case>> shapes;  // sheet -> shape key -> a case of the shape
+  for (const auto& [name, r] : results.cases) {
+    core::Case c;
+    try {
+      c = core::parse_case_name(name);
+    } catch (const Error&) {
+      continue;  // not an opmark case name (another benchmark in the same file)
+    }
+    const std::string sheet = c.precision + "_" + c.family;
+    std::string key;
+    for (const auto& v : c.values) key += core::to_string(v) + "/";
+    shapes[sheet].emplace(key, c);
+  }
+  std::vector<Sheet> sheets;
+  for (const auto& [sheet_name, by_shape] : shapes) {
+    Sheet s;
+    s.name = sheet_name;
+    const core::Case& first = by_shape.begin()->second;
+    const core::Schema& schema = first.schema();
+    for (const auto& f : schema.fields) s.header.push_back(f.name);
+    // One pair of columns (time, TFLOPS) per direction the family has, DeepBench's layout.
+    for (const auto& d : schema.directions) {
+      s.header.push_back(d + " time (us)");
+      s.header.push_back(d + " TFLOPS");
+    }
+    const bool sparse = first.family == "spmm", allreduce = first.family == "allreduce";
+    if (sparse) s.header.insert(s.header.end(), {"dense time (us)", "speedup over dense"});
+    if (allreduce) s.header.insert(s.header.end(), {"algbw (GB/s)", "busbw (GB/s)"});
+    for (const auto& [key, c] : by_shape) {
+      std::vector<std::string> row = field_texts(c);
+      for (const auto& d : schema.directions) {
+        const Cell cell = cell_of(results, with_direction(c, d));
+        row.push_back(cell.status == "ok" ? cell.time_us : cell.status);
+        row.push_back(cell.tflops);
+      }
+      if (sparse) {
+        // The dense time and speedup are counters of the case; the results log keeps counters in its label only
+        // when they are not time: recomputed from the GEMM family's case where the results hold it.
+        std::map<std::string, core::FieldValue> g = {{"m", c.values[0]}, {"n", c.values[1]}, {"k", c.values[2]}};
+        const Cell dense = cell_of(results, core::make_case("gemm", "fwd", c.precision, g));
+        const Cell sparse_cell = cell_of(results, c);
+        row.push_back(dense.time_us);
+        row.push_back(!dense.time_us.empty() && !sparse_cell.time_us.empty()
+                          ? num(std::stod(dense.time_us) / std::stod(sparse_cell.time_us), "%.2f")
+                          : "");
+      }
+      if (allreduce) {
+        const Cell cell = cell_of(results, c);
+        const double bytes = core::work_of(c).bytes();
+        const double ranks = static_cast<double>(std::get<std::int64_t>(c.values[1]));
+        if (!cell.time_us.empty()) {
+          const double algbw = bytes / (std::stod(cell.time_us) * 1e-6) / 1e9;
+          row.push_back(num(algbw, "%.2f"));
+          row.push_back(num(algbw * 2.0 * (ranks - 1) / ranks, "%.2f"));
+        } else {
+          row.insert(row.end(), {"", ""});
+        }
+      }
+      s.rows.push_back(row);
+    }
+    sheets.push_back(std::move(s));
+  }
+  Sheet specs;
+  specs.name = "specs";
+  specs.header = {"key", "value"};
+  for (const auto& [k, v] : results.context) specs.rows.push_back({k, v});
+  sheets.push_back(specs);
+  return sheets;
+}
+
+std::vector<std::string> write_csv_sheets(const std::vector<Sheet>& sheets, const std::string& dir) {
+  namespace fs = std::filesystem;
+  fs::create_directories(dir);
+  std::vector<std::string> files;
+  for (const auto& s : sheets) {
+    const std::string path = (fs::path(dir) / (s.name + ".csv")).string();
+    std::ofstream out(path);
+    if (!out) throw Error(path + ": cannot write");
+    for (std::size_t i = 0; i < s.header.size(); ++i) out << (i ? "," : "") << csv_field(s.header[i]);
+    out << "\n";
+    for (const auto& row : s.rows) {
+      for (std::size_t i = 0; i < row.size(); ++i) out << (i ? "," : "") << csv_field(row[i]);
+      out << "\n";
+    }
+    files.push_back(path);
+  }
+  return files;
+}
+
+}  // namespace opmark::aggregate
