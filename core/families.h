@@ -110,6 +110,20 @@ double busbw_factor(std::int64_t ranks);
 // No FLOPs; bytes: the per-rank size (count x element size), so gb_per_s is nccl-tests' algbw.
 Work allreduce_work(const Case& c);
 
+// ---- batchnorm: per-channel normalisation of N x C x H x W, inference or training forward ----
+Schema batchnorm_schema();
+
+struct BatchnormProblem {
+  std::int64_t n = 0, c = 0, h = 0, w = 0;
+  bool train = false;
+  std::string impl;
+  std::int64_t elements() const { return n * c * h * w; }
+};
+
+BatchnormProblem batchnorm_problem(const Case& c);
+// No FLOPs; bytes: x read and y written once, the fp32 per-channel parameters (and training's saved statistics).
+Work batchnorm_work(const Case& c);
+
 // ---- pointwise: element-wise ops on rows x cols elements, through our kernels or cuDNN ----
 Schema pointwise_schema();
 

@@ -20,6 +20,7 @@ const std::vector<FamilyEntry>& registry() {
       {allreduce_schema(), &allreduce_work},
       {pointwise_schema(), &pointwise_work},
       {reduce_schema(), &reduce_work},
+      {batchnorm_schema(), &batchnorm_work},
   };
   return entries;
 }

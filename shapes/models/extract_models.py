@@ -7,7 +7,7 @@
 Each model runs once (random weights, no downloads) under a dispatch-level recorder that sees every operator the
 framework sends to the device. Every call maps to an opmark family and its fields (convolution -> conv,
 mm/addmm/bmm -> gemm, activations and element-wise add/mul -> pointwise, softmax, layer norm, mean/sum ->
-reduce, LSTM/GRU/RNN modules -> rnn); anything else is kept as family `other` with its operator name, so coverage
+reduce, batch norm -> batchnorm, LSTM/GRU/RNN modules -> rnn); anything else is kept as family `other` with its operator name, so coverage
 is reported honestly. Pure view operators (view, permute, expand, ...) launch nothing and are left out.
 
 Shapes become expressions over the model's input symbols (B, H, W, L, N, T): the model is traced again with each
@@ -136,6 +136,12 @@ def to_record(func, args, kwargs, out):
         if args[2] is None or args[3] is None:
             return Record("other", source)
         return Record("reduce", source, {"op": "layernorm", "rows": x.numel() // cols, "cols": cols})
+    if op in ("native_batch_norm", "_native_batch_norm_legit_no_training") and args[0].dim() in (3, 4):
+        x = args[0]
+        training = op == "native_batch_norm" and bool(args[5])
+        h, w = (x.shape[2], x.shape[3]) if x.dim() == 4 else (1, x.shape[2])
+        return Record("batchnorm", source, {"n": x.shape[0], "c": x.shape[1], "h": h, "w": w,
+                                            "mode": "train" if training else "inference"})
     if op in ("mean", "sum") and len(args) >= 2 and isinstance(args[1], (list, tuple)):
         x, dims = args[0], [d % args[0].dim() for d in args[1]]
         trailing = list(range(x.dim() - len(dims), x.dim()))

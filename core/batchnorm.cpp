@@ -1,0 +1,50 @@
+#include "core/families.h"
+#include "core/precision.h"
+
+namespace opmark::core {
+
+Schema batchnorm_schema() {
+  Schema s;
+  s.family = "batchnorm";
+  s.help = "batch normalisation of an N x C x H x W tensor per channel: inference (running statistics) or the "
+           "training forward (batch statistics, saved for backward); memory bound";
+  s.fields = {
+      {"n", FieldKind::positive_int, std::nullopt, {}, "batch", ""},
+      {"c", FieldKind::positive_int, std::nullopt, {}, "channels", ""},
+      {"h", FieldKind::positive_int, std::nullopt, {}, "height", ""},
+      {"w", FieldKind::positive_int, std::nullopt, {}, "width", ""},
+      {"mode", FieldKind::choice, FieldValue{std::string("inference")}, {"inference", "train"},
+       "inference: running mean and variance; train: the batch's, computed and saved", ""},
+      {"impl", FieldKind::choice, FieldValue{std::string("opmark")}, {"opmark", "cudnn"},
+       "opmark's kernels, or cuDNN's batch normalisation", ""},
+  };
+  s.directions = {"fwd"};
+  s.precisions = {"fp32", "fp16", "bf16"};
+  return s;
+}
+
+BatchnormProblem batchnorm_problem(const Case& c) {
+  BatchnormProblem p;
+  p.n = c.int_field("n");
+  p.c = c.int_field("c");
+  p.h = c.int_field("h");
+  p.w = c.int_field("w");
+  p.train = c.str_field("mode") == "train";
+  p.impl = c.str_field("impl");
+  return p;
+}
+
+// No FLOPs. Bytes: x read once and y written once, the per-channel parameters (fp32) read: scale and bias, and
+// for inference the running mean and variance; training writes the batch mean and inverse deviation instead.
+Work batchnorm_work(const Case& c) {
+  const BatchnormProblem p = batchnorm_problem(c);
+  const double elem = static_cast<double>(size_of(precision_info(c.precision).input));
+  const double x = static_cast<double>(p.elements()) * elem, channel = static_cast<double>(p.c) * 4.0;
+  Work w;
+  w.flops = 0;
+  w.bytes_read = x + (p.train ? 2.0 : 4.0) * channel;
+  w.bytes_written = x + (p.train ? 2.0 * channel : 0.0);
+  return w;
+}
+
+}  // namespace opmark::core

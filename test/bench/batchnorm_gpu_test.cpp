@@ -1,0 +1,39 @@
+// The batchnorm family on the GPU: inference and training forward, every precision, opmark's kernels and cuDNN,
+// verified against the float64 host reference on shapes with odd sizes.
+#include <gtest/gtest.h>
+
+#include "../gpu_test_util.h"
+#include "bench/families.h"
+#include "core/case.h"
+#include "kernels/cuda_check.h"
+
+using namespace opmark;
+
+namespace {
+
+class BatchnormCase : public ::testing::TestWithParam<std::tuple<std::string, std::string>> {};
+
+}  // namespace
+
+TEST_P(BatchnormCase, VerifiedOnOddShapes) {
+  OPMARK_REQUIRE_GPU();
+  const auto [mode, precision] = GetParam();
+  bench::Options options;
+  cudaStream_t stream;
+  OPMARK_CHECK_CUDA(cudaStreamCreate(&stream));
+  struct Shape {
+    std::int64_t n, c, h, w;
+  };
+  for (const std::string impl : {"opmark", "cudnn"})
+    for (const Shape& s : {Shape{2, 3, 5, 7}, Shape{8, 64, 14, 14}, Shape{1, 1, 1, 1}, Shape{3, 17, 31, 1}})
+      test::expect_verified(core::make_case("batchnorm", "fwd", precision,
+                                            {{"n", s.n}, {"c", s.c}, {"h", s.h}, {"w", s.w}, {"mode", mode},
+                                             {"impl", impl}}),
+                            &bench::make_batchnorm_workload, options, stream, /*unsupported_ok=*/impl == "cudnn");
+  OPMARK_CHECK_CUDA(cudaStreamDestroy(stream));
+}
+
+INSTANTIATE_TEST_SUITE_P(BothModesAllPrecisions, BatchnormCase,
+                         ::testing::Combine(::testing::ValuesIn(std::vector<std::string>{"inference", "train"}),
+                                            ::testing::ValuesIn(std::vector<std::string>{"fp32", "fp16", "bf16"})),
+                         test::DirectionPrecisionName());
