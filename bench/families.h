@@ -13,6 +13,8 @@ std::unique_ptr<Workload> make_pointwise_workload(const core::Case& c, const Run
 std::unique_ptr<Workload> make_reduce_workload(const core::Case& c, const RunContext& ctx);
 // Likewise built, not registered: test/bench/batchnorm_gpu_test.cpp drives it.
 std::unique_ptr<Workload> make_batchnorm_workload(const core::Case& c, const RunContext& ctx);
+// Likewise built, not registered: test/bench/pool_gpu_test.cpp drives it.
+std::unique_ptr<Workload> make_pool_workload(const core::Case& c, const RunContext& ctx);
 // Likewise built, not registered: test/bench/spmm_gpu_test.cpp drives it.
 std::unique_ptr<Workload> make_spmm_workload(const core::Case& c, const RunContext& ctx);
 #ifdef OPMARK_HAVE_CUDNN

@@ -124,6 +124,20 @@ BatchnormProblem batchnorm_problem(const Case& c);
 // No FLOPs; bytes: x read and y written once, the fp32 per-channel parameters (and training's saved statistics).
 Work batchnorm_work(const Case& c);
 
+// ---- pool: 2D max or average pooling of N x C x H x W ----
+Schema pool_schema();
+
+struct PoolProblem {
+  std::int64_t n = 0, c = 0, h = 0, w = 0, r = 0, s = 0, pad_h = 0, pad_w = 0, stride_h = 1, stride_w = 1;
+  bool max = true;
+  std::string impl;
+  std::int64_t p = 0, q = 0;  // output height and width: (in + 2 pad - window) / stride + 1
+};
+
+PoolProblem pool_problem(const Case& c);
+// No FLOPs; bytes: the input read once, the output written once.
+Work pool_work(const Case& c);
+
 // ---- pointwise: element-wise ops on rows x cols elements, through our kernels or cuDNN ----
 Schema pointwise_schema();
 

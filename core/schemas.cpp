@@ -21,6 +21,7 @@ const std::vector<FamilyEntry>& registry() {
       {pointwise_schema(), &pointwise_work},
       {reduce_schema(), &reduce_work},
       {batchnorm_schema(), &batchnorm_work},
+      {pool_schema(), &pool_work},
   };
   return entries;
 }

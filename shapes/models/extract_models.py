@@ -7,7 +7,7 @@
 Each model runs once (random weights, no downloads) under a dispatch-level recorder that sees every operator the
 framework sends to the device. Every call maps to an opmark family and its fields (convolution -> conv,
 mm/addmm/bmm -> gemm, activations and element-wise add/mul -> pointwise, softmax, layer norm, mean/sum ->
-reduce, batch norm -> batchnorm, LSTM/GRU/RNN modules -> rnn); anything else is kept as family `other` with its operator name, so coverage
+reduce, batch norm -> batchnorm, 2D pooling -> pool, LSTM/GRU/RNN modules -> rnn); anything else is kept as family `other` with its operator name, so coverage
 is reported honestly. Pure view operators (view, permute, expand, ...) launch nothing and are left out.
 
 Shapes become expressions over the model's input symbols (B, H, W, L, N, T): the model is traced again with each
@@ -142,6 +142,20 @@ def to_record(func, args, kwargs, out):
         h, w = (x.shape[2], x.shape[3]) if x.dim() == 4 else (1, x.shape[2])
         return Record("batchnorm", source, {"n": x.shape[0], "c": x.shape[1], "h": h, "w": w,
                                             "mode": "train" if training else "inference"})
+    if op in ("max_pool2d_with_indices", "max_pool2d", "avg_pool2d") and args[0].dim() == 4:
+        x, kernel = args[0], list(args[1])
+        stride = list(args[2]) if len(args) > 2 and args[2] else kernel
+        padding = list(args[3]) if len(args) > 3 else [0, 0]
+        kernel, stride, padding = (v * 2 if len(v) == 1 else v for v in (kernel, stride, padding))
+        dilation = list(args[4]) if op != "avg_pool2d" and len(args) > 4 else [1, 1]
+        ceil_mode = bool(args[5]) if op != "avg_pool2d" and len(args) > 5 else bool(args[4]) if len(args) > 4 else False
+        count_pad = op != "avg_pool2d" or len(args) <= 5 or bool(args[5])
+        if dilation != [1, 1] or ceil_mode or not count_pad:
+            return Record("other", source)
+        return Record("pool", source, {"n": x.shape[0], "c": x.shape[1], "h": x.shape[2], "w": x.shape[3],
+                                       "r": kernel[0], "s": kernel[1], "pad_h": padding[0], "pad_w": padding[1],
+                                       "stride_h": stride[0], "stride_w": stride[1],
+                                       "mode": "avg" if op == "avg_pool2d" else "max"})
     if op in ("mean", "sum") and len(args) >= 2 and isinstance(args[1], (list, tuple)):
         x, dims = args[0], [d % args[0].dim() for d in args[1]]
         trailing = list(range(x.dim() - len(dims), x.dim()))

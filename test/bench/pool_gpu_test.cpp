@@ -1,0 +1,40 @@
+// The pool family on the GPU: max and average, every precision, opmark's kernel and cuDNN, verified against the
+// float64 host reference on odd shapes with padding and strides.
+#include <gtest/gtest.h>
+
+#include "../gpu_test_util.h"
+#include "bench/families.h"
+#include "core/case.h"
+#include "kernels/cuda_check.h"
+
+using namespace opmark;
+
+namespace {
+
+class PoolCase : public ::testing::TestWithParam<std::tuple<std::string, std::string>> {};
+
+}  // namespace
+
+TEST_P(PoolCase, VerifiedWithPaddingAndStrides) {
+  OPMARK_REQUIRE_GPU();
+  const auto [mode, precision] = GetParam();
+  bench::Options options;
+  cudaStream_t stream;
+  OPMARK_CHECK_CUDA(cudaStreamCreate(&stream));
+  struct Shape {
+    std::int64_t n, c, h, w, r, pad, stride;
+  };
+  for (const std::string impl : {"opmark", "cudnn"})
+    for (const Shape& s : {Shape{2, 3, 15, 17, 3, 1, 2}, Shape{4, 64, 56, 56, 2, 0, 2}, Shape{1, 1, 7, 7, 7, 0, 1}})
+      test::expect_verified(core::make_case("pool", "fwd", precision,
+                                            {{"n", s.n}, {"c", s.c}, {"h", s.h}, {"w", s.w}, {"r", s.r}, {"s", s.r},
+                                             {"pad_h", s.pad}, {"pad_w", s.pad}, {"stride_h", s.stride},
+                                             {"stride_w", s.stride}, {"mode", mode}, {"impl", impl}}),
+                            &bench::make_pool_workload, options, stream, /*unsupported_ok=*/impl == "cudnn");
+  OPMARK_CHECK_CUDA(cudaStreamDestroy(stream));
+}
+
+INSTANTIATE_TEST_SUITE_P(BothModesAllPrecisions, PoolCase,
+                         ::testing::Combine(::testing::ValuesIn(std::vector<std::string>{"max", "avg"}),
+                                            ::testing::ValuesIn(std::vector<std::string>{"fp32", "fp16", "bf16"})),
+                         test::DirectionPrecisionName());
