@@ -5,7 +5,10 @@
 //                    [--allow-missing] [--format=table|json|csv] [--shapes=DIR]
 //   opmark-aggregate --compare BEFORE AFTER [--threshold=0.05] [--format=...]
 #include <cstdio>
+#include <algorithm>
 #include <filesystem>
+#include <fstream>
+#include <map>
 #include <iostream>
 #include <nlohmann/json.hpp>
 #include <set>
@@ -14,6 +17,7 @@
 
 #include "aggregate/compare.h"
 #include "aggregate/results.h"
+#include "aggregate/plots.h"
 #include "aggregate/scores.h"
 #include "aggregate/spreadsheet.h"
 #include "core/error.h"
@@ -33,6 +37,7 @@ struct Args {
   Statistic statistic = Statistic::median;
   bool allow_missing = false, compare = false;
   std::string spreadsheet;  // folder for the DeepBench-style tables
+  std::string plots;        // folder for the SVG plots
   double threshold = 0.05;
 };
 
@@ -41,6 +46,8 @@ const char* kUsage = R"(usage:
                    [--allow-missing] [--format=table|json|csv] [--shapes=DIR]
   opmark-aggregate --compare BEFORE AFTER [--threshold=0.05] [--statistic=...] [--format=table|json|csv]
   opmark-aggregate RESULTS --spreadsheet=DIR      DeepBench-style tables as DIR/<precision>_<family>.csv, specs.csv
+  opmark-aggregate RESULTS --plots=DIR [--models=...]   SVG: roofline per precision, each area's operator chart,
+                                                        area scores
 RESULTS: opmark-bench's results.jsonl or benchmark.json. Scores are milliseconds: lower is better.
 )";
 
@@ -62,6 +69,7 @@ Args parse(int argc, char** argv) {
     else if (!value("--format").empty()) a.format = value("--format");
     else if (!value("--shapes").empty()) a.shapes = value("--shapes");
     else if (!value("--spreadsheet").empty()) a.spreadsheet = value("--spreadsheet");
+    else if (!value("--plots").empty()) a.plots = value("--plots");
     else if (!value("--inputs").empty()) a.inputs = core::parse_symbol_list(value("--inputs"));
     else if (!value("--statistic").empty()) a.statistic = parse_statistic(value("--statistic"));
     else if (!value("--threshold").empty()) a.threshold = std::stod(value("--threshold"));
@@ -115,6 +123,48 @@ int run_compare(const Args& a) {
   return c.regressions > 0 ? 3 : 0;
 }
 
+void write_svg(const fs::path& path, const std::string& svg) {
+  std::ofstream out(path);
+  if (!out) throw Error(path.string() + ": cannot write");
+  out << svg;
+  std::printf("wrote %s\n", path.string().c_str());
+}
+
+// The roofline of every precision the results hold, each area's operator chart (OpBench), the area scores.
+void write_plots(const Args& a, const ResultSet& results, const std::vector<core::ModelTable>& models,
+                 const std::vector<Area>& area_defs, const std::vector<AreaScore>& areas) {
+  fs::create_directories(a.plots);
+  std::set<std::string> precisions;
+  for (const auto& [name, r] : results.cases) {
+    try {
+      precisions.insert(core::parse_case_name(name).precision);
+    } catch (const Error&) {
+    }
+  }
+  for (const auto& p : precisions) write_svg(fs::path(a.plots) / ("roofline_" + p + ".svg"), roofline_svg(results, p));
+  for (const auto& area : area_defs) {
+    std::map<std::string, std::pair<double, double>> by_case;  // name -> (time us, calls over the area's models)
+    int n_models = 0;
+    for (const auto& m : models) {
+      if (std::find(area.models.begin(), area.models.end(), m.name) == area.models.end()) continue;
+      ++n_models;
+      for (const auto& call : core::model_calls(m, a.inputs, a.precision)) {
+        if (!call.c) continue;
+        const std::string name = core::make_case_name(*call.c);
+        auto it = results.cases.find(name);
+        if (it == results.cases.end() || it->second.status != "ok") continue;
+        by_case[name].first = it->second.time_us;
+        by_case[name].second += static_cast<double>(call.calls);
+      }
+    }
+    std::vector<OperatorPoint> points;
+    for (const auto& [name, tc] : by_case) points.push_back({name, tc.first, tc.second / std::max(n_models, 1)});
+    write_svg(fs::path(a.plots) / ("operators_" + area.name + ".svg"),
+              operator_chart_svg("Operators of area " + area.name + " (" + a.precision + ")", points));
+  }
+  write_svg(fs::path(a.plots) / "areas.svg", area_bars_svg({a.files[0]}, {areas}));
+}
+
 int run_scores(const Args& a) {
   const ResultSet results = load_results(a.files[0], a.statistic);
   const std::string dir = shapes_dir(a);
@@ -152,12 +202,17 @@ int run_scores(const Args& a) {
                 a.precision + "\nor score what is there with --allow-missing (coverage then says what is left out)");
   }
   std::vector<AreaScore> areas;
+  std::vector<Area> area_defs;
   const fs::path areas_file = fs::path(dir) / "areas.yaml";
   if (fs::exists(areas_file))
     for (const auto& area : load_areas(areas_file.string())) {
       AreaScore s = score_area(area, scores);
-      if (!s.models.empty()) areas.push_back(s);
+      if (!s.models.empty()) {
+        areas.push_back(s);
+        area_defs.push_back(area);
+      }
     }
+  if (!a.plots.empty()) write_plots(a, results, models, area_defs, areas);
   if (a.format == "json") {
     nlohmann::json j;
     j["lower_is_better"] = true;

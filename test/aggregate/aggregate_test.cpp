@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "aggregate/compare.h"
+#include "aggregate/plots.h"
 #include "aggregate/results.h"
 #include "aggregate/scores.h"
 #include "aggregate/spreadsheet.h"
@@ -148,4 +149,22 @@ TEST(AggregateSpreadsheet, DirectionsOfOneShapeShareARowAsInDeepBench) {
   EXPECT_EQ(column("bwd_filter time (us)"), "not run");
   EXPECT_EQ(sheets[1].name, "specs");
   EXPECT_EQ(sheets[1].rows[0], (std::vector<std::string>{"gpu", "NVIDIA H200"}));
+}
+
+TEST(AggregatePlots, SvgWithOneMarkerPerCaseAndTheRoofs) {
+  std::string text = jsonl();
+  text.replace(text.find("{\"gpu\":\"NVIDIA H200\"}"), 21,
+               "{\"gpu\":\"NVIDIA H200\",\"peak_tflops_fp16\":\"989.4\",\"peak_gb_per_s\":\"4800\"}");
+  const ResultSet r = parse_results(text, "r.jsonl", Statistic::median);
+  const std::string roof = roofline_svg(r, "fp16");
+  EXPECT_EQ(roof.rfind("<svg", 0), 0u);
+  EXPECT_NE(roof.find("<path d=\"M"), std::string::npos);  // the roof
+  // The GEMM has FLOPs (a marker); the ReLU has none (memory bound: not on a roofline).
+  std::size_t markers = 0;
+  for (std::size_t at = roof.find("<circle"); at != std::string::npos; at = roof.find("<circle", at + 1)) ++markers;
+  EXPECT_EQ(markers, 1u);
+  const std::string chart = operator_chart_svg("area", {{"a", 10, 2}, {"b", 100, 0.5}});
+  EXPECT_NE(chart.find("<title>b: 100 us x 0.5 calls</title>"), std::string::npos) << chart;
+  const std::string bars = area_bars_svg({"H200"}, {{AreaScore{"nlp", {"a"}, 2.5}}});
+  EXPECT_NE(bars.find("<title>H200: 2.5 ms</title>"), std::string::npos) << bars;
 }

@@ -1,0 +1,194 @@
+#include "aggregate/plots.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <map>
+#include <sstream>
+
+#include "core/case.h"
+#include "core/error.h"
+#include "core/precision.h"
+
+namespace opmark::aggregate {
+namespace {
+
+constexpr double kW = 800, kH = 520, kLeft = 80, kRight = 30, kTop = 50, kBottom = 60;
+const char* kColours[] = {"#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f"};
+
+std::string escape(const std::string& s) {
+  std::string out;
+  for (char c : s) {
+    if (c == '&') out += "&amp;";
+    else if (c == '<') out += "&lt;";
+    else if (c == '>') out += "&gt;";
+    else if (c == '"') out += "&quot;";
+    else out += c;
+  }
+  return out;
+}
+
+std::string fmt(const char* f, double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, f, v);
+  return buf;
+}
+
+// A log10 axis spanning whole decades around [lo, hi].
+struct LogAxis {
+  double lo, hi;
+  LogAxis(double min_v, double max_v)
+      : lo(std::floor(std::log10(std::max(min_v, 1e-12)))), hi(std::ceil(std::log10(std::max(max_v, 1e-12)))) {
+    if (hi <= lo) hi = lo + 1;
+  }
+  double frac(double v) const { return (std::log10(std::max(v, 1e-12)) - lo) / (hi - lo); }
+};
+
+struct Canvas {
+  std::ostringstream svg;
+  Canvas(const std::string& title) {
+    svg << "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" << kW << "\" height=\"" << kH
+        << "\" font-family=\"sans-serif\" font-size=\"12\">\n<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n"
+        << "<text x=\"" << kW / 2 << "\" y=\"24\" text-anchor=\"middle\" font-size=\"15\">" << escape(title)
+        << "</text>\n";
+  }
+  double x(double frac) const { return kLeft + frac * (kW - kLeft - kRight); }
+  double y(double frac) const { return kH - kBottom - frac * (kH - kTop - kBottom); }
+  void log_axes(const LogAxis& ax, const LogAxis& ay, const std::string& xlabel, const std::string& ylabel) {
+    svg << "<rect x=\"" << kLeft << "\" y=\"" << kTop << "\" width=\"" << kW - kLeft - kRight << "\" height=\""
+        << kH - kTop - kBottom << "\" fill=\"none\" stroke=\"#333\"/>\n";
+    for (double d = ax.lo; d <= ax.hi; ++d) {
+      const double px = x((d - ax.lo) / (ax.hi - ax.lo));
+      svg << "<line x1=\"" << px << "\" y1=\"" << kTop << "\" x2=\"" << px << "\" y2=\"" << kH - kBottom
+          << "\" stroke=\"#ddd\"/><text x=\"" << px << "\" y=\"" << kH - kBottom + 16
+          << "\" text-anchor=\"middle\">1e" << d << "</text>\n";
+    }
+    for (double d = ay.lo; d <= ay.hi; ++d) {
+      const double py = y((d - ay.lo) / (ay.hi - ay.lo));
+      svg << "<line x1=\"" << kLeft << "\" y1=\"" << py << "\" x2=\"" << kW - kRight << "\" y2=\"" << py
+          << "\" stroke=\"#ddd\"/><text x=\"" << kLeft - 6 << "\" y=\"" << py + 4 << "\" text-anchor=\"end\">1e" << d
+          << "</text>\n";
+    }
+    svg << "<text x=\"" << kW / 2 << "\" y=\"" << kH - 18 << "\" text-anchor=\"middle\">" << escape(xlabel)
+        << "</text>\n<text transform=\"translate(18," << kH / 2 << ") rotate(-90)\" text-anchor=\"middle\">"
+        << escape(ylabel) << "</text>\n";
+  }
+  std::string done() {
+    svg << "</svg>\n";
+    return svg.str();
+  }
+};
+
+}  // namespace
+
+std::string operator_chart_svg(const std::string& title, const std::vector<OperatorPoint>& points) {
+  Canvas c(title);
+  if (points.empty()) return c.done();
+  double xmin = 1e300, xmax = 0, ymin = 1e300, ymax = 0, wmax = 0;
+  for (const auto& p : points) {
+    xmin = std::min(xmin, p.mean_us), xmax = std::max(xmax, p.mean_us);
+    ymin = std::min(ymin, p.calls_per_model), ymax = std::max(ymax, p.calls_per_model);
+    wmax = std::max(wmax, p.mean_us * p.calls_per_model);
+  }
+  const LogAxis ax(xmin, xmax), ay(ymin, ymax);
+  c.log_axes(ax, ay, "time of one call (us)", "calls per model");
+  for (const auto& p : points) {
+    // Marker area proportional to the weighted time: radius as its square root, 30 px for the largest.
+    const double r = 2 + 28 * std::sqrt(p.mean_us * p.calls_per_model / wmax);
+    c.svg << "<circle cx=\"" << c.x(ax.frac(p.mean_us)) << "\" cy=\"" << c.y(ay.frac(p.calls_per_model))
+          << "\" r=\"" << r << "\" fill=\"#1f77b4\" fill-opacity=\"0.35\" stroke=\"#1f77b4\"><title>"
+          << escape(p.label) << ": " << fmt("%.3g", p.mean_us) << " us x " << fmt("%.3g", p.calls_per_model)
+          << " calls</title></circle>\n";
+  }
+  return c.done();
+}
+
+std::string roofline_svg(const ResultSet& results, const std::string& precision) {
+  struct Point {
+    std::string family, name;
+    double intensity, tflops;
+  };
+  std::vector<Point> points;
+  for (const auto& [name, r] : results.cases) {
+    if (r.status != "ok" || r.time_us <= 0) continue;
+    core::Case c;
+    try {
+      c = core::parse_case_name(name);
+    } catch (const Error&) {
+      continue;
+    }
+    if (c.precision != precision) continue;
+    const core::Work w = core::work_of(c);
+    if (w.flops <= 0 || w.bytes() <= 0) continue;
+    points.push_back({c.family, name, w.flops / w.bytes(), w.flops / (r.time_us * 1e-6) / 1e12});
+  }
+  Canvas canvas("Roofline, " + precision + (results.context.count("gpu") ? ", " + results.context.at("gpu") : ""));
+  double peak = 0, bw = 0;
+  if (results.context.count("peak_tflops_" + std::string(core::precision_info(precision).peak_key)))
+    peak = std::stod(results.context.at("peak_tflops_" + std::string(core::precision_info(precision).peak_key)));
+  if (results.context.count("peak_gb_per_s")) bw = std::stod(results.context.at("peak_gb_per_s"));
+  double imin = 1e300, imax = 0, tmin = 1e300, tmax = peak;
+  for (const auto& p : points) {
+    imin = std::min(imin, p.intensity), imax = std::max(imax, p.intensity);
+    tmin = std::min(tmin, p.tflops), tmax = std::max(tmax, p.tflops);
+  }
+  if (points.empty()) return canvas.done();
+  const LogAxis ax(imin, imax), ay(tmin, tmax);
+  canvas.log_axes(ax, ay, "arithmetic intensity (FLOPs per byte)", "achieved TFLOPS");
+  if (peak > 0 && bw > 0) {  // min(peak, bw x intensity), drawn across the axis
+    std::string path;
+    for (int i = 0; i <= 100; ++i) {
+      const double e = ax.lo + (ax.hi - ax.lo) * i / 100.0, intensity = std::pow(10.0, e);
+      const double roof = std::min(peak, bw * 1e9 * intensity / 1e12);
+      path += (i ? " L" : "M") + fmt("%.1f", canvas.x(ax.frac(intensity))) + "," +
+              fmt("%.1f", canvas.y(std::clamp(ay.frac(roof), 0.0, 1.0)));
+    }
+    canvas.svg << "<path d=\"" << path << "\" fill=\"none\" stroke=\"#d62728\" stroke-dasharray=\"6,4\"/>\n";
+  }
+  std::map<std::string, int> colour;
+  for (const auto& p : points) {
+    const int k = colour.emplace(p.family, static_cast<int>(colour.size())).first->second;
+    canvas.svg << "<circle cx=\"" << canvas.x(ax.frac(p.intensity)) << "\" cy=\"" << canvas.y(ay.frac(p.tflops))
+               << "\" r=\"3\" fill=\"" << kColours[k % 8] << "\"><title>" << escape(p.name) << ": "
+               << fmt("%.3g", p.tflops) << " TFLOPS</title></circle>\n";
+  }
+  int row = 0;
+  for (const auto& [family, k] : colour)
+    canvas.svg << "<text x=\"" << kLeft + 10 << "\" y=\"" << kTop + 16 + 14 * row++ << "\" fill=\"" << kColours[k % 8]
+               << "\">" << escape(family) << "</text>\n";
+  return canvas.done();
+}
+
+std::string area_bars_svg(const std::vector<std::string>& set_names,
+                          const std::vector<std::vector<AreaScore>>& scores) {
+  Canvas c("Area scores (ms, lower is better)");
+  std::vector<std::string> areas;
+  double vmax = 0;
+  for (const auto& set : scores)
+    for (const auto& a : set) {
+      if (std::find(areas.begin(), areas.end(), a.name) == areas.end()) areas.push_back(a.name);
+      vmax = std::max(vmax, a.score_ms);
+    }
+  if (areas.empty() || vmax <= 0) return c.done();
+  const double group = (kW - kLeft - kRight) / static_cast<double>(areas.size());
+  const double bar = group * 0.8 / static_cast<double>(std::max<std::size_t>(scores.size(), 1));
+  for (std::size_t i = 0; i < areas.size(); ++i) {
+    c.svg << "<text x=\"" << kLeft + group * (static_cast<double>(i) + 0.5) << "\" y=\"" << kH - kBottom + 16
+          << "\" text-anchor=\"middle\">" << escape(areas[i]) << "</text>\n";
+    for (std::size_t s = 0; s < scores.size(); ++s)
+      for (const auto& a : scores[s])
+        if (a.name == areas[i]) {
+          const double h = (kH - kTop - kBottom) * a.score_ms / vmax;
+          c.svg << "<rect x=\"" << kLeft + group * static_cast<double>(i) + group * 0.1 + bar * static_cast<double>(s)
+                << "\" y=\"" << kH - kBottom - h << "\" width=\"" << bar << "\" height=\"" << h << "\" fill=\""
+                << kColours[s % 8] << "\"><title>" << escape(set_names[s]) << ": " << fmt("%.4g", a.score_ms)
+                << " ms</title></rect>\n";
+        }
+  }
+  for (std::size_t s = 0; s < set_names.size(); ++s)
+    c.svg << "<text x=\"" << kW - kRight - 10 << "\" y=\"" << kTop + 16 + 14 * static_cast<double>(s)
+          << "\" text-anchor=\"end\" fill=\"" << kColours[s % 8] << "\">" << escape(set_names[s]) << "</text>\n";
+  return c.done();
+}
+
+}  // namespace opmark::aggregate
