@@ -82,11 +82,13 @@ bool has_flag(int argc, char** argv, const char* flag) {
 // opmark's defaults for Google Benchmark, placed before the user's arguments so the user's flags win:
 // medians over repetitions, short iterations (each iteration is already many GPU launches).
 std::vector<std::string> default_benchmark_flags(const bench::Options& o) {
+  char min_time[64];
 #if OPMARK_BENCHMARK_MIN_TIME_HAS_UNIT
-  std::vector<std::string> flags = {"--benchmark_min_time=0.05s"};
+  std::snprintf(min_time, sizeof min_time, "--benchmark_min_time=%gs", o.min_time_s);
 #else
-  std::vector<std::string> flags = {"--benchmark_min_time=0.05"};
+  std::snprintf(min_time, sizeof min_time, "--benchmark_min_time=%g", o.min_time_s);
 #endif
+  std::vector<std::string> flags = {min_time};
   flags.push_back("--benchmark_repetitions=5");
   flags.push_back("--benchmark_display_aggregates_only=true");
   if (!o.out_dir.empty()) {

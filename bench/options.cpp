@@ -89,6 +89,8 @@ void apply(Options& o, const std::string& flag, const std::string& value) {
     o.workspace_bytes = static_cast<std::size_t>(parse_number(flag, value, 0) * (1 << 20));
   } else if (flag == "opmark_seed") {
     o.seed = static_cast<std::uint64_t>(parse_number(flag, value, 0));
+  } else if (flag == "opmark_min_time") {
+    o.min_time_s = parse_number(flag, value, 1e-6);
   } else if (flag == "opmark_warmup_ms") {
     o.warmup_ms = parse_number(flag, value, 0);
   } else if (flag == "opmark_help") {
@@ -142,6 +144,8 @@ opmark flags (Google Benchmark's own flags, e.g. --benchmark_filter, --benchmark
   --opmark_candidates=N         cuBLASLt algorithms per layout timed before measuring (default 16)
   --opmark_workspace_mib=N      library workspace limit (default 1024: cuDNN's fastest engines can need hundreds)
   --opmark_warmup_ms=X          untimed warm-up per case (default 10)
+  --opmark_min_time=S           GPU seconds per repetition (default 0.05), passed to Google Benchmark in the
+                                spelling its version takes (1.7: 0.05, 1.8: 0.05s)
   --opmark_seed=N               seed of the random inputs
 )";
 }

@@ -26,6 +26,7 @@ struct Options {
   std::size_t workspace_bytes = 1024ull << 20;
   std::uint64_t seed = 20261121;
   double warmup_ms = 10.0;              // untimed launches before measuring, so clocks have ramped up
+  double min_time_s = 0.05;             // Google Benchmark's min time per repetition, spelt for its version
   bool help = false;
 };
 

@@ -61,3 +61,14 @@ TEST(Options, BadValuesNameTheFlag) {
   EXPECT_EQ(message({"--opmark_out"}), "--opmark_out needs a value (--opmark_out=...)");
   EXPECT_EQ(message({"--opmark_peak=bf16"}), "--opmark_peak: expected KEY=VALUE, got 'bf16'");
 }
+
+TEST(Options, ModelsInputsAndMinTime) {
+  Argv a({"opmark-bench", "--opmark_models=resnet50,bert_base", "--opmark_inputs=B=16,H=512", "--opmark_min_time=0.01"});
+  Options o = parse_options(a.argc, a.ptrs.data());
+  EXPECT_EQ(a.argc, 1);
+  EXPECT_EQ(o.models, (std::vector<std::string>{"resnet50", "bert_base"}));
+  EXPECT_EQ(o.inputs.at("H"), 512);
+  EXPECT_DOUBLE_EQ(o.min_time_s, 0.01);
+  Argv bad({"opmark-bench", "--opmark_min_time=0"});
+  EXPECT_THROW(parse_options(bad.argc, bad.ptrs.data()), opmark::Error);
+}
