@@ -17,6 +17,8 @@ random inputs), and prints both with torch/opmark (above 1: opmark is faster).
         no_grad (cuDNN's inference mode), fwd_train a forward that keeps what backward needs, and PyTorch's
         backward (input and weight gradients together) is compared with opmark's bwd_data + bwd_weights.
   pointwise  PyTorch's eager op (torch.relu, F.gelu, torch.add, ...); fused bias + activation is two kernels there.
+  reduce, batchnorm, pool  x.sum/mean/amax, torch.softmax, F.layer_norm, F.batch_norm (running statistics for
+        inference, batch statistics in training), F.max_pool2d / F.avg_pool2d (count_include_pad).
 """
 import argparse
 import csv
@@ -188,7 +190,45 @@ def pointwise_case(direction, precision, f):
     return ops.get(op)
 
 
-BUILDERS = {"gemm": gemm_case, "conv": conv_case, "rnn": rnn_case, "pointwise": pointwise_case}
+def reduce_case(direction, precision, f):
+    if precision not in DTYPES or precision == "tf32":
+        return None
+    dtype = DTYPES[precision]
+    x = uniform((f["rows"], f["cols"]), dtype)
+    w, b = uniform((f["cols"],), dtype), uniform((f["cols"],), dtype)
+    ops = {
+        "sum": lambda: x.sum(dim=-1),
+        "mean": lambda: x.mean(dim=-1),
+        "max": lambda: x.amax(dim=-1),
+        "sum_all": lambda: x.sum(),
+        "softmax": lambda: torch.softmax(x, dim=-1),
+        "layernorm": lambda: F.layer_norm(x, (f["cols"],), w, b, 1e-5),
+    }
+    return ops.get(f["op"])
+
+
+def batchnorm_case(direction, precision, f):
+    if precision not in DTYPES or precision == "tf32":
+        return None
+    dtype = DTYPES[precision]
+    x = uniform((f["n"], f["c"], f["h"], f["w"]), dtype)
+    params = [torch.rand(f["c"], device="cuda") + 0.5 for _ in range(4)]
+    train = f["mode"] == "train"
+    return lambda: F.batch_norm(x, params[2], params[3], params[0], params[1], training=train, eps=1e-5)
+
+
+def pool_case(direction, precision, f):
+    if precision not in DTYPES or precision == "tf32":
+        return None
+    x = uniform((f["n"], f["c"], f["h"], f["w"]), DTYPES[precision])
+    kernel, stride, pad = (f["r"], f["s"]), (f["stride_h"], f["stride_w"]), (f["pad_h"], f["pad_w"])
+    if f["mode"] == "max":
+        return lambda: F.max_pool2d(x, kernel, stride, pad)
+    return lambda: F.avg_pool2d(x, kernel, stride, pad, count_include_pad=True)
+
+
+BUILDERS = {"gemm": gemm_case, "conv": conv_case, "rnn": rnn_case, "pointwise": pointwise_case,
+            "reduce": reduce_case, "batchnorm": batchnorm_case, "pool": pool_case}
 
 
 def main():
