@@ -11,6 +11,7 @@
 #include "bench/workload.h"
 #include "core/case.h"
 #include "core/error.h"
+#include "kernels/cuda_check.h"
 
 namespace opmark::test {
 
@@ -38,6 +39,15 @@ inline void expect_verified(const core::Case& c, bench::WorkloadFactory make, co
     else std::printf("unsupported (reported, not a failure): %s: %s\n", name.c_str(), e.what());
   }
 }
+
+// A CUDA stream for one test, destroyed with it.
+struct TestStream {
+  cudaStream_t stream = nullptr;
+  TestStream() { OPMARK_CHECK_CUDA(cudaStreamCreate(&stream)); }
+  ~TestStream() { OPMARK_CHECK_CUDA_NOEXCEPT(cudaStreamDestroy(stream)); }
+  TestStream(const TestStream&) = delete;
+  TestStream& operator=(const TestStream&) = delete;
+};
 
 // Test names "bwd_data_fp16" for suites parameterised by (direction, precision), instead of gtest's pointer dump.
 struct DirectionPrecisionName {

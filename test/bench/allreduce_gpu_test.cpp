@@ -15,8 +15,8 @@ TEST(AllreduceGpu, VerifiedOnOneAndTwoRanks) {
   int gpus = 0;
   OPMARK_CHECK_CUDA(cudaGetDeviceCount(&gpus));
   bench::Options options;
-  cudaStream_t stream;
-  OPMARK_CHECK_CUDA(cudaStreamCreate(&stream));
+  test::TestStream test_stream;
+  const cudaStream_t stream = test_stream.stream;
   for (std::int64_t ranks = 1; ranks <= std::min(gpus, 2); ++ranks)
     for (const std::string precision : {"fp32", "fp16", "bf16"})
       for (const std::string op : {"sum", "max"})
@@ -27,6 +27,5 @@ TEST(AllreduceGpu, VerifiedOnOneAndTwoRanks) {
                                                    {"inplace", inplace}}),
                                   &bench::make_allreduce_workload, options, stream);
   if (gpus < 2) std::printf("one GPU: the two-rank cases need a second GPU and were not run\n");
-  OPMARK_CHECK_CUDA(cudaStreamDestroy(stream));
 }
 #endif

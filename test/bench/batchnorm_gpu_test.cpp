@@ -19,8 +19,8 @@ TEST_P(BatchnormCase, VerifiedOnOddShapes) {
   OPMARK_REQUIRE_GPU();
   const auto [mode, precision] = GetParam();
   bench::Options options;
-  cudaStream_t stream;
-  OPMARK_CHECK_CUDA(cudaStreamCreate(&stream));
+  test::TestStream test_stream;
+  const cudaStream_t stream = test_stream.stream;
   struct Shape {
     std::int64_t n, c, h, w;
   };
@@ -30,7 +30,6 @@ TEST_P(BatchnormCase, VerifiedOnOddShapes) {
                                             {{"n", s.n}, {"c", s.c}, {"h", s.h}, {"w", s.w}, {"mode", mode},
                                              {"impl", impl}}),
                             &bench::make_batchnorm_workload, options, stream, /*unsupported_ok=*/impl == "cudnn");
-  OPMARK_CHECK_CUDA(cudaStreamDestroy(stream));
 }
 
 INSTANTIATE_TEST_SUITE_P(BothModesAllPrecisions, BatchnormCase,

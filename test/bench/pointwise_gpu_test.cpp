@@ -21,8 +21,8 @@ TEST_P(PointwiseCase, VerifiedOnVectorAndOddShapes) {
   OPMARK_REQUIRE_GPU();
   const auto [op, precision] = GetParam();
   bench::Options options;
-  cudaStream_t stream;
-  OPMARK_CHECK_CUDA(cudaStreamCreate(&stream));
+  test::TestStream test_stream;
+  const cudaStream_t stream = test_stream.stream;
   const std::vector<std::pair<std::int64_t, std::int64_t>> shapes = {{64, 1024}, {3, 1001}, {1, 1}, {1, 7919},
                                                                      {33, 24}};
   std::vector<std::string> impls = {"opmark"};
@@ -32,7 +32,6 @@ TEST_P(PointwiseCase, VerifiedOnVectorAndOddShapes) {
       test::expect_verified(core::make_case("pointwise", "fwd", precision,
                                             {{"op", op}, {"rows", rows}, {"cols", cols}, {"impl", impl}}),
                             &bench::make_pointwise_workload, options, stream, /*unsupported_ok=*/impl == "cudnn");
-  OPMARK_CHECK_CUDA(cudaStreamDestroy(stream));
 }
 
 INSTANTIATE_TEST_SUITE_P(AllOpsAndPrecisions, PointwiseCase,

@@ -19,8 +19,8 @@ TEST_P(PoolCase, VerifiedWithPaddingAndStrides) {
   OPMARK_REQUIRE_GPU();
   const auto [mode, precision] = GetParam();
   bench::Options options;
-  cudaStream_t stream;
-  OPMARK_CHECK_CUDA(cudaStreamCreate(&stream));
+  test::TestStream test_stream;
+  const cudaStream_t stream = test_stream.stream;
   struct Shape {
     std::int64_t n, c, h, w, r, pad, stride;
   };
@@ -31,7 +31,6 @@ TEST_P(PoolCase, VerifiedWithPaddingAndStrides) {
                                              {"pad_h", s.pad}, {"pad_w", s.pad}, {"stride_h", s.stride},
                                              {"stride_w", s.stride}, {"mode", mode}, {"impl", impl}}),
                             &bench::make_pool_workload, options, stream, /*unsupported_ok=*/impl == "cudnn");
-  OPMARK_CHECK_CUDA(cudaStreamDestroy(stream));
 }
 
 INSTANTIATE_TEST_SUITE_P(BothModesAllPrecisions, PoolCase,

@@ -20,8 +20,8 @@ TEST_P(ReduceCase, VerifiedOnShortLongAndOddRows) {
   OPMARK_REQUIRE_GPU();
   const auto [op, precision] = GetParam();
   bench::Options options;
-  cudaStream_t stream;
-  OPMARK_CHECK_CUDA(cudaStreamCreate(&stream));
+  test::TestStream test_stream;
+  const cudaStream_t stream = test_stream.stream;
   const std::vector<std::pair<std::int64_t, std::int64_t>> shapes = {{4, 1000}, {1, 1}, {3, 7919}, {64, 4096},
                                                                      {1000, 33}};
   std::vector<std::string> impls = {"opmark"};
@@ -31,7 +31,6 @@ TEST_P(ReduceCase, VerifiedOnShortLongAndOddRows) {
       test::expect_verified(core::make_case("reduce", "fwd", precision,
                                             {{"op", op}, {"rows", rows}, {"cols", cols}, {"impl", impl}}),
                             &bench::make_reduce_workload, options, stream, /*unsupported_ok=*/impl == "cudnn");
-  OPMARK_CHECK_CUDA(cudaStreamDestroy(stream));
 }
 
 INSTANTIATE_TEST_SUITE_P(AllOpsAndPrecisions, ReduceCase,

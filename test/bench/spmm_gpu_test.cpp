@@ -19,8 +19,8 @@ TEST_P(SpmmCase, VerifiedAgainstTheDenseProduct) {
   OPMARK_REQUIRE_GPU();
   const std::string precision = GetParam();
   bench::Options options;
-  cudaStream_t stream;
-  OPMARK_CHECK_CUDA(cudaStreamCreate(&stream));
+  test::TestStream test_stream;
+  const cudaStream_t stream = test_stream.stream;
   struct Shape {
     std::int64_t m, n, k;
     const char* sparsity;
@@ -30,7 +30,6 @@ TEST_P(SpmmCase, VerifiedAgainstTheDenseProduct) {
     test::expect_verified(core::make_case("spmm", "fwd", precision,
                                           {{"m", s.m}, {"n", s.n}, {"k", s.k}, {"sparsity", std::string(s.sparsity)}}),
                           &bench::make_spmm_workload, options, stream, /*unsupported_ok=*/precision != "fp32");
-  OPMARK_CHECK_CUDA(cudaStreamDestroy(stream));
 }
 
 INSTANTIATE_TEST_SUITE_P(AllPrecisions, SpmmCase, ::testing::Values("fp32", "fp16", "bf16"));
