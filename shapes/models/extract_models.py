@@ -15,8 +15,10 @@ symbol doubled, a field that doubles with B is written `B`, one that halves per 
 trace at other sizes must reproduce every traced shape from the expressions, and a field whose expression does
 not is written as its constant (and counted in the table's header).
 
-On a GPU (--device cuda) each operator call is also timed with CUDA events (traced_us: mean GPU time per call)
-and the whole forward pass is timed (measured: gpu_time_ms, median of 5 after warm-up), naming the device.
+Shapes always come from meta tensors (no compute, no memory). With --device cuda the model also runs once on the
+GPU with each operator call timed by CUDA events (traced_us: mean GPU time per call, matched to the traced calls by
+family and shape) and the whole forward pass is timed (measured: gpu_time_ms, median of 5 after warm-up), naming
+the device.
 The tables in the repository were written with --device meta (shapes only, no compute); rerun on the GPU machine
 to add times:
 
@@ -248,6 +250,10 @@ def trace(spec, symbols, device, dtype, time_ops=False):
     return model, inputs, recorder.records
 
 
+class Expr(str):
+    """A field's value written as an expression over the inputs (choice fields stay plain strings)."""
+
+
 def fit_expression(values, base, symbols):
     """values[s] is the field at base with symbol s doubled; returns the expression text (e.g. 'B*H*W/64') for a
     monomial c * prod(s^e), or None."""
@@ -307,7 +313,7 @@ def symbolic(spec, device, dtype):
             values.update({s: doubled[s][i].fields.get(field) for s in base})
             text = fit_expression(values, base, list(base))
             if text is not None and evaluate(text, check_symbols) == check[i].fields.get(field):
-                rec.fields[field] = text if not text.isdigit() else int(text)
+                rec.fields[field] = Expr(text) if not text.isdigit() else int(text)
             else:
                 fixed += 1  # it varies with the inputs in a way no monomial reproduces: the traced constant stays
     return records, fixed, same_shape
@@ -382,23 +388,39 @@ def main():
     ap.add_argument("--out", default=os.path.dirname(os.path.abspath(__file__)))
     args = ap.parse_args()
     dtype = {"fp32": torch.float32, "fp16": torch.float16, "bf16": torch.bfloat16}[args.dtype]
-    trace_dtype = torch.float32 if args.device in ("cpu", "meta") else dtype
     for name in args.models.split(","):
         spec = model_zoo.MODELS[name]
-        records, fixed, scalable = symbolic(spec, args.device, trace_dtype)
+        # Shapes and expressions from meta tensors (no compute, no memory), whatever device times the model.
+        records, fixed, scalable = symbolic(spec, "meta", torch.float32)
         measured, device_name = None, ""
         if args.device.startswith("cuda"):
             model, inputs, timed = trace(spec, dict(spec.defaults), args.device, dtype, time_ops=True)
-            for rec, t in zip(records, timed):
-                rec.us = t.us
+            attach_times(records, timed, spec.defaults)
             measured = measure_ms(model, inputs)
             device_name = torch.cuda.get_device_name()
+            del model, inputs
+            torch.cuda.empty_cache()
         write_table(os.path.join(args.out, f"{name}.yaml"), spec, records, fixed, scalable, device_name, args.dtype,
                     measured)
         calls = len(records)
         covered = sum(1 for r in records if r.family != "other")
         print(f"{name}: {calls} operator calls, {covered / max(calls, 1):.0%} in benchmarked families, "
               f"{fixed} constant field(s)" + (f", {measured:.3f} ms on {device_name}" if measured else ""))
+
+
+def attach_times(records, timed, defaults):
+    """Gives each traced call the GPU time of the matching call of the timed trace: same family and the same
+    fields at the default inputs, taken in order (the operator names may differ between devices, e.g. batch norm)."""
+    def key(family, fields):
+        concrete = {k: (evaluate(v, defaults) if isinstance(v, Expr) else v) for k, v in fields.items()}
+        return family, tuple(sorted(concrete.items()))
+    pool = collections.defaultdict(list)
+    for t in timed:
+        pool[key(t.family, t.fields) if t.family != "other" else ("other", t.source_op)].append(t.us)
+    for rec in records:
+        k = key(rec.family, rec.fields) if rec.family != "other" else ("other", rec.source_op)
+        if pool.get(k):
+            rec.us = pool[k].pop(0)
 
 
 if __name__ == "__main__":
