@@ -15,6 +15,8 @@ const std::set<std::string> kTopKeys = {"model", "area", "task", "source", "mode
 const std::set<std::string> kOpKeys = {"family", "direction", "calls", "source_op", "traced_us"};
 const std::set<std::string> kMeasuredKeys = {"device", "precision", "gpu_time_ms"};
 const std::string kOther = "other";
+const Symbols kNoInputs;
+const char* const kInputsFlag = "--opmark_inputs";  // how a user gives a model's input a value
 
 using yaml::join;
 using yaml::scalar;
@@ -58,7 +60,7 @@ ModelOp parse_op(const std::string& path, const YAML::Node& node) {
   }
   if (!node["calls"]) throw TableError(op.where, "calls", "required field is missing");
   op.calls = {scalar(path, node["calls"], "calls"), where_of(path, node["calls"])};
-  evaluate_cell(kCallsSpec, op.calls, {});  // syntax now; values at expansion (may use the inputs)
+  evaluate_cell(kCallsSpec, op.calls, nullptr);  // syntax now; the value at expansion (it may use the inputs)
   if (node["source_op"]) op.source_op = scalar(path, node["source_op"], "source_op");
   if (node["traced_us"]) op.traced_us = number(path, node["traced_us"], "traced_us");
   if (node["direction"]) {
@@ -106,7 +108,7 @@ ModelTable parse_model_table(const std::string& yaml_text, const std::string& pa
       const std::string sym = kv.first.as<std::string>();
       const FieldSpec spec{sym, FieldKind::positive_int, std::nullopt, {}, "", ""};
       m.inputs[sym] = std::get<std::int64_t>(
-          evaluate_cell(spec, {scalar(path, kv.second, sym), where_of(path, kv.second)}, {}));
+          evaluate_cell(spec, {scalar(path, kv.second, sym), where_of(path, kv.second)}, &kNoInputs));
     }
   }
   if (const YAML::Node measured = root["measured"]) {
@@ -136,7 +138,7 @@ std::vector<ModelCall> model_calls(const ModelTable& model, const Symbols& input
   std::vector<ModelCall> out;
   for (const auto& op : model.ops) {
     ModelCall call{&op, std::nullopt, 0};
-    const FieldValue calls = evaluate_cell(kCallsSpec, op.calls, symbols);
+    const FieldValue calls = evaluate_cell(kCallsSpec, op.calls, &symbols, kInputsFlag);
     const std::string problem = check_value(kCallsSpec, calls);
     if (!problem.empty()) throw TableError(op.calls.where, "calls", problem + " (with " + op.calls.text + ")");
     call.calls = std::get<std::int64_t>(calls);
@@ -147,7 +149,7 @@ std::vector<ModelCall> model_calls(const ModelTable& model, const Symbols& input
       std::map<std::string, FieldValue> given;
       for (const auto& [name, cell] : op.fields) {
         const FieldSpec& spec = *schema.find_field(name);
-        FieldValue v = evaluate_cell(spec, cell, symbols);
+        FieldValue v = evaluate_cell(spec, cell, &symbols, kInputsFlag);
         const std::string bad = check_value(spec, v);
         if (!bad.empty()) throw TableError(cell.where, name, bad + " (with " + cell.text + ")");
         given[name] = v;

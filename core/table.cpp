@@ -30,24 +30,6 @@ std::vector<std::string> scalar_list(const std::string& path, const YAML::Node& 
   return out;
 }
 
-// Evaluates a cell to a field value; `symbols` may be null to check syntax only.
-FieldValue cell_value(const FieldSpec& spec, const Cell& cell, const Symbols* symbols) {
-  if (spec.kind == FieldKind::choice || spec.kind == FieldKind::fraction) return cell.text;
-  try {
-    if (!symbols) {
-      symbols_in(cell.text);
-      return std::int64_t{1};
-    }
-    return evaluate(cell.text, *symbols);
-  } catch (const ExprError& e) {
-    SourceLocation at = cell.where;
-    at.column += static_cast<int>(e.offset());
-    std::string what = e.what();
-    if (what.rfind("unknown symbol", 0) == 0) what += " (give it a value with --opmark_symbols=NAME=VALUE)";
-    throw TableError(at, spec.name, what);
-  }
-}
-
 Row parse_row(const std::string& path, const Schema& schema, const YAML::Node& node) {
   if (!node.IsMap()) throw TableError(where_of(path, node), "", "a row must be a map such as {m: 1, n: 2}");
   Row row;
@@ -67,10 +49,10 @@ Row parse_row(const std::string& path, const Schema& schema, const YAML::Node& n
                            "; notes: " + join(kRowNotes) + ")");
     Cell cell{scalar(path, value, key), where_of(path, value)};
     // Constants are checked now, so a bad value is reported at load time even if no case uses it.
-    FieldValue v = cell_value(*spec, cell, nullptr);
+    FieldValue v = evaluate_cell(*spec, cell, nullptr);
     bool constant = spec->kind == FieldKind::choice || spec->kind == FieldKind::fraction || symbols_in(cell.text).empty();
     if (constant) {
-      v = cell_value(*spec, cell, &kNoSymbols);
+      v = evaluate_cell(*spec, cell, &kNoSymbols);
       std::string problem = check_value(*spec, v);
       if (!problem.empty()) throw TableError(cell.where, key, problem);
     }
@@ -114,7 +96,7 @@ ShapeSet parse_set(const std::string& path, const Schema& schema, const std::str
       const std::string sym = kv.first.as<std::string>();
       Cell cell{scalar(path, kv.second, sym), where_of(path, kv.second)};
       FieldSpec spec{sym, FieldKind::positive_int, std::nullopt, {}, "", ""};
-      set.symbols[sym] = std::get<std::int64_t>(cell_value(spec, cell, &kNoSymbols));
+      set.symbols[sym] = std::get<std::int64_t>(evaluate_cell(spec, cell, &kNoSymbols));
     }
   }
   const YAML::Node rows = node["rows"];
@@ -125,8 +107,21 @@ ShapeSet parse_set(const std::string& path, const Schema& schema, const std::str
 
 }  // namespace
 
-FieldValue evaluate_cell(const FieldSpec& spec, const Cell& cell, const Symbols& symbols) {
-  return cell_value(spec, cell, &symbols);
+FieldValue evaluate_cell(const FieldSpec& spec, const Cell& cell, const Symbols* symbols, const char* symbol_flag) {
+  if (spec.kind == FieldKind::choice || spec.kind == FieldKind::fraction) return cell.text;
+  try {
+    if (!symbols) {
+      symbols_in(cell.text);
+      return std::int64_t{1};
+    }
+    return evaluate(cell.text, *symbols);
+  } catch (const ExprError& e) {
+    SourceLocation at = cell.where;
+    at.column += static_cast<int>(e.offset());
+    std::string what = e.what();
+    if (what.rfind("unknown symbol", 0) == 0) what += std::string(" (give it a value with ") + symbol_flag + "=NAME=VALUE)";
+    throw TableError(at, spec.name, what);
+  }
 }
 
 Table parse_table(const std::string& yaml_text, const std::string& path) {
@@ -202,7 +197,7 @@ std::vector<Case> expand_tables(const std::vector<Table>& tables, const Selectio
         std::map<std::string, FieldValue> given;
         for (const auto& [name, cell] : row.fields) {
           const FieldSpec& spec = *schema.find_field(name);
-          FieldValue v = cell_value(spec, cell, &symbols);
+          FieldValue v = evaluate_cell(spec, cell, &symbols);
           std::string problem = check_value(spec, v);
           if (!problem.empty()) throw TableError(cell.where, name, problem + " (with " + cell.text + ")");
           given[name] = v;

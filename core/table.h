@@ -55,9 +55,11 @@ struct Table {
   std::vector<ShapeSet> sets;
 };
 
-// A cell's value for a field: choice and fraction text as written, integers evaluated over `symbols`. Throws
-// TableError pointing at the cell (and at the column of the offending symbol) when it does not evaluate.
-FieldValue evaluate_cell(const FieldSpec& spec, const Cell& cell, const Symbols& symbols);
+// A cell's value for a field: choice and fraction text as written, integers evaluated over `symbols` (null: the
+// syntax is checked and 1 returned). Throws TableError pointing at the cell (and at the column of the offending
+// symbol) when it does not evaluate; an unknown symbol names `symbol_flag` as the way to give it a value.
+FieldValue evaluate_cell(const FieldSpec& spec, const Cell& cell, const Symbols* symbols,
+                         const char* symbol_flag = "--opmark_symbols");
 
 // Reads and validates a table. Throws TableError (file:line:column, field) or opmark::Error.
 Table load_table(const std::string& path);

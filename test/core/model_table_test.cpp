@@ -95,6 +95,14 @@ ops:
   EXPECT_EQ(calls[2].calls, 5);
 }
 
+TEST(ModelTable, CallsMayBeAnExpressionOverTheInputs) {
+  const ModelTable m =
+      parse_model_table("model: m\ninputs: {B: 2, L: 3}\nops:\n  - {family: gemm, calls: L*2, m: 4, n: B, k: 3}\n",
+                        "m.yaml");
+  EXPECT_EQ(model_calls(m, {}, "fp16")[0].calls, 6);
+  EXPECT_EQ(model_calls(m, {{"L", 5}}, "fp16")[0].calls, 10);
+}
+
 TEST(ModelTable, MeasuredTimeAndTracedTimesAreRead) {
   const std::string yaml = R"(model: m
 inputs: {B: 2}
@@ -125,6 +133,9 @@ TEST(ModelTable, EveryErrorSaysWhere) {
   // Expansion: a missing input and a shape that is not positive name the cell.
   const std::string uses_h = "model: m\ninputs: {B: 2}\nops:\n  - {family: gemm, calls: 1, m: H, n: B, k: 3}\n";
   EXPECT_EQ(expansion_error_of(uses_h, {}).rfind("m.yaml:4:33: field 'm': unknown symbol 'H'", 0), 0u)
+      << expansion_error_of(uses_h, {});
+  EXPECT_NE(expansion_error_of(uses_h, {}).find("(give it a value with --opmark_inputs=NAME=VALUE)"),
+            std::string::npos)
       << expansion_error_of(uses_h, {});
   const std::string shrinks = "model: m\ninputs: {B: 2}\nops:\n  - {family: gemm, calls: 1, m: B-2, n: B, k: 3}\n";
   EXPECT_EQ(expansion_error_of(shrinks, {}),
