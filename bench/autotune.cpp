@@ -10,8 +10,9 @@
 
 namespace opmark::bench {
 
-bool AutotuneResult::drop_best() {
+bool AutotuneResult::drop_best(const std::string& name, const std::string& why) {
   if (best < 0) return false;
+  dropped += (dropped.empty() ? "" : "; ") + name + " (" + why + ")";
   seconds[best] = std::numeric_limits<double>::infinity();
   best = -1;
   for (int i = 0; i < static_cast<int>(seconds.size()); ++i)

@@ -16,10 +16,13 @@ struct AutotuneResult {
   int best = -1;                    // index of the fastest candidate that ran, -1 if none did
   std::vector<double> seconds;      // per candidate, median seconds per launch; infinity where it failed
   std::vector<std::string> errors;  // per candidate, why it failed (empty when it ran)
+  std::string dropped;               // candidates left out after a wrong result: "name (why); ..."
   double best_seconds() const { return best >= 0 ? seconds[best] : 0; }
-  // Leaves the best candidate out (it computed a wrong result) and makes the next fastest the best; false when
-  // no candidate that ran is left.
-  bool drop_best();
+  // Leaves the best candidate (`name`) out because it computed a wrong result (`why`), and makes the next fastest
+  // the best; false when no candidate that ran is left.
+  bool drop_best(const std::string& name, const std::string& why);
+  // " | left out after a wrong result: ..." for a label, or nothing.
+  std::string dropped_note() const { return dropped.empty() ? "" : " | left out after a wrong result: " + dropped; }
 };
 
 // Launches candidate i through `launch(i, stream)`. Each candidate is launched once untimed (a candidate that

@@ -109,12 +109,10 @@ class ConvWorkload final : public Workload {
     choose(ctx);
   }
 
-  void launch(cudaStream_t stream) override { run(chosen_, stream); }
+  void launch(cudaStream_t stream) override { run(chosen(), stream); }
 
   bool drop_chosen(const std::string& why) override {
-    dropped_ += (dropped_.empty() ? "" : "; ") + candidate_name(candidates_[chosen_]) + " (" + why + ")";
-    if (!tuning_.drop_best()) return false;
-    chosen_ = tuning_.best;
+    if (!tuning_.drop_best(candidate_name(candidates_[chosen()]), why)) return false;
     autotune_speedup_ = heuristic_seconds_ > 0 ? heuristic_seconds_ / tuning_.best_seconds() : 0.0;
     return true;
   }
@@ -148,7 +146,7 @@ class ConvWorkload final : public Workload {
   std::string label() const override {
     char buf[512];
     std::snprintf(buf, sizeof buf, "cuDNN %s (fastest of %zu; heuristic default %s, %.2fx) | in %s, compute %s, out %s | %s",
-                  candidate_name(candidates_[chosen_]).c_str(), candidates_.size(),
+                  candidate_name(candidates_[chosen()]).c_str(), candidates_.size(),
                   candidate_name(candidates_[0]).c_str(), autotune_speedup_, core::name_of(x_type_),
                   precision_ == "int8" ? "int32" : prec_.compute, core::name_of(y_type_), nhwc_ ? "NHWC" : "NCHW");
     std::string out = buf;
@@ -157,13 +155,13 @@ class ConvWorkload final : public Workload {
              " w=" + std::to_string(p_.run_w);
     if (!layout_note_.empty()) out += " | " + layout_note_;
     if (!graph_excluded_.empty()) out += " | graph engines left out: " + graph_excluded_;
-    if (!dropped_.empty()) out += " | left out after a wrong result: " + dropped_;
+    out += tuning_.dropped_note();
     return out;
   }
 
   std::map<std::string, double> counters() const override {
     return {{"candidates", static_cast<double>(candidates_.size())},
-            {"graph_api", candidates_[chosen_].graph_plan >= 0 ? 1.0 : 0.0},
+            {"graph_api", candidates_[chosen()].graph_plan >= 0 ? 1.0 : 0.0},
             {"heuristic_us", heuristic_seconds_ * 1e6},
             {"autotune_speedup", autotune_speedup_},
             {"workspace_mib", static_cast<double>(workspace_.bytes()) / (1 << 20)},
@@ -332,7 +330,6 @@ class ConvWorkload final : public Workload {
     tuning_ = time_candidates(static_cast<int>(candidates_.size()), [this](int i, cudaStream_t s) { run(i, s); },
                               ctx.stream);
     if (tuning_.best < 0) throw UnsupportedError("every cuDNN algorithm failed; first: " + tuning_.errors.at(0));
-    chosen_ = tuning_.best;
     heuristic_seconds_ = std::isfinite(tuning_.seconds[0]) ? tuning_.seconds[0] : 0.0;
     autotune_speedup_ = heuristic_seconds_ > 0 ? heuristic_seconds_ / tuning_.best_seconds() : 0.0;
   }
@@ -386,9 +383,8 @@ class ConvWorkload final : public Workload {
   std::string graph_excluded_;
   std::vector<Candidate> candidates_;
   AutotuneResult tuning_;
-  int chosen_ = 0;
+  int chosen() const { return tuning_.best; }  // the candidate that runs: the fastest not left out
   double heuristic_seconds_ = 0, autotune_speedup_ = 0;
-  std::string dropped_;  // candidates that computed a wrong result, and how wrong
   std::string layout_note_;
 };
 

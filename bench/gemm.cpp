@@ -126,15 +126,14 @@ class GemmWorkload final : public Workload {
     if (candidates_.empty())
       throw UnsupportedError("cuBLASLt offers no algorithm for " + precision_ + " with these shapes and layouts");
     autotune(ctx.stream);
-    select(tuning_.best);
+    select_layout();
   }
 
-  void launch(cudaStream_t stream) override { matmul(chosen_, stream); }
+  void launch(cudaStream_t stream) override { matmul(chosen(), stream); }
 
   bool drop_chosen(const std::string& why) override {
-    dropped_ += (dropped_.empty() ? "" : "; ") + kernel_name(chosen_) + " (" + why + ")";
-    if (!tuning_.drop_best()) return false;
-    select(tuning_.best);
+    if (!tuning_.drop_best(kernel_name(chosen()), why)) return false;
+    select_layout();
     return true;
   }
 
@@ -149,7 +148,7 @@ class GemmWorkload final : public Workload {
     cublasHandle_t h = cublas_handle();
     OPMARK_CHECK_CUBLAS(cublasSetStream(h, stream));
     // In the orientation the chosen kernel writes: C, or C^T computed as op(B)^T op(A)^T.
-    const LayoutConfig& run = configs_[candidates_[chosen_].config];
+    const LayoutConfig& run = configs_[candidates_[chosen()].config];
     const double one = 1.0, zero = 0.0;
     const double* first = run.row_major_c ? b64.as<double>() : a64.as<double>();
     const double* second = run.row_major_c ? a64.as<double>() : b64.as<double>();
@@ -176,7 +175,7 @@ class GemmWorkload final : public Workload {
 
   std::string label() const override {
     char buf[256];
-    std::snprintf(buf, sizeof buf, "%s (fastest of %zu) | in %s, compute %s, out %s", kernel_name(chosen_).c_str(),
+    std::snprintf(buf, sizeof buf, "%s (fastest of %zu) | in %s, compute %s, out %s", kernel_name(chosen()).c_str(),
                   candidates_.size(), core::name_of(prec_.input), prec_.compute, core::name_of(prec_.output));
     std::string out = buf;
     if (p_.is_padded())
@@ -184,14 +183,14 @@ class GemmWorkload final : public Workload {
              " k=" + std::to_string(p_.run_k);
     if (!layout_note_.empty()) out += " | " + layout_note_;
     if (row_major_c_) out += " | C stored row-major (computed as C^T = op(B)^T op(A)^T, as PyTorch does)";
-    if (!dropped_.empty()) out += " | left out after a wrong result: " + dropped_;
+    out += tuning_.dropped_note();
     return out;
   }
 
   std::map<std::string, double> counters() const override {
     return {
         {"row_major_c", row_major_c_ ? 1.0 : 0.0},
-        {"cublas_gemm_ex", candidates_[chosen_].gemm_ex ? 1.0 : 0.0},
+        {"cublas_gemm_ex", candidates_[chosen()].gemm_ex ? 1.0 : 0.0},
         {"candidates", static_cast<double>(candidates_.size())},
         {"heuristic_us", heuristic_seconds_ * 1e6},
         {"autotune_speedup", autotune_speedup_},
@@ -274,10 +273,9 @@ class GemmWorkload final : public Workload {
     if (!std::isfinite(heuristic_seconds_)) heuristic_seconds_ = 0.0;
   }
 
-  // Makes candidate i the one that runs, with what the label says about its layout.
-  void select(int i) {
-    chosen_ = i;
-    const LayoutConfig& run = configs_[candidates_[chosen_].config];
+  // The layout state of the candidate that runs (the fastest not left out), and what the label says about it.
+  void select_layout() {
+    const LayoutConfig& run = configs_[candidates_[chosen()].config];
     p_.trans_a = run.ta;
     p_.trans_b = run.tb;
     row_major_c_ = run.row_major_c;
@@ -319,9 +317,8 @@ class GemmWorkload final : public Workload {
   std::vector<LayoutConfig> configs_;
   std::vector<Candidate> candidates_;
   AutotuneResult tuning_;
-  int chosen_ = 0;
+  int chosen() const { return tuning_.best; }  // the candidate that runs: the fastest not left out
   bool stated_ta_ = false, stated_tb_ = false;
-  std::string dropped_;  // candidates that computed a wrong result, and how wrong
   bool stated_has_kernels_ = false;  // cuBLASLt had candidates for the table's own layout
   double heuristic_seconds_ = 0;
   double autotune_speedup_ = 0;

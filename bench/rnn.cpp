@@ -265,24 +265,20 @@ class RnnWorkload final : public Workload {
         },
         ctx.stream);
     if (tuning_.best < 0) throw UnsupportedError("every cuDNN RNN algorithm failed; first: " + tuning_.errors.at(0));
-    chosen_ = tuning_.best;
     standard_seconds_ = tuning_.seconds[0];
   }
 
-  void launch(cudaStream_t stream) override { run(chosen_, stream); }
+  void launch(cudaStream_t stream) override { run(chosen(), stream); }
 
   bool drop_chosen(const std::string& why) override {
-    dropped_ += std::string(dropped_.empty() ? "" : "; ") + algo_name(nets_[chosen_]->algo) + " (" + why + ")";
-    if (!tuning_.drop_best()) return false;
-    chosen_ = tuning_.best;
-    return true;
+    return tuning_.drop_best(algo_name(nets_[chosen()]->algo), why);
   }
 
   bool needs_before_launch() const override { return backward(); }
-  void before_launch(cudaStream_t stream) override { restore_reserve(chosen_, stream); }
+  void before_launch(cudaStream_t stream) override { restore_reserve(chosen(), stream); }
 
   kernels::CompareResult verify(cudaStream_t stream) override {
-    RnnNetwork& net = *nets_[chosen_];
+    RnnNetwork& net = *nets_[chosen()];
     if (backward()) before_launch(stream);
     RnnNetwork ref(p_, core::DType::f64, CUDNN_DATA_DOUBLE, CUDNN_DEFAULT_MATH, CUDNN_RNN_ALGO_STANDARD);
     for (auto [from, to] : {std::pair{&net.x, &ref.x}, {&net.hx, &ref.hx}, {&net.cx, &ref.cx}, {&net.dy, &ref.dy},
@@ -336,11 +332,11 @@ class RnnWorkload final : public Workload {
 
   std::string label() const override {
     char buf[256];
-    std::snprintf(buf, sizeof buf, "cuDNN RNN %s (fastest of %zu) | in %s, compute %s, out %s", algo_name(nets_[chosen_]->algo),
+    std::snprintf(buf, sizeof buf, "cuDNN RNN %s (fastest of %zu) | in %s, compute %s, out %s", algo_name(nets_[chosen()]->algo),
                   nets_.size(), core::name_of(prec_.input), prec_.compute, core::name_of(prec_.input));
     std::string out = buf;
     if (!skipped_.empty()) out += " | not available: " + skipped_;
-    if (!dropped_.empty()) out += " | left out after a wrong result: " + dropped_;
+    out += tuning_.dropped_note();
     return out;
   }
 
@@ -374,9 +370,8 @@ class RnnWorkload final : public Workload {
   // Backward directions: each network's reserve space as its preparation left it.
   std::vector<kernels::DeviceBuffer> prepared_reserves_, prepared_work_;
   AutotuneResult tuning_;
-  int chosen_ = 0;
+  int chosen() const { return tuning_.best; }  // the network that runs: the fastest not left out
   double standard_seconds_ = 0;
-  std::string dropped_;  // algorithms that computed a wrong result, and how wrong
   std::string skipped_;
 };
 

@@ -88,7 +88,6 @@ class SpmmWorkload final : public Workload {
     tuning_ = time_candidates(static_cast<int>(usable_.size()), [this](int i, cudaStream_t s) { run(i, s); },
                               ctx.stream);
     if (tuning_.best < 0) throw UnsupportedError("every cuSPARSE algorithm failed; first: " + tuning_.errors.at(0));
-    chosen_ = tuning_.best;
     time_dense(c, ctx);
   }
 
@@ -100,13 +99,10 @@ class SpmmWorkload final : public Workload {
     if (y_desc_) cusparseDestroyDnVec(y_desc_);
   }
 
-  void launch(cudaStream_t stream) override { run(chosen_, stream); }
+  void launch(cudaStream_t stream) override { run(chosen(), stream); }
 
   bool drop_chosen(const std::string& why) override {
-    dropped_ += (dropped_.empty() ? "" : "; ") + std::string(algorithms_[usable_[chosen_]].name) + " (" + why + ")";
-    if (!tuning_.drop_best()) return false;
-    chosen_ = tuning_.best;
-    return true;
+    return tuning_.drop_best(algorithms_[usable_[chosen()]].name, why);
   }
 
   kernels::CompareResult verify(cudaStream_t stream) override {
@@ -139,10 +135,10 @@ class SpmmWorkload final : public Workload {
   std::string label() const override {
     char buf[256];
     std::snprintf(buf, sizeof buf, "cuSPARSE %s (fastest of %zu) | CSR A, B and C row-major | dense: %s",
-                  algorithms_[usable_[chosen_]].name, usable_.size(), dense_label_.c_str());
+                  algorithms_[usable_[chosen()]].name, usable_.size(), dense_label_.c_str());
     std::string out = std::string(buf) + " | in " + core::name_of(prec_.input) + ", compute fp32, out " +
                       core::name_of(prec_.input);
-    if (!dropped_.empty()) out += " | left out after a wrong result: " + dropped_;
+    out += tuning_.dropped_note();
     return out;
   }
 
@@ -242,11 +238,10 @@ class SpmmWorkload final : public Workload {
   std::vector<Algorithm> algorithms_;
   std::vector<int> usable_;  // indices into algorithms_ that cuSPARSE accepts for this case
   AutotuneResult tuning_;
-  int chosen_ = 0;  // index into usable_
+  int chosen() const { return tuning_.best; }  // index into usable_: the fastest not left out
   const float alpha_ = 1.0f, beta_ = 0.0f;
   double dense_seconds_ = 0;
   std::string dense_label_ = "not timed";
-  std::string dropped_;
 };
 
 }  // namespace

@@ -109,11 +109,14 @@ TEST(Autotune, DroppingTheBestFallsBackToTheNextFastestThatRan) {
   r.seconds = {3e-6, 1e-6, inf, 2e-6};  // candidate 2 failed to run
   r.errors = {"", "", "launch failed", ""};
   r.best = 1;
-  ASSERT_TRUE(r.drop_best());
+  EXPECT_EQ(r.dropped_note(), "");
+  ASSERT_TRUE(r.drop_best("algo 1", "3 of 8 elements wrong"));
   EXPECT_EQ(r.best, 3);
-  ASSERT_TRUE(r.drop_best());
+  ASSERT_TRUE(r.drop_best("algo 3", "8 of 8 elements wrong"));
   EXPECT_EQ(r.best, 0);
   EXPECT_DOUBLE_EQ(r.best_seconds(), 3e-6);
-  EXPECT_FALSE(r.drop_best());  // the failed candidate never comes back
+  EXPECT_FALSE(r.drop_best("algo 0", "1 of 8 elements wrong"));  // the failed candidate never comes back
   EXPECT_EQ(r.best, -1);
+  EXPECT_EQ(r.dropped_note(), " | left out after a wrong result: algo 1 (3 of 8 elements wrong); algo 3 (8 of 8 "
+                              "elements wrong); algo 0 (1 of 8 elements wrong)");
 }
