@@ -1,11 +1,8 @@
 #include "aggregate/scores.h"
 
-#include <yaml-cpp/yaml.h>
-
-#include <fstream>
-#include <sstream>
-
 #include "core/error.h"
+#include "core/table.h"
+#include "core/yaml_nodes.h"
 
 namespace opmark::aggregate {
 
@@ -38,17 +35,8 @@ ModelScore score_model(const core::ModelTable& model, const core::Symbols& input
 }
 
 std::vector<Area> load_areas(const std::string& path) {
-  YAML::Node root;
-  try {
-    root = YAML::LoadFile(path);
-  } catch (const YAML::BadFile&) {
-    throw Error(path + ": cannot open the areas file");
-  } catch (const YAML::Exception& e) {
-    throw TableError({path, e.mark.line + 1, e.mark.column + 1}, "", "not valid YAML: " + e.msg);
-  }
-  const auto where = [&](const YAML::Node& n) {
-    return SourceLocation{path, n.Mark().line + 1, n.Mark().column + 1};
-  };
+  const YAML::Node root = core::yaml::parse(core::read_text_file(path, "areas file"), path);
+  const auto where = [&](const YAML::Node& n) { return core::yaml::where_of(path, n); };
   const YAML::Node areas = root["areas"];
   if (!areas || !areas.IsMap()) throw TableError({path, 1, 1}, "areas", "missing: a map of named areas");
   std::vector<Area> out;

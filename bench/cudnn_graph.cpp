@@ -195,6 +195,7 @@ std::vector<ConvGraphPlan> conv_graph_plans(cudnnHandle_t handle, const ConvGrap
     if (excluded) *excluded = out;
   };
   for (cudnnBackendHeurMode_t mode : {CUDNN_HEUR_MODE_A, CUDNN_HEUR_MODE_FALLBACK}) {
+    if (plans.size() >= max_plans) break;  // full from mode A: no need to ask for the fallback list
     for (const auto& config : heuristic_configs(*graph, mode)) {
       if (plans.size() >= max_plans) break;
       const EngineInfo info = engine_info(*config);

@@ -1,6 +1,6 @@
 #pragma once
-// Reading YAML nodes with their source locations: shared by the shape-table and model-table readers (and only
-// by them; nothing outside core sees yaml-cpp).
+// Reading YAML nodes with their source locations: shared by the shape-table and model-table readers and the
+// aggregator's areas file.
 #include <yaml-cpp/yaml.h>
 
 #include <set>
