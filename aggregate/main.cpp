@@ -12,6 +12,7 @@
 #include <iostream>
 #include <nlohmann/json.hpp>
 #include <set>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -168,21 +169,17 @@ void write_plots(const Args& a, const ResultSet& results, const std::vector<core
 int run_scores(const Args& a) {
   const ResultSet results = load_results(a.files[0], a.statistic);
   const std::string dir = shapes_dir(a);
+  std::vector<std::string> names;
+  std::istringstream list(a.models);
+  for (std::string name; std::getline(list, name, ',');)
+    if (!name.empty()) names.push_back(name);
   std::vector<core::ModelTable> models;
-  const std::set<std::string> wanted = [&] {
-    std::set<std::string> s;
-    std::string item;
-    for (char ch : a.models + ",") {
-      if (ch == ',') {
-        if (!item.empty()) s.insert(item);
-        item.clear();
-      } else item += ch;
-    }
-    return s;
-  }();
-  for (const auto& file : core::find_model_files((fs::path(dir) / "models").string())) {
-    core::ModelTable m = core::load_model_table(file);
-    if (wanted.count("all") || wanted.count(m.name)) models.push_back(std::move(m));
+  try {
+    models = core::load_models(names, {dir});
+  } catch (const TableError&) {
+    throw;
+  } catch (const Error& e) {
+    throw Error(std::string("--models: ") + e.what());
   }
   if (models.empty()) throw Error("no model table matches --models=" + a.models + " in " + dir + "/models");
   std::vector<ModelScore> scores;

@@ -38,23 +38,6 @@ std::vector<core::Table> load_tables(const std::vector<std::string>& paths) {
   return tables;
 }
 
-// A model named on the command line: a path to its table, or its name in the shapes folder's models/.
-core::ModelTable load_model(const std::string& name_or_path, const std::vector<std::string>& shape_dirs) {
-  if (fs::is_regular_file(name_or_path)) return core::load_model_table(name_or_path);
-  std::string known;
-  for (const auto& dir : shape_dirs) {
-    const fs::path models = fs::path(dir) / "models";
-    if (!fs::is_directory(models)) continue;
-    for (const auto& file : core::find_model_files(models.string())) {
-      core::ModelTable m = core::load_model_table(file);
-      if (m.name == name_or_path) return m;
-      known += (known.empty() ? "" : ", ") + m.name;
-    }
-  }
-  throw Error("--opmark_models: no model '" + name_or_path + "' (known: " + (known.empty() ? "none" : known) +
-              "; or give a path to a model table)");
-}
-
 std::vector<std::string> default_shapes() {
   if (fs::is_directory(OPMARK_DEFAULT_SHAPES_DIR)) return {OPMARK_DEFAULT_SHAPES_DIR};
   return {"shapes"};
@@ -141,7 +124,13 @@ int run(int argc, char** argv) {
     cases = core::expand_tables(tables, options.selection);
   } else {  // the models' cases, each unique case once across models (Benanza's unique layers)
     std::vector<core::ModelTable> models;
-    for (const auto& m : options.models) models.push_back(load_model(m, shape_dirs));
+    try {
+      models = core::load_models(options.models, shape_dirs);
+    } catch (const TableError&) {
+      throw;  // already names the file and line
+    } catch (const Error& e) {
+      throw Error(std::string("--opmark_models: ") + e.what());
+    }
     std::vector<std::string> precisions(options.selection.precisions.begin(), options.selection.precisions.end());
     if (precisions.empty()) precisions = {"fp16"};
     cases = core::model_cases(models, options.inputs, precisions);

@@ -3,6 +3,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
+#include <filesystem>
 #include <unordered_map>
 
 #include "core/precision.h"
@@ -131,6 +132,36 @@ ModelTable load_model_table(const std::string& path) {
 }
 
 std::vector<std::string> find_model_files(const std::string& dir) { return find_yaml_files(dir, "model:", "model tables"); }
+
+std::vector<ModelTable> load_models(const std::vector<std::string>& names, const std::vector<std::string>& shape_dirs) {
+  namespace fs = std::filesystem;
+  std::vector<ModelTable> known;
+  for (const auto& dir : shape_dirs) {
+    const fs::path folder = fs::path(dir) / "models";
+    if (fs::is_directory(folder))
+      for (const auto& file : find_model_files(folder.string())) known.push_back(load_model_table(file));
+  }
+  std::vector<ModelTable> out;
+  for (const auto& name : names) {
+    if (name == "all") {
+      out.insert(out.end(), known.begin(), known.end());
+      continue;
+    }
+    if (fs::is_regular_file(name)) {
+      out.push_back(load_model_table(name));
+      continue;
+    }
+    auto it = std::find_if(known.begin(), known.end(), [&](const ModelTable& m) { return m.name == name; });
+    if (it == known.end()) {
+      std::string list;
+      for (const auto& m : known) list += (list.empty() ? "" : ", ") + m.name;
+      throw Error("no model '" + name + "' (known: " + (list.empty() ? "none" : list) +
+                  "; or give a path to a model table)");
+    }
+    out.push_back(*it);
+  }
+  return out;
+}
 
 std::vector<ModelCall> model_calls(const ModelTable& model, const Symbols& inputs, const std::string& precision) {
   Symbols symbols = model.inputs;

@@ -57,6 +57,11 @@ ModelTable parse_model_table(const std::string& yaml_text, const std::string& pa
 // The model tables in `dir` (*.yaml with a `model:` key), sorted by name.
 std::vector<std::string> find_model_files(const std::string& dir);
 
+// The model tables `names` asks for, each read once: a name is looked up in the `models/` folder of each of
+// `shape_dirs`, "all" takes every table there, and a path to a table file is read as it is. Throws opmark::Error
+// naming an unknown model and the known ones.
+std::vector<ModelTable> load_models(const std::vector<std::string>& names, const std::vector<std::string>& shape_dirs);
+
 // One operator of a model at given inputs and precision: its case (family "other": no case) and its calls.
 struct ModelCall {
   const ModelOp* op;

@@ -167,3 +167,19 @@ TEST(ModelTables, EveryShippedModelLoadsAndExpandsAtItsDefaults) {
   }
   EXPECT_GE(areas.size(), 5u);
 }
+
+TEST(ModelTables, LoadByNameAllOrPathAndNameTheUnknown) {
+  const std::vector<std::string> dirs = {OPMARK_SOURCE_DIR "/shapes"};
+  const auto two = load_models({"resnet50", "bert_base"}, dirs);
+  ASSERT_EQ(two.size(), 2u);
+  EXPECT_EQ(two[0].name, "resnet50");
+  EXPECT_EQ(two[1].name, "bert_base");
+  EXPECT_GE(load_models({"all"}, dirs).size(), 14u);
+  EXPECT_EQ(load_models({OPMARK_SOURCE_DIR "/shapes/models/dlrm.yaml"}, {})[0].name, "dlrm");
+  try {
+    load_models({"resnet5"}, dirs);
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_EQ(std::string(e.what()).rfind("no model 'resnet5' (known: bert_base, ", 0), 0u) << e.what();
+  }
+}
