@@ -5,6 +5,7 @@
 //                    [--allow-missing] [--format=table|json|csv] [--shapes=DIR]
 //   opmark-aggregate --compare BEFORE AFTER [--threshold=0.05] [--format=...]
 #include <cstdio>
+#include <cstdlib>
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
@@ -52,6 +53,15 @@ const char* kUsage = R"(usage:
 RESULTS: opmark-bench's results.jsonl or benchmark.json. Scores are milliseconds: lower is better.
 )";
 
+// A non-negative number for a flag, or an error naming the flag and the text.
+double parse_fraction(const char* flag, const std::string& text) {
+  char* end = nullptr;
+  const double v = std::strtod(text.c_str(), &end);
+  if (text.empty() || *end != '\0' || !(v >= 0))
+    throw Error(std::string(flag) + ": expected a non-negative number such as 0.05, got '" + text + "'");
+  return v;
+}
+
 Args parse(int argc, char** argv) {
   Args a;
   for (int i = 1; i < argc; ++i) {
@@ -73,7 +83,7 @@ Args parse(int argc, char** argv) {
     else if (!value("--plots").empty()) a.plots = value("--plots");
     else if (!value("--inputs").empty()) a.inputs = core::parse_symbol_list(value("--inputs"));
     else if (!value("--statistic").empty()) a.statistic = parse_statistic(value("--statistic"));
-    else if (!value("--threshold").empty()) a.threshold = std::stod(value("--threshold"));
+    else if (!value("--threshold").empty()) a.threshold = parse_fraction("--threshold", value("--threshold"));
     else if (arg.rfind("--", 0) == 0) throw Error("unknown flag " + arg + "\n" + kUsage);
     else a.files.push_back(arg);
   }

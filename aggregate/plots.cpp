@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <map>
 #include <sstream>
 
@@ -123,10 +124,13 @@ std::string roofline_svg(const ResultSet& results, const std::string& precision)
     points.push_back({c.family, name, w.flops / w.bytes(), w.flops / (r.time_us * 1e-6) / 1e12});
   }
   Canvas canvas("Roofline, " + precision + (results.context.count("gpu") ? ", " + results.context.at("gpu") : ""));
-  double peak = 0, bw = 0;
-  if (results.context.count("peak_tflops_" + std::string(core::precision_info(precision).peak_key)))
-    peak = std::stod(results.context.at("peak_tflops_" + std::string(core::precision_info(precision).peak_key)));
-  if (results.context.count("peak_gb_per_s")) bw = std::stod(results.context.at("peak_gb_per_s"));
+  // The roofs from the run's context; a missing or unreadable one draws no roof.
+  const auto context_number = [&](const std::string& key) {
+    auto it = results.context.find(key);
+    return it == results.context.end() ? 0.0 : std::strtod(it->second.c_str(), nullptr);
+  };
+  const double peak = context_number("peak_tflops_" + std::string(core::precision_info(precision).peak_key));
+  const double bw = context_number("peak_gb_per_s");
   double imin = 1e300, imax = 0, tmin = 1e300, tmax = peak;
   for (const auto& p : points) {
     imin = std::min(imin, p.intensity), imax = std::max(imax, p.intensity);

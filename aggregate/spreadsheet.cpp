@@ -6,6 +6,7 @@
 #include <map>
 
 #include "core/case.h"
+#include "core/families.h"
 #include "core/error.h"
 
 namespace opmark::aggregate {
@@ -24,21 +25,21 @@ std::string csv_field(const std::string& s) {
   return out + "\"";
 }
 
-// A result's time and throughput for a case, or empty cells when it did not run.
-struct Cell {
-  std::string time_us, tflops, status;
+// A case's measured time, or why there is none ("not run", "failed", "skipped").
+struct Measured {
+  double time_us = 0;  // 0 when not ok
+  std::string status;
+  bool ok() const { return status == "ok"; }
 };
 
-Cell cell_of(const ResultSet& results, const core::Case& c) {
+Measured measured(const ResultSet& results, const core::Case& c) {
   auto it = results.cases.find(core::make_case_name(c));
-  if (it == results.cases.end()) return {"", "", "not run"};
-  if (it->second.status != "ok") return {"", "", it->second.status};
-  const double t = it->second.time_us;
-  const double flops = core::work_of(c).flops;
-  return {num(t), flops > 0 && t > 0 ? num(flops / (t * 1e-6) / 1e12, "%.2f") : "", "ok"};
+  if (it == results.cases.end()) return {0, "not run"};
+  if (it->second.status != "ok") return {0, it->second.status};
+  return {it->second.time_us, "ok"};
 }
 
-// The case with one field changed (the direction of a conv shape, another RNN direction).
+// The same shape in another direction (a conv shape's bwd_data, an RNN's bwd_weights).
 core::Case with_direction(const core::Case& c, const std::string& direction) {
   std::map<std::string, core::FieldValue> fields;
   const core::Schema& schema = c.schema();
@@ -87,32 +88,26 @@ std::vector<Sheet> deepbench_sheets(const ResultSet& results) {
     for (const auto& [key, c] : by_shape) {
       std::vector<std::string> row = field_texts(c);
       for (const auto& d : schema.directions) {
-        const Cell cell = cell_of(results, with_direction(c, d));
-        row.push_back(cell.status == "ok" ? cell.time_us : cell.status);
-        row.push_back(cell.tflops);
+        const core::Case in_direction = with_direction(c, d);
+        const Measured m = measured(results, in_direction);
+        const double flops = core::work_of(in_direction).flops;
+        row.push_back(m.ok() ? num(m.time_us) : m.status);
+        row.push_back(m.ok() && flops > 0 ? num(flops / (m.time_us * 1e-6) / 1e12, "%.2f") : "");
       }
       if (sparse) {
-        // The dense time and speedup are counters of the case; the results log keeps counters in its label only
-        // when they are not time: recomputed from the GEMM family's case where the results hold it.
+        // DeepBench's dense column: the GEMM family's case of the same shape, where the results hold it.
         std::map<std::string, core::FieldValue> g = {{"m", c.values[0]}, {"n", c.values[1]}, {"k", c.values[2]}};
-        const Cell dense = cell_of(results, core::make_case("gemm", "fwd", c.precision, g));
-        const Cell sparse_cell = cell_of(results, c);
-        row.push_back(dense.time_us);
-        row.push_back(!dense.time_us.empty() && !sparse_cell.time_us.empty()
-                          ? num(std::stod(dense.time_us) / std::stod(sparse_cell.time_us), "%.2f")
-                          : "");
+        const Measured dense = measured(results, core::make_case("gemm", "fwd", c.precision, g));
+        const Measured sparse_time = measured(results, c);
+        row.push_back(dense.ok() ? num(dense.time_us) : "");
+        row.push_back(dense.ok() && sparse_time.ok() ? num(dense.time_us / sparse_time.time_us, "%.2f") : "");
       }
-      if (allreduce) {
-        const Cell cell = cell_of(results, c);
-        const double bytes = core::work_of(c).bytes();
-        const double ranks = static_cast<double>(std::get<std::int64_t>(c.values[1]));
-        if (!cell.time_us.empty()) {
-          const double algbw = bytes / (std::stod(cell.time_us) * 1e-6) / 1e9;
-          row.push_back(num(algbw, "%.2f"));
-          row.push_back(num(algbw * 2.0 * (ranks - 1) / ranks, "%.2f"));
-        } else {
-          row.insert(row.end(), {"", ""});
-        }
+      if (allreduce) {  // nccl-tests' algbw and busbw
+        const Measured m = measured(results, c);
+        const double algbw = m.ok() ? core::work_of(c).bytes() / (m.time_us * 1e-6) / 1e9 : 0;
+        const std::int64_t ranks = core::allreduce_problem(c).ranks;
+        row.push_back(m.ok() ? num(algbw, "%.2f") : "");
+        row.push_back(m.ok() ? num(algbw * core::busbw_factor(ranks), "%.2f") : "");
       }
       s.rows.push_back(row);
     }
