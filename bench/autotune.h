@@ -18,6 +18,11 @@ struct AutotuneResult {
   std::vector<std::string> errors;  // per candidate, why it failed (empty when it ran)
   std::string dropped;               // candidates left out after a wrong result: "name (why); ..."
   double best_seconds() const { return best >= 0 ? seconds[best] : 0; }
+  // What autotuning buys over a default that takes `default_seconds` (the library's own first choice); 0 when
+  // that default's time is unknown.
+  double speedup_over(double default_seconds) const {
+    return default_seconds > 0 && best_seconds() > 0 ? default_seconds / best_seconds() : 0.0;
+  }
   // Leaves the best candidate (`name`) out because it computed a wrong result (`why`), and makes the next fastest
   // the best; false when no candidate that ran is left.
   bool drop_best(const std::string& name, const std::string& why);

@@ -112,9 +112,7 @@ class ConvWorkload final : public Workload {
   void launch(cudaStream_t stream) override { run(chosen(), stream); }
 
   bool drop_chosen(const std::string& why) override {
-    if (!tuning_.drop_best(candidate_name(candidates_[chosen()]), why)) return false;
-    autotune_speedup_ = heuristic_seconds_ > 0 ? heuristic_seconds_ / tuning_.best_seconds() : 0.0;
-    return true;
+    return tuning_.drop_best(candidate_name(candidates_[chosen()]), why);
   }
 
   kernels::CompareResult verify(cudaStream_t stream) override {
@@ -147,7 +145,7 @@ class ConvWorkload final : public Workload {
     char buf[512];
     std::snprintf(buf, sizeof buf, "cuDNN %s (fastest of %zu; heuristic default %s, %.2fx) | in %s, compute %s, out %s | %s",
                   candidate_name(candidates_[chosen()]).c_str(), candidates_.size(),
-                  candidate_name(candidates_[0]).c_str(), autotune_speedup_, core::name_of(x_type_),
+                  candidate_name(candidates_[0]).c_str(), tuning_.speedup_over(heuristic_seconds_), core::name_of(x_type_),
                   precision_ == "int8" ? "int32" : prec_.compute, core::name_of(y_type_), nhwc_ ? "NHWC" : "NCHW");
     std::string out = buf;
     if (p_.is_padded())
@@ -163,7 +161,7 @@ class ConvWorkload final : public Workload {
     return {{"candidates", static_cast<double>(candidates_.size())},
             {"graph_api", candidates_[chosen()].graph_plan >= 0 ? 1.0 : 0.0},
             {"heuristic_us", heuristic_seconds_ * 1e6},
-            {"autotune_speedup", autotune_speedup_},
+            {"autotune_speedup", tuning_.speedup_over(heuristic_seconds_)},
             {"workspace_mib", static_cast<double>(workspace_.bytes()) / (1 << 20)},
             {"padded", p_.is_padded() ? 1.0 : 0.0}};
   }
@@ -331,7 +329,6 @@ class ConvWorkload final : public Workload {
                               ctx.stream);
     if (tuning_.best < 0) throw UnsupportedError("every cuDNN algorithm failed; first: " + tuning_.errors.at(0));
     heuristic_seconds_ = std::isfinite(tuning_.seconds[0]) ? tuning_.seconds[0] : 0.0;
-    autotune_speedup_ = heuristic_seconds_ > 0 ? heuristic_seconds_ / tuning_.best_seconds() : 0.0;
   }
 
   void run(int candidate, cudaStream_t stream) {
@@ -384,7 +381,7 @@ class ConvWorkload final : public Workload {
   std::vector<Candidate> candidates_;
   AutotuneResult tuning_;
   int chosen() const { return tuning_.best; }  // the candidate that runs: the fastest not left out
-  double heuristic_seconds_ = 0, autotune_speedup_ = 0;
+  double heuristic_seconds_ = 0;
   std::string layout_note_;
 };
 

@@ -107,9 +107,7 @@ class GemmWorkload final : public Workload {
       alpha_i_ = 1;
       beta_i_ = 0;
     }
-    stated_ta_ = p_.trans_a;
-    stated_tb_ = p_.trans_b;
-    const bool stated_ta = stated_ta_, stated_tb = stated_tb_;
+    const bool stated_ta = p_.trans_a, stated_tb = p_.trans_b;
     add_layout(ctx, stated_ta, stated_tb, false);
     stated_has_kernels_ = !candidates_.empty();
     // The same product with the result stored row-major competes too: it is how a row-major framework runs this
@@ -126,15 +124,12 @@ class GemmWorkload final : public Workload {
     if (candidates_.empty())
       throw UnsupportedError("cuBLASLt offers no algorithm for " + precision_ + " with these shapes and layouts");
     autotune(ctx.stream);
-    select_layout();
   }
 
   void launch(cudaStream_t stream) override { matmul(chosen(), stream); }
 
   bool drop_chosen(const std::string& why) override {
-    if (!tuning_.drop_best(kernel_name(chosen()), why)) return false;
-    select_layout();
-    return true;
+    return tuning_.drop_best(kernel_name(chosen()), why);
   }
 
   kernels::CompareResult verify(cudaStream_t stream) override {
@@ -148,7 +143,7 @@ class GemmWorkload final : public Workload {
     cublasHandle_t h = cublas_handle();
     OPMARK_CHECK_CUBLAS(cublasSetStream(h, stream));
     // In the orientation the chosen kernel writes: C, or C^T computed as op(B)^T op(A)^T.
-    const LayoutConfig& run = configs_[candidates_[chosen()].config];
+    const LayoutConfig& run = running();
     const double one = 1.0, zero = 0.0;
     const double* first = run.row_major_c ? b64.as<double>() : a64.as<double>();
     const double* second = run.row_major_c ? a64.as<double>() : b64.as<double>();
@@ -181,21 +176,22 @@ class GemmWorkload final : public Workload {
     if (p_.is_padded())
       out += " | padded to m=" + std::to_string(p_.run_m) + " n=" + std::to_string(p_.run_n) +
              " k=" + std::to_string(p_.run_k);
-    if (!layout_note_.empty()) out += " | " + layout_note_;
-    if (row_major_c_) out += " | C stored row-major (computed as C^T = op(B)^T op(A)^T, as PyTorch does)";
+    const std::string note = layout_note();
+    if (!note.empty()) out += " | " + note;
+    if (running().row_major_c) out += " | C stored row-major (computed as C^T = op(B)^T op(A)^T, as PyTorch does)";
     out += tuning_.dropped_note();
     return out;
   }
 
   std::map<std::string, double> counters() const override {
     return {
-        {"row_major_c", row_major_c_ ? 1.0 : 0.0},
+        {"row_major_c", running().row_major_c ? 1.0 : 0.0},
         {"cublas_gemm_ex", candidates_[chosen()].gemm_ex ? 1.0 : 0.0},
         {"candidates", static_cast<double>(candidates_.size())},
         {"heuristic_us", heuristic_seconds_ * 1e6},
-        {"autotune_speedup", autotune_speedup_},
+        {"autotune_speedup", tuning_.speedup_over(heuristic_seconds_)},
         {"padded", p_.is_padded() ? 1.0 : 0.0},
-        {"stored_tn", layout_note_.empty() ? 0.0 : 1.0},
+        {"stored_tn", layout_note().empty() ? 0.0 : 1.0},
     };
   }
 
@@ -273,20 +269,16 @@ class GemmWorkload final : public Workload {
     if (!std::isfinite(heuristic_seconds_)) heuristic_seconds_ = 0.0;
   }
 
-  // The layout state of the candidate that runs (the fastest not left out), and what the label says about it.
-  void select_layout() {
-    const LayoutConfig& run = configs_[candidates_[chosen()].config];
-    p_.trans_a = run.ta;
-    p_.trans_b = run.tb;
-    row_major_c_ = run.row_major_c;
-    layout_note_.clear();
-    if (run.ta != stated_ta_ || run.tb != stated_tb_) {
-      layout_note_ = std::string("operands stored TN: ") +
-                     (stated_has_kernels_ ? "faster than" : "cuBLASLt has no kernel for") + " the stated ta=" +
-                     (stated_ta_ ? "T" : "N") + " tb=" + (stated_tb_ ? "T" : "N") + " in " + precision_ +
-                     " on this GPU";
-    }
-    autotune_speedup_ = heuristic_seconds_ > 0 ? heuristic_seconds_ / tuning_.best_seconds() : 0.0;
+  // The layout of the candidate that runs.
+  const LayoutConfig& running() const { return configs_[candidates_[chosen()].config]; }
+
+  // What the label says when the running candidate stores the operands otherwise than the table states.
+  std::string layout_note() const {
+    const LayoutConfig& run = running();
+    if (run.ta == p_.trans_a && run.tb == p_.trans_b) return "";
+    return std::string("operands stored TN: ") + (stated_has_kernels_ ? "faster than" : "cuBLASLt has no kernel for") +
+           " the stated ta=" + (p_.trans_a ? "T" : "N") + " tb=" + (p_.trans_b ? "T" : "N") + " in " + precision_ +
+           " on this GPU";
   }
 
   void matmul(int candidate, cudaStream_t stream) {
@@ -318,12 +310,8 @@ class GemmWorkload final : public Workload {
   std::vector<Candidate> candidates_;
   AutotuneResult tuning_;
   int chosen() const { return tuning_.best; }  // the candidate that runs: the fastest not left out
-  bool stated_ta_ = false, stated_tb_ = false;
   bool stated_has_kernels_ = false;  // cuBLASLt had candidates for the table's own layout
   double heuristic_seconds_ = 0;
-  double autotune_speedup_ = 0;
-  std::string layout_note_;
-  bool row_major_c_ = false;
   float alpha_f_ = 1.0f, beta_f_ = 0.0f;
   std::int32_t alpha_i_ = 1, beta_i_ = 0;
 };
