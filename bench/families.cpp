@@ -11,9 +11,17 @@ namespace {
 const std::map<std::string, WorkloadFactory>& factories() {
   static const std::map<std::string, WorkloadFactory> table = {
       {"gemm", &make_gemm_workload},
+      {"pointwise", &make_pointwise_workload},
+      {"reduce", &make_reduce_workload},
+      {"batchnorm", &make_batchnorm_workload},
+      {"pool", &make_pool_workload},
+      {"spmm", &make_spmm_workload},
 #ifdef OPMARK_HAVE_CUDNN
       {"conv", &make_conv_workload},
       {"rnn", &make_rnn_workload},
+#endif
+#ifdef OPMARK_HAVE_NCCL
+      {"allreduce", &make_allreduce_workload},
 #endif
   };
   return table;

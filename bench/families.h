@@ -7,22 +7,16 @@
 namespace opmark::bench {
 
 std::unique_ptr<Workload> make_gemm_workload(const core::Case& c, const RunContext& ctx);
-// Built, not yet registered in make_workload: it has not run on a GPU yet (test/bench/pointwise_gpu_test.cpp).
 std::unique_ptr<Workload> make_pointwise_workload(const core::Case& c, const RunContext& ctx);
-// Likewise built, not registered: test/bench/reduce_gpu_test.cpp drives it.
 std::unique_ptr<Workload> make_reduce_workload(const core::Case& c, const RunContext& ctx);
-// Likewise built, not registered: test/bench/batchnorm_gpu_test.cpp drives it.
 std::unique_ptr<Workload> make_batchnorm_workload(const core::Case& c, const RunContext& ctx);
-// Likewise built, not registered: test/bench/pool_gpu_test.cpp drives it.
 std::unique_ptr<Workload> make_pool_workload(const core::Case& c, const RunContext& ctx);
-// Likewise built, not registered: test/bench/spmm_gpu_test.cpp drives it.
 std::unique_ptr<Workload> make_spmm_workload(const core::Case& c, const RunContext& ctx);
 #ifdef OPMARK_HAVE_CUDNN
 std::unique_ptr<Workload> make_conv_workload(const core::Case& c, const RunContext& ctx);
 std::unique_ptr<Workload> make_rnn_workload(const core::Case& c, const RunContext& ctx);
 #endif
 #ifdef OPMARK_HAVE_NCCL
-// Built, not registered: test/bench/allreduce_gpu_test.cpp drives it.
 std::unique_ptr<Workload> make_allreduce_workload(const core::Case& c, const RunContext& ctx);
 #endif
 
