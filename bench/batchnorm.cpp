@@ -1,5 +1,6 @@
 // Batch normalisation (the batchnorm family): opmark's kernels (kernels/batchnorm.cu) or cuDNN's
 // cudnnBatchNormalizationForwardInference / ForwardTraining (spatial mode), on an NCHW tensor. Memory bound.
+#include <algorithm>
 #include <memory>
 #include <vector>
 
@@ -35,6 +36,9 @@ class BatchnormWorkload final : public Workload {
     kernels::fill_uniform(bias_.get(), ch, core::DType::f32, ctx.seed + 2, -1.0, 1.0, ctx.stream);
     kernels::fill_uniform(mean_.get(), ch, core::DType::f32, ctx.seed + 3, -0.5, 0.5, ctx.stream);
     kernels::fill_uniform(var_.get(), ch, core::DType::f32, ctx.seed + 4, 0.5, 1.5, ctx.stream);
+    if (p_.train && p_.impl == "opmark")
+      workspace_ = DeviceBuffer(std::max<std::size_t>(1, kernels::batchnorm_train_workspace_bytes(p_.n, p_.c,
+                                                                                                  p_.h * p_.w)));
     if (p_.impl == "cudnn") {
 #ifdef OPMARK_HAVE_CUDNN
       if (p_.elements() > INT32_MAX) throw UnsupportedError("cuDNN tensor descriptors take at most 2^31 - 1 elements");
@@ -80,7 +84,8 @@ class BatchnormWorkload final : public Workload {
 #endif
     if (p_.train)
       kernels::batchnorm_train(prec_.input, x_.get(), y_.get(), scale_.as<float>(), bias_.as<float>(),
-                               save_mean_.as<float>(), save_invstd_.as<float>(), p_.n, p_.c, hw, stream);
+                               save_mean_.as<float>(), save_invstd_.as<float>(), workspace_.get(), p_.n, p_.c, hw,
+                               stream);
     else
       kernels::batchnorm_inference(prec_.input, x_.get(), y_.get(), scale_.as<float>(), bias_.as<float>(),
                                    mean_.as<float>(), var_.as<float>(), p_.n, p_.c, hw, stream);
@@ -108,6 +113,7 @@ class BatchnormWorkload final : public Workload {
   core::BatchnormProblem p_;
   const core::PrecisionInfo& prec_;
   DeviceBuffer x_, y_, scale_, bias_, mean_, var_, save_mean_, save_invstd_, running_mean_, running_var_;
+  DeviceBuffer workspace_;  // our training kernel's per-split partial statistics
   std::string impl_name_ = "opmark kernel";
 #ifdef OPMARK_HAVE_CUDNN
   cudnnTensorDescriptor_t x_desc_ = nullptr, param_desc_ = nullptr;

@@ -49,6 +49,8 @@ Outcome verify_workload(Workload& w, cudaStream_t stream) {
     }
     o.status = Status::failed;
     o.reason = "wrong result: " + o.verification;
+    if (attempt > 1)  // every candidate tried was wrong: say so, it points at the reference or the inputs
+      o.reason += " (the last of " + std::to_string(attempt) + " candidates tried; all were wrong)";
     char why[128];
     std::snprintf(why, sizeof why, "%zu of %zu elements wrong, rel norm error %.1e", r.wrong, r.count,
                   r.rel_norm_error);

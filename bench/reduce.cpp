@@ -28,6 +28,10 @@ class CudnnReduce {
  public:
   CudnnReduce(const std::string& op, core::DType type, std::int64_t rows, std::int64_t cols) : softmax_(op == "softmax") {
     if (rows * cols > INT32_MAX) throw UnsupportedError("cuDNN tensor descriptors take at most 2^31 - 1 elements");
+    // cudnnReduceTensor answers CUDNN_STATUS_BAD_PARAM when no dimension shrinks (checked before anything is made).
+    if (!softmax_ && (op == "sum_all" ? rows * cols == 1 : cols == 1))
+      throw UnsupportedError("cuDNN's reduce-tensor rejects a reduction that leaves the shape unchanged "
+                             "(CUDNN_STATUS_BAD_PARAM)");
     OPMARK_CHECK_CUDNN(cudnnCreateTensorDescriptor(&in_));
     OPMARK_CHECK_CUDNN(cudnnCreateTensorDescriptor(&out_));
     if (softmax_) {  // INSTANCE mode normalises over C x H x W of each N: N = rows, C = cols

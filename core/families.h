@@ -82,12 +82,15 @@ Schema spmm_schema();
 struct SpmmProblem {
   std::int64_t m = 0, n = 0, k = 0;
   double sparsity = 0;
-  std::string format;
-  std::int64_t nnz_per_row = 0;  // round(k (1 - sparsity)), at least 1: every row the same
+  std::string format;            // csr or bell (Blocked-ELL)
+  std::int64_t block = 0;        // bell: the block edge (ell_block_size); 0 for csr or where no block size fits
+  std::int64_t nnz_per_row = 0;  // round(k (1 - sparsity)), at least 1, every row the same; bell: whole blocks
   std::int64_t nnz() const { return m * nnz_per_row; }
 };
 
 SpmmProblem spmm_problem(const Case& c);
+// Blocked-ELL's block edge for an m x k matrix: the largest of 32, 16, 8, 4, 2 dividing both; 0 if none does.
+std::int64_t ell_block_size(std::int64_t m, std::int64_t k);
 // A CSR pattern of an m x k matrix with `per_row` distinct, sorted columns in every row, from `seed` alone.
 void random_csr_pattern(std::int64_t m, std::int64_t k, std::int64_t per_row, std::uint64_t seed,
                         std::vector<std::int32_t>* offsets, std::vector<std::int32_t>* columns);

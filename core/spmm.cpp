@@ -16,7 +16,8 @@ Schema spmm_schema() {
       {"n", FieldKind::positive_int, std::nullopt, {}, "columns of the dense B and of C (1: a vector, SpMV)", ""},
       {"k", FieldKind::positive_int, std::nullopt, {}, "columns of A, rows of B", ""},
       {"sparsity", FieldKind::fraction, std::nullopt, {}, "share of A's elements that are zero", ""},
-      {"format", FieldKind::choice, FieldValue{std::string("csr")}, {"csr"}, "A's sparse format", ""},
+      {"format", FieldKind::choice, FieldValue{std::string("csr")}, {"csr", "bell"},
+       "A's sparse format: csr, or bell (Blocked-ELL: square blocks, the same number in every block row)", ""},
   };
   s.directions = {"fwd"};
   s.precisions = {"fp32", "fp16", "bf16"};
@@ -30,20 +31,37 @@ SpmmProblem spmm_problem(const Case& c) {
   p.k = c.int_field("k");
   p.sparsity = fraction_of(c.values.at(static_cast<std::size_t>(c.schema().index_of("sparsity"))));
   p.format = c.str_field("format");
+  if (p.format == "bell") {
+    p.block = ell_block_size(p.m, p.k);
+    if (p.block == 0) return p;  // the workload reports it unsupported; counts stay those of CSR
+    // Whole blocks: every block row holds round((k / block) (1 - sparsity)) of them, at least one.
+    const std::int64_t per_block_row =
+        std::max<std::int64_t>(1, std::llround(static_cast<double>(p.k / p.block) * (1.0 - p.sparsity)));
+    p.nnz_per_row = per_block_row * p.block;
+    return p;
+  }
   // Every row holds the same number of non-zeros (at least one), so the pattern's density is exact per row.
   p.nnz_per_row = std::max<std::int64_t>(1, std::llround(static_cast<double>(p.k) * (1.0 - p.sparsity)));
   return p;
 }
 
-// FLOPs: the useful ones, 2 x nnz x n (DeepBench's sparse convention); bytes: A's values and column indices and
-// row offsets (CSR, int32), B read once, C written once.
+std::int64_t ell_block_size(std::int64_t m, std::int64_t k) {
+  for (std::int64_t b : {32, 16, 8, 4, 2})
+    if (m % b == 0 && k % b == 0) return b;
+  return 0;
+}
+
+// FLOPs: the useful ones, 2 x nnz x n (DeepBench's sparse convention); bytes: A's values and indices (CSR: a column
+// per value and the row offsets; Blocked-ELL: a column per block), B read once, C written once.
 Work spmm_work(const Case& c) {
   const SpmmProblem p = spmm_problem(c);
   const double elem = static_cast<double>(size_of(precision_info(c.precision).input));
   const double nnz = static_cast<double>(p.nnz());
   Work w;
   w.flops = 2.0 * nnz * static_cast<double>(p.n);
-  w.bytes_read = nnz * (elem + 4.0) + static_cast<double>(p.m + 1) * 4.0 + static_cast<double>(p.k * p.n) * elem;
+  const double index_bytes = p.block > 0 ? nnz / static_cast<double>(p.block * p.block) * 4.0
+                                          : nnz * 4.0 + static_cast<double>(p.m + 1) * 4.0;
+  w.bytes_read = nnz * elem + index_bytes + static_cast<double>(p.k * p.n) * elem;
   w.bytes_written = static_cast<double>(p.m * p.n) * elem;
   return w;
 }

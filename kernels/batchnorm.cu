@@ -8,40 +8,116 @@
 #include "kernels/convert.cuh"
 #include "kernels/cuda_check.h"
 #include "kernels/dtype_dispatch.cuh"
+#include "kernels/vec.cuh"
 
 namespace opmark::kernels {
 namespace {
 
+// The tensor as N x C planes of H x W, each cut into chunks a block covers with kInFlight units per thread. Units are
+// 16-byte vectors where every plane starts on a vector boundary, single elements otherwise. Walking planes keeps the
+// channel fixed per block (no division per element to find it).
+struct PlaneTiling {
+  std::int64_t planes = 0, plane_units = 0, chunks = 0;
+  unsigned threads = 0;
+  std::int64_t chunk_units() const { return std::int64_t(threads) * kInFlight; }
+  std::int64_t blocks() const { return planes * chunks; }
+};
+
 template <class T>
+bool planes_vectorisable(const void* x, const void* y, std::int64_t hw) {
+  return aligned16(x) && aligned16(y) && hw % Vec<T>::kCount == 0;
+}
+
+PlaneTiling tile_planes(std::int64_t planes, std::int64_t plane_units) {
+  PlaneTiling t;
+  t.planes = planes;
+  t.plane_units = plane_units;
+  // Small planes (7x7, 14x14) get a narrow block rather than a mostly idle wide one.
+  const std::int64_t want = (plane_units + kInFlight - 1) / kInFlight;
+  t.threads = static_cast<unsigned>(std::min<std::int64_t>(kThreads, std::max<std::int64_t>(32, (want + 31) / 32 * 32)));
+  t.chunks = (plane_units + t.chunk_units() - 1) / t.chunk_units();
+  return t;
+}
+
+// y = x * a[c] + b[c] with a = scale * rstd, b = bias - mean * a: one block per plane chunk.
+template <class T, class U>
 __global__ void normalize_kernel(const T* __restrict__ x, T* __restrict__ y, const float* __restrict__ scale,
                                  const float* __restrict__ bias, const float* __restrict__ mean,
-                                 const float* __restrict__ var, const float* __restrict__ invstd, std::int64_t count,
-                                 std::int64_t c, std::int64_t hw) {
-  for (std::int64_t i = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x; i < count;
-       i += std::int64_t(gridDim.x) * blockDim.x) {
-    const std::int64_t ch = (i / hw) % c;
-    const float rstd = invstd ? invstd[ch] : rsqrtf(var[ch] + static_cast<float>(kBatchNormEps));
-    y[i] = from_float<T>((to_float(x[i]) - mean[ch]) * rstd * scale[ch] + bias[ch]);
+                                 const float* __restrict__ var, const float* __restrict__ invstd, std::int64_t c,
+                                 std::int64_t plane_units, std::int64_t chunks) {
+  const std::int64_t plane = blockIdx.x / chunks, chunk = blockIdx.x % chunks;
+  const std::int64_t ch = plane % c;
+  const float rstd = invstd ? invstd[ch] : rsqrtf(var[ch] + static_cast<float>(kBatchNormEps));
+  const float a = scale[ch] * rstd, b = bias[ch] - mean[ch] * a;
+  const U* xu = reinterpret_cast<const U*>(x) + plane * plane_units;
+  U* yu = reinterpret_cast<U*>(y) + plane * plane_units;
+  const std::int64_t first = chunk * std::int64_t(blockDim.x) * kInFlight + threadIdx.x;
+  U v[kInFlight];
+#pragma unroll
+  for (int u = 0; u < kInFlight; ++u) {
+    const std::int64_t i = first + u * std::int64_t(blockDim.x);
+    if (i < plane_units) v[u] = xu[i];
+  }
+#pragma unroll
+  for (int u = 0; u < kInFlight; ++u) {
+    const std::int64_t i = first + u * std::int64_t(blockDim.x);
+    if (i >= plane_units) break;
+    U r;
+#pragma unroll
+    for (int k = 0; k < U::kCount; ++k) r.v[k] = from_float<T>(fmaf(to_float(v[u].v[k]), a, b));
+    yu[i] = r;
   }
 }
 
-// One block per channel: Welford over the channel's N x H x W values.
-template <class T>
-__global__ void channel_stats_kernel(const T* __restrict__ x, float* __restrict__ mean, float* __restrict__ invstd,
-                                     std::int64_t n, std::int64_t c, std::int64_t hw) {
-  for (std::int64_t ch = blockIdx.x; ch < c; ch += gridDim.x) {
-    Welford s;
-    for (std::int64_t b = 0; b < n; ++b) {
-      const T* plane = x + (b * c + ch) * hw;
-      for (std::int64_t i = threadIdx.x; i < hw; i += blockDim.x) s.add(to_float(plane[i]));
-    }
-    s = block_reduce(s);
-    if (threadIdx.x == 0) {
-      mean[ch] = s.mean;
-      invstd[ch] = rsqrtf(s.m2 / s.n + static_cast<float>(kBatchNormEps));
-    }
+// Partial Welford statistics: block (channel, split) covers every `splits`-th chunk of the channel's N planes, so a
+// channel's N x H x W values are read by several blocks at once even when C is small (64 channels alone would
+// leave most of the GPU idle).
+template <class T, bool kVec>
+__global__ void channel_partials_kernel(const T* __restrict__ x, float* __restrict__ partials, std::int64_t n,
+                                        std::int64_t c, std::int64_t hw, std::int64_t chunk_elems,
+                                        std::int64_t chunks, unsigned splits) {
+  const std::int64_t ch = blockIdx.x / splits;
+  const unsigned split = blockIdx.x % splits;
+  Welford s;
+  for (std::int64_t j = split; j < n * chunks; j += splits) {
+    const std::int64_t b = j / chunks, chunk = j % chunks;
+    const std::int64_t begin = chunk * chunk_elems;
+    const T* part = x + (b * c + ch) * hw + begin;
+    for_each_chunk<T, kVec>(part, std::min(chunk_elems, hw - begin), threadIdx.x, blockDim.x,
+                            [&](const auto& v) { s.add_chunk(v); });
+  }
+  s = block_reduce(s);
+  if (threadIdx.x == 0) {
+    float* out = partials + 3 * blockIdx.x;
+    out[0] = s.n;
+    out[1] = s.mean;
+    out[2] = s.m2;
   }
 }
+
+// One thread per channel folds its splits' partial statistics, in a fixed order.
+__global__ void channel_stats_kernel(const float* __restrict__ partials, unsigned splits, std::int64_t c,
+                                     float* __restrict__ mean, float* __restrict__ invstd) {
+  const std::int64_t ch = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x;
+  if (ch >= c) return;
+  Welford s;
+  for (unsigned i = 0; i < splits; ++i) {
+    const float* p = partials + 3 * (ch * splits + i);
+    s = Welford::combine(s, Welford{p[0], p[1], p[2]});
+  }
+  mean[ch] = s.mean;
+  invstd[ch] = rsqrtf(s.m2 / s.n + static_cast<float>(kBatchNormEps));
+}
+
+// Splits per channel: enough blocks for every SM several times over, each with a few chunks of work at least.
+unsigned stats_splits(std::int64_t n, std::int64_t c, std::int64_t chunks) {
+  const std::int64_t want = (132 * 8 + c - 1) / c;
+  return static_cast<unsigned>(std::max<std::int64_t>(1, std::min({want, n * chunks, std::int64_t(256)})));
+}
+
+constexpr std::int64_t kStatsChunkElems = 16 * 1024;
+
+std::int64_t stats_chunks(std::int64_t hw) { return (hw + kStatsChunkElems - 1) / kStatsChunkElems; }
 
 template <class F>
 void dispatch_float(core::DType type, F&& f) {
@@ -53,33 +129,60 @@ void dispatch_float(core::DType type, F&& f) {
   }
 }
 
+template <class T>
+void launch_normalize(const void* x, void* y, const float* scale, const float* bias, const float* mean,
+                      const float* var, const float* invstd, std::int64_t n, std::int64_t c, std::int64_t hw,
+                      cudaStream_t stream) {
+  if (planes_vectorisable<T>(x, y, hw)) {
+    const PlaneTiling t = tile_planes(n * c, hw / Vec<T>::kCount);
+    normalize_kernel<T, Vec<T>><<<static_cast<unsigned>(t.blocks()), t.threads, 0, stream>>>(
+        static_cast<const T*>(x), static_cast<T*>(y), scale, bias, mean, var, invstd, c, t.plane_units, t.chunks);
+  } else {
+    const PlaneTiling t = tile_planes(n * c, hw);
+    normalize_kernel<T, Scalar<T>><<<static_cast<unsigned>(t.blocks()), t.threads, 0, stream>>>(
+        static_cast<const T*>(x), static_cast<T*>(y), scale, bias, mean, var, invstd, c, t.plane_units, t.chunks);
+  }
+  OPMARK_CHECK_LAUNCH();
+}
+
 }  // namespace
+
+std::size_t batchnorm_train_workspace_bytes(std::int64_t n, std::int64_t c, std::int64_t hw) {
+  return static_cast<std::size_t>(c) * stats_splits(n, c, stats_chunks(hw)) * 3 * sizeof(float);
+}
 
 void batchnorm_inference(core::DType type, const void* x, void* y, const float* scale, const float* bias,
                          const float* mean, const float* var, std::int64_t n, std::int64_t c, std::int64_t hw,
                          cudaStream_t stream) {
-  const std::int64_t count = n * c * hw;
+  if (n * c * hw == 0) return;
   dispatch_float(type, [&](auto tag) {
     using T = typename decltype(tag)::type;
-    normalize_kernel<T><<<blocks_for(static_cast<std::size_t>(count), kThreads, 132u * 16u), kThreads, 0, stream>>>(
-        static_cast<const T*>(x), static_cast<T*>(y), scale, bias, mean, var, nullptr, count, c, hw);
+    launch_normalize<T>(x, y, scale, bias, mean, var, nullptr, n, c, hw, stream);
   });
-  OPMARK_CHECK_LAUNCH();
 }
 
 void batchnorm_train(core::DType type, const void* x, void* y, const float* scale, const float* bias,
-                     float* save_mean, float* save_invstd, std::int64_t n, std::int64_t c, std::int64_t hw,
-                     cudaStream_t stream) {
-  const std::int64_t count = n * c * hw;
+                     float* save_mean, float* save_invstd, void* workspace, std::int64_t n, std::int64_t c,
+                     std::int64_t hw, cudaStream_t stream) {
+  if (n * c * hw == 0) return;
+  const std::int64_t chunks = stats_chunks(hw);
+  const unsigned splits = stats_splits(n, c, chunks);
+  auto* partials = static_cast<float*>(workspace);
   dispatch_float(type, [&](auto tag) {
     using T = typename decltype(tag)::type;
-    channel_stats_kernel<T><<<static_cast<unsigned>(std::min<std::int64_t>(c, 65535)), kThreads, 0, stream>>>(
-        static_cast<const T*>(x), save_mean, save_invstd, n, c, hw);
+    const unsigned blocks = static_cast<unsigned>(c * splits);
+    if (planes_vectorisable<T>(x, x, hw))
+      channel_partials_kernel<T, true><<<blocks, kThreads, 0, stream>>>(static_cast<const T*>(x), partials, n, c, hw,
+                                                                        kStatsChunkElems, chunks, splits);
+    else
+      channel_partials_kernel<T, false><<<blocks, kThreads, 0, stream>>>(static_cast<const T*>(x), partials, n, c,
+                                                                         hw, kStatsChunkElems, chunks, splits);
     OPMARK_CHECK_LAUNCH();
-    normalize_kernel<T><<<blocks_for(static_cast<std::size_t>(count), kThreads, 132u * 16u), kThreads, 0, stream>>>(
-        static_cast<const T*>(x), static_cast<T*>(y), scale, bias, save_mean, nullptr, save_invstd, count, c, hw);
+    channel_stats_kernel<<<static_cast<unsigned>((c + 127) / 128), 128, 0, stream>>>(partials, splits, c, save_mean,
+                                                                                     save_invstd);
+    OPMARK_CHECK_LAUNCH();
+    launch_normalize<T>(x, y, scale, bias, save_mean, nullptr, save_invstd, n, c, hw, stream);
   });
-  OPMARK_CHECK_LAUNCH();
 }
 
 std::vector<double> batchnorm_reference(bool train, const std::vector<double>& x, const std::vector<double>& scale,

@@ -19,9 +19,11 @@ void batchnorm_inference(core::DType type, const void* x, void* y, const float* 
 
 // Training forward: the batch's per-channel mean and (biased) variance over N x H x W, saved as mean and
 // 1 / sqrt(var + eps) (what backward needs), and y normalised with them.
+// workspace holds batchnorm_train_workspace_bytes(n, c, hw) (partial statistics of each channel's splits).
 void batchnorm_train(core::DType type, const void* x, void* y, const float* scale, const float* bias,
-                     float* save_mean, float* save_invstd, std::int64_t n, std::int64_t c, std::int64_t hw,
-                     cudaStream_t stream);
+                     float* save_mean, float* save_invstd, void* workspace, std::int64_t n, std::int64_t c,
+                     std::int64_t hw, cudaStream_t stream);
+std::size_t batchnorm_train_workspace_bytes(std::int64_t n, std::int64_t c, std::int64_t hw);
 
 // y in float64 on the host; `train` uses the batch statistics, otherwise `mean` and `var`.
 std::vector<double> batchnorm_reference(bool train, const std::vector<double>& x, const std::vector<double>& scale,

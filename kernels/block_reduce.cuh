@@ -10,16 +10,27 @@ constexpr unsigned kThreads = 256;
 constexpr unsigned kWarps = kThreads / 32;
 
 // Partial states and how two combine: a sum, a max, softmax's (max, sum of exp(x - max)) and Welford's
-// (count, mean, sum of squared deviations).
+// (count, mean, sum of squared deviations). add_chunk folds in a small array at once (a loaded vector), so the
+// costly steps (softmax's rescale, Welford's division) happen once per chunk instead of once per element.
 struct Sum {
   float v = 0.0f;
   __device__ void add(float x) { v += x; }
+  template <int N>
+  __device__ void add_chunk(const float (&x)[N]) {
+#pragma unroll
+    for (int k = 0; k < N; ++k) v += x[k];
+  }
   __device__ static Sum combine(Sum a, Sum b) { return {a.v + b.v}; }
   __device__ Sum shuffled(int offset) const { return {__shfl_xor_sync(0xffffffffu, v, offset)}; }
 };
 struct Max {
   float v = -FLT_MAX;
   __device__ void add(float x) { v = fmaxf(v, x); }
+  template <int N>
+  __device__ void add_chunk(const float (&x)[N]) {
+#pragma unroll
+    for (int k = 0; k < N; ++k) v = fmaxf(v, x[k]);
+  }
   __device__ static Max combine(Max a, Max b) { return {fmaxf(a.v, b.v)}; }
   __device__ Max shuffled(int offset) const { return {__shfl_xor_sync(0xffffffffu, v, offset)}; }
 };
@@ -28,6 +39,18 @@ struct SoftmaxState {
   __device__ void add(float x) {
     const float nm = fmaxf(m, x);
     s = s * __expf(m - nm) + __expf(x - nm);
+    m = nm;
+  }
+  template <int N>
+  __device__ void add_chunk(const float (&x)[N]) {
+    float cm = x[0];
+#pragma unroll
+    for (int k = 1; k < N; ++k) cm = fmaxf(cm, x[k]);
+    const float nm = fmaxf(m, cm);
+    float cs = 0.0f;
+#pragma unroll
+    for (int k = 0; k < N; ++k) cs += __expf(x[k] - nm);
+    s = s * __expf(m - nm) + cs;  // m = -FLT_MAX at first: the old sum (0) is scaled by exp(-huge) = 0
     m = nm;
   }
   __device__ static SoftmaxState combine(SoftmaxState a, SoftmaxState b) {
@@ -47,6 +70,17 @@ struct Welford {
     mean += d / n;
     m2 += d * (x - mean);
   }
+  template <int N>
+  __device__ void add_chunk(const float (&x)[N]) {
+    float sum = 0.0f;
+#pragma unroll
+    for (int k = 0; k < N; ++k) sum += x[k];
+    const float cm = sum * (1.0f / N);
+    float cm2 = 0.0f;
+#pragma unroll
+    for (int k = 0; k < N; ++k) cm2 += (x[k] - cm) * (x[k] - cm);
+    *this = combine(*this, Welford{static_cast<float>(N), cm, cm2});
+  }
   __device__ static Welford combine(Welford a, Welford b) {
     const float n = a.n + b.n;
     if (n == 0.0f) return a;
@@ -59,6 +93,13 @@ struct Welford {
   }
 };
 
+// Combines the 32 states of a warp, returned to every lane.
+template <class S>
+__device__ S warp_reduce(S s) {
+  for (int offset = 16; offset > 0; offset /= 2) s = S::combine(s, s.shuffled(offset));
+  return s;
+}
+
 // Combines one state per thread (blockDim.x == kThreads) into the block's state, returned to every thread.
 template <class S>
 __device__ S block_reduce(S s) {
@@ -67,13 +108,12 @@ __device__ S block_reduce(S s) {
   __shared__ alignas(S) unsigned char result_storage[sizeof(S)];
   S* warp_states = reinterpret_cast<S*>(warp_storage);
   S& result = *reinterpret_cast<S*>(result_storage);
-  for (int offset = 16; offset > 0; offset /= 2) s = S::combine(s, s.shuffled(offset));
+  s = warp_reduce(s);
   const unsigned warp = threadIdx.x / 32, lane = threadIdx.x % 32;
   if (lane == 0) warp_states[warp] = s;
   __syncthreads();
   if (warp == 0) {
-    S w = lane < kWarps ? warp_states[lane] : S{};
-    for (int offset = 16; offset > 0; offset /= 2) w = S::combine(w, w.shuffled(offset));
+    const S w = warp_reduce(lane < kWarps ? warp_states[lane] : S{});
     if (lane == 0) result = w;
   }
   __syncthreads();

@@ -6,6 +6,7 @@
 #include "kernels/convert.cuh"
 #include "kernels/cuda_check.h"
 #include "kernels/dtype_dispatch.cuh"
+#include "kernels/vec.cuh"
 
 namespace opmark::kernels {
 
@@ -46,67 +47,64 @@ constexpr bool biased(PointwiseOp op) {
   return op == PointwiseOp::bias_add || op == PointwiseOp::bias_relu || op == PointwiseOp::bias_gelu;
 }
 
-// One 16-byte vector of T.
-template <class T>
-struct alignas(16) Vec {
-  static constexpr int kCount = 16 / sizeof(T);
-  T v[kCount];
-};
-
-// Vectorised: each thread moves whole 16-byte vectors; requires cols % kCount == 0 (so a vector never straddles
-// two rows' bias positions) and 16-byte aligned pointers, both checked by the launcher.
-template <class T, PointwiseOp Op>
-__global__ void pointwise_vec_kernel(const T* __restrict__ x, const T* __restrict__ y, const T* __restrict__ bias,
-                                     T* __restrict__ out, std::int64_t vectors, std::int64_t cols) {
-  using V = Vec<T>;
-  const V* xv = reinterpret_cast<const V*>(x);
-  const V* yv = reinterpret_cast<const V*>(y);
-  V* ov = reinterpret_cast<V*>(out);
-  for (std::int64_t i = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x; i < vectors;
-       i += std::int64_t(gridDim.x) * blockDim.x) {
-    const V a = xv[i];
-    V b{};
-    if constexpr (binary(Op)) b = yv[i];
-    if constexpr (biased(Op)) b = reinterpret_cast<const V*>(bias)[(i * V::kCount % cols) / V::kCount];
-    V r;
+// Each thread moves kInFlight units (16-byte vectors, or Scalars where the shape or alignment rules vectors out) of one block-sized tile, all loads issued before the first store (several 16-byte
+// loads in flight per thread is what saturates HBM). Units never straddle rows (the launcher checks cols % kCount),
+// so the bias index is the unit's column. I is the index type: 32-bit where the tensor allows, because a 64-bit
+// modulo per unit costs more than the arithmetic of the cheap ops.
+template <class T, class U, class I, PointwiseOp Op>
+__global__ void pointwise_kernel(const T* __restrict__ x, const T* __restrict__ y, const T* __restrict__ bias,
+                                 T* __restrict__ out, I units, I cols_units) {
+  const U* xu = reinterpret_cast<const U*>(x);
+  const U* yu = reinterpret_cast<const U*>(y);
+  const U* bu = reinterpret_cast<const U*>(bias);
+  U* ou = reinterpret_cast<U*>(out);
+  const I base = static_cast<I>(blockIdx.x) * static_cast<I>(kThreads * kInFlight) + threadIdx.x;
+  U a[kInFlight], b[kInFlight];
 #pragma unroll
-    for (int k = 0; k < V::kCount; ++k) r.v[k] = from_float<T>(apply<Op>(to_float(a.v[k]), to_float(b.v[k])));
-    ov[i] = r;
+  for (int u = 0; u < kInFlight; ++u) {
+    const I i = base + u * kThreads;
+    if (i < units) {
+      a[u] = xu[i];
+      if constexpr (binary(Op)) b[u] = yu[i];
+      if constexpr (biased(Op)) b[u] = bu[i % cols_units];
+    }
+  }
+#pragma unroll
+  for (int u = 0; u < kInFlight; ++u) {
+    const I i = base + u * kThreads;
+    if (i >= units) break;
+    U r;
+#pragma unroll
+    for (int k = 0; k < U::kCount; ++k) {
+      const float operand = binary(Op) || biased(Op) ? to_float(b[u].v[k]) : 0.0f;
+      r.v[k] = from_float<T>(apply<Op>(to_float(a[u].v[k]), operand));
+    }
+    ou[i] = r;
   }
 }
 
-// Any shape, one element per step.
-template <class T, PointwiseOp Op>
-__global__ void pointwise_scalar_kernel(const T* __restrict__ x, const T* __restrict__ y, const T* __restrict__ bias,
-                                        T* __restrict__ out, std::int64_t count, std::int64_t cols) {
-  for (std::int64_t i = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x; i < count;
-       i += std::int64_t(gridDim.x) * blockDim.x) {
-    float b = 0.0f;
-    if constexpr (binary(Op)) b = to_float(y[i]);
-    if constexpr (biased(Op)) b = to_float(bias[i % cols]);
-    out[i] = from_float<T>(apply<Op>(to_float(x[i]), b));
-  }
+template <class T, class U, class I, PointwiseOp Op>
+void launch_units(const void* x, const void* y, const void* bias, void* out, std::int64_t count, std::int64_t cols,
+                  cudaStream_t stream) {
+  const std::int64_t units = count / U::kCount;
+  const std::int64_t per_block = std::int64_t(kThreads) * kInFlight;
+  const auto blocks = static_cast<unsigned>((units + per_block - 1) / per_block);
+  pointwise_kernel<T, U, I, Op><<<blocks, kThreads, 0, stream>>>(
+      static_cast<const T*>(x), static_cast<const T*>(y), static_cast<const T*>(bias), static_cast<T*>(out),
+      static_cast<I>(units), static_cast<I>(cols / U::kCount));
 }
-
-bool aligned16(const void* p) { return p == nullptr || reinterpret_cast<std::uintptr_t>(p) % 16 == 0; }
 
 template <class T, PointwiseOp Op>
 void launch_typed(const void* x, const void* y, const void* bias, void* out, std::int64_t rows, std::int64_t cols,
                   cudaStream_t stream) {
   const std::int64_t count = rows * cols;
-  constexpr int kVec = Vec<T>::kCount;
-  // Enough blocks to fill the GPU several times over; the grid-stride loop covers the rest.
-  const unsigned max_blocks = 132u * 16u;
-  if (cols % kVec == 0 && aligned16(x) && aligned16(y) && aligned16(bias) && aligned16(out)) {
-    const std::int64_t vectors = count / kVec;
-    pointwise_vec_kernel<T, Op><<<blocks_for(static_cast<std::size_t>(vectors), kThreads, max_blocks), kThreads, 0,
-                                  stream>>>(static_cast<const T*>(x), static_cast<const T*>(y),
-                                            static_cast<const T*>(bias), static_cast<T*>(out), vectors, cols);
-  } else {
-    pointwise_scalar_kernel<T, Op><<<blocks_for(static_cast<std::size_t>(count), kThreads, max_blocks), kThreads, 0,
-                                     stream>>>(static_cast<const T*>(x), static_cast<const T*>(y),
-                                               static_cast<const T*>(bias), static_cast<T*>(out), count, cols);
-  }
+  if (count == 0) return;
+  const bool vec = cols % Vec<T>::kCount == 0 && aligned16(x) && aligned16(y) && aligned16(bias) && aligned16(out);
+  const bool narrow = count < (std::int64_t(1) << 31);
+  if (vec && narrow) launch_units<T, Vec<T>, std::uint32_t, Op>(x, y, bias, out, count, cols, stream);
+  else if (vec) launch_units<T, Vec<T>, std::int64_t, Op>(x, y, bias, out, count, cols, stream);
+  else if (narrow) launch_units<T, Scalar<T>, std::uint32_t, Op>(x, y, bias, out, count, cols, stream);
+  else launch_units<T, Scalar<T>, std::int64_t, Op>(x, y, bias, out, count, cols, stream);
   OPMARK_CHECK_LAUNCH();
 }
 

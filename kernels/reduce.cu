@@ -9,6 +9,7 @@
 #include "kernels/convert.cuh"
 #include "kernels/cuda_check.h"
 #include "kernels/dtype_dispatch.cuh"
+#include "kernels/vec.cuh"
 
 namespace opmark::kernels {
 
@@ -27,58 +28,75 @@ constexpr unsigned kSumAllBlocks = 1024;
 
 std::size_t sum_all_workspace() { return kSumAllBlocks * sizeof(float); }
 
-// The block's state over one row: each thread folds in a strided share, then the block combines them.
-template <class S, class T>
+// Rows up to this long get one warp each (several rows per block, no block-wide synchronisation); longer rows get
+// the whole block.
+constexpr std::int64_t kWarpRowMaxCols = 4096;
+
+// Which threads share a row: a warp (kGroup 32) or the block (kGroup kThreads). The rows a group takes, its lane,
+// and the combined state of its threads.
+template <unsigned kGroup>
+struct RowGroup {
+  static constexpr unsigned kPerBlock = kThreads / kGroup;
+  __device__ static std::int64_t first() { return blockIdx.x * std::int64_t(kPerBlock) + threadIdx.x / kGroup; }
+  __device__ static std::int64_t stride() { return std::int64_t(gridDim.x) * kPerBlock; }
+  __device__ static unsigned lane() { return threadIdx.x % kGroup; }
+  template <class S>
+  __device__ static S reduce(S s) {
+    if constexpr (kGroup == 32) return warp_reduce(s);
+    else return block_reduce(s);
+  }
+};
+
+template <class S, class T, unsigned kGroup, bool kVec>
 __device__ S row_state(const T* row, std::int64_t cols) {
   S s;
-  for (std::int64_t c = threadIdx.x; c < cols; c += blockDim.x) s.add(to_float(row[c]));
-  return block_reduce(s);
+  for_each_chunk<T, kVec>(row, cols, RowGroup<kGroup>::lane(), kGroup, [&](const auto& v) { s.add_chunk(v); });
+  return RowGroup<kGroup>::reduce(s);
 }
 
-// One block per row (grid-stride over rows): sum, mean or max of the row.
-template <class T, class S, bool Mean>
+// Sum, mean or max of each row.
+template <class T, class S, bool Mean, unsigned kGroup, bool kVec>
 __global__ void row_reduce_kernel(const T* __restrict__ x, T* __restrict__ out, std::int64_t rows, std::int64_t cols) {
-  for (std::int64_t r = blockIdx.x; r < rows; r += gridDim.x) {
-    const S s = row_state<S>(x + r * cols, cols);
-    if (threadIdx.x == 0) out[r] = from_float<T>(Mean ? s.v / static_cast<float>(cols) : s.v);
+  using G = RowGroup<kGroup>;
+  for (std::int64_t r = G::first(); r < rows; r += G::stride()) {
+    const S s = row_state<S, T, kGroup, kVec>(x + r * cols, cols);
+    if (G::lane() == 0) out[r] = from_float<T>(Mean ? s.v / static_cast<float>(cols) : s.v);
   }
 }
 
 // Softmax over each row: one pass for the (max, sum of exp) state, one to write; the second read of a row comes
-// from L2 for rows of up to megabytes.
-template <class T>
+// from L2 (a group's row was just read).
+template <class T, unsigned kGroup, bool kVec>
 __global__ void softmax_kernel(const T* __restrict__ x, T* __restrict__ out, std::int64_t rows, std::int64_t cols) {
-  for (std::int64_t r = blockIdx.x; r < rows; r += gridDim.x) {
-    const T* row = x + r * cols;
-    const SoftmaxState s = row_state<SoftmaxState>(row, cols);
-    const float inv = 1.0f / s.s;
-    for (std::int64_t c = threadIdx.x; c < cols; c += blockDim.x)
-      out[r * cols + c] = from_float<T>(__expf(to_float(row[c]) - s.m) * inv);
+  using G = RowGroup<kGroup>;
+  for (std::int64_t r = G::first(); r < rows; r += G::stride()) {
+    const SoftmaxState s = row_state<SoftmaxState, T, kGroup, kVec>(x + r * cols, cols);
+    const float m = s.m, inv = 1.0f / s.s;
+    map_elements<T, kVec>(x + r * cols, nullptr, nullptr, out + r * cols, cols, G::lane(), kGroup,
+                          [=](float v, float, float) { return __expf(v - m) * inv; });
   }
 }
 
 // Layer norm over each row: Welford statistics, then (x - mean) / sqrt(var + eps) * gamma + beta.
-template <class T>
+template <class T, unsigned kGroup, bool kVec>
 __global__ void layernorm_kernel(const T* __restrict__ x, const T* __restrict__ gamma, const T* __restrict__ beta,
                                  T* __restrict__ out, std::int64_t rows, std::int64_t cols) {
-  for (std::int64_t r = blockIdx.x; r < rows; r += gridDim.x) {
-    const T* row = x + r * cols;
-    const Welford s = row_state<Welford>(row, cols);
-    const float rstd = rsqrtf(s.m2 / static_cast<float>(cols) + static_cast<float>(kLayerNormEps));
-    for (std::int64_t c = threadIdx.x; c < cols; c += blockDim.x)
-      out[r * cols + c] =
-          from_float<T>((to_float(row[c]) - s.mean) * rstd * to_float(gamma[c]) + to_float(beta[c]));
+  using G = RowGroup<kGroup>;
+  for (std::int64_t r = G::first(); r < rows; r += G::stride()) {
+    const Welford s = row_state<Welford, T, kGroup, kVec>(x + r * cols, cols);
+    const float mean = s.mean, rstd = rsqrtf(s.m2 / static_cast<float>(cols) + static_cast<float>(kLayerNormEps));
+    map_elements<T, kVec>(x + r * cols, gamma, beta, out + r * cols, cols, G::lane(), kGroup,
+                          [=](float v, float g, float b) { return (v - mean) * rstd * g + b; });
   }
 }
 
 // Sum of everything: each block sums a grid-strided share into partials[block], then one block sums the partials
 // (two fixed passes: the result does not depend on scheduling, as atomics would make it).
-template <class T>
+template <class T, bool kVec>
 __global__ void sum_all_partials_kernel(const T* __restrict__ x, float* __restrict__ partials, std::int64_t count) {
   Sum s;
-  for (std::int64_t i = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x; i < count;
-       i += std::int64_t(gridDim.x) * blockDim.x)
-    s.add(to_float(x[i]));
+  for_each_chunk<T, kVec>(x, count, blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x,
+                          std::int64_t(gridDim.x) * blockDim.x, [&](const auto& v) { s.add_chunk(v); });
   s = block_reduce(s);
   if (threadIdx.x == 0) partials[blockIdx.x] = s.v;
 }
@@ -91,36 +109,59 @@ __global__ void sum_all_final_kernel(const float* __restrict__ partials, unsigne
   if (threadIdx.x == 0) out[0] = from_float<T>(s.v);
 }
 
-unsigned row_blocks(std::int64_t rows) { return static_cast<unsigned>(std::min<std::int64_t>(rows, 132 * 64)); }
+template <unsigned kGroup>
+unsigned row_blocks(std::int64_t rows) {
+  return blocks_for(static_cast<std::size_t>(rows), RowGroup<kGroup>::kPerBlock, 132u * 64u);
+}
+
+template <class T, unsigned kGroup, bool kVec>
+void launch_rows(ReduceOp op, const T* x, const T* gamma, const T* beta, T* out, std::int64_t rows, std::int64_t cols,
+                 cudaStream_t stream) {
+  const unsigned blocks = row_blocks<kGroup>(rows);
+  switch (op) {
+    case ReduceOp::sum:
+      row_reduce_kernel<T, Sum, false, kGroup, kVec><<<blocks, kThreads, 0, stream>>>(x, out, rows, cols);
+      break;
+    case ReduceOp::mean:
+      row_reduce_kernel<T, Sum, true, kGroup, kVec><<<blocks, kThreads, 0, stream>>>(x, out, rows, cols);
+      break;
+    case ReduceOp::max:
+      row_reduce_kernel<T, Max, false, kGroup, kVec><<<blocks, kThreads, 0, stream>>>(x, out, rows, cols);
+      break;
+    case ReduceOp::softmax: softmax_kernel<T, kGroup, kVec><<<blocks, kThreads, 0, stream>>>(x, out, rows, cols); break;
+    case ReduceOp::layernorm:
+      layernorm_kernel<T, kGroup, kVec><<<blocks, kThreads, 0, stream>>>(x, gamma, beta, out, rows, cols);
+      break;
+    case ReduceOp::sum_all: break;
+  }
+}
 
 template <class T>
 void launch_typed(ReduceOp op, const void* xv, const void* gv, const void* bv, void* ov, void* workspace,
                   std::int64_t rows, std::int64_t cols, cudaStream_t stream) {
   const T* x = static_cast<const T*>(xv);
+  const T* gamma = static_cast<const T*>(gv);
+  const T* beta = static_cast<const T*>(bv);
   T* out = static_cast<T*>(ov);
-  switch (op) {
-    case ReduceOp::sum:
-      row_reduce_kernel<T, Sum, false><<<row_blocks(rows), kThreads, 0, stream>>>(x, out, rows, cols);
-      break;
-    case ReduceOp::mean:
-      row_reduce_kernel<T, Sum, true><<<row_blocks(rows), kThreads, 0, stream>>>(x, out, rows, cols);
-      break;
-    case ReduceOp::max:
-      row_reduce_kernel<T, Max, false><<<row_blocks(rows), kThreads, 0, stream>>>(x, out, rows, cols);
-      break;
-    case ReduceOp::softmax: softmax_kernel<T><<<row_blocks(rows), kThreads, 0, stream>>>(x, out, rows, cols); break;
-    case ReduceOp::layernorm:
-      layernorm_kernel<T><<<row_blocks(rows), kThreads, 0, stream>>>(x, static_cast<const T*>(gv),
-                                                                     static_cast<const T*>(bv), out, rows, cols);
-      break;
-    case ReduceOp::sum_all: {
-      auto* partials = static_cast<float*>(workspace);
-      sum_all_partials_kernel<T><<<kSumAllBlocks, kThreads, 0, stream>>>(x, partials, rows * cols);
-      OPMARK_CHECK_LAUNCH();
-      sum_all_final_kernel<T><<<1, kThreads, 0, stream>>>(partials, kSumAllBlocks, out);
-      break;
-    }
+  if (op == ReduceOp::sum_all) {
+    auto* partials = static_cast<float*>(workspace);
+    if (rows_vectorisable<T>(x, rows * cols))
+      sum_all_partials_kernel<T, true><<<kSumAllBlocks, kThreads, 0, stream>>>(x, partials, rows * cols);
+    else
+      sum_all_partials_kernel<T, false><<<kSumAllBlocks, kThreads, 0, stream>>>(x, partials, rows * cols);
+    OPMARK_CHECK_LAUNCH();
+    sum_all_final_kernel<T><<<1, kThreads, 0, stream>>>(partials, kSumAllBlocks, out);
+    OPMARK_CHECK_LAUNCH();
+    return;
   }
+  // Vector loads need every row to start on a vector boundary, in the input and in what is written beside it.
+  const bool vec = rows_vectorisable<T>(x, cols) && aligned16(gamma) && aligned16(beta) &&
+                   (op == ReduceOp::sum || op == ReduceOp::mean || op == ReduceOp::max || aligned16(out));
+  const bool warp = cols <= kWarpRowMaxCols;
+  if (warp && vec) launch_rows<T, 32, true>(op, x, gamma, beta, out, rows, cols, stream);
+  else if (warp) launch_rows<T, 32, false>(op, x, gamma, beta, out, rows, cols, stream);
+  else if (vec) launch_rows<T, kThreads, true>(op, x, gamma, beta, out, rows, cols, stream);
+  else launch_rows<T, kThreads, false>(op, x, gamma, beta, out, rows, cols, stream);
   OPMARK_CHECK_LAUNCH();
 }
 

@@ -247,6 +247,11 @@ def main():
     pattern = re.compile(args.filter)
     names = [n for n in medians if pattern.search(n)][: args.limit]
     rows = []
+    # Rows are written as they come, so a run cut off by a time limit keeps what it compared.
+    csv_file = open(args.csv, "w", newline="") if args.csv else None
+    csv_out = csv.writer(csv_file) if csv_file else None
+    if csv_out:
+        csv_out.writerow(["case", "opmark_us", "torch_us", "torch_over_opmark"])
     print(f"{'case':<96} {'opmark us':>10} {'torch us':>10} {'torch/opmark':>12}")
     for name in names:
         family, direction, precision, fields = parse_name(name)
@@ -275,15 +280,15 @@ def main():
         ratio = theirs / ours
         rows.append((name, ours, theirs, ratio))
         print(f"{name:<96} {ours:>10.2f} {theirs:>10.2f} {ratio:>12.3f}", flush=True)
+        if csv_out:
+            csv_out.writerow((name, ours, theirs, ratio))
+            csv_file.flush()
         torch.cuda.empty_cache()
     slower = [r for r in rows if r[3] < 1.0]
     print(f"{len(rows)} case(s) compared; torch faster on {len(slower)} (ratio < 1); "
           f"worst ratio {min((r[3] for r in rows), default=float('nan')):.3f}")
-    if args.csv:
-        with open(args.csv, "w", newline="") as f:
-            w = csv.writer(f)
-            w.writerow(["case", "opmark_us", "torch_us", "torch_over_opmark"])
-            w.writerows(rows)
+    if csv_file:
+        csv_file.close()
 
 
 if __name__ == "__main__":

@@ -25,7 +25,8 @@ TEST_P(BatchnormCase, VerifiedOnOddShapes) {
     std::int64_t n, c, h, w;
   };
   for (const std::string impl : {"opmark", "cudnn"})
-    for (const Shape& s : {Shape{2, 3, 5, 7}, Shape{8, 64, 14, 14}, Shape{1, 1, 1, 1}, Shape{3, 17, 31, 1}})
+    for (const Shape& s : {Shape{2, 3, 5, 7}, Shape{8, 64, 14, 14}, Shape{1, 1, 1, 1}, Shape{3, 17, 31, 1},
+                           Shape{2, 4, 128, 160}})
       test::expect_verified(core::make_case("batchnorm", "fwd", precision,
                                             {{"n", s.n}, {"c", s.c}, {"h", s.h}, {"w", s.w}, {"mode", mode},
                                              {"impl", impl}}),

@@ -24,7 +24,7 @@ TEST_P(PointwiseCase, VerifiedOnVectorAndOddShapes) {
   test::TestStream test_stream;
   const cudaStream_t stream = test_stream.stream;
   const std::vector<std::pair<std::int64_t, std::int64_t>> shapes = {{64, 1024}, {3, 1001}, {1, 1}, {1, 7919},
-                                                                     {33, 24}};
+                                                                     {33, 24}, {7, 4104}};
   std::vector<std::string> impls = {"opmark"};
   if (core::pointwise_has_cudnn(op)) impls.push_back("cudnn");
   for (const auto& impl : impls)

@@ -49,3 +49,20 @@ TEST(Spmm, RandomPatternHasDistinctSortedColumnsAndIsSeeded) {
   random_csr_pattern(50, 64, 60, 8, &offsets2, &columns2);
   EXPECT_NE(columns, columns2);
 }
+
+TEST(Spmm, BlockedEllCountsWholeBlocks) {
+  EXPECT_EQ(ell_block_size(3072, 768), 32);
+  EXPECT_EQ(ell_block_size(7860, 2560), 4);  // 7860 = 4 x 1965
+  EXPECT_EQ(ell_block_size(77, 301), 0);
+  const Case c = make_case("spmm", "fwd", "fp16",
+                           {{"m", 256}, {"n", 10}, {"k", 512}, {"sparsity", std::string("0.9")},
+                            {"format", std::string("bell")}});
+  const SpmmProblem p = spmm_problem(c);
+  EXPECT_EQ(p.block, 32);
+  EXPECT_EQ(p.nnz_per_row, 64);  // round(16 blocks x 0.1) = 2 blocks of 32 per block row
+  const Work w = spmm_work(c);
+  EXPECT_DOUBLE_EQ(w.flops, 2.0 * 256 * 64 * 10);
+  // values (2 B each), one int32 column per 32 x 32 block, B read, C written
+  EXPECT_DOUBLE_EQ(w.bytes_read, 256.0 * 64 * 2 + 256.0 * 64 / 1024 * 4 + 512.0 * 10 * 2);
+  EXPECT_DOUBLE_EQ(w.bytes_written, 256.0 * 10 * 2);
+}
