@@ -95,6 +95,63 @@ __global__ void channel_partials_kernel(const T* __restrict__ x, float* __restri
   }
 }
 
+// Partial statistics for small planes (7x7, 14x14, 28x28): a block's threads spread over the channel's N planes at
+// once, so no thread walks N tiny planes one after another. Element e of the channel is plane e / hw, offset e % hw.
+template <class T>
+__global__ void channel_partials_small_kernel(const T* __restrict__ x, float* __restrict__ partials, std::int64_t n,
+                                              std::int64_t c, std::int64_t hw, unsigned splits) {
+  const std::int64_t ch = blockIdx.x / splits;
+  const unsigned split = blockIdx.x % splits;
+  const auto total = static_cast<std::uint32_t>(n * hw), plane = static_cast<std::uint32_t>(hw);
+  const std::uint32_t step = splits * blockDim.x;
+  const auto at = [&](std::uint32_t e) {
+    const std::uint32_t b = e / plane;
+    return to_float(x[(std::int64_t(b) * c + ch) * hw + (e - b * plane)]);
+  };
+  Welford s;
+  std::uint32_t e = split * blockDim.x + threadIdx.x;
+  for (; e + (kInFlight - 1) * step < total; e += kInFlight * step) {
+    float v[kInFlight];
+#pragma unroll
+    for (int u = 0; u < kInFlight; ++u) v[u] = at(e + u * step);
+    s.add_chunk(v);
+  }
+  for (; e < total; e += step) {
+    const float v[1] = {at(e)};
+    s.add_chunk(v);
+  }
+  s = block_reduce(s);
+  if (threadIdx.x == 0) {
+    float* out = partials + 3 * blockIdx.x;
+    out[0] = s.n;
+    out[1] = s.mean;
+    out[2] = s.m2;
+  }
+}
+
+// Normalisation for small planes: element-wise over the whole tensor (channel = (i / hw) % c, 32-bit), since a
+// block per 7x7 plane would be mostly idle.
+template <class T>
+__global__ void normalize_small_kernel(const T* __restrict__ x, T* __restrict__ y, const float* __restrict__ scale,
+                                       const float* __restrict__ bias, const float* __restrict__ mean,
+                                       const float* __restrict__ var, const float* __restrict__ invstd,
+                                       std::uint32_t count, std::uint32_t c, std::uint32_t hw) {
+  const std::uint32_t first = blockIdx.x * (kThreads * kInFlight) + threadIdx.x;
+  float v[kInFlight];
+#pragma unroll
+  for (int u = 0; u < kInFlight; ++u)
+    if (first + u * kThreads < count) v[u] = to_float(x[first + u * kThreads]);
+#pragma unroll
+  for (int u = 0; u < kInFlight; ++u) {
+    const std::uint32_t i = first + u * kThreads;
+    if (i >= count) break;
+    const std::uint32_t ch = (i / hw) % c;
+    const float rstd = invstd ? invstd[ch] : rsqrtf(var[ch] + static_cast<float>(kBatchNormEps));
+    const float a = scale[ch] * rstd;
+    y[i] = from_float<T>(fmaf(v[u] - mean[ch], a, bias[ch]));
+  }
+}
+
 // One thread per channel folds its splits' partial statistics, in a fixed order.
 __global__ void channel_stats_kernel(const float* __restrict__ partials, unsigned splits, std::int64_t c,
                                      float* __restrict__ mean, float* __restrict__ invstd) {
@@ -129,11 +186,23 @@ void dispatch_float(core::DType type, F&& f) {
   }
 }
 
+// Planes smaller than this take the flattened kernels (a plane per block, or per thread group, would idle).
+constexpr std::int64_t kSmallPlane = 64;
+constexpr std::int64_t kSmallStatsPlane = 1024;
+
+bool fits_32_bits(std::int64_t count) { return count < (std::int64_t(1) << 32); }
+
 template <class T>
 void launch_normalize(const void* x, void* y, const float* scale, const float* bias, const float* mean,
                       const float* var, const float* invstd, std::int64_t n, std::int64_t c, std::int64_t hw,
                       cudaStream_t stream) {
-  if (planes_vectorisable<T>(x, y, hw)) {
+  const std::int64_t count = n * c * hw;
+  if (hw < kSmallPlane && fits_32_bits(count)) {
+    const std::int64_t per_block = std::int64_t(kThreads) * kInFlight;
+    normalize_small_kernel<T><<<static_cast<unsigned>((count + per_block - 1) / per_block), kThreads, 0, stream>>>(
+        static_cast<const T*>(x), static_cast<T*>(y), scale, bias, mean, var, invstd,
+        static_cast<std::uint32_t>(count), static_cast<std::uint32_t>(c), static_cast<std::uint32_t>(hw));
+  } else if (planes_vectorisable<T>(x, y, hw)) {
     const PlaneTiling t = tile_planes(n * c, hw / Vec<T>::kCount);
     normalize_kernel<T, Vec<T>><<<static_cast<unsigned>(t.blocks()), t.threads, 0, stream>>>(
         static_cast<const T*>(x), static_cast<T*>(y), scale, bias, mean, var, invstd, c, t.plane_units, t.chunks);
@@ -171,7 +240,10 @@ void batchnorm_train(core::DType type, const void* x, void* y, const float* scal
   dispatch_float(type, [&](auto tag) {
     using T = typename decltype(tag)::type;
     const unsigned blocks = static_cast<unsigned>(c * splits);
-    if (planes_vectorisable<T>(x, x, hw))
+    if (hw < kSmallStatsPlane && fits_32_bits(n * hw))
+      channel_partials_small_kernel<T><<<blocks, kThreads, 0, stream>>>(static_cast<const T*>(x), partials, n, c, hw,
+                                                                        splits);
+    else if (planes_vectorisable<T>(x, x, hw))
       channel_partials_kernel<T, true><<<blocks, kThreads, 0, stream>>>(static_cast<const T*>(x), partials, n, c, hw,
                                                                         kStatsChunkElems, chunks, splits);
     else

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cfloat>
 #include <cmath>
+#include <type_traits>
 
 #include "core/error.h"
 #include "kernels/block_reduce.cuh"
@@ -90,6 +91,72 @@ __global__ void layernorm_kernel(const T* __restrict__ x, const T* __restrict__ 
   }
 }
 
+// Softmax and layer norm on rows short enough for a warp to hold in registers (kCachedVectors 16-byte vectors per
+// lane: 1024 fp32 or 2048 fp16 columns): each row is read from memory once, where the kernels above read it twice
+// (the second time from L2, which still costs at fp32 widths).
+constexpr int kCachedVectors = 8;
+
+template <class T>
+bool fits_warp_registers(std::int64_t cols) {
+  return cols <= std::int64_t(32) * kCachedVectors * Vec<T>::kCount;
+}
+
+template <class T, bool kLayerNorm>
+__global__ void cached_row_kernel(const T* __restrict__ x, const T* __restrict__ gamma, const T* __restrict__ beta,
+                                  T* __restrict__ out, std::int64_t rows, std::int64_t cols) {
+  using V = Vec<T>;
+  using G = RowGroup<32>;
+  using State = std::conditional_t<kLayerNorm, Welford, SoftmaxState>;
+  constexpr int N = V::kCount;
+  const std::int64_t n = cols / N;
+  const unsigned lane = G::lane();
+  for (std::int64_t r = G::first(); r < rows; r += G::stride()) {
+    const V* in = reinterpret_cast<const V*>(x + r * cols);
+    V cache[kCachedVectors];
+#pragma unroll
+    for (int u = 0; u < kCachedVectors; ++u)
+      if (lane + u * 32 < n) cache[u] = in[lane + u * 32];
+    State s;
+#pragma unroll
+    for (int u = 0; u < kCachedVectors; ++u) {
+      if (lane + u * 32 >= n) break;
+      float v[N];
+#pragma unroll
+      for (int k = 0; k < N; ++k) v[k] = to_float(cache[u].v[k]);
+      s.add_chunk(v);
+    }
+    s = warp_reduce(s);
+    V* o = reinterpret_cast<V*>(out + r * cols);
+    if constexpr (kLayerNorm) {
+      const float mean = s.mean, rstd = rsqrtf(s.m2 / static_cast<float>(cols) + static_cast<float>(kLayerNormEps));
+      const V* g = reinterpret_cast<const V*>(gamma);
+      const V* b = reinterpret_cast<const V*>(beta);
+#pragma unroll
+      for (int u = 0; u < kCachedVectors; ++u) {
+        const std::int64_t j = lane + u * 32;
+        if (j >= n) break;
+        const V gv = g[j], bv = b[j];
+        V res;
+#pragma unroll
+        for (int k = 0; k < N; ++k)
+          res.v[k] = from_float<T>((to_float(cache[u].v[k]) - mean) * rstd * to_float(gv.v[k]) + to_float(bv.v[k]));
+        o[j] = res;
+      }
+    } else {
+      const float m = s.m, inv = 1.0f / s.s;
+#pragma unroll
+      for (int u = 0; u < kCachedVectors; ++u) {
+        const std::int64_t j = lane + u * 32;
+        if (j >= n) break;
+        V res;
+#pragma unroll
+        for (int k = 0; k < N; ++k) res.v[k] = from_float<T>(__expf(to_float(cache[u].v[k]) - m) * inv);
+        o[j] = res;
+      }
+    }
+  }
+}
+
 // Sum of everything: each block sums a grid-strided share into partials[block], then one block sums the partials
 // (two fixed passes: the result does not depend on scheduling, as atomics would make it).
 template <class T, bool kVec>
@@ -157,6 +224,16 @@ void launch_typed(ReduceOp op, const void* xv, const void* gv, const void* bv, v
   // Vector loads need every row to start on a vector boundary, in the input and in what is written beside it.
   const bool vec = rows_vectorisable<T>(x, cols) && aligned16(gamma) && aligned16(beta) &&
                    (op == ReduceOp::sum || op == ReduceOp::mean || op == ReduceOp::max || aligned16(out));
+  const bool normalises = op == ReduceOp::softmax || op == ReduceOp::layernorm;
+  if (vec && normalises && fits_warp_registers<T>(cols)) {
+    const unsigned blocks = row_blocks<32>(rows);
+    if (op == ReduceOp::softmax)
+      cached_row_kernel<T, false><<<blocks, kThreads, 0, stream>>>(x, gamma, beta, out, rows, cols);
+    else
+      cached_row_kernel<T, true><<<blocks, kThreads, 0, stream>>>(x, gamma, beta, out, rows, cols);
+    OPMARK_CHECK_LAUNCH();
+    return;
+  }
   const bool warp = cols <= kWarpRowMaxCols;
   if (warp && vec) launch_rows<T, 32, true>(op, x, gamma, beta, out, rows, cols, stream);
   else if (warp) launch_rows<T, 32, false>(op, x, gamma, beta, out, rows, cols, stream);
