@@ -69,57 +69,38 @@ __global__ void normalize_kernel(const T* __restrict__ x, T* __restrict__ y, con
   }
 }
 
-// Partial Welford statistics: block (channel, split) covers every `splits`-th chunk of the channel's N planes, so a
-// channel's N x H x W values are read by several blocks at once even when C is small (64 channels alone would
-// leave most of the GPU idle).
-template <class T, bool kVec>
+// Partial Welford statistics. Block (channel, split) takes every `splits`-th unit (16-byte vector, or element where
+// planes are not vector-aligned) of the channel's N planes, the planes flattened so that a block's threads spread
+// over all N planes at once: small planes (7x7) and few channels (64) both keep the GPU busy. Unit e of a channel
+// is plane e / plane_units, offset e % plane_units (I: 32-bit where the channel allows).
+template <class T, class U, class I>
 __global__ void channel_partials_kernel(const T* __restrict__ x, float* __restrict__ partials, std::int64_t n,
-                                        std::int64_t c, std::int64_t hw, std::int64_t chunk_elems,
-                                        std::int64_t chunks, unsigned splits) {
+                                        std::int64_t c, std::int64_t plane_units, unsigned splits) {
   const std::int64_t ch = blockIdx.x / splits;
   const unsigned split = blockIdx.x % splits;
-  Welford s;
-  for (std::int64_t j = split; j < n * chunks; j += splits) {
-    const std::int64_t b = j / chunks, chunk = j % chunks;
-    const std::int64_t begin = chunk * chunk_elems;
-    const T* part = x + (b * c + ch) * hw + begin;
-    for_each_chunk<T, kVec>(part, std::min(chunk_elems, hw - begin), threadIdx.x, blockDim.x,
-                            [&](const auto& v) { s.add_chunk(v); });
-  }
-  s = block_reduce(s);
-  if (threadIdx.x == 0) {
-    float* out = partials + 3 * blockIdx.x;
-    out[0] = s.n;
-    out[1] = s.mean;
-    out[2] = s.m2;
-  }
-}
-
-// Partial statistics for small planes (7x7, 14x14, 28x28): a block's threads spread over the channel's N planes at
-// once, so no thread walks N tiny planes one after another. Element e of the channel is plane e / hw, offset e % hw.
-template <class T>
-__global__ void channel_partials_small_kernel(const T* __restrict__ x, float* __restrict__ partials, std::int64_t n,
-                                              std::int64_t c, std::int64_t hw, unsigned splits) {
-  const std::int64_t ch = blockIdx.x / splits;
-  const unsigned split = blockIdx.x % splits;
-  const auto total = static_cast<std::uint32_t>(n * hw), plane = static_cast<std::uint32_t>(hw);
-  const std::uint32_t step = splits * blockDim.x;
-  const auto at = [&](std::uint32_t e) {
-    const std::uint32_t b = e / plane;
-    return to_float(x[(std::int64_t(b) * c + ch) * hw + (e - b * plane)]);
+  const U* xu = reinterpret_cast<const U*>(x);
+  const auto total = static_cast<I>(n * plane_units), plane = static_cast<I>(plane_units);
+  const I step = static_cast<I>(splits) * blockDim.x;
+  const auto load = [&](I e) {
+    const I b = e / plane;
+    return xu[(std::int64_t(b) * c + ch) * plane_units + std::int64_t(e - b * plane)];
+  };
+  const auto fold = [](Welford& s, const U& u) {
+    float v[U::kCount];
+#pragma unroll
+    for (int k = 0; k < U::kCount; ++k) v[k] = to_float(u.v[k]);
+    s.add_chunk(v);
   };
   Welford s;
-  std::uint32_t e = split * blockDim.x + threadIdx.x;
+  I e = static_cast<I>(split) * blockDim.x + threadIdx.x;
   for (; e + (kInFlight - 1) * step < total; e += kInFlight * step) {
-    float v[kInFlight];
+    U u[kInFlight];
 #pragma unroll
-    for (int u = 0; u < kInFlight; ++u) v[u] = at(e + u * step);
-    s.add_chunk(v);
+    for (int k = 0; k < kInFlight; ++k) u[k] = load(e + k * step);
+#pragma unroll
+    for (int k = 0; k < kInFlight; ++k) fold(s, u[k]);
   }
-  for (; e < total; e += step) {
-    const float v[1] = {at(e)};
-    s.add_chunk(v);
-  }
+  for (; e < total; e += step) fold(s, load(e));
   s = block_reduce(s);
   if (threadIdx.x == 0) {
     float* out = partials + 3 * blockIdx.x;
@@ -166,15 +147,12 @@ __global__ void channel_stats_kernel(const float* __restrict__ partials, unsigne
   invstd[ch] = rsqrtf(s.m2 / s.n + static_cast<float>(kBatchNormEps));
 }
 
-// Splits per channel: enough blocks for every SM several times over, each with a few chunks of work at least.
-unsigned stats_splits(std::int64_t n, std::int64_t c, std::int64_t chunks) {
-  const std::int64_t want = (132 * 8 + c - 1) / c;
-  return static_cast<unsigned>(std::max<std::int64_t>(1, std::min({want, n * chunks, std::int64_t(256)})));
+// Splits per channel: enough blocks to fill every SM twice over, each with a full tile of units at least.
+unsigned stats_splits(std::int64_t c, std::int64_t channel_units) {
+  const std::int64_t want = (132 * 16 + c - 1) / c;
+  const std::int64_t most = std::max<std::int64_t>(1, channel_units / (std::int64_t(kThreads) * kInFlight));
+  return static_cast<unsigned>(std::max<std::int64_t>(1, std::min({want, most, std::int64_t(256)})));
 }
-
-constexpr std::int64_t kStatsChunkElems = 16 * 1024;
-
-std::int64_t stats_chunks(std::int64_t hw) { return (hw + kStatsChunkElems - 1) / kStatsChunkElems; }
 
 template <class F>
 void dispatch_float(core::DType type, F&& f) {
@@ -188,9 +166,9 @@ void dispatch_float(core::DType type, F&& f) {
 
 // Planes smaller than this take the flattened kernels (a plane per block, or per thread group, would idle).
 constexpr std::int64_t kSmallPlane = 64;
-constexpr std::int64_t kSmallStatsPlane = 1024;
 
-bool fits_32_bits(std::int64_t count) { return count < (std::int64_t(1) << 32); }
+// 32-bit indices with headroom: index + (kInFlight - 1) * step must not wrap.
+bool fits_32_bits(std::int64_t count) { return count < (std::int64_t(1) << 31); }
 
 template <class T>
 void launch_normalize(const void* x, void* y, const float* scale, const float* bias, const float* mean,
@@ -217,7 +195,8 @@ void launch_normalize(const void* x, void* y, const float* scale, const float* b
 }  // namespace
 
 std::size_t batchnorm_train_workspace_bytes(std::int64_t n, std::int64_t c, std::int64_t hw) {
-  return static_cast<std::size_t>(c) * stats_splits(n, c, stats_chunks(hw)) * 3 * sizeof(float);
+  // Sized for element units: vector units are fewer, so they never need more splits.
+  return static_cast<std::size_t>(c) * stats_splits(c, n * hw) * 3 * sizeof(float);
 }
 
 void batchnorm_inference(core::DType type, const void* x, void* y, const float* scale, const float* bias,
@@ -234,21 +213,26 @@ void batchnorm_train(core::DType type, const void* x, void* y, const float* scal
                      float* save_mean, float* save_invstd, void* workspace, std::int64_t n, std::int64_t c,
                      std::int64_t hw, cudaStream_t stream) {
   if (n * c * hw == 0) return;
-  const std::int64_t chunks = stats_chunks(hw);
-  const unsigned splits = stats_splits(n, c, chunks);
   auto* partials = static_cast<float*>(workspace);
   dispatch_float(type, [&](auto tag) {
     using T = typename decltype(tag)::type;
+    const bool vec = planes_vectorisable<T>(x, x, hw);
+    const std::int64_t plane_units = vec ? hw / Vec<T>::kCount : hw;
+    const unsigned splits = stats_splits(c, n * plane_units);
     const unsigned blocks = static_cast<unsigned>(c * splits);
-    if (hw < kSmallStatsPlane && fits_32_bits(n * hw))
-      channel_partials_small_kernel<T><<<blocks, kThreads, 0, stream>>>(static_cast<const T*>(x), partials, n, c, hw,
-                                                                        splits);
-    else if (planes_vectorisable<T>(x, x, hw))
-      channel_partials_kernel<T, true><<<blocks, kThreads, 0, stream>>>(static_cast<const T*>(x), partials, n, c, hw,
-                                                                        kStatsChunkElems, chunks, splits);
+    const T* xt = static_cast<const T*>(x);
+    if (vec && fits_32_bits(n * plane_units))
+      channel_partials_kernel<T, Vec<T>, std::uint32_t><<<blocks, kThreads, 0, stream>>>(xt, partials, n, c,
+                                                                                         plane_units, splits);
+    else if (vec)
+      channel_partials_kernel<T, Vec<T>, std::int64_t><<<blocks, kThreads, 0, stream>>>(xt, partials, n, c,
+                                                                                        plane_units, splits);
+    else if (fits_32_bits(n * plane_units))
+      channel_partials_kernel<T, Scalar<T>, std::uint32_t><<<blocks, kThreads, 0, stream>>>(xt, partials, n, c,
+                                                                                            plane_units, splits);
     else
-      channel_partials_kernel<T, false><<<blocks, kThreads, 0, stream>>>(static_cast<const T*>(x), partials, n, c,
-                                                                         hw, kStatsChunkElems, chunks, splits);
+      channel_partials_kernel<T, Scalar<T>, std::int64_t><<<blocks, kThreads, 0, stream>>>(xt, partials, n, c,
+                                                                                           plane_units, splits);
     OPMARK_CHECK_LAUNCH();
     channel_stats_kernel<<<static_cast<unsigned>((c + 127) / 128), 128, 0, stream>>>(partials, splits, c, save_mean,
                                                                                      save_invstd);

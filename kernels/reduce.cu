@@ -91,17 +91,18 @@ __global__ void layernorm_kernel(const T* __restrict__ x, const T* __restrict__ 
   }
 }
 
-// Softmax and layer norm on rows short enough for a warp to hold in registers (kCachedVectors 16-byte vectors per
-// lane: 1024 fp32 or 2048 fp16 columns): each row is read from memory once, where the kernels above read it twice
-// (the second time from L2, which still costs at fp32 widths).
-constexpr int kCachedVectors = 8;
+// Softmax and layer norm on rows short enough for a warp to hold in registers (up to kMaxCachedVectors 16-byte
+// vectors per lane: 2048 fp32 or 4096 fp16 columns): each row is read from memory once, where the kernels above read
+// it twice (the second time from L2, which still costs at these sizes).
+constexpr int kMaxCachedVectors = 16;
 
 template <class T>
-bool fits_warp_registers(std::int64_t cols) {
-  return cols <= std::int64_t(32) * kCachedVectors * Vec<T>::kCount;
+std::int64_t vectors_per_lane(std::int64_t cols) {
+  const std::int64_t vectors = cols / Vec<T>::kCount;
+  return (vectors + 31) / 32;
 }
 
-template <class T, bool kLayerNorm>
+template <class T, bool kLayerNorm, int kCachedVectors>
 __global__ void cached_row_kernel(const T* __restrict__ x, const T* __restrict__ gamma, const T* __restrict__ beta,
                                   T* __restrict__ out, std::int64_t rows, std::int64_t cols) {
   using V = Vec<T>;
@@ -225,12 +226,20 @@ void launch_typed(ReduceOp op, const void* xv, const void* gv, const void* bv, v
   const bool vec = rows_vectorisable<T>(x, cols) && aligned16(gamma) && aligned16(beta) &&
                    (op == ReduceOp::sum || op == ReduceOp::mean || op == ReduceOp::max || aligned16(out));
   const bool normalises = op == ReduceOp::softmax || op == ReduceOp::layernorm;
-  if (vec && normalises && fits_warp_registers<T>(cols)) {
+  if (vec && normalises && vectors_per_lane<T>(cols) <= kMaxCachedVectors) {
     const unsigned blocks = row_blocks<32>(rows);
-    if (op == ReduceOp::softmax)
-      cached_row_kernel<T, false><<<blocks, kThreads, 0, stream>>>(x, gamma, beta, out, rows, cols);
+    // The smaller cache where it suffices: fewer registers, more warps resident.
+    const bool small = vectors_per_lane<T>(cols) <= kMaxCachedVectors / 2;
+    if (op == ReduceOp::softmax && small)
+      cached_row_kernel<T, false, kMaxCachedVectors / 2><<<blocks, kThreads, 0, stream>>>(x, gamma, beta, out, rows,
+                                                                                        cols);
+    else if (op == ReduceOp::softmax)
+      cached_row_kernel<T, false, kMaxCachedVectors><<<blocks, kThreads, 0, stream>>>(x, gamma, beta, out, rows, cols);
+    else if (small)
+      cached_row_kernel<T, true, kMaxCachedVectors / 2><<<blocks, kThreads, 0, stream>>>(x, gamma, beta, out, rows,
+                                                                                       cols);
     else
-      cached_row_kernel<T, true><<<blocks, kThreads, 0, stream>>>(x, gamma, beta, out, rows, cols);
+      cached_row_kernel<T, true, kMaxCachedVectors><<<blocks, kThreads, 0, stream>>>(x, gamma, beta, out, rows, cols);
     OPMARK_CHECK_LAUNCH();
     return;
   }

@@ -23,7 +23,7 @@ TEST_P(ReduceCase, VerifiedOnShortLongAndOddRows) {
   test::TestStream test_stream;
   const cudaStream_t stream = test_stream.stream;
   const std::vector<std::pair<std::int64_t, std::int64_t>> shapes = {{4, 1000}, {1, 1}, {3, 7919}, {64, 4096},
-                                                                     {1000, 33}, {2, 8192}};
+                                                                     {1000, 33}, {2, 8192}, {5, 2048}};
   std::vector<std::string> impls = {"opmark"};
   if (core::reduce_has_cudnn(op)) impls.push_back("cudnn");
   for (const auto& impl : impls)
