@@ -22,6 +22,7 @@
 #include "aggregate/plots.h"
 #include "aggregate/scores.h"
 #include "aggregate/spreadsheet.h"
+#include "aggregate/xlsx.h"
 #include "core/error.h"
 #include "core/expr.h"
 #include "core/model_table.h"
@@ -47,7 +48,8 @@ const char* kUsage = R"(usage:
   opmark-aggregate RESULTS [--models=a,b|all] [--inputs=B=16] [--precision=fp16] [--statistic=median|min|mean]
                    [--allow-missing] [--format=table|json|csv] [--shapes=DIR]
   opmark-aggregate --compare BEFORE AFTER [--threshold=0.05] [--statistic=...] [--format=table|json|csv]
-  opmark-aggregate RESULTS --spreadsheet=DIR      DeepBench-style tables as DIR/<precision>_<family>.csv, specs.csv
+  opmark-aggregate RESULTS --spreadsheet=DIR      DeepBench-style tables as DIR/<precision>_<family>.csv, specs.csv,
+                                                  and DIR/opmark.xlsx (a sheet per precision) with libxlsxwriter
   opmark-aggregate RESULTS --plots=DIR [--models=...]   SVG: roofline per precision, each area's operator chart,
                                                         area scores
 RESULTS: opmark-bench's results.jsonl or benchmark.json. Scores are milliseconds: lower is better.
@@ -272,7 +274,16 @@ int run_scores(const Args& a) {
 
 int run_spreadsheet(const Args& a) {
   const ResultSet results = load_results(a.files[0], a.statistic);
-  for (const auto& f : write_csv_sheets(deepbench_sheets(results), a.spreadsheet)) std::printf("wrote %s\n", f.c_str());
+  const std::vector<Sheet> sheets = deepbench_sheets(results);
+  for (const auto& f : write_csv_sheets(sheets, a.spreadsheet)) std::printf("wrote %s\n", f.c_str());
+  const std::string book = (std::filesystem::path(a.spreadsheet) / "opmark.xlsx").string();
+  if (xlsx_available()) {
+    write_xlsx(sheets, book);
+    std::printf("wrote %s\n", book.c_str());
+  } else {
+    std::printf("no %s: this build has no libxlsxwriter (install libxlsxwriter-dev and re-run cmake)\n",
+                book.c_str());
+  }
   return 0;
 }
 

@@ -75,6 +75,8 @@ std::vector<Sheet> deepbench_sheets(const ResultSet& results) {
     Sheet s;
     s.name = sheet_name;
     const core::Case& first = by_shape.begin()->second;
+    s.precision = first.precision;
+    s.family = first.family;
     const core::Schema& schema = first.schema();
     for (const auto& f : schema.fields) s.header.push_back(f.name);
     // One pair of columns (time, TFLOPS) per direction the family has, DeepBench's layout.

@@ -1,8 +1,8 @@
 #pragma once
 // DeepBench-style result tables: per precision, one table per family laid out as DeepBench published its results
 // (convolution: the three directions of a shape in one row; RNN: forward and backward in one row; sparse: with the
-// dense time and speedup), plus a Specs table from the run's context. Written as CSV files; an .xlsx needs
-// libxlsxwriter, which this build does not require.
+// dense time and speedup), plus a Specs table from the run's context. Written as CSV files, and as one .xlsx
+// workbook (aggregate/xlsx.h) where the build found libxlsxwriter.
 #include <string>
 #include <vector>
 
@@ -12,6 +12,7 @@ namespace opmark::aggregate {
 
 struct Sheet {
   std::string name;                              // "fp16_conv", "specs"
+  std::string precision, family;                 // "fp16", "conv"; empty for specs
   std::vector<std::string> header;
   std::vector<std::vector<std::string>> rows;
 };

@@ -27,6 +27,9 @@ message(STATUS "opmark: Google Benchmark ${benchmark_VERSION}")
 find_package(CUDNN)
 find_package(NCCL)
 
+# Optional: libxlsxwriter lets opmark-aggregate write the DeepBench-style workbook (CSV is always written).
+find_package(XlsxWriter)
+
 if(OPMARK_BUILD_TESTS)
   find_package(GTest REQUIRED)
 endif()

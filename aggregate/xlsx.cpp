@@ -1,0 +1,100 @@
+#include "aggregate/xlsx.h"
+
+#include <algorithm>
+#include <cstdlib>
+#include <map>
+
+#include "core/error.h"
+
+#ifdef OPMARK_HAVE_XLSXWRITER
+#include <xlsxwriter.h>
+#endif
+
+namespace opmark::aggregate {
+
+namespace {
+
+// DeepBench's section order; families it did not have follow in the order the results bring them.
+int section_rank(const std::string& family) {
+  static const std::map<std::string, int> order = {{"gemm", 0},      {"conv", 1},   {"rnn", 2},
+                                                   {"spmm", 3},      {"allreduce", 4}, {"pointwise", 5},
+                                                   {"reduce", 6},    {"batchnorm", 7}, {"pool", 8}};
+  const auto it = order.find(family);
+  return it == order.end() ? 100 : it->second;
+}
+
+[[maybe_unused]] bool as_number(const std::string& text, double* value) {
+  if (text.empty()) return false;
+  char* end = nullptr;
+  *value = std::strtod(text.c_str(), &end);
+  return end == text.c_str() + text.size();
+}
+
+}  // namespace
+
+#ifdef OPMARK_HAVE_XLSXWRITER
+
+bool xlsx_available() { return true; }
+
+void write_xlsx(const std::vector<Sheet>& sheets, const std::string& path) {
+  lxw_workbook* book = workbook_new(path.c_str());
+  if (!book) throw Error(path + ": cannot create the workbook");
+  lxw_format* bold = workbook_add_format(book);
+  format_set_bold(bold);
+  const auto write_cell = [&](lxw_worksheet* ws, lxw_row_t row, lxw_col_t col, const std::string& text,
+                              lxw_format* format) {
+    double v = 0;
+    if (as_number(text, &v)) worksheet_write_number(ws, row, col, v, format);
+    else worksheet_write_string(ws, row, col, text.c_str(), format);
+  };
+  const auto write_table = [&](lxw_worksheet* ws, lxw_row_t* row, const Sheet& s) {
+    for (std::size_t c = 0; c < s.header.size(); ++c)
+      worksheet_write_string(ws, *row, lxw_col_t(c), s.header[c].c_str(), bold);
+    ++*row;
+    for (const auto& cells : s.rows) {
+      for (std::size_t c = 0; c < cells.size(); ++c) write_cell(ws, *row, lxw_col_t(c), cells[c], nullptr);
+      ++*row;
+    }
+  };
+
+  // Precisions in the order the sheets list them; each precision's sections in DeepBench's order.
+  std::vector<std::string> precisions;
+  for (const auto& s : sheets)
+    if (!s.precision.empty() && std::find(precisions.begin(), precisions.end(), s.precision) == precisions.end())
+      precisions.push_back(s.precision);
+  for (const auto& precision : precisions) {
+    std::vector<const Sheet*> sections;
+    for (const auto& s : sheets)
+      if (s.precision == precision) sections.push_back(&s);
+    std::stable_sort(sections.begin(), sections.end(),
+                     [](const Sheet* a, const Sheet* b) { return section_rank(a->family) < section_rank(b->family); });
+    lxw_worksheet* ws = workbook_add_worksheet(book, precision.c_str());
+    lxw_row_t row = 0;
+    for (const Sheet* s : sections) {
+      worksheet_write_string(ws, row++, 0, s->family.c_str(), bold);
+      write_table(ws, &row, *s);
+      ++row;  // a blank row between sections
+    }
+  }
+  for (const auto& s : sheets) {
+    if (!s.precision.empty()) continue;
+    lxw_worksheet* ws = workbook_add_worksheet(book, s.name == "specs" ? "Specs" : s.name.c_str());
+    lxw_row_t row = 0;
+    write_table(ws, &row, s);
+  }
+  const lxw_error err = workbook_close(book);
+  if (err != LXW_NO_ERROR) throw Error(path + ": " + lxw_strerror(err));
+}
+
+#else
+
+bool xlsx_available() { return false; }
+
+void write_xlsx(const std::vector<Sheet>&, const std::string& path) {
+  throw Error(path + ": this build has no libxlsxwriter (install libxlsxwriter-dev and re-run cmake); "
+                     "the same tables are written as CSV");
+}
+
+#endif
+
+}  // namespace opmark::aggregate
