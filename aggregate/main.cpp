@@ -51,7 +51,9 @@ const char* kUsage = R"(usage:
   opmark-aggregate RESULTS --spreadsheet=DIR      DeepBench-style tables as DIR/<precision>_<family>.csv, specs.csv,
                                                   and DIR/opmark.xlsx (a sheet per precision) with libxlsxwriter
   opmark-aggregate RESULTS --plots=DIR [--models=...]   SVG: roofline per precision, each area's operator chart,
-                                                        area scores
+                                                        area scores (and PNG beside each where rsvg-convert is found)
+  opmark-aggregate RESULTS RESULTS... [--plots=DIR]     several result sets (one per GPU, say): the scores of each,
+                                                        and areas.svg with their area scores side by side
 RESULTS: opmark-bench's results.jsonl or benchmark.json. Scores are milliseconds: lower is better.
 )";
 
@@ -91,8 +93,11 @@ Args parse(int argc, char** argv) {
   }
   if (a.format != "table" && a.format != "json" && a.format != "csv")
     throw Error("--format: expected table, json or csv, got '" + a.format + "'");
-  if (a.files.size() != (a.compare ? 2u : 1u)) throw Error(std::string("expected ") + (a.compare ? "two" : "one") +
-                                                           " results file(s)\n" + kUsage);
+  if (a.compare ? a.files.size() != 2u : a.files.empty())
+    throw Error(std::string("expected ") + (a.compare ? "two results files" : "a results file") + "\n" + kUsage);
+  if (!a.compare && a.files.size() > 1 && (a.format != "table" || !a.spreadsheet.empty()))
+    throw Error("several results files are scored side by side in table form only (--format=table, no "
+                "--spreadsheet); give one file for json, csv or a spreadsheet");
   return a;
 }
 
@@ -140,12 +145,27 @@ void write_svg(const fs::path& path, const std::string& svg) {
   std::ofstream out(path);
   if (!out) throw Error(path.string() + ": cannot write");
   out << svg;
+  out.close();
   std::printf("wrote %s\n", path.string().c_str());
+  // PNG beside the SVG where a converter is installed (librsvg2-bin); the SVG is the product, the PNG a convenience.
+  static const bool have_converter = std::system("command -v rsvg-convert >/dev/null 2>&1") == 0;
+  if (!have_converter) return;
+  fs::path png = path;
+  png.replace_extension(".png");
+  const auto quoted = [](const std::string& text) {  // one shell word, whatever the path holds
+    std::string q = "'";
+    for (char ch : text) q += ch == '\'' ? std::string("'\\''") : std::string(1, ch);
+    return q + "'";
+  };
+  const std::string command =
+      "rsvg-convert -b white -o " + quoted(png.string()) + " " + quoted(path.string()) + " 2>/dev/null";
+  if (std::system(command.c_str()) == 0) std::printf("wrote %s\n", png.string().c_str());
+  else std::printf("no %s: rsvg-convert failed on the SVG\n", png.string().c_str());
 }
 
 // The roofline of every precision the results hold, each area's operator chart (OpBench), the area scores.
 void write_plots(const Args& a, const ResultSet& results, const std::vector<core::ModelTable>& models,
-                 const std::vector<Area>& area_defs, const std::vector<AreaScore>& areas) {
+                 const std::vector<Area>& area_defs) {
   fs::create_directories(a.plots);
   std::set<std::string> precisions;
   for (const auto& [name, r] : results.cases) {
@@ -175,11 +195,18 @@ void write_plots(const Args& a, const ResultSet& results, const std::vector<core
     write_svg(fs::path(a.plots) / ("operators_" + area.name + ".svg"),
               operator_chart_svg("Operators of area " + area.name + " (" + a.precision + ")", points));
   }
-  write_svg(fs::path(a.plots) / "areas.svg", area_bars_svg({a.files[0]}, {areas}));
 }
 
-int run_scores(const Args& a) {
-  const ResultSet results = load_results(a.files[0], a.statistic);
+// The area scores of every result set scored, labelled for the bar chart.
+struct AreaSets {
+  std::vector<std::string> names;
+  std::vector<std::vector<AreaScore>> scores;
+};
+
+// Scores one results file and prints them; the first file's plots (rooflines, operator charts) are written here,
+// the area bars of all files by run_scores.
+int score_set(const Args& a, const std::string& file, bool primary, AreaSets* sets) {
+  const ResultSet results = load_results(file, a.statistic);
   const std::string dir = shapes_dir(a);
   std::vector<std::string> names;
   std::istringstream list(a.models);
@@ -206,7 +233,7 @@ int run_scores(const Args& a) {
     for (const auto& n : names) list += "\n  " + n;
     std::string model_list;
     for (const auto& m : models) model_list += (model_list.empty() ? "" : ",") + m.name;
-    throw Error(std::to_string(names.size()) + " case(s) the models need are not in " + a.files[0] + ":" + list +
+    throw Error(std::to_string(names.size()) + " case(s) the models need are not in " + file + ":" + list +
                 "\nmeasure them with: opmark-bench --opmark_models=" + model_list + " --opmark_precision=" +
                 a.precision + "\nor score what is there with --allow-missing (coverage then says what is left out)");
   }
@@ -221,13 +248,15 @@ int run_scores(const Args& a) {
         area_defs.push_back(area);
       }
     }
-  if (!a.plots.empty()) write_plots(a, results, models, area_defs, areas);
+  if (!a.plots.empty() && primary) write_plots(a, results, models, area_defs);
+  sets->names.push_back(results.context.count("gpu") ? results.context.at("gpu") + " (" + file + ")" : file);
+  sets->scores.push_back(areas);
   if (a.format == "json") {
     nlohmann::json j;
     j["lower_is_better"] = true;
     j["unit"] = "ms";
     j["precision"] = a.precision;
-    j["results"] = a.files[0];
+    j["results"] = file;
     if (results.context.count("gpu")) j["gpu"] = results.context.at("gpu");
     for (const auto& s : scores) {
       nlohmann::json m = {{"name", s.name},     {"area", s.area},
@@ -271,6 +300,16 @@ int run_scores(const Args& a) {
 }
 
 }  // namespace
+
+int run_scores(const Args& a) {
+  AreaSets sets;
+  for (std::size_t i = 0; i < a.files.size(); ++i) {
+    if (a.files.size() > 1) std::printf("%s== %s\n", i ? "\n" : "", a.files[i].c_str());
+    score_set(a, a.files[i], i == 0, &sets);
+  }
+  if (!a.plots.empty()) write_svg(fs::path(a.plots) / "areas.svg", area_bars_svg(sets.names, sets.scores));
+  return 0;
+}
 
 int run_spreadsheet(const Args& a) {
   const ResultSet results = load_results(a.files[0], a.statistic);
