@@ -1,8 +1,11 @@
-// All-reduce through NCCL (the allreduce family), one process over `ranks` visible GPUs (ncclCommInitAll, one
-// stream per GPU, grouped calls). The harness times on GPU 0's stream: the other GPUs' streams wait for an event
-// recorded there before the collective and GPU 0's stream waits for theirs after it, so the two timing events
-// bracket the collective on every GPU. Verified once: every rank's result against the float64 sum of all ranks'
-// inputs, on the host.
+// All-reduce through NCCL (the allreduce family), in one of two launch modes with one timing path:
+// - one process over `ranks` visible GPUs (ncclCommInitAll, one stream per GPU, grouped calls). The harness times
+//   on GPU 0's stream: the other GPUs' streams wait for an event recorded there before the collective and GPU 0's
+//   stream waits for theirs after it, so the two timing events bracket the collective on every GPU;
+// - one process per GPU under MPI (ncclCommInitRank, the unique id broadcast from rank 0): each rank times its own
+//   call and the harness reports the mean over ranks (and the slowest).
+// Verified once: every rank's result against the float64 reduction of all ranks' inputs (rank r's input is seeded
+// by r, so any process can regenerate any rank's input), on the host.
 #include <nccl.h>
 
 #include <algorithm>
@@ -63,7 +66,14 @@ class DeviceScope {
 class AllreduceWorkload final : public Workload {
  public:
   AllreduceWorkload(const core::Case& c, const RunContext& ctx)
-      : p_(core::allreduce_problem(c)), prec_(core::precision_info(c.precision)), seed_(ctx.seed) {
+      : p_(core::allreduce_problem(c)),
+        prec_(core::precision_info(c.precision)),
+        seed_(ctx.seed),
+        group_(ctx.group && ctx.group->multi_process() ? ctx.group : nullptr) {
+    if (group_) {
+      init_one_rank_per_process(ctx);
+      return;
+    }
     int visible = 0;
     OPMARK_CHECK_CUDA(cudaGetDeviceCount(&visible));
     if (p_.ranks > visible)
@@ -90,6 +100,7 @@ class AllreduceWorkload final : public Workload {
       }
       streams_.push_back(s);
       done_.push_back(done);
+      devices_.push_back(r);
     }
     OPMARK_CHECK_CUDA(cudaEventCreateWithFlags(&start_, cudaEventDisableTiming));
     fill_inputs(ctx.stream);
@@ -114,6 +125,12 @@ class AllreduceWorkload final : public Workload {
   }
 
   void launch(cudaStream_t stream) override {
+    if (group_) {
+      void* out = p_.inplace ? send_[0].get() : recv_[0].get();
+      OPMARK_CHECK_NCCL(ncclAllReduce(send_[0].get(), out, static_cast<std::size_t>(p_.count), nccl_type(prec_.input),
+                                      nccl_op(p_.op), comms_[0], stream));
+      return;
+    }
     const int n = static_cast<int>(p_.ranks);
     OPMARK_CHECK_CUDA(cudaEventRecord(start_, stream));
     for (int r = 1; r < n; ++r) OPMARK_CHECK_CUDA(cudaStreamWaitEvent(streams_[r], start_, 0));
@@ -136,34 +153,37 @@ class AllreduceWorkload final : public Workload {
     const std::size_t count = static_cast<std::size_t>(p_.count);
     fill_inputs(stream);  // in place, timed launches have overwritten them
     std::vector<double> want(count, 0.0);
-    for (int r = 0; r < n; ++r) {
-      DeviceScope on(r);
-      OPMARK_CHECK_CUDA(cudaDeviceSynchronize());
-      const std::vector<double> x = download_as_double(send_[r], prec_.input, count, nullptr);
-      for (std::size_t i = 0; i < count; ++i) {
-        if (r == 0) want[i] = x[i];
-        else if (p_.op == "sum") want[i] += x[i];
-        else if (p_.op == "prod") want[i] *= x[i];
-        else if (p_.op == "max") want[i] = std::max(want[i], x[i]);
-        else want[i] = std::min(want[i], x[i]);
+    {
+      DeviceScope on(devices_[0]);
+      DeviceBuffer scratch(prec_.input, count);
+      for (int r = 0; r < n; ++r) {
+        fill_rank_input(scratch, r);
+        const std::vector<double> x = download_as_double(scratch, prec_.input, count, nullptr);
+        for (std::size_t i = 0; i < count; ++i) {
+          if (r == 0) want[i] = x[i];
+          else if (p_.op == "sum") want[i] += x[i];
+          else if (p_.op == "prod") want[i] *= x[i];
+          else if (p_.op == "max") want[i] = std::max(want[i], x[i]);
+          else want[i] = std::min(want[i], x[i]);
+        }
       }
     }
-    for (int r = 0; r < n; ++r) {
-      DeviceScope on(r);
-      if (!p_.inplace) kernels::poison(recv_[r].get(), count, prec_.input, nullptr);
+    for (std::size_t l = 0; l < devices_.size(); ++l) {
+      DeviceScope on(devices_[l]);
+      if (!p_.inplace) kernels::poison(recv_[l].get(), count, prec_.input, nullptr);
       OPMARK_CHECK_CUDA(cudaDeviceSynchronize());
     }
     launch(stream);
     OPMARK_CHECK_CUDA(cudaStreamSynchronize(stream));
-    // Every rank holds the same result: compare each, and report the worst.
+    // Every rank holds the same result: compare each this process holds, and report the worst.
     kernels::CompareResult worst;
-    for (int r = 0; r < n; ++r) {
-      DeviceScope on(r);
+    for (std::size_t l = 0; l < devices_.size(); ++l) {
+      DeviceScope on(devices_[l]);
       const DeviceBuffer ref = upload(want, nullptr);
       const kernels::CompareResult c = kernels::compare_to_reference(
-          p_.inplace ? send_[r].get() : recv_[r].get(), prec_.input, ref.as<double>(), count,
+          p_.inplace ? send_[l].get() : recv_[l].get(), prec_.input, ref.as<double>(), count,
           core::depth_tolerance(prec_.tolerance, double(n)), nullptr, prec_.tolerance);
-      if (r == 0 || !c.ok() || c.max_scaled_error > worst.max_scaled_error) worst = c;
+      if (l == 0 || !c.ok() || c.max_scaled_error > worst.max_scaled_error) worst = c;
       if (!c.ok()) break;
     }
     return worst;
@@ -171,6 +191,12 @@ class AllreduceWorkload final : public Workload {
 
   std::string label() const override {
     char buf[200];
+    if (group_) {
+      std::snprintf(buf, sizeof buf, "NCCL %s, %lld rank(s), one process per GPU (MPI) | %s",
+                    p_.inplace ? "in place" : "out of place", static_cast<long long>(p_.ranks),
+                    core::name_of(prec_.input));
+      return buf;
+    }
     std::snprintf(buf, sizeof buf, "NCCL %s, %lld rank(s) in one process, %d of %lld GPU pairs with peer access | %s",
                   p_.inplace ? "in place" : "out of place", static_cast<long long>(p_.ranks), peers_,
                   static_cast<long long>(p_.ranks * (p_.ranks - 1)), core::name_of(prec_.input));
@@ -182,21 +208,49 @@ class AllreduceWorkload final : public Workload {
   }
 
  private:
-  // Rank r's input: seeded by rank, uniform in [0.5, 1.5] for prod (a product of values in [-1, 1] over ranks
-  // shrinks towards zero), [-1, 1] otherwise.
-  void fill_inputs(cudaStream_t) {
+  // Rank r's input: seeded by r, uniform in [0.5, 1.5] for prod (a product of values in [-1, 1] over ranks
+  // shrinks towards zero), [-1, 1] otherwise. Written on the current device.
+  void fill_rank_input(DeviceBuffer& buffer, int r) {
     const bool prod = p_.op == "prod";
-    for (int r = 0; r < static_cast<int>(p_.ranks); ++r) {
-      DeviceScope on(r);
-      kernels::fill_uniform(send_[r].get(), static_cast<std::size_t>(p_.count), prec_.input,
-                            seed_ + static_cast<std::uint64_t>(r), prod ? 0.5 : -1.0, prod ? 1.5 : 1.0, nullptr);
-      OPMARK_CHECK_CUDA(cudaDeviceSynchronize());
+    kernels::fill_uniform(buffer.get(), static_cast<std::size_t>(p_.count), prec_.input,
+                          seed_ + static_cast<std::uint64_t>(r), prod ? 0.5 : -1.0, prod ? 1.5 : 1.0, nullptr);
+    OPMARK_CHECK_CUDA(cudaDeviceSynchronize());
+  }
+
+  // The inputs of the ranks this process holds: all of them in one process, its own under MPI.
+  void fill_inputs(cudaStream_t) {
+    for (std::size_t l = 0; l < devices_.size(); ++l) {
+      DeviceScope on(devices_[l]);
+      fill_rank_input(send_[l], group_ ? group_->rank() : static_cast<int>(l));
     }
+  }
+
+  // MPI mode: this process is one rank on its own GPU (the current device, chosen by local rank in main).
+  void init_one_rank_per_process(const RunContext& ctx) {
+    if (p_.ranks != group_->size())
+      throw UnsupportedError("the case has " + std::to_string(p_.ranks) + " rank(s) and this run " +
+                             std::to_string(group_->size()) + " processes; under MPI G defaults to the process count");
+    ncclUniqueId id{};
+    if (group_->rank() == 0) OPMARK_CHECK_NCCL(ncclGetUniqueId(&id));
+    group_->broadcast(&id, sizeof id, 0);
+    comms_.resize(1);
+    OPMARK_CHECK_NCCL(ncclCommInitRank(&comms_[0], group_->size(), id, group_->rank()));
+    int device = 0;
+    OPMARK_CHECK_CUDA(cudaGetDevice(&device));
+    devices_ = {device};
+    const std::size_t count = static_cast<std::size_t>(p_.count);
+    send_.emplace_back(prec_.input, count);
+    recv_.emplace_back(prec_.input, p_.inplace ? 0 : count);
+    streams_ = {nullptr};
+    done_ = {nullptr};
+    fill_inputs(ctx.stream);
   }
 
   core::AllreduceProblem p_;
   const core::PrecisionInfo& prec_;
   std::uint64_t seed_;
+  ProcessGroup* group_;       // set in MPI mode only
+  std::vector<int> devices_;  // the GPU of each rank this process holds
   std::vector<ncclComm_t> comms_;
   std::vector<DeviceBuffer> send_, recv_;
   std::vector<cudaStream_t> streams_;  // rank 0 uses the harness's stream

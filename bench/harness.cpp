@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <functional>
 
 #include "bench/copy_ceiling.h"
 #include "bench/families.h"
@@ -35,6 +36,7 @@ struct Harness::Prepared {
   core::Work work;
   int batch = 1;
   Outcome outcome;
+  bool agreed = false;  // the ranks have agreed on the outcome (multi-process runs)
 };
 
 Outcome verify_workload(Workload& w, cudaStream_t stream) {
@@ -76,8 +78,10 @@ std::map<std::string, double> throughput_counters(const core::Work& work, double
   return c;
 }
 
-Harness::Harness(Options options, std::optional<DeviceInfo> device, std::string no_device_reason)
+Harness::Harness(Options options, std::optional<DeviceInfo> device, std::string no_device_reason,
+                 ProcessGroup* group)
     : options_(std::move(options)),
+      group_(group),
       device_(std::move(device)),
       no_device_reason_(std::move(no_device_reason)),
       peaks_(resolve_peaks(device_ ? device_->name : "", options_.peaks)) {}
@@ -149,12 +153,16 @@ Harness::Prepared& Harness::prepare(std::size_t case_index) {
                              std::to_string(device_->compute_capability / 10) + "." +
                              std::to_string(device_->compute_capability % 10));
     cudaStream_t s = stream();
-    RunContext ctx{s, *device_, options_, case_seed(options_.seed, name)};
+    RunContext ctx{s, *device_, options_, case_seed(options_.seed, name), group_};
     p->workload = make_workload(c, ctx);
     p->work = core::work_of(c);
     p->outcome = verify_workload(*p->workload, s);
+    agree_on_outcome(&p->outcome);
+    p->agreed = true;
     if (p->outcome.status == Status::ok) {
-      const double warm = timer_->warm_up(*p->workload, options_.warmup_ms);
+      std::function<double(double)> agree;
+      if (multi_process()) agree = [this](double seconds) { return group_->agree_max(seconds); };
+      const double warm = timer_->warm_up(*p->workload, options_.warmup_ms, agree);
       p->batch = choose_batch(warm);
       p->outcome.label = p->workload->label();
       p->outcome.counters = p->workload->counters();
@@ -163,11 +171,34 @@ Harness::Prepared& Harness::prepare(std::size_t case_index) {
     Outcome o = outcome_from_exception(std::current_exception());
     o.verification = p->outcome.verification;
     p->outcome = o;
+    // A rank that failed before agreeing still agrees now, so the others do not wait in the collective forever.
+    if (multi_process() && !p->agreed) agree_on_outcome(&p->outcome);
   }
   if (p->outcome.status != Status::ok) p->workload.reset();
   outcomes_[name] = p->outcome;
   prepared_ = std::move(p);
   return *prepared_;
+}
+
+// Every rank's status; a case is ok only where it is ok on every rank, and otherwise carries the first failing
+// rank's reason (a wrong element on any GPU fails the collective).
+void Harness::agree_on_outcome(Outcome* o) {
+  if (!multi_process()) return;
+  const std::vector<double> statuses = group_->all_gather(static_cast<double>(o->status));
+  int worst_rank = -1;
+  for (std::size_t r = 0; r < statuses.size(); ++r)
+    if (statuses[r] != static_cast<double>(Status::ok) &&
+        (worst_rank < 0 || statuses[r] > statuses[static_cast<std::size_t>(worst_rank)]))
+      worst_rank = static_cast<int>(r);
+  if (worst_rank < 0) return;
+  // The failing rank's status and reason, sent to all (length first, then the text).
+  std::string reason = group_->rank() == worst_rank ? o->reason : std::string();
+  double length = static_cast<double>(reason.size());
+  group_->broadcast(&length, sizeof length, worst_rank);
+  reason.resize(static_cast<std::size_t>(length));
+  group_->broadcast(reason.data(), reason.size(), worst_rank);
+  o->status = static_cast<Status>(static_cast<int>(statuses[static_cast<std::size_t>(worst_rank)]));
+  o->reason = "rank " + std::to_string(worst_rank) + ": " + reason;
 }
 
 void Harness::run(benchmark::State& state, std::size_t case_index) {
@@ -187,11 +218,18 @@ void Harness::run(benchmark::State& state, std::size_t case_index) {
     // One Google Benchmark iteration is one launch, so its iteration count and --benchmark_min_time mean GPU
     // launches and GPU time: a sample of `batch` launches is taken, then reported over the next `batch`
     // iterations at its time per launch.
-    double total = 0, per_launch = 0;
+    // In a multi-process run every rank reports the mean over the ranks of each sample (what nccl-tests reports),
+    // so Google Benchmark sizes the same iteration count on every rank; the slowest rank is kept as a counter.
+    double total = 0, per_launch = 0, slowest_total = 0;
     int left_in_sample = 0;
     for (auto _ : state) {
       if (left_in_sample == 0) {
         per_launch = timer_->sample(*p.workload, p.batch);
+        if (multi_process()) {
+          const RankTimes t = summarize_rank_times(group_->all_gather(per_launch));
+          per_launch = t.mean;
+          slowest_total += t.max * p.batch;
+        }
         left_in_sample = p.batch;
       }
       --left_in_sample;
@@ -209,6 +247,10 @@ void Harness::run(benchmark::State& state, std::size_t case_index) {
       if (ceiling > 0) state.counters["pct_copy_bw"] = 100.0 * p.work.bytes() / per_op / 1e9 / ceiling;
     }
     state.counters["batch"] = p.batch;
+    if (multi_process()) {
+      state.counters["processes"] = group_->size();
+      state.counters["slowest_rank_us"] = slowest_total / static_cast<double>(state.iterations()) * 1e6;
+    }
     state.SetLabel(p.outcome.label);
   } catch (...) {
     Outcome o = outcome_from_exception(std::current_exception());

@@ -37,7 +37,10 @@ std::map<std::string, double> throughput_counters(const core::Work& work, double
 class Harness {
  public:
   // `device` is empty on a machine without a GPU: cases still register (so listing works) but do not run.
-  Harness(Options options, std::optional<DeviceInfo> device, std::string no_device_reason);
+  // `group`: the processes of the run (null: this one alone). In a multi-process run every decision taken from a
+  // measured time uses the value all ranks agree on, and every case's outcome is the worst over the ranks.
+  Harness(Options options, std::optional<DeviceInfo> device, std::string no_device_reason,
+          ProcessGroup* group = nullptr);
   ~Harness();
 
   // One RegisterBenchmark per case, manual time, microseconds.
@@ -57,7 +60,11 @@ class Harness {
   cudaStream_t stream();
   double copy_ceiling_gb_per_s();  // measured on first use, once per run
 
+  bool multi_process() const { return group_ && group_->multi_process(); }
+  void agree_on_outcome(Outcome* o);
+
   Options options_;
+  ProcessGroup* group_ = nullptr;
   std::optional<DeviceInfo> device_;
   std::string no_device_reason_;
   Peaks peaks_;

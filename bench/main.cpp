@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <iostream>
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -15,8 +16,10 @@
 #include "bench/families.h"
 #include "bench/harness.h"
 #include "bench/options.h"
+#include "bench/process_group.h"
 #include "bench/results_log.h"
 #include "core/error.h"
+#include "kernels/cuda_check.h"
 #include "core/model_table.h"
 #include "core/table.h"
 #include "opmark/version.h"
@@ -81,8 +84,21 @@ std::vector<std::string> default_benchmark_flags(const bench::Options& o) {
   return flags;
 }
 
+// Which pairs of visible GPUs can reach each other directly ("0>1 1>0"): with the GPU count, the topology the
+// all-reduce numbers depend on.
+std::string peer_access_pairs(int count) {
+  std::string pairs;
+  for (int a = 0; a < count; ++a)
+    for (int b = 0; b < count; ++b) {
+      int can = 0;
+      if (a != b && cudaDeviceCanAccessPeer(&can, a, b) == cudaSuccess && can)
+        pairs += (pairs.empty() ? "" : " ") + std::to_string(a) + ">" + std::to_string(b);
+    }
+  return pairs.empty() ? "none" : pairs;
+}
+
 nlohmann::json add_context(const std::optional<bench::DeviceInfo>& device, const bench::Options& o,
-                           const bench::Peaks& peaks) {
+                           const bench::Peaks& peaks, const bench::ProcessGroup& group) {
   nlohmann::json ctx;
   auto put = [&](const std::string& key, const std::string& value) {
     benchmark::AddCustomContext("opmark_" + key, value);
@@ -97,7 +113,16 @@ nlohmann::json add_context(const std::optional<bench::DeviceInfo>& device, const
   if (peaks.memory_gb_per_s > 0) put("peak_gb_per_s", std::to_string(peaks.memory_gb_per_s));
   if (device) {
     put("gpu", device->name);
-    put("gpu_count_used", "1");
+    put("gpu_count_used", std::to_string(group.size()));
+    int visible = 0;
+    if (cudaGetDeviceCount(&visible) == cudaSuccess) {
+      put("visible_gpus", std::to_string(visible));
+      put("peer_access", peer_access_pairs(visible));
+    }
+    if (group.multi_process()) {
+      put("processes", std::to_string(group.size()));
+      put("mpi", group.describe());
+    }
     put("compute_capability", std::to_string(device->compute_capability / 10) + "." +
                                   std::to_string(device->compute_capability % 10));
     put("sm_count", std::to_string(device->sm_count));
@@ -113,8 +138,22 @@ nlohmann::json add_context(const std::optional<bench::DeviceInfo>& device, const
   return ctx;
 }
 
-int run(int argc, char** argv) {
+int run(int argc, char** argv, bench::ProcessGroup& group) {
   bench::Options options = bench::parse_options(argc, argv);
+  // One process per GPU (MPI): rank 0 alone prints and writes files; the all-reduce's ranks default to the
+  // process count; each process takes the GPU of its rank on its host.
+  std::vector<std::string> dropped_args;
+  if (group.multi_process()) {
+    if (group.rank() != 0) {
+      if (!std::freopen("/dev/null", "w", stdout)) throw Error("rank " + std::to_string(group.rank()) +
+                                                                ": cannot silence stdout");
+      options.out_dir.clear();
+    }
+    if (!options.selection.symbols.count("G")) options.selection.symbols["G"] = group.size();
+    int count = 0;
+    if (cudaGetDeviceCount(&count) == cudaSuccess && count > 0)
+      OPMARK_CHECK_CUDA(cudaSetDevice(bench::device_for_local_rank(group.local_rank(), count)));
+  }
   if (options.help) std::cout << bench::options_help() << "\nGoogle Benchmark's flags:\n";
 
   const std::vector<std::string> shape_dirs = options.shapes.empty() ? default_shapes() : options.shapes;
@@ -148,6 +187,15 @@ int run(int argc, char** argv) {
     else ++not_runnable[c.family];
   }
   cases = std::move(runnable);
+  if (group.multi_process()) {  // only a collective spans processes; the rest would run once per rank
+    std::vector<core::Case> collective;
+    for (auto& c : cases)
+      if (c.family == "allreduce") collective.push_back(std::move(c));
+    if (collective.size() < cases.size())
+      std::printf("opmark: %zu process(es): running the allreduce family only (%zu other case(s) left out)\n",
+                  static_cast<std::size_t>(group.size()), cases.size() - collective.size());
+    cases = std::move(collective);
+  }
   for (const auto& [family, n] : not_runnable)
     std::fprintf(stderr, "opmark: %s: %d cases selected, no benchmark for this family in this build yet\n",
                  family.c_str(), n);
@@ -157,7 +205,11 @@ int run(int argc, char** argv) {
   std::vector<std::string> defaults = default_benchmark_flags(options);
   std::vector<char*> args = {argv[0]};
   for (auto& f : defaults) args.push_back(f.data());
-  for (int i = 1; i < argc; ++i) args.push_back(argv[i]);
+  for (int i = 1; i < argc; ++i) {
+    // Ranks other than 0 write no files, whatever the command line asks.
+    if (group.rank() != 0 && std::strncmp(argv[i], "--benchmark_out", 15) == 0) continue;
+    args.push_back(argv[i]);
+  }
   int bm_argc = static_cast<int>(args.size());
   args.push_back(nullptr);
   const bool listing = has_flag(bm_argc, args.data(), "--benchmark_list_tests");
@@ -166,7 +218,7 @@ int run(int argc, char** argv) {
 
   std::string why;
   std::optional<bench::DeviceInfo> device = listing ? std::nullopt : bench::query_device(&why);
-  bench::Harness harness(options, device, why);
+  bench::Harness harness(options, device, why, &group);
   harness.register_cases(std::move(cases));
   if (listing) {
     benchmark::RunSpecifiedBenchmarks();
@@ -180,7 +232,7 @@ int run(int argc, char** argv) {
     return 1;
   }
   if (!options.out_dir.empty()) fs::create_directories(options.out_dir);
-  nlohmann::json context = add_context(device, options, harness.peaks());
+  nlohmann::json context = add_context(device, options, harness.peaks(), group);
   const std::string log_path = options.out_dir.empty() ? "" : (fs::path(options.out_dir) / "results.jsonl").string();
   const auto color = isatty(fileno(stdout)) ? benchmark::ConsoleReporter::OO_ColorTabular
                                             : benchmark::ConsoleReporter::OO_Tabular;
@@ -209,7 +261,8 @@ int run(int argc, char** argv) {
 
 int main(int argc, char** argv) {
   try {
-    return run(argc, argv);
+    const std::unique_ptr<bench::ProcessGroup> group = bench::make_process_group(&argc, &argv);
+    return run(argc, argv, *group);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "opmark-bench: %s\n", e.what());
     return 2;

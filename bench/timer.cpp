@@ -50,23 +50,25 @@ void Timer::untimed_before_launch(Workload& w) {
   if (w.needs_before_launch()) w.before_launch(stream_);
 }
 
-double Timer::warm_up(Workload& w, double warmup_ms) {
+double Timer::warm_up(Workload& w, double warmup_ms, const std::function<double(double)>& agree) {
+  const auto agreed = [&](double seconds) { return agree ? agree(seconds) : seconds; };
   const bool per_launch_events = times_each_launch(w);
   const auto launch = [&](cudaStream_t s) {
     untimed_before_launch(w);  // its own kernels load before any timing too
     w.launch(s);
   };
-  double per_launch = time_launches(launch, 1);  // pays for lazy module loading: not an estimate we keep
+  double per_launch = agreed(time_launches(launch, 1));  // pays for lazy module loading: not an estimate we keep
   double spent_ms = 0;
   for (int launches = 1; launches < 2 || (spent_ms < warmup_ms && launches < 100000);) {
     const int batch = choose_batch(per_launch);
-    per_launch = per_launch_events ? sample(w, batch) : time_launches([&](cudaStream_t s) { w.launch(s); }, batch);
+    per_launch = agreed(per_launch_events ? sample(w, batch)
+                                          : time_launches([&](cudaStream_t s) { w.launch(s); }, batch));
     spent_ms += per_launch * batch * 1e3;
     launches += batch;
   }
   // The estimate that picks the batch size comes from a batch itself: a lone launch's time is inflated by the
   // launch latency and would keep short kernels out of batching.
-  return sample(w, choose_batch(per_launch));
+  return agreed(sample(w, choose_batch(per_launch)));
 }
 
 bool Timer::times_each_launch(const Workload& w) const { return mode_ == L2Mode::cold || w.needs_before_launch(); }

@@ -33,7 +33,9 @@ class Timer {
 
   // Untimed launches for at least `warmup_ms` of GPU time (and at least 2 launches), so clocks have ramped
   // and lazy library setup is done. Returns seconds per launch, measured on a batch (see choose_batch).
-  double warm_up(Workload& w, double warmup_ms);
+  // `agree` turns each measured time into the one every process of a multi-process run uses (their maximum), so
+  // all of them launch a collective the same number of times; one process passes none.
+  double warm_up(Workload& w, double warmup_ms, const std::function<double(double)>& agree = {});
 
   // One sample: `batch` launches, returns GPU seconds per launch. Hot: one event pair around the batch.
   // Cold, or a workload with untimed work before each launch: that work runs before each launch and only the

@@ -11,6 +11,7 @@
 
 #include "bench/device_info.h"
 #include "bench/options.h"
+#include "bench/process_group.h"
 #include "core/case.h"
 #include "kernels/compare.h"
 
@@ -22,6 +23,8 @@ struct RunContext {
   const DeviceInfo& device;
   const Options& options;
   std::uint64_t seed = 0;  // derived from --opmark_seed and the case name: same inputs on every run
+  // The processes of this run: one, or one per GPU under MPI (only collective families look at it).
+  ProcessGroup* group = nullptr;
 };
 
 class Workload {

@@ -27,6 +27,16 @@ message(STATUS "opmark: Google Benchmark ${benchmark_VERSION}")
 find_package(CUDNN)
 find_package(NCCL)
 
+# Optional: MPI runs opmark-bench as one process per GPU (the all-reduce across hosts, under mpirun).
+# MPI's C API from C++: the deprecated C++ bindings are skipped (absent from many builds).
+set(MPI_CXX_SKIP_MPICXX ON)
+find_package(MPI COMPONENTS CXX)
+if(MPI_CXX_FOUND)
+  message(STATUS "opmark: MPI ${MPI_CXX_VERSION}: opmark-bench runs one process per GPU under mpirun")
+else()
+  message(STATUS "opmark: no MPI: opmark-bench runs in one process (install libopenmpi-dev for the MPI mode)")
+endif()
+
 # Optional: libxlsxwriter lets opmark-aggregate write the DeepBench-style workbook (CSV is always written).
 find_package(XlsxWriter)
 
