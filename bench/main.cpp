@@ -18,6 +18,7 @@
 #include "bench/options.h"
 #include "bench/process_group.h"
 #include "bench/results_log.h"
+#include "bench/topology.h"
 #include "core/error.h"
 #include "kernels/cuda_check.h"
 #include "core/model_table.h"
@@ -84,19 +85,6 @@ std::vector<std::string> default_benchmark_flags(const bench::Options& o) {
   return flags;
 }
 
-// Which pairs of visible GPUs can reach each other directly ("0>1 1>0"): with the GPU count, the topology the
-// all-reduce numbers depend on.
-std::string peer_access_pairs(int count) {
-  std::string pairs;
-  for (int a = 0; a < count; ++a)
-    for (int b = 0; b < count; ++b) {
-      int can = 0;
-      if (a != b && cudaDeviceCanAccessPeer(&can, a, b) == cudaSuccess && can)
-        pairs += (pairs.empty() ? "" : " ") + std::to_string(a) + ">" + std::to_string(b);
-    }
-  return pairs.empty() ? "none" : pairs;
-}
-
 nlohmann::json add_context(const std::optional<bench::DeviceInfo>& device, const bench::Options& o,
                            const bench::Peaks& peaks, const bench::ProcessGroup& group) {
   nlohmann::json ctx;
@@ -117,7 +105,9 @@ nlohmann::json add_context(const std::optional<bench::DeviceInfo>& device, const
     int visible = 0;
     if (cudaGetDeviceCount(&visible) == cudaSuccess) {
       put("visible_gpus", std::to_string(visible));
-      put("peer_access", peer_access_pairs(visible));
+      put("peer_access", bench::peer_access_pairs(visible));
+      const std::string nvlink = bench::nvlink_pairs(visible);
+      if (!nvlink.empty()) put("nvlink_pairs", nvlink);
     }
     if (group.multi_process()) {
       put("processes", std::to_string(group.size()));
