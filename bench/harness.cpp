@@ -36,7 +36,6 @@ struct Harness::Prepared {
   core::Work work;
   int batch = 1;
   Outcome outcome;
-  bool agreed = false;  // the ranks have agreed on the outcome (multi-process runs)
 };
 
 Outcome verify_workload(Workload& w, cudaStream_t stream) {
@@ -158,7 +157,6 @@ Harness::Prepared& Harness::prepare(std::size_t case_index) {
     p->work = core::work_of(c);
     p->outcome = verify_workload(*p->workload, s);
     agree_on_outcome(&p->outcome);
-    p->agreed = true;
     if (p->outcome.status == Status::ok) {
       std::function<double(double)> agree;
       if (multi_process()) agree = [this](double seconds) { return group_->agree_max(seconds); };
@@ -171,8 +169,8 @@ Harness::Prepared& Harness::prepare(std::size_t case_index) {
     Outcome o = outcome_from_exception(std::current_exception());
     o.verification = p->outcome.verification;
     p->outcome = o;
-    // A rank that failed before agreeing still agrees now, so the others do not wait in the collective forever.
-    if (multi_process() && !p->agreed) agree_on_outcome(&p->outcome);
+    // The other ranks may be inside a collective this rank will never join: stop them all.
+    if (multi_process()) group_->abort(name + ": " + p->outcome.reason);
   }
   if (p->outcome.status != Status::ok) p->workload.reset();
   outcomes_[name] = p->outcome;
@@ -254,6 +252,7 @@ void Harness::run(benchmark::State& state, std::size_t case_index) {
     state.SetLabel(p.outcome.label);
   } catch (...) {
     Outcome o = outcome_from_exception(std::current_exception());
+    if (multi_process()) group_->abort(p.name + ": " + o.reason);
     o.verification = p.outcome.verification;
     p.outcome = o;
     p.workload.reset();

@@ -38,7 +38,8 @@ class Harness {
  public:
   // `device` is empty on a machine without a GPU: cases still register (so listing works) but do not run.
   // `group`: the processes of the run (null: this one alone). In a multi-process run every decision taken from a
-  // measured time uses the value all ranks agree on, and every case's outcome is the worst over the ranks.
+  // measured time uses the value all ranks agree on, a wrong result on any rank fails the case on all, and an error
+  // on any rank stops every rank (the others would wait in the collective forever).
   Harness(Options options, std::optional<DeviceInfo> device, std::string no_device_reason,
           ProcessGroup* group = nullptr);
   ~Harness();

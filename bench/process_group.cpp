@@ -26,6 +26,7 @@ class SingleProcess final : public ProcessGroup {
   void broadcast(void*, std::size_t, int) override {}
   std::vector<double> all_gather(double value) override { return {value}; }
   std::string describe() const override { return ""; }
+  [[noreturn]] void abort(const std::string& why) override { throw Error(why); }
 };
 
 }  // namespace

@@ -27,6 +27,9 @@ class ProcessGroup {
   virtual std::vector<double> all_gather(double value) = 0;
   // What an MPI build links, for the results' context ("" in one process).
   virtual std::string describe() const = 0;
+  // Stops every process: a rank that failed mid-collective leaves the others waiting forever otherwise. Results
+  // rank 0 already wrote stay. One process: never called (its failures are reported case by case).
+  [[noreturn]] virtual void abort(const std::string& why) = 0;
 
   bool multi_process() const { return size() > 1; }
   double agree_max(double value);

@@ -2,6 +2,9 @@
 // same host are numbered by a split of the world over shared memory.
 #include <mpi.h>
 
+#include <cstdio>
+#include <cstdlib>
+
 #include "bench/process_group.h"
 #include "core/error.h"
 
@@ -47,6 +50,13 @@ class MpiGroup final : public ProcessGroup {
     return all;
   }
   std::string describe() const override { return library_; }
+  [[noreturn]] void abort(const std::string& why) override {
+    std::fprintf(stderr, "opmark-bench rank %d: %s\nopmark-bench: stopping every rank (a collective cannot go on "
+                 "without this one); results already written stay\n", rank_, why.c_str());
+    std::fflush(stderr);
+    MPI_Abort(MPI_COMM_WORLD, 3);
+    std::abort();  // MPI_Abort does not return; this tells the compiler so
+  }
 
  private:
   int rank_ = 0, size_ = 1, local_rank_ = 0;
