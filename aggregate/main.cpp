@@ -277,7 +277,7 @@ int score_set(const Args& a, const std::string& file, bool primary, AreaSets* se
   const bool csv = a.format == "csv";
   std::printf(csv ? "kind,name,area,score_ms,calls,coverage_calls,coverage_time,measured_ms\n"
                   : "Scores in ms (sum of calls x measured time per call): lower is better. Precision %s.\n"
-                    "%-22s %-15s %12s %8s %10s %10s %12s\n",
+                    "%-24s %-15s %12s %8s %10s %10s %12s\n",
               a.precision.c_str(), "model", "area", "score ms", "calls", "cov calls", "cov time", "measured ms");
   for (const auto& s : scores) {
     const std::string cov_time = s.coverage_time() >= 0 ? std::to_string(s.coverage_time()) : "";
@@ -286,7 +286,7 @@ int score_set(const Args& a, const std::string& file, bool primary, AreaSets* se
       std::printf("model,%s,%s,%.6f,%lld,%.4f,%s,%s\n", s.name.c_str(), s.area.c_str(), s.score_ms,
                   static_cast<long long>(s.calls), s.coverage_calls(), cov_time.c_str(), measured.c_str());
     else
-      std::printf("%-22s %-15s %12.4f %8lld %9.1f%% %10s %12s\n", s.name.c_str(), s.area.c_str(), s.score_ms,
+      std::printf("%-24s %-15s %12.4f %8lld %9.1f%% %10s %12s\n", s.name.c_str(), s.area.c_str(), s.score_ms,
                   static_cast<long long>(s.calls), 100 * s.coverage_calls(),
                   s.coverage_time() >= 0 ? (std::to_string(static_cast<int>(100 * s.coverage_time())) + "%").c_str()
                                          : "-",
@@ -294,7 +294,7 @@ int score_set(const Args& a, const std::string& file, bool primary, AreaSets* se
   }
   for (const auto& ar : areas) {
     if (csv) std::printf("area,%s,,%.6f,,,,\n", ar.name.c_str(), ar.score_ms);
-    else std::printf("area %-17s %-15s %12.4f\n", ar.name.c_str(), "", ar.score_ms);
+    else std::printf("area %-19s %-15s %12.4f\n", ar.name.c_str(), "", ar.score_ms);
   }
   return 0;
 }

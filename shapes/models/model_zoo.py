@@ -42,6 +42,26 @@ class DetectorNetwork(nn.Module):
         return self.head(features)
 
 
+class TwoStageDetectorNetwork(nn.Module):
+    """Faster R-CNN's network: the backbone with its FPN, the RPN head on every level, and the box head and predictor
+    on a fixed number of regions per image (the RPN keeps 1000 proposals per image at inference). Left out: the
+    input transform, anchor decoding, NMS, RoI pooling (its level assignment depends on the boxes) and box
+    post-processing, whose work depends on the image content rather than its size."""
+
+    def __init__(self, detector, regions=1000):
+        super().__init__()
+        self.backbone, self.rpn_head = detector.backbone, detector.rpn.head
+        self.box_head, self.box_predictor = detector.roi_heads.box_head, detector.roi_heads.box_predictor
+        self.regions = regions
+        self.pooled = (self.backbone.out_channels, 7, 7)  # MultiScaleRoIAlign's output per region
+
+    def forward(self, x):
+        features = list(self.backbone(x).values())
+        objectness, deltas = self.rpn_head(features)
+        pooled = x.new_empty((x.shape[0] * self.regions,) + self.pooled)  # RoI pooling's output, no kernel
+        return objectness, deltas, self.box_predictor(self.box_head(pooled))
+
+
 def segmentation(builder):
     def build(s, device):
         return builder(weights=None, weights_backbone=None, aux_loss=False)
@@ -99,6 +119,64 @@ class DGCNN(nn.Module):
             outs.append(x)
         x = self.embed(torch.cat(outs, dim=1))
         return self.fc(torch.cat((x.amax(dim=-1), x.mean(dim=-1)), dim=1))
+
+
+class PointNetPlusPlus(nn.Module):
+    """PointNet++ classification, single-scale grouping (Qi et al. 2017, the ssg configuration): set abstraction
+    512 centroids / radius 0.2 / 32 neighbours / MLP 64-64-128, then 128 / 0.4 / 64 / 128-128-256, then all points
+    through 256-512-1024, max pooling, MLP 512-256-40. Farthest point sampling is the reference loop (one step per
+    centroid); the ball query keeps the nearest neighbours inside the radius with topk (same shapes as a sort)."""
+
+    def __init__(self, classes=40):
+        super().__init__()
+        self.stages = [(512, 0.2, 32), (128, 0.4, 64), (None, None, None)]
+        widths = [(3, [64, 64, 128]), (128 + 3, [128, 128, 256]), (256 + 3, [256, 512, 1024])]
+        self.mlps = nn.ModuleList()
+        for c, outs in widths:
+            layers = []
+            for o in outs:
+                layers += [nn.Conv2d(c, o, 1), nn.BatchNorm2d(o), nn.ReLU()]
+                c = o
+            self.mlps.append(nn.Sequential(*layers))
+        self.fc = nn.Sequential(nn.Linear(1024, 512), nn.BatchNorm1d(512), nn.ReLU(), nn.Linear(512, 256),
+                                nn.BatchNorm1d(256), nn.ReLU(), nn.Linear(256, classes))
+
+    @staticmethod
+    def farthest_points(xyz, count):  # xyz: B x N x 3 -> B x count indices
+        b, n, _ = xyz.shape
+        batch = torch.arange(b, device=xyz.device)
+        chosen = torch.zeros(b, count, dtype=torch.long, device=xyz.device)
+        distance = torch.full((b, n), 1e10, device=xyz.device, dtype=xyz.dtype)
+        farthest = torch.zeros(b, dtype=torch.long, device=xyz.device)
+        for i in range(count):
+            chosen[:, i] = farthest
+            centre = xyz[batch, farthest, :].view(b, 1, 3)
+            distance = torch.minimum(distance, torch.sum((xyz - centre) ** 2, -1))
+            farthest = torch.max(distance, -1)[1]
+        return chosen
+
+    @staticmethod
+    def gather(points, idx):  # points: B x N x C, idx: B x ... -> B x ... x C
+        batch = torch.arange(points.shape[0], device=points.device).view(-1, *([1] * (idx.dim() - 1)))
+        return points[batch, idx, :]
+
+    def forward(self, x):  # x: B x 3 x N
+        xyz, features = x.transpose(1, 2).contiguous(), None
+        for (count, radius, neighbours), mlp in zip(self.stages, self.mlps):
+            if count is None:  # group all
+                grouped = xyz.unsqueeze(1) if features is None else torch.cat((xyz, features), -1).unsqueeze(1)
+                new_xyz = None
+            else:
+                new_xyz = self.gather(xyz, self.farthest_points(xyz, count))  # B x S x 3
+                d = -2 * torch.matmul(new_xyz, xyz.transpose(1, 2))
+                d = d + torch.sum(new_xyz ** 2, -1).unsqueeze(-1) + torch.sum(xyz ** 2, -1).unsqueeze(1)
+                idx = d.masked_fill(d > radius ** 2, float("inf")).topk(neighbours, dim=-1, largest=False)[1]
+                rel = self.gather(xyz, idx) - new_xyz.unsqueeze(2)  # B x S x K x 3
+                grouped = rel if features is None else torch.cat((rel, self.gather(features, idx)), -1)
+            out = mlp(grouped.permute(0, 3, 2, 1))  # B x C x K x S
+            features = torch.max(out, 2)[0].transpose(1, 2)  # B x S x C
+            xyz = new_xyz
+        return self.fc(features.squeeze(1))
 
 
 def points(s, device, dtype):
@@ -300,6 +378,13 @@ MODELS = {spec.name: spec for spec in [
          {"B": 32, "H": 300, "W": 300},
          lambda s, d: DetectorNetwork(torchvision.models.detection.ssd300_vgg16(weights=None, weights_backbone=None)),
          images),
+    Spec("fasterrcnn_resnet50_fpn", "cv_2d", "object detection",
+         f"torchvision {torchvision.__version__} fasterrcnn_resnet50_fpn: backbone, FPN, RPN head, box head on 1000 "
+         "regions per image (no transform, RoI pooling, NMS or box decoding)",
+         {"B": 8, "H": 800, "W": 800},
+         lambda s, d: TwoStageDetectorNetwork(torchvision.models.detection.fasterrcnn_resnet50_fpn(
+             weights=None, weights_backbone=None)),
+         images),
     Spec("fcn_resnet50", "cv_2d", "semantic segmentation", f"torchvision {torchvision.__version__} fcn_resnet50",
          {"B": 8, "H": 512, "W": 512}, segmentation(torchvision.models.segmentation.fcn_resnet50), images),
     Spec("deeplabv3_resnet50", "cv_2d", "semantic segmentation",
@@ -307,6 +392,9 @@ MODELS = {spec.name: spec for spec in [
          segmentation(torchvision.models.segmentation.deeplabv3_resnet50), images),
     Spec("pointnet", "cv_3d", "point cloud classification", "opmark model_zoo.py, after Qi et al. 2017",
          {"B": 32, "N": 1024}, lambda s, d: PointNet(), points),
+    Spec("pointnet2", "cv_3d", "point cloud classification",
+         "opmark model_zoo.py, PointNet++ ssg after Qi et al. 2017", {"B": 16, "N": 1024},
+         lambda s, d: PointNetPlusPlus(), points),
     Spec("dgcnn", "cv_3d", "point cloud classification", "opmark model_zoo.py, after Wang et al. 2019",
          {"B": 32, "N": 1024}, lambda s, d: DGCNN(), points),
     Spec("bert_base", "nlp", "masked language model encoder", "opmark model_zoo.py, BERT-base configuration",
