@@ -1,7 +1,7 @@
 // opmark-aggregate: measured results + model operator tables -> model and area scores (OpBench), with coverage;
 // or two result sets -> a comparison with regressions. Runs anywhere: no GPU, no CUDA.
 //
-//   opmark-aggregate RESULTS [--models=a,b|all] [--inputs=B=16] [--precision=fp16] [--statistic=median|min|mean]
+//   opmark-aggregate RESULTS [--models=a,b|all|all_train] [--inputs=B=16] [--precision=fp16] [--statistic=median|min|mean]
 //                    [--allow-missing] [--format=table|json|csv] [--shapes=DIR]
 //   opmark-aggregate --compare BEFORE AFTER [--threshold=0.05] [--format=...]
 #include <cstdio>
@@ -45,7 +45,7 @@ struct Args {
 };
 
 const char* kUsage = R"(usage:
-  opmark-aggregate RESULTS [--models=a,b|all] [--inputs=B=16] [--precision=fp16] [--statistic=median|min|mean]
+  opmark-aggregate RESULTS [--models=a,b|all|all_train] [--inputs=B=16] [--precision=fp16] [--statistic=median|min|mean]
                    [--allow-missing] [--format=table|json|csv] [--shapes=DIR]
   opmark-aggregate --compare BEFORE AFTER [--threshold=0.05] [--statistic=...] [--format=table|json|csv]
   opmark-aggregate RESULTS --spreadsheet=DIR      DeepBench-style tables as DIR/<precision>_<family>.csv, specs.csv,

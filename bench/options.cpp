@@ -133,7 +133,7 @@ opmark flags (Google Benchmark's own flags, e.g. --benchmark_filter, --benchmark
   --opmark_precision=P[,P]      only these precisions (fp32, tf32, fp16, bf16, int8, fp8)
   --opmark_symbols=B=32,L=512   values for expression symbols in tables
   --opmark_models=M[,M]         run the cases these models need instead of the shape tables, each once
-                                (names of shapes/models/*.yaml, or paths; precision fp16 unless given)
+                                (names of shapes/models/*.yaml, all, all_train, or paths; fp16 unless given)
   --opmark_inputs=B=16,H=512    the models' input sizes, over the defaults their tables record
   --opmark_l2=hot|cold          hot: operands stay in L2 between launches (DeepBench, default);
                                 cold: L2 flushed before every timed launch

@@ -143,8 +143,10 @@ std::vector<ModelTable> load_models(const std::vector<std::string>& names, const
   }
   std::vector<ModelTable> out;
   for (const auto& name : names) {
-    if (name == "all") {
-      out.insert(out.end(), known.begin(), known.end());
+    // "all": every forward-pass table (what the areas score); "all_train": every training-step table.
+    if (name == "all" || name == "all_train") {
+      for (const auto& m : known)
+        if ((m.mode == "train") == (name == "all_train")) out.push_back(m);
       continue;
     }
     if (fs::is_regular_file(name)) {

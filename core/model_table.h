@@ -58,7 +58,8 @@ ModelTable parse_model_table(const std::string& yaml_text, const std::string& pa
 std::vector<std::string> find_model_files(const std::string& dir);
 
 // The model tables `names` asks for, each read once: a name is looked up in the `models/` folder of each of
-// `shape_dirs`, "all" takes every table there, and a path to a table file is read as it is. Throws opmark::Error
+// `shape_dirs`, "all" takes every forward-pass table there (the ones the areas score), "all_train" every
+// training-step table (mode: train), and a path to a table file is read as it is. Throws opmark::Error
 // naming an unknown model and the known ones.
 std::vector<ModelTable> load_models(const std::vector<std::string>& names, const std::vector<std::string>& shape_dirs);
 

@@ -2,7 +2,11 @@
 """Traces real models and writes their operator tables (shapes/models/<model>.yaml), OpBench style.
 
     python3 shapes/models/extract_models.py [--models resnet50,bert_base] [--device cpu|cuda] [--dtype fp16]
-                                            [--out shapes/models]
+                                            [--out shapes/models] [--train]
+
+--train also writes <model>_train.yaml, one training step (forward, then backward), for the models in TRAIN_TRACE:
+traced on the CPU at small inputs (a convolution's backward has no meta kernel in every torch), with the same
+expression fitting and 3x check, written only when every varying field fits an expression.
 
 Each model runs once (random weights, no downloads) under a dispatch-level recorder that sees every operator the
 framework sends to the device. Every call maps to an opmark family and its fields (convolution -> conv,
@@ -85,32 +89,46 @@ def gemm_fields(a, b, batch=1):
     return {"m": N, "n": M, "k": K, "ta": ta, "tb": tb, "batch": batch}
 
 
+def conv_fields(x, w, stride, padding, dilation, transposed, groups):
+    """The conv family's fields of a convolution of input x and weight w, or None where the family has no case."""
+    if transposed or x.dim() not in (3, 4, 5):
+        return None
+    if x.dim() == 3:  # 1D: a 2D convolution of height 1
+        f = {"n": x.shape[0], "c": x.shape[1], "h": 1, "w": x.shape[2], "k": w.shape[0], "r": 1, "s": w.shape[2],
+             "pad_w": padding[0], "stride_w": stride[0], "dil_w": dilation[0]}
+    elif x.dim() == 4:
+        f = {"n": x.shape[0], "c": x.shape[1], "h": x.shape[2], "w": x.shape[3], "k": w.shape[0],
+             "r": w.shape[2], "s": w.shape[3], "pad_h": padding[0], "pad_w": padding[1], "stride_h": stride[0],
+             "stride_w": stride[1], "dil_h": dilation[0], "dil_w": dilation[1]}
+    else:
+        if dilation[0] != 1:
+            return None
+        f = {"n": x.shape[0], "c": x.shape[1], "d": x.shape[2], "h": x.shape[3], "w": x.shape[4],
+             "k": w.shape[0], "t": w.shape[2], "r": w.shape[3], "s": w.shape[4], "pad_d": padding[0],
+             "pad_h": padding[1], "pad_w": padding[2], "stride_d": stride[0], "stride_h": stride[1],
+             "stride_w": stride[2], "dil_h": dilation[1], "dil_w": dilation[2]}
+    f["groups"] = groups
+    return f
+
+
 def to_record(func, args, kwargs, out):
+    """The opmark case(s) of one operator call: a Record, a list of them (a convolution's backward is two cases),
+    or None for a call that launches nothing."""
     op = name_of(func)
     source = f"aten::{op}"
     if op in VIEW_OPS:
         return None
     if op == "convolution":
-        x, w = args[0], args[1]
-        stride, padding, dilation, transposed, _, groups = args[3], args[4], args[5], args[6], args[7], args[8]
-        if transposed or x.dim() not in (3, 4, 5):
+        f = conv_fields(args[0], args[1], args[3], args[4], args[5], args[6], args[8])
+        return Record("conv", source, f) if f else Record("other", source)
+    if op == "convolution_backward":  # (grad_output, input, weight, bias_sizes, stride, padding, dilation,
+        #                                transposed, output_padding, groups, output_mask)
+        f = conv_fields(args[1], args[2], args[4], args[5], args[6], args[7], args[9])
+        if not f:
             return Record("other", source)
-        if x.dim() == 3:  # 1D: a 2D convolution of height 1
-            f = {"n": x.shape[0], "c": x.shape[1], "h": 1, "w": x.shape[2], "k": w.shape[0], "r": 1, "s": w.shape[2],
-                 "pad_w": padding[0], "stride_w": stride[0], "dil_w": dilation[0]}
-        elif x.dim() == 4:
-            f = {"n": x.shape[0], "c": x.shape[1], "h": x.shape[2], "w": x.shape[3], "k": w.shape[0],
-                 "r": w.shape[2], "s": w.shape[3], "pad_h": padding[0], "pad_w": padding[1], "stride_h": stride[0],
-                 "stride_w": stride[1], "dil_h": dilation[0], "dil_w": dilation[1]}
-        else:
-            if dilation[0] != 1:
-                return Record("other", source)
-            f = {"n": x.shape[0], "c": x.shape[1], "d": x.shape[2], "h": x.shape[3], "w": x.shape[4],
-                 "k": w.shape[0], "t": w.shape[2], "r": w.shape[3], "s": w.shape[4], "pad_d": padding[0],
-                 "pad_h": padding[1], "pad_w": padding[2], "stride_d": stride[0], "stride_h": stride[1],
-                 "stride_w": stride[2], "dil_h": dilation[1], "dil_w": dilation[2]}
-        f["groups"] = groups
-        return Record("conv", source, f)
+        mask = args[10]
+        return ([Record("conv", source, dict(f), "bwd_data")] if mask[0] else []) + \
+               ([Record("conv", source, dict(f), "bwd_filter")] if mask[1] else [])
     if op in ("mm", "addmm"):
         a, b = (args[0], args[1]) if op == "mm" else (args[1], args[2])
         return Record("gemm", source, gemm_fields(a, b))
@@ -195,9 +213,9 @@ class Recorder(TorchDispatchMode):
             us = start.elapsed_time(stop) * 1e3
         if not self.suppress:
             rec = to_record(func, args, kwargs, out)
-            if rec is not None:
-                rec.us = us
-                self.records.append(rec)
+            for r in rec if isinstance(rec, list) else [rec] if rec is not None else []:
+                r.us = us / (len(rec) if isinstance(rec, list) else 1) if us is not None else None
+                self.records.append(r)
         return out
 
 
@@ -237,17 +255,37 @@ def rnn_hooks(model, recorder):
     return handles
 
 
-def trace(spec, symbols, device, dtype, time_ops=False):
+def trace(spec, symbols, device, dtype, time_ops=False, train=False):
+    """One forward pass (inference: eval mode, no autograd), or one training step (train mode: forward, then the
+    backward of the sum of the outputs, which computes every gradient a real loss would)."""
     torch.manual_seed(0)
-    model = spec.build(symbols, device).to(device=device, dtype=dtype).eval()
+    model = spec.build(symbols, device).to(device=device, dtype=dtype)
+    model.train(train)
     inputs = spec.inputs(symbols, device, dtype)
     recorder = Recorder(time_ops)
     handles = rnn_hooks(model, recorder)
-    with torch.no_grad(), recorder:
-        model(*inputs)
+    with torch.set_grad_enabled(train), recorder:
+        out = model(*inputs)
+        if train:
+            outputs = out if isinstance(out, (tuple, list)) else [out]
+            sum(o.sum() for o in outputs if isinstance(o, torch.Tensor) and o.is_floating_point()).backward()
     for h in handles:
         h.remove()
     return model, inputs, recorder.records
+
+
+# Training steps are traced on the CPU (torch's meta tensors have no convolution backward in every version) at
+# these small inputs; expressions are fitted there and checked at three times them, then hold at any input size.
+# A table is written only when every varying field fits an expression (a traced constant from small inputs would
+# be wrong at the defaults). Models with RNN modules are left out: the module hooks see only their forward.
+TRAIN_TRACE = {
+    "resnet50": {"B": 2, "H": 64, "W": 64},
+    "vgg16": {"B": 2, "H": 64, "W": 64},
+    "mobilenet_v2": {"B": 2, "H": 64, "W": 64},
+    "bert_base": {"B": 2, "L": 16},
+    "gpt2": {"B": 2, "L": 16},
+    "pointnet": {"B": 4, "N": 64},
+}
 
 
 class Expr(str):
@@ -293,16 +331,16 @@ def evaluate(text, symbols):
     return v // int(den) if den else v
 
 
-def symbolic(spec, device, dtype):
-    base = dict(spec.defaults)
-    _, _, records = trace(spec, base, device, dtype)
+def symbolic(spec, device, dtype, base=None, train=False):
+    base = dict(base or spec.defaults)
+    _, _, records = trace(spec, base, device, dtype, train=train)
     doubled = {}
     for s in base:
         sym = dict(base)
         sym[s] = base[s] * 2
-        doubled[s] = trace(spec, sym, device, dtype)[2]
+        doubled[s] = trace(spec, sym, device, dtype, train=train)[2]
     check_symbols = {s: v * 3 for s, v in base.items()}
-    check = trace(spec, check_symbols, device, dtype)[2]
+    check = trace(spec, check_symbols, device, dtype, train=train)[2]
     same_shape = all(len(r) == len(records) for r in list(doubled.values()) + [check])
     fixed = 0
     for i, rec in enumerate(records):
@@ -337,7 +375,9 @@ def yaml_value(v):
 
 def write_table(path, spec, records, fixed, scalable, device_name, dtype_name, measured_ms):
     lines = [
-        f"# {spec.name}: operator calls of one {spec.mode} forward pass, traced by shapes/models/extract_models.py",
+        f"# {spec.name}: operator calls of one " +
+        ("training step (forward, then backward)" if spec.mode == "train" else f"{spec.mode} forward pass") +
+        ", traced by shapes/models/extract_models.py",
         f"# ({datetime.date.today().isoformat()}, torch {torch.__version__}). Shapes are expressions over the inputs;"
         f" {fixed} field(s) kept constant",
         "# because no expression in the inputs reproduced a second trace." if fixed else
@@ -386,6 +426,8 @@ def main():
     ap.add_argument("--device", default="meta", help="meta: shapes only, no compute (default); cuda: also times")
     ap.add_argument("--dtype", default="fp32", choices=["fp32", "fp16", "bf16"])
     ap.add_argument("--out", default=os.path.dirname(os.path.abspath(__file__)))
+    ap.add_argument("--train", action="store_true",
+                    help="also write <model>_train.yaml: one training step, for the models in TRAIN_TRACE")
     args = ap.parse_args()
     dtype = {"fp32": torch.float32, "fp16": torch.float16, "bf16": torch.bfloat16}[args.dtype]
     for name in args.models.split(","):
@@ -406,6 +448,24 @@ def main():
         covered = sum(1 for r in records if r.family != "other")
         print(f"{name}: {calls} operator calls, {covered / max(calls, 1):.0%} in benchmarked families, "
               f"{fixed} constant field(s)" + (f", {measured:.3f} ms on {device_name}" if measured else ""))
+        if args.train and name in TRAIN_TRACE:
+            write_training_table(spec, args.out)
+
+
+def write_training_table(spec, out_dir):
+    """<model>_train.yaml: one training step traced on the CPU at TRAIN_TRACE's inputs (see there)."""
+    records, fixed, scalable = symbolic(spec, "cpu", torch.float32, base=TRAIN_TRACE[spec.name], train=True)
+    name = f"{spec.name}_train"
+    if fixed or not scalable:
+        print(f"{name}: not written: {fixed} field(s) fit no expression of the inputs"
+              if scalable else f"{name}: not written: the operator sequence changes with the inputs")
+        return
+    train_spec = model_zoo.Spec(name, spec.area, f"{spec.task}, training step", spec.source, spec.defaults,
+                                spec.build, spec.inputs, mode="train")
+    write_table(os.path.join(out_dir, f"{name}.yaml"), train_spec, records, fixed, scalable, "", "fp32", None)
+    calls = len(records)
+    covered = sum(1 for r in records if r.family != "other")
+    print(f"{name}: {calls} operator calls, {covered / max(calls, 1):.0%} in benchmarked families")
 
 
 def attach_times(records, timed, defaults):

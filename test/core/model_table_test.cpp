@@ -174,7 +174,15 @@ TEST(ModelTables, LoadByNameAllOrPathAndNameTheUnknown) {
   ASSERT_EQ(two.size(), 2u);
   EXPECT_EQ(two[0].name, "resnet50");
   EXPECT_EQ(two[1].name, "bert_base");
-  EXPECT_GE(load_models({"all"}, dirs).size(), 14u);
+  const auto all = load_models({"all"}, dirs);
+  EXPECT_GE(all.size(), 16u);
+  for (const auto& m : all) EXPECT_NE(m.mode, "train") << m.name;
+  const auto training = load_models({"all_train"}, dirs);
+  EXPECT_GE(training.size(), 4u);
+  for (const auto& m : training) {
+    EXPECT_EQ(m.mode, "train") << m.name;
+    EXPECT_EQ(m.name.substr(m.name.size() - 6), "_train");
+  }
   EXPECT_EQ(load_models({OPMARK_SOURCE_DIR "/shapes/models/dlrm.yaml"}, {})[0].name, "dlrm");
   try {
     load_models({"resnet5"}, dirs);
