@@ -59,6 +59,25 @@ Outcome verify_workload(Workload& w, cudaStream_t stream) {
   }
 }
 
+Outcome agree_across_ranks(ProcessGroup& group, Outcome o) {
+  const std::vector<double> statuses = group.all_gather(static_cast<double>(o.status));
+  int worst_rank = -1;
+  for (std::size_t r = 0; r < statuses.size(); ++r)
+    if (statuses[r] != static_cast<double>(Status::ok) &&
+        (worst_rank < 0 || statuses[r] > statuses[static_cast<std::size_t>(worst_rank)]))
+      worst_rank = static_cast<int>(r);
+  if (worst_rank < 0) return o;
+  // The failing rank's reason, sent to all (its length first, then the text).
+  std::string reason = group.rank() == worst_rank ? o.reason : std::string();
+  double length = static_cast<double>(reason.size());
+  group.broadcast(&length, sizeof length, worst_rank);
+  reason.resize(static_cast<std::size_t>(length));
+  group.broadcast(reason.data(), reason.size(), worst_rank);
+  o.status = static_cast<Status>(static_cast<int>(statuses[static_cast<std::size_t>(worst_rank)]));
+  o.reason = "rank " + std::to_string(worst_rank) + ": " + reason;
+  return o;
+}
+
 std::uint64_t case_seed(std::uint64_t base, const std::string& case_name) {
   std::uint64_t h = 1469598103934665603ull ^ base;  // FNV-1a
   for (unsigned char ch : case_name) h = (h ^ ch) * 1099511628211ull;
@@ -178,25 +197,8 @@ Harness::Prepared& Harness::prepare(std::size_t case_index) {
   return *prepared_;
 }
 
-// Every rank's status; a case is ok only where it is ok on every rank, and otherwise carries the first failing
-// rank's reason (a wrong element on any GPU fails the collective).
 void Harness::agree_on_outcome(Outcome* o) {
-  if (!multi_process()) return;
-  const std::vector<double> statuses = group_->all_gather(static_cast<double>(o->status));
-  int worst_rank = -1;
-  for (std::size_t r = 0; r < statuses.size(); ++r)
-    if (statuses[r] != static_cast<double>(Status::ok) &&
-        (worst_rank < 0 || statuses[r] > statuses[static_cast<std::size_t>(worst_rank)]))
-      worst_rank = static_cast<int>(r);
-  if (worst_rank < 0) return;
-  // The failing rank's status and reason, sent to all (length first, then the text).
-  std::string reason = group_->rank() == worst_rank ? o->reason : std::string();
-  double length = static_cast<double>(reason.size());
-  group_->broadcast(&length, sizeof length, worst_rank);
-  reason.resize(static_cast<std::size_t>(length));
-  group_->broadcast(reason.data(), reason.size(), worst_rank);
-  o->status = static_cast<Status>(static_cast<int>(statuses[static_cast<std::size_t>(worst_rank)]));
-  o->reason = "rank " + std::to_string(worst_rank) + ": " + reason;
+  if (multi_process()) *o = agree_across_ranks(*group_, *o);
 }
 
 void Harness::run(benchmark::State& state, std::size_t case_index) {

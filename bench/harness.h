@@ -26,6 +26,11 @@ namespace opmark::bench {
 constexpr int kMaxVerifyAttempts = 6;
 Outcome verify_workload(Workload& w, cudaStream_t stream);
 
+// A multi-process case's outcome, the same on every rank: ok only where every rank's is; otherwise the most severe
+// status (failed over skipped) with its rank's reason ("rank 3: wrong result: ..."). One all-gather, and two
+// broadcasts when a rank is not ok: every rank must call it at the same point.
+Outcome agree_across_ranks(ProcessGroup& group, Outcome mine);
+
 // A per-case seed: the same case gets the same inputs in every run, different cases get different inputs.
 std::uint64_t case_seed(std::uint64_t base, const std::string& case_name);
 

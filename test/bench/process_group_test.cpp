@@ -2,6 +2,9 @@
 // how per-rank times are reported, and that one process agrees with itself.
 #include <gtest/gtest.h>
 
+#include <cstring>
+
+#include "bench/harness.h"
 #include "bench/process_group.h"
 #include "core/error.h"
 
@@ -51,4 +54,56 @@ TEST(ProcessGroup, TheBuildSaysWhetherItHasMpi) {
 #else
   EXPECT_FALSE(mpi_available());
 #endif
+}
+
+namespace {
+
+// Rank `me` of a simulated group whose other ranks' statuses and reasons are given: what a real group's collectives
+// would hand this rank.
+class SimulatedRanks final : public ProcessGroup {
+ public:
+  SimulatedRanks(int me, std::vector<Status> statuses, std::vector<std::string> reasons)
+      : me_(me), statuses_(std::move(statuses)), reasons_(std::move(reasons)) {}
+  int rank() const override { return me_; }
+  int size() const override { return static_cast<int>(statuses_.size()); }
+  int local_rank() const override { return me_; }
+  void broadcast(void* data, std::size_t bytes, int root) override {
+    // First the reason's length (a double), then its text, as agree_across_ranks sends them.
+    const std::string& text = reasons_[static_cast<std::size_t>(root)];
+    if (bytes == sizeof(double) && !length_sent_) {
+      const double length = static_cast<double>(text.size());
+      std::memcpy(data, &length, sizeof length);
+      length_sent_ = true;
+    } else {
+      std::memcpy(data, text.data(), bytes);
+    }
+  }
+  std::vector<double> all_gather(double) override {
+    std::vector<double> all;
+    for (Status s : statuses_) all.push_back(static_cast<double>(s));
+    return all;
+  }
+  std::string describe() const override { return "simulated"; }
+  [[noreturn]] void abort(const std::string& why) override { throw Error(why); }
+
+ private:
+  int me_;
+  std::vector<Status> statuses_;
+  std::vector<std::string> reasons_;
+  bool length_sent_ = false;
+};
+
+}  // namespace
+
+TEST(ProcessGroup, AWrongResultOnAnyRankFailsTheCaseOnEveryRankWithThatRanksReason) {
+  const std::vector<Status> statuses = {Status::ok, Status::failed, Status::skipped};
+  const std::vector<std::string> reasons = {"", "wrong result: 3 of 100 elements wrong", "unsupported: no peer"};
+  SimulatedRanks rank0(0, statuses, reasons);
+  const Outcome o = agree_across_ranks(rank0, Outcome{Status::ok, "", "all 100 elements within tolerance", "", {}});
+  EXPECT_EQ(o.status, Status::failed);  // failed outranks skipped
+  EXPECT_EQ(o.reason, "rank 1: wrong result: 3 of 100 elements wrong");
+  SimulatedRanks all_ok(0, {Status::ok, Status::ok}, {"", ""});
+  const Outcome fine = agree_across_ranks(all_ok, Outcome{Status::ok, "", "ok", "", {}});
+  EXPECT_EQ(fine.status, Status::ok);
+  EXPECT_EQ(fine.reason, "");
 }
