@@ -12,6 +12,8 @@
 
 namespace opmark::aggregate {
 
+#ifdef OPMARK_HAVE_XLSXWRITER
+
 namespace {
 
 // DeepBench's section order; families it did not have follow in the order the results bring them.
@@ -23,7 +25,7 @@ int section_rank(const std::string& family) {
   return it == order.end() ? 100 : it->second;
 }
 
-[[maybe_unused]] bool as_number(const std::string& text, double* value) {
+bool as_number(const std::string& text, double* value) {
   if (text.empty()) return false;
   char* end = nullptr;
   *value = std::strtod(text.c_str(), &end);
@@ -31,8 +33,6 @@ int section_rank(const std::string& family) {
 }
 
 }  // namespace
-
-#ifdef OPMARK_HAVE_XLSXWRITER
 
 bool xlsx_available() { return true; }
 

@@ -14,6 +14,7 @@
 
 #include "bench/families.h"
 #include "bench/memory_bound.h"
+#include "bench/topology.h"
 #include "core/families.h"
 #include "core/precision.h"
 #include "kernels/cuda_check.h"
@@ -105,13 +106,7 @@ class AllreduceWorkload final : public Workload {
     OPMARK_CHECK_CUDA(cudaEventCreateWithFlags(&start_, cudaEventDisableTiming));
     fill_inputs(ctx.stream);
     // Peer access between each pair, for the label: NVLink or PCIe paths decide the bandwidth.
-    for (int a = 0; a < n; ++a)
-      for (int b = 0; b < n; ++b)
-        if (a != b) {
-          int can = 0;
-          OPMARK_CHECK_CUDA(cudaDeviceCanAccessPeer(&can, a, b));
-          peers_ += can;
-        }
+    peers_ = static_cast<int>(peer_pairs(n).size());
   }
 
   ~AllreduceWorkload() override {

@@ -20,9 +20,9 @@
 #include "bench/results_log.h"
 #include "bench/topology.h"
 #include "core/error.h"
-#include "kernels/cuda_check.h"
 #include "core/model_table.h"
 #include "core/table.h"
+#include "kernels/cuda_check.h"
 #include "opmark/version.h"
 
 namespace fs = std::filesystem;
@@ -132,7 +132,6 @@ int run(int argc, char** argv, bench::ProcessGroup& group) {
   bench::Options options = bench::parse_options(argc, argv);
   // One process per GPU (MPI): rank 0 alone prints and writes files; the all-reduce's ranks default to the
   // process count; each process takes the GPU of its rank on its host.
-  std::vector<std::string> dropped_args;
   if (group.multi_process()) {
     if (group.rank() != 0) {
       if (!std::freopen("/dev/null", "w", stdout)) throw Error("rank " + std::to_string(group.rank()) +

@@ -16,14 +16,27 @@ std::vector<double> download_as_double(const kernels::DeviceBuffer& buffer, core
   return host;
 }
 
-kernels::DeviceBuffer upload(const std::vector<double>& values, cudaStream_t stream) {
-  kernels::DeviceBuffer out(core::DType::f64, values.size());
+namespace {
+
+template <class T>
+kernels::DeviceBuffer upload_as(core::DType type, const std::vector<T>& values, cudaStream_t stream) {
+  kernels::DeviceBuffer out(type, values.size());
   if (!values.empty())
-    OPMARK_CHECK_CUDA(cudaMemcpyAsync(out.get(), values.data(), values.size() * sizeof(double),
-                                      cudaMemcpyHostToDevice, stream));
+    OPMARK_CHECK_CUDA(cudaMemcpyAsync(out.get(), values.data(), values.size() * sizeof(T), cudaMemcpyHostToDevice,
+                                      stream));
   // The host vector may go out of scope when this returns: wait for the copy.
   OPMARK_CHECK_CUDA(cudaStreamSynchronize(stream));
   return out;
+}
+
+}  // namespace
+
+kernels::DeviceBuffer upload(const std::vector<double>& values, cudaStream_t stream) {
+  return upload_as(core::DType::f64, values, stream);
+}
+
+kernels::DeviceBuffer upload(const std::vector<std::int32_t>& values, cudaStream_t stream) {
+  return upload_as(core::DType::i32, values, stream);
 }
 
 std::string memory_bound_label(const std::string& impl, core::DType type) {

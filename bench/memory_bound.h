@@ -3,6 +3,7 @@
 // references, and their label.
 #include <cuda_runtime.h>
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -15,8 +16,10 @@ namespace opmark::bench {
 std::vector<double> download_as_double(const kernels::DeviceBuffer& buffer, core::DType type, std::size_t count,
                                        cudaStream_t stream);
 
-// A host float64 array as a device buffer of doubles (for compare_to_reference).
+// A host array as a device buffer of the same type (doubles for compare_to_reference, int32 indices); returns once
+// the copy is done, so the host vector may go.
 kernels::DeviceBuffer upload(const std::vector<double>& values, cudaStream_t stream);
+kernels::DeviceBuffer upload(const std::vector<std::int32_t>& values, cudaStream_t stream);
 
 // "opmark kernel | in f16, compute fp32, out f16": which implementation ran, and the types.
 std::string memory_bound_label(const std::string& impl, core::DType type);

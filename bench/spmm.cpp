@@ -67,7 +67,6 @@ class SpmmWorkload final : public Workload {
     kernels::fill_random(b_.get(), static_cast<std::size_t>(p_.k * p_.n), prec_.input, ctx.seed + 2, ctx.stream);
     if (ell()) make_blocked_ell(ctx);
     else make_csr(ctx);
-    OPMARK_CHECK_CUDA(cudaStreamSynchronize(ctx.stream));  // the host patterns must stay until copied
 
     if (vector()) {
       OPMARK_CHECK_CUSPARSE(cusparseCreateDnVec(&x_desc_, p_.k, b_.get(), type_));
@@ -163,8 +162,8 @@ class SpmmWorkload final : public Workload {
 
   void make_csr(const RunContext& ctx) {
     core::random_csr_pattern(p_.m, p_.k, p_.nnz_per_row, ctx.seed, &offsets_host_, &columns_host_);
-    offsets_ = upload_ints(offsets_host_, ctx.stream);
-    columns_ = upload_ints(columns_host_, ctx.stream);
+    offsets_ = upload(offsets_host_, ctx.stream);
+    columns_ = upload(columns_host_, ctx.stream);
     OPMARK_CHECK_CUSPARSE(cusparseCreateCsr(&a_desc_, p_.m, p_.k, p_.nnz(), offsets_.get(), columns_.get(),
                                             values_.get(), CUSPARSE_INDEX_32I, CUSPARSE_INDEX_32I,
                                             CUSPARSE_INDEX_BASE_ZERO, type_));
@@ -177,7 +176,7 @@ class SpmmWorkload final : public Workload {
     const std::int64_t b = p_.block, ell_cols = p_.nnz_per_row, per_block_row = ell_cols / b;
     std::vector<std::int32_t> block_offsets, block_columns;
     core::random_csr_pattern(p_.m / b, p_.k / b, per_block_row, ctx.seed, &block_offsets, &block_columns);
-    block_columns_ = upload_ints(block_columns, ctx.stream);
+    block_columns_ = upload(block_columns, ctx.stream);
     offsets_host_.resize(static_cast<std::size_t>(p_.m + 1));
     columns_host_.resize(static_cast<std::size_t>(p_.nnz()));
     for (std::int64_t r = 0; r <= p_.m; ++r) offsets_host_[static_cast<std::size_t>(r)] = std::int32_t(r * ell_cols);
@@ -189,13 +188,6 @@ class SpmmWorkload final : public Workload {
     OPMARK_CHECK_CUSPARSE(cusparseCreateBlockedEll(&a_desc_, p_.m, p_.k, b, ell_cols, block_columns_.get(),
                                                    values_.get(), CUSPARSE_INDEX_32I, CUSPARSE_INDEX_BASE_ZERO,
                                                    type_));
-  }
-
-  DeviceBuffer upload_ints(const std::vector<std::int32_t>& host, cudaStream_t stream) {
-    DeviceBuffer d(core::DType::i32, std::max<std::size_t>(1, host.size()));
-    OPMARK_CHECK_CUDA(cudaMemcpyAsync(d.get(), host.data(), host.size() * sizeof(std::int32_t),
-                                      cudaMemcpyHostToDevice, stream));
-    return d;
   }
 
   // A buffer (and ALG3's preprocessing) for every algorithm; those cuSPARSE refuses here are left out. Each

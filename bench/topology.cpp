@@ -5,17 +5,26 @@
 
 #include <vector>
 
+#include "kernels/cuda_check.h"
+
 namespace opmark::bench {
 
-std::string peer_access_pairs(int gpu_count) {
-  std::string pairs;
+std::vector<std::pair<int, int>> peer_pairs(int gpu_count) {
+  std::vector<std::pair<int, int>> pairs;
   for (int a = 0; a < gpu_count; ++a)
     for (int b = 0; b < gpu_count; ++b) {
       int can = 0;
-      if (a != b && cudaDeviceCanAccessPeer(&can, a, b) == cudaSuccess && can)
-        pairs += (pairs.empty() ? "" : " ") + std::to_string(a) + ">" + std::to_string(b);
+      if (a != b) OPMARK_CHECK_CUDA(cudaDeviceCanAccessPeer(&can, a, b));
+      if (can) pairs.emplace_back(a, b);
     }
-  return pairs.empty() ? "none" : pairs;
+  return pairs;
+}
+
+std::string peer_access_pairs(int gpu_count) {
+  std::string text;
+  for (const auto& [a, b] : peer_pairs(gpu_count))
+    text += (text.empty() ? "" : " ") + std::to_string(a) + ">" + std::to_string(b);
+  return text.empty() ? "none" : text;
 }
 
 namespace {

@@ -1,10 +1,15 @@
 #pragma once
 // How the visible GPUs connect, for the results' context: the all-reduce's bandwidth depends on it.
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace opmark::bench {
 
-// Pairs of visible GPUs (CUDA indices) with direct peer access, "0>1 1>0", or "none".
+// The ordered pairs (a, b) of GPUs 0 .. gpu_count-1 (CUDA indices) where a can access b's memory directly.
+std::vector<std::pair<int, int>> peer_pairs(int gpu_count);
+
+// The same as text for the context: "0>1 1>0", or "none".
 std::string peer_access_pairs(int gpu_count);
 
 // Pairs joined by NVLink, "0-1 0-2", "none", or "" where NVML cannot say (no driver library: it is loaded at run

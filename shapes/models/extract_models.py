@@ -213,8 +213,10 @@ class Recorder(TorchDispatchMode):
             us = start.elapsed_time(stop) * 1e3
         if not self.suppress:
             rec = to_record(func, args, kwargs, out)
-            for r in rec if isinstance(rec, list) else [rec] if rec is not None else []:
-                r.us = us / (len(rec) if isinstance(rec, list) else 1) if us is not None else None
+            records = rec if isinstance(rec, list) else [rec] if rec is not None else []
+            for r in records:
+                # One call that is several cases (a convolution's two gradients) has no time of its own per case.
+                r.us = us if len(records) == 1 else None
                 self.records.append(r)
         return out
 
