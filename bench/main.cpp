@@ -9,18 +9,22 @@
 #include <iostream>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "bench/device_info.h"
 #include "bench/families.h"
 #include "bench/harness.h"
+#include "bench/host_info.h"
 #include "bench/options.h"
 #include "bench/process_group.h"
+#include "bench/progress.h"
 #include "bench/results_log.h"
 #include "bench/topology.h"
 #include "core/error.h"
 #include "core/model_table.h"
+#include "core/suite.h"
 #include "core/table.h"
 #include "kernels/cuda_check.h"
 #include "opmark/version.h"
@@ -66,9 +70,17 @@ bool has_flag(int argc, char** argv, const char* flag) {
   return false;
 }
 
+// The value of the last --benchmark_filter= among the arguments ("" when none): what Google Benchmark will run.
+std::string benchmark_filter(int argc, char** argv) {
+  std::string filter;
+  for (int i = 1; i < argc; ++i)
+    if (std::strncmp(argv[i], "--benchmark_filter=", 19) == 0) filter = argv[i] + 19;
+  return filter;
+}
+
 // opmark's defaults for Google Benchmark, placed before the user's arguments so the user's flags win:
 // medians over repetitions, short iterations (each iteration is already many GPU launches).
-std::vector<std::string> default_benchmark_flags(const bench::Options& o) {
+std::vector<std::string> default_benchmark_flags(const bench::Options& o, int repetitions) {
   char min_time[64];
 #if OPMARK_BENCHMARK_MIN_TIME_HAS_UNIT
   std::snprintf(min_time, sizeof min_time, "--benchmark_min_time=%gs", o.min_time_s);
@@ -76,7 +88,7 @@ std::vector<std::string> default_benchmark_flags(const bench::Options& o) {
   std::snprintf(min_time, sizeof min_time, "--benchmark_min_time=%g", o.min_time_s);
 #endif
   std::vector<std::string> flags = {min_time};
-  flags.push_back("--benchmark_repetitions=5");
+  flags.push_back("--benchmark_repetitions=" + std::to_string(repetitions));
   flags.push_back("--benchmark_display_aggregates_only=true");
   if (!o.out_dir.empty()) {
     flags.push_back("--benchmark_out=" + (fs::path(o.out_dir) / "benchmark.json").string());
@@ -85,8 +97,26 @@ std::vector<std::string> default_benchmark_flags(const bench::Options& o) {
   return flags;
 }
 
+// The command line as one shell-quoted line, for the record (a submission names the exact command).
+std::string command_line(int argc, char** argv) {
+  std::string line;
+  for (int i = 0; i < argc; ++i) {
+    std::string word = argv[i];
+    const bool plain = !word.empty() && word.find_first_not_of(
+        "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_=.,/:+@%") == std::string::npos;
+    if (!plain) {
+      std::string q = "'";
+      for (char ch : word) q += ch == '\'' ? std::string("'\\''") : std::string(1, ch);
+      word = q + "'";
+    }
+    line += (i ? " " : "") + word;
+  }
+  return line;
+}
+
 nlohmann::json add_context(const std::optional<bench::DeviceInfo>& device, const bench::Options& o,
-                           const bench::Peaks& peaks, const bench::ProcessGroup& group) {
+                           const bench::Peaks& peaks, const bench::ProcessGroup& group, const std::string& command,
+                           const core::Suite* suite) {
   nlohmann::json ctx;
   auto put = [&](const std::string& key, const std::string& value) {
     benchmark::AddCustomContext("opmark_" + key, value);
@@ -94,6 +124,11 @@ nlohmann::json add_context(const std::optional<bench::DeviceInfo>& device, const
   };
   put("version", OPMARK_VERSION);
   put("git", OPMARK_GIT_HASH);
+  put("command", command);
+  if (suite) {
+    put("suite", suite->path);
+    put("rules_version", std::to_string(suite->rules_version));
+  }
   put("timing", std::string("cuda events, median over repetitions; L2 ") + bench::name_of(o.l2) +
                     "; launches under 1 ms timed in batches of about 2 ms");
   put("peaks", peaks.source);
@@ -123,12 +158,16 @@ nlohmann::json add_context(const std::optional<bench::DeviceInfo>& device, const
     put("memory_bus_bits", std::to_string(device->memory_bus_bits));
   }
   for (const auto& [lib, version] : bench::library_versions()) put(lib + "_version", version);
+  const std::string driver = bench::nvidia_driver_version(), cpu = bench::host_cpu_model();
+  if (!driver.empty()) put("driver_version", driver);
+  if (!cpu.empty()) put("host_cpu", cpu);
   char host[256] = {0};
   if (gethostname(host, sizeof host - 1) == 0) put("host", host);
   return ctx;
 }
 
 int run(int argc, char** argv, bench::ProcessGroup& group) {
+  const std::string command = command_line(argc, argv);  // before the --opmark_ flags are taken out of argv
   bench::Options options = bench::parse_options(argc, argv);
   // One process per GPU (MPI): rank 0 alone prints and writes files; the all-reduce's ranks default to the
   // process count; each process takes the GPU of its rank on its host.
@@ -148,7 +187,20 @@ int run(int argc, char** argv, bench::ProcessGroup& group) {
   const std::vector<std::string> shape_dirs = options.shapes.empty() ? default_shapes() : options.shapes;
   std::vector<core::Table> tables = load_tables(shape_dirs);
   std::vector<core::Case> cases;
-  if (options.models.empty()) {
+  std::optional<core::Suite> suite;
+  if (!options.suite.empty()) {  // the submission rules pick every case
+    const auto& sel = options.selection;
+    if (!sel.families.empty() || !sel.sets.empty() || !sel.precisions.empty() || !options.models.empty())
+      throw Error("--opmark_suite picks the cases itself: drop --opmark_family, --opmark_set, --opmark_precision "
+                  "and --opmark_models (use --benchmark_filter to run part of a suite)");
+    const std::string rules = options.suite == "submission"
+                                  ? (fs::path(shape_dirs.front()) / "submission.yaml").string() : options.suite;
+    suite = core::load_suite(rules);
+    cases = core::suite_cases(*suite, tables, core::load_models(suite->model_names, shape_dirs));
+    std::printf("opmark: the submission rules %s (version %d) require %zu distinct cases\n", rules.c_str(),
+                suite->rules_version, cases.size());
+    if (!options.min_time_given) options.min_time_s = suite->min_time_s;
+  } else if (options.models.empty()) {
     cases = core::expand_tables(tables, options.selection);
   } else {  // the models' cases, each unique case once across models (Benanza's unique layers)
     std::vector<core::ModelTable> models;
@@ -191,7 +243,7 @@ int run(int argc, char** argv, bench::ProcessGroup& group) {
   if (cases.empty()) std::fprintf(stderr, "opmark: the selection matches no case that this build can run\n");
 
   // Our defaults first, the user's arguments after them.
-  std::vector<std::string> defaults = default_benchmark_flags(options);
+  std::vector<std::string> defaults = default_benchmark_flags(options, suite ? suite->repetitions : 5);
   std::vector<char*> args = {argv[0]};
   for (auto& f : defaults) args.push_back(f.data());
   for (int i = 1; i < argc; ++i) {
@@ -221,11 +273,16 @@ int run(int argc, char** argv, bench::ProcessGroup& group) {
     return 1;
   }
   if (!options.out_dir.empty()) fs::create_directories(options.out_dir);
-  nlohmann::json context = add_context(device, options, harness.peaks(), group);
+  nlohmann::json context =
+      add_context(device, options, harness.peaks(), group, command, suite ? &*suite : nullptr);
   const std::string log_path = options.out_dir.empty() ? "" : (fs::path(options.out_dir) / "results.jsonl").string();
   const auto color = isatty(fileno(stdout)) ? benchmark::ConsoleReporter::OO_ColorTabular
                                             : benchmark::ConsoleReporter::OO_Tabular;
   bench::ResultsLogReporter reporter(std::make_unique<benchmark::ConsoleReporter>(color), log_path, harness, context);
+  std::vector<std::string> names;
+  for (const auto& c : harness.cases()) names.push_back(core::make_case_name(c));
+  bench::Progress progress(bench::count_selected(names, benchmark_filter(bm_argc, args.data())));
+  reporter.set_progress(&progress);
   benchmark::RunSpecifiedBenchmarks(&reporter);
   benchmark::Shutdown();
 

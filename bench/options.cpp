@@ -56,6 +56,9 @@ void apply(Options& o, const std::string& flag, const std::string& value) {
       core::precision_info(p);  // throws listing the known precisions
       o.selection.precisions.insert(p);
     }
+  } else if (flag == "opmark_suite") {
+    need_value();
+    o.suite = value;
   } else if (flag == "opmark_models") {
     need_value();
     o.models = split_list(value);
@@ -91,6 +94,7 @@ void apply(Options& o, const std::string& flag, const std::string& value) {
     o.seed = static_cast<std::uint64_t>(parse_number(flag, value, 0));
   } else if (flag == "opmark_min_time") {
     o.min_time_s = parse_number(flag, value, 1e-6);
+    o.min_time_given = true;
   } else if (flag == "opmark_warmup_ms") {
     o.warmup_ms = parse_number(flag, value, 0);
   } else if (flag == "opmark_help") {
@@ -134,6 +138,10 @@ opmark flags (Google Benchmark's own flags, e.g. --benchmark_filter, --benchmark
   --opmark_symbols=B=32,L=512   values for expression symbols in tables
   --opmark_models=M[,M]         run the cases these models need instead of the shape tables, each once
                                 (names of shapes/models/*.yaml, all, all_train, or paths; fp16 unless given)
+  --opmark_suite=submission|PATH  run the cases the submission rules require (shapes/submission.yaml, or a
+                                rules file): every table set and model case they name, each once, with the
+                                rules' repetitions and min time (opmark-submit uses it); not combined with
+                                --opmark_family/set/precision/models
   --opmark_inputs=B=16,H=512    the models' input sizes, over the defaults their tables record
   --opmark_l2=hot|cold          hot: operands stay in L2 between launches (DeepBench, default);
                                 cold: L2 flushed before every timed launch

@@ -17,6 +17,7 @@ struct Options {
   std::vector<std::string> shapes;      // folders or files; default: the source tree's shapes/
   core::Selection selection;            // families, sets, precisions, symbols
   std::vector<std::string> models;      // model tables (names in shapes/models/, or paths): run their cases instead
+  std::string suite;                    // submission rules (shapes/submission.yaml): run the cases they require
   core::Symbols inputs;                 // the models' input sizes (B=16,H=512), over their defaults
   L2Mode l2 = L2Mode::hot;
   std::string out_dir;                  // results folder; empty: no files unless --benchmark_out is given
@@ -27,6 +28,7 @@ struct Options {
   std::uint64_t seed = 20261121;
   double warmup_ms = 10.0;              // untimed launches before measuring, so clocks have ramped up
   double min_time_s = 0.05;             // Google Benchmark's min time per repetition, spelt for its version
+  bool min_time_given = false;          // --opmark_min_time was on the command line (it beats a suite's)
   bool help = false;
 };
 

@@ -77,6 +77,7 @@ void ResultsLogReporter::ReportRuns(const std::vector<Run>& runs) {
   display_->ReportRuns(runs);
   for (const Run& run : runs) {
     const std::string name = run.run_name.function_name;
+    if (progress_) progress_->reported(name);
     const bool aggregate = run.run_type == Run::RT_Aggregate;
     // Standard deviation and cv are not times of a run; they stay in the Google Benchmark JSON.
     if (aggregate && run.aggregate_name != "mean" && run.aggregate_name != "median") continue;

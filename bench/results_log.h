@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "bench/harness.h"
+#include "bench/progress.h"
 
 namespace opmark::bench {
 
@@ -25,6 +26,8 @@ class ResultsLogReporter : public benchmark::BenchmarkReporter {
   bool ReportContext(const Context& context) override;
   void ReportRuns(const std::vector<Run>& runs) override;
   void Finalize() override;
+  // Shows "case i of N" as cases finish (null: no progress lines).
+  void set_progress(Progress* progress) { progress_ = progress; }
 
  private:
   void append(const nlohmann::json& line);
@@ -32,7 +35,8 @@ class ResultsLogReporter : public benchmark::BenchmarkReporter {
   std::ofstream log_;
   const Harness& harness_;
   nlohmann::json context_;
-  std::set<std::string> not_run_logged_;  // skipped or failed cases already in the log
+  std::set<std::string> not_run_logged_;
+  Progress* progress_ = nullptr;  // skipped or failed cases already in the log
 };
 
 // One log line for one run: the case (name, family, precision, sets, applications), the time in microseconds,

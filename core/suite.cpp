@@ -1,0 +1,126 @@
+#include "core/suite.h"
+
+#include <algorithm>
+#include <unordered_map>
+
+#include "core/yaml_nodes.h"
+
+namespace opmark::core {
+
+namespace {
+
+using yaml::where_of;
+
+std::vector<std::string> string_list(const std::string& path, const YAML::Node& node, const std::string& key) {
+  if (!node || !node.IsSequence() || node.size() == 0)
+    throw TableError(where_of(path, node), key, "expected a non-empty list such as [train, inference_server]");
+  std::vector<std::string> out;
+  for (const auto& item : node) out.push_back(yaml::scalar(path, item, key));
+  return out;
+}
+
+double positive_number(const std::string& path, const YAML::Node& node, const std::string& key) {
+  const std::string text = yaml::scalar(path, node, key);
+  char* end = nullptr;
+  const double v = std::strtod(text.c_str(), &end);
+  if (text.empty() || *end != '\0' || !(v > 0)) throw TableError(where_of(path, node), key,
+                                                                  "expected a positive number, got '" + text + "'");
+  return v;
+}
+
+int positive_int(const std::string& path, const YAML::Node& node, const std::string& key) {
+  const double v = positive_number(path, node, key);
+  if (v != static_cast<int>(v)) throw TableError(where_of(path, node), key, "expected a whole number");
+  return static_cast<int>(v);
+}
+
+void only_keys(const std::string& path, const YAML::Node& map, const std::set<std::string>& allowed,
+               const std::string& what) {
+  if (!map.IsMap()) throw TableError(where_of(path, map), what, "expected a mapping");
+  for (const auto& kv : map) {
+    const std::string key = kv.first.Scalar();
+    if (!allowed.count(key))
+      throw TableError(where_of(path, kv.first), key, "unknown key in " + what + " (known: " + yaml::join(allowed) + ")");
+  }
+}
+
+}  // namespace
+
+Suite parse_suite(const std::string& yaml_text, const std::string& path) {
+  const YAML::Node doc = yaml::parse(yaml_text, path);
+  if (!doc.IsMap() || !doc["submission"]) throw TableError({path, 1, 1}, "submission", "expected a top-level 'submission:' mapping");
+  only_keys(path, doc, {"submission"}, "the file");
+  const YAML::Node s = doc["submission"];
+  only_keys(path, s, {"rules_version", "repetitions", "min_time_s", "max_cv", "tables", "models"}, "submission");
+  Suite suite;
+  suite.path = path;
+  for (const char* key : {"rules_version", "repetitions", "min_time_s", "max_cv", "tables", "models"})
+    if (!s[key]) throw TableError(where_of(path, s), key, "missing");
+  suite.rules_version = positive_int(path, s["rules_version"], "rules_version");
+  suite.repetitions = positive_int(path, s["repetitions"], "repetitions");
+  suite.min_time_s = positive_number(path, s["min_time_s"], "min_time_s");
+  suite.max_cv = positive_number(path, s["max_cv"], "max_cv");
+  if (!s["tables"].IsSequence()) throw TableError(where_of(path, s["tables"]), "tables", "expected a list");
+  for (const auto& entry : s["tables"]) {
+    only_keys(path, entry, {"family", "sets", "precisions"}, "a tables entry");
+    SuiteTables t;
+    t.where = where_of(path, entry);
+    t.selection.families.insert(yaml::scalar(path, entry["family"], "family"));
+    for (const auto& v : string_list(path, entry["sets"], "sets")) t.selection.sets.insert(v);
+    for (const auto& v : string_list(path, entry["precisions"], "precisions")) t.selection.precisions.insert(v);
+    suite.tables.push_back(std::move(t));
+  }
+  const YAML::Node m = s["models"];
+  only_keys(path, m, {"names", "precision"}, "models");
+  suite.model_names = string_list(path, m["names"], "names");
+  suite.model_precision = yaml::scalar(path, m["precision"], "precision");
+  return suite;
+}
+
+Suite load_suite(const std::string& path) { return parse_suite(read_text_file(path, "submission rules"), path); }
+
+std::vector<Case> merge_cases(std::vector<Case> cases) {
+  std::vector<Case> out;
+  std::unordered_map<std::string, std::size_t> index;
+  for (auto& c : cases) {
+    auto [it, inserted] = index.emplace(make_case_name(c), out.size());
+    if (inserted) {
+      out.push_back(std::move(c));
+      continue;
+    }
+    Case& kept = out[it->second];
+    kept.sets.insert(c.sets.begin(), c.sets.end());
+    kept.applications.insert(c.applications.begin(), c.applications.end());
+    kept.models.insert(c.models.begin(), c.models.end());
+    kept.sources.insert(kept.sources.end(), c.sources.begin(), c.sources.end());
+  }
+  return out;
+}
+
+std::vector<Case> suite_cases(const Suite& suite, const std::vector<Table>& tables,
+                              const std::vector<ModelTable>& models) {
+  std::vector<Case> all;
+  for (const auto& entry : suite.tables) {
+    const std::string& family = *entry.selection.families.begin();
+    // Every set named must exist in the family's table with every precision named: a rule that matched nothing
+    // would shrink the required suite without a word.
+    for (const auto& set_name : entry.selection.sets) {
+      bool found = false;
+      for (const auto& t : tables)
+        for (const auto& set : t.sets)
+          if (t.family == family && set.name == set_name) {
+            found = true;
+            for (const auto& p : entry.selection.precisions)
+              if (std::find(set.precisions.begin(), set.precisions.end(), p) == set.precisions.end())
+                throw TableError(entry.where, "precisions",
+                                 "set '" + set_name + "' of family '" + family + "' has no precision " + p);
+          }
+      if (!found) throw TableError(entry.where, "sets", "family '" + family + "' has no set '" + set_name + "'");
+    }
+    for (auto& c : expand_tables(tables, entry.selection)) all.push_back(std::move(c));
+  }
+  for (auto& c : model_cases(models, {}, {suite.model_precision})) all.push_back(std::move(c));
+  return merge_cases(std::move(all));
+}
+
+}  // namespace opmark::core

@@ -1,0 +1,52 @@
+#pragma once
+// The submission suite and its rules (shapes/submission.yaml): which cases a submission run measures and what the
+// checker requires of a bundle. One reader for opmark-bench (--opmark_suite) and opmark-aggregate check, so the
+// run and the check can never disagree about the required cases.
+//
+//   submission:
+//     rules_version: 1
+//     repetitions: 3            # at least this many repetitions per case
+//     min_time_s: 0.01          # GPU seconds per repetition
+//     max_cv: 0.10              # per-case noise limit: standard deviation over mean of the repetitions
+//     tables:                   # DeepBench sets of every family, in the precisions the rules name
+//       - {family: gemm, sets: [train, inference_server, inference_device], precisions: [fp16]}
+//     models: {names: [all], precision: fp16}   # the cases the model tables need, at their default inputs
+#include <string>
+#include <vector>
+
+#include "core/case.h"
+#include "core/model_table.h"
+#include "core/table.h"
+
+namespace opmark::core {
+
+struct SuiteTables {
+  SourceLocation where;
+  Selection selection;  // one family, its sets and precisions
+};
+
+struct Suite {
+  std::string path;
+  int rules_version = 0;
+  int repetitions = 0;
+  double min_time_s = 0;
+  double max_cv = 0;
+  std::vector<SuiteTables> tables;
+  std::vector<std::string> model_names;  // as load_models takes them ("all", names, paths)
+  std::string model_precision;
+};
+
+// Reads and validates the rules; errors name file, line, column and key (TableError).
+Suite load_suite(const std::string& path);
+Suite parse_suite(const std::string& yaml_text, const std::string& path);
+
+// Every case the suite requires, each once (a shape both a table and a model need carries both's sets and
+// models). Table entries naming a set or family the tables lack are errors: rules must not silently shrink.
+std::vector<Case> suite_cases(const Suite& suite, const std::vector<Table>& tables,
+                              const std::vector<ModelTable>& models);
+
+// Cases by canonical name, merging the provenance (sets, applications, models, sources) of duplicates, in the
+// order first seen.
+std::vector<Case> merge_cases(std::vector<Case> cases);
+
+}  // namespace opmark::core

@@ -1,0 +1,146 @@
+// The submission rules: parsing with file:line errors, and the required cases (tables and models, each once).
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+#include "core/error.h"
+#include "core/model_table.h"
+#include "core/suite.h"
+#include "core/table.h"
+
+using namespace opmark;
+using namespace opmark::core;
+
+namespace {
+
+const char* kRules = R"(submission:
+  rules_version: 1
+  repetitions: 3
+  min_time_s: 0.01
+  max_cv: 0.1
+  tables:
+    - {family: gemm, sets: [train], precisions: [fp16]}
+  models: {names: [tiny], precision: fp16}
+)";
+
+const char* kGemm = R"(family: gemm
+sets:
+  train:
+    precisions: [fp32, fp16]
+    rows:
+      - {m: 64, n: 32, k: 16}
+      - {m: 768, n: 1024, k: 768}
+  other:
+    precisions: [fp16]
+    rows:
+      - {m: 8, n: 8, k: 8}
+)";
+
+const char* kTiny = R"(model: tiny
+area: nlp
+task: testing
+source: fixture
+inputs: {B: 8, L: 128}
+ops:
+  - {family: gemm, calls: 2, source_op: aten::mm, m: 768, n: B, k: 768}
+  - {family: gemm, calls: 1, source_op: aten::mm, m: 8, n: 8, k: 8}
+  - {family: other, calls: 3, source_op: aten::embedding}
+)";
+
+std::string error_of(const std::string& yaml) {
+  try {
+    parse_suite(yaml, "rules.yaml");
+  } catch (const TableError& e) {
+    return e.what();
+  }
+  return "no error";
+}
+
+std::string replace(std::string text, const std::string& from, const std::string& to) {
+  text.replace(text.find(from), from.size(), to);
+  return text;
+}
+
+}  // namespace
+
+TEST(Suite, ParsesTheRules) {
+  const Suite s = parse_suite(kRules, "rules.yaml");
+  EXPECT_EQ(s.rules_version, 1);
+  EXPECT_EQ(s.repetitions, 3);
+  EXPECT_DOUBLE_EQ(s.min_time_s, 0.01);
+  EXPECT_DOUBLE_EQ(s.max_cv, 0.1);
+  ASSERT_EQ(s.tables.size(), 1u);
+  EXPECT_EQ(s.tables[0].selection.families, std::set<std::string>{"gemm"});
+  EXPECT_EQ(s.model_names, std::vector<std::string>{"tiny"});
+  EXPECT_EQ(s.model_precision, "fp16");
+}
+
+TEST(Suite, ErrorsNameFileLineAndKey) {
+  EXPECT_EQ(error_of(replace(kRules, "repetitions: 3", "repetitions: -3")),
+            "rules.yaml:3:16: field 'repetitions': expected a positive number, got '-3'");
+  EXPECT_EQ(error_of(replace(kRules, "max_cv: 0.1", "max_cv: 0.1\n  extra: 1")),
+            "rules.yaml:6:3: field 'extra': unknown key in submission (known: max_cv, min_time_s, models, "
+            "repetitions, rules_version, tables)");
+  EXPECT_NE(error_of(replace(kRules, "  min_time_s: 0.01\n", "")).find("field 'min_time_s': missing"),
+            std::string::npos);
+  const std::string empty_sets = error_of(replace(kRules, "sets: [train]", "sets: []"));
+  EXPECT_EQ(empty_sets.rfind("rules.yaml:7:", 0), 0u) << empty_sets;
+  EXPECT_NE(empty_sets.find("field 'sets': expected a non-empty list"), std::string::npos) << empty_sets;
+  EXPECT_NE(error_of("submission: [").find("not valid YAML"), std::string::npos);
+}
+
+TEST(Suite, RequiredCasesAreTheTablesSetsAndTheModelsEachOnce) {
+  const Suite s = parse_suite(kRules, "rules.yaml");
+  const std::vector<Table> tables = {parse_table(kGemm, "gemm.yaml")};
+  const std::vector<ModelTable> models = {parse_model_table(kTiny, "tiny.yaml")};
+  const std::vector<Case> cases = suite_cases(s, tables, models);
+  // train fp16: 2 rows; the model: 768x8x768 and 8x8x8 (other: not a case). None twice; fp32 not named.
+  ASSERT_EQ(cases.size(), 4u);
+  std::set<std::string> names;
+  for (const auto& c : cases) {
+    names.insert(make_case_name(c));
+    EXPECT_EQ(c.precision, "fp16");
+  }
+  EXPECT_EQ(names.size(), 4u);
+  EXPECT_TRUE(names.count("gemm/fwd/fp16/m=768/n=8/k=768/ta=N/tb=N/batch=1"));
+  EXPECT_TRUE(names.count("gemm/fwd/fp16/m=8/n=8/k=8/ta=N/tb=N/batch=1"));
+}
+
+TEST(Suite, MergesProvenanceOfACaseBothATableAndAModelNeed) {
+  Suite s = parse_suite(replace(kRules, "sets: [train]", "sets: [train, other]"), "rules.yaml");
+  const std::vector<Case> cases = suite_cases(s, {parse_table(kGemm, "gemm.yaml")}, {parse_model_table(kTiny, "t.yaml")});
+  ASSERT_EQ(cases.size(), 4u);  // 8x8x8 is in set `other` and in the model: once
+  for (const auto& c : cases)
+    if (make_case_name(c) == "gemm/fwd/fp16/m=8/n=8/k=8/ta=N/tb=N/batch=1") {
+      EXPECT_EQ(c.sets, std::set<std::string>{"other"});
+      EXPECT_EQ(c.models, std::set<std::string>{"tiny"});
+    }
+}
+
+TEST(Suite, ARuleThatMatchesNothingIsAnError) {
+  const std::vector<Table> tables = {parse_table(kGemm, "gemm.yaml")};
+  const auto error = [&](const std::string& rules) {
+    try {
+      suite_cases(parse_suite(rules, "rules.yaml"), tables, {});
+    } catch (const TableError& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  EXPECT_EQ(error(replace(kRules, "sets: [train]", "sets: [trian]")),
+            "rules.yaml:7:7: field 'sets': family 'gemm' has no set 'trian'");
+  EXPECT_EQ(error(replace(kRules, "precisions: [fp16]", "precisions: [bf16]")),
+            "rules.yaml:7:7: field 'precisions': set 'train' of family 'gemm' has no precision bf16");
+}
+
+TEST(Suite, TheRepositoryRulesLoadAndExpand) {
+  const std::string shapes = std::string(OPMARK_SOURCE_DIR) + "/shapes";
+  const Suite s = load_suite(shapes + "/submission.yaml");
+  std::vector<Table> tables;
+  for (const auto& f : find_table_files(shapes)) tables.push_back(load_table(f));
+  const std::vector<Case> cases = suite_cases(s, tables, load_models(s.model_names, {shapes}));
+  EXPECT_GT(cases.size(), 1000u);
+  std::set<std::string> families;
+  for (const auto& c : cases) families.insert(c.family);
+  EXPECT_EQ(families.size(), 9u);  // every family
+}
