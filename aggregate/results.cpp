@@ -56,6 +56,9 @@ void parse_jsonl(const std::string& text, const std::string& path, Statistic sta
     r.status = need(j, "status", where).get<std::string>();
     if (j.contains("label")) r.label = j["label"].get<std::string>();
     if (j.contains("reason")) r.reason = j["reason"].get<std::string>();
+    if (j.contains("verification")) r.verification = j["verification"].get<std::string>();
+    if (j.contains("family")) r.family = j["family"].get<std::string>();
+    if (j.contains("precision")) r.precision = j["precision"].get<std::string>();
     if (r.status != "ok") continue;
     const double t = need(j, "time_us", where).get<double>();
     if (type == "run") r.reps_us.push_back(t);
@@ -81,8 +84,12 @@ void parse_benchmark_json(const json& root, const std::string& path, Statistic s
   for (std::size_t i = 0; i < benchmarks.size(); ++i) {
     const json& b = benchmarks[i];
     const std::string where = path + ": benchmarks[" + std::to_string(i) + "]";
-    const std::string name = b.contains("run_name") ? b["run_name"].get<std::string>()
-                                                    : need(b, "name", where).get<std::string>();
+    std::string name = b.contains("run_name") ? b["run_name"].get<std::string>()
+                                              : need(b, "name", where).get<std::string>();
+    // Google Benchmark appends the timing mode to a manually timed case's name; opmark's case name has none.
+    const std::string manual = "/manual_time";
+    if (name.size() > manual.size() && name.compare(name.size() - manual.size(), manual.size(), manual) == 0)
+      name.resize(name.size() - manual.size());
     CaseResult& r = out.cases[name];
     if (b.value("error_occurred", false) || b.value("skipped", false)) {
       const std::string message = b.value("error_message", b.value("skip_message", std::string()));

@@ -15,6 +15,8 @@ struct CaseResult {
   double time_us = 0;            // by the statistic; 0 when not ok
   std::vector<double> reps_us;   // the repetitions' times, when the file has them
   std::string label, reason;
+  std::string verification;      // the harness's check of the result (results.jsonl only)
+  std::string family, precision; // as logged (results.jsonl only)
 };
 
 struct ResultSet {

@@ -123,6 +123,17 @@ std::vector<Sheet> deepbench_sheets(const ResultSet& results) {
   return sheets;
 }
 
+std::string csv_text(const Sheet& s) {
+  std::string out;
+  for (std::size_t i = 0; i < s.header.size(); ++i) out += (i ? "," : "") + csv_field(s.header[i]);
+  out += "\n";
+  for (const auto& row : s.rows) {
+    for (std::size_t i = 0; i < row.size(); ++i) out += (i ? "," : "") + csv_field(row[i]);
+    out += "\n";
+  }
+  return out;
+}
+
 std::vector<std::string> write_csv_sheets(const std::vector<Sheet>& sheets, const std::string& dir) {
   namespace fs = std::filesystem;
   fs::create_directories(dir);
@@ -131,12 +142,7 @@ std::vector<std::string> write_csv_sheets(const std::vector<Sheet>& sheets, cons
     const std::string path = (fs::path(dir) / (s.name + ".csv")).string();
     std::ofstream out(path);
     if (!out) throw Error(path + ": cannot write");
-    for (std::size_t i = 0; i < s.header.size(); ++i) out << (i ? "," : "") << csv_field(s.header[i]);
-    out << "\n";
-    for (const auto& row : s.rows) {
-      for (std::size_t i = 0; i < row.size(); ++i) out << (i ? "," : "") << csv_field(row[i]);
-      out << "\n";
-    }
+    out << csv_text(s);
     files.push_back(path);
   }
   return files;

@@ -20,6 +20,9 @@ struct Sheet {
 // The tables for every (precision, family) the results hold, and the specs.
 std::vector<Sheet> deepbench_sheets(const ResultSet& results);
 
+// One sheet as CSV text (header line, then the rows).
+std::string csv_text(const Sheet& sheet);
+
 // DIR/<sheet>.csv for each sheet; returns the files written.
 std::vector<std::string> write_csv_sheets(const std::vector<Sheet>& sheets, const std::string& dir);
 
