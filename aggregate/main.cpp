@@ -17,9 +17,12 @@
 #include <string>
 #include <vector>
 
+#include "aggregate/bundle.h"
 #include "aggregate/compare.h"
+#include "aggregate/page.h"
 #include "aggregate/results.h"
 #include "aggregate/plots.h"
+#include "aggregate/score_report.h"
 #include "aggregate/scores.h"
 #include "aggregate/spreadsheet.h"
 #include "aggregate/xlsx.h"
@@ -221,8 +224,9 @@ int score_set(const Args& a, const std::string& file, bool primary, AreaSets* se
     throw Error(std::string("--models: ") + e.what());
   }
   if (models.empty()) throw Error("no model table matches --models=" + a.models + " in " + dir + "/models");
-  std::vector<ModelScore> scores;
-  for (const auto& m : models) scores.push_back(score_model(m, a.inputs, a.precision, results));
+  const ScoreReport report =
+      score_report(results, models, (fs::path(dir) / "areas.yaml").string(), a.inputs, a.precision);
+  const std::vector<ModelScore>& scores = report.models;
   // Missing cases are an error unless allowed: a score over part of a model would read as a faster GPU.
   std::size_t missing = 0;
   for (const auto& s : scores) missing += s.missing.size();
@@ -237,41 +241,12 @@ int score_set(const Args& a, const std::string& file, bool primary, AreaSets* se
                 "\nmeasure them with: opmark-bench --opmark_models=" + model_list + " --opmark_precision=" +
                 a.precision + "\nor score what is there with --allow-missing (coverage then says what is left out)");
   }
-  std::vector<AreaScore> areas;
-  std::vector<Area> area_defs;
-  const fs::path areas_file = fs::path(dir) / "areas.yaml";
-  if (fs::exists(areas_file))
-    for (const auto& area : load_areas(areas_file.string())) {
-      AreaScore s = score_area(area, scores);
-      if (!s.models.empty()) {
-        areas.push_back(s);
-        area_defs.push_back(area);
-      }
-    }
-  if (!a.plots.empty() && primary) write_plots(a, results, models, area_defs);
+  const std::vector<AreaScore>& areas = report.areas;
+  if (!a.plots.empty() && primary) write_plots(a, results, models, report.area_defs);
   sets->names.push_back(results.context.count("gpu") ? results.context.at("gpu") + " (" + file + ")" : file);
   sets->scores.push_back(areas);
   if (a.format == "json") {
-    nlohmann::json j;
-    j["lower_is_better"] = true;
-    j["unit"] = "ms";
-    j["precision"] = a.precision;
-    j["results"] = file;
-    if (results.context.count("gpu")) j["gpu"] = results.context.at("gpu");
-    for (const auto& s : scores) {
-      nlohmann::json m = {{"name", s.name},     {"area", s.area},
-                          {"score_ms", s.score_ms}, {"calls", s.calls},
-                          {"coverage_calls", s.coverage_calls()}, {"missing", s.missing}};
-      m["coverage_time"] = s.coverage_time() >= 0 ? nlohmann::json(s.coverage_time()) : nlohmann::json(nullptr);
-      if (s.measured_ms) {
-        m["measured_ms"] = *s.measured_ms;
-        m["measured_device"] = s.measured_device;
-        m["score_over_measured"] = *s.measured_ms > 0 ? s.score_ms / *s.measured_ms : 0.0;
-      }
-      j["models"].push_back(m);
-    }
-    for (const auto& ar : areas) j["areas"].push_back({{"name", ar.name}, {"score_ms", ar.score_ms}, {"models", ar.models}});
-    std::cout << j.dump(2) << "\n";
+    std::cout << score_report_json(report, results, file, a.precision).dump(2) << "\n";
     return 0;
   }
   const bool csv = a.format == "csv";
@@ -328,6 +303,13 @@ int run_spreadsheet(const Args& a) {
 
 int main(int argc, char** argv) {
   try {
+    // Subcommands, each in its own file: submission bundles (bundle.cpp) and the results page (page.cpp).
+    if (argc > 1) {
+      const std::string sub = argv[1];
+      if (sub == "pack") return pack_main(argc - 1, argv + 1);
+      if (sub == "check") return check_main(argc - 1, argv + 1);
+      if (sub == "page") return page_main(argc - 1, argv + 1);
+    }
     const Args a = parse(argc, argv);
     if (!a.spreadsheet.empty()) return run_spreadsheet(a);
     return a.compare ? run_compare(a) : run_scores(a);

@@ -195,4 +195,97 @@ std::string area_bars_svg(const std::vector<std::string>& set_names,
   return c.done();
 }
 
+
+std::string roofline_sets_svg(const std::string& title, const std::vector<RooflineSet>& sets) {
+  Canvas c(title);
+  double imin = 1e300, imax = 0, tmin = 1e300, tmax = 0;
+  for (const auto& set : sets)
+    for (const auto& p : set.points) {
+      if (p.intensity <= 0 || p.tflops <= 0) continue;
+      imin = std::min(imin, p.intensity), imax = std::max(imax, p.intensity);
+      tmin = std::min(tmin, p.tflops), tmax = std::max(tmax, p.tflops);
+    }
+  if (imax <= 0) return c.done();
+  // The roofs stretch the axis up to the highest peak, so the gap to the roof stays visible.
+  for (const auto& set : sets)
+    for (const auto& [precision, peak] : set.peak_tflops) tmax = std::max(tmax, peak);
+  const LogAxis ax(imin, imax), ay(tmin, tmax);
+  c.log_axes(ax, ay, "arithmetic intensity (FLOPs per byte)", "achieved TFLOPS");
+  for (std::size_t s = 0; s < sets.size(); ++s) {
+    const RooflineSet& set = sets[s];
+    const char* colour = kColours[s % 8];
+    for (const auto& [precision, peak] : set.peak_tflops) {
+      if (peak <= 0) continue;
+      std::string path;  // min(peak, bandwidth x intensity) across the axis; no bandwidth: the flat roof alone
+      for (int i = 0; i <= 100; ++i) {
+        const double intensity = std::pow(10.0, ax.lo + (ax.hi - ax.lo) * i / 100.0);
+        const double roof = set.peak_gb_per_s > 0 ? std::min(peak, set.peak_gb_per_s * 1e9 * intensity / 1e12) : peak;
+        path += (i ? " L" : "M") + fmt("%.1f", c.x(ax.frac(intensity))) + "," +
+                fmt("%.1f", c.y(std::clamp(ay.frac(roof), 0.0, 1.0)));
+      }
+      c.svg << "<path d=\"" << path << "\" fill=\"none\" stroke=\"" << colour
+            << "\" stroke-dasharray=\"6,4\"><title>" << escape(set.name) << ": " << escape(precision) << " peak "
+            << fmt("%.4g", peak) << " TFLOPS" << (set.peak_gb_per_s > 0 ? ", " + fmt("%.4g", set.peak_gb_per_s) +
+                                                                              " GB/s" : std::string())
+            << "</title></path>\n<text x=\"" << kW - kRight - 4 << "\" y=\"" << c.y(ay.frac(peak)) - 4
+            << "\" text-anchor=\"end\" fill=\"" << colour << "\">" << escape(precision) << " " << fmt("%.4g", peak)
+            << "</text>\n";
+    }
+    for (const auto& p : set.points) {
+      if (p.intensity <= 0 || p.tflops <= 0) continue;
+      c.svg << "<circle cx=\"" << c.x(ax.frac(p.intensity)) << "\" cy=\"" << c.y(ay.frac(p.tflops))
+            << "\" r=\"3.5\" fill=\"" << colour << "\" fill-opacity=\"0.7\"><title>" << escape(set.name) << ": "
+            << escape(p.label) << ": " << fmt("%.4g", p.tflops) << " TFLOPS at " << fmt("%.4g", p.intensity)
+            << " FLOPs/byte</title></circle>\n";
+    }
+    c.svg << "<text x=\"" << kLeft + 10 << "\" y=\"" << kTop + 16 + 14 * static_cast<double>(s) << "\" fill=\""
+          << colour << "\">" << escape(set.name) << "</text>\n";
+  }
+  return c.done();
+}
+
+std::string ratio_chart_svg(const std::string& title, const std::vector<RatioSeries>& series) {
+  Canvas c(title);
+  // A log2 axis symmetric around 1, whole powers of two: ratios of 0.5 and 2 are equally far from "as fast".
+  double span = 1;
+  for (const auto& s : series)
+    for (const auto& [name, r] : s.ratios)
+      if (r > 0) span = std::max(span, std::ceil(std::abs(std::log2(r)) - 1e-9));
+  const auto fy = [&](double r) { return c.y(std::clamp((std::log2(r) + span) / (2 * span), 0.0, 1.0)); };
+  c.svg << "<rect x=\"" << kLeft << "\" y=\"" << kTop << "\" width=\"" << kW - kLeft - kRight << "\" height=\""
+        << kH - kTop - kBottom << "\" fill=\"none\" stroke=\"#333\"/>\n";
+  for (double e = -span; e <= span; ++e) {
+    const double py = fy(std::pow(2.0, e));
+    c.svg << "<line x1=\"" << kLeft << "\" y1=\"" << py << "\" x2=\"" << kW - kRight << "\" y2=\"" << py
+          << "\" stroke=\"" << (e == 0 ? "#666" : "#ddd") << "\"/><text x=\"" << kLeft - 6 << "\" y=\"" << py + 4
+          << "\" text-anchor=\"end\">" << fmt("%g", std::pow(2.0, e)) << "x</text>\n";
+  }
+  c.svg << "<text x=\"" << kW / 2 << "\" y=\"" << kH - 18
+        << "\" text-anchor=\"middle\">cases, sorted by ratio (share of the cases compared)</text>\n"
+        << "<text transform=\"translate(18," << kH / 2
+        << ") rotate(-90)\" text-anchor=\"middle\">time / reference time (above 1: slower)</text>\n";
+  for (std::size_t s = 0; s < series.size(); ++s) {
+    const char* colour = kColours[(s + 1) % 8];  // the reference keeps the first colour, as in the other charts
+    std::vector<std::pair<std::string, double>> sorted;
+    for (const auto& point : series[s].ratios)
+      if (point.second > 0) sorted.push_back(point);
+    std::sort(sorted.begin(), sorted.end(), [](const auto& a, const auto& b) { return a.second < b.second; });
+    const double n = static_cast<double>(sorted.size());
+    for (std::size_t i = 0; i < sorted.size(); ++i)
+      c.svg << "<circle cx=\"" << c.x((static_cast<double>(i) + 0.5) / n) << "\" cy=\"" << fy(sorted[i].second)
+            << "\" r=\"3.5\" fill=\"" << colour << "\" fill-opacity=\"0.7\"><title>" << escape(series[s].name)
+            << ": " << escape(sorted[i].first) << ": " << fmt("%.4g", sorted[i].second) << "x</title></circle>\n";
+    std::string legend = series[s].name;
+    if (series[s].geomean > 0) {
+      const double py = fy(series[s].geomean);
+      c.svg << "<line x1=\"" << kLeft << "\" y1=\"" << py << "\" x2=\"" << kW - kRight << "\" y2=\"" << py
+            << "\" stroke=\"" << colour << "\" stroke-dasharray=\"6,4\"/>\n";
+      legend += ": geometric mean " + fmt("%.4g", series[s].geomean) + "x";
+    }
+    c.svg << "<text x=\"" << kLeft + 10 << "\" y=\"" << kTop + 16 + 14 * static_cast<double>(s) << "\" fill=\""
+          << colour << "\">" << escape(legend) << "</text>\n";
+  }
+  return c.done();
+}
+
 }  // namespace opmark::aggregate

@@ -11,6 +11,7 @@
 namespace opmark::core::yaml {
 
 inline SourceLocation where_of(const std::string& path, const YAML::Node& node) {
+  if (!node) return {path, 0, 0};  // a missing key has no position (and Mark() would throw yaml-cpp's own error)
   const YAML::Mark m = node.Mark();
   return {path, m.line >= 0 ? m.line + 1 : 0, m.column >= 0 ? m.column + 1 : 0};
 }

@@ -17,7 +17,7 @@ const char* kRules = R"(submission:
   rules_version: 1
   repetitions: 3
   min_time_s: 0.01
-  max_cv: 0.1
+  max_noise: 0.1
   tables:
     - {family: gemm, sets: [train], precisions: [fp16]}
   models: {names: [tiny], precision: fp16}
@@ -68,7 +68,7 @@ TEST(Suite, ParsesTheRules) {
   EXPECT_EQ(s.rules_version, 1);
   EXPECT_EQ(s.repetitions, 3);
   EXPECT_DOUBLE_EQ(s.min_time_s, 0.01);
-  EXPECT_DOUBLE_EQ(s.max_cv, 0.1);
+  EXPECT_DOUBLE_EQ(s.max_noise, 0.1);
   ASSERT_EQ(s.tables.size(), 1u);
   EXPECT_EQ(s.tables[0].selection.families, std::set<std::string>{"gemm"});
   EXPECT_EQ(s.model_names, std::vector<std::string>{"tiny"});
@@ -78,8 +78,8 @@ TEST(Suite, ParsesTheRules) {
 TEST(Suite, ErrorsNameFileLineAndKey) {
   EXPECT_EQ(error_of(replace(kRules, "repetitions: 3", "repetitions: -3")),
             "rules.yaml:3:16: field 'repetitions': expected a positive number, got '-3'");
-  EXPECT_EQ(error_of(replace(kRules, "max_cv: 0.1", "max_cv: 0.1\n  extra: 1")),
-            "rules.yaml:6:3: field 'extra': unknown key in submission (known: max_cv, min_time_s, models, "
+  EXPECT_EQ(error_of(replace(kRules, "max_noise: 0.1", "max_noise: 0.1\n  extra: 1")),
+            "rules.yaml:6:3: field 'extra': unknown key in submission (known: max_noise, min_time_s, models, "
             "repetitions, rules_version, tables)");
   EXPECT_NE(error_of(replace(kRules, "  min_time_s: 0.01\n", "")).find("field 'min_time_s': missing"),
             std::string::npos);

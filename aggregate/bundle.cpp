@@ -1,0 +1,133 @@
+#include "aggregate/bundle.h"
+
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+
+#include "aggregate/score_report.h"
+#include "aggregate/spreadsheet.h"
+#include "aggregate/system_description.h"
+#include "core/error.h"
+#include "core/model_table.h"
+
+namespace fs = std::filesystem;
+
+namespace opmark::aggregate {
+
+std::string default_shapes_dir() {
+  if (fs::is_directory(OPMARK_DEFAULT_SHAPES_DIR)) return OPMARK_DEFAULT_SHAPES_DIR;
+  return "shapes";
+}
+
+std::map<std::string, std::string> derived_files(const ResultSet& results, const core::Suite& rules,
+                                                 const std::string& shapes_dir) {
+  std::map<std::string, std::string> files;
+  const std::vector<core::ModelTable> models = core::load_models(rules.model_names, {shapes_dir});
+  const ScoreReport report =
+      score_report(results, models, (fs::path(shapes_dir) / "areas.yaml").string(), {}, rules.model_precision);
+  // The label is the path inside the bundle, so the file is the same wherever the bundle lives.
+  files[bundle_path::scores] = score_report_json(report, results, bundle_path::results, rules.model_precision).dump(2) + "\n";
+  for (const auto& sheet : deepbench_sheets(results))
+    files[std::string(bundle_path::spreadsheet) + "/" + sheet.name + ".csv"] = csv_text(sheet);
+  return files;
+}
+
+namespace {
+
+struct Flags {
+  std::string bundle, rules, shapes;
+  Submitter who;
+  bool has_wall = false;
+};
+
+Flags parse_flags(int argc, char** argv, bool pack) {
+  Flags f;
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    const auto eq = arg.find('=');
+    const std::string key = arg.substr(0, eq), value = eq == std::string::npos ? "" : arg.substr(eq + 1);
+    if (arg.rfind("--", 0) != 0) {
+      if (!f.bundle.empty()) throw Error("one bundle folder expected, got '" + f.bundle + "' and '" + arg + "'");
+      f.bundle = arg;
+    } else if (key == "--rules") f.rules = value;
+    else if (key == "--shapes") f.shapes = value;
+    else if (pack && key == "--division") f.who.division = value;
+    else if (pack && key == "--vendor") f.who.vendor = value;
+    else if (pack && key == "--system-name") f.who.system_name = value;
+    else if (pack && key == "--submitter") f.who.submitter = value;
+    else if (pack && key == "--modifications") f.who.modifications = value;
+    else if (pack && key == "--started") f.who.started = value;
+    else if (pack && key == "--wall-s") {
+      char* end = nullptr;
+      f.who.wall_s = std::strtod(value.c_str(), &end);
+      if (value.empty() || *end != '\0' || f.who.wall_s < 0) throw Error("--wall-s: expected seconds, got '" + value + "'");
+      f.has_wall = true;
+    } else {
+      throw Error("unknown flag " + key + (pack ? " (pack takes --vendor, --system-name, --submitter, --division, "
+                                                  "--modifications, --started, --wall-s, --rules, --shapes)"
+                                                : " (check takes --rules and --shapes)"));
+    }
+  }
+  if (f.bundle.empty()) throw Error(std::string("usage: opmark-aggregate ") + (pack ? "pack" : "check") + " BUNDLE ...");
+  if (f.shapes.empty()) f.shapes = default_shapes_dir();
+  if (f.rules.empty()) f.rules = (fs::path(f.shapes) / "submission.yaml").string();
+  return f;
+}
+
+void write_file(const fs::path& path, const std::string& text) {
+  fs::create_directories(path.parent_path());
+  std::ofstream out(path, std::ios::binary);
+  if (!out || !(out << text)) throw Error(path.string() + ": cannot write");
+}
+
+}  // namespace
+
+int pack_main(int argc, char** argv) {
+  try {
+    const Flags f = parse_flags(argc, argv, true);
+    if (f.who.division != "closed" && f.who.division != "open")
+      throw Error("--division: expected closed or open, got '" + f.who.division + "'");
+    for (const auto& [flag, value] : {std::pair<const char*, std::string>{"--vendor", f.who.vendor},
+                                      {"--system-name", f.who.system_name}, {"--submitter", f.who.submitter}})
+      if (value.empty()) throw Error(std::string(flag) + " is required: system.yaml names who ran what");
+    if (f.who.division == "open" && f.who.modifications.empty())
+      throw Error("--modifications is required in the open division: say what differs from opmark unmodified");
+    const fs::path dir = f.bundle;
+    const ResultSet results = load_results((dir / bundle_path::results).string(), Statistic::median);
+    const core::Suite rules = core::load_suite(f.rules);
+    write_file(dir / bundle_path::system, system_yaml(results.context, f.who));
+    std::printf("wrote %s\n", (dir / bundle_path::system).string().c_str());
+    // A stale sheet from an earlier pack would be a file no run explains.
+    fs::remove_all(dir / bundle_path::spreadsheet);
+    for (const auto& [rel, text] : derived_files(results, rules, f.shapes)) {
+      write_file(dir / rel, text);
+      std::printf("wrote %s\n", (dir / rel).string().c_str());
+    }
+    return 0;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "opmark-aggregate pack: %s\n", e.what());
+    return 2;
+  }
+}
+
+int check_main(int argc, char** argv) {
+  try {
+    const Flags f = parse_flags(argc, argv, false);
+    const std::vector<Problem> problems = check_bundle(f.bundle, f.rules, f.shapes);
+    if (problems.empty()) {
+      std::printf("%s: bundle OK under the rules %s\n", f.bundle.c_str(), f.rules.c_str());
+      return 0;
+    }
+    std::printf("%s: %zu problem(s):\n", f.bundle.c_str(), problems.size());
+    for (std::size_t i = 0; i < problems.size(); ++i)
+      std::printf("%3zu. %s\n     -> %s\n", i + 1, problems[i].what.c_str(), problems[i].fix.c_str());
+    return 1;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "opmark-aggregate check: %s\n", e.what());
+    return 2;
+  }
+}
+
+}  // namespace opmark::aggregate

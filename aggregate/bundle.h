@@ -1,0 +1,49 @@
+#pragma once
+// Submission bundles (results/README.md): a run's raw results plus system.yaml and the files derived from the run
+// (scores.json, the DeepBench-style CSV spreadsheet). `pack` writes system.yaml and the derived files; `check`
+// lists every problem of a bundle, with what to do about it.
+#include <map>
+#include <string>
+#include <vector>
+
+#include "aggregate/results.h"
+#include "core/suite.h"
+
+namespace opmark::aggregate {
+
+// opmark-aggregate pack BUNDLE --vendor=V --system-name=S --submitter=W [--division=closed|open]
+//   [--modifications=TEXT] [--started=ISO] [--wall-s=N] [--rules=PATH] [--shapes=DIR]. argv[0] is "pack".
+int pack_main(int argc, char** argv);
+
+// opmark-aggregate check BUNDLE [--rules=PATH] [--shapes=DIR]: exit 0 when the bundle has no problem, 1 otherwise.
+int check_main(int argc, char** argv);
+
+// The files of a bundle, relative to its folder.
+namespace bundle_path {
+inline constexpr const char* system = "system.yaml";
+inline constexpr const char* results = "run/results.jsonl";
+inline constexpr const char* benchmark_json = "run/benchmark.json";
+inline constexpr const char* scores = "scores.json";
+inline constexpr const char* spreadsheet = "spreadsheet";
+}  // namespace bundle_path
+
+// The derived files (path relative to the bundle -> content) from the run's results: scores.json for the rules'
+// models and precision, and spreadsheet/<sheet>.csv.
+std::map<std::string, std::string> derived_files(const ResultSet& results, const core::Suite& rules,
+                                                 const std::string& shapes_dir);
+
+struct Problem {
+  std::string what;  // what is wrong, naming the file (and line) or the case
+  std::string fix;   // what to do about it
+};
+
+// A case's noise as the rules measure it: the median absolute deviation of its repetitions over their median.
+double relative_mad(const std::vector<double>& times);
+
+// Every problem of the bundle in `dir` under the rules at `rules_path`, with the tables and models of `shapes_dir`.
+std::vector<Problem> check_bundle(const std::string& dir, const std::string& rules_path, const std::string& shapes_dir);
+
+// The source tree's shapes/ folder (or ./shapes), and its submission rules.
+std::string default_shapes_dir();
+
+}  // namespace opmark::aggregate

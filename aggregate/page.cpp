@@ -1,0 +1,421 @@
+// opmark-aggregate page RESULTS_DIR [--out=FILE]: one static HTML page over every submission bundle under
+// RESULTS_DIR (results/README.md): the systems, area and model scores side by side, and per family every case's
+// time on every bundle with ratios, charts, a roofline and each case's details. This file reads the bundles and
+// gathers the page's data and charts; page_html.cpp writes the page.
+#include "aggregate/page.h"
+
+#include <yaml-cpp/yaml.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "aggregate/page_html.h"
+#include "aggregate/plots.h"
+#include "aggregate/results.h"
+#include "core/case.h"
+#include "core/error.h"
+#include "core/precision.h"
+#include "core/schema.h"
+#include "core/yaml_nodes.h"
+
+namespace opmark::aggregate {
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+const char* kUsage = R"(usage: opmark-aggregate page RESULTS_DIR [--out=FILE]
+  writes one static HTML page (default RESULTS_DIR/index.html) over every submission bundle under RESULTS_DIR:
+  every folder holding system.yaml, run/results.jsonl and scores.json (results/README.md). The page needs no
+  network: styles, script, charts and data are all inside it.
+)";
+
+// Every bundle is one column of the page, bundle 0 the reference of the ratios.
+struct Bundle {
+  std::string id;  // its folder, relative to RESULTS_DIR
+  std::string system_name, gpu;
+  json system;     // system.yaml flattened: [[field, text], ...] in the file's order
+  ResultSet results;                   // times by the median, as the scores take them
+  std::map<std::string, json> details;  // per case: repetitions, aggregates, counters, verification, sets
+  json scores;                          // scores.json, the fields the page shows
+  std::string label() const { return system_name + " / " + gpu; }
+};
+
+std::string read_text(const fs::path& file, const std::string& what) {
+  std::ifstream in(file, std::ios::binary);
+  if (!in) throw Error(file.string() + ": cannot open " + what);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+// A folder holding system.yaml is a bundle; its own subfolders (run/, spreadsheet/) are not searched.
+std::vector<fs::path> find_bundles(const fs::path& root) {
+  if (!fs::is_directory(root)) throw Error(root.string() + ": not a folder of result bundles");
+  std::vector<fs::path> found;
+  if (fs::exists(root / "system.yaml")) return {root};
+  for (auto it = fs::recursive_directory_iterator(root, fs::directory_options::skip_permission_denied);
+       it != fs::recursive_directory_iterator(); ++it) {
+    if (!it->is_directory()) continue;
+    if (it->path().filename().string().rfind('.', 0) == 0 || fs::exists(it->path() / "system.yaml"))
+      it.disable_recursion_pending();
+    if (fs::exists(it->path() / "system.yaml")) found.push_back(it->path());
+  }
+  std::sort(found.begin(), found.end());
+  return found;
+}
+
+// Nested fields as "gpu.model", lists as one line, in the file's order (the systems table keeps it).
+void flatten(const YAML::Node& node, const std::string& prefix, json& out) {
+  if (node.IsMap()) {
+    for (const auto& kv : node)
+      flatten(kv.second, prefix.empty() ? kv.first.Scalar() : prefix + "." + kv.first.Scalar(), out);
+  } else if (node.IsSequence()) {
+    std::string text;
+    for (const auto& item : node) text += (text.empty() ? "" : ", ") + (item.IsScalar() ? item.Scalar() : "...");
+    out.push_back({prefix, text});
+  } else {
+    out.push_back({prefix, node.IsScalar() ? node.Scalar() : std::string()});
+  }
+}
+
+// A field of `map` that must be there. Checked before use: a missing node has no position to report (yaml-cpp
+// throws InvalidNode for its Mark()), so the error points at the map holding it.
+YAML::Node required(const std::string& path, const YAML::Node& map, const char* key, const std::string& field) {
+  const YAML::Node node = map[key];
+  if (!node) throw TableError(core::yaml::where_of(path, map), field, "missing (results/README.md lists the fields)");
+  return node;
+}
+
+void read_system(const fs::path& file, Bundle& b) {
+  const std::string path = file.string();
+  const YAML::Node root = core::yaml::parse(read_text(file, "the system description"), path);
+  if (!root.IsMap())
+    throw TableError(core::yaml::where_of(path, root), "", "expected the fields of a system (results/README.md)");
+  // The page labels a bundle's column with these two; the checker requires the rest.
+  b.system_name = core::yaml::scalar(path, required(path, root, "system_name", "system_name"), "system_name");
+  const YAML::Node gpu = required(path, root, "gpu", "gpu");
+  if (!gpu.IsMap()) throw TableError(core::yaml::where_of(path, gpu), "gpu", "expected {model: ..., count: ...}");
+  b.gpu = core::yaml::scalar(path, required(path, gpu, "model", "gpu.model"), "gpu.model");
+  b.system = json::array();
+  flatten(root, "", b.system);
+}
+
+// What the drill-down shows and ResultSet does not keep: every repetition, the median and mean lines with their
+// counters, verification, and the sets and models a case belongs to. load_results has checked the lines already.
+void read_details(const std::string& path, Bundle& b) {
+  std::istringstream in(read_text(path, "results file"));
+  std::string line;
+  for (int number = 1; std::getline(in, line); ++number) {
+    if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
+    try {
+      const json j = json::parse(line);
+      const std::string type = j.value("type", std::string());
+      if (type != "run" && type != "aggregate") continue;
+      json& d = b.details[j.at("name").get<std::string>()];
+      if (d.is_null()) d = {{"reps", json::array()}, {"counters", json::object()}};
+      for (const char* key : {"family", "direction", "precision", "sets", "models", "applications"})
+        if (j.contains(key)) d[key] = j[key];
+      for (const char* key : {"verification", "label"})
+        if (j.contains(key) && !j[key].get<std::string>().empty()) d[key] = j[key];
+      if (!j.contains("time_us")) continue;  // a case that did not run: one line with the reason
+      const double t = j.at("time_us").get<double>();
+      const json counters = j.value("counters", json::object());
+      if (!counters.is_object()) throw Error("'counters' is not an object");
+      if (type == "run") {
+        json rep = {{"time_us", t}};
+        if (j.contains("iterations")) rep["iterations"] = j["iterations"];
+        d["reps"].push_back(rep);
+        if (d["counters"].empty()) d["counters"] = counters;  // until a median line brings its own
+      } else {
+        const std::string aggregate = j.at("aggregate").get<std::string>();
+        if (aggregate == "median" || aggregate == "mean") d[aggregate] = t;
+        if (aggregate == "median") d["counters"] = counters;
+      }
+    } catch (const json::exception& e) {
+      throw Error(path + ":" + std::to_string(number) + ": " + e.what());
+    } catch (const Error& e) {
+      throw Error(path + ":" + std::to_string(number) + ": " + e.what());
+    }
+  }
+}
+
+// The line of a parse error, from its byte offset (nlohmann's message has it too, but not in file:line form).
+int line_of(const std::string& text, std::size_t byte) {
+  return 1 + static_cast<int>(std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(std::min(byte, text.size())), '\n'));
+}
+
+void read_scores(const fs::path& file, Bundle& b) {
+  const std::string path = file.string(), text = read_text(file, "scores");
+  json j;
+  try {
+    j = json::parse(text);
+  } catch (const json::parse_error& e) {
+    throw Error(path + ":" + std::to_string(line_of(text, e.byte)) + ": not valid JSON (" + e.what() + ")");
+  }
+  const auto need = [&](const json& o, const char* key, const std::string& where, bool number, bool may_be_null) {
+    if (!o.is_object() || !o.contains(key)) throw Error(path + ": " + where + ": missing '" + key + "'");
+    const json& v = o.at(key);
+    if ((number ? !v.is_number() : !v.is_string()) && !(may_be_null && v.is_null()))
+      throw Error(path + ": " + where + "." + key + ": expected " + (number ? "a number" : "text") + ", got " +
+                  v.dump());
+    return v;
+  };
+  if (!j.is_object() || !j.contains("models") || !j["models"].is_array() || !j.contains("areas") ||
+      !j["areas"].is_array())
+    throw Error(path + ": expected opmark-aggregate's JSON scores (models[] and areas[])");
+  b.scores = {{"precision", j.value("precision", std::string())}, {"models", json::array()}, {"areas", json::array()}};
+  for (std::size_t i = 0; i < j["models"].size(); ++i) {
+    const json& m = j["models"][i];
+    const std::string where = "models[" + std::to_string(i) + "]";
+    b.scores["models"].push_back({{"name", need(m, "name", where, false, false)},
+                                  {"area", need(m, "area", where, false, false)},
+                                  {"score_ms", need(m, "score_ms", where, true, false)},
+                                  {"coverage_calls", need(m, "coverage_calls", where, true, false)},
+                                  {"coverage_time", need(m, "coverage_time", where, true, true)}});
+  }
+  for (std::size_t i = 0; i < j["areas"].size(); ++i) {
+    const json& a = j["areas"][i];
+    const std::string where = "areas[" + std::to_string(i) + "]";
+    b.scores["areas"].push_back({{"name", need(a, "name", where, false, false)},
+                                 {"score_ms", need(a, "score_ms", where, true, false)},
+                                 {"models", a.value("models", json::array())}});
+  }
+}
+
+Bundle load_bundle(const fs::path& root, const fs::path& dir) {
+  Bundle b;
+  // RESULTS_DIR may itself be the one bundle (then named by its folder, whatever spelling of it was given).
+  b.id = dir == root ? fs::weakly_canonical(dir).filename().string() : fs::relative(dir, root).generic_string();
+  read_system(dir / "system.yaml", b);
+  const std::string results = (dir / "run" / "results.jsonl").string();
+  b.results = load_results(results, Statistic::median);
+  read_details(results, b);
+  read_scores(dir / "scores.json", b);
+  // The run's context says how it was timed and which peaks its percentages and roofs use.
+  for (const auto& [key, value] : b.results.context)
+    if (key == "timing" || key == "peaks" || key.rfind("peak_", 0) == 0) b.system.push_back({"context." + key, value});
+  return b;
+}
+
+// "m=256" before "m=1024": digit runs compare as numbers, so a table reads in size order.
+bool natural_less(const std::string& a, const std::string& b) {
+  std::size_t i = 0, j = 0;
+  while (i < a.size() && j < b.size()) {
+    if (std::isdigit(static_cast<unsigned char>(a[i])) && std::isdigit(static_cast<unsigned char>(b[j]))) {
+      std::size_t ie = i, je = j;
+      while (ie < a.size() && std::isdigit(static_cast<unsigned char>(a[ie]))) ++ie;
+      while (je < b.size() && std::isdigit(static_cast<unsigned char>(b[je]))) ++je;
+      const std::string x = a.substr(i, ie - i), y = b.substr(j, je - j);
+      if (x.size() != y.size() || x != y) return x.size() != y.size() ? x.size() < y.size() : x < y;
+      i = ie, j = je;
+    } else {
+      if (a[i] != b[j]) return a[i] < b[j];
+      ++i, ++j;
+    }
+  }
+  return a.size() - i < b.size() - j;
+}
+
+std::string family_of(const std::string& name, const json& detail) {
+  if (detail.contains("family") && detail["family"].is_string()) return detail["family"].get<std::string>();
+  return name.substr(0, name.find('/'));
+}
+
+std::string precision_of(const std::string& name, const json& detail) {
+  if (detail.contains("precision") && detail["precision"].is_string()) return detail["precision"].get<std::string>();
+  try {
+    return core::parse_case_name(name).precision;
+  } catch (const Error&) {
+    return "";
+  }
+}
+
+double counter(const json& detail, const char* key) {
+  const json& c = detail.at("counters");
+  return c.contains(key) && c[key].is_number() ? c[key].get<double>() : 0.0;
+}
+
+// One case on every bundle: what the tables and the drill-down show (null where a bundle lacks it).
+json case_entry(const std::string& name, const std::vector<Bundle>& bundles) {
+  json per = json::array();
+  std::string family;
+  for (const auto& b : bundles) {
+    auto r = b.results.cases.find(name);
+    if (r == b.results.cases.end()) {
+      per.push_back(nullptr);
+      continue;
+    }
+    json d = b.details.count(name) ? b.details.at(name) : json{{"reps", json::array()}, {"counters", json::object()}};
+    if (family.empty()) family = family_of(name, d);
+    d["status"] = r->second.status;
+    if (!r->second.reason.empty()) d["reason"] = r->second.reason;
+    if (r->second.status == "ok") d["time_us"] = r->second.time_us;
+    per.push_back(d);
+  }
+  return {{"name", name}, {"family", family}, {"r", per}};
+}
+
+// Geometric mean of each bundle's time over the reference's, over the cases both ran; null for the reference.
+json family_geomeans(const json& cases, std::size_t n_bundles, std::vector<RatioSeries>* series) {
+  json out = json::array({nullptr});
+  for (std::size_t i = 1; i < n_bundles; ++i) {
+    RatioSeries s;
+    double log_sum = 0;
+    for (const auto& k : cases) {
+      const json& ref = k["r"][0];
+      const json& r = k["r"][i];
+      if (ref.is_null() || r.is_null() || !ref.contains("time_us") || !r.contains("time_us")) continue;
+      const double a = ref["time_us"].get<double>(), t = r["time_us"].get<double>();
+      if (a <= 0 || t <= 0) continue;
+      s.ratios.push_back({k["name"].get<std::string>(), t / a});
+      log_sum += std::log(t / a);
+    }
+    if (!s.ratios.empty()) s.geomean = std::exp(log_sum / static_cast<double>(s.ratios.size()));
+    out.push_back(s.ratios.empty() ? json(nullptr) : json{{"ratio", s.geomean}, {"cases", s.ratios.size()}});
+    series->push_back(std::move(s));
+  }
+  return out;
+}
+
+// Each bundle's cases of one family with FLOPs, from their counters, under that bundle's roofs.
+std::string family_roofline(const std::string& family, const json& cases, const std::vector<Bundle>& bundles) {
+  std::vector<RooflineSet> sets;
+  bool any = false;
+  for (std::size_t i = 0; i < bundles.size(); ++i) {
+    const auto& context = bundles[i].results.context;
+    const auto context_number = [&](const std::string& key) {
+      auto it = context.find(key);
+      return it == context.end() ? 0.0 : std::strtod(it->second.c_str(), nullptr);
+    };
+    RooflineSet set;
+    set.name = bundles[i].label();
+    set.peak_gb_per_s = context_number("peak_gb_per_s");
+    std::set<std::string> precisions;
+    for (const auto& k : cases) {
+      const json& r = k["r"][i];
+      if (r.is_null() || !r.contains("time_us")) continue;
+      const double flops = counter(r, "flops"), bytes = counter(r, "bytes");
+      if (flops <= 0 || bytes <= 0) continue;
+      double tflops = counter(r, "tflops");
+      if (tflops <= 0) tflops = flops / (r["time_us"].get<double>() * 1e-6) / 1e12;
+      set.points.push_back({k["name"].get<std::string>(), flops / bytes, tflops});
+      precisions.insert(precision_of(k["name"].get<std::string>(), r));
+    }
+    for (const auto& p : precisions) {
+      if (!core::is_precision(p)) continue;
+      const double peak = context_number("peak_tflops_" + std::string(core::precision_info(p).peak_key));
+      if (peak > 0) set.peak_tflops.push_back({p, peak});
+    }
+    any = any || !set.points.empty();
+    sets.push_back(std::move(set));
+  }
+  return any ? roofline_sets_svg(family + ": roofline, achieved TFLOPS (median) vs FLOPs per byte", sets) : "";
+}
+
+struct PageArgs {
+  std::string dir, out;
+};
+
+PageArgs parse_page_args(int argc, char** argv) {
+  PageArgs a;
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    if (arg == "--help" || arg == "-h") {
+      std::fputs(kUsage, stdout);
+      std::exit(0);
+    } else if (arg.rfind("--out=", 0) == 0 && arg.size() > 6) {
+      a.out = arg.substr(6);
+    } else if (arg.rfind("--", 0) == 0 || !a.dir.empty()) {
+      throw Error("page: unexpected argument '" + arg + "'\n" + kUsage);
+    } else {
+      a.dir = arg;
+    }
+  }
+  if (a.dir.empty()) throw Error(std::string("page: expected a folder of result bundles\n") + kUsage);
+  if (a.out.empty()) a.out = (fs::path(a.dir) / "index.html").string();
+  return a;
+}
+
+}  // namespace
+
+int page_main(int argc, char** argv) {
+  const PageArgs args = parse_page_args(argc, argv);
+  const fs::path root(args.dir);
+  std::vector<Bundle> bundles;
+  for (const auto& dir : find_bundles(root)) bundles.push_back(load_bundle(root, dir));
+  if (bundles.empty())
+    throw Error(args.dir + ": no result bundle (a folder holding system.yaml, see results/README.md) under it");
+
+  // Every case of every bundle, grouped by family in core's order (unknown families after, by name).
+  std::set<std::string> names;
+  for (const auto& b : bundles)
+    for (const auto& [name, r] : b.results.cases) names.insert(name);
+  const std::vector<std::string> known = core::known_families();
+  const auto family_rank = [&](const std::string& f) {
+    return static_cast<std::size_t>(std::find(known.begin(), known.end(), f) - known.begin());
+  };
+  std::vector<json> cases;
+  for (const auto& name : names) cases.push_back(case_entry(name, bundles));
+  std::sort(cases.begin(), cases.end(), [&](const json& a, const json& b) {
+    const std::string fa = a["family"].get<std::string>(), fb = b["family"].get<std::string>();
+    if (fa != fb) return family_rank(fa) != family_rank(fb) ? family_rank(fa) < family_rank(fb) : fa < fb;
+    return natural_less(a["name"].get<std::string>(), b["name"].get<std::string>());
+  });
+
+  json data = {{"source", args.dir}, {"bundles", json::array()}, {"families", json::array()}, {"cases", cases}};
+  std::vector<std::string> labels;
+  std::vector<std::vector<AreaScore>> area_scores;
+  for (const auto& b : bundles) {
+    std::map<std::string, int> summary = {{"ok", 0}, {"skipped", 0}, {"failed", 0}};
+    for (const auto& [name, r] : b.results.cases) ++summary[r.status];
+    data["bundles"].push_back({{"id", b.id}, {"system_name", b.system_name}, {"gpu", b.gpu}, {"system", b.system},
+                               {"summary", summary}, {"scores", b.scores}});
+    labels.push_back(b.label());
+    area_scores.emplace_back();
+    for (const auto& a : b.scores["areas"])
+      area_scores.back().push_back({a["name"].get<std::string>(), a["models"].get<std::vector<std::string>>(),
+                                    a["score_ms"].get<double>()});
+  }
+
+  std::vector<PageFamily> families;
+  for (std::size_t begin = 0, end = 0; begin < cases.size(); begin = end) {
+    const std::string family = cases[begin]["family"].get<std::string>();
+    while (end < cases.size() && cases[end]["family"] == family) ++end;
+    const json of_family = std::vector<json>(cases.begin() + static_cast<std::ptrdiff_t>(begin),
+                                             cases.begin() + static_cast<std::ptrdiff_t>(end));
+    std::vector<RatioSeries> series;
+    const json geomeans = family_geomeans(of_family, bundles.size(), &series);
+    data["families"].push_back({{"name", family}, {"geomean", geomeans}});
+    PageFamily f{family, "", family_roofline(family, of_family, bundles)};
+    for (std::size_t i = 0; i < series.size(); ++i) series[i].name = labels[i + 1];
+    const bool compared = std::any_of(series.begin(), series.end(), [](const RatioSeries& s) { return !s.ratios.empty(); });
+    if (compared) f.ratio_svg = ratio_chart_svg(family + ": time per case relative to " + labels[0], series);
+    families.push_back(std::move(f));
+  }
+
+  const fs::path out(args.out);
+  if (out.has_parent_path()) fs::create_directories(out.parent_path());
+  std::ofstream file(out, std::ios::binary);
+  if (!file) throw Error(args.out + ": cannot write the page");
+  file << page_html(data, area_bars_svg(labels, area_scores), families);
+  file.close();
+  if (!file) throw Error(args.out + ": cannot write the page");
+  std::printf("wrote %s: %zu bundle%s, %zu cases in %zu families\n", args.out.c_str(), bundles.size(),
+              bundles.size() == 1 ? "" : "s", cases.size(), families.size());
+  return 0;
+}
+
+}  // namespace opmark::aggregate
