@@ -74,7 +74,12 @@ nlohmann::json run_record(const std::string& case_name, const core::Case* c, con
 }
 
 void ResultsLogReporter::ReportRuns(const std::vector<Run>& runs) {
-  display_->ReportRuns(runs);
+  // The console shows a repeated case's aggregates only; the log keeps every repetition too (the checker and the
+  // noise estimates of compare need them). Google Benchmark's display_aggregates_only would hide them from both.
+  std::vector<Run> shown;
+  for (const Run& run : runs)
+    if (run.run_type == Run::RT_Aggregate || run.repetitions <= 1) shown.push_back(run);
+  if (!shown.empty()) display_->ReportRuns(shown);
   for (const Run& run : runs) {
     const std::string name = run.run_name.function_name;
     if (progress_) progress_->reported(name);
