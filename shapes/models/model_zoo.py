@@ -146,7 +146,7 @@ class PointNetPlusPlus(nn.Module):
         b, n, _ = xyz.shape
         batch = torch.arange(b, device=xyz.device)
         chosen = torch.zeros(b, count, dtype=torch.long, device=xyz.device)
-        distance = torch.full((b, n), 1e10, device=xyz.device, dtype=xyz.dtype)
+        distance = torch.full((b, n), float("inf"), device=xyz.device, dtype=xyz.dtype)  # fits fp16, unlike 1e10
         farthest = torch.zeros(b, dtype=torch.long, device=xyz.device)
         for i in range(count):
             chosen[:, i] = farthest
