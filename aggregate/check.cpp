@@ -142,6 +142,7 @@ namespace {
 
 void check_cases(const ResultSet& results, const core::Suite& rules, const std::vector<core::Case>& required,
                  Problems& p) {
+  std::vector<double> run_noise;  // every measured case's, for the run's median
   const std::string log = bundle_path::results;
   for (const auto& c : required) {
     const std::string name = core::make_case_name(c);
@@ -171,6 +172,7 @@ void check_cases(const ResultSet& results, const core::Suite& rules, const std::
       continue;
     }
     const double noise = relative_mad(r.reps_us);
+    run_noise.push_back(noise);
     if (noise > rules.max_noise) {
       char text[128];
       std::snprintf(text, sizeof text, "noise %.3f (median absolute deviation over median) over the limit %.3f", noise,
@@ -178,6 +180,13 @@ void check_cases(const ResultSet& results, const core::Suite& rules, const std::
       p.add("noisy cases", std::string(text) + ": " + name,
             "measure it again on an idle GPU (more repetitions or a longer --opmark_min_time steady it)");
     }
+  }
+  const double median_noise = median_of(run_noise);
+  if (median_noise > rules.max_median_noise) {
+    char text[160];
+    std::snprintf(text, sizeof text, "the run's median noise %.4f over its %zu measured cases is over the limit %.4f",
+                  median_noise, run_noise.size(), rules.max_median_noise);
+    p.add("noisy run", text, "run the whole suite again on an idle GPU: the system was busy or unsteady");
   }
 }
 

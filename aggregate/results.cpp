@@ -115,6 +115,39 @@ void parse_benchmark_json(const json& root, const std::string& path, Statistic s
   }
 }
 
+// Replaces the bare tokens NaN, -NaN, Infinity, -Infinity, inf, -inf outside strings with null.
+std::string nan_as_null(const std::string& text) {
+  std::string out;
+  out.reserve(text.size());
+  bool in_string = false;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (in_string) {
+      out += c;
+      if (c == '\\' && i + 1 < text.size()) out += text[++i];
+      else if (c == '"') in_string = false;
+      continue;
+    }
+    if (c == '"') {
+      in_string = true;
+      out += c;
+      continue;
+    }
+    bool replaced = false;
+    for (const char* word : {"-NaN", "NaN", "-nan", "nan", "-Infinity", "Infinity", "-inf", "inf"}) {
+      const std::size_t n = std::char_traits<char>::length(word);
+      if (text.compare(i, n, word) == 0) {
+        out += "null";
+        i += n - 1;
+        replaced = true;
+        break;
+      }
+    }
+    if (!replaced) out += c;
+  }
+  return out;
+}
+
 }  // namespace
 
 Statistic parse_statistic(const std::string& name) {
@@ -136,7 +169,12 @@ ResultSet parse_results(const std::string& text, const std::string& path, Statis
     whole = json::parse(text);
     single = whole.is_object() && whole.contains("benchmarks");
   } catch (const json::parse_error&) {
-    single = false;
+    // Google Benchmark writes a counter's undefined statistic (the cv of a constant) as a bare NaN, which JSON
+    // has no word for: read it as null.
+    if (text[first] == '{' && text.find("\"benchmarks\"") != std::string::npos) {
+      whole = json::parse(nan_as_null(text));
+      single = whole.is_object() && whole.contains("benchmarks");
+    }
   }
   if (single) parse_benchmark_json(whole, path, statistic, out);
   else parse_jsonl(text, path, statistic, out);

@@ -51,15 +51,17 @@ Suite parse_suite(const std::string& yaml_text, const std::string& path) {
   if (!doc.IsMap() || !doc["submission"]) throw TableError({path, 1, 1}, "submission", "expected a top-level 'submission:' mapping");
   only_keys(path, doc, {"submission"}, "the file");
   const YAML::Node s = doc["submission"];
-  only_keys(path, s, {"rules_version", "repetitions", "min_time_s", "max_noise", "tables", "models"}, "submission");
+  only_keys(path, s, {"rules_version", "repetitions", "min_time_s", "max_noise", "max_median_noise", "tables", "models"},
+            "submission");
   Suite suite;
   suite.path = path;
-  for (const char* key : {"rules_version", "repetitions", "min_time_s", "max_noise", "tables", "models"})
+  for (const char* key : {"rules_version", "repetitions", "min_time_s", "max_noise", "max_median_noise", "tables", "models"})
     if (!s[key]) throw TableError(where_of(path, s), key, "missing");
   suite.rules_version = positive_int(path, s["rules_version"], "rules_version");
   suite.repetitions = positive_int(path, s["repetitions"], "repetitions");
   suite.min_time_s = positive_number(path, s["min_time_s"], "min_time_s");
   suite.max_noise = positive_number(path, s["max_noise"], "max_noise");
+  suite.max_median_noise = positive_number(path, s["max_median_noise"], "max_median_noise");
   if (!s["tables"].IsSequence()) throw TableError(where_of(path, s["tables"]), "tables", "expected a list");
   for (const auto& entry : s["tables"]) {
     only_keys(path, entry, {"family", "sets", "precisions"}, "a tables entry");

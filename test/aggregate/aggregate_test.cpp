@@ -168,3 +168,16 @@ TEST(AggregatePlots, SvgWithOneMarkerPerCaseAndTheRoofs) {
   const std::string bars = area_bars_svg({"H200"}, {{AreaScore{"nlp", {"a"}, 2.5}}});
   EXPECT_NE(bars.find("<title>H200: 2.5 ms</title>"), std::string::npos) << bars;
 }
+
+// Google Benchmark writes an undefined statistic (the cv of a constant counter) as a bare NaN: still readable.
+TEST(Results, BenchmarkJsonWithNaNCountersLoads) {
+  const std::string text = R"({"context": {"opmark_gpu": "G"}, "benchmarks": [
+    {"name": "c/manual_time", "run_name": "c/manual_time", "run_type": "iteration", "real_time": 5, "time_unit": "us",
+     "label": "NaN in a string stays"},
+    {"name": "c/manual_time_cv", "run_name": "c/manual_time", "run_type": "aggregate", "aggregate_name": "cv",
+     "real_time": 0.01, "time_unit": "us", "flops": NaN, "bytes": -NaN}]})";
+  const opmark::aggregate::ResultSet r = opmark::aggregate::parse_results(text, "benchmark.json", opmark::aggregate::Statistic::median);
+  ASSERT_EQ(r.cases.count("c"), 1u);  // the /manual_time suffix is not part of opmark's name
+  EXPECT_DOUBLE_EQ(r.cases.at("c").time_us, 5.0);
+  EXPECT_EQ(r.cases.at("c").label, "NaN in a string stays");
+}

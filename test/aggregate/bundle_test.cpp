@@ -196,6 +196,16 @@ TEST_F(BundleCheck, TooFewRepetitionsAndNoiseAreNamed) {
   EXPECT_NE(p.find("us in run/benchmark.json"), std::string::npos) << p;  // a repetition changed: the raw files disagree
 }
 
+TEST_F(BundleCheck, ANoisyRunIsNamed) {
+  // The fixture's noise: 0.1/4.0, 0.1/5.1, 0/6.0, 0.1/7.1: median (0.0141 + 0.0196) / 2 = 0.0168.
+  const fs::path rules = dir_ / "strict_rules.yaml";
+  write(rules, std::regex_replace(read(kData / "rules.yaml"), std::regex("max_median_noise: 0.05"), "max_median_noise: 0.001"));
+  std::string all;
+  for (const auto& p : check_bundle(dir_.string(), rules.string(), (kData / "shapes").string())) all += p.what + "\n";
+  EXPECT_NE(all.find("the run's median noise 0.0168 over its 4 measured cases is over the limit 0.0010"),
+            std::string::npos) << all;
+}
+
 TEST_F(BundleCheck, ARunUnderOtherRulesIsNamed) {
   edit(dir_ / "run/results.jsonl", R"("rules_version":"1")", R"("rules_version":"0")");
   EXPECT_NE(problems().find("the run was made under rules version '0', these are version 1"), std::string::npos);

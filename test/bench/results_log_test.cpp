@@ -33,6 +33,7 @@ benchmark::BenchmarkReporter::Run make_run(const std::string& name, double secon
   r.run_name.function_name = name;
   r.run_type = benchmark::BenchmarkReporter::Run::RT_Iteration;
   r.iterations = iterations;
+  r.repetitions = 1;  // one run, no aggregates: the console shows it (Google Benchmark 1.8 leaves this unset)
   r.real_accumulated_time = seconds * static_cast<double>(iterations);
   r.time_unit = benchmark::kMicrosecond;
   r.counters["tflops"] = benchmark::Counter(123.0);

@@ -18,6 +18,7 @@ const char* kRules = R"(submission:
   repetitions: 3
   min_time_s: 0.01
   max_noise: 0.1
+  max_median_noise: 0.02
   tables:
     - {family: gemm, sets: [train], precisions: [fp16]}
   models: {names: [tiny], precision: fp16}
@@ -79,12 +80,12 @@ TEST(Suite, ErrorsNameFileLineAndKey) {
   EXPECT_EQ(error_of(replace(kRules, "repetitions: 3", "repetitions: -3")),
             "rules.yaml:3:16: field 'repetitions': expected a positive number, got '-3'");
   EXPECT_EQ(error_of(replace(kRules, "max_noise: 0.1", "max_noise: 0.1\n  extra: 1")),
-            "rules.yaml:6:3: field 'extra': unknown key in submission (known: max_noise, min_time_s, models, "
-            "repetitions, rules_version, tables)");
+            "rules.yaml:6:3: field 'extra': unknown key in submission (known: max_median_noise, max_noise, "
+            "min_time_s, models, repetitions, rules_version, tables)");
   EXPECT_NE(error_of(replace(kRules, "  min_time_s: 0.01\n", "")).find("field 'min_time_s': missing"),
             std::string::npos);
   const std::string empty_sets = error_of(replace(kRules, "sets: [train]", "sets: []"));
-  EXPECT_EQ(empty_sets.rfind("rules.yaml:7:", 0), 0u) << empty_sets;
+  EXPECT_EQ(empty_sets.rfind("rules.yaml:8:", 0), 0u) << empty_sets;
   EXPECT_NE(empty_sets.find("field 'sets': expected a non-empty list"), std::string::npos) << empty_sets;
   EXPECT_NE(error_of("submission: [").find("not valid YAML"), std::string::npos);
 }
@@ -128,9 +129,9 @@ TEST(Suite, ARuleThatMatchesNothingIsAnError) {
     return std::string("no error");
   };
   EXPECT_EQ(error(replace(kRules, "sets: [train]", "sets: [trian]")),
-            "rules.yaml:7:7: field 'sets': family 'gemm' has no set 'trian'");
+            "rules.yaml:8:7: field 'sets': family 'gemm' has no set 'trian'");
   EXPECT_EQ(error(replace(kRules, "precisions: [fp16]", "precisions: [bf16]")),
-            "rules.yaml:7:7: field 'precisions': set 'train' of family 'gemm' has no precision bf16");
+            "rules.yaml:8:7: field 'precisions': set 'train' of family 'gemm' has no precision bf16");
 }
 
 TEST(Suite, TheRepositoryRulesLoadAndExpand) {
