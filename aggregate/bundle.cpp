@@ -21,6 +21,11 @@ std::string default_shapes_dir() {
   return "shapes";
 }
 
+std::string raw_file(const std::string& dir, const std::string& rel) {
+  const fs::path plain = fs::path(dir) / rel, packed = fs::path(dir) / (rel + ".gz");
+  return (!fs::exists(plain) && fs::exists(packed) ? packed : plain).string();
+}
+
 std::map<std::string, std::string> derived_files(const ResultSet& results, const core::Suite& rules,
                                                  const std::string& shapes_dir) {
   std::map<std::string, std::string> files;
@@ -40,6 +45,7 @@ struct Flags {
   std::string bundle, rules, shapes;
   Submitter who;
   bool has_wall = false;
+  bool rederive = false;  // pack: rewrite only the derived files (system.yaml stays)
 };
 
 Flags parse_flags(int argc, char** argv, bool pack) {
@@ -53,6 +59,7 @@ Flags parse_flags(int argc, char** argv, bool pack) {
       f.bundle = arg;
     } else if (key == "--rules") f.rules = value;
     else if (key == "--shapes") f.shapes = value;
+    else if (pack && arg == "--rederive") f.rederive = true;
     else if (pack && key == "--division") f.who.division = value;
     else if (pack && key == "--vendor") f.who.vendor = value;
     else if (pack && key == "--system-name") f.who.system_name = value;
@@ -66,7 +73,7 @@ Flags parse_flags(int argc, char** argv, bool pack) {
       f.has_wall = true;
     } else {
       throw Error("unknown flag " + key + (pack ? " (pack takes --vendor, --system-name, --submitter, --division, "
-                                                  "--modifications, --started, --wall-s, --rules, --shapes)"
+                                                  "--modifications, --started, --wall-s, --rederive, --rules, --shapes)"
                                                 : " (check takes --rules and --shapes)"));
     }
   }
@@ -82,23 +89,29 @@ void write_file(const fs::path& path, const std::string& text) {
   if (!out || !(out << text)) throw Error(path.string() + ": cannot write");
 }
 
+void validate_submitter(const Submitter& who) {
+  if (who.division != "closed" && who.division != "open")
+    throw Error("--division: expected closed or open, got '" + who.division + "'");
+  for (const auto& [flag, value] : {std::pair<const char*, std::string>{"--vendor", who.vendor},
+                                    {"--system-name", who.system_name}, {"--submitter", who.submitter}})
+    if (value.empty()) throw Error(std::string(flag) + " is required: system.yaml names who ran what");
+  if (who.division == "open" && who.modifications.empty())
+    throw Error("--modifications is required in the open division: say what differs from opmark unmodified");
+}
+
 }  // namespace
 
 int pack_main(int argc, char** argv) {
   try {
     const Flags f = parse_flags(argc, argv, true);
-    if (f.who.division != "closed" && f.who.division != "open")
-      throw Error("--division: expected closed or open, got '" + f.who.division + "'");
-    for (const auto& [flag, value] : {std::pair<const char*, std::string>{"--vendor", f.who.vendor},
-                                      {"--system-name", f.who.system_name}, {"--submitter", f.who.submitter}})
-      if (value.empty()) throw Error(std::string(flag) + " is required: system.yaml names who ran what");
-    if (f.who.division == "open" && f.who.modifications.empty())
-      throw Error("--modifications is required in the open division: say what differs from opmark unmodified");
     const fs::path dir = f.bundle;
-    const ResultSet results = load_results((dir / bundle_path::results).string(), Statistic::median);
+    if (!f.rederive) validate_submitter(f.who);
+    const ResultSet results = load_results(raw_file(f.bundle, bundle_path::results), Statistic::median);
     const core::Suite rules = core::load_suite(f.rules);
-    write_file(dir / bundle_path::system, system_yaml(results.context, f.who));
-    std::printf("wrote %s\n", (dir / bundle_path::system).string().c_str());
+    if (!f.rederive) {
+      write_file(dir / bundle_path::system, system_yaml(results.context, f.who));
+      std::printf("wrote %s\n", (dir / bundle_path::system).string().c_str());
+    }
     // A stale sheet from an earlier pack would be a file no run explains.
     fs::remove_all(dir / bundle_path::spreadsheet);
     for (const auto& [rel, text] : derived_files(results, rules, f.shapes)) {

@@ -13,6 +13,8 @@ namespace opmark::aggregate {
 
 // opmark-aggregate pack BUNDLE --vendor=V --system-name=S --submitter=W [--division=closed|open]
 //   [--modifications=TEXT] [--started=ISO] [--wall-s=N] [--rules=PATH] [--shapes=DIR]. argv[0] is "pack".
+// pack BUNDLE --rederive rewrites only the derived files: after a model table changes (traced times, say), the
+// scores it gives change too, while the run and its system.yaml stay what they were.
 int pack_main(int argc, char** argv);
 
 // opmark-aggregate check BUNDLE [--rules=PATH] [--shapes=DIR]: exit 0 when the bundle has no problem, 1 otherwise.
@@ -26,6 +28,10 @@ inline constexpr const char* benchmark_json = "run/benchmark.json";
 inline constexpr const char* scores = "scores.json";
 inline constexpr const char* spreadsheet = "spreadsheet";
 }  // namespace bundle_path
+
+// A raw file of the bundle (run/results.jsonl, run/benchmark.json): DIR/REL, or DIR/REL.gz where the bundle keeps it
+// gzip-compressed, as committed bundles do (opmark-submit compresses them). DIR/REL when neither exists.
+std::string raw_file(const std::string& dir, const std::string& rel);
 
 // The derived files (path relative to the bundle -> content) from the run's results: scores.json for the rules'
 // models and precision, and spreadsheet/<sheet>.csv.

@@ -192,7 +192,7 @@ void check_cases(const ResultSet& results, const core::Suite& rules, const std::
 
 // The Google Benchmark JSON must hold the same medians as the results log: both are written by the one run.
 void check_raw_agree(const fs::path& dir, const ResultSet& results, Problems& p) {
-  const std::string path = (dir / bundle_path::benchmark_json).string();
+  const std::string path = raw_file(dir.string(), bundle_path::benchmark_json);
   ResultSet raw;
   try {
     raw = load_results(path, Statistic::median);
@@ -216,7 +216,8 @@ void check_raw_agree(const fs::path& dir, const ResultSet& results, Problems& p)
 void check_derived(const fs::path& dir, const ResultSet& results, const core::Suite& rules,
                    const std::string& shapes_dir, Problems& p) {
   const std::map<std::string, std::string> expected = derived_files(results, rules, shapes_dir);
-  const std::string repack = "don't edit derived files: opmark-aggregate pack " + dir.string() + " rewrites them";
+  const std::string repack = "don't edit derived files: opmark-aggregate pack " + dir.string() +
+                             " --rederive rewrites them (expected after a model table changed)";
   for (const auto& [rel, text] : expected) {
     const fs::path file = dir / rel;
     if (!fs::exists(file)) {
@@ -246,13 +247,16 @@ std::vector<Problem> check_bundle(const std::string& bundle, const std::string& 
   const fs::path dir = bundle;
   if (!fs::is_directory(dir)) throw Error(bundle + ": no such bundle folder");
   const core::Suite rules = core::load_suite(rules_path);
-  for (const char* rel : {bundle_path::system, bundle_path::results, bundle_path::benchmark_json, bundle_path::scores})
+  for (const char* rel : {bundle_path::system, bundle_path::scores})
     if (!fs::exists(dir / rel))
       p.add("files", (dir / rel).string() + " is missing", "a bundle is what opmark-submit writes (results/README.md)");
-  if (!fs::exists(dir / bundle_path::results)) return p.done();
+  for (const char* rel : {bundle_path::results, bundle_path::benchmark_json})
+    if (!fs::exists(raw_file(bundle, rel)))
+      p.add("files", (dir / rel).string() + " (or .gz) is missing", "a bundle is what opmark-submit writes (results/README.md)");
+  if (!fs::exists(raw_file(bundle, bundle_path::results))) return p.done();
   ResultSet results;
   try {
-    results = load_results((dir / bundle_path::results).string(), Statistic::median);
+    results = load_results(raw_file(bundle, bundle_path::results), Statistic::median);
   } catch (const Error& e) {
     p.add("files", e.what(), "keep the run's own results log, unedited");
     return p.done();
@@ -266,7 +270,7 @@ std::vector<Problem> check_bundle(const std::string& bundle, const std::string& 
   std::vector<core::Table> tables;
   for (const auto& f : core::find_table_files(shapes_dir)) tables.push_back(core::load_table(f));
   check_cases(results, rules, core::suite_cases(rules, tables, core::load_models(rules.model_names, {shapes_dir})), p);
-  if (fs::exists(dir / bundle_path::benchmark_json)) check_raw_agree(dir, results, p);
+  if (fs::exists(raw_file(bundle, bundle_path::benchmark_json))) check_raw_agree(dir, results, p);
   check_derived(dir, results, rules, shapes_dir, p);
   return p.done();
 }

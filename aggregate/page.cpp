@@ -21,6 +21,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "aggregate/bundle.h"
 #include "aggregate/page_html.h"
 #include "aggregate/plots.h"
 #include "aggregate/results.h"
@@ -116,7 +117,7 @@ void read_system(const fs::path& file, Bundle& b) {
 // What the drill-down shows and ResultSet does not keep: every repetition, the median and mean lines with their
 // counters, verification, and the sets and models a case belongs to. load_results has checked the lines already.
 void read_details(const std::string& path, Bundle& b) {
-  std::istringstream in(read_text(path, "results file"));
+  std::istringstream in(read_results_text(path));
   std::string line;
   for (int number = 1; std::getline(in, line); ++number) {
     if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
@@ -200,7 +201,7 @@ Bundle load_bundle(const fs::path& root, const fs::path& dir) {
   // RESULTS_DIR may itself be the one bundle (then named by its folder, whatever spelling of it was given).
   b.id = dir == root ? fs::weakly_canonical(dir).filename().string() : fs::relative(dir, root).generic_string();
   read_system(dir / "system.yaml", b);
-  const std::string results = (dir / "run" / "results.jsonl").string();
+  const std::string results = raw_file(dir.string(), bundle_path::results);
   b.results = load_results(results, Statistic::median);
   read_details(results, b);
   read_scores(dir / "scores.json", b);

@@ -6,6 +6,9 @@
 #include <sstream>
 
 #include <nlohmann/json.hpp>
+#ifdef OPMARK_HAVE_ZLIB
+#include <zlib.h>
+#endif
 
 #include "core/error.h"
 
@@ -181,12 +184,33 @@ ResultSet parse_results(const std::string& text, const std::string& path, Statis
   return out;
 }
 
-ResultSet load_results(const std::string& path, Statistic statistic) {
-  std::ifstream in(path);
+std::string read_results_text(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
   if (!in) throw Error(path + ": cannot open results file");
-  std::stringstream text;
-  text << in.rdbuf();
-  return parse_results(text.str(), path, statistic);
+  std::stringstream raw;
+  raw << in.rdbuf();
+  std::string text = raw.str();
+  const bool gzipped = text.size() >= 2 && static_cast<unsigned char>(text[0]) == 0x1f &&
+                       static_cast<unsigned char>(text[1]) == 0x8b;
+  if (!gzipped) return text;
+#ifdef OPMARK_HAVE_ZLIB
+  gzFile gz = gzopen(path.c_str(), "rb");
+  if (!gz) throw Error(path + ": cannot open results file");
+  std::string out;
+  char buf[1 << 16];
+  int n = 0;
+  while ((n = gzread(gz, buf, sizeof buf)) > 0) out.append(buf, static_cast<std::size_t>(n));
+  const bool failed = n < 0;
+  gzclose(gz);
+  if (failed) throw Error(path + ": not a readable gzip file");
+  return out;
+#else
+  throw Error(path + ": gzip-compressed, and this build has no zlib (install zlib1g-dev and re-run cmake, or gunzip it)");
+#endif
+}
+
+ResultSet load_results(const std::string& path, Statistic statistic) {
+  return parse_results(read_results_text(path), path, statistic);
 }
 
 }  // namespace opmark::aggregate

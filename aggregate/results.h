@@ -25,7 +25,11 @@ struct ResultSet {
   std::map<std::string, CaseResult> cases;     // by canonical case name
 };
 
-// Reads results.jsonl or benchmark.json (by content). Throws opmark::Error naming the file, the line (JSONL) and
+// A whole file, gzip-compressed or not (a bundle commits its raw files as .gz). Throws opmark::Error naming the
+// file when it cannot be read, or when it is compressed and this build has no zlib.
+std::string read_results_text(const std::string& path);
+
+// Reads results.jsonl or benchmark.json (by content), either gzip-compressed or not. Throws opmark::Error naming the file, the line (JSONL) and
 // the key that is missing or malformed.
 ResultSet load_results(const std::string& path, Statistic statistic);
 ResultSet parse_results(const std::string& text, const std::string& path, Statistic statistic);

@@ -23,6 +23,14 @@ else()
 endif()
 message(STATUS "opmark: Google Benchmark ${benchmark_VERSION}")
 
+# Optional: zlib lets opmark-aggregate read a bundle's gzip-compressed raw files (run/*.gz, as committed).
+find_package(ZLIB)
+if(ZLIB_FOUND)
+  message(STATUS "opmark: zlib ${ZLIB_VERSION_STRING}: opmark-aggregate reads gzip-compressed results")
+else()
+  message(STATUS "opmark: no zlib: opmark-aggregate reads uncompressed results only (install zlib1g-dev)")
+endif()
+
 # cuDNN and NCCL are found now and used by the convolution, RNN and all-reduce families.
 find_package(CUDNN)
 find_package(NCCL)
