@@ -176,17 +176,21 @@ std::string area_bars_svg(const std::vector<std::string>& set_names,
   if (areas.empty() || vmax <= 0) return c.done();
   const double group = (kW - kLeft - kRight) / static_cast<double>(areas.size());
   const double bar = group * 0.8 / static_cast<double>(std::max<std::size_t>(scores.size(), 1));
+  // The tallest bar stops under the legend, and every bar carries its value (14 px a line).
+  const double legend = 14.0 * static_cast<double>(set_names.size()) + 22;
   for (std::size_t i = 0; i < areas.size(); ++i) {
     c.svg << "<text x=\"" << kLeft + group * (static_cast<double>(i) + 0.5) << "\" y=\"" << kH - kBottom + 16
           << "\" text-anchor=\"middle\">" << escape(areas[i]) << "</text>\n";
     for (std::size_t s = 0; s < scores.size(); ++s)
       for (const auto& a : scores[s])
         if (a.name == areas[i]) {
-          const double h = (kH - kTop - kBottom) * a.score_ms / vmax;
-          c.svg << "<rect x=\"" << kLeft + group * static_cast<double>(i) + group * 0.1 + bar * static_cast<double>(s)
-                << "\" y=\"" << kH - kBottom - h << "\" width=\"" << bar << "\" height=\"" << h << "\" fill=\""
-                << kColours[s % 8] << "\"><title>" << escape(set_names[s]) << ": " << fmt("%.4g", a.score_ms)
-                << " ms</title></rect>\n";
+          const double h = (kH - kTop - kBottom - legend) * a.score_ms / vmax;
+          const double x = kLeft + group * static_cast<double>(i) + group * 0.1 + bar * static_cast<double>(s);
+          c.svg << "<rect x=\"" << x << "\" y=\"" << kH - kBottom - h << "\" width=\"" << bar << "\" height=\"" << h
+                << "\" fill=\"" << kColours[s % 8] << "\"><title>" << escape(set_names[s]) << ": "
+                << fmt("%.4g", a.score_ms) << " ms</title></rect>\n";
+          c.svg << "<text x=\"" << x + bar / 2 << "\" y=\"" << kH - kBottom - h - 3
+                << "\" text-anchor=\"middle\" font-size=\"10\">" << fmt("%.3g", a.score_ms) << "</text>\n";
         }
   }
   for (std::size_t s = 0; s < set_names.size(); ++s)
