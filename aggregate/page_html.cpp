@@ -2,20 +2,10 @@
 
 #include <sstream>
 
+#include "aggregate/plots.h"
+
 namespace opmark::aggregate {
 namespace {
-
-std::string escape(const std::string& s) {
-  std::string out;
-  for (char c : s) {
-    if (c == '&') out += "&amp;";
-    else if (c == '<') out += "&lt;";
-    else if (c == '>') out += "&gt;";
-    else if (c == '"') out += "&quot;";
-    else out += c;
-  }
-  return out;
-}
 
 // The palette of aggregate/plots.cpp: a bundle has the same colour in the tables as in the charts.
 const char* kCss = R"CSS(

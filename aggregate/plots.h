@@ -10,6 +10,9 @@
 
 namespace opmark::aggregate {
 
+// Text made safe inside SVG or HTML elements and attribute values.
+std::string escape(const std::string& text);
+
 struct OperatorPoint {
   std::string label;        // the case name
   double mean_us = 0;       // x: the time of one call
