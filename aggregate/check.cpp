@@ -4,7 +4,6 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
-#include <fstream>
 #include <set>
 #include <sstream>
 
@@ -39,13 +38,6 @@ class Problems {
   std::map<std::string, std::size_t> count_;
 };
 
-std::string read_file(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
 // The first line (1-based) where two texts differ.
 int first_difference(const std::string& a, const std::string& b) {
   std::istringstream x(a), y(b);
@@ -57,21 +49,11 @@ int first_difference(const std::string& a, const std::string& b) {
   }
 }
 
-std::string rounded_gib(const std::string& text) {
-  try {
-    char buf[32];
-    std::snprintf(buf, sizeof buf, "%.1f", std::stod(text));
-    return buf;
-  } catch (const std::exception&) {
-    return text;
-  }
-}
-
 void check_system(const fs::path& dir, const ResultSet& results, Problems& p) {
   const std::string path = (dir / bundle_path::system).string();
   std::map<std::string, SystemField> sys;
   try {
-    sys = read_system_yaml(read_file(path), path);
+    sys = read_system_yaml(core::read_text_file(path, "system description"), path);
   } catch (const Error& e) {
     p.add("system.yaml", e.what(), "fix the YAML (opmark-aggregate pack writes a valid system.yaml)");
     return;
@@ -107,9 +89,7 @@ void check_system(const fs::path& dir, const ResultSet& results, Problems& p) {
           "describe the libraries or kernels that differ from opmark unmodified");
   // The description must be what the run's context says, field by field.
   for (const auto& [dotted, ctx_key] : system_fields_from_context()) {
-    auto c = results.context.find(ctx_key);
-    std::string expected = c == results.context.end() ? std::string() : c->second;
-    if (ctx_key == "memory_gib" && !expected.empty()) expected = rounded_gib(expected);
+    const std::string expected = system_value(results.context, ctx_key);
     if (value(dotted) != expected)
       p.add("system.yaml", at(dotted) + ": " + dotted + " says '" + value(dotted) + "' but the run's context (" +
                                std::string(bundle_path::results) + " line 1) says '" + expected + "'",
@@ -123,19 +103,13 @@ void check_system(const fs::path& dir, const ResultSet& results, Problems& p) {
   }
 }
 
-double median_of(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const std::size_t n = v.size();
-  return n == 0 ? 0 : n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
-
 }  // namespace
 
 double relative_mad(const std::vector<double>& times) {
-  const double med = median_of(times);
+  const double med = statistic_of(times, Statistic::median);
   std::vector<double> dev;
   for (double t : times) dev.push_back(std::abs(t - med));
-  return med > 0 ? median_of(dev) / med : 0;
+  return med > 0 ? statistic_of(dev, Statistic::median) / med : 0;
 }
 
 namespace {
@@ -181,7 +155,7 @@ void check_cases(const ResultSet& results, const core::Suite& rules, const std::
             "measure it again on an idle GPU (more repetitions or a longer --opmark_min_time steady it)");
     }
   }
-  const double median_noise = median_of(run_noise);
+  const double median_noise = statistic_of(run_noise, Statistic::median);
   if (median_noise > rules.max_median_noise) {
     char text[160];
     std::snprintf(text, sizeof text, "the run's median noise %.4f over its %zu measured cases is over the limit %.4f",
@@ -224,7 +198,7 @@ void check_derived(const fs::path& dir, const ResultSet& results, const core::Su
       p.add("derived files", rel + " is missing", repack);
       continue;
     }
-    const std::string have = read_file(file);
+    const std::string have = core::read_text_file(file.string(), "derived file");
     if (have != text)
       p.add("derived files", rel + " differs from what " + bundle_path::results + " gives (first at line " +
                                  std::to_string(first_difference(have, text)) + ")",

@@ -106,8 +106,7 @@ Args parse(int argc, char** argv) {
 
 std::string shapes_dir(const Args& a) {
   if (!a.shapes.empty()) return a.shapes;
-  if (fs::is_directory(OPMARK_DEFAULT_SHAPES_DIR)) return OPMARK_DEFAULT_SHAPES_DIR;
-  return "shapes";
+  return default_shapes_dir();
 }
 
 int run_compare(const Args& a) {

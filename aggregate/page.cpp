@@ -29,6 +29,7 @@
 #include "core/error.h"
 #include "core/precision.h"
 #include "core/schema.h"
+#include "core/table.h"
 #include "core/yaml_nodes.h"
 
 namespace opmark::aggregate {
@@ -53,14 +54,6 @@ struct Bundle {
   json scores;                          // scores.json, the fields the page shows
   std::string label() const { return system_name + " / " + gpu; }
 };
-
-std::string read_text(const fs::path& file, const std::string& what) {
-  std::ifstream in(file, std::ios::binary);
-  if (!in) throw Error(file.string() + ": cannot open " + what);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
 
 // A folder holding system.yaml is a bundle; its own subfolders (run/, spreadsheet/) are not searched.
 std::vector<fs::path> find_bundles(const fs::path& root) {
@@ -102,7 +95,7 @@ YAML::Node required(const std::string& path, const YAML::Node& map, const char* 
 
 void read_system(const fs::path& file, Bundle& b) {
   const std::string path = file.string();
-  const YAML::Node root = core::yaml::parse(read_text(file, "the system description"), path);
+  const YAML::Node root = core::yaml::parse(core::read_text_file(path, "the system description"), path);
   if (!root.IsMap())
     throw TableError(core::yaml::where_of(path, root), "", "expected the fields of a system (results/README.md)");
   // The page labels a bundle's column with these two; the checker requires the rest.
@@ -116,8 +109,8 @@ void read_system(const fs::path& file, Bundle& b) {
 
 // What the drill-down shows and ResultSet does not keep: every repetition, the median and mean lines with their
 // counters, verification, and the sets and models a case belongs to. load_results has checked the lines already.
-void read_details(const std::string& path, Bundle& b) {
-  std::istringstream in(read_results_text(path));
+void read_details(const std::string& text, const std::string& path, Bundle& b) {
+  std::istringstream in(text);
   std::string line;
   for (int number = 1; std::getline(in, line); ++number) {
     if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
@@ -159,7 +152,7 @@ int line_of(const std::string& text, std::size_t byte) {
 }
 
 void read_scores(const fs::path& file, Bundle& b) {
-  const std::string path = file.string(), text = read_text(file, "scores");
+  const std::string path = file.string(), text = core::read_text_file(path, "scores");
   json j;
   try {
     j = json::parse(text);
@@ -201,9 +194,10 @@ Bundle load_bundle(const fs::path& root, const fs::path& dir) {
   // RESULTS_DIR may itself be the one bundle (then named by its folder, whatever spelling of it was given).
   b.id = dir == root ? fs::weakly_canonical(dir).filename().string() : fs::relative(dir, root).generic_string();
   read_system(dir / "system.yaml", b);
-  const std::string results = raw_file(dir.string(), bundle_path::results);
-  b.results = load_results(results, Statistic::median);
-  read_details(results, b);
+  // Read (and decompress) once: the scores' times and the drill-down's details come from the same text.
+  const std::string results = raw_file(dir.string(), bundle_path::results), text = read_results_text(results);
+  b.results = parse_results(text, results, Statistic::median);
+  read_details(text, results, b);
   read_scores(dir / "scores.json", b);
   // The run's context says how it was timed and which peaks its percentages and roofs use.
   for (const auto& [key, value] : b.results.context)

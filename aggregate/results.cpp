@@ -17,6 +17,8 @@ namespace {
 
 using nlohmann::json;
 
+}  // namespace
+
 double statistic_of(std::vector<double> v, Statistic s) {
   if (v.empty()) return 0;
   switch (s) {
@@ -28,6 +30,8 @@ double statistic_of(std::vector<double> v, Statistic s) {
   const std::size_t n = v.size();
   return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
+
+namespace {
 
 const json& need(const json& j, const char* key, const std::string& where) {
   if (!j.contains(key)) throw Error(where + ": missing key '" + key + "'");
@@ -60,8 +64,6 @@ void parse_jsonl(const std::string& text, const std::string& path, Statistic sta
     if (j.contains("label")) r.label = j["label"].get<std::string>();
     if (j.contains("reason")) r.reason = j["reason"].get<std::string>();
     if (j.contains("verification")) r.verification = j["verification"].get<std::string>();
-    if (j.contains("family")) r.family = j["family"].get<std::string>();
-    if (j.contains("precision")) r.precision = j["precision"].get<std::string>();
     if (r.status != "ok") continue;
     const double t = need(j, "time_us", where).get<double>();
     if (type == "run") r.reps_us.push_back(t);
@@ -185,15 +187,8 @@ ResultSet parse_results(const std::string& text, const std::string& path, Statis
 }
 
 std::string read_results_text(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw Error(path + ": cannot open results file");
-  std::stringstream raw;
-  raw << in.rdbuf();
-  std::string text = raw.str();
-  const bool gzipped = text.size() >= 2 && static_cast<unsigned char>(text[0]) == 0x1f &&
-                       static_cast<unsigned char>(text[1]) == 0x8b;
-  if (!gzipped) return text;
 #ifdef OPMARK_HAVE_ZLIB
+  // zlib reads a plain file as it is and inflates a compressed one.
   gzFile gz = gzopen(path.c_str(), "rb");
   if (!gz) throw Error(path + ": cannot open results file");
   std::string out;
@@ -205,7 +200,14 @@ std::string read_results_text(const std::string& path) {
   if (failed) throw Error(path + ": not a readable gzip file");
   return out;
 #else
-  throw Error(path + ": gzip-compressed, and this build has no zlib (install zlib1g-dev and re-run cmake, or gunzip it)");
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw Error(path + ": cannot open results file");
+  std::stringstream raw;
+  raw << in.rdbuf();
+  const std::string text = raw.str();
+  if (text.size() >= 2 && static_cast<unsigned char>(text[0]) == 0x1f && static_cast<unsigned char>(text[1]) == 0x8b)
+    throw Error(path + ": gzip-compressed, and this build has no zlib (install zlib1g-dev and re-run cmake, or gunzip it)");
+  return text;
 #endif
 }
 

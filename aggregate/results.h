@@ -10,13 +10,15 @@ namespace opmark::aggregate {
 enum class Statistic { median, mean, min };
 Statistic parse_statistic(const std::string& name);  // throws opmark::Error naming the choices
 
+// The median, mean or minimum of some times (0 for none).
+double statistic_of(std::vector<double> values, Statistic statistic);
+
 struct CaseResult {
   std::string status = "ok";     // ok, skipped, failed
   double time_us = 0;            // by the statistic; 0 when not ok
   std::vector<double> reps_us;   // the repetitions' times, when the file has them
   std::string label, reason;
   std::string verification;      // the harness's check of the result (results.jsonl only)
-  std::string family, precision; // as logged (results.jsonl only)
 };
 
 struct ResultSet {

@@ -41,11 +41,20 @@ const std::vector<std::string>& required_system_fields() {
   return fields;
 }
 
+std::string system_value(const std::map<std::string, std::string>& context, const std::string& context_key) {
+  auto it = context.find(context_key);
+  if (it == context.end()) return "";
+  if (context_key != "memory_gib") return it->second;
+  try {  // the context's full-precision float, rounded for people
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.1f", std::stod(it->second));
+    return buf;
+  } catch (const std::exception&) {
+    return it->second;
+  }
+}
+
 std::string system_yaml(const std::map<std::string, std::string>& context, const Submitter& who) {
-  const auto ctx = [&](const std::string& key) {
-    auto it = context.find(key);
-    return it == context.end() ? std::string() : it->second;
-  };
   YAML::Emitter out;
   out << YAML::BeginMap;
   out << YAML::Key << "format" << YAML::Value << kBundleFormat;
@@ -61,13 +70,7 @@ std::string system_yaml(const std::map<std::string, std::string>& context, const
       out << YAML::Key << head << YAML::Value << YAML::BeginMap;
       section = head;
     }
-    std::string value = ctx(key);
-    if (key == "memory_gib" && !value.empty()) {  // the context's full-precision float, rounded for people
-      char buf[32];
-      std::snprintf(buf, sizeof buf, "%.1f", std::stod(value));
-      value = buf;
-    }
-    out << YAML::Key << tail << YAML::Value << YAML::DoubleQuoted << value;
+    out << YAML::Key << tail << YAML::Value << YAML::DoubleQuoted << system_value(context, key);
   }
   // run: the context's command, then when and how long (the submitter's tool knows those).
   char wall[32];

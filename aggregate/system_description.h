@@ -23,6 +23,10 @@ const std::vector<std::pair<std::string, std::string>>& system_fields_from_conte
 // Every field the checker requires (non-empty): the submitter's and the essential context-derived ones.
 const std::vector<std::string>& required_system_fields();
 
+// A context-derived field as system.yaml writes it ("" where the context lacks the key): the writer and the
+// checker's comparison both take it from here.
+std::string system_value(const std::map<std::string, std::string>& context, const std::string& context_key);
+
 // The system.yaml text for a run's context and the submitter's words.
 std::string system_yaml(const std::map<std::string, std::string>& context, const Submitter& who);
 
