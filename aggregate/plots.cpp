@@ -68,6 +68,19 @@ struct Canvas {
   }
 };
 
+// The roofline's roof, min(peak, bandwidth x intensity), sampled across the x axis as an SVG path (no bandwidth:
+// the flat roof alone).
+std::string roof_path(const Canvas& c, const LogAxis& ax, const LogAxis& ay, double peak_tflops, double gb_per_s) {
+  std::string path;
+  for (int i = 0; i <= 100; ++i) {
+    const double intensity = std::pow(10.0, ax.lo + (ax.hi - ax.lo) * i / 100.0);
+    const double roof = gb_per_s > 0 ? std::min(peak_tflops, gb_per_s * 1e9 * intensity / 1e12) : peak_tflops;
+    path += (i ? " L" : "M") + fmt("%.1f", c.x(ax.frac(intensity))) + "," +
+            fmt("%.1f", c.y(std::clamp(ay.frac(roof), 0.0, 1.0)));
+  }
+  return path;
+}
+
 }  // namespace
 
 std::string escape(const std::string& s) {
@@ -140,14 +153,7 @@ std::string roofline_svg(const ResultSet& results, const std::string& precision)
   const LogAxis ax(imin, imax), ay(tmin, tmax);
   canvas.log_axes(ax, ay, "arithmetic intensity (FLOPs per byte)", "achieved TFLOPS");
   if (peak > 0 && bw > 0) {  // min(peak, bw x intensity), drawn across the axis
-    std::string path;
-    for (int i = 0; i <= 100; ++i) {
-      const double e = ax.lo + (ax.hi - ax.lo) * i / 100.0, intensity = std::pow(10.0, e);
-      const double roof = std::min(peak, bw * 1e9 * intensity / 1e12);
-      path += (i ? " L" : "M") + fmt("%.1f", canvas.x(ax.frac(intensity))) + "," +
-              fmt("%.1f", canvas.y(std::clamp(ay.frac(roof), 0.0, 1.0)));
-    }
-    canvas.svg << "<path d=\"" << path << "\" fill=\"none\" stroke=\"#d62728\" stroke-dasharray=\"6,4\"/>\n";
+    canvas.svg << "<path d=\"" << roof_path(canvas, ax, ay, peak, bw) << "\" fill=\"none\" stroke=\"#d62728\" stroke-dasharray=\"6,4\"/>\n";
   }
   std::map<std::string, int> colour;
   for (const auto& p : points) {
@@ -220,14 +226,7 @@ std::string roofline_sets_svg(const std::string& title, const std::vector<Roofli
     const char* colour = kColours[s % 8];
     for (const auto& [precision, peak] : set.peak_tflops) {
       if (peak <= 0) continue;
-      std::string path;  // min(peak, bandwidth x intensity) across the axis; no bandwidth: the flat roof alone
-      for (int i = 0; i <= 100; ++i) {
-        const double intensity = std::pow(10.0, ax.lo + (ax.hi - ax.lo) * i / 100.0);
-        const double roof = set.peak_gb_per_s > 0 ? std::min(peak, set.peak_gb_per_s * 1e9 * intensity / 1e12) : peak;
-        path += (i ? " L" : "M") + fmt("%.1f", c.x(ax.frac(intensity))) + "," +
-                fmt("%.1f", c.y(std::clamp(ay.frac(roof), 0.0, 1.0)));
-      }
-      c.svg << "<path d=\"" << path << "\" fill=\"none\" stroke=\"" << colour
+      c.svg << "<path d=\"" << roof_path(c, ax, ay, peak, set.peak_gb_per_s) << "\" fill=\"none\" stroke=\"" << colour
             << "\" stroke-dasharray=\"6,4\"><title>" << escape(set.name) << ": " << escape(precision) << " peak "
             << fmt("%.4g", peak) << " TFLOPS" << (set.peak_gb_per_s > 0 ? ", " + fmt("%.4g", set.peak_gb_per_s) +
                                                                               " GB/s" : std::string())
