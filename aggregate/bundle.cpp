@@ -27,9 +27,9 @@ std::string raw_file(const std::string& dir, const std::string& rel) {
 }
 
 std::map<std::string, std::string> derived_files(const ResultSet& results, const core::Suite& rules,
+                                                 const std::vector<core::ModelTable>& models,
                                                  const std::string& shapes_dir) {
   std::map<std::string, std::string> files;
-  const std::vector<core::ModelTable> models = core::load_models(rules.model_names, {shapes_dir});
   const ScoreReport report =
       score_report(results, models, (fs::path(shapes_dir) / "areas.yaml").string(), {}, rules.model_precision);
   // The label is the path inside the bundle, so the file is the same wherever the bundle lives.
@@ -114,7 +114,7 @@ int pack_main(int argc, char** argv) {
     }
     // A stale sheet from an earlier pack would be a file no run explains.
     fs::remove_all(dir / bundle_path::spreadsheet);
-    for (const auto& [rel, text] : derived_files(results, rules, f.shapes)) {
+    for (const auto& [rel, text] : derived_files(results, rules, core::load_models(rules.model_names, {f.shapes}), f.shapes)) {
       write_file(dir / rel, text);
       std::printf("wrote %s\n", (dir / rel).string().c_str());
     }

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "aggregate/results.h"
+#include "core/model_table.h"
 #include "core/suite.h"
 
 namespace opmark::aggregate {
@@ -34,8 +35,10 @@ inline constexpr const char* spreadsheet = "spreadsheet";
 std::string raw_file(const std::string& dir, const std::string& rel);
 
 // The derived files (path relative to the bundle -> content) from the run's results: scores.json for the rules'
-// models and precision, and spreadsheet/<sheet>.csv.
+// models (`models`, as load_models reads rules.model_names) and precision, with the areas of `shapes_dir`, and
+// spreadsheet/<sheet>.csv.
 std::map<std::string, std::string> derived_files(const ResultSet& results, const core::Suite& rules,
+                                                 const std::vector<core::ModelTable>& models,
                                                  const std::string& shapes_dir);
 
 struct Problem {

@@ -188,8 +188,8 @@ void check_raw_agree(const fs::path& dir, const ResultSet& results, Problems& p)
 }
 
 void check_derived(const fs::path& dir, const ResultSet& results, const core::Suite& rules,
-                   const std::string& shapes_dir, Problems& p) {
-  const std::map<std::string, std::string> expected = derived_files(results, rules, shapes_dir);
+                   const std::vector<core::ModelTable>& models, const std::string& shapes_dir, Problems& p) {
+  const std::map<std::string, std::string> expected = derived_files(results, rules, models, shapes_dir);
   const std::string repack = "don't edit derived files: opmark-aggregate pack " + dir.string() +
                              " --rederive rewrites them (expected after a model table changed)";
   for (const auto& [rel, text] : expected) {
@@ -241,11 +241,11 @@ std::vector<Problem> check_bundle(const std::string& bundle, const std::string& 
     p.add("rules", "the run was made under rules version '" + run_rules + "', these are version " +
                        std::to_string(rules.rules_version) + " (" + rules_path + ")",
           "run the suite with opmark-submit (opmark-bench --opmark_suite=submission), or check with its rules (--rules)");
-  std::vector<core::Table> tables;
-  for (const auto& f : core::find_table_files(shapes_dir)) tables.push_back(core::load_table(f));
-  check_cases(results, rules, core::suite_cases(rules, tables, core::load_models(rules.model_names, {shapes_dir})), p);
+  // The tables and models are read once: the required cases and the derived scores both come from them.
+  const std::vector<core::ModelTable> models = core::load_models(rules.model_names, {shapes_dir});
+  check_cases(results, rules, core::suite_cases(rules, core::load_tables({shapes_dir}), models), p);
   if (fs::exists(raw_file(bundle, bundle_path::benchmark_json))) check_raw_agree(dir, results, p);
-  check_derived(dir, results, rules, shapes_dir, p);
+  check_derived(dir, results, rules, models, shapes_dir, p);
   return p.done();
 }
 

@@ -34,18 +34,6 @@ using namespace opmark;
 
 namespace {
 
-std::vector<core::Table> load_tables(const std::vector<std::string>& paths) {
-  std::vector<core::Table> tables;
-  for (const auto& path : paths) {
-    if (fs::is_directory(path)) {
-      for (const auto& file : core::find_table_files(path)) tables.push_back(core::load_table(file));
-    } else {
-      tables.push_back(core::load_table(path));
-    }
-  }
-  return tables;
-}
-
 std::vector<std::string> default_shapes() {
   if (fs::is_directory(OPMARK_DEFAULT_SHAPES_DIR)) return {OPMARK_DEFAULT_SHAPES_DIR};
   return {"shapes"};
@@ -184,7 +172,7 @@ int run(int argc, char** argv, bench::ProcessGroup& group) {
   if (options.help) std::cout << bench::options_help() << "\nGoogle Benchmark's flags:\n";
 
   const std::vector<std::string> shape_dirs = options.shapes.empty() ? default_shapes() : options.shapes;
-  std::vector<core::Table> tables = load_tables(shape_dirs);
+  std::vector<core::Table> tables = core::load_tables(shape_dirs);
   std::vector<core::Case> cases;
   std::optional<core::Suite> suite;
   if (!options.suite.empty()) {  // the submission rules pick every case

@@ -183,6 +183,18 @@ std::vector<std::string> find_yaml_files(const std::string& dir, const std::stri
 // A shape table says which family it is for; other YAML (areas, model lists) is not one.
 std::vector<std::string> find_table_files(const std::string& dir) { return find_yaml_files(dir, "family:", "shape tables"); }
 
+std::vector<Table> load_tables(const std::vector<std::string>& paths) {
+  std::vector<Table> tables;
+  for (const auto& path : paths) {
+    if (std::filesystem::is_directory(path)) {
+      for (const auto& file : find_table_files(path)) tables.push_back(load_table(file));
+    } else {
+      tables.push_back(load_table(path));
+    }
+  }
+  return tables;
+}
+
 std::vector<Case> expand_tables(const std::vector<Table>& tables, const Selection& selection) {
   std::vector<Case> cases;
   std::unordered_map<std::string, std::size_t> index;  // name -> position in `cases`

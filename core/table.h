@@ -69,6 +69,9 @@ Table parse_table(const std::string& yaml_text, const std::string& path);
 // The shape tables in `dir`: every *.yaml directly in it with a `family:` key, sorted by name.
 std::vector<std::string> find_table_files(const std::string& dir);
 
+// The shape tables of each path: a folder's tables (find_table_files), or a table file itself.
+std::vector<Table> load_tables(const std::vector<std::string>& paths);
+
 // Every *.yaml directly in `dir` with a line starting with `top_key` (e.g. "model:"), sorted by name; `what`
 // names the kind of file in the error for a missing folder. Shared by the shape and model tables.
 std::vector<std::string> find_yaml_files(const std::string& dir, const std::string& top_key, const std::string& what);

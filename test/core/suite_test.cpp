@@ -137,8 +137,7 @@ TEST(Suite, ARuleThatMatchesNothingIsAnError) {
 TEST(Suite, TheRepositoryRulesLoadAndExpand) {
   const std::string shapes = std::string(OPMARK_SOURCE_DIR) + "/shapes";
   const Suite s = load_suite(shapes + "/submission.yaml");
-  std::vector<Table> tables;
-  for (const auto& f : find_table_files(shapes)) tables.push_back(load_table(f));
+  const std::vector<Table> tables = load_tables({shapes});
   const std::vector<Case> cases = suite_cases(s, tables, load_models(s.model_names, {shapes}));
   EXPECT_GT(cases.size(), 1000u);
   std::set<std::string> families;
