@@ -19,27 +19,11 @@ const std::string kOther = "other";
 const Symbols kNoInputs;
 const char* const kInputsFlag = "--opmark_inputs";  // how a user gives a model's input a value
 
+using yaml::check_keys;
 using yaml::join;
+using yaml::number;
 using yaml::scalar;
 using yaml::where_of;
-
-double number(const std::string& path, const YAML::Node& node, const std::string& field) {
-  const std::string text = scalar(path, node, field);
-  char* end = nullptr;
-  const double v = std::strtod(text.c_str(), &end);
-  if (text.empty() || *end != '\0' || !(v >= 0)) throw TableError(where_of(path, node), field,
-                                                                  "expected a non-negative number, got '" + text + "'");
-  return v;
-}
-
-void check_keys(const std::string& path, const YAML::Node& node, const std::set<std::string>& allowed,
-                const std::string& what) {
-  for (const auto& kv : node) {
-    const std::string key = kv.first.as<std::string>();
-    if (!allowed.count(key))
-      throw TableError(where_of(path, kv.first), key, "unknown key in " + what + " (keys: " + join(allowed) + ")");
-  }
-}
 
 const FieldSpec kCallsSpec{"calls", FieldKind::positive_int, std::nullopt, {}, "", ""};
 

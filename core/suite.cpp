@@ -20,12 +20,7 @@ std::vector<std::string> string_list(const std::string& path, const YAML::Node& 
 }
 
 double positive_number(const std::string& path, const YAML::Node& node, const std::string& key) {
-  const std::string text = yaml::scalar(path, node, key);
-  char* end = nullptr;
-  const double v = std::strtod(text.c_str(), &end);
-  if (text.empty() || *end != '\0' || !(v > 0)) throw TableError(where_of(path, node), key,
-                                                                  "expected a positive number, got '" + text + "'");
-  return v;
+  return yaml::number(path, node, key, true);
 }
 
 int positive_int(const std::string& path, const YAML::Node& node, const std::string& key) {
@@ -37,11 +32,7 @@ int positive_int(const std::string& path, const YAML::Node& node, const std::str
 void only_keys(const std::string& path, const YAML::Node& map, const std::set<std::string>& allowed,
                const std::string& what) {
   if (!map.IsMap()) throw TableError(where_of(path, map), what, "expected a mapping");
-  for (const auto& kv : map) {
-    const std::string key = kv.first.Scalar();
-    if (!allowed.count(key))
-      throw TableError(where_of(path, kv.first), key, "unknown key in " + what + " (known: " + yaml::join(allowed) + ")");
-  }
+  yaml::check_keys(path, map, allowed, what);
 }
 
 }  // namespace

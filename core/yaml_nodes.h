@@ -3,6 +3,7 @@
 // aggregator's areas file.
 #include <yaml-cpp/yaml.h>
 
+#include <cstdlib>
 #include <set>
 #include <string>
 
@@ -25,6 +26,27 @@ inline std::string join(const std::set<std::string>& items) {
 inline std::string scalar(const std::string& path, const YAML::Node& node, const std::string& field) {
   if (!node || !node.IsScalar()) throw TableError(where_of(path, node), field, "expected a single value");
   return node.Scalar();
+}
+
+// Every key of the mapping `node` must be one of `allowed`; `what` names the mapping in the error.
+inline void check_keys(const std::string& path, const YAML::Node& node, const std::set<std::string>& allowed,
+                       const std::string& what) {
+  for (const auto& kv : node) {
+    const std::string key = kv.first.as<std::string>();
+    if (!allowed.count(key))
+      throw TableError(where_of(path, kv.first), key, "unknown key in " + what + " (keys: " + join(allowed) + ")");
+  }
+}
+
+// A number, non-negative, or positive where `positive` says so; an error names the field and the text.
+inline double number(const std::string& path, const YAML::Node& node, const std::string& field, bool positive = false) {
+  const std::string text = scalar(path, node, field);
+  char* end = nullptr;
+  const double v = std::strtod(text.c_str(), &end);
+  if (text.empty() || *end != '\0' || !(positive ? v > 0 : v >= 0))
+    throw TableError(where_of(path, node), field,
+                     std::string("expected a ") + (positive ? "positive" : "non-negative") + " number, got '" + text + "'");
+  return v;
 }
 
 // The document in `text`; invalid YAML is a TableError at the parser's position.

@@ -80,7 +80,7 @@ TEST(Suite, ErrorsNameFileLineAndKey) {
   EXPECT_EQ(error_of(replace(kRules, "repetitions: 3", "repetitions: -3")),
             "rules.yaml:3:16: field 'repetitions': expected a positive number, got '-3'");
   EXPECT_EQ(error_of(replace(kRules, "max_noise: 0.1", "max_noise: 0.1\n  extra: 1")),
-            "rules.yaml:6:3: field 'extra': unknown key in submission (known: max_median_noise, max_noise, "
+            "rules.yaml:6:3: field 'extra': unknown key in submission (keys: max_median_noise, max_noise, "
             "min_time_s, models, repetitions, rules_version, tables)");
   EXPECT_NE(error_of(replace(kRules, "  min_time_s: 0.01\n", "")).find("field 'min_time_s': missing"),
             std::string::npos);
