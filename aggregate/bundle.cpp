@@ -44,7 +44,6 @@ namespace {
 struct Flags {
   std::string bundle, rules, shapes;
   Submitter who;
-  bool has_wall = false;
   bool rederive = false;  // pack: rewrite only the derived files (system.yaml stays)
 };
 
@@ -70,7 +69,6 @@ Flags parse_flags(int argc, char** argv, bool pack) {
       char* end = nullptr;
       f.who.wall_s = std::strtod(value.c_str(), &end);
       if (value.empty() || *end != '\0' || f.who.wall_s < 0) throw Error("--wall-s: expected seconds, got '" + value + "'");
-      f.has_wall = true;
     } else {
       throw Error("unknown flag " + key + (pack ? " (pack takes --vendor, --system-name, --submitter, --division, "
                                                   "--modifications, --started, --wall-s, --rederive, --rules, --shapes)"
