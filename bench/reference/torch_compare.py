@@ -1,11 +1,22 @@
 #!/usr/bin/env python3
 """Times opmark cases through PyTorch, for comparison with opmark-bench on the same GPU.
 
-    python3 bench/reference/torch_compare.py RESULTS.jsonl [--filter REGEX] [--limit N] [--csv OUT.csv]
+    python3 bench/reference/torch_compare.py RESULTS.jsonl [RESULTS.jsonl ...] [--rounds N] [--filter REGEX]
+                                             [--limit N] [--csv OUT.csv]
 
 Reads the median times opmark-bench logged (results.jsonl), times the same problems through PyTorch with CUDA
 events the way opmark-bench times them (warm-up, batches for short calls, median over at least 60 ms of samples,
 random inputs), and prints both with torch/opmark (above 1: opmark is faster).
+
+One pass is not enough to call a winner on a shared cloud GPU: on an H100 VM the same cuDNN engine's time moved
+up to 3x for seconds at a time (with SM clocks steady at 1980 MHz). So give several results files (opmark-bench
+run again on the same cases, say three times) and --rounds (default: one per file): each case's opmark time is
+the median over the files, PyTorch's the median over its rounds, which visit every case in turn so a slow spell
+falls on one round, not on one case; the spread columns (slowest / fastest) show how noisy each side was.
+
+PyTorch's wheels bring their own cuDNN (printed first). To compare the same library, run opmark-bench on it:
+    LD_LIBRARY_PATH=$(python3 -c "import nvidia.cudnn, os; print(os.path.join(list(nvidia.cudnn.__path__)[0], 'lib'))")
+(opmark-bench records the cuDNN it loaded, `cudnn_version` in the results' context.)
 
   gemm  `a @ b` (torch.matmul) on operands stored as the case stores them (column-major, ta/tb), viewed
         through transposes, so cuBLAS sees the same memory layout.
@@ -231,64 +242,95 @@ BUILDERS = {"gemm": gemm_case, "conv": conv_case, "rnn": rnn_case, "pointwise": 
             "reduce": reduce_case, "batchnorm": batchnorm_case, "pool": pool_case}
 
 
-def main():
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("results")
-    ap.add_argument("--filter", default=".")
-    ap.add_argument("--limit", type=int, default=1000)
-    ap.add_argument("--csv", help="also write the rows here")
-    args = ap.parse_args()
-    medians = {}
-    with open(args.results) as f:
-        for line in f:
-            rec = json.loads(line)
-            if rec.get("type") == "aggregate" and rec.get("aggregate") == "median" and rec.get("status") == "ok":
-                medians[rec["name"]] = rec
-    pattern = re.compile(args.filter)
-    names = [n for n in medians if pattern.search(n)][: args.limit]
-    rows = []
-    # Rows are written as they come, so a run cut off by a time limit keeps what it compared.
-    csv_file = open(args.csv, "w", newline="") if args.csv else None
-    csv_out = csv.writer(csv_file) if csv_file else None
-    if csv_out:
-        csv_out.writerow(["case", "opmark_us", "torch_us", "torch_over_opmark"])
-    print(f"{'case':<96} {'opmark us':>10} {'torch us':>10} {'torch/opmark':>12}")
-    for name in names:
+def read_medians(paths):
+    """Per case, opmark's median time in each results file that measured it."""
+    times = {}
+    for path in paths:
+        with open(path) as f:
+            for line in f:
+                rec = json.loads(line)
+                if rec.get("type") == "aggregate" and rec.get("aggregate") == "median" and rec.get("status") == "ok":
+                    times.setdefault(rec["name"], []).append(rec["time_us"])
+    return times
+
+
+def comparable(medians):
+    """(shown name, family, direction, precision, fields, opmark times) per case PyTorch can run. An RNN's
+    bwd_data and bwd_weights are one PyTorch backward, so they become one row with the two times added."""
+    cases = []
+    for name, ours in medians.items():
         family, direction, precision, fields = parse_name(name)
-        ours = medians[name]["time_us"]
-        if family == "rnn" and direction == "bwd_weights":
-            continue  # folded into the bwd_data row
+        if family not in BUILDERS or (family == "rnn" and direction == "bwd_weights"):
+            continue
         if family == "rnn" and direction == "bwd_data":
             partner = medians.get(name.replace("/bwd_data/", "/bwd_weights/", 1))
             if partner is None:
                 continue
-            ours += partner["time_us"]
+            ours = [a + b for a, b in zip(ours, partner)]
             direction, name = "bwd", name.replace("/bwd_data/", "/bwd_data+bwd_weights/", 1)
-        builder = BUILDERS.get(family)
-        if builder is None:
-            continue
-        set_precision(precision)
-        try:
-            fn = builder(direction, precision, fields)
-            if fn is None:
-                continue
-            theirs = time_us(fn)
-        except (RuntimeError, torch.cuda.OutOfMemoryError) as e:  # a shape PyTorch refuses: say so, go on
-            print(f"{name:<96} torch failed: {str(e).splitlines()[0]}")
-            torch.cuda.empty_cache()
-            continue
-        ratio = theirs / ours
-        rows.append((name, ours, theirs, ratio))
-        print(f"{name:<96} {ours:>10.2f} {theirs:>10.2f} {ratio:>12.3f}", flush=True)
-        if csv_out:
-            csv_out.writerow((name, ours, theirs, ratio))
-            csv_file.flush()
+        cases.append((name, family, direction, precision, fields, ours))
+    return cases
+
+
+def time_torch(family, direction, precision, fields):
+    """PyTorch's median time for the case, None where PyTorch has no such operator, or the reason it failed."""
+    set_precision(precision)
+    try:
+        fn = BUILDERS[family](direction, precision, fields)
+        return None if fn is None else time_us(fn)
+    except (RuntimeError, torch.cuda.OutOfMemoryError) as e:  # a shape PyTorch refuses: say so, go on
+        return str(e).splitlines()[0]
+    finally:
         torch.cuda.empty_cache()
-    slower = [r for r in rows if r[3] < 1.0]
-    print(f"{len(rows)} case(s) compared; torch faster on {len(slower)} (ratio < 1); "
-          f"worst ratio {min((r[3] for r in rows), default=float('nan')):.3f}")
-    if csv_file:
-        csv_file.close()
+
+
+def spread(values):
+    return max(values) / min(values) if values and min(values) > 0 else float("nan")
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("results", nargs="+", help="results.jsonl of opmark-bench runs over the same cases")
+    ap.add_argument("--rounds", type=int, default=0, help="times to time each case in PyTorch (default: one per file)")
+    ap.add_argument("--filter", default=".")
+    ap.add_argument("--limit", type=int, default=1000)
+    ap.add_argument("--csv", help="also write the rows here")
+    args = ap.parse_args()
+    pattern = re.compile(args.filter)
+    medians = read_medians(args.results)
+    cases = [c for c in comparable(medians) if pattern.search(c[0])][: args.limit]
+    rounds = args.rounds or len(args.results)
+    # PyTorch's wheels bring their own cuDNN, which may differ from the one opmark-bench links: say which ran.
+    print(f"# torch {torch.__version__}, cuDNN {torch.backends.cudnn.version()}, cuBLAS via CUDA {torch.version.cuda}, "
+          f"{torch.cuda.get_device_name()}; opmark runs: {len(args.results)}, PyTorch rounds: {rounds}")
+    theirs = {c[0]: [] for c in cases}
+    failed = {}
+    rows = []
+    for r in range(rounds):
+        for name, family, direction, precision, fields, _ in cases:
+            if name in failed:
+                continue
+            t = time_torch(family, direction, precision, fields)
+            if t is None or isinstance(t, str):
+                failed[name] = t
+                if t is not None:
+                    print(f"{name:<96} torch failed: {t}", flush=True)
+                continue
+            theirs[name].append(t)
+            print(f"# round {r + 1}: {name} {t:.2f} us", flush=True)
+            rows = [(n, statistics.median(ours), statistics.median(theirs[n]), spread(ours), spread(theirs[n]))
+                    for n, _, _, _, _, ours in cases if theirs[n]]
+            if args.csv:  # rewritten after every case, so a comparison cut off by a time limit keeps what it has
+                with open(args.csv, "w", newline="") as f:
+                    out = csv.writer(f)
+                    out.writerow(["case", "opmark_us", "torch_us", "torch_over_opmark", "opmark_spread", "torch_spread"])
+                    out.writerows((n, o, t, t / o, so, st) for n, o, t, so, st in rows)
+    print(f"{'case':<96} {'opmark us':>10} {'torch us':>10} {'torch/opmark':>12} {'spread o':>8} {'spread t':>8}")
+    for n, o, t, so, st in rows:
+        print(f"{n:<96} {o:>10.2f} {t:>10.2f} {t / o:>12.3f} {so:>8.2f} {st:>8.2f}")
+    ratios = [t / o for _, o, t, _, _ in rows]
+    print(f"{len(rows)} case(s) compared; torch faster on {sum(x < 1 for x in ratios)} (ratio < 1), "
+          f"by more than 5% on {sum(x < 0.95 for x in ratios)}; worst ratio {min(ratios, default=float('nan')):.3f}")
 
 
 if __name__ == "__main__":
