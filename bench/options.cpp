@@ -88,6 +88,8 @@ void apply(Options& o, const std::string& flag, const std::string& value) {
     }
   } else if (flag == "opmark_candidates") {
     o.candidates = static_cast<int>(parse_number(flag, value, 1));
+  } else if (flag == "opmark_engines") {
+    o.engines = static_cast<int>(parse_number(flag, value, 0));
   } else if (flag == "opmark_workspace_mib") {
     o.workspace_bytes = static_cast<std::size_t>(parse_number(flag, value, 0) * (1 << 20));
   } else if (flag == "opmark_seed") {
@@ -150,6 +152,8 @@ opmark flags (Google Benchmark's own flags, e.g. --benchmark_filter, --benchmark
   --opmark_validate             load and check every table, print the case count, run nothing (no GPU needed)
   --opmark_peak=bf16=790,bw=3000  peak TFLOPS per precision and memory GB/s, overriding the built-in table
   --opmark_candidates=N         cuBLASLt algorithms per layout timed before measuring (default 16)
+  --opmark_engines=N            cuDNN graph engine configurations timed per convolution (default 0: every one
+                                cuDNN's heuristics and its fallback list offer, as PyTorch's cudnn.benchmark does)
   --opmark_workspace_mib=N      library workspace limit (default 1024: cuDNN's fastest engines can need hundreds)
   --opmark_warmup_ms=X          untimed warm-up per case (default 10)
   --opmark_min_time=S           GPU seconds per repetition (default 0.05), passed to Google Benchmark in the

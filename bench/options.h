@@ -24,6 +24,7 @@ struct Options {
   bool validate_only = false;           // load and expand the tables, print a summary, run nothing
   std::map<std::string, double> peaks;  // overrides: precision -> TFLOPS, "bw" -> GB/s
   int candidates = 16;                  // library algorithms timed per case (cuBLASLt heuristic results)
+  int engines = 0;                      // cuDNN graph engine configurations timed per convolution; 0: all listed
   std::size_t workspace_bytes = 1024ull << 20;
   std::uint64_t seed = 20261121;
   double warmup_ms = 10.0;              // untimed launches before measuring, so clocks have ramped up

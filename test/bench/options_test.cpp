@@ -72,3 +72,12 @@ TEST(Options, ModelsInputsAndMinTime) {
   Argv bad({"opmark-bench", "--opmark_min_time=0"});
   EXPECT_THROW(parse_options(bad.argc, bad.ptrs.data()), opmark::Error);
 }
+
+TEST(Options, CudnnEnginesDefaultToAllListed) {
+  Argv none({"opmark-bench"});
+  EXPECT_EQ(parse_options(none.argc, none.ptrs.data()).engines, 0);
+  Argv capped({"opmark-bench", "--opmark_engines=8"});
+  EXPECT_EQ(parse_options(capped.argc, capped.ptrs.data()).engines, 8);
+  Argv bad({"opmark-bench", "--opmark_engines=-1"});
+  EXPECT_THROW(parse_options(bad.argc, bad.ptrs.data()), opmark::Error);
+}
