@@ -16,17 +16,41 @@ __device__ __forceinline__ std::uint64_t mix(std::uint64_t x) {
   return x ^ (x >> 31);
 }
 
+// Element i of a fill with this seed and range: the fill writes it, the seeded reduction regenerates it.
+template <class T>
+__device__ __forceinline__ T seeded_value(std::uint64_t seed, std::size_t i, double lo, double hi) {
+  const double u = static_cast<double>(mix(seed ^ mix(i)) >> 11) * (1.0 / 9007199254740992.0);  // [0, 1)
+  if constexpr (std::is_integral_v<T>) {
+    const double span = hi - lo + 1.0;  // lo, hi already integral
+    return static_cast<T>(lo + floor(u * span));
+  } else {
+    return store_from_double<T>(lo + u * (hi - lo));
+  }
+}
+
 template <class T>
 __global__ void fill_kernel(T* dst, std::size_t count, std::uint64_t seed, double lo, double hi) {
   for (std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; i < count;
+       i += std::size_t(gridDim.x) * blockDim.x)
+    dst[i] = seeded_value<T>(seed, i, lo, hi);
+}
+
+template <class T>
+__global__ void reduce_seeded_kernel(double* out, std::size_t count, std::uint64_t first_seed, int fills, double lo,
+                                     double hi, SeededReduceOp op) {
+  for (std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; i < count;
        i += std::size_t(gridDim.x) * blockDim.x) {
-    const double u = static_cast<double>(mix(seed ^ mix(i)) >> 11) * (1.0 / 9007199254740992.0);  // [0, 1)
-    if constexpr (std::is_integral_v<T>) {
-      const double span = hi - lo + 1.0;  // lo, hi already integral
-      dst[i] = static_cast<T>(lo + floor(u * span));
-    } else {
-      dst[i] = store_from_double<T>(lo + u * (hi - lo));
+    double acc = 0;
+    for (int f = 0; f < fills; ++f) {
+      const T v = seeded_value<T>(first_seed + static_cast<std::uint64_t>(f), i, lo, hi);
+      const double x = load_as_double(&v, 0);
+      if (f == 0) acc = x;
+      else if (op == SeededReduceOp::sum) acc += x;
+      else if (op == SeededReduceOp::prod) acc *= x;
+      else if (op == SeededReduceOp::max) acc = fmax(acc, x);
+      else acc = fmin(acc, x);
     }
+    out[i] = acc;
   }
 }
 
@@ -61,6 +85,22 @@ void fill_uniform(void* dst, std::size_t count, core::DType type, std::uint64_t 
   dispatch_dtype(type, [&](auto tag) {
     using T = typename decltype(tag)::type;
     fill_kernel<T><<<blocks_for(count, kThreads), kThreads, 0, stream>>>(static_cast<T*>(dst), count, seed, lo, hi);
+  });
+  OPMARK_CHECK_LAUNCH();
+}
+
+void reduce_seeded_fills(double* out, std::size_t count, core::DType type, std::uint64_t first_seed, int fills,
+                         double lo, double hi, SeededReduceOp op, cudaStream_t stream) {
+  if (count == 0) return;
+  if (fills < 1) throw Error("reduce_seeded_fills: no fills to reduce");
+  if (core::is_integer(type)) {  // as fill_uniform rounds the range
+    lo = std::ceil(lo);
+    hi = std::floor(hi);
+  }
+  dispatch_dtype(type, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    reduce_seeded_kernel<T><<<blocks_for(count, kThreads), kThreads, 0, stream>>>(out, count, first_seed, fills, lo,
+                                                                                    hi, op);
   });
   OPMARK_CHECK_LAUNCH();
 }

@@ -14,6 +14,14 @@ namespace opmark::kernels {
 void fill_uniform(void* dst, std::size_t count, core::DType type, std::uint64_t seed, double lo, double hi,
                   cudaStream_t stream);
 
+enum class SeededReduceOp { sum, prod, max, min };
+
+// out[i] = op over f in [0, fills) of element i of fill_uniform(type, first_seed + f, lo, hi), in float64: the
+// reference of an all-reduce whose rank r filled its input with seed first_seed + r, computed where it is needed
+// without any rank's input (the host loop it replaces took minutes at GiB sizes over several ranks).
+void reduce_seeded_fills(double* out, std::size_t count, core::DType type, std::uint64_t first_seed, int fills,
+                         double lo, double hi, SeededReduceOp op, cudaStream_t stream);
+
 // The default operand fill for a type: [-1, 1] for floating types, [-127, 127] for int8, [-1000, 1000] for int32.
 void fill_random(void* dst, std::size_t count, core::DType type, std::uint64_t seed, cudaStream_t stream);
 

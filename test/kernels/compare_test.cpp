@@ -2,7 +2,9 @@
 // catches planted wrong values, unwritten (poisoned) elements and NaN.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <string>
 #include <vector>
 
 #include "../gpu_test_util.h"
@@ -55,6 +57,41 @@ TEST(Fill, ReproducibleInRangeAndNotZeros) {
     EXPECT_LE(hi, bound);
     EXPECT_LT(lo, -0.5 * bound);
     EXPECT_GT(hi, 0.5 * bound);
+  }
+}
+
+// The all-reduce's reference: each element reduced over several seeded fills, regenerated on the GPU, must equal
+// the same reduction over the fills themselves, element for element (the values are the same rounded numbers).
+TEST(Fill, SeededReductionMatchesTheFillsItRegenerates) {
+  OPMARK_REQUIRE_GPU();
+  const std::size_t n = 10007;
+  const int fills = 3;
+  const std::uint64_t seed = 41;
+  for (core::DType t : {core::DType::f32, core::DType::f16, core::DType::bf16, core::DType::i8}) {
+    for (auto op : {kernels::SeededReduceOp::sum, kernels::SeededReduceOp::prod, kernels::SeededReduceOp::max,
+                    kernels::SeededReduceOp::min}) {
+      SCOPED_TRACE(std::string(core::name_of(t)) + " op " + std::to_string(static_cast<int>(op)));
+      const double lo = op == kernels::SeededReduceOp::prod ? 0.5 : -1.0;
+      const double hi = op == kernels::SeededReduceOp::prod ? 1.5 : 1.0;
+      std::vector<double> want(n);
+      DeviceBuffer x(t, n);
+      for (int f = 0; f < fills; ++f) {
+        kernels::fill_uniform(x.get(), n, t, seed + f, lo, hi, nullptr);
+        const auto v = download_as_double(x, t, n);
+        for (std::size_t i = 0; i < n; ++i) {
+          if (f == 0) want[i] = v[i];
+          else if (op == kernels::SeededReduceOp::sum) want[i] += v[i];
+          else if (op == kernels::SeededReduceOp::prod) want[i] *= v[i];
+          else if (op == kernels::SeededReduceOp::max) want[i] = std::max(want[i], v[i]);
+          else want[i] = std::min(want[i], v[i]);
+        }
+      }
+      DeviceBuffer got(core::DType::f64, n);
+      kernels::reduce_seeded_fills(got.as<double>(), n, t, seed, fills, lo, hi, op, nullptr);
+      std::vector<double> g(n);
+      OPMARK_CHECK_CUDA(cudaMemcpy(g.data(), got.get(), n * sizeof(double), cudaMemcpyDeviceToHost));
+      EXPECT_EQ(g, want);
+    }
   }
 }
 
