@@ -188,9 +188,8 @@ class AllreduceWorkload final : public Workload {
   }
 
  private:
-  // Rank r's input: seeded by r, uniform in [0.5, 1.5] for prod (a product of values in [-1, 1] over ranks
-  // shrinks towards zero), [-1, 1] otherwise. Written on the current device.
-  // Products of values in [0.5, 1.5] neither vanish nor overflow over many ranks; the other ops take [-1, 1].
+  // Uniform in [0.5, 1.5] for prod (a product of values in [-1, 1] over ranks shrinks towards zero), [-1, 1]
+  // otherwise: the range of every rank's fill and of the reference that regenerates them.
   struct InputRange {
     double lo, hi;
   };
@@ -203,6 +202,7 @@ class AllreduceWorkload final : public Workload {
     return kernels::SeededReduceOp::min;
   }
 
+  // Rank r's input, seeded by r, written on the current device.
   void fill_rank_input(DeviceBuffer& buffer, int r) {
     const InputRange range = input_range();
     kernels::fill_uniform(buffer.get(), static_cast<std::size_t>(p_.count), prec_.input,

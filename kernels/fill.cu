@@ -72,15 +72,19 @@ __global__ void to_double_kernel(const T* src, std::size_t count, double* dst) {
 
 constexpr unsigned kThreads = 256;
 
+// Integer fills draw whole numbers in [ceil(lo), floor(hi)]; the fill and the seeded reduction round alike.
+void round_integer_range(core::DType type, double& lo, double& hi) {
+  if (!core::is_integer(type)) return;
+  lo = std::ceil(lo);
+  hi = std::floor(hi);
+}
+
 }  // namespace
 
 void fill_uniform(void* dst, std::size_t count, core::DType type, std::uint64_t seed, double lo, double hi,
                   cudaStream_t stream) {
   if (count == 0) return;
-  if (core::is_integer(type)) {
-    lo = std::ceil(lo);
-    hi = std::floor(hi);
-  }
+  round_integer_range(type, lo, hi);
   if (!(lo <= hi)) throw Error("fill_uniform: empty range");
   dispatch_dtype(type, [&](auto tag) {
     using T = typename decltype(tag)::type;
@@ -93,10 +97,7 @@ void reduce_seeded_fills(double* out, std::size_t count, core::DType type, std::
                          double lo, double hi, SeededReduceOp op, cudaStream_t stream) {
   if (count == 0) return;
   if (fills < 1) throw Error("reduce_seeded_fills: no fills to reduce");
-  if (core::is_integer(type)) {  // as fill_uniform rounds the range
-    lo = std::ceil(lo);
-    hi = std::floor(hi);
-  }
+  round_integer_range(type, lo, hi);
   dispatch_dtype(type, [&](auto tag) {
     using T = typename decltype(tag)::type;
     reduce_seeded_kernel<T><<<blocks_for(count, kThreads), kThreads, 0, stream>>>(out, count, first_seed, fills, lo,
