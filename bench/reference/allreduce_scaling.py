@@ -12,12 +12,12 @@ report the same ratio.
 """
 import argparse
 import csv
-import json
 import os
 import re
 import sys
 
-NAME = re.compile(r"^allreduce/fwd/(\w+)/count=(\d+)/ranks=(\d+)/op=(\w+)/inplace=(\w+)$")
+from opmark_results import ALLREDUCE_NAME, median_records
+
 SIZES = {"fp32": 4, "fp16": 2, "bf16": 2}
 
 
@@ -26,14 +26,9 @@ def read_opmark(path, want):
     out = {}
     if not os.path.exists(path):
         return out
-    with open(path) as f:
-        for line in f:
-            rec = json.loads(line)
-            if rec.get("type") != "aggregate" or rec.get("aggregate") != "median" or rec.get("status") != "ok":
-                continue
-            m = NAME.match(rec["name"])
-            if not m or (m.group(1), m.group(4), m.group(5)) != want:
-                continue
+    for rec in median_records(path):
+        m = ALLREDUCE_NAME.match(rec["name"])
+        if m and (m.group(1), m.group(4), m.group(5)) == want:
             c = rec["counters"]
             out[int(m.group(2)) * SIZES[m.group(1)]] = c["gb_per_s"] * c["busbw_factor"]
     return out
@@ -45,7 +40,7 @@ def read_torch(path, want):
         return out
     with open(path) as f:
         for row in csv.DictReader(f):
-            m = NAME.match(row["case"])
+            m = ALLREDUCE_NAME.match(row["case"])
             if m and (m.group(1), m.group(4), m.group(5)) == want:
                 out[int(row["bytes"])] = float(row["torch_busbw_gb_per_s"])
     return out

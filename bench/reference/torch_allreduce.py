@@ -12,9 +12,7 @@ NVLink multicast (NVLS) is left as the machine sets it.
 """
 import argparse
 import csv
-import json
 import os
-import re
 import statistics
 import sys
 
@@ -22,9 +20,10 @@ import torch
 import torch.distributed as dist
 import torch.multiprocessing as mp
 
+from opmark_results import ALLREDUCE_NAME, median_records
+
 DTYPES = {"fp32": torch.float32, "fp16": torch.float16, "bf16": torch.bfloat16}
 OPS = {"sum": dist.ReduceOp.SUM, "prod": dist.ReduceOp.PRODUCT, "max": dist.ReduceOp.MAX, "min": dist.ReduceOp.MIN}
-NAME = re.compile(r"^allreduce/fwd/(\w+)/count=(\d+)/ranks=(\d+)/op=(\w+)/inplace=(\w+)$")
 
 
 def worker(rank, world, cases, port, queue):
@@ -74,12 +73,10 @@ def main():
     ap.add_argument("--port", type=int, default=29511)
     args = ap.parse_args()
     ours = {}
-    for line in open(args.results):
-        rec = json.loads(line)
-        m = NAME.match(rec.get("name", ""))
-        if m and rec.get("type") == "aggregate" and rec.get("aggregate") == "median" and rec.get("status") == "ok":
-            if int(m.group(3)) == args.ranks:
-                ours[rec["name"]] = (m.group(1), int(m.group(2)), m.group(4), rec["time_us"])
+    for rec in median_records(args.results):
+        m = ALLREDUCE_NAME.match(rec["name"])
+        if m and int(m.group(3)) == args.ranks:
+            ours[rec["name"]] = (m.group(1), int(m.group(2)), m.group(4), rec["time_us"])
     if not ours:
         print(f"no all-reduce case with ranks={args.ranks} in {args.results}")
         return 1

@@ -33,7 +33,6 @@ PyTorch's wheels bring their own cuDNN (printed first). To compare the same libr
 """
 import argparse
 import csv
-import json
 import math
 import re
 import statistics
@@ -41,6 +40,8 @@ import sys
 
 import torch
 import torch.nn.functional as F
+
+from opmark_results import median_records
 
 DTYPES = {"fp32": torch.float32, "tf32": torch.float32, "fp16": torch.float16, "bf16": torch.bfloat16}
 
@@ -246,11 +247,8 @@ def read_medians(paths):
     """Per case, opmark's median time in each results file that measured it."""
     times = {}
     for path in paths:
-        with open(path) as f:
-            for line in f:
-                rec = json.loads(line)
-                if rec.get("type") == "aggregate" and rec.get("aggregate") == "median" and rec.get("status") == "ok":
-                    times.setdefault(rec["name"], []).append(rec["time_us"])
+        for rec in median_records(path):
+            times.setdefault(rec["name"], []).append(rec["time_us"])
     return times
 
 
