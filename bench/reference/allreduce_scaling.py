@@ -77,6 +77,7 @@ def main(argv=None):
     first = counts[0]
     head = ["bytes/rank"] + [f"{g} GPUs {label}" for g in counts for label in modes.values()]
     head += [f"eff {g}/{first} {label}" for g in counts[1:] for label in modes.values()]
+    first_ratio = 1 + len(counts) * len(modes)  # the row's cells before it are GB/s, from it on ratios
     rows = []
     for s in sizes:
         row = [human(s)]
@@ -92,7 +93,6 @@ def main(argv=None):
     print("| " + " | ".join(head) + " |")
     print("|" + "---|" * len(head))
     for row in rows:
-        first_ratio = 1 + len(counts) * len(modes)  # columns before it are GB/s, from it on ratios
         cells = [row[0]] + ["-" if v is None else f"{v:.2f}" if i >= first_ratio else f"{v:.1f}" if v >= 10
                             else f"{v:.3g}" for i, v in enumerate(row[1:], start=1)]
         print("| " + " | ".join(cells) + " |")

@@ -9,10 +9,11 @@ events the way opmark-bench times them (warm-up, batches for short calls, median
 random inputs), and prints both with torch/opmark (above 1: opmark is faster).
 
 One pass is not enough to call a winner on a shared cloud GPU: on an H100 VM the same cuDNN engine's time moved
-up to 3x for seconds at a time (with SM clocks steady at 1980 MHz). So give several results files (opmark-bench
-run again on the same cases, say three times) and --rounds (default: one per file): each case's opmark time is
-the median over the files, PyTorch's the median over its rounds, which visit every case in turn so a slow spell
-falls on one round, not on one case; the spread columns (slowest / fastest) show how noisy each side was.
+up to 3x for seconds at a time (nvidia-smi read the SM clock at 1965-1980 MHz throughout). So give several
+results files (opmark-bench run again on the same cases, say three times) and --rounds (default: one per file):
+each case's opmark time is the median over the files, PyTorch's the median over its rounds, which visit every case
+in turn so a slow spell falls on one round, not on one case; the spread columns (slowest / fastest) show how noisy
+each side was.
 
 PyTorch's wheels bring their own cuDNN (printed first). To compare the same library, run opmark-bench on it:
     LD_LIBRARY_PATH=$(python3 -c "import nvidia.cudnn, os; print(os.path.join(list(nvidia.cudnn.__path__)[0], 'lib'))")
@@ -302,15 +303,15 @@ def main():
     print(f"# torch {torch.__version__}, cuDNN {torch.backends.cudnn.version()}, cuBLAS via CUDA {torch.version.cuda}, "
           f"{torch.cuda.get_device_name()}; opmark runs: {len(args.results)}, PyTorch rounds: {rounds}")
     theirs = {c[0]: [] for c in cases}
-    failed = {}
+    untimed = set()  # cases PyTorch has no operator for, or refused
     rows = []
     for r in range(rounds):
         for name, family, direction, precision, fields, _ in cases:
-            if name in failed:
+            if name in untimed:
                 continue
             t = time_torch(family, direction, precision, fields)
             if t is None or isinstance(t, str):
-                failed[name] = t
+                untimed.add(name)
                 if t is not None:
                     print(f"{name:<96} torch failed: {t}", flush=True)
                 continue
