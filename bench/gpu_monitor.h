@@ -1,0 +1,68 @@
+#pragma once
+// The GPU's own account of how it ran: SM clock, clock-event (throttle) reasons, power and the energy counter,
+// through NVML. NVML is the driver's library, loaded at run time (dlopen), so opmark-bench still starts where there
+// is none; then every reading is unknown and the run's context says why.
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+
+namespace opmark::bench {
+
+// NVML's clock-event reason bits (nvmlClocksEventReason*, formerly "throttle reasons").
+namespace clock_event {
+constexpr std::uint64_t gpu_idle = 0x1;
+constexpr std::uint64_t applications_clocks = 0x2;
+constexpr std::uint64_t sw_power_cap = 0x4;
+constexpr std::uint64_t hw_slowdown = 0x8;
+constexpr std::uint64_t sync_boost = 0x10;
+constexpr std::uint64_t sw_thermal = 0x20;
+constexpr std::uint64_t hw_thermal = 0x40;
+constexpr std::uint64_t hw_power_brake = 0x80;
+constexpr std::uint64_t display_clocks = 0x100;
+// The reasons that pass: a thermal or hardware slowdown is a spell of the machine, not a property of the
+// operation, so a sample taken under one is taken again. The software power cap is recorded but is not among
+// them: a heavy kernel holds the GPU at its power limit for as long as it runs, so a retake would see it again.
+constexpr std::uint64_t transient = hw_slowdown | sw_thermal | hw_thermal | hw_power_brake;
+// "sw_power_cap+hw_thermal", "none"
+std::string names(std::uint64_t reasons);
+}  // namespace clock_event
+
+// One reading, taken while the GPU works.
+struct ClockReading {
+  unsigned sm_mhz = 0;         // 0: unknown
+  std::uint64_t reasons = 0;   // clock_event bits
+  bool reasons_known = false;
+};
+
+class GpuMonitor {
+ public:
+  // The GPU of CUDA device `cuda_device`; never throws: without NVML, available() is false and why() says why.
+  explicit GpuMonitor(int cuda_device);
+  ~GpuMonitor();
+  GpuMonitor(const GpuMonitor&) = delete;
+  GpuMonitor& operator=(const GpuMonitor&) = delete;
+
+  bool available() const { return device_ != nullptr; }
+  const std::string& why() const { return why_; }
+
+  ClockReading clocks() const;
+  std::optional<double> energy_joules() const;  // the counter since the driver loaded
+  std::optional<double> power_watts() const;
+  std::optional<unsigned> max_sm_mhz() const;
+
+  // For the run's context.
+  std::string uuid() const;
+  std::optional<double> power_limit_watts() const;
+  std::optional<bool> ecc_enabled() const;
+  std::optional<bool> mig_enabled() const;
+
+ private:
+  void* device_ = nullptr;
+  std::string why_;
+};
+
+// NVLink between two CUDA devices, through the same library: std::nullopt where NVML cannot say.
+std::optional<bool> nvlink_between(int cuda_device_a, int cuda_device_b);
+
+}  // namespace opmark::bench
