@@ -1,0 +1,44 @@
+#pragma once
+// The measuring decisions, apart from the GPU so they are tested on the CPU: when to stop repeating, when a sample
+// was taken on a throttled GPU, and when two measurements of one case disagree.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace opmark::bench {
+
+// Median absolute deviation over the median: robust to one repetition that a passing hiccup slowed, strict with a
+// case whose times really spread. 0 for fewer than two values.
+double relative_spread(const std::vector<double>& values);
+double median_of(std::vector<double> values);
+
+// Repetitions go on until their spread is at most `noise_target`, with at least `min_repetitions`, and stop at
+// `max_repetitions` or once the case has spent `time_cap_s` measuring, whichever comes first.
+struct StoppingRule {
+  int min_repetitions = 3;
+  int max_repetitions = 30;
+  double noise_target = 0.01;
+  double time_cap_s = 2.0;
+};
+enum class StopReason { more, steady, max_repetitions, time_cap };
+StopReason stopping_decision(const std::vector<double>& repetition_seconds, double spent_s, const StoppingRule& rule);
+const char* name_of(StopReason r);
+
+// A sample is taken again when the GPU ran under a transient clock-event reason (thermal, hardware slowdown,
+// power brake) or its SM clock was under `min_clock_fraction` of the run's reference clock (the fastest seen).
+// Unknown readings (0 MHz, reasons unknown) never reject a sample.
+constexpr double kMinClockFraction = 0.9;
+bool sample_is_throttled(unsigned sm_mhz, std::uint64_t reasons, double reference_mhz,
+                         double min_clock_fraction = kMinClockFraction);
+
+// Two times of the same launch agree when neither is more than `factor` times the other. The harness holds the
+// tuner's probe of the chosen candidate against the final median, and the end-of-run re-time against the median.
+constexpr double kAgreementFactor = 1.3;
+bool times_agree(double a_seconds, double b_seconds, double factor = kAgreementFactor);
+
+// Whether eager launches from the host (what an eager framework pays) are slow enough against the graph replay's
+// GPU time that the host's launch rate, not the GPU, bounds the case.
+constexpr double kLaunchBoundFactor = 1.1;
+bool is_launch_bound(double eager_seconds, double graph_seconds);
+
+}  // namespace opmark::bench
