@@ -3,66 +3,94 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <memory>
 
+#include "bench/measure.h"
 #include "bench/timer.h"
 #include "core/error.h"
 #include "kernels/cuda_check.h"
 
 namespace opmark::bench {
 
-bool AutotuneResult::drop_best(const std::string& name, const std::string& why) {
+double TuningResult::default_seconds() const {
+  if (default_index < 0 || default_index >= static_cast<int>(seconds.size())) return 0;
+  const double s = seconds[static_cast<std::size_t>(default_index)];
+  return std::isfinite(s) ? s : 0;
+}
+
+double TuningResult::speedup() const {
+  const double d = default_seconds(), b = best_seconds();
+  return d > 0 && b > 0 ? d / b : 0.0;
+}
+
+std::map<std::string, double> TuningResult::counters() const {
+  return {{"candidates", static_cast<double>(seconds.size())},
+          {"default_us", default_seconds() * 1e6},
+          {"autotune_speedup", speedup()}};
+}
+
+bool TuningResult::drop_best(const std::string& name, const std::string& why) {
   if (best < 0) return false;
   dropped += (dropped.empty() ? "" : "; ") + name + " (" + why + ")";
-  seconds[best] = std::numeric_limits<double>::infinity();
+  seconds[static_cast<std::size_t>(best)] = std::numeric_limits<double>::infinity();
   best = -1;
   for (int i = 0; i < static_cast<int>(seconds.size()); ++i)
-    if (std::isfinite(seconds[i]) && (best < 0 || seconds[i] < seconds[best])) best = i;
+    if (std::isfinite(seconds[static_cast<std::size_t>(i)]) &&
+        (best < 0 || seconds[static_cast<std::size_t>(i)] < seconds[static_cast<std::size_t>(best)]))
+      best = i;
   return best >= 0;
 }
 
-AutotuneResult time_candidates(int count, const std::function<void(int, cudaStream_t)>& launch, cudaStream_t stream,
-                               int rounds) {
-  AutotuneResult r;
-  r.seconds.assign(count, std::numeric_limits<double>::infinity());
-  r.errors.assign(count, "");
-  Timer timer(stream, L2Mode::hot);
-  std::vector<int> batch(count, 0);  // 0: the candidate failed
-  std::vector<double> probe(count, std::numeric_limits<double>::infinity());
-  const auto candidate = [&](int i) { return [&launch, i](cudaStream_t s) { launch(i, s); }; };
+TuningResult tune(Workload& w, cudaStream_t stream, bool allow_graph, int rounds) {
+  const int count = w.candidate_count();
+  TuningResult r;
+  r.default_index = w.default_candidate();
+  r.seconds.assign(static_cast<std::size_t>(count), std::numeric_limits<double>::infinity());
+  r.errors.assign(static_cast<std::size_t>(count), "");
+  // One timer per candidate keeps its graph for the rounds.
+  std::vector<std::unique_ptr<Timer>> timers(static_cast<std::size_t>(count));
+  std::vector<double> probe(static_cast<std::size_t>(count), std::numeric_limits<double>::infinity());
   for (int i = 0; i < count; ++i) {
-    const auto run = candidate(i);
+    auto& timer = timers[static_cast<std::size_t>(i)];
     try {
-      // The first launch loads the candidate's kernel; a batched probe then sizes its batch (a lone launch's
-      // time is inflated by launch latency).
-      const double first = timer.time_launches(run, 1);
-      probe[i] = timer.time_launches(run, choose_batch(first));
-      batch[i] = choose_batch(probe[i]);
+      w.choose(i);
+      timer = std::make_unique<Timer>(stream, L2Mode::hot);
+      timer->begin(w, allow_graph);
+      probe[static_cast<std::size_t>(i)] = timer->warm_up(0.0);
+      if (timer->mode() == TimingMode::eager && allow_graph)
+        r.eager_note += (r.eager_note.empty() ? "" : "; ") + w.candidate_name(i) + ": " + timer->eager_reason();
+      // A candidate far behind the fastest so far cannot win: free its graph now rather than hold dozens.
+      const double so_far = *std::min_element(probe.begin(), probe.begin() + i + 1);
+      if (probe[static_cast<std::size_t>(i)] > kProbeMargin * so_far) timer.reset();
     } catch (const OutOfMemoryError&) {
       throw;
     } catch (const std::exception& e) {
-      r.errors[i] = e.what();
+      r.errors[static_cast<std::size_t>(i)] = e.what();
+      timer.reset();
+      cudaGetLastError();
       OPMARK_CHECK_CUDA(cudaStreamSynchronize(stream));
     }
   }
-  // Only candidates close to the fastest probe compete in the rounds; the others keep their probe time. A batched
-  // probe is within a few percent of the median, so a candidate kProbeMargin behind cannot win, and skipping it
-  // saves most of the tuning time on cases with many slow algorithms (cuDNN's FFT and GEMM paths).
-  const double fastest_probe = *std::min_element(probe.begin(), probe.end());
-  std::vector<std::vector<double>> samples(count);
+  // Only candidates close to the fastest probe compete in the rounds; the others keep their probe time: a batched
+  // probe is within a few percent of the median, so one kProbeMargin behind cannot win, and skipping it saves most
+  // of the tuning time on cases with many slow algorithms (cuDNN's FFT and GEMM paths).
+  const double fastest = *std::min_element(probe.begin(), probe.end());
+  std::vector<std::vector<double>> samples(static_cast<std::size_t>(count));
   for (int round = 0; round < rounds; ++round)
-    for (int i = 0; i < count; ++i)
-      if (batch[i] > 0 && probe[i] <= kProbeMargin * fastest_probe)
-        samples[i].push_back(timer.time_launches(candidate(i), batch[i]));
-  for (int i = 0; i < count; ++i) {
-    if (batch[i] == 0) continue;
-    if (samples[i].empty()) {
-      r.seconds[i] = probe[i];
-    } else {
-      std::nth_element(samples[i].begin(), samples[i].begin() + samples[i].size() / 2, samples[i].end());
-      r.seconds[i] = samples[i][samples[i].size() / 2];
+    for (int i = 0; i < count; ++i) {
+      auto& timer = timers[static_cast<std::size_t>(i)];
+      if (timer && !(probe[static_cast<std::size_t>(i)] <= kProbeMargin * fastest)) timer.reset();
+      if (!timer) continue;
+      w.choose(i);
+      samples[static_cast<std::size_t>(i)].push_back(timer->sample().seconds_per_launch);
     }
-    if (r.best < 0 || r.seconds[i] < r.seconds[r.best]) r.best = i;
+  for (int i = 0; i < count; ++i) {
+    const auto k = static_cast<std::size_t>(i);
+    if (!std::isfinite(probe[k])) continue;  // it failed
+    r.seconds[k] = samples[k].empty() ? probe[k] : median_of(samples[k]);
+    if (r.best < 0 || r.seconds[k] < r.seconds[static_cast<std::size_t>(r.best)]) r.best = i;
   }
+  if (r.best >= 0) w.choose(r.best);
   return r;
 }
 

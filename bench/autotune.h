@@ -1,41 +1,48 @@
 #pragma once
-// "Time the library's candidate algorithms once, keep the fastest", shared by every family that asks a library
-// for algorithms (cuBLASLt now; cuDNN and cuSPARSE later). Runs outside the timed region.
+// One autotuner, owned by the harness, for every family whose library offers several algorithms (cuBLASLt's
+// heuristic list, cuDNN's engines, cuDNN's RNN algorithms, cuSPARSE's algorithms). A workload only lists its
+// candidates (workload.h); the tuner times them the way the measurement does (CUDA-graph replays, hot L2), and the
+// harness leaves out those that compute a wrong result and writes the same counters for every family.
 #include <cuda_runtime.h>
 
 #include <functional>
+#include <map>
 #include <string>
 #include <vector>
 
+#include "bench/workload.h"
+
 namespace opmark::bench {
 
-// How far behind the fastest candidate's first batched sample another may be and still compete in the rounds.
+// How far behind the fastest candidate's probe another may be and still compete in the rounds.
 constexpr double kProbeMargin = 1.25;
 
-struct AutotuneResult {
-  int best = -1;                    // index of the fastest candidate that ran, -1 if none did
+struct TuningResult {
+  int best = -1;                    // the fastest candidate that ran and was not left out; -1 if none
+  int default_index = -1;           // the library's own first choice, -1 when it has none
   std::vector<double> seconds;      // per candidate, median seconds per launch; infinity where it failed
   std::vector<std::string> errors;  // per candidate, why it failed (empty when it ran)
-  std::string dropped;               // candidates left out after a wrong result: "name (why); ..."
-  double best_seconds() const { return best >= 0 ? seconds[best] : 0; }
-  // What autotuning buys over a default that takes `default_seconds` (the library's own first choice); 0 when
-  // that default's time is unknown.
-  double speedup_over(double default_seconds) const {
-    return default_seconds > 0 && best_seconds() > 0 ? default_seconds / best_seconds() : 0.0;
-  }
+  std::string dropped;              // candidates left out after a wrong result: "name (why); ..."
+  std::string eager_note;           // candidates that could not be captured into a graph, timed eagerly
+
+  double best_seconds() const { return best >= 0 ? seconds[static_cast<std::size_t>(best)] : 0; }
+  // The default's tuning time (0 when there is none, or it failed).
+  double default_seconds() const;
+  // What tuning buys over the default: default / best (0 when unknown).
+  double speedup() const;
   // Leaves the best candidate (`name`) out because it computed a wrong result (`why`), and makes the next fastest
   // the best; false when no candidate that ran is left.
   bool drop_best(const std::string& name, const std::string& why);
   // " | left out after a wrong result: ..." for a label, or nothing.
   std::string dropped_note() const { return dropped.empty() ? "" : " | left out after a wrong result: " + dropped; }
+  // The counters every tunable family reports: candidates, default_us, autotune_speedup.
+  std::map<std::string, double> counters() const;
 };
 
-// Launches candidate i through `launch(i, stream)`. Each candidate is launched once untimed (a candidate that
-// throws is marked failed and the others go on), then timed in `rounds` rounds that visit every candidate in
-// turn, so clock and temperature drift during tuning falls on all candidates alike; a candidate's time is its
-// median over the rounds. Short kernels are timed in batches (see choose_batch). A candidate whose batched probe
-// is more than kProbeMargin times the fastest probe skips the rounds and keeps its probe time.
-AutotuneResult time_candidates(int count, const std::function<void(int, cudaStream_t)>& launch, cudaStream_t stream,
-                               int rounds = 5);
+// Times every candidate of `w` on `stream`: each is warmed up and probed (a candidate that throws is marked failed
+// and the others go on), then those within kProbeMargin of the fastest probe are timed in `rounds` rounds that
+// visit every one in turn, so clock and temperature drift during tuning falls on all alike; a candidate's time is
+// its median over the rounds. Leaves `w` on the fastest (w.choose). `allow_graph` false times eagerly.
+TuningResult tune(Workload& w, cudaStream_t stream, bool allow_graph, int rounds = 5);
 
 }  // namespace opmark::bench

@@ -1,15 +1,14 @@
 // Convolution through cuDNN: fwd, bwd_data and bwd_filter, 2D and 3D, grouped, dilated, NCHW or NHWC.
 // Candidates come from both of cuDNN's APIs: the graph API's engine configurations (heuristic mode A, then the
-// fallback list, as PyTorch's cudnn.benchmark sees them) and the legacy API's ranked algorithms. Every candidate
-// within the workspace limit is timed and the fastest kept; the graph heuristic's first choice (the first
-// candidate) is timed too, so the label shows what autotuning buys (Benanza's analysis).
+// fallback list, as PyTorch's cudnn.benchmark sees them) and the legacy API's ranked algorithms. The harness's
+// tuner times every candidate within the workspace limit and keeps the fastest; the graph heuristic's first choice
+// (the first candidate) is the default, so the label shows what autotuning buys (Benanza's analysis).
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <vector>
 
-#include "bench/autotune.h"
 #include "bench/cudnn_graph.h"
 #include "bench/cudnn_util.h"
 #include "bench/families.h"
@@ -107,14 +106,13 @@ class ConvWorkload final : public Workload {
     if (dir_ != ConvDirection::fwd) kernels::fill_random(y_.get(), p_.elements_y(), y_type_, ctx.seed + 2, ctx.stream);
 
     describe();
-    choose(ctx);
+    list_candidates(ctx);
   }
 
   void launch(cudaStream_t stream) override { run(chosen(), stream); }
 
-  bool drop_chosen(const std::string& why) override {
-    return tuning_.drop_best(candidate_name(candidates_[chosen()]), why);
-  }
+  int candidate_count() const override { return static_cast<int>(candidates_.size()); }
+  std::string candidate_name(int i) const override { return candidate_name(candidates_[static_cast<std::size_t>(i)]); }
 
   kernels::CompareResult verify(cudaStream_t stream) override {
     kernels::ConvRefShape g{};
@@ -144,9 +142,7 @@ class ConvWorkload final : public Workload {
 
   std::string label() const override {
     char buf[512];
-    std::snprintf(buf, sizeof buf, "cuDNN %s (fastest of %zu; heuristic default %s, %.2fx) | in %s, compute %s, out %s | %s",
-                  candidate_name(candidates_[chosen()]).c_str(), candidates_.size(),
-                  candidate_name(candidates_[0]).c_str(), tuning_.speedup_over(heuristic_seconds_), core::name_of(x_type_),
+    std::snprintf(buf, sizeof buf, "cuDNN | in %s, compute %s, out %s | %s", core::name_of(x_type_),
                   precision_ == "int8" ? "int32" : prec_.compute, core::name_of(y_type_), nhwc_ ? "NHWC" : "NCHW");
     std::string out = buf;
     if (p_.is_padded())
@@ -154,15 +150,11 @@ class ConvWorkload final : public Workload {
              " w=" + std::to_string(p_.run_w);
     if (!layout_note_.empty()) out += " | " + layout_note_;
     if (!graph_excluded_.empty()) out += " | graph engines left out: " + graph_excluded_;
-    out += tuning_.dropped_note();
     return out;
   }
 
   std::map<std::string, double> counters() const override {
-    return {{"candidates", static_cast<double>(candidates_.size())},
-            {"graph_api", candidates_[chosen()].graph_plan >= 0 ? 1.0 : 0.0},
-            {"heuristic_us", heuristic_seconds_ * 1e6},
-            {"autotune_speedup", tuning_.speedup_over(heuristic_seconds_)},
+    return {{"graph_api", candidates_[static_cast<std::size_t>(chosen())].graph_plan >= 0 ? 1.0 : 0.0},
             {"workspace_mib", static_cast<double>(workspace_.bytes()) / (1 << 20)},
             {"padded", p_.is_padded() ? 1.0 : 0.0}};
   }
@@ -276,7 +268,7 @@ class ConvWorkload final : public Workload {
     return g;
   }
 
-  void choose(const RunContext& ctx) {
+  void list_candidates(const RunContext& ctx) {
     cudnnHandle_t h = cudnn_handle();
     std::vector<Candidate> all;
     // The graph API's engines first: its heuristic's first choice is the default a library user gets today.
@@ -329,14 +321,10 @@ class ConvWorkload final : public Workload {
                              (graph_why.empty() ? "" : "; graph API: " + graph_why));
     workspace_ = DeviceBuffer(workspace);
     bind_conv_graph_plans(graph_plans_, x_.get(), f_.get(), y_.get(), workspace_.get());
-    tuning_ = time_candidates(static_cast<int>(candidates_.size()), [this](int i, cudaStream_t s) { run(i, s); },
-                              ctx.stream);
-    if (tuning_.best < 0) throw UnsupportedError("every cuDNN algorithm failed; first: " + tuning_.errors.at(0));
-    heuristic_seconds_ = std::isfinite(tuning_.seconds[0]) ? tuning_.seconds[0] : 0.0;
   }
 
   void run(int candidate, cudaStream_t stream) {
-    const Candidate& c = candidates_[candidate];
+    const Candidate& c = candidates_[static_cast<std::size_t>(candidate)];
     cudnnHandle_t h = cudnn_handle();
     OPMARK_CHECK_CUDNN(cudnnSetStream(h, stream));
     if (c.graph_plan >= 0) {
@@ -382,9 +370,6 @@ class ConvWorkload final : public Workload {
   std::vector<ConvGraphPlan> graph_plans_;
   std::string graph_excluded_;
   std::vector<Candidate> candidates_;
-  AutotuneResult tuning_;
-  int chosen() const { return tuning_.best; }  // the candidate that runs: the fastest not left out
-  double heuristic_seconds_ = 0;
   std::string layout_note_;
 };
 

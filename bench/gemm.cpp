@@ -1,6 +1,6 @@
 // GEMM through cuBLASLt: C(m x n) = op(A) op(B), column-major, strided-batched, beta = 0.
-// The top heuristic candidates are timed once and the fastest is kept, so a result shows what the GPU can do
-// rather than the heuristic's first guess; the guess's time is kept too (autotune_speedup). Candidates come from
+// The top heuristic candidates are listed for the harness's tuner, which keeps the fastest, so a result shows what
+// the GPU can do rather than the heuristic's first guess (its time is kept too: default_us). Candidates come from
 // the stated layout and from the same product with the result stored row-major (how PyTorch runs `a @ b`); the
 // label and the row_major_c counter say which one won.
 #include <cmath>
@@ -9,7 +9,6 @@
 #include <utility>
 #include <vector>
 
-#include "bench/autotune.h"
 #include "bench/families.h"
 #include "bench/handles.h"
 #include "core/families.h"
@@ -123,14 +122,14 @@ class GemmWorkload final : public Workload {
     }
     if (candidates_.empty())
       throw UnsupportedError("cuBLASLt offers no algorithm for " + precision_ + " with these shapes and layouts");
-    autotune(ctx.stream);
   }
 
   void launch(cudaStream_t stream) override { matmul(chosen(), stream); }
 
-  bool drop_chosen(const std::string& why) override {
-    return tuning_.drop_best(kernel_name(chosen()), why);
-  }
+  int candidate_count() const override { return static_cast<int>(candidates_.size()); }
+  std::string candidate_name(int i) const override { return kernel_name(i); }
+  // The heuristic's first choice for the layout the table states, as a library user without autotuning gets it.
+  int default_candidate() const override { return stated_has_kernels_ ? 0 : -1; }
 
   kernels::CompareResult verify(cudaStream_t stream) override {
     // Reference: the same operands widened to float64 and multiplied by cuBLAS's DGEMM, an independent path.
@@ -160,18 +159,22 @@ class GemmWorkload final : public Workload {
 
   std::string kernel_name(int candidate) const {
     const Candidate& c = candidates_[static_cast<std::size_t>(candidate)];
-    if (c.gemm_ex) return "cublasGemmEx (cuBLAS's own heuristic)";
+    const LayoutConfig& cfg = configs_[static_cast<std::size_t>(c.config)];
+    // The layout is part of the name: the same algorithm id on another layout is another candidate.
+    const std::string layout = std::string(" [") + (cfg.ta ? "T" : "N") + (cfg.tb ? "T" : "N") +
+                               (cfg.row_major_c ? ", C row-major]" : "]");
+    if (c.gemm_ex) return "cublasGemmEx (cuBLAS's own heuristic)" + layout;
     char kernel[128];
     std::snprintf(kernel, sizeof kernel, "cublasLt algo %d tile %d stages %d splitk %d",
                   algo_attr(c.algo, CUBLASLT_ALGO_CONFIG_ID), algo_attr(c.algo, CUBLASLT_ALGO_CONFIG_TILE_ID),
                   algo_attr(c.algo, CUBLASLT_ALGO_CONFIG_STAGES_ID), algo_attr(c.algo, CUBLASLT_ALGO_CONFIG_SPLITK_NUM));
-    return kernel;
+    return kernel + layout;
   }
 
   std::string label() const override {
     char buf[256];
-    std::snprintf(buf, sizeof buf, "%s (fastest of %zu) | in %s, compute %s, out %s", kernel_name(chosen()).c_str(),
-                  candidates_.size(), core::name_of(prec_.input), prec_.compute, core::name_of(prec_.output));
+    std::snprintf(buf, sizeof buf, "in %s, compute %s, out %s", core::name_of(prec_.input), prec_.compute,
+                  core::name_of(prec_.output));
     std::string out = buf;
     if (p_.is_padded())
       out += " | padded to m=" + std::to_string(p_.run_m) + " n=" + std::to_string(p_.run_n) +
@@ -179,17 +182,13 @@ class GemmWorkload final : public Workload {
     const std::string note = layout_note();
     if (!note.empty()) out += " | " + note;
     if (running().row_major_c) out += " | C stored row-major (computed as C^T = op(B)^T op(A)^T, as PyTorch does)";
-    out += tuning_.dropped_note();
     return out;
   }
 
   std::map<std::string, double> counters() const override {
     return {
         {"row_major_c", running().row_major_c ? 1.0 : 0.0},
-        {"cublas_gemm_ex", candidates_[chosen()].gemm_ex ? 1.0 : 0.0},
-        {"candidates", static_cast<double>(candidates_.size())},
-        {"heuristic_us", heuristic_seconds_ * 1e6},
-        {"autotune_speedup", tuning_.speedup_over(heuristic_seconds_)},
+        {"cublas_gemm_ex", candidates_[static_cast<std::size_t>(chosen())].gemm_ex ? 1.0 : 0.0},
         {"padded", p_.is_padded() ? 1.0 : 0.0},
         {"stored_tn", layout_note().empty() ? 0.0 : 1.0},
     };
@@ -260,17 +259,10 @@ class GemmWorkload final : public Workload {
     configs_.push_back(std::move(cfg));
   }
 
-  void autotune(cudaStream_t stream) {
-    tuning_ = time_candidates(static_cast<int>(candidates_.size()), [this](int i, cudaStream_t s) { matmul(i, s); },
-                              stream);
-    if (tuning_.best < 0) throw UnsupportedError("every cuBLASLt candidate failed; first: " + tuning_.errors.at(0));
-    // The heuristic's first choice for the layout the table states, as a library user without autotuning gets it.
-    heuristic_seconds_ = stated_has_kernels_ ? tuning_.seconds[0] : 0.0;
-    if (!std::isfinite(heuristic_seconds_)) heuristic_seconds_ = 0.0;
-  }
-
   // The layout of the candidate that runs.
-  const LayoutConfig& running() const { return configs_[candidates_[chosen()].config]; }
+  const LayoutConfig& running() const {
+    return configs_[static_cast<std::size_t>(candidates_[static_cast<std::size_t>(chosen())].config)];
+  }
 
   // What the label says when the running candidate stores the operands otherwise than the table states.
   std::string layout_note() const {
@@ -308,10 +300,7 @@ class GemmWorkload final : public Workload {
   DeviceBuffer a_, b_, c_, workspace_;
   std::vector<LayoutConfig> configs_;
   std::vector<Candidate> candidates_;
-  AutotuneResult tuning_;
-  int chosen() const { return tuning_.best; }  // the candidate that runs: the fastest not left out
   bool stated_has_kernels_ = false;  // cuBLASLt had candidates for the table's own layout
-  double heuristic_seconds_ = 0;
   float alpha_f_ = 1.0f, beta_f_ = 0.0f;
   std::int32_t alpha_i_ = 1, beta_i_ = 0;
 };

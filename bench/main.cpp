@@ -3,6 +3,7 @@
 #include <benchmark/benchmark.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
@@ -15,6 +16,7 @@
 
 #include "bench/device_info.h"
 #include "bench/families.h"
+#include "bench/gpu_monitor.h"
 #include "bench/harness.h"
 #include "bench/host_info.h"
 #include "bench/options.h"
@@ -66,17 +68,15 @@ std::string benchmark_filter(int argc, char** argv) {
   return filter;
 }
 
-// opmark's defaults for Google Benchmark, placed before the user's arguments so the user's flags win:
-// medians over repetitions, short iterations (each iteration is already many GPU launches).
-std::vector<std::string> default_benchmark_flags(const bench::Options& o, int repetitions) {
-  char min_time[64];
+// opmark's defaults for Google Benchmark, placed before the user's arguments so the user's flags win: the output
+// files. Repetitions and time per repetition are the harness's own (it repeats until the noise is small).
+std::vector<std::string> default_benchmark_flags(const bench::Options& o) {
+  // One iteration of a case reports its median; any time meets this minimum, so Google Benchmark asks no more.
 #if OPMARK_BENCHMARK_MIN_TIME_HAS_UNIT
-  std::snprintf(min_time, sizeof min_time, "--benchmark_min_time=%gs", o.min_time_s);
+  std::vector<std::string> flags = {"--benchmark_min_time=1e-12s", "--benchmark_repetitions=1"};
 #else
-  std::snprintf(min_time, sizeof min_time, "--benchmark_min_time=%g", o.min_time_s);
+  std::vector<std::string> flags = {"--benchmark_min_time=1e-12", "--benchmark_repetitions=1"};
 #endif
-  std::vector<std::string> flags = {min_time};
-  flags.push_back("--benchmark_repetitions=" + std::to_string(repetitions));
   if (!o.out_dir.empty()) {
     flags.push_back("--benchmark_out=" + (fs::path(o.out_dir) / "benchmark.json").string());
     flags.push_back("--benchmark_out_format=json");
@@ -103,7 +103,7 @@ std::string command_line(int argc, char** argv) {
 
 nlohmann::json add_context(const std::optional<bench::DeviceInfo>& device, const bench::Options& o,
                            const bench::Peaks& peaks, const bench::ProcessGroup& group, const std::string& command,
-                           const core::Suite* suite) {
+                           const core::Suite* suite, const bench::GpuMonitor* monitor) {
   nlohmann::json ctx;
   auto put = [&](const std::string& key, const std::string& value) {
     benchmark::AddCustomContext("opmark_" + key, value);
@@ -116,8 +116,22 @@ nlohmann::json add_context(const std::optional<bench::DeviceInfo>& device, const
     put("suite", suite->path);
     put("rules_version", std::to_string(suite->rules_version));
   }
-  put("timing", std::string("cuda events, median over repetitions; L2 ") + bench::name_of(o.l2) +
-                    "; launches under 1 ms timed in batches of about 2 ms");
+  put("results_format", "2");
+  put("timing_mode", o.graph_timing ? "graph" : "eager");
+  char timing[512];
+  std::snprintf(timing, sizeof timing,
+                "%s; batches of launches lasting about %g ms (at most %d launches); L2 %s; median over repetitions "
+                "of at least %g s of GPU time each, at least %d and at most %d, stopping once the median absolute "
+                "deviation over the median is at most %g or after %g s; a sample taken while the GPU throttled "
+                "(a thermal or hardware slowdown, or the SM clock under %g%% of the fastest seen) is taken again",
+                o.graph_timing ? "cuda graph replays timed with events" : "back-to-back launches timed with events",
+                bench::kBatchTargetSeconds * 1e3, bench::kMaxBatch, bench::name_of(o.l2), o.min_time_s,
+                o.min_repetitions, o.max_repetitions, o.noise_target, o.case_time_cap_s,
+                bench::kMinClockFraction * 100);
+  put("timing", timing);
+  put("noise_target", std::to_string(o.noise_target));
+  put("min_repetitions", std::to_string(o.min_repetitions));
+  put("recheck", o.recheck ? "on" : "off");
   put("peaks", peaks.source);
   for (const auto& [k, v] : peaks.tflops) put("peak_tflops_" + k, std::to_string(v));
   if (peaks.memory_gb_per_s > 0) put("peak_gb_per_s", std::to_string(peaks.memory_gb_per_s));
@@ -143,6 +157,18 @@ nlohmann::json add_context(const std::optional<bench::DeviceInfo>& device, const
     put("sm_clock_mhz", std::to_string(device->sm_clock_mhz));
     put("memory_clock_mhz", std::to_string(device->memory_clock_mhz));
     put("memory_bus_bits", std::to_string(device->memory_bus_bits));
+    if (monitor && monitor->available()) {
+      put("nvml", "ok");
+      const std::string uuid = monitor->uuid();
+      if (!uuid.empty()) put("gpu_uuid", uuid);
+      if (auto w = monitor->power_limit_watts()) put("power_limit_w", std::to_string(*w));
+      if (auto mhz = monitor->max_sm_mhz()) put("max_sm_clock_mhz", std::to_string(*mhz));
+      if (auto e = monitor->ecc_enabled()) put("ecc", *e ? "on" : "off");
+      if (auto m = monitor->mig_enabled()) put("mig", *m ? "on" : "off");
+    } else {
+      put("nvml", "unavailable: " + (monitor ? monitor->why() : std::string("no GPU")) +
+                      " (no clocks, throttle reasons, power or energy recorded)");
+    }
   }
   for (const auto& [lib, version] : bench::library_versions()) put(lib + "_version", version);
   const std::string driver = bench::nvidia_driver_version(), cpu = bench::host_cpu_model();
@@ -169,7 +195,15 @@ int run(int argc, char** argv, bench::ProcessGroup& group) {
     if (cudaGetDeviceCount(&count) == cudaSuccess && count > 0)
       OPMARK_CHECK_CUDA(cudaSetDevice(bench::device_for_local_rank(group.local_rank(), count)));
   }
-  if (options.help) std::cout << bench::options_help() << "\nGoogle Benchmark's flags:\n";
+  if (options.help) {
+    // --help also goes on to Google Benchmark, which prints its own flags and exits; --opmark_help stops here.
+    std::cout << bench::options_help();
+    if (!has_flag(argc, argv, "--help") && !has_flag(argc, argv, "-h")) {
+      std::cout << "\nGoogle Benchmark's own flags: opmark-bench --help\n";
+      return 0;
+    }
+    std::cout << "\nGoogle Benchmark's flags:\n";
+  }
 
   const std::vector<std::string> shape_dirs = options.shapes.empty() ? default_shapes() : options.shapes;
   std::vector<core::Table> tables = core::load_tables(shape_dirs);
@@ -187,6 +221,10 @@ int run(int argc, char** argv, bench::ProcessGroup& group) {
     std::printf("opmark: the submission rules %s (version %d) require %zu distinct cases\n", rules.c_str(),
                 suite->rules_version, cases.size());
     if (!options.min_time_given) options.min_time_s = suite->min_time_s;
+    if (!options.min_repetitions_given) options.min_repetitions = std::max(options.min_repetitions, suite->repetitions);
+    if (!options.noise_target_given && suite->noise_target > 0) options.noise_target = suite->noise_target;
+    if (!suite->timing.empty() && (suite->timing == "graph") != options.graph_timing)
+      throw Error("the submission rules " + rules + " require --opmark_timing=" + suite->timing);
   } else if (options.models.empty()) {
     cases = core::expand_tables(tables, options.selection);
   } else {  // the models' cases, each unique case once across models (Benanza's unique layers)
@@ -230,7 +268,7 @@ int run(int argc, char** argv, bench::ProcessGroup& group) {
   if (cases.empty()) std::fprintf(stderr, "opmark: the selection matches no case that this build can run\n");
 
   // Our defaults first, the user's arguments after them.
-  std::vector<std::string> defaults = default_benchmark_flags(options, suite ? suite->repetitions : 5);
+  std::vector<std::string> defaults = default_benchmark_flags(options);
   std::vector<char*> args = {argv[0]};
   for (auto& f : defaults) args.push_back(f.data());
   for (int i = 1; i < argc; ++i) {
@@ -261,7 +299,7 @@ int run(int argc, char** argv, bench::ProcessGroup& group) {
   }
   if (!options.out_dir.empty()) fs::create_directories(options.out_dir);
   nlohmann::json context =
-      add_context(device, options, harness.peaks(), group, command, suite ? &*suite : nullptr);
+      add_context(device, options, harness.peaks(), group, command, suite ? &*suite : nullptr, harness.monitor());
   const std::string log_path = options.out_dir.empty() ? "" : (fs::path(options.out_dir) / "results.jsonl").string();
   const auto color = isatty(fileno(stdout)) ? benchmark::ConsoleReporter::OO_ColorTabular
                                             : benchmark::ConsoleReporter::OO_Tabular;
@@ -272,12 +310,17 @@ int run(int argc, char** argv, bench::ProcessGroup& group) {
   bench::Progress progress(bench::count_selected(names, benchmark_filter(bm_argc, args.data())));
   reporter.set_progress(&progress);
   benchmark::RunSpecifiedBenchmarks(&reporter);
+  if (options.recheck && options.profile_launches == 0 && harness.count(bench::Status::ok) > 0) {
+    std::fprintf(stderr, "opmark: re-timing every case briefly (--opmark_recheck=off skips it)\n");
+    harness.recheck([&](const std::string& name) { reporter.append_recheck(name); });
+  }
+  reporter.append_summary();
   benchmark::Shutdown();
 
   const int ok = harness.count(bench::Status::ok), skipped = harness.count(bench::Status::skipped),
-            failed = harness.count(bench::Status::failed);
-  std::printf("\nopmark: %d ok, %d skipped, %d failed\n", ok, skipped, failed);
-  if (ok + skipped + failed == 0) {
+            failed = harness.count(bench::Status::failed), unstable = harness.count(bench::Status::unstable);
+  std::printf("\nopmark: %d ok, %d skipped, %d failed, %d unstable\n", ok, skipped, failed, unstable);
+  if (ok + skipped + failed + unstable == 0) {
     std::fprintf(stderr, "opmark-bench: no case ran: --benchmark_filter and the --opmark_ selection match nothing\n");
     return 1;
   }

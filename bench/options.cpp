@@ -99,6 +99,27 @@ void apply(Options& o, const std::string& flag, const std::string& value) {
     o.min_time_given = true;
   } else if (flag == "opmark_warmup_ms") {
     o.warmup_ms = parse_number(flag, value, 0);
+  } else if (flag == "opmark_timing") {
+    if (value == "graph") o.graph_timing = true;
+    else if (value == "eager") o.graph_timing = false;
+    else throw Error("--opmark_timing: expected graph or eager, got '" + value + "'");
+  } else if (flag == "opmark_repetitions") {
+    o.min_repetitions = static_cast<int>(parse_number(flag, value, 1));
+    o.min_repetitions_given = true;
+    if (o.max_repetitions < o.min_repetitions) o.max_repetitions = o.min_repetitions;
+  } else if (flag == "opmark_max_repetitions") {
+    o.max_repetitions = static_cast<int>(parse_number(flag, value, 1));
+  } else if (flag == "opmark_noise") {
+    o.noise_target = parse_number(flag, value, 0);
+    o.noise_target_given = true;
+  } else if (flag == "opmark_case_time_cap") {
+    o.case_time_cap_s = parse_number(flag, value, 0);
+  } else if (flag == "opmark_recheck") {
+    if (value == "on" || value.empty() || value == "true" || value == "1") o.recheck = true;
+    else if (value == "off" || value == "false" || value == "0") o.recheck = false;
+    else throw Error("--opmark_recheck: expected on or off, got '" + value + "'");
+  } else if (flag == "opmark_profile_launches") {
+    o.profile_launches = static_cast<int>(parse_number(flag, value, 1));
   } else if (flag == "opmark_help") {
     o.help = true;
   } else {
@@ -113,6 +134,11 @@ Options parse_options(int& argc, char** argv) {
   int kept = 1;
   for (int i = 1; i < argc; ++i) {
     const char* arg = argv[i];
+    // Repetitions are opmark's (they adapt to the noise): Google Benchmark's flag sets their minimum.
+    if (std::strncmp(arg, "--benchmark_repetitions=", 24) == 0) {
+      apply(o, "opmark_repetitions", arg + 24);
+      continue;
+    }
     if (std::strncmp(arg, "--opmark_", 9) != 0) {
       if (std::strcmp(arg, "--help") == 0 || std::strcmp(arg, "-h") == 0) o.help = true;
       argv[kept++] = argv[i];
@@ -156,8 +182,19 @@ opmark flags (Google Benchmark's own flags, e.g. --benchmark_filter, --benchmark
                                 cuDNN's heuristics and its fallback list offer, as PyTorch's cudnn.benchmark does)
   --opmark_workspace_mib=N      library workspace limit (default 1024: cuDNN's fastest engines can need hundreds)
   --opmark_warmup_ms=X          untimed warm-up per case (default 10)
-  --opmark_min_time=S           GPU seconds per repetition (default 0.05), passed to Google Benchmark in the
-                                spelling its version takes (1.7: 0.05, 1.8: 0.05s)
+  --opmark_min_time=S           GPU seconds per repetition (default 0.05)
+  --opmark_timing=graph|eager   graph (default): a batch of launches captured once into a CUDA graph and its
+                                replays timed, the GPU's own time; eager: launches back to back from the host
+                                (every case also records eager_us, and launch_bound when eager is >1.1x slower)
+  --opmark_repetitions=N        at least N repetitions per case (default 3; --benchmark_repetitions=N says the
+                                same); more are taken until their noise is at most --opmark_noise
+  --opmark_noise=X              target noise, median absolute deviation over median (default 0.01)
+  --opmark_max_repetitions=N    stop at N repetitions however noisy (default 30)
+  --opmark_case_time_cap=S      stop repeating once a case has measured for S seconds (default 2)
+  --opmark_recheck=on|off       re-time every case briefly at the end of the run; a case that moved more than
+                                1.3x is measured again and, if it still disagrees, reported unstable (default on)
+  --opmark_profile_launches=K   no timing: K launches per case between cudaProfilerStart/Stop, after a marker
+                                kernel, for Nsight Compute (bench/reference/ncu_fidelity.py)
   --opmark_seed=N               seed of the random inputs
 )";
 }

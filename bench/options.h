@@ -28,8 +28,17 @@ struct Options {
   std::size_t workspace_bytes = 1024ull << 20;
   std::uint64_t seed = 20261121;
   double warmup_ms = 10.0;              // untimed launches before measuring, so clocks have ramped up
-  double min_time_s = 0.05;             // Google Benchmark's min time per repetition, spelt for its version
+  double min_time_s = 0.05;             // GPU seconds per repetition
   bool min_time_given = false;          // --opmark_min_time was on the command line (it beats a suite's)
+  bool graph_timing = true;             // time CUDA-graph replays (false: back-to-back launches from the host)
+  int min_repetitions = 3;              // repetitions go on until their noise is at most noise_target...
+  bool min_repetitions_given = false;
+  int max_repetitions = 30;             // ... or this many were taken
+  double noise_target = 0.01;           // median absolute deviation over median
+  bool noise_target_given = false;
+  double case_time_cap_s = 2.0;         // ... or the case spent this long measuring (after its minimum)
+  bool recheck = true;                  // re-time every case briefly at the end of the run (anomaly guard)
+  int profile_launches = 0;             // > 0: no timing; K launches per case inside cudaProfilerStart/Stop (ncu)
   bool help = false;
 };
 

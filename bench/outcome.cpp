@@ -9,6 +9,7 @@ const char* name_of(Status s) {
     case Status::ok: return "ok";
     case Status::skipped: return "skipped";
     case Status::failed: return "failed";
+    case Status::unstable: return "unstable";
   }
   return "?";
 }

@@ -1,13 +1,15 @@
 #pragma once
 // How a case ended, decided in one place: unsupported and out-of-memory cases are skipped (the run goes on),
-// wrong results and any other error fail the case (and the run's exit status); nothing else reports a time.
+// wrong results and any other error fail the case (and the run's exit status); nothing else reports a time. A case
+// whose measurements disagree with each other even after measuring again is unstable: it keeps both numbers and is
+// listed at the end of the run, never reported as a plain time.
 #include <exception>
 #include <map>
 #include <string>
 
 namespace opmark::bench {
 
-enum class Status { ok, skipped, failed };
+enum class Status { ok, skipped, failed, unstable };
 const char* name_of(Status s);
 
 struct Outcome {

@@ -58,7 +58,7 @@ nlohmann::json run_record(const std::string& case_name, const core::Case* c, con
   }
   const Status status = outcome ? outcome->status : Status::failed;
   j["status"] = name_of(status);
-  if (status == Status::ok) {
+  if (status == Status::ok || status == Status::unstable) {
     j["iterations"] = iterations;
     j["time_us"] = time_us;
     j["counters"] = counters;
@@ -73,37 +73,72 @@ nlohmann::json run_record(const std::string& case_name, const core::Case* c, con
   return j;
 }
 
+// A repetition's own counters: its clock, the clock-event reasons it saw, samples taken again, its energy.
+static std::map<std::string, double> repetition_counters(const Repetition& r, const Harness& harness) {
+  std::map<std::string, double> c;
+  c["discarded_samples"] = r.discarded;
+  if (harness.monitor() && harness.monitor()->available()) {
+    c["clock_event_reasons"] = static_cast<double>(r.reasons);
+    if (r.sm_clock_mhz > 0) c["sm_clock_mhz"] = r.sm_clock_mhz;
+  }
+  if (r.energy_joules >= 0 && r.host_seconds >= kMinEnergyWindowSeconds) c["power_w"] = r.energy_joules / r.host_seconds;
+  return c;
+}
+
 void ResultsLogReporter::ReportRuns(const std::vector<Run>& runs) {
-  // The console shows a repeated case's aggregates only; the log keeps every repetition too (the checker and the
-  // noise estimates of compare need them). Google Benchmark's display_aggregates_only would hide them from both.
-  std::vector<Run> shown;
-  for (const Run& run : runs)
-    if (run.run_type == Run::RT_Aggregate || run.repetitions <= 1) shown.push_back(run);
-  if (!shown.empty()) display_->ReportRuns(shown);
+  display_->ReportRuns(runs);
   for (const Run& run : runs) {
-    const std::string name = run.run_name.function_name;
+    // Google Benchmark appends the timing mode to a manually timed case's name; the results log never shows it.
+    std::string name = run.run_name.function_name;
+    const std::string manual = "/manual_time";
+    if (name.size() > manual.size() && name.compare(name.size() - manual.size(), manual.size(), manual) == 0)
+      name.resize(name.size() - manual.size());
     if (progress_) progress_->reported(name);
-    const bool aggregate = run.run_type == Run::RT_Aggregate;
-    // Standard deviation and cv are not times of a run; they stay in the Google Benchmark JSON.
-    if (aggregate && run.aggregate_name != "mean" && run.aggregate_name != "median") continue;
-    // A case that did not run is reported by every repetition; one line says it.
-    const Outcome* outcome = harness_.outcome(name);
-    if (outcome && outcome->status != Status::ok && !not_run_logged_.insert(name).second) continue;
-    std::map<std::string, double> counters;
-    for (const auto& [k, v] : run.counters) counters[k] = v.value;
-    const double time_us =
-        run.GetAdjustedRealTime() / benchmark::GetTimeUnitMultiplier(run.time_unit) * 1e6;
-    append(run_record(name, harness_.find_case(name), outcome, aggregate, run.aggregate_name,
-                      run.repetition_index, run.iterations, time_us, counters));
+    append_case(name);
   }
 }
 
-void ResultsLogReporter::Finalize() {
-  display_->Finalize();
+// The harness's record of one case: every repetition ("run"), then the median and the mean ("aggregate"); a case
+// that did not run is one line with its status and reason.
+void ResultsLogReporter::append_case(const std::string& name) {
+  const Outcome* outcome = harness_.outcome(name);
+  const Measurement* m = harness_.measurement(name);
+  const core::Case* c = harness_.find_case(name);
+  const bool timed = outcome && m && (outcome->status == Status::ok || outcome->status == Status::unstable);
+  if (!timed) {
+    if (!not_run_logged_.insert(name).second) return;
+    append(run_record(name, c, outcome, false, "", 0, 0, 0, {}));
+    return;
+  }
+  for (std::size_t i = 0; i < m->reps.size(); ++i)
+    append(run_record(name, c, outcome, false, "", static_cast<long long>(i), m->reps[i].launches,
+                      m->reps[i].seconds_per_launch * 1e6, repetition_counters(m->reps[i], harness_)));
+  long long launches = 0;
+  for (const Repetition& r : m->reps) launches += r.launches;
+  append(run_record(name, c, outcome, true, "median", 0, launches, m->median_s * 1e6, outcome->counters));
+  append(run_record(name, c, outcome, true, "mean", 0, launches, m->mean_s * 1e6, outcome->counters));
+}
+
+// After the end-of-run re-time: one more aggregate line ("recheck") carrying the case's status now (unstable when
+// the measurements disagree) and the re-time's numbers; readers take a case's last status.
+void ResultsLogReporter::append_recheck(const std::string& name) {
+  const Outcome* outcome = harness_.outcome(name);
+  const Measurement* m = harness_.measurement(name);
+  if (!outcome || !m) return;
+  std::map<std::string, double> counters = outcome->counters;
+  for (std::size_t i = 0; i < m->recheck_reps_s.size(); ++i)
+    counters["remeasured_rep" + std::to_string(i) + "_us"] = m->recheck_reps_s[i] * 1e6;
+  append(run_record(name, harness_.find_case(name), outcome, true, "recheck", 0, 0, m->median_s * 1e6, counters));
+}
+
+void ResultsLogReporter::Finalize() { display_->Finalize(); }
+
+void ResultsLogReporter::append_summary() {
   append({{"type", "summary"},
           {"ok", harness_.count(Status::ok)},
           {"skipped", harness_.count(Status::skipped)},
-          {"failed", harness_.count(Status::failed)}});
+          {"failed", harness_.count(Status::failed)},
+          {"unstable", harness_.count(Status::unstable)}});
 }
 
 }  // namespace opmark::bench

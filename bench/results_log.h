@@ -1,7 +1,7 @@
 #pragma once
-// The line-per-run results log (JSON Lines). It wraps the console reporter: every run Google Benchmark reports is
-// shown as usual and appended to the log at once, with opmark's own status, so a crash or kill later in the run
-// keeps everything measured so far.
+// The line-per-run results log (JSON Lines). It wraps the console reporter: every case Google Benchmark reports is
+// shown as usual and the harness's record of it (each repetition, the median and mean, opmark's own status) is
+// appended to the log at once, so a crash or kill later in the run keeps everything measured so far.
 #include <benchmark/benchmark.h>
 
 #include <fstream>
@@ -28,9 +28,14 @@ class ResultsLogReporter : public benchmark::BenchmarkReporter {
   void Finalize() override;
   // Shows "case i of N" as cases finish (null: no progress lines).
   void set_progress(Progress* progress) { progress_ = progress; }
+  // Appends a case's end-of-run re-time (Harness::recheck).
+  void append_recheck(const std::string& case_name);
+  // The last line: counts by status (after the re-time, which can make cases unstable).
+  void append_summary();
 
  private:
   void append(const nlohmann::json& line);
+  void append_case(const std::string& case_name);
   std::unique_ptr<benchmark::BenchmarkReporter> display_;
   std::ofstream log_;
   const Harness& harness_;

@@ -9,7 +9,6 @@
 #include <limits>
 #include <vector>
 
-#include "bench/autotune.h"
 #include "bench/families.h"
 #include "core/families.h"
 #include "core/precision.h"
@@ -257,28 +256,21 @@ class RnnWorkload final : public Workload {
                                           cudaMemcpyDeviceToDevice, ctx.stream));
       }
     }
-    tuning_ = time_candidates(
-        static_cast<int>(nets_.size()),
-        [this](int i, cudaStream_t s) {
-          if (backward()) restore_reserve(i, s);
-          run(i, s);
-        },
-        ctx.stream);
-    if (tuning_.best < 0) throw UnsupportedError("every cuDNN RNN algorithm failed; first: " + tuning_.errors.at(0));
-    standard_seconds_ = tuning_.seconds[0];
   }
 
   void launch(cudaStream_t stream) override { run(chosen(), stream); }
 
-  bool drop_chosen(const std::string& why) override {
-    return tuning_.drop_best(algo_name(nets_[chosen()]->algo), why);
+  // The algorithms cuDNN offers for the case; the standard one is what a user who picks none gets.
+  int candidate_count() const override { return static_cast<int>(nets_.size()); }
+  std::string candidate_name(int i) const override {
+    return std::string("cuDNN RNN ") + algo_name(nets_[static_cast<std::size_t>(i)]->algo);
   }
 
   bool needs_before_launch() const override { return backward(); }
   void before_launch(cudaStream_t stream) override { restore_reserve(chosen(), stream); }
 
   kernels::CompareResult verify(cudaStream_t stream) override {
-    RnnNetwork& net = *nets_[chosen()];
+    RnnNetwork& net = *nets_[static_cast<std::size_t>(chosen())];
     if (backward()) before_launch(stream);
     RnnNetwork ref(p_, core::DType::f64, CUDNN_DATA_DOUBLE, CUDNN_DEFAULT_MATH, CUDNN_RNN_ALGO_STANDARD);
     for (auto [from, to] : {std::pair{&net.x, &ref.x}, {&net.hx, &ref.hx}, {&net.cx, &ref.cx}, {&net.dy, &ref.dy},
@@ -332,16 +324,11 @@ class RnnWorkload final : public Workload {
 
   std::string label() const override {
     char buf[256];
-    std::snprintf(buf, sizeof buf, "cuDNN RNN %s (fastest of %zu) | in %s, compute %s, out %s", algo_name(nets_[chosen()]->algo),
-                  nets_.size(), core::name_of(prec_.input), prec_.compute, core::name_of(prec_.input));
+    std::snprintf(buf, sizeof buf, "in %s, compute %s, out %s", core::name_of(prec_.input), prec_.compute,
+                  core::name_of(prec_.input));
     std::string out = buf;
     if (!skipped_.empty()) out += " | not available: " + skipped_;
-    out += tuning_.dropped_note();
     return out;
-  }
-
-  std::map<std::string, double> counters() const override {
-    return {{"candidates", static_cast<double>(nets_.size())}, {"standard_algo_us", standard_seconds_ * 1e6}};
   }
 
  private:
@@ -369,9 +356,6 @@ class RnnWorkload final : public Workload {
   std::vector<std::unique_ptr<RnnNetwork>> nets_;
   // Backward directions: each network's reserve space as its preparation left it.
   std::vector<kernels::DeviceBuffer> prepared_reserves_, prepared_work_;
-  AutotuneResult tuning_;
-  int chosen() const { return tuning_.best; }  // the network that runs: the fastest not left out
-  double standard_seconds_ = 0;
   std::string skipped_;
 };
 

@@ -87,9 +87,6 @@ class SpmmWorkload final : public Workload {
                        {"SpMM CSR_ALG3", CUSPARSE_SPMM_CSR_ALG3}};
     }
     prepare_algorithms(ctx.stream);
-    tuning_ = time_candidates(static_cast<int>(usable_.size()), [this](int i, cudaStream_t s) { run(i, s); },
-                              ctx.stream);
-    if (tuning_.best < 0) throw UnsupportedError("every cuSPARSE algorithm failed; first: " + tuning_.errors.at(0));
     time_dense(c, ctx);
   }
 
@@ -103,8 +100,9 @@ class SpmmWorkload final : public Workload {
 
   void launch(cudaStream_t stream) override { run(chosen(), stream); }
 
-  bool drop_chosen(const std::string& why) override {
-    return tuning_.drop_best(algorithms_[usable_[chosen()]].name, why);
+  int candidate_count() const override { return static_cast<int>(usable_.size()); }
+  std::string candidate_name(int i) const override {
+    return std::string("cuSPARSE ") + algorithms_[static_cast<std::size_t>(usable_[static_cast<std::size_t>(i)])].name;
   }
 
   kernels::CompareResult verify(cudaStream_t stream) override {
@@ -139,20 +137,14 @@ class SpmmWorkload final : public Workload {
     const std::string format = ell() ? "Blocked-ELL A (" + std::to_string(p_.block) + "x" +
                                            std::to_string(p_.block) + " blocks)"
                                      : std::string("CSR A");
-    std::snprintf(buf, sizeof buf, "cuSPARSE %s (fastest of %zu) | %s, B and C row-major | dense: %s",
-                  algorithms_[usable_[chosen()]].name, usable_.size(), format.c_str(), dense_label_.c_str());
-    std::string out = std::string(buf) + " | in " + core::name_of(prec_.input) + ", compute fp32, out " +
-                      core::name_of(prec_.input);
-    out += tuning_.dropped_note();
-    return out;
+    std::snprintf(buf, sizeof buf, "%s, B and C row-major | dense: %s", format.c_str(), dense_label_.c_str());
+    return std::string(buf) + " | in " + core::name_of(prec_.input) + ", compute fp32, out " +
+           core::name_of(prec_.input);
   }
 
+  // The dense product's time, for DeepBench's speedup column (the spreadsheet divides it by this case's time).
   std::map<std::string, double> counters() const override {
-    const double sparse_s = tuning_.best_seconds();
-    return {{"candidates", static_cast<double>(usable_.size())},
-            {"nnz", static_cast<double>(p_.nnz())},
-            {"dense_us", dense_seconds_ * 1e6},
-            {"speedup_over_dense", dense_seconds_ > 0 && sparse_s > 0 ? dense_seconds_ / sparse_s : 0.0}};
+    return {{"nnz", static_cast<double>(p_.nnz())}, {"dense_us", dense_seconds_ * 1e6}};
   }
 
  private:
@@ -239,26 +231,32 @@ class SpmmWorkload final : public Workload {
     }
   }
 
-  // The dense product of the same shape through the GEMM family: autotuned and verified there, timed here as the
-  // harness times a case (warm-up, then the median of 5 samples).
+  // The dense product of the same shape through the GEMM family: tuned and verified as the harness does, timed as
+  // it times a case (warm-up, then the median of 5 samples).
   void time_dense(const core::Case& c, const RunContext& ctx) {
     const core::Case dense = core::make_case("gemm", "fwd", c.precision,
                                              {{"m", p_.m}, {"n", p_.n}, {"k", p_.k}});
     try {
       std::unique_ptr<Workload> gemm = make_gemm_workload(dense, ctx);
-      const Outcome o = verify_workload(*gemm, ctx.stream);
+      TuningResult tuning = tune(*gemm, ctx.stream, ctx.options.graph_timing);
+      if (tuning.best < 0) {
+        dense_label_ = "not timed: every GEMM candidate failed";
+        return;
+      }
+      gemm->choose(tuning.best);
+      const Outcome o = verify_workload(*gemm, ctx.stream, &tuning);
       if (o.status != Status::ok) {
         dense_label_ = "not timed: " + o.reason;
         return;
       }
       Timer timer(ctx.stream, L2Mode::hot);
-      const int batch = choose_batch(timer.warm_up(*gemm, ctx.options.warmup_ms));
+      timer.begin(*gemm, ctx.options.graph_timing);
+      timer.warm_up(ctx.options.warmup_ms);
       std::vector<double> samples;
-      for (int i = 0; i < 5; ++i) samples.push_back(timer.sample(*gemm, batch));
-      std::nth_element(samples.begin(), samples.begin() + 2, samples.end());
-      dense_seconds_ = samples[2];
-      dense_label_ = gemm->label();
-      dense_label_ = dense_label_.substr(0, dense_label_.find(" | "));
+      for (int i = 0; i < 5; ++i) samples.push_back(timer.sample().seconds_per_launch);
+      dense_seconds_ = median_of(samples);
+      dense_label_ = gemm->candidate_name(gemm->chosen());
+      return;
     } catch (const std::exception& e) {  // the dense product may not fit where the sparse one does
       dense_label_ = std::string("not timed: ") + e.what();
     }
@@ -274,9 +272,7 @@ class SpmmWorkload final : public Workload {
   cusparseDnMatDescr_t b_desc_ = nullptr, c_desc_ = nullptr;
   cusparseDnVecDescr_t x_desc_ = nullptr, y_desc_ = nullptr;
   std::vector<Algorithm> algorithms_;
-  std::vector<int> usable_;  // indices into algorithms_ that cuSPARSE accepts for this case
-  AutotuneResult tuning_;
-  int chosen() const { return tuning_.best; }  // index into usable_: the fastest not left out
+  std::vector<int> usable_;  // indices into algorithms_ that cuSPARSE accepts for this case; chosen() indexes it
   const float alpha_ = 1.0f, beta_ = 0.0f;
   double dense_seconds_ = 0;
   std::string dense_label_ = "not timed";

@@ -3,24 +3,31 @@
 #include <algorithm>
 #include <cmath>
 
+#include "core/error.h"
 #include "kernels/cuda_check.h"
 
 namespace opmark::bench {
 
-int choose_batch(double seconds_per_launch) {
-  if (!(seconds_per_launch > 0) || seconds_per_launch >= kShortLaunchSeconds) return 1;
-  const double n = std::ceil(kBatchTargetSeconds / seconds_per_launch - 1e-9);  // 200/2 is 100, not 101
+int choose_batch(double seconds_per_launch, double target_seconds) {
+  if (!(seconds_per_launch > 0) || seconds_per_launch >= target_seconds) return 1;
+  const double n = std::ceil(target_seconds / seconds_per_launch - 1e-9);  // 100/2 is 50, not 51
   return static_cast<int>(std::clamp(n, 1.0, static_cast<double>(kMaxBatch)));
 }
 
-Timer::Timer(cudaStream_t stream, L2Mode mode) : stream_(stream), mode_(mode) {
-  if (mode_ == L2Mode::cold) flush_ = std::make_unique<kernels::L2Flush>();
+Timer::Timer(cudaStream_t stream, L2Mode mode, const GpuMonitor* monitor, std::function<double(double)> agree)
+    : stream_(stream), l2_(mode), monitor_(monitor), agree_(std::move(agree)) {
+  if (l2_ == L2Mode::cold) flush_ = std::make_unique<kernels::L2Flush>();
   ensure_events(1);
+  OPMARK_CHECK_CUDA(cudaEventCreate(&wall_start_));
+  OPMARK_CHECK_CUDA(cudaEventCreate(&wall_stop_));
 }
 
 Timer::~Timer() {
+  drop_graph();
   for (auto e : start_) OPMARK_CHECK_CUDA_NOEXCEPT(cudaEventDestroy(e));
   for (auto e : stop_) OPMARK_CHECK_CUDA_NOEXCEPT(cudaEventDestroy(e));
+  if (wall_start_) OPMARK_CHECK_CUDA_NOEXCEPT(cudaEventDestroy(wall_start_));
+  if (wall_stop_) OPMARK_CHECK_CUDA_NOEXCEPT(cudaEventDestroy(wall_stop_));
 }
 
 void Timer::ensure_events(std::size_t pairs) {
@@ -33,64 +40,185 @@ void Timer::ensure_events(std::size_t pairs) {
   }
 }
 
-double Timer::time_launches(const std::function<void(cudaStream_t)>& launch, int n) {
-  OPMARK_CHECK_CUDA(cudaEventRecord(start_[0], stream_));
-  for (int i = 0; i < n; ++i) launch(stream_);
-  OPMARK_CHECK_CUDA(cudaEventRecord(stop_[0], stream_));
-  OPMARK_CHECK_CUDA(cudaEventSynchronize(stop_[0]));
-  OPMARK_CHECK_LAUNCH();
-  float ms = 0;
-  OPMARK_CHECK_CUDA(cudaEventElapsedTime(&ms, start_[0], stop_[0]));
-  return ms * 1e-3 / n;
+void Timer::drop_graph() {
+  if (exec_) OPMARK_CHECK_CUDA_NOEXCEPT(cudaGraphExecDestroy(exec_));
+  exec_ = nullptr;
+  graph_batch_ = 0;
 }
+
+void Timer::begin(Workload& w, bool allow_graph) {
+  drop_graph();
+  w_ = &w;
+  allow_graph_ = allow_graph;
+  mode_ = TimingMode::eager;
+  eager_reason_ = allow_graph ? "not captured yet" : "graph timing turned off (--opmark_timing=eager)";
+  batch_ = 1;
+}
+
+bool Timer::times_each_launch() const { return l2_ == L2Mode::cold || (w_ && w_->needs_before_launch()); }
 
 // Work between launches that is not timed: the L2 flush (cold mode) and the workload's own preparation.
-void Timer::untimed_before_launch(Workload& w) {
+void Timer::untimed_before_launch() {
   if (flush_) flush_->flush(stream_);
-  if (w.needs_before_launch()) w.before_launch(stream_);
+  if (w_->needs_before_launch()) w_->before_launch(stream_);
 }
 
-double Timer::warm_up(Workload& w, double warmup_ms, const std::function<double(double)>& agree) {
-  const auto agreed = [&](double seconds) { return agree ? agree(seconds) : seconds; };
-  const bool per_launch_events = times_each_launch(w);
-  const auto launch = [&](cudaStream_t s) {
-    untimed_before_launch(w);  // its own kernels load before any timing too
-    w.launch(s);
-  };
-  double per_launch = agreed(time_launches(launch, 1));  // pays for lazy module loading: not an estimate we keep
-  double spent_ms = 0;
-  for (int launches = 1; launches < 2 || (spent_ms < warmup_ms && launches < 100000);) {
-    const int batch = choose_batch(per_launch);
-    per_launch = agreed(per_launch_events ? sample(w, batch)
-                                          : time_launches([&](cudaStream_t s) { w.launch(s); }, batch));
-    spent_ms += per_launch * batch * 1e3;
-    launches += batch;
+// Captures `batch` launches. Each launch is bracketed by its own event record nodes where untimed work sits
+// between launches; otherwise the replay is timed as a whole. Throws when the workload cannot be captured: the
+// stream is left out of capture mode and the error cleared, so eager launches can go on.
+void Timer::capture(int batch) {
+  drop_graph();
+  const bool each = times_each_launch();
+  if (each) ensure_events(static_cast<std::size_t>(batch));
+  cudaGraph_t graph = nullptr;
+  OPMARK_CHECK_CUDA(cudaStreamBeginCapture(stream_, cudaStreamCaptureModeThreadLocal));
+  try {
+    for (int i = 0; i < batch; ++i) {
+      if (each) {
+        untimed_before_launch();
+        OPMARK_CHECK_CUDA(cudaEventRecordWithFlags(start_[i], stream_, cudaEventRecordExternal));
+      }
+      w_->launch(stream_);
+      if (each) OPMARK_CHECK_CUDA(cudaEventRecordWithFlags(stop_[i], stream_, cudaEventRecordExternal));
+    }
+  } catch (...) {
+    cudaStreamEndCapture(stream_, &graph);
+    if (graph) cudaGraphDestroy(graph);
+    cudaGetLastError();
+    throw;
   }
-  // The estimate that picks the batch size comes from a batch itself: a lone launch's time is inflated by the
-  // launch latency and would keep short kernels out of batching.
-  return agreed(sample(w, choose_batch(per_launch)));
-}
-
-bool Timer::times_each_launch(const Workload& w) const { return mode_ == L2Mode::cold || w.needs_before_launch(); }
-
-double Timer::sample(Workload& w, int batch) {
-  if (!times_each_launch(w)) return time_launches([&](cudaStream_t s) { w.launch(s); }, batch);
-  ensure_events(static_cast<std::size_t>(batch));
-  for (int i = 0; i < batch; ++i) {
-    untimed_before_launch(w);
-    OPMARK_CHECK_CUDA(cudaEventRecord(start_[i], stream_));
-    w.launch(stream_);
-    OPMARK_CHECK_CUDA(cudaEventRecord(stop_[i], stream_));
+  const cudaError_t ended = cudaStreamEndCapture(stream_, &graph);
+  if (ended != cudaSuccess || !graph) {
+    if (graph) cudaGraphDestroy(graph);
+    cudaGetLastError();
+    throw Error(std::string("stream capture failed: ") + cudaGetErrorString(ended));
   }
-  OPMARK_CHECK_CUDA(cudaEventSynchronize(stop_[batch - 1]));
+  const cudaError_t made = cudaGraphInstantiate(&exec_, graph, 0);
+  cudaGraphDestroy(graph);
+  if (made != cudaSuccess) {
+    exec_ = nullptr;
+    cudaGetLastError();
+    throw Error(std::string("graph instantiation failed: ") + cudaGetErrorString(made));
+  }
+  graph_batch_ = batch;
+  // The first launch of a graph uploads it to the device and runs slower: do it now, untimed.
+  OPMARK_CHECK_CUDA(cudaGraphUpload(exec_, stream_));
+  OPMARK_CHECK_CUDA(cudaGraphLaunch(exec_, stream_));
+  OPMARK_CHECK_CUDA(cudaStreamSynchronize(stream_));
   OPMARK_CHECK_LAUNCH();
+}
+
+double Timer::warm_up(double warmup_ms) {
+  // The first launch loads the workload's kernels and finishes lazy library setup, so capture sees none of it.
+  Sample s = eager_sample(1);
+  double per_launch = agreed(s.wall_seconds);
+  s = eager_sample(choose_batch(per_launch));  // a lone launch's time is inflated by the launch latency
+  per_launch = agreed(s.wall_seconds / s.launches);
+  double spent_ms = s.wall_seconds * 1e3;
+  int launches = 1 + s.launches;
+  batch_ = choose_batch(per_launch);
+  if (allow_graph_) {
+    std::string why;
+    try {
+      capture(batch_);
+    } catch (const OutOfMemoryError&) {
+      throw;
+    } catch (const std::exception& e) {
+      why = e.what();
+      drop_graph();
+    }
+    // Every process must time the same way: one rank's failure sends all of them to eager launches.
+    if (agreed(why.empty() ? 0.0 : 1.0) > 0) {
+      drop_graph();
+      mode_ = TimingMode::eager;
+      eager_reason_ = why.empty() ? "another rank could not capture its launches" : "not capturable: " + why;
+    } else {
+      mode_ = TimingMode::graph;
+      eager_reason_.clear();
+    }
+  }
+  while (launches < 2 || spent_ms < warmup_ms) {
+    s = sample();
+    spent_ms += s.wall_seconds * 1e3;
+    launches += s.launches;
+    if (launches > 100000) break;
+  }
+  // The batch that lasts the target time, sized from the way it is timed now (a graph replays faster than the
+  // host launches): capture again when it is far off.
+  per_launch = agreed(s.wall_seconds / s.launches);
+  const int wanted = choose_batch(per_launch);
+  if (wanted != batch_) {
+    batch_ = wanted;
+    if (mode_ == TimingMode::graph) capture(batch_);
+  }
+  // The estimate: the median of three batches, as the tuner's probe is a median too.
+  std::vector<double> estimate;
+  for (int i = 0; i < 3; ++i) estimate.push_back(sample().seconds_per_launch);
+  std::sort(estimate.begin(), estimate.end());
+  return agreed(estimate[1]);
+}
+
+Sample Timer::sample() { return mode_ == TimingMode::graph ? graph_sample() : eager_sample(batch_); }
+
+Sample Timer::graph_sample() {
+  Sample s;
+  s.launches = graph_batch_;
+  OPMARK_CHECK_CUDA(cudaEventRecord(wall_start_, stream_));
+  OPMARK_CHECK_CUDA(cudaGraphLaunch(exec_, stream_));
+  OPMARK_CHECK_CUDA(cudaEventRecord(wall_stop_, stream_));
+  if (monitor_) s.clock = monitor_->clocks();  // while the replay runs
+  OPMARK_CHECK_CUDA(cudaEventSynchronize(wall_stop_));
+  OPMARK_CHECK_LAUNCH();
+  float ms = 0;
+  OPMARK_CHECK_CUDA(cudaEventElapsedTime(&ms, wall_start_, wall_stop_));
+  s.wall_seconds = ms * 1e-3;
+  if (!times_each_launch()) {
+    s.seconds_per_launch = s.wall_seconds / graph_batch_;
+    return s;
+  }
   double total_ms = 0;
-  for (int i = 0; i < batch; ++i) {
-    float ms = 0;
+  for (int i = 0; i < graph_batch_; ++i) {
     OPMARK_CHECK_CUDA(cudaEventElapsedTime(&ms, start_[i], stop_[i]));
     total_ms += ms;
   }
-  return total_ms * 1e-3 / batch;
+  s.seconds_per_launch = total_ms * 1e-3 / graph_batch_;
+  return s;
 }
+
+Sample Timer::eager_sample(int n) {
+  Sample s;
+  s.launches = n;
+  const bool each = times_each_launch();
+  if (each) ensure_events(static_cast<std::size_t>(n));
+  OPMARK_CHECK_CUDA(cudaEventRecord(wall_start_, stream_));
+  for (int i = 0; i < n; ++i) {
+    if (each) {
+      untimed_before_launch();  // it keeps the GPU busy while the host queues the launch
+      OPMARK_CHECK_CUDA(cudaEventRecord(start_[i], stream_));
+    }
+    w_->launch(stream_);
+    if (each) OPMARK_CHECK_CUDA(cudaEventRecord(stop_[i], stream_));
+  }
+  OPMARK_CHECK_CUDA(cudaEventRecord(wall_stop_, stream_));
+  if (monitor_) s.clock = monitor_->clocks();
+  OPMARK_CHECK_CUDA(cudaEventSynchronize(wall_stop_));
+  OPMARK_CHECK_LAUNCH();
+  float ms = 0;
+  OPMARK_CHECK_CUDA(cudaEventElapsedTime(&ms, wall_start_, wall_stop_));
+  s.wall_seconds = ms * 1e-3;
+  if (!each) {
+    s.seconds_per_launch = s.wall_seconds / n;
+    return s;
+  }
+  double total_ms = 0;
+  for (int i = 0; i < n; ++i) {
+    OPMARK_CHECK_CUDA(cudaEventElapsedTime(&ms, start_[i], stop_[i]));
+    total_ms += ms;
+  }
+  s.seconds_per_launch = total_ms * 1e-3 / n;
+  return s;
+}
+
+double Timer::eager(int n) { return eager_sample(std::max(n, 1)).seconds_per_launch; }
 
 }  // namespace opmark::bench

@@ -1,60 +1,96 @@
 #pragma once
-// GPU timing with CUDA events on the benchmark's stream. Everything a family would otherwise copy lives here:
-// untimed warm-up, batching of short kernels, hot or cold L2.
+// GPU timing on the benchmark's stream. A batch of launches is captured once into a CUDA graph, outside the
+// timing, and replayed between events: the time per launch is the GPU's own, without the host's launch gaps
+// (back to back from the host, a kernel of a few microseconds is timed at the host's launch rate). A workload that
+// cannot be captured is timed with back-to-back launches instead, and says why. Also here: untimed warm-up, hot or
+// cold L2, the eager time, and the clock reading of each sample.
 #include <cuda_runtime.h>
 
 #include <functional>
 #include <memory>
+#include <string>
 #include <vector>
 
+#include "bench/gpu_monitor.h"
 #include "bench/options.h"
 #include "bench/workload.h"
 #include "kernels/l2_flush.h"
 
 namespace opmark::bench {
 
-// Launches shorter than this are timed in batches of back-to-back launches. A sample that starts on an idle GPU
-// includes the host's launch latency (on an H200, a lone 6 us GEMM measured 13 us), and the events resolve about
-// 0.5 us; in a batch the host queues ahead of the GPU, so both are paid once per batch, not once per launch.
-constexpr double kShortLaunchSeconds = 1e-3;
-// A batch of short launches lasts at least this long.
-constexpr double kBatchTargetSeconds = 2e-3;
-constexpr int kMaxBatch = 2000;
+// A timed batch lasts at least this long and holds at most kMaxBatch launches: long enough that the event pair's
+// resolution (about 0.5 us) and the replay's start do not count, short enough that capturing it stays cheap.
+constexpr double kBatchTargetSeconds = 1e-3;
+constexpr int kMaxBatch = 1000;
 
-// How many launches one sample holds, from a warm launch time. Host-only arithmetic, tested on the CPU.
-int choose_batch(double seconds_per_launch);
+// How many launches one timed batch holds, from the time one launch (with its untimed preparation) takes.
+// Host-only arithmetic, tested on the CPU.
+int choose_batch(double seconds_per_launch, double target_seconds = kBatchTargetSeconds);
+
+enum class TimingMode { graph, eager };
+
+struct Sample {
+  double seconds_per_launch = 0;  // the timed launches only
+  double wall_seconds = 0;        // the whole batch on the GPU, untimed flushes and preparation included
+  int launches = 0;
+  ClockReading clock;             // read while the batch ran
+};
 
 class Timer {
  public:
-  Timer(cudaStream_t stream, L2Mode mode);
+  // `agree` turns a value into the one every process of a multi-process run uses (their maximum), so that all of
+  // them make the same calls; one process passes none. `monitor` may be null (no clock readings).
+  Timer(cudaStream_t stream, L2Mode mode, const GpuMonitor* monitor = nullptr,
+        std::function<double(double)> agree = {});
   ~Timer();
   Timer(const Timer&) = delete;
   Timer& operator=(const Timer&) = delete;
 
-  // Untimed launches for at least `warmup_ms` of GPU time (and at least 2 launches), so clocks have ramped
-  // and lazy library setup is done. Returns seconds per launch, measured on a batch (see choose_batch).
-  // `agree` turns each measured time into the one every process of a multi-process run uses (their maximum), so
-  // all of them launch a collective the same number of times; one process passes none.
-  double warm_up(Workload& w, double warmup_ms, const std::function<double(double)>& agree = {});
+  // Starts timing `w` (or another of its candidates): forgets any captured graph. With `allow_graph` false, or
+  // --opmark_timing=eager, launches are timed back to back from the host.
+  void begin(Workload& w, bool allow_graph = true);
 
-  // One sample: `batch` launches, returns GPU seconds per launch. Hot: one event pair around the batch.
-  // Cold, or a workload with untimed work before each launch: that work runs before each launch and only the
-  // launches are timed (it keeps the GPU busy while the host queues the launch, so no launch latency is timed).
-  double sample(Workload& w, int batch);
+  // Untimed launches for at least `warmup_ms` of GPU time (and at least 2), so clocks have ramped up and lazy
+  // library setup is done; then sizes the batch and captures it. Returns seconds per launch.
+  double warm_up(double warmup_ms);
 
-  // Seconds per launch of `n` back-to-back calls of `launch` between one pair of events.
-  double time_launches(const std::function<void(cudaStream_t)>& launch, int n);
+  // One timed batch of batch() launches: a graph replay, or back-to-back launches where there is no graph.
+  Sample sample();
 
-  L2Mode mode() const { return mode_; }
+  // Seconds per launch of `n` launches issued back to back from the host (what an eager framework pays).
+  double eager(int n);
+
+  TimingMode mode() const { return mode_; }
+  // Why the workload is timed eagerly ("" when in a graph).
+  const std::string& eager_reason() const { return eager_reason_; }
+  int batch() const { return batch_; }
+  L2Mode l2() const { return l2_; }
+  // Whether each launch is timed alone, with untimed work (flush, preparation) between launches.
+  bool times_each_launch() const;
 
  private:
+  void capture(int batch);
+  void drop_graph();
   void ensure_events(std::size_t pairs);
-  bool times_each_launch(const Workload& w) const;
-  void untimed_before_launch(Workload& w);
+  void untimed_before_launch();
+  double agreed(double v) const { return agree_ ? agree_(v) : v; }
+  Sample eager_sample(int n);
+  Sample graph_sample();
+
   cudaStream_t stream_;
-  L2Mode mode_;
+  L2Mode l2_;
+  const GpuMonitor* monitor_;
+  std::function<double(double)> agree_;
   std::unique_ptr<kernels::L2Flush> flush_;
   std::vector<cudaEvent_t> start_, stop_;
+  cudaEvent_t wall_start_ = nullptr, wall_stop_ = nullptr;
+  Workload* w_ = nullptr;
+  TimingMode mode_ = TimingMode::eager;
+  std::string eager_reason_ = "nothing timed yet";
+  bool allow_graph_ = true;
+  int batch_ = 1;
+  int graph_batch_ = 0;  // launches in the captured graph; 0: none
+  cudaGraphExec_t exec_ = nullptr;
 };
 
 }  // namespace opmark::bench

@@ -6,6 +6,7 @@
 #include <string>
 #include <tuple>
 
+#include "bench/autotune.h"
 #include "bench/device_info.h"
 #include "bench/harness.h"
 #include "bench/workload.h"
@@ -31,7 +32,15 @@ inline void expect_verified(const core::Case& c, bench::WorkloadFactory make, co
   bench::RunContext ctx{stream, *test_device(), options, bench::case_seed(1, name)};
   try {
     auto w = make(c, ctx);
-    bench::Outcome o = bench::verify_workload(*w, stream);
+    // As the harness does: a workload with candidates is tuned first (each captured into a graph), and a wrong
+    // candidate is left out for the next fastest.
+    bench::TuningResult tuning;
+    if (w->candidate_count() > 0) {
+      tuning = bench::tune(*w, stream, options.graph_timing);
+      ASSERT_GE(tuning.best, 0) << "every candidate failed";
+      w->choose(tuning.best);
+    }
+    bench::Outcome o = bench::verify_workload(*w, stream, w->candidate_count() > 0 ? &tuning : nullptr);
     EXPECT_EQ(o.status, bench::Status::ok) << o.reason << " | " << w->label();
     EXPECT_FALSE(w->label().empty());
   } catch (const UnsupportedError& e) {

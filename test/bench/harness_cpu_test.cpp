@@ -1,11 +1,14 @@
-// The harness's host-side logic, without a GPU: batching, throughput and % of peak, classification of failures,
-// seeds, the peak table and the results-log record.
+// The harness's host-side logic, without a GPU: batching, throughput, energy and % of peak, classification of
+// failures, seeds, the peak table, the results-log record, the stopping rule, the throttle and agreement guards,
+// and the tuner's counters.
 #include <gtest/gtest.h>
 
 #include <limits>
 
 #include "bench/autotune.h"
+#include "bench/gpu_monitor.h"
 #include "bench/harness.h"
+#include "bench/measure.h"
 #include "bench/peaks.h"
 #include "bench/results_log.h"
 #include "bench/timer.h"
@@ -17,11 +20,92 @@ using namespace opmark::bench;
 TEST(Timer, ShortLaunchesAreBatched) {
   EXPECT_EQ(choose_batch(5e-3), 1);
   EXPECT_EQ(choose_batch(1e-3), 1);
-  EXPECT_EQ(choose_batch(0.5e-3), 4);  // 2 ms of back-to-back launches
-  EXPECT_EQ(choose_batch(10e-6), 200);
-  EXPECT_EQ(choose_batch(2e-6), 1000);
+  EXPECT_EQ(choose_batch(0.5e-3), 2);  // a batch lasts about 1 ms
+  EXPECT_EQ(choose_batch(10e-6), 100);
+  EXPECT_EQ(choose_batch(2e-6), 500);
   EXPECT_EQ(choose_batch(1e-9), kMaxBatch);
   EXPECT_EQ(choose_batch(0), 1);
+  EXPECT_EQ(choose_batch(10e-6, 0.2e-3), 20);  // another target
+}
+
+TEST(Stopping, RepeatsUntilTheSpreadIsSmallWithAtLeastTheMinimum) {
+  const StoppingRule rule{3, 10, 0.01, 2.0};
+  EXPECT_EQ(stopping_decision({1.0, 1.0}, 0.1, rule), StopReason::more);  // two are never enough
+  EXPECT_EQ(stopping_decision({1.0, 1.001, 0.999}, 0.1, rule), StopReason::steady);
+  // Median 1.0, deviations {0, 0.1, 0.2}: spread 0.1 > 0.01, so more.
+  EXPECT_EQ(stopping_decision({1.0, 1.1, 0.8}, 0.1, rule), StopReason::more);
+  EXPECT_EQ(stopping_decision({1.0, 1.1, 0.8}, 2.5, rule), StopReason::time_cap);
+  EXPECT_EQ(stopping_decision({1.0, 1.1}, 2.5, rule), StopReason::more);  // the cap never cuts below the minimum
+  EXPECT_EQ(stopping_decision({1, 2, 3, 4, 5, 6, 7, 8, 9, 10}, 0.1, rule),
+            StopReason::max_repetitions);
+  // One outlier among steady repetitions does not keep it going: the median absolute deviation ignores it.
+  EXPECT_EQ(stopping_decision({1.0, 1.0, 1.001, 3.0}, 0.1, rule), StopReason::steady);
+  EXPECT_STREQ(name_of(StopReason::time_cap), "time_cap");
+}
+
+TEST(Stopping, RelativeSpreadIsTheMedianAbsoluteDeviationOverTheMedian) {
+  EXPECT_DOUBLE_EQ(relative_spread({}), 0.0);
+  EXPECT_DOUBLE_EQ(relative_spread({5.0}), 0.0);
+  EXPECT_DOUBLE_EQ(relative_spread({2.0, 2.0, 2.0}), 0.0);
+  EXPECT_NEAR(relative_spread({1.0, 1.1, 0.8}), 0.1, 1e-12);
+  EXPECT_DOUBLE_EQ(median_of({3.0, 1.0, 2.0, 4.0}), 2.5);
+}
+
+TEST(Throttle, TransientReasonsAndLowClocksRetakeASample) {
+  EXPECT_FALSE(sample_is_throttled(1980, 0, 1980));
+  EXPECT_FALSE(sample_is_throttled(1800, clock_event::sw_power_cap, 1980));  // power cap alone: the workload's own
+  EXPECT_TRUE(sample_is_throttled(1980, clock_event::hw_thermal, 1980));
+  EXPECT_TRUE(sample_is_throttled(1980, clock_event::sw_thermal | clock_event::sw_power_cap, 1980));
+  EXPECT_TRUE(sample_is_throttled(1980, clock_event::hw_slowdown, 1980));
+  EXPECT_TRUE(sample_is_throttled(1980, clock_event::hw_power_brake, 1980));
+  EXPECT_TRUE(sample_is_throttled(1700, 0, 1980));   // under 90% of the fastest seen
+  EXPECT_FALSE(sample_is_throttled(1790, 0, 1980));  // 90.4%
+  EXPECT_FALSE(sample_is_throttled(0, 0, 1980));     // unknown clock: never rejected
+  EXPECT_FALSE(sample_is_throttled(1000, 0, 0));     // no reference yet
+  EXPECT_FALSE(sample_is_throttled(1980, clock_event::gpu_idle | clock_event::applications_clocks, 1980));
+  EXPECT_EQ(clock_event::names(0), "none");
+  EXPECT_EQ(clock_event::names(clock_event::sw_power_cap | clock_event::hw_thermal), "sw_power_cap+hw_thermal");
+}
+
+TEST(Guard, TimesAgreeWithinTheFactorEitherWay) {
+  EXPECT_TRUE(times_agree(12e-6, 12.3e-6));
+  EXPECT_TRUE(times_agree(10e-6, 13e-6));
+  EXPECT_FALSE(times_agree(12.3e-6, 112e-6));  // the tuner's probe against a median from a slow spell
+  EXPECT_FALSE(times_agree(112e-6, 12.3e-6));
+  EXPECT_TRUE(times_agree(0, 5e-6));  // nothing to hold against
+  EXPECT_TRUE(is_launch_bound(7.5e-6, 5.8e-6));
+  EXPECT_FALSE(is_launch_bound(1376e-6, 1375e-6));
+  EXPECT_FALSE(is_launch_bound(0, 1e-6));
+}
+
+TEST(Energy, JoulesPerOpAndEfficiency) {
+  core::Work compute{2e12, 3e9, 1e9};
+  auto c = energy_counters(compute, 0.004, 2.8);  // 2 TFLOP in 4 ms at 700 W
+  EXPECT_DOUBLE_EQ(c.at("joules_per_op"), 2.8);
+  EXPECT_NEAR(c.at("tflops_per_w"), 500.0 / 700.0, 1e-12);  // TFLOPS / W is TFLOP / J
+  EXPECT_EQ(c.count("gb_per_s_per_w"), 0u);
+  core::Work copy{0, 1e9, 1e9};
+  auto m = energy_counters(copy, 1e-3, 0.4);  // 2 GB in 1 ms at 400 W
+  EXPECT_NEAR(m.at("gb_per_s_per_w"), 2000.0 / 400.0, 1e-12);
+  EXPECT_EQ(m.count("tflops_per_w"), 0u);
+  EXPECT_TRUE(energy_counters(copy, 1e-3, 0).empty());  // unknown energy: no counters
+}
+
+TEST(Autotune, EveryTunedFamilyWritesTheSameCounters) {
+  TuningResult r;
+  const double inf = std::numeric_limits<double>::infinity();
+  r.seconds = {4e-6, 2e-6, inf};
+  r.best = 1;
+  r.default_index = 0;
+  const auto c = r.counters();
+  EXPECT_DOUBLE_EQ(c.at("candidates"), 3);
+  EXPECT_DOUBLE_EQ(c.at("default_us"), 4.0);
+  EXPECT_DOUBLE_EQ(c.at("autotune_speedup"), 2.0);
+  r.default_index = 2;  // the default failed: unknown, not infinite
+  EXPECT_DOUBLE_EQ(r.counters().at("default_us"), 0.0);
+  EXPECT_DOUBLE_EQ(r.counters().at("autotune_speedup"), 0.0);
+  r.default_index = -1;  // the library has no default
+  EXPECT_DOUBLE_EQ(r.speedup(), 0.0);
 }
 
 TEST(Throughput, CountersFromTimeAndPeak) {
@@ -104,7 +188,7 @@ TEST(ResultsLog, RecordCarriesStatusAndNoTimeWhenNotOk) {
 }
 
 TEST(Autotune, DroppingTheBestFallsBackToTheNextFastestThatRan) {
-  bench::AutotuneResult r;
+  bench::TuningResult r;
   const double inf = std::numeric_limits<double>::infinity();
   r.seconds = {3e-6, 1e-6, inf, 2e-6};  // candidate 2 failed to run
   r.errors = {"", "", "launch failed", ""};

@@ -1,15 +1,20 @@
-// The harness on the GPU with a workload of our own: a planted wrong result fails the case with the comparison
-// and no time; a right one passes; timing returns positive per-launch times in both L2 modes, and a workload
-// that asks is prepared before each launch.
+// The harness on the GPU with workloads of our own: a planted wrong result fails the case with the comparison
+// and no time; a right one passes; timing returns positive per-launch times in both L2 modes from a CUDA graph, a
+// workload that cannot be captured is timed eagerly and says why, a workload that asks is prepared before each
+// launch, and cold-L2 mode leaves the flush out of the time while really evicting the operands.
+#include <cublas_v2.h>
 #include <gtest/gtest.h>
 
 #include "../gpu_test_util.h"
 #include "bench/copy_ceiling.h"
+#include "bench/autotune.h"
 #include "bench/harness.h"
+#include "bench/measure.h"
 #include "bench/timer.h"
 #include "kernels/cuda_check.h"
 #include "kernels/device_buffer.h"
 #include "kernels/fill.h"
+#include "kernels/l2_flush.h"
 
 using namespace opmark;
 
@@ -55,20 +60,165 @@ TEST(HarnessGpu, PlantedWrongResultFailsTheCase) {
   EXPECT_EQ(bench::verify_workload(good, nullptr).status, bench::Status::ok);
 }
 
-TEST(HarnessGpu, TimerMeasuresInBothL2Modes) {
+TEST(HarnessGpu, TimerMeasuresInBothL2ModesFromAGraph) {
   OPMARK_REQUIRE_GPU();
   cudaStream_t s;
   OPMARK_CHECK_CUDA(cudaStreamCreate(&s));
   CopyWorkload w(1 << 22, false);
   for (bench::L2Mode mode : {bench::L2Mode::hot, bench::L2Mode::cold}) {
     bench::Timer timer(s, mode);
-    const double warm = timer.warm_up(w, 1.0);
+    timer.begin(w);
+    const double warm = timer.warm_up(1.0);
     EXPECT_GT(warm, 0);
-    const double t = timer.sample(w, 4);
-    EXPECT_GT(t, 0);
-    EXPECT_LT(t, 0.1);
+    EXPECT_EQ(timer.mode(), bench::TimingMode::graph) << timer.eager_reason();
+    const bench::Sample t = timer.sample();
+    EXPECT_GT(t.seconds_per_launch, 0);
+    EXPECT_LT(t.seconds_per_launch, 0.1);
+    EXPECT_EQ(t.launches, timer.batch());
+    EXPECT_GE(t.wall_seconds, t.seconds_per_launch * t.launches * 0.99);
+    EXPECT_GT(timer.eager(4), 0);
   }
   OPMARK_CHECK_CUDA(cudaStreamDestroy(s));
+}
+
+namespace {
+
+// Synchronizes its stream inside the launch, which stream capture forbids: it can only be timed eagerly.
+class SyncingWorkload final : public bench::Workload {
+ public:
+  SyncingWorkload() : inner_(1 << 16, false) {}
+  void launch(cudaStream_t s) override {
+    inner_.launch(s);
+    OPMARK_CHECK_CUDA(cudaStreamSynchronize(s));
+  }
+  kernels::CompareResult verify(cudaStream_t s) override { return inner_.verify(s); }
+
+ private:
+  CopyWorkload inner_;
+};
+
+}  // namespace
+
+TEST(HarnessGpu, AWorkloadThatCannotBeCapturedIsTimedEagerlyAndSaysWhy) {
+  OPMARK_REQUIRE_GPU();
+  cudaStream_t s;
+  OPMARK_CHECK_CUDA(cudaStreamCreate(&s));
+  SyncingWorkload syncing;
+  bench::Timer timer(s, bench::L2Mode::hot);
+  timer.begin(syncing);
+  EXPECT_GT(timer.warm_up(1.0), 0);
+  EXPECT_EQ(timer.mode(), bench::TimingMode::eager);
+  EXPECT_NE(timer.eager_reason().find("not capturable"), std::string::npos) << timer.eager_reason();
+  EXPECT_GT(timer.sample().seconds_per_launch, 0);
+  // The stream is usable again: a capturable workload captures on it.
+  CopyWorkload good(1 << 16, false);
+  timer.begin(good);
+  timer.warm_up(1.0);
+  EXPECT_EQ(timer.mode(), bench::TimingMode::graph) << timer.eager_reason();
+  OPMARK_CHECK_CUDA(cudaStreamDestroy(s));
+}
+
+namespace {
+
+// A launch of about a microsecond of GPU work: a small memset. Back to back from the host it is launch bound.
+class TinyWorkload final : public bench::Workload {
+ public:
+  TinyWorkload() : buf_(std::size_t{256}) {}
+  void launch(cudaStream_t s) override { OPMARK_CHECK_CUDA(cudaMemsetAsync(buf_.get(), 1, buf_.bytes(), s)); }
+  kernels::CompareResult verify(cudaStream_t) override { return {}; }
+
+ private:
+  kernels::DeviceBuffer buf_;
+};
+
+// Sums n floats (cuBLAS's asum into device memory): reads its operand once, writes one number.
+class ReadWorkload final : public bench::Workload {
+ public:
+  explicit ReadWorkload(std::size_t n) : n_(n), x_(core::DType::f32, n), out_(core::DType::f32, 1) {
+    kernels::fill_random(x_.get(), n_, core::DType::f32, 7, nullptr);
+    if (cublasCreate(&h_) != CUBLAS_STATUS_SUCCESS) throw Error("cublasCreate failed");
+    cublasSetPointerMode(h_, CUBLAS_POINTER_MODE_DEVICE);
+  }
+  ~ReadWorkload() override { cublasDestroy(h_); }
+  void launch(cudaStream_t s) override {
+    cublasSetStream(h_, s);
+    if (cublasSasum(h_, static_cast<int>(n_), x_.as<float>(), 1, out_.as<float>()) != CUBLAS_STATUS_SUCCESS)
+      throw Error("cublasSasum failed");
+  }
+  kernels::CompareResult verify(cudaStream_t) override { return {}; }
+
+ private:
+  std::size_t n_;
+  kernels::DeviceBuffer x_, out_;
+  cublasHandle_t h_ = nullptr;
+};
+
+double median_sample(bench::Timer& timer, int samples = 9) {
+  std::vector<double> t;
+  for (int i = 0; i < samples; ++i) t.push_back(timer.sample().seconds_per_launch);
+  return bench::median_of(t);
+}
+
+}  // namespace
+
+TEST(HarnessGpu, GraphReplaysTimeTheGpuNotTheHostsLaunchRate) {
+  OPMARK_REQUIRE_GPU();
+  test::TestStream s;
+  TinyWorkload w;
+  bench::Timer timer(s.stream, bench::L2Mode::hot);
+  timer.begin(w);
+  timer.warm_up(2.0);
+  ASSERT_EQ(timer.mode(), bench::TimingMode::graph) << timer.eager_reason();
+  const double graph = median_sample(timer);
+  std::vector<double> eager;
+  for (int i = 0; i < 9; ++i) eager.push_back(timer.eager(timer.batch()));
+  EXPECT_LT(graph, bench::median_of(eager)) << "graph " << graph * 1e6 << " us, eager "
+                                            << bench::median_of(eager) * 1e6 << " us";
+}
+
+TEST(HarnessGpu, ColdL2LeavesTheFlushOutOfTheTime) {
+  OPMARK_REQUIRE_GPU();
+  test::TestStream s;
+  // The flush alone: writing twice the L2 takes tens of microseconds on any GPU.
+  kernels::L2Flush flush;
+  cudaEvent_t a, b;
+  OPMARK_CHECK_CUDA(cudaEventCreate(&a));
+  OPMARK_CHECK_CUDA(cudaEventCreate(&b));
+  flush.flush(s.stream);
+  OPMARK_CHECK_CUDA(cudaEventRecord(a, s.stream));
+  for (int i = 0; i < 10; ++i) flush.flush(s.stream);
+  OPMARK_CHECK_CUDA(cudaEventRecord(b, s.stream));
+  OPMARK_CHECK_CUDA(cudaEventSynchronize(b));
+  float ms = 0;
+  OPMARK_CHECK_CUDA(cudaEventElapsedTime(&ms, a, b));
+  const double flush_s = ms * 1e-3 / 10;
+  TinyWorkload w;
+  bench::Timer cold(s.stream, bench::L2Mode::cold);
+  cold.begin(w);
+  cold.warm_up(2.0);
+  ASSERT_EQ(cold.mode(), bench::TimingMode::graph) << cold.eager_reason();
+  const double t = median_sample(cold);
+  EXPECT_LT(t, 0.25 * flush_s) << "tiny launch " << t * 1e6 << " us, flush " << flush_s * 1e6 << " us";
+  OPMARK_CHECK_CUDA(cudaEventDestroy(a));
+  OPMARK_CHECK_CUDA(cudaEventDestroy(b));
+}
+
+TEST(HarnessGpu, ColdL2ReallyEvictsTheOperands) {
+  OPMARK_REQUIRE_GPU();
+  test::TestStream s;
+  int device = 0, l2 = 0;
+  OPMARK_CHECK_CUDA(cudaGetDevice(&device));
+  OPMARK_CHECK_CUDA(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, device));
+  // A third of the L2: it stays there between hot launches, and must come from memory after a flush.
+  ReadWorkload w(static_cast<std::size_t>(l2) / 3 / sizeof(float));
+  bench::Timer hot(s.stream, bench::L2Mode::hot), cold(s.stream, bench::L2Mode::cold);
+  hot.begin(w);
+  hot.warm_up(2.0);
+  const double t_hot = median_sample(hot);
+  cold.begin(w);
+  cold.warm_up(2.0);
+  const double t_cold = median_sample(cold);
+  EXPECT_GT(t_cold, 1.3 * t_hot) << "hot " << t_hot * 1e6 << " us, cold " << t_cold * 1e6 << " us";
 }
 
 namespace {
@@ -98,29 +248,31 @@ TEST(HarnessGpu, TimerPreparesEveryLaunchOfAWorkloadThatAsks) {
   OPMARK_CHECK_CUDA(cudaStreamCreate(&s));
   PreparedCopyWorkload w;
   bench::Timer timer(s, bench::L2Mode::hot);
-  EXPECT_GT(timer.warm_up(w, 1.0), 0);
-  EXPECT_GT(timer.sample(w, 7), 0);
-  EXPECT_EQ(w.prepared, w.launches);
+  timer.begin(w);
+  EXPECT_GT(timer.warm_up(1.0), 0);
+  EXPECT_EQ(timer.mode(), bench::TimingMode::graph) << timer.eager_reason();
+  EXPECT_TRUE(timer.times_each_launch());
+  EXPECT_GT(timer.sample().seconds_per_launch, 0);
+  EXPECT_GT(timer.eager(7), 0);
+  EXPECT_EQ(w.prepared, w.launches);  // in the graph and eagerly alike
   EXPECT_GE(w.launches, 7 + 2);
   OPMARK_CHECK_CUDA(cudaStreamDestroy(s));
 }
 
 namespace {
 
-// Two candidates: the faster computes a wrong result, the slower a right one.
+// Two candidates: the faster computes a wrong result (and synchronizes, so it cannot be captured), the slower a
+// right one.
 class TwoCandidateWorkload final : public bench::Workload {
  public:
   TwoCandidateWorkload() : wrong_(1 << 12, true), right_(1 << 12, false) {}
-  void launch(cudaStream_t s) override { (chosen == 0 ? wrong_ : right_).launch(s); }
-  kernels::CompareResult verify(cudaStream_t s) override { return (chosen == 0 ? wrong_ : right_).verify(s); }
-  bool drop_chosen(const std::string& why) override {
-    dropped = why;
-    if (chosen == 1) return false;
-    chosen = 1;
-    return true;
+  void launch(cudaStream_t s) override {
+    (chosen() == 0 ? wrong_ : right_).launch(s);
+    if (chosen() == 0) OPMARK_CHECK_CUDA(cudaStreamSynchronize(s));
   }
-  int chosen = 0;
-  std::string dropped;
+  kernels::CompareResult verify(cudaStream_t s) override { return (chosen() == 0 ? wrong_ : right_).verify(s); }
+  int candidate_count() const override { return 2; }
+  std::string candidate_name(int i) const override { return i == 0 ? "fast but wrong" : "right"; }
 
  private:
   CopyWorkload wrong_, right_;
@@ -131,10 +283,29 @@ class TwoCandidateWorkload final : public bench::Workload {
 TEST(HarnessGpu, ACandidateWithAWrongResultIsLeftOutForTheNextFastest) {
   OPMARK_REQUIRE_GPU();
   TwoCandidateWorkload w;
-  const bench::Outcome o = bench::verify_workload(w, nullptr);
+  bench::TuningResult tuning;
+  tuning.seconds = {1e-6, 2e-6};
+  tuning.errors = {"", ""};
+  tuning.best = 0;
+  w.choose(0);
+  const bench::Outcome o = bench::verify_workload(w, nullptr, &tuning);
   EXPECT_EQ(o.status, bench::Status::ok) << o.reason;
-  EXPECT_EQ(w.chosen, 1);
-  EXPECT_NE(w.dropped.find("1 of 4096 elements wrong"), std::string::npos) << w.dropped;
+  EXPECT_EQ(w.chosen(), 1);
+  EXPECT_NE(tuning.dropped.find("fast but wrong (1 of 4096 elements wrong"), std::string::npos) << tuning.dropped;
+}
+
+TEST(HarnessGpu, TheTunerTimesEveryCandidateAndKeepsTheFastest) {
+  OPMARK_REQUIRE_GPU();
+  test::TestStream s;
+  TwoCandidateWorkload w;  // candidate 0 cannot be captured (it synchronizes): it is timed eagerly
+  const bench::TuningResult r = bench::tune(w, s.stream, true, 3);
+  ASSERT_EQ(r.seconds.size(), 2u);
+  EXPECT_GT(r.seconds[0], 0);
+  EXPECT_GT(r.seconds[1], 0);
+  EXPECT_GE(r.best, 0);
+  EXPECT_EQ(w.chosen(), r.best);
+  EXPECT_NE(r.eager_note.find("fast but wrong"), std::string::npos) << r.eager_note;
+  EXPECT_DOUBLE_EQ(r.counters().at("candidates"), 2);
 }
 
 TEST(HarnessGpu, CopyCeilingIsAPlausibleBandwidth) {

@@ -27,11 +27,11 @@ struct Argv {
 TEST(Options, TakesOpmarkFlagsAndLeavesTheRest) {
   Argv a({"opmark-bench", "--opmark_set=train,inference_server", "--benchmark_filter=^gemm/",
           "--opmark_precision=fp16,bf16", "--opmark_symbols=B=8", "--opmark_l2=cold", "--opmark_out=results/x",
-          "--opmark_peak=bf16=790,bw=3000", "--benchmark_repetitions=3"});
+          "--opmark_peak=bf16=790,bw=3000", "--benchmark_out_format=json"});
   Options o = parse_options(a.argc, a.ptrs.data());
   EXPECT_EQ(a.argc, 3);
   EXPECT_STREQ(a.ptrs[1], "--benchmark_filter=^gemm/");
-  EXPECT_STREQ(a.ptrs[2], "--benchmark_repetitions=3");
+  EXPECT_STREQ(a.ptrs[2], "--benchmark_out_format=json");
   EXPECT_EQ(a.ptrs[3], nullptr);
   EXPECT_EQ(o.selection.sets, (std::set<std::string>{"train", "inference_server"}));
   EXPECT_EQ(o.selection.precisions, (std::set<std::string>{"fp16", "bf16"}));
@@ -79,5 +79,29 @@ TEST(Options, CudnnEnginesDefaultToAllListed) {
   Argv capped({"opmark-bench", "--opmark_engines=8"});
   EXPECT_EQ(parse_options(capped.argc, capped.ptrs.data()).engines, 8);
   Argv bad({"opmark-bench", "--opmark_engines=-1"});
+  EXPECT_THROW(parse_options(bad.argc, bad.ptrs.data()), opmark::Error);
+}
+
+TEST(Options, TimingAndRepetitionFlags) {
+  Argv a({"opmark-bench", "--opmark_timing=eager", "--benchmark_repetitions=5", "--opmark_noise=0.02",
+          "--opmark_case_time_cap=3", "--opmark_recheck=off", "--opmark_profile_launches=4", "--benchmark_filter=x"});
+  const Options o = parse_options(a.argc, a.ptrs.data());
+  EXPECT_FALSE(o.graph_timing);
+  EXPECT_EQ(o.min_repetitions, 5);  // Google Benchmark's repetitions flag sets opmark's minimum...
+  EXPECT_TRUE(o.min_repetitions_given);
+  EXPECT_EQ(a.argc, 2);             // ... and is not passed on; the filter is
+  EXPECT_DOUBLE_EQ(o.noise_target, 0.02);
+  EXPECT_DOUBLE_EQ(o.case_time_cap_s, 3.0);
+  EXPECT_FALSE(o.recheck);
+  EXPECT_EQ(o.profile_launches, 4);
+  const Options d = [] {
+    Argv none({"opmark-bench"});
+    return parse_options(none.argc, none.ptrs.data());
+  }();
+  EXPECT_TRUE(d.graph_timing);  // GPU time by default
+  EXPECT_EQ(d.min_repetitions, 3);
+  EXPECT_DOUBLE_EQ(d.noise_target, 0.01);
+  EXPECT_TRUE(d.recheck);
+  Argv bad({"opmark-bench", "--opmark_timing=host"});
   EXPECT_THROW(parse_options(bad.argc, bad.ptrs.data()), opmark::Error);
 }
