@@ -1,6 +1,7 @@
 #include "core/suite.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <unordered_map>
 
 #include "core/yaml_nodes.h"
@@ -42,7 +43,9 @@ Suite parse_suite(const std::string& yaml_text, const std::string& path) {
   if (!doc.IsMap() || !doc["submission"]) throw TableError({path, 1, 1}, "submission", "expected a top-level 'submission:' mapping");
   only_keys(path, doc, {"submission"}, "the file");
   const YAML::Node s = doc["submission"];
-  only_keys(path, s, {"rules_version", "repetitions", "min_time_s", "max_noise", "max_median_noise", "tables", "models"},
+  only_keys(path, s,
+            {"rules_version", "repetitions", "min_time_s", "noise_target", "timing", "max_noise", "max_median_noise",
+             "tables", "models"},
             "submission");
   Suite suite;
   suite.path = path;
@@ -51,6 +54,21 @@ Suite parse_suite(const std::string& yaml_text, const std::string& path) {
   suite.rules_version = positive_int(path, s["rules_version"], "rules_version");
   suite.repetitions = positive_int(path, s["repetitions"], "repetitions");
   suite.min_time_s = positive_number(path, s["min_time_s"], "min_time_s");
+  if (s["noise_target"]) {  // optional: rules version 1 has none
+    const YAML::Node n = s["noise_target"];
+    const std::string text = yaml::scalar(path, n, "noise_target");
+    char* end = nullptr;
+    suite.noise_target = std::strtod(text.c_str(), &end);
+    if (text.empty() || *end != '\0' || !(suite.noise_target > 0 && suite.noise_target < 1))
+      throw TableError(where_of(path, n), "noise_target",
+                       "expected a fraction between 0 and 1 (exclusive) such as 0.01, got '" + text + "'");
+  }
+  if (s["timing"]) {  // optional: unset, a run may time either way
+    const YAML::Node t = s["timing"];
+    suite.timing = yaml::scalar(path, t, "timing");
+    if (suite.timing != "graph" && suite.timing != "eager")
+      throw TableError(where_of(path, t), "timing", "expected graph or eager, got '" + suite.timing + "'");
+  }
   suite.max_noise = positive_number(path, s["max_noise"], "max_noise");
   suite.max_median_noise = positive_number(path, s["max_median_noise"], "max_median_noise");
   if (!s["tables"].IsSequence()) throw TableError(where_of(path, s["tables"]), "tables", "expected a list");

@@ -4,9 +4,13 @@
 // run and the check can never disagree about the required cases.
 //
 //   submission:
-//     rules_version: 1
-//     repetitions: 3            # at least this many repetitions per case
+//     rules_version: 2
+//     repetitions: 3            # at least this many repetitions per case (opmark-bench --opmark_repetitions)
 //     min_time_s: 0.01          # GPU seconds per repetition
+//     noise_target: 0.01        # optional, 0 < x < 1 (default 0.01): repetitions go on until the noise is at most
+//                               # this (opmark-bench --opmark_noise); max_noise is what the checker still accepts
+//     timing: graph             # optional: graph (CUDA-graph replays, the GPU's own time) or eager (launches from
+//                               # the host); unset: either. The checker requires the run's timing_mode to match
 //     max_noise: 0.25           # per-case noise limit: median absolute deviation of the repetitions over their median
 //     max_median_noise: 0.02    # the run's limit: the median over its cases of that noise
 //     tables:                   # DeepBench sets of every family, in the precisions the rules name
@@ -31,6 +35,8 @@ struct Suite {
   int rules_version = 0;
   int repetitions = 0;
   double min_time_s = 0;
+  double noise_target = 0.01;   // the run's target noise per case (repetitions adapt until it is reached)
+  std::string timing;           // "graph", "eager", or empty: either
   double max_noise = 0;         // per case
   double max_median_noise = 0;  // over the run: the median of the cases' noise (a noisy system)
   std::vector<SuiteTables> tables;

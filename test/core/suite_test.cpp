@@ -74,6 +74,36 @@ TEST(Suite, ParsesTheRules) {
   EXPECT_EQ(s.tables[0].selection.families, std::set<std::string>{"gemm"});
   EXPECT_EQ(s.model_names, std::vector<std::string>{"tiny"});
   EXPECT_EQ(s.model_precision, "fp16");
+  // Version 1 has neither noise_target nor timing: the defaults (0.01, either timing).
+  EXPECT_DOUBLE_EQ(s.noise_target, 0.01);
+  EXPECT_EQ(s.timing, "");
+}
+
+TEST(Suite, Version2KeysNoiseTargetAndTiming) {
+  const Suite s = parse_suite(replace(replace(kRules, "rules_version: 1", "rules_version: 2"), "min_time_s: 0.01\n",
+                                      "min_time_s: 0.01\n  noise_target: 0.005\n  timing: graph\n"),
+                              "rules.yaml");
+  EXPECT_EQ(s.rules_version, 2);
+  EXPECT_DOUBLE_EQ(s.noise_target, 0.005);
+  EXPECT_EQ(s.timing, "graph");
+  EXPECT_EQ(parse_suite(replace(kRules, "min_time_s: 0.01\n", "min_time_s: 0.01\n  timing: eager\n"), "r.yaml").timing,
+            "eager");
+}
+
+TEST(Suite, BadNoiseTargetAndTimingAreNamedWithTheirLine) {
+  const auto with = [](const std::string& lines) {
+    return error_of(replace(kRules, "min_time_s: 0.01\n", "min_time_s: 0.01\n" + lines));
+  };
+  EXPECT_EQ(with("  noise_target: 1.5\n"),
+            "rules.yaml:5:17: field 'noise_target': expected a fraction between 0 and 1 (exclusive) such as 0.01, got '1.5'");
+  EXPECT_EQ(with("  noise_target: 0\n"),
+            "rules.yaml:5:17: field 'noise_target': expected a fraction between 0 and 1 (exclusive) such as 0.01, got '0'");
+  EXPECT_NE(with("  noise_target: 1\n").find("got '1'"), std::string::npos);
+  EXPECT_NE(with("  noise_target: -0.01\n").find("field 'noise_target'"), std::string::npos);
+  EXPECT_NE(with("  noise_target: low\n").find("got 'low'"), std::string::npos);
+  EXPECT_EQ(with("  timing: cuda_events\n"),
+            "rules.yaml:5:11: field 'timing': expected graph or eager, got 'cuda_events'");
+  EXPECT_NE(with("  timing: [graph]\n").find("field 'timing': expected a single value"), std::string::npos);
 }
 
 TEST(Suite, ErrorsNameFileLineAndKey) {
@@ -81,7 +111,7 @@ TEST(Suite, ErrorsNameFileLineAndKey) {
             "rules.yaml:3:16: field 'repetitions': expected a positive number, got '-3'");
   EXPECT_EQ(error_of(replace(kRules, "max_noise: 0.1", "max_noise: 0.1\n  extra: 1")),
             "rules.yaml:6:3: field 'extra': unknown key in submission (keys: max_median_noise, max_noise, "
-            "min_time_s, models, repetitions, rules_version, tables)");
+            "min_time_s, models, noise_target, repetitions, rules_version, tables, timing)");
   EXPECT_NE(error_of(replace(kRules, "  min_time_s: 0.01\n", "")).find("field 'min_time_s': missing"),
             std::string::npos);
   const std::string empty_sets = error_of(replace(kRules, "sets: [train]", "sets: []"));
@@ -137,10 +167,24 @@ TEST(Suite, ARuleThatMatchesNothingIsAnError) {
 TEST(Suite, TheRepositoryRulesLoadAndExpand) {
   const std::string shapes = std::string(OPMARK_SOURCE_DIR) + "/shapes";
   const Suite s = load_suite(shapes + "/submission.yaml");
+  EXPECT_EQ(s.rules_version, 2);
+  EXPECT_EQ(s.repetitions, 3);
+  EXPECT_DOUBLE_EQ(s.noise_target, 0.01);
+  EXPECT_EQ(s.timing, "graph");
+  // The rules files beside the tables are no shape tables.
   const std::vector<Table> tables = load_tables({shapes});
+  for (const auto& t : tables) EXPECT_EQ(t.path.find("submission"), std::string::npos) << t.path;
   const std::vector<Case> cases = suite_cases(s, tables, load_models(s.model_names, {shapes}));
   EXPECT_GT(cases.size(), 1000u);
   std::set<std::string> families;
   for (const auto& c : cases) families.insert(c.family);
   EXPECT_EQ(families.size(), 9u);  // every family
+  // Version 1, kept for the bundles made under it: the same cases, 5 fixed repetitions, no timing named.
+  const Suite v1 = load_suite(shapes + "/submission_v1.yaml");
+  EXPECT_EQ(v1.rules_version, 1);
+  EXPECT_EQ(v1.repetitions, 5);
+  EXPECT_EQ(v1.timing, "");
+  EXPECT_DOUBLE_EQ(v1.max_noise, s.max_noise);
+  EXPECT_DOUBLE_EQ(v1.max_median_noise, s.max_median_noise);
+  EXPECT_EQ(suite_cases(v1, tables, load_models(v1.model_names, {shapes})).size(), cases.size());
 }
