@@ -26,6 +26,25 @@ std::string raw_file(const std::string& dir, const std::string& rel) {
   return (!fs::exists(plain) && fs::exists(packed) ? packed : plain).string();
 }
 
+core::Suite rules_for_run(const std::string& rules_path, const std::map<std::string, std::string>& context,
+                          std::string* note) {
+  core::Suite rules = core::load_suite(rules_path);
+  const auto it = context.find("rules_version");
+  if (it == context.end() || it->second == std::to_string(rules.rules_version)) return rules;
+  // Only a plain version number names a file: the context is the run's text, not a path to follow.
+  const std::string& version = it->second;
+  if (version.empty() || version.size() > 6 || version.find_first_not_of("0123456789") != std::string::npos)
+    return rules;
+  const fs::path earlier = fs::path(rules_path).parent_path() / ("submission_v" + version + ".yaml");
+  if (!fs::is_regular_file(earlier)) return rules;
+  core::Suite kept = core::load_suite(earlier.string());
+  if (std::to_string(kept.rules_version) != version) return rules;  // a misnamed file: the mismatch is reported
+  if (note)
+    *note = "the run was made under rules version " + version + ": using its rules " + earlier.string() +
+            " (" + rules_path + " are version " + std::to_string(rules.rules_version) + ")";
+  return kept;
+}
+
 std::map<std::string, std::string> derived_files(const ResultSet& results, const core::Suite& rules,
                                                  const std::vector<core::ModelTable>& models,
                                                  const std::string& shapes_dir) {
@@ -105,7 +124,10 @@ int pack_main(int argc, char** argv) {
     const fs::path dir = f.bundle;
     if (!f.rederive) validate_submitter(f.who);
     const ResultSet results = load_results(raw_file(f.bundle, bundle_path::results), Statistic::median);
-    const core::Suite rules = core::load_suite(f.rules);
+    // The run's own rules version where it is kept beside the rules (submission_vN.yaml), as check reads it.
+    std::string note;
+    const core::Suite rules = rules_for_run(f.rules, results.context, &note);
+    if (!note.empty()) std::printf("%s\n", note.c_str());
     if (!f.rederive) {
       write_file(dir / bundle_path::system, system_yaml(results.context, f.who));
       std::printf("wrote %s\n", (dir / bundle_path::system).string().c_str());
@@ -126,9 +148,11 @@ int pack_main(int argc, char** argv) {
 int check_main(int argc, char** argv) {
   try {
     const Flags f = parse_flags(argc, argv, false);
-    const std::vector<Problem> problems = check_bundle(f.bundle, f.rules, f.shapes);
+    const CheckReport report = check_bundle_report(f.bundle, f.rules, f.shapes);
+    const std::vector<Problem>& problems = report.problems;
+    for (const auto& note : report.notes) std::printf("%s: %s\n", f.bundle.c_str(), note.c_str());
     if (problems.empty()) {
-      std::printf("%s: bundle OK under the rules %s\n", f.bundle.c_str(), f.rules.c_str());
+      std::printf("%s: bundle OK under the rules %s\n", f.bundle.c_str(), report.rules_path.c_str());
       return 0;
     }
     std::printf("%s: %zu problem(s):\n", f.bundle.c_str(), problems.size());

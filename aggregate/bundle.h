@@ -19,7 +19,15 @@ namespace opmark::aggregate {
 int pack_main(int argc, char** argv);
 
 // opmark-aggregate check BUNDLE [--rules=PATH] [--shapes=DIR]: exit 0 when the bundle has no problem, 1 otherwise.
+// A run made under another rules version N is checked against submission_vN.yaml beside the rules, where it exists
+// (pack derives its files the same way), and says so.
 int check_main(int argc, char** argv);
+
+// The rules a run is checked and packed under: those at `rules_path`, unless the run's context names another
+// rules_version N and a file submission_vN.yaml lies beside them, which is read instead; `note` (when given) then
+// says so, and stays empty otherwise. Throws TableError where the rules read do not load.
+core::Suite rules_for_run(const std::string& rules_path, const std::map<std::string, std::string>& context,
+                          std::string* note);
 
 // The files of a bundle, relative to its folder.
 namespace bundle_path {
@@ -49,8 +57,16 @@ struct Problem {
 // A case's noise as the rules measure it: the median absolute deviation of its repetitions over their median.
 double relative_mad(const std::vector<double>& times);
 
-// Every problem of the bundle in `dir` under the rules at `rules_path`, with the tables and models of `shapes_dir`.
+// Every problem of the bundle in `dir` under the rules at `rules_path` (or the run's version of them: rules_for_run),
+// with the tables and models of `shapes_dir`.
 std::vector<Problem> check_bundle(const std::string& dir, const std::string& rules_path, const std::string& shapes_dir);
+
+struct CheckReport {
+  std::vector<Problem> problems;
+  std::vector<std::string> notes;  // what the checker says and is no problem (which rules file it used)
+  std::string rules_path;          // the rules the bundle was checked against
+};
+CheckReport check_bundle_report(const std::string& dir, const std::string& rules_path, const std::string& shapes_dir);
 
 // The source tree's shapes/ folder (or ./shapes), and its submission rules.
 std::string default_shapes_dir();

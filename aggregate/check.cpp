@@ -135,6 +135,14 @@ void check_cases(const ResultSet& results, const core::Suite& rules, const std::
             "a failed case (wrong result or error) invalidates the run: fix the cause and run again");
       continue;
     }
+    // Two measurements of the case disagreed by more than 1.3x even after measuring again: its time is in doubt.
+    // Required or extra, every measured case is checked alike.
+    if (r.unstable()) {
+      p.add("unstable cases", "unstable: " + name + ": " + (r.reason.empty() ? "no reason given" : r.reason),
+            "measure it again on an idle GPU (opmark-bench --opmark_suite=submission --benchmark_filter='^" + name +
+                "/'), or run the suite again");
+      continue;
+    }
     if (r.status != "ok") continue;
     if (r.verification.empty())
       p.add("unverified cases", "case has no verification record in " + log + ": " + name,
@@ -142,7 +150,7 @@ void check_cases(const ResultSet& results, const core::Suite& rules, const std::
     if (r.reps_us.size() < static_cast<std::size_t>(rules.repetitions)) {
       p.add("too few repetitions", "case has " + std::to_string(r.reps_us.size()) + " repetition(s), the rules need " +
                                        std::to_string(rules.repetitions) + ": " + name,
-            "run with --benchmark_repetitions=" + std::to_string(rules.repetitions) + " or more (opmark-submit does)");
+            "run with --opmark_repetitions=" + std::to_string(rules.repetitions) + " or more (opmark-submit does)");
       continue;
     }
     const double noise = relative_mad(r.reps_us);
@@ -217,36 +225,63 @@ void check_derived(const fs::path& dir, const ResultSet& results, const core::Su
 }  // namespace
 
 std::vector<Problem> check_bundle(const std::string& bundle, const std::string& rules_path, const std::string& shapes_dir) {
+  return check_bundle_report(bundle, rules_path, shapes_dir).problems;
+}
+
+CheckReport check_bundle_report(const std::string& bundle, const std::string& rules_path, const std::string& shapes_dir) {
+  CheckReport report;
+  report.rules_path = rules_path;
   Problems p;
+  const auto done = [&]() {
+    report.problems = p.done();
+    return report;
+  };
   const fs::path dir = bundle;
   if (!fs::is_directory(dir)) throw Error(bundle + ": no such bundle folder");
-  const core::Suite rules = core::load_suite(rules_path);
+  core::Suite rules = core::load_suite(rules_path);  // read first: rules that do not load are no check at all
   for (const char* rel : {bundle_path::system, bundle_path::scores})
     if (!fs::exists(dir / rel))
       p.add("files", (dir / rel).string() + " is missing", "a bundle is what opmark-submit writes (results/README.md)");
   for (const char* rel : {bundle_path::results, bundle_path::benchmark_json})
     if (!fs::exists(raw_file(bundle, rel)))
       p.add("files", (dir / rel).string() + " (or .gz) is missing", "a bundle is what opmark-submit writes (results/README.md)");
-  if (!fs::exists(raw_file(bundle, bundle_path::results))) return p.done();
+  if (!fs::exists(raw_file(bundle, bundle_path::results))) return done();
   ResultSet results;
   try {
     results = load_results(raw_file(bundle, bundle_path::results), Statistic::median);
   } catch (const Error& e) {
     p.add("files", e.what(), "keep the run's own results log, unedited");
-    return p.done();
+    return done();
   }
+  // A run made under an earlier version is checked against that version's rules where they are kept beside these.
+  std::string note;
+  rules = rules_for_run(rules_path, results.context, &note);
+  report.rules_path = rules.path;
+  if (!note.empty()) report.notes.push_back(note);
   if (fs::exists(dir / bundle_path::system)) check_system(dir, results, p);
   const std::string run_rules = results.context.count("rules_version") ? results.context.at("rules_version") : "";
   if (run_rules != std::to_string(rules.rules_version))
     p.add("rules", "the run was made under rules version '" + run_rules + "', these are version " +
-                       std::to_string(rules.rules_version) + " (" + rules_path + ")",
+                       std::to_string(rules.rules_version) + " (" + rules.path + ")",
           "run the suite with opmark-submit (opmark-bench --opmark_suite=submission), or check with its rules (--rules)");
+  // Rules that name a timing want every time taken that way (version 2: graph, the GPU's own time).
+  if (!rules.timing.empty()) {
+    const auto it = results.context.find("timing_mode");
+    if (it == results.context.end())
+      p.add("rules", "the run's context (" + std::string(bundle_path::results) + " line 1) has no timing_mode (a "
+                         "results format 1 run), and the rules (" + rules.path + ") require timing " + rules.timing,
+            "run the suite with this opmark-bench (--opmark_timing=" + rules.timing + ", opmark-submit's default)");
+    else if (it->second != rules.timing)
+      p.add("rules", "the run timed '" + it->second + "' (timing_mode in " + bundle_path::results +
+                         " line 1), the rules (" + rules.path + ") require " + rules.timing,
+            "run the suite again with --opmark_timing=" + rules.timing + " (opmark-submit's default)");
+  }
   // The tables and models are read once: the required cases and the derived scores both come from them.
   const std::vector<core::ModelTable> models = core::load_models(rules.model_names, {shapes_dir});
   check_cases(results, rules, core::suite_cases(rules, core::load_tables({shapes_dir}), models), p);
   if (fs::exists(raw_file(bundle, bundle_path::benchmark_json))) check_raw_agree(dir, results, p);
   check_derived(dir, results, rules, models, shapes_dir, p);
-  return p.done();
+  return done();
 }
 
 }  // namespace opmark::aggregate

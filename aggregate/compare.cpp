@@ -19,11 +19,11 @@ Comparison compare(const ResultSet& before, const ResultSet& after, double thres
   double log_sum = 0;
   for (const auto& [name, b] : before.cases) {
     auto it = after.cases.find(name);
-    if (it == after.cases.end() || it->second.status != "ok") {
-      if (b.status == "ok") out.only_before.push_back(name);
+    if (it == after.cases.end() || !it->second.timed()) {
+      if (b.timed()) out.only_before.push_back(name);
       continue;
     }
-    if (b.status != "ok") continue;
+    if (!b.timed()) continue;
     const CaseResult& a = it->second;
     CaseComparison c;
     c.name = name;
@@ -31,13 +31,16 @@ Comparison compare(const ResultSet& before, const ResultSet& after, double thres
     c.after_us = a.time_us;
     c.ratio = b.time_us > 0 ? a.time_us / b.time_us : 0;
     c.noise_us = std::max(spread(b.reps_us), spread(a.reps_us));
-    c.regression = c.ratio > 1.0 + threshold && (a.time_us - b.time_us) > c.noise_us;
+    c.unstable = b.unstable() && a.unstable() ? "before and after" : b.unstable() ? "before" : a.unstable() ? "after" : "";
+    // An unstable time is in doubt by more than any threshold: neither a regression nor cleared of one.
+    c.regression = c.unstable.empty() && c.ratio > 1.0 + threshold && (a.time_us - b.time_us) > c.noise_us;
     out.regressions += c.regression;
+    out.unstable += !c.unstable.empty();
     if (c.ratio > 0) log_sum += std::log(c.ratio);
     out.cases.push_back(c);
   }
   for (const auto& [name, a] : after.cases)
-    if (a.status == "ok" && !before.cases.count(name)) out.only_after.push_back(name);
+    if (a.timed() && !before.cases.count(name)) out.only_after.push_back(name);
   out.geomean_ratio = out.cases.empty() ? 0 : std::exp(log_sum / static_cast<double>(out.cases.size()));
   return out;
 }

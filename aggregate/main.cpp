@@ -116,29 +116,40 @@ int run_compare(const Args& a) {
     nlohmann::json j;
     j["geomean_ratio"] = c.geomean_ratio;
     j["regressions"] = c.regressions;
-    for (const auto& k : c.cases)
-      j["cases"].push_back({{"name", k.name}, {"before_us", k.before_us}, {"after_us", k.after_us},
-                            {"ratio", k.ratio}, {"noise_us", k.noise_us}, {"regression", k.regression}});
+    j["unstable"] = c.unstable;
+    for (const auto& k : c.cases) {
+      nlohmann::json one = {{"name", k.name}, {"before_us", k.before_us}, {"after_us", k.after_us},
+                            {"ratio", k.ratio}, {"noise_us", k.noise_us}, {"regression", k.regression},
+                            {"verdict", k.verdict()}};
+      if (!k.unstable.empty()) one["unstable"] = k.unstable;
+      j["cases"].push_back(one);
+    }
     j["only_before"] = c.only_before;
     j["only_after"] = c.only_after;
     std::cout << j.dump(2) << "\n";
   } else {
     const bool csv = a.format == "csv";
-    if (csv) std::printf("case,before_us,after_us,after_over_before,noise_us,regression\n");
+    if (csv) std::printf("case,before_us,after_us,after_over_before,noise_us,regression,verdict\n");
     else std::printf("%-100s %11s %11s %8s\n", "case", "before us", "after us", "ratio");
     for (const auto& k : c.cases) {
       if (csv)
-        std::printf("%s,%.4f,%.4f,%.4f,%.4f,%d\n", k.name.c_str(), k.before_us, k.after_us, k.ratio, k.noise_us,
-                    static_cast<int>(k.regression));
+        std::printf("%s,%.4f,%.4f,%.4f,%.4f,%d,%s\n", k.name.c_str(), k.before_us, k.after_us, k.ratio, k.noise_us,
+                    static_cast<int>(k.regression), k.verdict().c_str());
       else
         std::printf("%-100s %11.3f %11.3f %8.3f %s\n", k.name.c_str(), k.before_us, k.after_us, k.ratio,
-                    k.regression ? "REGRESSION" : "");
+                    k.regression          ? "REGRESSION"
+                    : !k.unstable.empty() ? ("UNSURE: unstable " + k.unstable).c_str()
+                                          : "");
     }
-    if (!csv)
+    if (!csv) {
       std::printf("%zu cases in both; geometric mean of after/before %.4f (above 1: slower); %d regression(s) "
                   "beyond %.0f%% and the measured noise; %zu only before, %zu only after\n",
                   c.cases.size(), c.geomean_ratio, c.regressions, a.threshold * 100, c.only_before.size(),
                   c.only_after.size());
+      if (c.unstable)
+        std::printf("%d case(s) measured unstable before or after: their ratio is in the geometric mean, but no "
+                    "verdict is given on them (UNSURE)\n", c.unstable);
+    }
   }
   return c.regressions > 0 ? 3 : 0;
 }
@@ -187,7 +198,7 @@ void write_plots(const Args& a, const ResultSet& results, const std::vector<core
         if (!call.c) continue;
         const std::string name = core::make_case_name(*call.c);
         auto it = results.cases.find(name);
-        if (it == results.cases.end() || it->second.status != "ok") continue;
+        if (it == results.cases.end() || !it->second.timed()) continue;
         by_case[name].first = it->second.time_us;
         by_case[name].second += static_cast<double>(call.calls);
       }
@@ -269,6 +280,15 @@ int score_set(const Args& a, const std::string& file, bool primary, AreaSets* se
   for (const auto& ar : areas) {
     if (csv) std::printf("area,%s,,%.6f,,,,\n", ar.name.c_str(), ar.score_ms);
     else std::printf("area %-19s %-15s %12.4f\n", ar.name.c_str(), "", ar.score_ms);
+  }
+  // Unstable cases count in the scores with their time, but say so: two of their measurements disagreed.
+  std::set<std::string> unstable;
+  for (const auto& s : scores) unstable.insert(s.unstable.begin(), s.unstable.end());
+  if (!csv && !unstable.empty()) {
+    std::printf("note: %zu scored case(s) were measured unstable (two measurements disagreed by more than 1.3x); "
+                "their time counts in the scores:\n", unstable.size());
+    for (const auto& name : unstable)
+      std::printf("  %s: %s\n", name.c_str(), results.cases.at(name).reason.c_str());
   }
   return 0;
 }

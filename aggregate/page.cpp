@@ -108,7 +108,8 @@ void read_system(const fs::path& file, Bundle& b) {
 }
 
 // What the drill-down shows and ResultSet does not keep: every repetition, the median and mean lines with their
-// counters, verification, and the sets and models a case belongs to. load_results has checked the lines already.
+// counters (and a recheck line's over them), verification, and the sets and models a case belongs to. load_results
+// has checked the lines already.
 void read_details(const std::string& text, const std::string& path, Bundle& b) {
   std::istringstream in(text);
   std::string line;
@@ -137,6 +138,8 @@ void read_details(const std::string& text, const std::string& path, Bundle& b) {
         const std::string aggregate = j.at("aggregate").get<std::string>();
         if (aggregate == "median" || aggregate == "mean") d[aggregate] = t;
         if (aggregate == "median") d["counters"] = counters;
+        if (aggregate == "recheck")  // the end-of-run re-time's counters, over the median line's
+          for (const auto& [k, v] : counters.items()) d["counters"][k] = v;
       }
     } catch (const json::exception& e) {
       throw Error(path + ":" + std::to_string(number) + ": " + e.what());
@@ -199,9 +202,13 @@ Bundle load_bundle(const fs::path& root, const fs::path& dir) {
   b.results = parse_results(text, results, Statistic::median);
   read_details(text, results, b);
   read_scores(dir / "scores.json", b);
-  // The run's context says how it was timed and which peaks its percentages and roofs use.
+  // The run's context says how it was timed (results format 2: graph or eager, the noise target, NVML's state and the
+// GPU's power limit, ECC and MIG) and which peaks its percentages and roofs use.
   for (const auto& [key, value] : b.results.context)
-    if (key == "timing" || key == "peaks" || key.rfind("peak_", 0) == 0) b.system.push_back({"context." + key, value});
+    if (key == "timing" || key == "peaks" || key.rfind("peak_", 0) == 0 || key == "results_format" ||
+        key == "timing_mode" || key == "noise_target" || key == "nvml" || key == "power_limit_w" || key == "ecc" ||
+        key == "mig")
+      b.system.push_back({"context." + key, value});
   return b;
 }
 
@@ -257,7 +264,9 @@ json case_entry(const std::string& name, const std::vector<Bundle>& bundles) {
     if (family.empty()) family = family_of(name, d);
     d["status"] = r->second.status;
     if (!r->second.reason.empty()) d["reason"] = r->second.reason;
-    if (r->second.status == "ok") d["time_us"] = r->second.time_us;
+    if (r->second.timed()) d["time_us"] = r->second.time_us;  // unstable too: shown, and marked by the script
+    const double default_us = default_time_us(r->second);
+    if (default_us >= 0) d["default_us"] = default_us;
     per.push_back(d);
   }
   return {{"name", name}, {"family", family}, {"r", per}};
@@ -374,7 +383,7 @@ int page_main(int argc, char** argv) {
   std::vector<std::string> labels;
   std::vector<std::vector<AreaScore>> area_scores;
   for (const auto& b : bundles) {
-    std::map<std::string, int> summary = {{"ok", 0}, {"skipped", 0}, {"failed", 0}};
+    std::map<std::string, int> summary = {{"ok", 0}, {"unstable", 0}, {"skipped", 0}, {"failed", 0}};
     for (const auto& [name, r] : b.results.cases) ++summary[r.status];
     data["bundles"].push_back({{"id", b.id}, {"system_name", b.system_name}, {"gpu", b.gpu}, {"system", b.system},
                                {"summary", summary}, {"scores", b.scores}});

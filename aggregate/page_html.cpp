@@ -22,6 +22,9 @@ td.best { font-weight: bold; background: #eef8ee; }
 td.slower { color: #b22; }
 td.faster { color: #171; }
 td.status { color: #b22; font-style: italic; }
+td.unstable { background: #fff3cd; }
+td.unsure { color: #8a6d00; font-style: italic; }
+small.reason { display: block; white-space: normal; max-width: 18em; color: #8a6d00; text-align: left; }
 td.case { font-family: monospace; font-size: 12px; }
 tr.case { cursor: pointer; }
 tr.case:hover { background: #fafae6; }
@@ -76,8 +79,14 @@ const char* kScript = R"JS(
     var attrs = {colspan: span || 1, style: 'border-top: 4px solid ' + colours[i % colours.length]};
     return el('th', attrs, bundles[i].system_name, el('br'), el('small', {text: bundles[i].gpu}));
   }
-  function ratioCell(r) {
+  function ratioCell(r, unsure) {
     if (typeof r !== 'number') return num('-');
+    // A ratio with an unstable time in it is no verdict either way: neither coloured nor called faster or slower.
+    if (unsure) {
+      var c = num(sig(r, 4) + 'x ?', 'unsure');
+      c.title = 'a time measured unstable: no verdict';
+      return c;
+    }
     return num(sig(r, 4) + 'x', r > 1.005 ? 'slower' : r < 0.995 ? 'faster' : '');
   }
   function markBest(cells, values) {  // the lowest time or score of a row, when more than one bundle has one
@@ -108,9 +117,11 @@ const char* kScript = R"JS(
       rows.push(el('tr', null, el('td', {text: k}),
                    flat.map(function (f) { return el('td', {text: k in f ? f[k] : ''}); })));
     });
-    rows.push(el('tr', null, el('td', {text: 'cases ok / skipped / failed'}), bundles.map(function (b) {
+    var anyUnstable = bundles.some(function (b) { return b.summary.unstable > 0; });
+    rows.push(el('tr', null, el('td', {text: 'cases ok / ' + (anyUnstable ? 'unstable / ' : '') + 'skipped / failed'}),
+                 bundles.map(function (b) {
       var s = b.summary;
-      return el('td', {text: s.ok + ' / ' + s.skipped + ' / ' + s.failed});
+      return el('td', {text: s.ok + ' / ' + (anyUnstable ? s.unstable + ' / ' : '') + s.skipped + ' / ' + s.failed});
     })));
     document.getElementById('systems-table').appendChild(el('table', null, el('thead', null, head), el('tbody', null, rows)));
   })();
@@ -173,6 +184,19 @@ const char* kScript = R"JS(
     if (typeof c.gb_per_s === 'number') return sig(c.gb_per_s, 4) + ' GB/s';
     return '-';
   }
+  // Energy per operation and its efficiency, from the median line's counters (results format 2, with NVML); null
+  // where the case has none. TFLOPS/W for a case with FLOPs, GB/s/W for a memory-bound one.
+  function energy(r) {
+    var c = (r && r.counters) || {};
+    if (typeof c.joules_per_op !== 'number' || !(c.joules_per_op > 0)) return null;
+    var text = sig(c.joules_per_op * 1e3, 3) + ' mJ';
+    if (typeof c.tflops_per_w === 'number') text += ', ' + sig(c.tflops_per_w, 3) + ' TFLOPS/W';
+    else if (typeof c.gb_per_s_per_w === 'number') text += ', ' + sig(c.gb_per_s_per_w, 3) + ' GB/s/W';
+    else if (c.flops > 0) text += ', ' + sig(c.flops / c.joules_per_op / 1e12, 3) + ' TFLOPS/W';
+    else if (c.bytes > 0) text += ', ' + sig(c.bytes / c.joules_per_op / 1e9, 3) + ' GB/s/W';
+    return text;
+  }
+  function timed(r) { return r && (r.status === 'ok' || r.status === 'unstable'); }
   function list(v) { return v && v.length ? v.join(', ') : '-'; }
   function details(k) {
     var blocks = bundles.map(function (b, i) {
@@ -184,6 +208,8 @@ const char* kScript = R"JS(
                   ['repetitions us (iterations)', r.reps.length ? r.reps.map(function (p) {
                     return sig(p.time_us, 6) + (p.iterations ? ' (x' + p.iterations + ')' : '');
                   }).join(', ') : '-'],
+                  ['library default us', typeof r.default_us === 'number' ? sig(r.default_us, 6) : '-'],
+                  ['energy per op', energy(r) || '-'],
                   ['verification', r.verification || '-'], ['label', r.label || '-'],
                   ['sets', list(r.sets)], ['models', list(r.models)], ['applications', list(r.applications)]];
       var counters = Object.keys(r.counters || {}).sort().map(function (name) {
@@ -220,28 +246,46 @@ const char* kScript = R"JS(
     var summary = document.getElementById('summary-' + f.name);
     summary.appendChild(el('p', {text: cases.length + ' cases. Time: the median over repetitions in us, lower is better; ' +
                                        'ratio: time / time on ' + label(ref) + ' (above 1: slower).'}));
+    var withEnergy = cases.some(function (k) { return k.r.some(function (r) { return timed(r) && energy(r); }); });
+    if (withEnergy)
+      summary.appendChild(el('p', {text: 'Energy: joules per operation (mJ) as NVML measured them over the timed ' +
+                                         'replays, and work per joule (TFLOPS/W, or GB/s/W for memory-bound cases).'}));
+    if (cases.some(function (k) { return k.r.some(function (r) { return r && r.status === 'unstable'; }); }))
+      summary.appendChild(el('p', {text: '\u26a0 unstable: two measurements of the case disagreed by more than 1.3x ' +
+                                         'even after measuring again; its median time is shown, in doubt, and its ' +
+                                         'ratios carry no verdict (?).'}));
+    var span = withEnergy ? 3 : 2;
     f.geomean.forEach(function (g, i) {
       if (i === ref || !g) return;
       summary.appendChild(el('p', null, el('span', {class: 'swatch', style: 'background: ' + colours[i % colours.length]}),
         label(i) + ': geometric mean of the time ratio ' + sig(g.ratio, 4) + 'x over ' + g.cases + ' cases measured on both'));
     });
-    var head1 = el('tr', null, el('th', {rowspan: 2, text: 'case'}), bundles.map(function (b, i) { return bundleHead(i, 2); }),
+    var head1 = el('tr', null, el('th', {rowspan: 2, text: 'case'}), bundles.map(function (b, i) { return bundleHead(i, span); }),
                    bundles.length > 1 ? el('th', {colspan: bundles.length - 1, text: 'time ratio to ' + label(ref)}) : null);
-    var head2 = el('tr', null, bundles.map(function () { return [el('th', {text: 'time us'}), el('th', {text: 'rate'})]; }),
+    var head2 = el('tr', null, bundles.map(function () {
+                     return [el('th', {text: 'time us'}), el('th', {text: 'rate'}),
+                             withEnergy ? el('th', {text: 'energy per op'}) : null];
+                   }),
                    bundles.map(function (b, i) { return i === ref ? null : bundleHead(i); }));
     var rows = cases.map(function (k) {
-      var times = [], timeCells = [], cells = [];
+      var times = [], sure = [], timeCells = [], cells = [];
       k.r.forEach(function (r) {
-        var ok = r && r.status === 'ok';
+        var ok = timed(r), unstable = ok && r.status === 'unstable';
         times.push(ok ? r.time_us : null);
-        var t = !r ? num('not run') : ok ? num(sig(r.time_us, 5)) : el('td', {class: 'status', text: r.status, title: r.reason || ''});
+        sure.push(ok && !unstable ? r.time_us : null);  // the best of a row is never a time in doubt
+        var t = !r ? num('not run')
+              : unstable ? el('td', {class: 'num unstable', title: 'unstable: ' + (r.reason || '')}, sig(r.time_us, 5) + ' \u26a0',
+                              el('small', {class: 'reason', text: 'unstable: ' + (r.reason || 'no reason given')}))
+              : ok ? num(sig(r.time_us, 5))
+              : el('td', {class: 'status', text: r.status, title: r.reason || ''});
         timeCells.push(t);
-        cells.push(t, ok ? num(rate(r)) : num(''));
+        cells.push(t, ok ? num(rate(r)) : num(''), withEnergy ? num(ok ? energy(r) || '-' : '') : null);
       });
-      markBest(timeCells, times);
+      markBest(timeCells, sure);
       k.r.forEach(function (r, i) {
         if (i === ref) return;
-        cells.push(ratioCell(typeof times[i] === 'number' && times[ref] > 0 ? times[i] / times[ref] : null));
+        var unsure = (r && r.status === 'unstable') || (k.r[ref] && k.r[ref].status === 'unstable');
+        cells.push(ratioCell(typeof times[i] === 'number' && times[ref] > 0 ? times[i] / times[ref] : null, unsure));
       });
       var tr = el('tr', {class: 'case', title: 'click for the details'}, el('td', {class: 'case', text: k.name.slice(f.name.length + 1)}), cells);
       tr.opmarkCase = k;
@@ -303,7 +347,8 @@ std::string page_html(const nlohmann::json& data, const std::string& areas_svg,
     << "<header>\n<h1>opmark results</h1>\n<p>" << n << " submission bundle" << (n == 1 ? "" : "s") << " under "
     << escape(data.value("source", std::string())) << ", generated by <code>opmark-aggregate page</code>.</p>\n"
     << "<p class=\"note\">Scores are milliseconds, case times microseconds: <strong>lower is better</strong>. "
-    << "Click a case for its repetitions, verification, label and counters.</p>\n</header>\n"
+    << "Click a case for its repetitions, verification, label and counters. A time marked &#9888; was measured "
+       "unstable (the reason is under it): shown, but in doubt.</p>\n</header>\n"
     << "<div id=\"js-error\" hidden></div>\n"
     << "<noscript><p>The tables are rendered by the script in this page: enable JavaScript to see them. The charts "
        "below are static.</p></noscript>\n<nav><a href=\"#systems\">systems</a><a href=\"#scores\">scores</a>";

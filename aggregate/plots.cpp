@@ -121,10 +121,11 @@ std::string roofline_svg(const ResultSet& results, const std::string& precision)
   struct Point {
     std::string family, name;
     double intensity, tflops;
+    bool unstable;
   };
   std::vector<Point> points;
   for (const auto& [name, r] : results.cases) {
-    if (r.status != "ok" || r.time_us <= 0) continue;
+    if (!r.timed() || r.time_us <= 0) continue;
     core::Case c;
     try {
       c = core::parse_case_name(name);
@@ -134,7 +135,7 @@ std::string roofline_svg(const ResultSet& results, const std::string& precision)
     if (c.precision != precision) continue;
     const core::Work w = core::work_of(c);
     if (w.flops <= 0 || w.bytes() <= 0) continue;
-    points.push_back({c.family, name, w.flops / w.bytes(), w.flops / (r.time_us * 1e-6) / 1e12});
+    points.push_back({c.family, name, w.flops / w.bytes(), w.flops / (r.time_us * 1e-6) / 1e12, r.unstable()});
   }
   Canvas canvas("Roofline, " + precision + (results.context.count("gpu") ? ", " + results.context.at("gpu") : ""));
   // The roofs from the run's context; a missing or unreadable one draws no roof.
@@ -160,7 +161,7 @@ std::string roofline_svg(const ResultSet& results, const std::string& precision)
     const int k = colour.emplace(p.family, static_cast<int>(colour.size())).first->second;
     canvas.svg << "<circle cx=\"" << canvas.x(ax.frac(p.intensity)) << "\" cy=\"" << canvas.y(ay.frac(p.tflops))
                << "\" r=\"3\" fill=\"" << kColours[k % 8] << "\"><title>" << escape(p.name) << ": "
-               << fmt("%.3g", p.tflops) << " TFLOPS</title></circle>\n";
+               << fmt("%.3g", p.tflops) << " TFLOPS" << (p.unstable ? " (unstable)" : "") << "</title></circle>\n";
   }
   int row = 0;
   for (const auto& [family, k] : colour)

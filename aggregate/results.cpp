@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <fstream>
 #include <numeric>
+#include <set>
 #include <sstream>
 
 #include <nlohmann/json.hpp>
@@ -19,6 +20,17 @@ using nlohmann::json;
 
 }  // namespace
 
+double CaseResult::counter(const std::string& key, double otherwise) const {
+  auto it = counters.find(key);
+  return it == counters.end() ? otherwise : it->second;
+}
+
+double default_time_us(const CaseResult& r) {
+  for (const char* key : {"default_us", "heuristic_us", "standard_algo_us"})
+    if (r.has_counter(key)) return r.counter(key);
+  return -1;
+}
+
 double statistic_of(std::vector<double> v, Statistic s) {
   if (v.empty()) return 0;
   switch (s) {
@@ -33,6 +45,9 @@ double statistic_of(std::vector<double> v, Statistic s) {
 
 namespace {
 
+// Whether a line's status carries a time (ok, or unstable: measured, but two measurements disagreed).
+bool timed_status(const std::string& status) { return status == "ok" || status == "unstable"; }
+
 const json& need(const json& j, const char* key, const std::string& where) {
   if (!j.contains(key)) throw Error(where + ": missing key '" + key + "'");
   return j.at(key);
@@ -43,6 +58,7 @@ void parse_jsonl(const std::string& text, const std::string& path, Statistic sta
   std::istringstream in(text);
   std::string line;
   std::map<std::string, std::map<std::string, double>> aggregates;
+  std::set<std::string> median_counters;  // cases whose counters came from their median line
   for (int number = 1; std::getline(in, line); ++number) {
     if (line.empty()) continue;
     const std::string where = path + ":" + std::to_string(number);
@@ -64,13 +80,26 @@ void parse_jsonl(const std::string& text, const std::string& path, Statistic sta
     if (j.contains("label")) r.label = j["label"].get<std::string>();
     if (j.contains("reason")) r.reason = j["reason"].get<std::string>();
     if (j.contains("verification")) r.verification = j["verification"].get<std::string>();
-    if (r.status != "ok") continue;
+    if (!timed_status(r.status)) continue;
     const double t = need(j, "time_us", where).get<double>();
+    const std::string aggregate = type == "run" ? "" : need(j, "aggregate", where).get<std::string>();
     if (type == "run") r.reps_us.push_back(t);
-    else aggregates[name][need(j, "aggregate", where).get<std::string>()] = t;
+    else aggregates[name][aggregate] = t;
+    // The counters of the median line; until one comes, the latest repetition's. The end-of-run re-time's line
+    // ("recheck", appended later) adds its own (recheck_us, the remeasured repetitions) over them.
+    const bool recheck = aggregate == "recheck";
+    if (j.contains("counters") &&
+        (aggregate == "median" || recheck || (type == "run" && !median_counters.count(name)))) {
+      const json& counters = j["counters"];
+      if (!counters.is_object()) throw Error(where + ": 'counters' is not an object");
+      if (!recheck) r.counters.clear();
+      for (const auto& [k, v] : counters.items())
+        if (v.is_number()) r.counters[k] = v.get<double>();
+      if (aggregate == "median") median_counters.insert(name);
+    }
   }
   for (auto& [name, r] : out.cases) {
-    if (r.status != "ok") continue;
+    if (!r.timed()) continue;
     if (!r.reps_us.empty()) r.time_us = statistic_of(r.reps_us, statistic);
     else if (statistic == Statistic::median && aggregates[name].count("median")) r.time_us = aggregates[name]["median"];
     else if (statistic == Statistic::mean && aggregates[name].count("mean")) r.time_us = aggregates[name]["mean"];

@@ -14,12 +14,29 @@ Statistic parse_statistic(const std::string& name);  // throws opmark::Error nam
 double statistic_of(std::vector<double> values, Statistic statistic);
 
 struct CaseResult {
-  std::string status = "ok";     // ok, skipped, failed
-  double time_us = 0;            // by the statistic; 0 when not ok
+  // ok, unstable, skipped, failed. An unstable case has a time like an ok one (two of its measurements disagreed
+  // by more than 1.3x even after measuring again; `reason` says which): scores, spreadsheet, page and compare use
+  // its time and mark it, the checker rejects it.
+  std::string status = "ok";
+  double time_us = 0;            // by the statistic; 0 when the case has no time (skipped, failed)
   std::vector<double> reps_us;   // the repetitions' times, when the file has them
   std::string label, reason;
   std::string verification;      // the harness's check of the result (results.jsonl only)
+  // The median line's counters (flops, tflops, joules_per_op, ...), with those of a later "recheck" line (the
+  // end-of-run re-time: recheck_us) over them; a case without a median line has its last repetition's. Empty for
+  // benchmark.json. A case's status and reason are its last line's (a recheck line can make it unstable).
+  std::map<std::string, double> counters;
+
+  bool timed() const { return status == "ok" || status == "unstable"; }  // has a time
+  bool unstable() const { return status == "unstable"; }
+  // A counter, or `otherwise` where the case has none.
+  double counter(const std::string& key, double otherwise = 0) const;
+  bool has_counter(const std::string& key) const { return counters.count(key) > 0; }
 };
+
+// The time of the library's default choice beside the tuned one, in us: `default_us` (results format 2), or an
+// older run's `heuristic_us` (gemm, conv) or `standard_algo_us` (rnn); negative where the case has none.
+double default_time_us(const CaseResult& r);
 
 struct ResultSet {
   std::string path;

@@ -32,6 +32,8 @@ nlohmann::json score_report_json(const ScoreReport& report, const ResultSet& res
                         {"score_ms", s.score_ms}, {"calls", s.calls},
                         {"coverage_calls", s.coverage_calls()}, {"missing", s.missing}};
     m["coverage_time"] = s.coverage_time() >= 0 ? nlohmann::json(s.coverage_time()) : nlohmann::json(nullptr);
+    // Only where there are some: the scores.json of a run without unstable cases stays what it was.
+    if (!s.unstable.empty()) m["unstable"] = s.unstable;
     if (s.measured_ms) {
       m["measured_ms"] = *s.measured_ms;
       m["measured_device"] = s.measured_device;

@@ -1,5 +1,7 @@
 #include "aggregate/scores.h"
 
+#include <algorithm>
+
 #include "core/error.h"
 #include "core/table.h"
 #include "core/yaml_nodes.h"
@@ -23,10 +25,12 @@ ModelScore score_model(const core::ModelTable& model, const core::Symbols& input
     if (!call.c) continue;  // family other, or a precision the family does not run: not covered
     const std::string name = core::make_case_name(*call.c);
     auto it = results.cases.find(name);
-    if (it == results.cases.end() || it->second.status != "ok") {
+    if (it == results.cases.end() || !it->second.timed()) {
       s.missing.push_back(name);
       continue;
     }
+    if (it->second.unstable() && std::find(s.unstable.begin(), s.unstable.end(), name) == s.unstable.end())
+      s.unstable.push_back(name);
     s.covered_calls += call.calls;
     s.covered_traced_us += traced;
     s.score_ms += static_cast<double>(call.calls) * it->second.time_us * 1e-3;

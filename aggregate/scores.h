@@ -18,6 +18,7 @@ struct ModelScore {
   std::int64_t calls = 0, covered_calls = 0;  // all operator calls; those a measured case covers
   double traced_us = 0, covered_traced_us = 0;  // the table's traced GPU time (0: the table has none)
   std::vector<std::string> missing;      // cases a benchmarked family runs that the results lack or did not run
+  std::vector<std::string> unstable;     // scored cases measured unstable (their time counts, but is in doubt)
   std::optional<double> measured_ms;     // the model's own GPU time, where its table records it
   std::string measured_device, measured_precision;
 

@@ -25,18 +25,26 @@ std::string csv_field(const std::string& s) {
   return out + "\"";
 }
 
-// A case's measured time, or why there is none ("not run", "failed", "skipped").
+// A case's measured time, or why there is none ("not run", "failed", "skipped"). An unstable case has its time.
 struct Measured {
-  double time_us = 0;  // 0 when not ok
+  double time_us = 0;  // 0 when there is none
   std::string status;
-  bool ok() const { return status == "ok"; }
+  const CaseResult* result = nullptr;
+  bool ok() const { return status == "ok" || status == "unstable"; }
+  bool unstable() const { return status == "unstable"; }
 };
 
 Measured measured(const ResultSet& results, const core::Case& c) {
   auto it = results.cases.find(core::make_case_name(c));
   if (it == results.cases.end()) return {0, "not run"};
-  if (it->second.status != "ok") return {0, it->second.status};
-  return {it->second.time_us, "ok"};
+  if (!it->second.timed()) return {0, it->second.status, &it->second};
+  return {it->second.time_us, it->second.status, &it->second};
+}
+
+bool any_energy(const ResultSet& results) {
+  for (const auto& [name, r] : results.cases)
+    if (r.timed() && r.has_counter("joules_per_op")) return true;
+  return false;
 }
 
 // The same shape in another direction (a conv shape's bwd_data, an RNN's bwd_weights).
@@ -70,6 +78,7 @@ std::vector<Sheet> deepbench_sheets(const ResultSet& results) {
     for (const auto& v : c.values) key += core::to_string(v) + "/";
     shapes[sheet].emplace(key, c);
   }
+  const bool energy = any_energy(results);  // the energy columns on every sheet, or on none
   std::vector<Sheet> sheets;
   for (const auto& [sheet_name, by_shape] : shapes) {
     Sheet s;
@@ -79,23 +88,47 @@ std::vector<Sheet> deepbench_sheets(const ResultSet& results) {
     s.family = first.family;
     const core::Schema& schema = first.schema();
     for (const auto& f : schema.fields) s.header.push_back(f.name);
-    // One pair of columns (time, TFLOPS) per direction the family has, DeepBench's layout.
+    // One pair of columns (time, TFLOPS) per direction the family has, DeepBench's layout; with energy, its
+    // energy and efficiency after each pair. A family none of whose cases has FLOPs is memory bound: GB/s per watt.
+    bool compute = false;
+    for (const auto& [key, c] : by_shape)
+      for (const auto& d : schema.directions) compute = compute || core::work_of(with_direction(c, d)).flops > 0;
     for (const auto& d : schema.directions) {
       s.header.push_back(d + " time (us)");
       s.header.push_back(d + " TFLOPS");
+      if (energy) {
+        s.header.push_back(d + " energy (mJ/op)");
+        s.header.push_back(d + (compute ? " TFLOPS/W" : " GB/s/W"));
+      }
     }
     const bool sparse = first.family == "spmm", allreduce = first.family == "allreduce";
     if (sparse) s.header.insert(s.header.end(), {"dense time (us)", "speedup over dense"});
     if (allreduce) s.header.insert(s.header.end(), {"algbw (GB/s)", "busbw (GB/s)"});
+    bool any_unstable = false;
     for (const auto& [key, c] : by_shape) {
       std::vector<std::string> row = field_texts(c);
+      std::string notes;
       for (const auto& d : schema.directions) {
         const core::Case in_direction = with_direction(c, d);
         const Measured m = measured(results, in_direction);
-        const double flops = core::work_of(in_direction).flops;
+        const core::Work work = core::work_of(in_direction);
+        const double flops = work.flops;
+        if (m.unstable()) {
+          s.unstable_cells.push_back({s.rows.size(), row.size()});
+          notes += (notes.empty() ? "" : "; ") + d + " unstable: " + m.result->reason;
+        }
         row.push_back(m.ok() ? num(m.time_us) : m.status);
         row.push_back(m.ok() && flops > 0 ? num(flops / (m.time_us * 1e-6) / 1e12, "%.2f") : "");
+        if (energy) {
+          // mJ per operation, and work per joule: TFLOPS/W is FLOPs per J / 1e12, GB/s/W bytes per J / 1e9.
+          const double joules = m.ok() ? m.result->counter("joules_per_op", -1) : -1;
+          const double per_j = compute ? flops / 1e12 : work.bytes() / 1e9;
+          const double given = m.ok() ? m.result->counter(compute ? "tflops_per_w" : "gb_per_s_per_w", -1) : -1;
+          row.push_back(joules > 0 ? num(joules * 1e3, "%.4g") : "");
+          row.push_back(given >= 0 ? num(given, "%.4g") : joules > 0 && per_j > 0 ? num(per_j / joules, "%.4g") : "");
+        }
       }
+      any_unstable = any_unstable || !notes.empty();
       if (sparse) {
         // DeepBench's dense column: the GEMM family's case of the same shape, where the results hold it.
         std::map<std::string, core::FieldValue> g = {{"m", c.values[0]}, {"n", c.values[1]}, {"k", c.values[2]}};
@@ -111,8 +144,13 @@ std::vector<Sheet> deepbench_sheets(const ResultSet& results) {
         row.push_back(m.ok() ? num(algbw, "%.2f") : "");
         row.push_back(m.ok() ? num(algbw * core::busbw_factor(ranks), "%.2f") : "");
       }
+      row.push_back(notes);
       s.rows.push_back(row);
     }
+    // The notes column only where a case needs one: a run without unstable cases keeps its columns.
+    if (any_unstable) s.header.push_back("notes");
+    else
+      for (auto& row : s.rows) row.pop_back();
     sheets.push_back(std::move(s));
   }
   Sheet specs;

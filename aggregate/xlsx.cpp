@@ -41,6 +41,9 @@ void write_xlsx(const std::vector<Sheet>& sheets, const std::string& path) {
   if (!book) throw Error(path + ": cannot create the workbook");
   lxw_format* bold = workbook_add_format(book);
   format_set_bold(bold);
+  // A time measured unstable (its sheet's notes column says why): a number still, on an amber ground.
+  lxw_format* unstable = workbook_add_format(book);
+  format_set_bg_color(unstable, 0xFFE699);
   const auto write_cell = [&](lxw_worksheet* ws, lxw_row_t row, lxw_col_t col, const std::string& text,
                               lxw_format* format) {
     double v = 0;
@@ -51,8 +54,13 @@ void write_xlsx(const std::vector<Sheet>& sheets, const std::string& path) {
     for (std::size_t c = 0; c < s.header.size(); ++c)
       worksheet_write_string(ws, *row, lxw_col_t(c), s.header[c].c_str(), bold);
     ++*row;
-    for (const auto& cells : s.rows) {
-      for (std::size_t c = 0; c < cells.size(); ++c) write_cell(ws, *row, lxw_col_t(c), cells[c], nullptr);
+    for (std::size_t r = 0; r < s.rows.size(); ++r) {
+      const auto& cells = s.rows[r];
+      for (std::size_t c = 0; c < cells.size(); ++c) {
+        const bool marked = std::find(s.unstable_cells.begin(), s.unstable_cells.end(), std::make_pair(r, c)) !=
+                            s.unstable_cells.end();
+        write_cell(ws, *row, lxw_col_t(c), cells[c], marked ? unstable : nullptr);
+      }
       ++*row;
     }
   };

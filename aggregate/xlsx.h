@@ -13,7 +13,8 @@ namespace opmark::aggregate {
 bool xlsx_available();
 
 // Writes the workbook to path. Cells that read whole as numbers are stored as numbers, so a spreadsheet can sort
-// and chart them. Throws opmark::Error where the build has no libxlsxwriter, or the file cannot be written.
+// and chart them; times measured unstable are highlighted. Throws opmark::Error where the build has no
+// libxlsxwriter, or the file cannot be written.
 void write_xlsx(const std::vector<Sheet>& sheets, const std::string& path);
 
 }  // namespace opmark::aggregate

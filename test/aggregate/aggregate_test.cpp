@@ -1,5 +1,6 @@
 // The aggregator on hand-written fixtures whose numbers are worked out here: statistics over repetitions,
-// both result formats, OpBench scores with coverage, area scores, and compare's verdicts on planted regressions.
+// both result formats, OpBench scores with coverage, area scores, and compare's verdicts on planted regressions;
+// results format 2's counters, energy columns and unstable cases.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -8,6 +9,7 @@
 #include "aggregate/compare.h"
 #include "aggregate/plots.h"
 #include "aggregate/results.h"
+#include "aggregate/score_report.h"
 #include "aggregate/scores.h"
 #include "aggregate/spreadsheet.h"
 #include "core/error.h"
@@ -180,4 +182,164 @@ TEST(Results, BenchmarkJsonWithNaNCountersLoads) {
   ASSERT_EQ(r.cases.count("c"), 1u);  // the /manual_time suffix is not part of opmark's name
   EXPECT_DOUBLE_EQ(r.cases.at("c").time_us, 5.0);
   EXPECT_EQ(r.cases.at("c").label, "NaN in a string stays");
+}
+
+// Results format 2 (test/data/results_v2.jsonl): a GEMM with energy counters, a GEMM that the end-of-run re-time
+// (a "recheck" line appended later) found unstable, a ReLU with repetitions only, a failed case.
+namespace {
+
+const std::string kV2 = std::string(OPMARK_SOURCE_DIR) + "/test/data/results_v2.jsonl";
+const char* kBig = "gemm/fwd/fp16/m=4096/n=4096/k=4096/ta=N/tb=N/batch=1";
+const char* kShaky = "gemm/fwd/fp16/m=1024/n=1024/k=1024/ta=N/tb=N/batch=1";
+const char* kReluV2 = "pointwise/fwd/fp16/op=relu/rows=114688/cols=56/impl=opmark";
+const char* kShakyReason =
+    "re-timed at the end of the run at 12.1 us and measured again at 12.0 us, against a median of 112.0 us (9.3x)";
+
+// The cell of `sheet`'s row `row` under the header `column`; "(no column)" where the sheet has none.
+std::string cell(const Sheet& sheet, std::size_t row, const std::string& column) {
+  const auto it = std::find(sheet.header.begin(), sheet.header.end(), column);
+  if (it == sheet.header.end()) return "(no column)";
+  return sheet.rows.at(row).at(static_cast<std::size_t>(it - sheet.header.begin()));
+}
+
+const Sheet& sheet_named(const std::vector<Sheet>& sheets, const std::string& name) {
+  for (const auto& s : sheets)
+    if (s.name == name) return s;
+  throw Error("no sheet " + name);
+}
+
+}  // namespace
+
+TEST(AggregateResultsV2, AnUnstableCaseHasItsTimeAndKeepsItsStatusAndReason) {
+  const ResultSet r = load_results(kV2, Statistic::median);
+  EXPECT_EQ(r.context.at("results_format"), "2");
+  EXPECT_EQ(r.context.at("timing_mode"), "graph");
+  const CaseResult& shaky = r.cases.at(kShaky);
+  // Its repetitions and aggregates said ok; the end-of-run re-time's line, appended after, says unstable.
+  EXPECT_EQ(shaky.status, "unstable");
+  EXPECT_TRUE(shaky.unstable());
+  EXPECT_TRUE(shaky.timed());
+  EXPECT_EQ(shaky.reason, kShakyReason);
+  EXPECT_DOUBLE_EQ(shaky.time_us, 112.0);
+  EXPECT_EQ(shaky.reps_us.size(), 3u);
+  EXPECT_DOUBLE_EQ(load_results(kV2, Statistic::min).cases.at(kShaky).time_us, 111.0);
+  const CaseResult& failed = r.cases.at("gemm/fwd/fp16/m=1/n=1/k=1/ta=N/tb=N/batch=1");
+  EXPECT_FALSE(failed.timed());
+  EXPECT_DOUBLE_EQ(failed.time_us, 0.0);
+}
+
+TEST(AggregateResultsV2, CountersComeFromTheMedianLineElseTheLastRepetition) {
+  const ResultSet r = load_results(kV2, Statistic::median);
+  const CaseResult& big = r.cases.at(kBig);
+  // The median line's 0.12 J, not a repetition's (0.1212 last) nor the mean line's (999, after the median).
+  EXPECT_DOUBLE_EQ(big.counter("joules_per_op"), 0.12);
+  EXPECT_DOUBLE_EQ(big.counter("tflops_per_w"), 1.1453);
+  EXPECT_DOUBLE_EQ(big.counter("graph"), 1.0);
+  EXPECT_DOUBLE_EQ(big.counter("no_such_counter", -7), -7.0);
+  EXPECT_FALSE(big.has_counter("no_such_counter"));
+  // The recheck line's counters over the median line's.
+  const CaseResult& shaky = r.cases.at(kShaky);
+  EXPECT_DOUBLE_EQ(shaky.counter("recheck_us"), 12.1);
+  EXPECT_DOUBLE_EQ(shaky.counter("joules_per_op"), 0.05);
+  EXPECT_DOUBLE_EQ(shaky.time_us, 112.0);  // the median of its repetitions still
+  // No aggregate lines: the last repetition's counters.
+  const CaseResult& relu = r.cases.at(kReluV2);
+  EXPECT_DOUBLE_EQ(relu.time_us, 16.4);
+  EXPECT_DOUBLE_EQ(relu.counter("joules_per_op"), 0.00652);
+  EXPECT_DOUBLE_EQ(relu.counter("launch_bound"), 1.0);
+  // Format 1 has counters too (none here), and a case without a time has none.
+  EXPECT_TRUE(parse_results(jsonl(), "r.jsonl", Statistic::median).cases.at(kGemm).counters.empty());
+  EXPECT_THROW(parse_results("{\"type\":\"run\",\"name\":\"x\",\"status\":\"ok\",\"time_us\":1,\"counters\":[1]}\n",
+                             "r.jsonl", Statistic::median),
+               Error);
+}
+
+TEST(AggregateResultsV2, TheDefaultsTimeIsDefaultUsElseAnOlderRunsName) {
+  CaseResult r;
+  EXPECT_LT(default_time_us(r), 0.0);  // none
+  r.counters = {{"standard_algo_us", 30.0}};
+  EXPECT_DOUBLE_EQ(default_time_us(r), 30.0);  // an older RNN
+  r.counters = {{"heuristic_us", 195.554}};
+  EXPECT_DOUBLE_EQ(default_time_us(r), 195.554);  // an older GEMM or conv
+  r.counters = {{"heuristic_us", 195.554}, {"default_us", 190.0}};
+  EXPECT_DOUBLE_EQ(default_time_us(r), 190.0);  // format 2's name first
+  EXPECT_DOUBLE_EQ(default_time_us(load_results(kV2, Statistic::median).cases.at(kBig)), 230.0);
+}
+
+TEST(AggregateResultsV2, ScoresUseAnUnstableTimeAndNameTheCase) {
+  const core::ModelTable m = core::parse_model_table(R"(model: shaky
+area: nlp
+inputs: {B: 8}
+ops:
+  - {family: gemm, calls: 2, m: 1024, n: 1024, k: 1024}
+  - {family: gemm, calls: 1, m: 4096, n: 4096, k: 4096}
+)", "shaky.yaml");
+  const ResultSet r = load_results(kV2, Statistic::median);
+  const ModelScore s = score_model(m, {}, "fp16", r);
+  EXPECT_DOUBLE_EQ(s.score_ms, (2 * 112.0 + 200.0) * 1e-3);
+  EXPECT_TRUE(s.missing.empty());
+  EXPECT_EQ(s.unstable, std::vector<std::string>{kShaky});
+  ScoreReport report;
+  report.models = {s};
+  EXPECT_EQ(score_report_json(report, r, "r", "fp16")["models"][0]["unstable"][0], kShaky);
+  // Without unstable cases the JSON has no such key (a committed bundle's scores.json stays what it was).
+  report.models = {score_model(core::parse_model_table(kModel, "tiny.yaml"), {}, "fp16",
+                               parse_results(jsonl(), "r.jsonl", Statistic::median))};
+  EXPECT_FALSE(score_report_json(report, r, "r", "fp16")["models"][0].contains("unstable"));
+}
+
+TEST(AggregateResultsV2, CompareGivesNoVerdictOnAnUnstableCase) {
+  ResultSet before, after;
+  CaseResult steady, slower_unstable, slower;
+  steady.time_us = 100, steady.reps_us = {100, 100, 100};
+  slower.time_us = 150, slower.reps_us = {150, 150, 150};
+  slower_unstable = slower;
+  slower_unstable.status = "unstable";
+  slower_unstable.reason = "re-time 40 us vs median 150 us";
+  before.cases = {{"a", steady}, {"b", steady}, {"c", slower_unstable}};
+  after.cases = {{"a", slower}, {"b", slower_unstable}, {"c", steady}};
+  const Comparison c = compare(before, after, 0.05);
+  ASSERT_EQ(c.cases.size(), 3u);
+  EXPECT_EQ(c.cases[0].verdict(), "regression");  // 1.5x, beyond threshold and noise
+  EXPECT_EQ(c.cases[1].verdict(), "unsure");      // as slow, but unstable after: no verdict
+  EXPECT_FALSE(c.cases[1].regression);
+  EXPECT_EQ(c.cases[1].unstable, "after");
+  EXPECT_EQ(c.cases[2].verdict(), "unsure");
+  EXPECT_EQ(c.cases[2].unstable, "before");
+  EXPECT_EQ(c.regressions, 1);
+  EXPECT_EQ(c.unstable, 2);
+  EXPECT_NEAR(c.geomean_ratio, std::cbrt(1.5 * 1.5 / 1.5), 1e-12);  // their ratios still count
+  EXPECT_TRUE(c.only_before.empty());
+}
+
+TEST(AggregateSpreadsheetV2, EnergyColumnsOnlyWhereTheRunMeasuredEnergy) {
+  const std::vector<Sheet> sheets = deepbench_sheets(load_results(kV2, Statistic::median));
+  const Sheet& gemm = sheet_named(sheets, "fp16_gemm");
+  EXPECT_EQ(gemm.header, (std::vector<std::string>{"m", "n", "k", "ta", "tb", "batch", "fwd time (us)", "fwd TFLOPS",
+                                                   "fwd energy (mJ/op)", "fwd TFLOPS/W", "notes"}));
+  ASSERT_EQ(gemm.rows.size(), 3u);  // m=1 (failed), m=1024, m=4096
+  EXPECT_EQ(cell(gemm, 0, "fwd time (us)"), "failed");
+  EXPECT_EQ(cell(gemm, 0, "fwd energy (mJ/op)"), "");
+  // 2 x 4096^3 FLOPs in 200 us: 687.19 TFLOPS; 0.12 J: 120 mJ; TFLOPS/W as the run gave it.
+  EXPECT_EQ(cell(gemm, 2, "fwd time (us)"), "200.000");
+  EXPECT_EQ(cell(gemm, 2, "fwd TFLOPS"), "687.19");
+  EXPECT_EQ(cell(gemm, 2, "fwd energy (mJ/op)"), "120");
+  EXPECT_EQ(cell(gemm, 2, "fwd TFLOPS/W"), "1.145");
+  EXPECT_EQ(cell(gemm, 2, "notes"), "");
+  // The unstable case: its time, marked; no tflops_per_w counter: 2 x 1024^3 FLOPs / 0.05 J = 0.04295 TFLOPS/W.
+  EXPECT_EQ(cell(gemm, 1, "fwd time (us)"), "112.000");
+  EXPECT_EQ(cell(gemm, 1, "fwd TFLOPS/W"), "0.04295");
+  EXPECT_EQ(cell(gemm, 1, "notes"), std::string("fwd unstable: ") + kShakyReason);
+  EXPECT_EQ(gemm.unstable_cells, (std::vector<std::pair<std::size_t, std::size_t>>{{1, 6}}));
+  // Memory bound (no FLOPs): GB/s per watt, 25690112 bytes / 6.52 mJ = 3.94 GB/s/W; no unstable case, no notes.
+  const Sheet& relu = sheet_named(sheets, "fp16_pointwise");
+  EXPECT_EQ(cell(relu, 0, "fwd energy (mJ/op)"), "6.52");
+  EXPECT_EQ(cell(relu, 0, "fwd GB/s/W"), "3.94");
+  EXPECT_EQ(cell(relu, 0, "fwd TFLOPS/W"), "(no column)");
+  EXPECT_EQ(cell(relu, 0, "notes"), "(no column)");
+  // A run without energy counters (format 1, or no NVML) has exactly the columns it always had.
+  const std::vector<Sheet> old_sheets = deepbench_sheets(parse_results(jsonl(), "r.jsonl", Statistic::median));
+  const Sheet& old = sheet_named(old_sheets, "fp16_gemm");
+  EXPECT_EQ(old.header, (std::vector<std::string>{"m", "n", "k", "ta", "tb", "batch", "fwd time (us)", "fwd TFLOPS"}));
+  EXPECT_TRUE(old.unstable_cells.empty());
 }

@@ -1,5 +1,6 @@
 // The submission checker against a good bundle and broken copies of it (test/data/bundles): each break is found
-// and named, the good one passes; pack writes what check recomputes.
+// and named, the good one passes; pack writes what check recomputes. Runs made under an earlier rules version are
+// checked against that version's file (the committed bundles: shapes/submission_v1.yaml).
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -192,6 +193,7 @@ TEST_F(BundleCheck, TooFewRepetitionsAndNoiseAreNamed) {
   write(dir_ / "run/results.jsonl", out);
   const std::string p = problems();
   EXPECT_NE(p.find("case has 2 repetition(s), the rules need 3: gemm/fwd/fp16/m=64/n=32/k=16"), std::string::npos) << p;
+  EXPECT_NE(p.find("run with --opmark_repetitions=3 or more"), std::string::npos) << p;
   EXPECT_NE(p.find("over the limit 0.100: gemm/fwd/fp16/m=128/n=64/k=32"), std::string::npos) << p;
   EXPECT_NE(p.find("us in run/benchmark.json"), std::string::npos) << p;  // a repetition changed: the raw files disagree
 }
@@ -209,6 +211,94 @@ TEST_F(BundleCheck, ANoisyRunIsNamed) {
 TEST_F(BundleCheck, ARunUnderOtherRulesIsNamed) {
   edit(dir_ / "run/results.jsonl", R"("rules_version":"1")", R"("rules_version":"0")");
   EXPECT_NE(problems().find("the run was made under rules version '0', these are version 1"), std::string::npos);
+}
+
+TEST_F(BundleCheck, AnUnstableCaseIsRejectedWithItsReason) {
+  // Results format 2: the case's aggregates, appended after the end-of-run re-time, say unstable.
+  std::istringstream in(read(dir_ / "run/results.jsonl"));
+  std::string out, line;
+  while (std::getline(in, line)) {
+    if (line.find("fp16/m=64/n=32/k=16") != std::string::npos && line.find("\"type\":\"aggregate\"") != std::string::npos)
+      line = std::regex_replace(line, std::regex(R"("status":"ok")"),
+                                R"("status":"unstable","reason":"tuning probe 12.3 us vs median 112.0 us (9.1x), twice")");
+    out += line + "\n";
+  }
+  write(dir_ / "run/results.jsonl", out);
+  repack();  // its spreadsheet now notes the case: the derived files are what the run gives
+  const std::vector<Problem> problems = check();
+  ASSERT_EQ(problems.size(), 1u) << problems.front().what;
+  EXPECT_EQ(problems[0].what, "unstable: gemm/fwd/fp16/m=64/n=32/k=16/ta=N/tb=N/batch=1: tuning probe 12.3 us vs "
+                              "median 112.0 us (9.1x), twice");
+  EXPECT_EQ(problems[0].fix.rfind("measure it again on an idle GPU", 0), 0u) << problems[0].fix;
+}
+
+TEST_F(BundleCheck, RulesThatNameATimingWantTheRunsTimingMode) {
+  const fs::path rules = dir_ / "graph_rules.yaml";
+  write(rules, std::regex_replace(read(kData / "rules.yaml"), std::regex("min_time_s: 0.01"),
+                                  "min_time_s: 0.01\n  timing: graph"));
+  const auto problems_under = [&](const fs::path& r) {
+    std::string all;
+    for (const auto& p : check_bundle(dir_.string(), r.string(), (kData / "shapes").string())) all += p.what + "\n";
+    return all;
+  };
+  // The fixture is a results format 1 run: no timing_mode.
+  EXPECT_NE(problems_under(rules).find("has no timing_mode (a results format 1 run), and the rules (" + rules.string() +
+                                       ") require timing graph"),
+            std::string::npos) << problems_under(rules);
+  EXPECT_EQ(problems_under(kData / "rules.yaml"), "");  // rules without timing: either is fine
+  edit(dir_ / "run/results.jsonl", R"("rules_version":"1")", R"("rules_version":"1","timing_mode":"eager")");
+  repack();  // the context is in specs.csv
+  EXPECT_NE(problems_under(rules).find("the run timed 'eager' (timing_mode in run/results.jsonl line 1), the rules"),
+            std::string::npos) << problems_under(rules);
+  edit(dir_ / "run/results.jsonl", R"("timing_mode":"eager")", R"("timing_mode":"graph")");
+  repack();
+  EXPECT_EQ(problems_under(rules), "");
+}
+
+TEST_F(BundleCheck, ARunUnderAnEarlierVersionIsCheckedAgainstThatVersionsFileBesideTheRules) {
+  // Rules version 2 beside version 1's file, as shapes/ keeps them.
+  const fs::path rules_dir = dir_.string() + "_rules";
+  fs::remove_all(rules_dir);
+  fs::create_directories(rules_dir);
+  std::string v2 = std::regex_replace(read(kData / "rules.yaml"), std::regex("rules_version: 1"), "rules_version: 2");
+  v2 = std::regex_replace(v2, std::regex("min_time_s: 0.01"), "min_time_s: 0.01\n  noise_target: 0.01\n  timing: graph");
+  write(rules_dir / "submission.yaml", v2);
+  const auto shapes = (kData / "shapes").string();
+  // Without version 1's file: the mismatch (and version 2's timing) are problems.
+  std::string all;
+  for (const auto& p : check_bundle(dir_.string(), (rules_dir / "submission.yaml").string(), shapes)) all += p.what + "\n";
+  EXPECT_NE(all.find("the run was made under rules version '1', these are version 2"), std::string::npos) << all;
+  EXPECT_NE(all.find("require timing graph"), std::string::npos) << all;
+  // With it: checked against it, said once, no problem.
+  write(rules_dir / "submission_v1.yaml", read(kData / "rules.yaml"));
+  const CheckReport report = check_bundle_report(dir_.string(), (rules_dir / "submission.yaml").string(), shapes);
+  std::string problems;
+  for (const auto& p : report.problems) problems += p.what + "\n";
+  EXPECT_EQ(problems, "");
+  EXPECT_EQ(report.rules_path, (rules_dir / "submission_v1.yaml").string());
+  ASSERT_EQ(report.notes.size(), 1u);
+  EXPECT_NE(report.notes[0].find("the run was made under rules version 1: using its rules " +
+                                 (rules_dir / "submission_v1.yaml").string()),
+            std::string::npos) << report.notes[0];
+  // A run of the current version gets no note.
+  EXPECT_TRUE(check_bundle_report(dir_.string(), (rules_dir / "submission_v1.yaml").string(), shapes).notes.empty());
+  fs::remove_all(rules_dir);
+}
+
+// The committed bundles (results/, rules version 1) pass under the repository's rules (version 2) through
+// shapes/submission_v1.yaml: their derived files are recomputed byte for byte, energy columns and all absent.
+TEST(CommittedBundles, PassUnderTheCurrentRulesThroughTheirVersionsFile) {
+  const fs::path root = OPMARK_SOURCE_DIR;
+  const std::string shapes = (root / "shapes").string(), rules = (root / "shapes" / "submission.yaml").string();
+  ASSERT_EQ(opmark::core::load_suite(rules).rules_version, 2);
+  for (const char* bundle : {"results/nvidia-h100-80gb-hbm3", "results/nvidia-h200"}) {
+    const CheckReport report = check_bundle_report((root / bundle).string(), rules, shapes);
+    std::string problems;
+    for (const auto& p : report.problems) problems += p.what + "\n";
+    EXPECT_EQ(problems, "") << bundle;
+    EXPECT_EQ(report.rules_path, (root / "shapes" / "submission_v1.yaml").string()) << bundle;
+    EXPECT_EQ(report.notes.size(), 1u) << bundle;
+  }
 }
 
 TEST(Noise, IsTheMedianAbsoluteDeviationOverTheMedian) {

@@ -4,7 +4,8 @@
 # MODE page:   the page is written, self-contained (nothing fetched), its inline data escaped for the <script> block.
 # MODE dom:    the page as a browser shows it, script run: headless Chromium dumps the DOM, which must hold both
 #              bundles' area scores, a model score, case times, "lower is better" and a case's drill-down (opened by
-#              the page's #case= link). Prints "SKIP: no chromium ..." and stops where no Chromium is installed.
+#              the page's #case= link); gpu_b is a results format 2 run with an unstable case (marked, with its
+#              reason, its ratio without a verdict) and energy counters (the family table's energy column). Prints "SKIP: no chromium ..." and stops where no Chromium is installed.
 # MODE broken: a bundle with a malformed or missing file makes the command fail, naming the file (and line).
 cmake_minimum_required(VERSION 3.25)
 
@@ -48,7 +49,13 @@ if(MODE STREQUAL "page")
     "<svg [^>]*>.*>Area scores \\(ms, lower is better\\)</text>"
     "gemm: time per case relative to Fixture A"
     "conv: roofline"
-    "No roofline: no case of pointwise has FLOPs")
+    "No roofline: no case of pointwise has FLOPs"
+    # results format 2 (gpu_b): an unstable case with its reason, and energy counters
+    "\"reason\":\"end-of-run re-time 977\\.1 us vs median 488\\.27 us \\(2\\.0x\\), twice\""
+    "\"status\":\"unstable\""
+    "\"joules_per_op\":0\\.01394442"
+    # the end-of-run re-time's line (appended later) made the case unstable, its counters over the median line's
+    "\"recheck_us\":977\\.1")
   # Offline: nothing to load from anywhere (the SVG namespace URL is a name, not a fetch).
   foreach(outside "</script><!--" "src=" "<link" "@import" "url(")
     string(FIND "${html}" "${outside}" at)
@@ -106,7 +113,16 @@ elseif(MODE STREQUAL "dom")
     "max error 0\\.00123 of tolerance 0\\.008 \\(fixture gpu_a\\)"
     "cublasLt algo 6 tile 256x128 fp16-&gt;fp32-&gt;fp16 &lt;/script&gt;&lt;!-- fixture: must stay text"
     ">models</td><td>bert_base</td>"
-    ">heuristic_us</td><td class=\"num\">195\\.554</td>")
+    ">heuristic_us</td><td class=\"num\">195\\.554</td>"
+    # the library default's time, from an older run's heuristic_us
+    ">library default us</td><td>195\\.554</td>"
+    # results format 2 (gpu_b): an unstable time shown with a marker and its reason, its ratio without a verdict
+    "<td class=\"num unstable\" title=\"unstable: end-of-run re-time 977\\.1 us[^\"]*\">488\\.27 [^<]*<small class=\"reason\">unstable: end-of-run re-time 977\\.1 us vs median 488\\.27 us \\(2\\.0x\\), twice</small></td>"
+    "<td class=\"num unsure\" title=\"a time measured unstable: no verdict\">0\\.6946x \\?</td>"
+    ">cases ok / unstable / skipped / failed</td><td>7 / 0 / 0 / 0</td><td>5 / 1 / 1 / 1</td>"
+    # energy per operation and GB/s per watt of a memory-bound case, in the family table
+    "<th>energy per op</th>"
+    ">13\\.9 mJ, 7\\.37 GB/s/W</td>")
   message(STATUS "Chromium rendered the page; the DOM holds the scores, times and the drill-down")
 
 elseif(MODE STREQUAL "broken")
