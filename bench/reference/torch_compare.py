@@ -2,11 +2,20 @@
 """Times opmark cases through PyTorch, for comparison with opmark-bench on the same GPU.
 
     python3 bench/reference/torch_compare.py RESULTS.jsonl [RESULTS.jsonl ...] [--rounds N] [--filter REGEX]
-                                             [--limit N] [--csv OUT.csv]
+                                             [--limit N] [--csv OUT.csv] [--eager]
 
-Reads the median times opmark-bench logged (results.jsonl), times the same problems through PyTorch with CUDA
-events the way opmark-bench times them (warm-up, batches for short calls, median over at least 60 ms of samples,
-random inputs), and prints both with torch/opmark (above 1: opmark is faster).
+Reads the median times opmark-bench logged (results.jsonl), times the same problems through PyTorch the way
+opmark-bench times them (warm-up, then a CUDA graph of calls lasting about 1 ms replayed between CUDA events, time
+per call = replay time / calls, median over at least 60 ms of samples, random inputs), and prints both with
+torch/opmark (above 1: opmark is faster) and how PyTorch was timed.
+
+Why graphs: eager calls of a few us each, timed back to back, measure Python and PyTorch's dispatch on the CPU (the
+GPU waits for each launch), not PyTorch's kernels; a graph's replay launches them with no Python in between, as
+opmark-bench's replays do. Each case is called eagerly first (cudnn.benchmark autotunes there: it cannot inside a
+capture), then on a side stream as PyTorch's docs require, then captured; the graph is dropped after the case.
+An op that cannot be captured (one that synchronises, some cuDNN RNN paths) is timed eagerly instead, and its
+torch timing column says `eager:` and why. --eager times every case eagerly in batches of about 2 ms, as before:
+what an eager framework pays per call.
 
 One pass is not enough to call a winner on a shared cloud GPU: on an H100 VM the same cuDNN engine's time moved
 up to 3x for seconds at a time (nvidia-smi read the SM clock at 1965-1980 MHz throughout). So give several
@@ -53,29 +62,98 @@ def parse_name(name):
     return parts[0], parts[1], parts[2], {k: (int(v) if v.isdigit() else v) for k, v in fields.items()}
 
 
-def time_us(fn, warmup_s=0.01, measure_s=0.06, min_samples=10):
-    """Median GPU time per call, measured as opmark-bench measures: warm-up first, calls under 1 ms timed in
-    batches of about 2 ms, samples for at least `measure_s` (opmark's 3 repetitions of 0.02 s)."""
-    def sample(n):
-        start, stop = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        start.record()
+def eager_sample(fn, n):
+    """GPU time per call of n back-to-back eager calls, between CUDA events."""
+    start, stop = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+    start.record()
+    for _ in range(n):
+        fn()
+    stop.record()
+    stop.synchronize()
+    return start.elapsed_time(stop) * 1e3 / n
+
+
+def warm_up(fn, warmup_s):
+    """Calls fn eagerly for `warmup_s` of GPU time, then returns its time per call in a batch of about 2 ms.
+    Autotuners (cudnn.benchmark) choose their algorithms on these first calls, as they could not inside a capture."""
+    per_call, spent = eager_sample(fn, 1), 0.0
+    while spent < warmup_s * 1e6:
+        per_call = eager_sample(fn, 1)
+        spent += per_call
+    # a batch: a lone call's time is inflated by launch overhead
+    return eager_sample(fn, min(2000, max(1, math.ceil(2000 / per_call))))
+
+
+def replay_calls(per_call):
+    """Calls per graph, so one replay lasts about 1 ms of GPU time (as opmark-bench sizes its batches)."""
+    return min(1000, max(1, math.ceil(1000 / per_call)))
+
+
+def capture(fn, n):
+    """A CUDA graph of n calls of fn. Warmed up on a side stream first, as PyTorch's docs require (lazy set-up,
+    such as a stream's cuBLAS workspace, must not happen during capture). What fn allocates comes from the graph's
+    private pool, which goes with the graph."""
+    s = torch.cuda.Stream()
+    s.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(s):
+        for _ in range(3):
+            fn()
+    torch.cuda.current_stream().wait_stream(s)
+    g = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(g):
         for _ in range(n):
             fn()
-        stop.record()
-        stop.synchronize()
-        return start.elapsed_time(stop) * 1e3 / n
-    per_call, spent = sample(1), 0.0
-    while spent < warmup_s * 1e6:
-        per_call = sample(1)
-        spent += per_call
-    per_call = sample(min(2000, max(1, math.ceil(2000 / per_call))))  # a lone call's time is inflated by launch overhead
-    batch = 1 if per_call >= 1000 else min(2000, math.ceil(2000 / per_call))
+    return g
+
+
+def replay_us(g, n):
+    """GPU time per call of one replay of a graph of n calls, between CUDA events."""
+    start, stop = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+    start.record()
+    g.replay()
+    stop.record()
+    stop.synchronize()
+    return start.elapsed_time(stop) * 1e3 / n
+
+
+def median_of_samples(sample, calls, measure_s, min_samples):
+    """The median of sample() (time per call of `calls` calls) over at least `measure_s` of GPU time."""
     times, spent = [], 0.0
     while spent < measure_s * 1e6 or len(times) < min_samples:
-        t = sample(batch)
+        t = sample()
         times.append(t)
-        spent += t * batch
+        spent += t * calls
     return statistics.median(times)
+
+
+def graph_time_us(fn, per_call, measure_s, min_samples):
+    """Median time per call over replays of a graph of calls of fn, sized by `per_call` (an eager time)."""
+    n = replay_calls(per_call)
+    g = capture(fn, n)
+    g.replay()  # the first replay uploads the graph
+    better = replay_calls(replay_us(g, n))
+    if better > 2 * n:  # the eager time held Python's dispatch: the calls are shorter, so a replay needs more
+        del g  # first, so two graphs' memory never coexists
+        n = better
+        g = capture(fn, n)
+        g.replay()
+    return median_of_samples(lambda: replay_us(g, n), n, measure_s, min_samples)
+
+
+def time_us(fn, eager=False, warmup_s=0.01, measure_s=0.06, min_samples=10):
+    """(median GPU time per call, how it was timed), measured as opmark-bench measures: warm-up first, then the
+    replays of a CUDA graph of calls lasting about 1 ms, sampled for at least `measure_s` (opmark's 3 repetitions of
+    0.02 s). Where fn cannot be captured, or with `eager`, back-to-back eager calls in batches of about 2 ms."""
+    per_call = warm_up(fn, warmup_s)
+    mode = "eager"
+    if not eager:
+        try:
+            return graph_time_us(fn, per_call, measure_s, min_samples), "graph"
+        except RuntimeError as e:  # an op that synchronises or otherwise refuses capture: time it eagerly, say why
+            mode = "eager: " + (str(e).splitlines() or [type(e).__name__])[0][:60]
+            torch.cuda.synchronize()  # nothing of the failed capture left running when the eager timing starts
+    batch = 1 if per_call >= 1000 else min(2000, math.ceil(2000 / per_call))
+    return median_of_samples(lambda: eager_sample(fn, batch), batch, measure_s, min_samples), mode
 
 
 def uniform(shape, dtype, **kw):
@@ -271,16 +349,17 @@ def comparable(medians):
     return cases
 
 
-def time_torch(family, direction, precision, fields):
-    """PyTorch's median time for the case, None where PyTorch has no such operator, or the reason it failed."""
+def time_torch(family, direction, precision, fields, eager=False):
+    """(PyTorch's median time for the case, how it was timed), None where PyTorch has no such operator, or the
+    reason it failed."""
     set_precision(precision)
     try:
         fn = BUILDERS[family](direction, precision, fields)
-        return None if fn is None else time_us(fn)
+        return None if fn is None else time_us(fn, eager)
     except (RuntimeError, torch.cuda.OutOfMemoryError) as e:  # a shape PyTorch refuses: say so, go on
         return str(e).splitlines()[0]
     finally:
-        torch.cuda.empty_cache()
+        torch.cuda.empty_cache()  # the case's tensors and its graph's memory pool are gone by now: hand them back
 
 
 def spread(values):
@@ -294,6 +373,8 @@ def main():
     ap.add_argument("--filter", default=".")
     ap.add_argument("--limit", type=int, default=1000)
     ap.add_argument("--csv", help="also write the rows here")
+    ap.add_argument("--eager", action="store_true",
+                    help="time back-to-back eager calls, not CUDA graph replays (what an eager framework pays)")
     args = ap.parse_args()
     pattern = re.compile(args.filter)
     medians = read_medians(args.results)
@@ -301,33 +382,38 @@ def main():
     rounds = args.rounds or len(args.results)
     # PyTorch's wheels bring their own cuDNN, which may differ from the one opmark-bench links: say which ran.
     print(f"# torch {torch.__version__}, cuDNN {torch.backends.cudnn.version()}, cuBLAS via CUDA {torch.version.cuda}, "
-          f"{torch.cuda.get_device_name()}; opmark runs: {len(args.results)}, PyTorch rounds: {rounds}")
+          f"{torch.cuda.get_device_name()}; opmark runs: {len(args.results)}, PyTorch rounds: {rounds}, timed "
+          f"{'eagerly' if args.eager else 'in CUDA graphs (eagerly where capture fails)'}")
     theirs = {c[0]: [] for c in cases}
     untimed = set()  # cases PyTorch has no operator for, or refused
+    timing = {}  # case -> how PyTorch was timed: graph, or eager (and why, where capture failed)
     rows = []
     for r in range(rounds):
         for name, family, direction, precision, fields, _ in cases:
             if name in untimed:
                 continue
-            t = time_torch(family, direction, precision, fields)
+            t = time_torch(family, direction, precision, fields, args.eager)
             if t is None or isinstance(t, str):
                 untimed.add(name)
                 if t is not None:
                     print(f"{name:<96} torch failed: {t}", flush=True)
                 continue
+            t, timing[name] = t
             theirs[name].append(t)
-            print(f"# round {r + 1}: {name} {t:.2f} us", flush=True)
-            rows = [(n, statistics.median(ours), statistics.median(theirs[n]), spread(ours), spread(theirs[n]))
-                    for n, _, _, _, _, ours in cases if theirs[n]]
+            print(f"# round {r + 1}: {name} {t:.2f} us ({timing[name]})", flush=True)
+            rows = [(n, statistics.median(ours), statistics.median(theirs[n]), spread(ours), spread(theirs[n]),
+                     timing[n]) for n, _, _, _, _, ours in cases if theirs[n]]
             if args.csv:  # rewritten after every case, so a comparison cut off by a time limit keeps what it has
                 with open(args.csv, "w", newline="") as f:
                     out = csv.writer(f)
-                    out.writerow(["case", "opmark_us", "torch_us", "torch_over_opmark", "opmark_spread", "torch_spread"])
-                    out.writerows((n, o, t, t / o, so, st) for n, o, t, so, st in rows)
-    print(f"{'case':<96} {'opmark us':>10} {'torch us':>10} {'torch/opmark':>12} {'spread o':>8} {'spread t':>8}")
-    for n, o, t, so, st in rows:
-        print(f"{n:<96} {o:>10.2f} {t:>10.2f} {t / o:>12.3f} {so:>8.2f} {st:>8.2f}")
-    ratios = [t / o for _, o, t, _, _ in rows]
+                    out.writerow(["case", "opmark_us", "torch_us", "torch_over_opmark", "opmark_spread", "torch_spread",
+                                  "torch_timing"])
+                    out.writerows((n, o, t, t / o, so, st, how) for n, o, t, so, st, how in rows)
+    print(f"{'case':<96} {'opmark us':>10} {'torch us':>10} {'torch/opmark':>12} {'spread o':>8} {'spread t':>8} "
+          f"torch timing")
+    for n, o, t, so, st, how in rows:
+        print(f"{n:<96} {o:>10.2f} {t:>10.2f} {t / o:>12.3f} {so:>8.2f} {st:>8.2f} {how}")
+    ratios = [t / o for _, o, t, _, _, _ in rows]
     print(f"{len(rows)} case(s) compared; torch faster on {sum(x < 1 for x in ratios)} (ratio < 1), "
           f"by more than 5% on {sum(x < 0.95 for x in ratios)}; worst ratio {min(ratios, default=float('nan')):.3f}")
 

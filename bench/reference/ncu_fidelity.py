@@ -1,0 +1,247 @@
+#!/usr/bin/env python3
+"""Nsight Compute's kernel durations beside opmark's reported time per launch, to check that opmark times the
+operation's kernels and little else (no GPU needed to read the logs; ncu and a GPU to make them).
+
+    python3 bench/reference/ncu_fidelity.py --bench build/gpu/bench/opmark-bench [--results RESULTS.jsonl]
+        [--launches 5] [--csv OUT.csv] [--ncu ncu] -- <opmark selection flags...>
+
+    e.g. ... -- --opmark_family=gemm --opmark_set=inference_device --opmark_precision=fp16
+
+opmark-bench times CUDA-graph replays between events, so its time per launch holds whatever the GPU does between
+kernels too; ncu's gpu__time_duration is each kernel alone. Where the two agree the reported number is the
+operation's; where they do not, the table shows which cases to look at.
+
+Without --results, opmark-bench first runs the selection as usual (--opmark_out into a temporary folder) for its
+median times. Then ONE ncu process runs the same selection with --opmark_profile_launches=K: opmark-bench builds,
+tunes and verifies each case unprofiled (ncu --profile-from-start off), then between cudaProfilerStart and Stop
+launches a marker kernel (its name holds `opmark_profile_marker`) and the operation K times, and prints
+`opmark-profile: <case> launches=K`. The kernels from one marker to the next are that case's, in the order of those
+lines. ncu runs with --clock-control none and --cache-control none so the GPU clocks and caches are left as in
+opmark's own timing.
+
+Per case: kernel time per launch (the case's kernel durations summed, over K), kernels per launch, opmark/kernel and
+the band it must fall in: within 3% where the kernels take 20 us or more, within 10% from 3 us; below 3 us the
+ratio is shown but not judged (a launch's fixed cost is a large share there). The last line says how many judged
+cases are within their band; the exit status is 1 if any is not, 2 if a tool failed or the logs do not match.
+"""
+import argparse
+import csv
+import math
+import os
+import re
+import shlex
+import shutil
+import subprocess
+import sys
+import tempfile
+
+from opmark_results import median_records
+
+METRIC = "gpu__time_duration.sum"
+MARKER = "opmark_profile_marker"
+PROFILED = re.compile(r"^opmark-profile: (\S+) launches=(\d+)\s*$")
+# ncu writes time units spelled out (nsecond) or short (ns), depending on version and page; to microseconds.
+UNITS_US = {"ns": 1e-3, "nsecond": 1e-3, "us": 1.0, "usecond": 1.0, "µs": 1.0, "μs": 1.0,
+            "ms": 1e3, "msecond": 1e3, "s": 1e6, "second": 1e6}
+# (smallest kernel time per launch in us, allowed |opmark/kernel - 1|), largest first; below the last: not judged.
+BANDS = ((20.0, 0.03), (3.0, 0.10))
+
+
+class ToolError(Exception):
+    """A tool failed or its output is not what this script expects: exit status 2."""
+
+
+def case_key(name):
+    # Google Benchmark may append /manual_time to a case's name; opmark's own lines do not carry it.
+    return name[: -len("/manual_time")] if name.endswith("/manual_time") else name
+
+
+def to_us(value, unit):
+    """A duration cell of ncu's CSV in microseconds. ncu groups digits with commas (2,000,000)."""
+    factor = UNITS_US.get(unit.strip())
+    if factor is None:
+        raise ToolError(f"ncu's log gives {METRIC} in unit {unit!r}, which this script does not know")
+    try:
+        return float(value.replace(",", "")) * factor
+    except ValueError:
+        raise ToolError(f"ncu's log has {value!r} for {METRIC}, not a number") from None
+
+
+def read_ncu_csv(text):
+    """[(kernel name, duration in us)] in launch order from ncu's --csv log. The raw page has one row per kernel, a
+    header row and (often) a units row, whose ID cell is empty; the details page has one row per metric with
+    "Metric Name", "Metric Unit" and "Metric Value" columns. ncu's own ==PROF== lines are mixed in and dropped."""
+    rows = list(csv.reader(line for line in text.splitlines() if line.strip() and not line.startswith("==")))
+    start = next((i for i, row in enumerate(rows) if "Kernel Name" in row and "ID" in row), None)
+    if start is None:
+        raise ToolError("ncu's log has no CSV header (a row with ID and Kernel Name): did ncu profile anything?")
+    header = rows[start]
+    col = {name: i for i, name in enumerate(header)}
+    long_form = {"Metric Name", "Metric Unit", "Metric Value"} <= col.keys()
+    if not long_form and METRIC not in col:
+        raise ToolError(f"ncu's log has no {METRIC} column")
+    unit = "nsecond"  # the metric's base unit, where no units row says otherwise
+    kernels = []
+    for row in rows[start + 1:]:
+        if len(row) < len(header) or row == header:  # a repeated header (ncu prints one per process)
+            continue
+        if not row[col["ID"]]:  # the units row
+            if not long_form:
+                unit = row[col[METRIC]] or unit
+            continue
+        if long_form:
+            if row[col["Metric Name"]] == METRIC:
+                kernels.append((row[col["Kernel Name"]], to_us(row[col["Metric Value"]], row[col["Metric Unit"]])))
+        else:
+            kernels.append((row[col["Kernel Name"]], to_us(row[col[METRIC]], unit)))
+    return kernels
+
+
+def profiled_cases(stdout):
+    """[(case name, launches)] from opmark-bench's `opmark-profile:` lines, in the order it profiled them."""
+    return [(case_key(m.group(1)), int(m.group(2))) for m in map(PROFILED.match, stdout.splitlines()) if m]
+
+
+def split_at_markers(kernels, cases):
+    """[(case, launches, [kernel durations in us])]: the kernels after each marker kernel, up to the next, belong
+    to the case of the corresponding `opmark-profile:` line. A case that failed while profiled printed no line but
+    launched its marker, so the counts would disagree: that is an error, not a guess."""
+    groups = []
+    for name, us in kernels:
+        if MARKER in name:
+            groups.append([])
+        elif groups:  # nothing is profiled before the first marker (--profile-from-start off); ignore it if so
+            groups[-1].append(us)
+    if len(groups) != len(cases):
+        raise ToolError(f"ncu's log has {len(groups)} marker kernel(s) ({MARKER}) but opmark-bench printed "
+                        f"{len(cases)} opmark-profile: line(s); cannot tell which kernels are whose")
+    return [(name, launches, durations) for (name, launches), durations in zip(cases, groups)]
+
+
+def judge(opmark_us, kernel_us):
+    """(band, verdict): the allowed deviation of opmark/kernel for this kernel time, and ok / OUT; "n/a" for both
+    where the kernels are too short to judge or opmark has no time for the case."""
+    for floor, tolerance in BANDS:
+        if kernel_us >= floor:
+            if opmark_us is None:
+                return f"{tolerance:.0%}", "n/a"
+            return f"{tolerance:.0%}", "ok" if abs(opmark_us / kernel_us - 1) <= tolerance else "OUT"
+    return "n/a", "n/a"
+
+
+def fidelity_rows(profiled, opmark_times):
+    """One row per profiled case: (case, opmark us or None, kernel us per launch, kernels per launch,
+    opmark/kernel, band, verdict)."""
+    rows = []
+    for name, launches, durations in profiled:
+        kernel_us, per_launch = sum(durations) / launches, len(durations) / launches
+        opmark_us = opmark_times.get(name)
+        ratio = opmark_us / kernel_us if opmark_us is not None and kernel_us > 0 else float("nan")
+        rows.append((name, opmark_us, kernel_us, per_launch, ratio) + judge(opmark_us, kernel_us))
+    return rows
+
+
+def summary(rows):
+    """(within, judged): how many judged cases fall within their band."""
+    verdicts = [row[6] for row in rows if row[6] != "n/a"]
+    return verdicts.count("ok"), len(verdicts)
+
+
+def table(rows):
+    """The markdown table and the closing count, as lines."""
+    head = ["case", "opmark us", "kernel us per launch", "kernels/launch", "opmark/kernel", "band", "verdict"]
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    for name, opmark_us, kernel_us, per_launch, ratio, band, verdict in rows:
+        cells = [name, "-" if opmark_us is None else f"{opmark_us:.2f}", f"{kernel_us:.2f}", f"{per_launch:g}",
+                 "-" if math.isnan(ratio) else f"{ratio:.3f}", band, verdict]
+        lines.append("| " + " | ".join(cells) + " |")
+    within, judged = summary(rows)
+    lines.append(f"{within} of {judged} judged cases within their band")
+    return lines
+
+
+def write_csv(path, rows):
+    with open(path, "w", newline="") as f:
+        out = csv.writer(f)
+        out.writerow(["case", "opmark_us", "kernel_us_per_launch", "kernels_per_launch", "opmark_over_kernel",
+                      "band", "verdict"])
+        out.writerows(rows)
+
+
+def opmark_medians(path):
+    """{case: opmark's reported time per launch}: the median line's time_us (the last, if a case was run twice)."""
+    return {case_key(rec["name"]): rec["time_us"] for rec in median_records(path)}
+
+
+def run_bench(bench, selection, out_dir):
+    """A normal opmark-bench run of the selection for its median times; its console goes to stderr, so stdout
+    keeps the table. Exit status 1 only says some case failed: the others' times are still good."""
+    cmd = [bench] + selection + [f"--opmark_out={out_dir}"]
+    print(f"# {shlex.join(cmd)}", file=sys.stderr, flush=True)
+    rc = subprocess.run(cmd, stdout=sys.stderr).returncode
+    results = os.path.join(out_dir, "results.jsonl")
+    if rc not in (0, 1) or not os.path.exists(results):
+        raise ToolError(f"opmark-bench exited with status {rc} and wrote no {results}")
+    return results
+
+
+def run_ncu(ncu, bench, selection, launches, log):
+    """One ncu process over every selected case; returns opmark-bench's stdout (the opmark-profile: lines)."""
+    cmd = [ncu, "--profile-from-start", "off", "--clock-control", "none", "--cache-control", "none",
+           "--metrics", METRIC, "--csv", "--page", "raw", "--print-units", "base", "--log-file", log,
+           bench] + selection + [f"--opmark_profile_launches={launches}"]
+    print(f"# {shlex.join(cmd)}", file=sys.stderr, flush=True)
+    proc = subprocess.run(cmd, stdout=subprocess.PIPE, text=True)
+    if proc.returncode not in (0, 1) or not os.path.exists(log):
+        tail = "\n".join(proc.stdout.splitlines()[-20:])
+        raise ToolError(f"ncu exited with status {proc.returncode}; opmark-bench's output ended:\n{tail}")
+    return proc.stdout
+
+
+def parse_args(argv):
+    # Everything after the first `--` is opmark-bench's selection, passed as given (argparse would take the
+    # --opmark_ flags for its own).
+    own, selection = (argv[: argv.index("--")], argv[argv.index("--") + 1:]) if "--" in argv else (argv, [])
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--bench", required=True, help="the opmark-bench executable")
+    ap.add_argument("--results", help="results.jsonl of an opmark-bench run over the same selection "
+                                      "(default: run it first)")
+    ap.add_argument("--launches", type=int, default=5, help="launches of each case under ncu (default 5)")
+    ap.add_argument("--csv", help="also write the rows here")
+    ap.add_argument("--ncu", default="ncu", help="the ncu executable (default: ncu on PATH)")
+    args = ap.parse_args(own)
+    if args.launches < 1:
+        ap.error("--launches must be at least 1")
+    return args, selection
+
+
+def main(argv=None):
+    args, selection = parse_args(sys.argv[1:] if argv is None else argv)
+    try:
+        ncu = shutil.which(args.ncu)
+        if ncu is None:
+            raise ToolError(f"no {args.ncu} found (give its path with --ncu)")
+        if not os.access(args.bench, os.X_OK):
+            raise ToolError(f"{args.bench} is not an executable")
+        with tempfile.TemporaryDirectory(prefix="ncu_fidelity.") as tmp:
+            results = args.results or run_bench(args.bench, selection, os.path.join(tmp, "opmark"))
+            opmark_times = opmark_medians(results)
+            log = os.path.join(tmp, "ncu.csv")
+            stdout = run_ncu(ncu, args.bench, selection, args.launches, log)
+            with open(log) as f:
+                kernels = read_ncu_csv(f.read())
+        cases = profiled_cases(stdout)
+        if not cases:
+            raise ToolError("opmark-bench printed no opmark-profile: line: no case was profiled")
+        rows = fidelity_rows(split_at_markers(kernels, cases), opmark_times)
+    except (ToolError, OSError) as e:
+        print(f"ncu_fidelity: {e}", file=sys.stderr)
+        return 2
+    print("\n".join(table(rows)))
+    if args.csv:
+        write_csv(args.csv, rows)
+    return 1 if any(row[6] == "OUT" for row in rows) else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
