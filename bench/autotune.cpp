@@ -54,7 +54,8 @@ TuningResult tune(Workload& w, cudaStream_t stream, bool allow_graph, int rounds
     auto& timer = timers[static_cast<std::size_t>(i)];
     try {
       w.choose(i);
-      timer = std::make_unique<Timer>(stream, L2Mode::hot);
+      timer = std::make_unique<Timer>(stream, L2Mode::hot, nullptr, std::function<double(double)>{},
+                                      kTuningBatchSeconds);
       timer->begin(w, allow_graph);
       probe[static_cast<std::size_t>(i)] = timer->warm_up(0.0);
       if (timer->mode() == TimingMode::eager && allow_graph)

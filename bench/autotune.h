@@ -16,6 +16,9 @@ namespace opmark::bench {
 
 // How far behind the fastest candidate's probe another may be and still compete in the rounds.
 constexpr double kProbeMargin = 1.25;
+// A tuning batch lasts about this long: a quarter of a measurement's, since dozens of candidates are each captured
+// into a graph; the graph's fixed start, timed once per batch, is then about 1% of it, the same for every candidate.
+constexpr double kTuningBatchSeconds = 0.25e-3;
 
 struct TuningResult {
   int best = -1;                    // the fastest candidate that ran and was not left out; -1 if none

@@ -193,8 +193,9 @@ opmark flags (Google Benchmark's own flags, e.g. --benchmark_filter, --benchmark
   --opmark_case_time_cap=S      stop repeating once a case has measured for S seconds (default 2)
   --opmark_recheck=on|off       re-time every case briefly at the end of the run; a case that moved more than
                                 1.3x is measured again and, if it still disagrees, reported unstable (default on)
-  --opmark_profile_launches=K   no timing: K launches per case between cudaProfilerStart/Stop, after a marker
-                                kernel, for Nsight Compute (bench/reference/ncu_fidelity.py)
+  --opmark_profile_launches=K   after timing each case, a marker kernel and K launches between
+                                cudaProfilerStart/Stop, each after 10 ms of unprofiled launches, for Nsight
+                                Compute (bench/reference/ncu_fidelity.py)
   --opmark_seed=N               seed of the random inputs
 )";
 }

@@ -14,8 +14,9 @@ int choose_batch(double seconds_per_launch, double target_seconds) {
   return static_cast<int>(std::clamp(n, 1.0, static_cast<double>(kMaxBatch)));
 }
 
-Timer::Timer(cudaStream_t stream, L2Mode mode, const GpuMonitor* monitor, std::function<double(double)> agree)
-    : stream_(stream), l2_(mode), monitor_(monitor), agree_(std::move(agree)) {
+Timer::Timer(cudaStream_t stream, L2Mode mode, const GpuMonitor* monitor, std::function<double(double)> agree,
+             double batch_target_s)
+    : stream_(stream), l2_(mode), monitor_(monitor), agree_(std::move(agree)), batch_target_s_(batch_target_s) {
   if (l2_ == L2Mode::cold) flush_ = std::make_unique<kernels::L2Flush>();
   ensure_events(1);
   OPMARK_CHECK_CUDA(cudaEventCreate(&wall_start_));
@@ -112,11 +113,11 @@ double Timer::warm_up(double warmup_ms) {
   // The first launch loads the workload's kernels and finishes lazy library setup, so capture sees none of it.
   Sample s = eager_sample(1);
   double per_launch = agreed(s.wall_seconds);
-  s = eager_sample(choose_batch(per_launch));  // a lone launch's time is inflated by the launch latency
+  s = eager_sample(choose_batch(per_launch, batch_target_s_));  // a lone launch's time is inflated by the launch latency
   per_launch = agreed(s.wall_seconds / s.launches);
   double spent_ms = s.wall_seconds * 1e3;
   int launches = 1 + s.launches;
-  batch_ = choose_batch(per_launch);
+  batch_ = choose_batch(per_launch, batch_target_s_);
   if (allow_graph_) {
     std::string why;
     try {
@@ -146,8 +147,8 @@ double Timer::warm_up(double warmup_ms) {
   // The batch that lasts the target time, sized from the way it is timed now (a graph replays faster than the
   // host launches): capture again when it is far off.
   per_launch = agreed(s.wall_seconds / s.launches);
-  const int wanted = choose_batch(per_launch);
-  if (wanted != batch_) {
+  const int wanted = choose_batch(per_launch, batch_target_s_);
+  if (wanted > batch_ * 3 / 2 || wanted * 3 / 2 < batch_) {
     batch_ = wanted;
     if (mode_ == TimingMode::graph) capture(batch_);
   }

@@ -40,8 +40,9 @@ class Timer {
  public:
   // `agree` turns a value into the one every process of a multi-process run uses (their maximum), so that all of
   // them make the same calls; one process passes none. `monitor` may be null (no clock readings).
+  // `batch_target_s`: how long a timed batch lasts (the tuner, ranking dozens of candidates, takes shorter ones).
   Timer(cudaStream_t stream, L2Mode mode, const GpuMonitor* monitor = nullptr,
-        std::function<double(double)> agree = {});
+        std::function<double(double)> agree = {}, double batch_target_s = kBatchTargetSeconds);
   ~Timer();
   Timer(const Timer&) = delete;
   Timer& operator=(const Timer&) = delete;
@@ -89,6 +90,7 @@ class Timer {
   std::string eager_reason_ = "nothing timed yet";
   bool allow_graph_ = true;
   int batch_ = 1;
+  double batch_target_s_ = kBatchTargetSeconds;
   int graph_batch_ = 0;  // launches in the captured graph; 0: none
   cudaGraphExec_t exec_ = nullptr;
 };

@@ -11,13 +11,16 @@ opmark-bench times CUDA-graph replays between events, so its time per launch hol
 kernels too; ncu's gpu__time_duration is each kernel alone. Where the two agree the reported number is the
 operation's; where they do not, the table shows which cases to look at.
 
-Without --results, opmark-bench first runs the selection as usual (--opmark_out into a temporary folder) for its
-median times. Then ONE ncu process runs the same selection with --opmark_profile_launches=K: opmark-bench builds,
-tunes and verifies each case unprofiled (ncu --profile-from-start off), then between cudaProfilerStart and Stop
-launches a marker kernel (its name holds `opmark_profile_marker`) and the operation K times, and prints
-`opmark-profile: <case> launches=K`. The kernels from one marker to the next are that case's, in the order of those
-lines. ncu runs with --clock-control none and --cache-control none so the GPU clocks and caches are left as in
-opmark's own timing.
+ONE ncu process runs the selection with --opmark_profile_launches=K: opmark-bench builds, tunes, verifies and
+times each case as usual, unprofiled (ncu --profile-from-start off), writing its results (--opmark_out into a
+temporary folder) for the median times; then, with the same chosen algorithm, it launches a marker kernel (its name
+holds `opmark_profile_marker`) between cudaProfilerStart and Stop, and K single launches, each right after about
+10 ms of unprofiled launches of the same operation, so the profiled one finds the clocks and the L2 as opmark's
+timing does (a GPU left idle while the profiler works drops its clock). It prints `opmark-profile: <case>
+launches=K`. The kernels from one marker to the next are that case's, in the order of those lines. ncu runs with
+--clock-control none and --cache-control none. With --results, the median times come from that file instead (a run
+of the same selection: the tuner may choose another algorithm there). With --csv, ncu's own log is kept beside it
+(OUT.csv.ncu_raw.csv).
 
 Per case: kernel time per launch (the case's kernel durations summed, over K), kernels per launch, opmark/kernel and
 the band it must fall in: within 3% where the kernels take 20 us or more, within 10% from 3 us; below 3 us the
@@ -173,23 +176,14 @@ def opmark_medians(path):
     return {case_key(rec["name"]): rec["time_us"] for rec in median_records(path)}
 
 
-def run_bench(bench, selection, out_dir):
-    """A normal opmark-bench run of the selection for its median times; its console goes to stderr, so stdout
-    keeps the table. Exit status 1 only says some case failed: the others' times are still good."""
-    cmd = [bench] + selection + [f"--opmark_out={out_dir}"]
-    print(f"# {shlex.join(cmd)}", file=sys.stderr, flush=True)
-    rc = subprocess.run(cmd, stdout=sys.stderr).returncode
-    results = os.path.join(out_dir, "results.jsonl")
-    if rc not in (0, 1) or not os.path.exists(results):
-        raise ToolError(f"opmark-bench exited with status {rc} and wrote no {results}")
-    return results
-
-
-def run_ncu(ncu, bench, selection, launches, log):
-    """One ncu process over every selected case; returns opmark-bench's stdout (the opmark-profile: lines)."""
+def run_ncu(ncu, bench, selection, launches, log, out_dir=None):
+    """One ncu process over every selected case; returns opmark-bench's stdout (the opmark-profile: lines). With
+    out_dir, the same process also writes its results there."""
     cmd = [ncu, "--profile-from-start", "off", "--clock-control", "none", "--cache-control", "none",
            "--metrics", METRIC, "--csv", "--page", "raw", "--print-units", "base", "--log-file", log,
            bench] + selection + [f"--opmark_profile_launches={launches}"]
+    if out_dir:
+        cmd.append(f"--opmark_out={out_dir}")
     print(f"# {shlex.join(cmd)}", file=sys.stderr, flush=True)
     proc = subprocess.run(cmd, stdout=subprocess.PIPE, text=True)
     if proc.returncode not in (0, 1) or not os.path.exists(log):
@@ -205,7 +199,7 @@ def parse_args(argv):
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--bench", required=True, help="the opmark-bench executable")
     ap.add_argument("--results", help="results.jsonl of an opmark-bench run over the same selection "
-                                      "(default: run it first)")
+                                      "(default: the profiled run's own)")
     ap.add_argument("--launches", type=int, default=5, help="launches of each case under ncu (default 5)")
     ap.add_argument("--csv", help="also write the rows here")
     ap.add_argument("--ncu", default="ncu", help="the ncu executable (default: ncu on PATH)")
@@ -224,10 +218,15 @@ def main(argv=None):
         if not os.access(args.bench, os.X_OK):
             raise ToolError(f"{args.bench} is not an executable")
         with tempfile.TemporaryDirectory(prefix="ncu_fidelity.") as tmp:
-            results = args.results or run_bench(args.bench, selection, os.path.join(tmp, "opmark"))
-            opmark_times = opmark_medians(results)
             log = os.path.join(tmp, "ncu.csv")
-            stdout = run_ncu(ncu, args.bench, selection, args.launches, log)
+            out_dir = None if args.results else os.path.join(tmp, "opmark")
+            stdout = run_ncu(ncu, args.bench, selection, args.launches, log, out_dir)
+            results = args.results or os.path.join(out_dir, "results.jsonl")
+            if not os.path.exists(results):
+                raise ToolError(f"opmark-bench wrote no {results}")
+            opmark_times = opmark_medians(results)
+            if args.csv:
+                shutil.copy(log, args.csv + ".ncu_raw.csv")
             with open(log) as f:
                 kernels = read_ncu_csv(f.read())
         cases = profiled_cases(stdout)
