@@ -1,6 +1,7 @@
 #include "bench/cudnn_graph.h"
 
 #include <algorithm>
+#include <map>
 #include <set>
 
 #include "bench/cudnn_util.h"
@@ -194,6 +195,7 @@ std::vector<ConvGraphPlan> conv_graph_plans(cudnnHandle_t handle, const ConvGrap
     add(not_finalized, "not runnable here");
     if (excluded) *excluded = out;
   };
+  std::map<std::string, int> name_count;
   for (cudnnBackendHeurMode_t mode : {CUDNN_HEUR_MODE_A, CUDNN_HEUR_MODE_FALLBACK}) {
     if (plans.size() >= max_plans) break;  // full from mode A: no need to ask for the fallback list
     for (const auto& config : heuristic_configs(*graph, mode)) {
@@ -236,6 +238,9 @@ std::vector<ConvGraphPlan> conv_graph_plans(cudnnHandle_t handle, const ConvGrap
       if (info.notes.count(CUDNN_NUMERICAL_NOTE_FFT)) notes += notes.empty() ? "fft" : ", fft";
       if (!notes.empty()) name += " (" + notes + ")";
       if (mode == CUDNN_HEUR_MODE_FALLBACK) name += " [fallback list]";
+      // One engine often comes in several configurations (knob settings): number the later ones, so that a name
+      // says which candidate ran (the harness finds the chosen one again by it).
+      if (const int copies = name_count[name]++; copies > 0) name += " #" + std::to_string(copies + 1);
       plans.push_back({graph, config, plan, nullptr, workspace, name});
     }
   }

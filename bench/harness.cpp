@@ -370,6 +370,17 @@ void Harness::measure_with_guard(Prepared& p) {
   std::vector<double> eager;
   for (int i = 0; i < 3; ++i) eager.push_back(agree_mean(p.timer->eager(p.timer->batch())));
   p.m.eager_s = median_of(eager);
+  // The same launches, each timed alone between event nodes of the graph (none overlaps the next), as a profiler
+  // times a kernel: where this and the back-to-back median differ, launches overlap or gaps count.
+  if (!p.timer->times_each_launch() && p.timer->mode() == TimingMode::graph && !multi_process()) {
+    Timer isolated(stream(), options_.l2);
+    isolated.time_each_launch(true);
+    isolated.begin(w, true);
+    isolated.warm_up(1.0);
+    std::vector<double> t;
+    for (int i = 0; i < 3; ++i) t.push_back(isolated.sample().seconds_per_launch);
+    p.m.isolated_s = median_of(t);
+  }
 }
 
 std::string Harness::timing_label(const Prepared& p) const {
@@ -398,6 +409,7 @@ std::map<std::string, double> Harness::case_counters(const Prepared& p, const co
   k["batch"] = p.timer->batch();
   k["graph"] = p.timer->mode() == TimingMode::graph ? 1.0 : 0.0;
   k["eager_us"] = m.eager_s * 1e6;
+  if (m.isolated_s > 0) k["isolated_us"] = m.isolated_s * 1e6;
   k["launch_bound"] = is_launch_bound(m.eager_s, m.median_s) ? 1.0 : 0.0;
   k["noise"] = m.noise;
   k["repetitions"] = static_cast<double>(m.reps.size());
@@ -501,8 +513,8 @@ void Harness::run(benchmark::State& state, std::size_t case_index) {
           if (!p.tuning.eager_note.empty()) label += " | tuned eagerly: " + p.tuning.eager_note;
         }
         p.outcome.label = label;
-        chosen_candidate_[p.name] = p.tunable ? p.workload->candidate_name(p.workload->chosen()) : "";
-        batch_of_[p.name] = p.timer->batch();
+        if (p.tunable)
+          chosen_candidate_[p.name] = {p.workload->chosen(), p.workload->candidate_name(p.workload->chosen())};
         if (options_.profile_launches > 0) profile(p);
       }
     } catch (...) {
@@ -545,12 +557,10 @@ void Harness::recheck(const std::function<void(const std::string&)>& on_recheck)
       p.work = core::work_of(cases_[i]);
       Workload& w = *p.workload;
       p.tunable = w.candidate_count() > 0;
-      if (p.tunable) {  // the candidate the measurement ran, found by name: verified in this run already
-        int found = -1;
-        for (int k = 0; k < w.candidate_count() && found < 0; ++k)
-          if (w.candidate_name(k) == chosen_candidate_[name]) found = k;
-        if (found < 0) continue;  // the library lists other candidates now: nothing to hold against
-        w.choose(found);
+      if (p.tunable) {  // the candidate the measurement ran, verified in this run already: at its index, by name
+        const auto& [index, chosen_name] = chosen_candidate_[name];
+        if (index >= w.candidate_count() || w.candidate_name(index) != chosen_name) continue;  // listed otherwise now
+        w.choose(index);
       }
       std::function<double(double)> agree;
       if (multi_process()) agree = [this](double v) { return group_->agree_max(v); };

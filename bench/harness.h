@@ -71,6 +71,7 @@ struct Measurement {
   StopReason stop = StopReason::more;
   double probe_s = 0;           // the tuner's time of the chosen candidate, or the warm-up's estimate
   double eager_s = 0;
+  double isolated_s = 0;        // each launch timed alone (no overlap with the next): what a profiler sees
   double first_median_s = 0;    // when the guard measured again: the first measurement's median
   double recheck_s = 0;         // the end-of-run re-time
   double remeasured_s = 0;      // after a re-time that moved: the case measured again
@@ -135,8 +136,7 @@ class Harness {
   std::map<std::string, std::size_t> index_by_name_;
   std::map<std::string, Outcome> outcomes_;
   std::map<std::string, Measurement> measurements_;
-  std::map<std::string, std::string> chosen_candidate_;  // by case: the candidate the measurement ran
-  std::map<std::string, int> batch_of_;                   // by case: launches per timed batch
+  std::map<std::string, std::pair<int, std::string>> chosen_candidate_;  // by case: the candidate it ran (index, name)
   std::set<std::string> reported_;                        // cases measured (or not run) in this process
   cudaStream_t stream_ = nullptr;
   std::unique_ptr<GpuMonitor> monitor_;

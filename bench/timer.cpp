@@ -56,7 +56,9 @@ void Timer::begin(Workload& w, bool allow_graph) {
   batch_ = 1;
 }
 
-bool Timer::times_each_launch() const { return l2_ == L2Mode::cold || (w_ && w_->needs_before_launch()); }
+bool Timer::times_each_launch() const {
+  return each_launch_forced_ || l2_ == L2Mode::cold || (w_ && w_->needs_before_launch());
+}
 
 // Work between launches that is not timed: the L2 flush (cold mode) and the workload's own preparation.
 void Timer::untimed_before_launch() {

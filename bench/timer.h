@@ -68,6 +68,10 @@ class Timer {
   L2Mode l2() const { return l2_; }
   // Whether each launch is timed alone, with untimed work (flush, preparation) between launches.
   bool times_each_launch() const;
+  // Times each launch between its own events even in hot mode with nothing between launches: no launch then
+  // overlaps the next (a kernel that allows programmatic dependent launch starts before its predecessor ends when
+  // replayed back to back), which is the time a profiler reports for the kernel alone. Call before begin().
+  void time_each_launch(bool on) { each_launch_forced_ = on; }
 
  private:
   void capture(int batch);
@@ -91,6 +95,7 @@ class Timer {
   bool allow_graph_ = true;
   int batch_ = 1;
   double batch_target_s_ = kBatchTargetSeconds;
+  bool each_launch_forced_ = false;
   int graph_batch_ = 0;  // launches in the captured graph; 0: none
   cudaGraphExec_t exec_ = nullptr;
 };

@@ -11,15 +11,17 @@ opmark-bench times CUDA-graph replays between events, so its time per launch hol
 kernels too; ncu's gpu__time_duration is each kernel alone. Where the two agree the reported number is the
 operation's; where they do not, the table shows which cases to look at.
 
-ONE ncu process runs the selection with --opmark_profile_launches=K: opmark-bench builds, tunes, verifies and
-times each case as usual, unprofiled (ncu --profile-from-start off), writing its results (--opmark_out into a
-temporary folder) for the median times; then, with the same chosen algorithm, it launches a marker kernel (its name
-holds `opmark_profile_marker`) between cudaProfilerStart and Stop, and K single launches, each right after about
-10 ms of unprofiled launches of the same operation, so the profiled one finds the clocks and the L2 as opmark's
-timing does (a GPU left idle while the profiler works drops its clock). It prints `opmark-profile: <case>
-launches=K`. The kernels from one marker to the next are that case's, in the order of those lines. ncu runs with
---clock-control none and --cache-control none. With --results, the median times come from that file instead (a run
-of the same selection: the tuner may choose another algorithm there). With --csv, ncu's own log is kept beside it
+Without --results, opmark-bench first runs the selection as usual (--opmark_out into a temporary folder) for its
+median times: timing under ncu is not the GPU's (ncu intercepts every launch, even unprofiled ones). Then ONE ncu
+process runs the same selection with --opmark_profile_launches=K: opmark-bench builds, tunes, verifies and times
+each case unprofiled (ncu --profile-from-start off), then launches a marker kernel (its name holds
+`opmark_profile_marker`) between cudaProfilerStart and Stop, and K single launches of the chosen algorithm, each
+right after about 10 ms of unprofiled launches of the same operation, so the profiled one finds the clocks and the
+L2 as opmark's timing does (a GPU left idle while the profiler works drops its clock). It prints `opmark-profile:
+<case> launches=K`. The kernels from one marker to the next are that case's, in the order of those lines. ncu runs
+with --clock-control none and --cache-control none. The tuner can choose another algorithm in the two runs: the
+cases where the labels differ are listed. A second table holds opmark's `isolated_us` (each launch timed alone, so
+none overlaps the next) where the results have it. With --csv, ncu's own log is kept beside it
 (OUT.csv.ncu_raw.csv).
 
 Per case: kernel time per launch (the case's kernel durations summed, over K), kernels per launch, opmark/kernel and
@@ -176,6 +178,29 @@ def opmark_medians(path):
     return {case_key(rec["name"]): rec["time_us"] for rec in median_records(path)}
 
 
+def run_bench(bench, selection, out_dir):
+    """A normal opmark-bench run of the selection for its median times; its console goes to stderr, so stdout
+    keeps the table. Exit status 1 only says some case failed: the others' times are still good."""
+    cmd = [bench] + selection + [f"--opmark_out={out_dir}"]
+    print(f"# {shlex.join(cmd)}", file=sys.stderr, flush=True)
+    rc = subprocess.run(cmd, stdout=sys.stderr).returncode
+    results = os.path.join(out_dir, "results.jsonl")
+    if rc not in (0, 1) or not os.path.exists(results):
+        raise ToolError(f"opmark-bench exited with status {rc} and wrote no {results}")
+    return results
+
+
+def counter_medians(path, counter):
+    """{case: a counter of the median line}, where the line has it."""
+    return {case_key(rec["name"]): rec["counters"][counter] for rec in median_records(path)
+            if counter in rec.get("counters", {})}
+
+
+def chosen_candidates(path):
+    """{case: the label's first part}: the candidate the tuner chose, where there is one."""
+    return {case_key(rec["name"]): rec.get("label", "").split(" | ")[0] for rec in median_records(path)}
+
+
 def run_ncu(ncu, bench, selection, launches, log, out_dir=None):
     """One ncu process over every selected case; returns opmark-bench's stdout (the opmark-profile: lines). With
     out_dir, the same process also writes its results there."""
@@ -219,12 +244,16 @@ def main(argv=None):
             raise ToolError(f"{args.bench} is not an executable")
         with tempfile.TemporaryDirectory(prefix="ncu_fidelity.") as tmp:
             log = os.path.join(tmp, "ncu.csv")
-            out_dir = None if args.results else os.path.join(tmp, "opmark")
-            stdout = run_ncu(ncu, args.bench, selection, args.launches, log, out_dir)
-            results = args.results or os.path.join(out_dir, "results.jsonl")
-            if not os.path.exists(results):
-                raise ToolError(f"opmark-bench wrote no {results}")
+            results = args.results or run_bench(args.bench, selection, os.path.join(tmp, "opmark"))
+            profiled_dir = os.path.join(tmp, "profiled")
+            stdout = run_ncu(ncu, args.bench, selection, args.launches, log, profiled_dir)
             opmark_times = opmark_medians(results)
+            isolated_times = counter_medians(results, "isolated_us")
+            profiled_results = os.path.join(profiled_dir, "results.jsonl")
+            other_candidate = []
+            if os.path.exists(profiled_results):
+                timed, profiled = chosen_candidates(results), chosen_candidates(profiled_results)
+                other_candidate = sorted(n for n in timed if n in profiled and timed[n] != profiled[n])
             if args.csv:
                 shutil.copy(log, args.csv + ".ncu_raw.csv")
             with open(log) as f:
@@ -232,10 +261,18 @@ def main(argv=None):
         cases = profiled_cases(stdout)
         if not cases:
             raise ToolError("opmark-bench printed no opmark-profile: line: no case was profiled")
-        rows = fidelity_rows(split_at_markers(kernels, cases), opmark_times)
+        split = split_at_markers(kernels, cases)
+        rows = fidelity_rows(split, opmark_times)
+        isolated_rows = fidelity_rows(split, isolated_times) if isolated_times else []
     except (ToolError, OSError) as e:
         print(f"ncu_fidelity: {e}", file=sys.stderr)
         return 2
+    if isolated_rows:
+        print("each launch timed alone (opmark's isolated_us):")
+        print("\n".join(table(isolated_rows)))
+        print("\nopmark's reported time (back-to-back replays):")
+    for name in other_candidate:
+        print(f"note: the profiled run chose another candidate for {name}")
     print("\n".join(table(rows)))
     if args.csv:
         write_csv(args.csv, rows)

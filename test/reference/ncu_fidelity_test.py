@@ -142,7 +142,8 @@ class WholeScript(unittest.TestCase):
             self.assertEqual(argv, ["--profile-from-start", "off", "--clock-control", "none", "--cache-control", "none",
                                     "--metrics", "gpu__time_duration.sum", "--csv", "--page", "raw", "--print-units", "base", "--log-file", log,
                                     ncu, "--opmark_family=gemm", "--opmark_precision=fp16",
-                                    "--opmark_profile_launches=2"])
+                                    "--opmark_profile_launches=2", argv[-1]])
+            self.assertTrue(argv[-1].startswith("--opmark_out="))  # the profiled run's own results: its labels
             with open(out_csv, newline="") as f:
                 rows = list(csv.reader(f))
             self.assertEqual(rows[0][0], "case")
