@@ -259,6 +259,20 @@ class GemmWorkload final : public Workload {
     configs_.push_back(std::move(cfg));
   }
 
+  // cuBLAS's classic entry point chooses its kernel at every call, by a heuristic that looks at the workspace it
+  // has: left to its own pool, it chose other kernels inside a graph capture than outside one (seen with Nsight
+  // Compute on an H100: an sm80 CUTLASS kernel of 17.8 us eagerly where the graph ran a 5.9 us one). A handle of the
+  // workload's own, given the workload's workspace, sees the same workspace in both, as PyTorch gives its handles.
+  cublasHandle_t gemm_ex_handle() {
+    if (!gemm_ex_handle_) {
+      cublasHandle_t h = nullptr;
+      OPMARK_CHECK_CUBLAS(cublasCreate(&h));
+      gemm_ex_handle_.reset(h);
+      OPMARK_CHECK_CUBLAS(cublasSetWorkspace(h, workspace_.get(), workspace_.bytes()));
+    }
+    return gemm_ex_handle_.get();
+  }
+
   // The layout of the candidate that runs.
   const LayoutConfig& running() const {
     return configs_[static_cast<std::size_t>(candidates_[static_cast<std::size_t>(chosen())].config)];
@@ -280,7 +294,7 @@ class GemmWorkload final : public Workload {
     const void* first = cfg.row_major_c ? b_.get() : a_.get();
     const void* second = cfg.row_major_c ? a_.get() : b_.get();
     if (candidates_[candidate].gemm_ex) {
-      cublasHandle_t h = cublas_handle();
+      cublasHandle_t h = gemm_ex_handle();
       OPMARK_CHECK_CUBLAS(cublasSetStream(h, stream));
       OPMARK_CHECK_CUBLAS(cublasGemmStridedBatchedEx(
           h, cfg.op_first_t ? CUBLAS_OP_T : CUBLAS_OP_N, cfg.op_second_t ? CUBLAS_OP_T : CUBLAS_OP_N, cfg.out_rows,
@@ -301,6 +315,10 @@ class GemmWorkload final : public Workload {
   std::vector<LayoutConfig> configs_;
   std::vector<Candidate> candidates_;
   bool stated_has_kernels_ = false;  // cuBLASLt had candidates for the table's own layout
+  struct HandleDeleter {
+    void operator()(cublasContext* h) const { cublasDestroy(h); }
+  };
+  std::unique_ptr<cublasContext, HandleDeleter> gemm_ex_handle_;  // after workspace_: destroyed before it
   float alpha_f_ = 1.0f, beta_f_ = 0.0f;
   std::int32_t alpha_i_ = 1, beta_i_ = 0;
 };

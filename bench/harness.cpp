@@ -372,7 +372,8 @@ void Harness::measure_with_guard(Prepared& p) {
   p.m.eager_s = median_of(eager);
   // The same launches, each timed alone between event nodes of the graph (none overlaps the next), as a profiler
   // times a kernel: where this and the back-to-back median differ, launches overlap or gaps count.
-  if (!p.timer->times_each_launch() && p.timer->mode() == TimingMode::graph && !multi_process()) {
+  if (options_.isolated && !p.timer->times_each_launch() && p.timer->mode() == TimingMode::graph &&
+      !multi_process()) {
     Timer isolated(stream(), options_.l2);
     isolated.time_each_launch(true);
     isolated.begin(w, true);

@@ -118,6 +118,8 @@ void apply(Options& o, const std::string& flag, const std::string& value) {
     if (value == "on" || value.empty() || value == "true" || value == "1") o.recheck = true;
     else if (value == "off" || value == "false" || value == "0") o.recheck = false;
     else throw Error("--opmark_recheck: expected on or off, got '" + value + "'");
+  } else if (flag == "opmark_isolated") {
+    o.isolated = value.empty() || value == "true" || value == "1" || value == "on";
   } else if (flag == "opmark_profile_launches") {
     o.profile_launches = static_cast<int>(parse_number(flag, value, 1));
   } else if (flag == "opmark_help") {
@@ -193,6 +195,8 @@ opmark flags (Google Benchmark's own flags, e.g. --benchmark_filter, --benchmark
   --opmark_case_time_cap=S      stop repeating once a case has measured for S seconds (default 2)
   --opmark_recheck=on|off       re-time every case briefly at the end of the run; a case that moved more than
                                 1.3x is measured again and, if it still disagrees, reported unstable (default on)
+  --opmark_isolated             also time each launch alone between event nodes (isolated_us), so none overlaps
+                                the next, as a profiler times a kernel (bench/reference/ncu_fidelity.py sets it)
   --opmark_profile_launches=K   after timing each case, a marker kernel and K launches between
                                 cudaProfilerStart/Stop, each after 10 ms of unprofiled launches, for Nsight
                                 Compute (bench/reference/ncu_fidelity.py)

@@ -38,6 +38,7 @@ struct Options {
   bool noise_target_given = false;
   double case_time_cap_s = 2.0;         // ... or the case spent this long measuring (after its minimum)
   bool recheck = true;                  // re-time every case briefly at the end of the run (anomaly guard)
+  bool isolated = false;                // also time each launch alone (isolated_us), as a profiler sees a kernel
   int profile_launches = 0;             // > 0: after timing, K launches per case inside cudaProfilerStart/Stop (ncu)
   bool help = false;
 };

@@ -181,7 +181,7 @@ def opmark_medians(path):
 def run_bench(bench, selection, out_dir):
     """A normal opmark-bench run of the selection for its median times; its console goes to stderr, so stdout
     keeps the table. Exit status 1 only says some case failed: the others' times are still good."""
-    cmd = [bench] + selection + [f"--opmark_out={out_dir}"]
+    cmd = [bench] + selection + ["--opmark_isolated", f"--opmark_out={out_dir}"]
     print(f"# {shlex.join(cmd)}", file=sys.stderr, flush=True)
     rc = subprocess.run(cmd, stdout=sys.stderr).returncode
     results = os.path.join(out_dir, "results.jsonl")
@@ -197,8 +197,10 @@ def counter_medians(path, counter):
 
 
 def chosen_candidates(path):
-    """{case: the label's first part}: the candidate the tuner chose, where there is one."""
-    return {case_key(rec["name"]): rec.get("label", "").split(" | ")[0] for rec in median_records(path)}
+    """{case: the candidate the tuner chose}: the label's first part, up to " (fastest of" (what follows, the
+    default's speedup, is a measurement and moves from run to run)."""
+    return {case_key(rec["name"]): rec.get("label", "").split(" | ")[0].split(" (fastest of")[0]
+            for rec in median_records(path)}
 
 
 def run_ncu(ncu, bench, selection, launches, log, out_dir=None):
