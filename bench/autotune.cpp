@@ -47,26 +47,52 @@ TuningResult tune(Workload& w, cudaStream_t stream, bool allow_graph, int rounds
   r.default_index = w.default_candidate();
   r.seconds.assign(static_cast<std::size_t>(count), std::numeric_limits<double>::infinity());
   r.errors.assign(static_cast<std::size_t>(count), "");
+  std::vector<double> probe(static_cast<std::size_t>(count), std::numeric_limits<double>::infinity());
+  // A screen first, launches back to back from the host: cheap, and for candidates of more than a few microseconds
+  // close to their GPU time. Only those within kScreenMargin of the fastest (all of them where launches are host
+  // bound and look alike), and the library's default, are captured into graphs and probed there.
+  std::vector<double> screened(static_cast<std::size_t>(count), std::numeric_limits<double>::infinity());
+  {
+    Timer screen(stream, L2Mode::hot, nullptr, std::function<double(double)>{}, kTuningBatchSeconds);
+    for (int i = 0; i < count; ++i) {
+      try {
+        w.choose(i);
+        screen.begin(w, false);
+        const double first = screen.eager(1);  // loads the candidate's kernels
+        screened[static_cast<std::size_t>(i)] = screen.eager(choose_batch(first, kTuningBatchSeconds));
+      } catch (const OutOfMemoryError&) {
+        throw;
+      } catch (const std::exception& e) {
+        r.errors[static_cast<std::size_t>(i)] = e.what();
+        cudaGetLastError();
+        OPMARK_CHECK_CUDA(cudaStreamSynchronize(stream));
+      }
+    }
+  }
+  const double fastest_screen = *std::min_element(screened.begin(), screened.end());
   // One timer per candidate keeps its graph for the rounds.
   std::vector<std::unique_ptr<Timer>> timers(static_cast<std::size_t>(count));
-  std::vector<double> probe(static_cast<std::size_t>(count), std::numeric_limits<double>::infinity());
   for (int i = 0; i < count; ++i) {
-    auto& timer = timers[static_cast<std::size_t>(i)];
+    const auto k = static_cast<std::size_t>(i);
+    if (!std::isfinite(screened[k])) continue;  // it failed
+    if (screened[k] > kScreenMargin * fastest_screen && i != r.default_index) {
+      probe[k] = screened[k];  // far behind: keeps its screen time, and never competes
+      continue;
+    }
+    auto& timer = timers[k];
     try {
       w.choose(i);
       timer = std::make_unique<Timer>(stream, L2Mode::hot, nullptr, std::function<double(double)>{},
                                       kTuningBatchSeconds);
       timer->begin(w, allow_graph);
-      probe[static_cast<std::size_t>(i)] = timer->warm_up(0.0);
+      probe[k] = timer->warm_up(0.0);
       if (timer->mode() == TimingMode::eager && allow_graph)
         r.eager_note += (r.eager_note.empty() ? "" : "; ") + w.candidate_name(i) + ": " + timer->eager_reason();
-      // A candidate far behind the fastest so far cannot win: free its graph now rather than hold dozens.
-      const double so_far = *std::min_element(probe.begin(), probe.begin() + i + 1);
-      if (probe[static_cast<std::size_t>(i)] > kProbeMargin * so_far) timer.reset();
     } catch (const OutOfMemoryError&) {
       throw;
     } catch (const std::exception& e) {
-      r.errors[static_cast<std::size_t>(i)] = e.what();
+      r.errors[k] = e.what();
+      probe[k] = std::numeric_limits<double>::infinity();
       timer.reset();
       cudaGetLastError();
       OPMARK_CHECK_CUDA(cudaStreamSynchronize(stream));

@@ -16,6 +16,9 @@ namespace opmark::bench {
 
 // How far behind the fastest candidate's probe another may be and still compete in the rounds.
 constexpr double kProbeMargin = 1.25;
+// How far behind the fastest candidate's screen (launches back to back from the host) another may be and still be
+// captured and probed in a graph. Wide, since host launches inflate a candidate of several small kernels more.
+constexpr double kScreenMargin = 1.5;
 // A tuning batch lasts about this long: a quarter of a measurement's, since dozens of candidates are each captured
 // into a graph; the graph's fixed start, timed once per batch, is then about 1% of it, the same for every candidate.
 constexpr double kTuningBatchSeconds = 0.25e-3;
@@ -42,10 +45,12 @@ struct TuningResult {
   std::map<std::string, double> counters() const;
 };
 
-// Times every candidate of `w` on `stream`: each is warmed up and probed (a candidate that throws is marked failed
-// and the others go on), then those within kProbeMargin of the fastest probe are timed in `rounds` rounds that
-// visit every one in turn, so clock and temperature drift during tuning falls on all alike; a candidate's time is
-// its median over the rounds. Leaves `w` on the fastest (w.choose). `allow_graph` false times eagerly.
+// Times every candidate of `w` on `stream`: each is screened with launches back to back from the host (a candidate
+// that throws is marked failed and the others go on); those within kScreenMargin of the fastest screen, and the
+// library's default, are captured into graphs, warmed up and probed; those within kProbeMargin of the fastest probe
+// are timed in `rounds` rounds that visit every one in turn, so clock and temperature drift during tuning falls on
+// all alike; a candidate's time is its median over the rounds (or its probe, or its screen, where it stopped).
+// Leaves `w` on the fastest (w.choose). `allow_graph` false times eagerly.
 TuningResult tune(Workload& w, cudaStream_t stream, bool allow_graph, int rounds = 5);
 
 }  // namespace opmark::bench
