@@ -164,33 +164,13 @@ double Timer::warm_up(double warmup_ms) {
 Sample Timer::sample() { return mode_ == TimingMode::graph ? graph_sample() : eager_sample(batch_); }
 
 Sample Timer::graph_sample() {
-  Sample s;
-  s.launches = graph_batch_;
   OPMARK_CHECK_CUDA(cudaEventRecord(wall_start_, stream_));
   OPMARK_CHECK_CUDA(cudaGraphLaunch(exec_, stream_));
   OPMARK_CHECK_CUDA(cudaEventRecord(wall_stop_, stream_));
-  if (monitor_) s.clock = monitor_->clocks();  // while the replay runs
-  OPMARK_CHECK_CUDA(cudaEventSynchronize(wall_stop_));
-  OPMARK_CHECK_LAUNCH();
-  float ms = 0;
-  OPMARK_CHECK_CUDA(cudaEventElapsedTime(&ms, wall_start_, wall_stop_));
-  s.wall_seconds = ms * 1e-3;
-  if (!times_each_launch()) {
-    s.seconds_per_launch = s.wall_seconds / graph_batch_;
-    return s;
-  }
-  double total_ms = 0;
-  for (int i = 0; i < graph_batch_; ++i) {
-    OPMARK_CHECK_CUDA(cudaEventElapsedTime(&ms, start_[i], stop_[i]));
-    total_ms += ms;
-  }
-  s.seconds_per_launch = total_ms * 1e-3 / graph_batch_;
-  return s;
+  return collect(graph_batch_);
 }
 
 Sample Timer::eager_sample(int n) {
-  Sample s;
-  s.launches = n;
   const bool each = times_each_launch();
   if (each) ensure_events(static_cast<std::size_t>(n));
   OPMARK_CHECK_CUDA(cudaEventRecord(wall_start_, stream_));
@@ -203,22 +183,30 @@ Sample Timer::eager_sample(int n) {
     if (each) OPMARK_CHECK_CUDA(cudaEventRecord(stop_[i], stream_));
   }
   OPMARK_CHECK_CUDA(cudaEventRecord(wall_stop_, stream_));
+  return collect(n);
+}
+
+// A batch of `launches` enqueued between the wall events (and, one pair per launch, the launch events where each
+// launch is timed alone): reads the clocks while it runs, waits for it, and takes the time per launch.
+Sample Timer::collect(int launches) {
+  Sample s;
+  s.launches = launches;
   if (monitor_) s.clock = monitor_->clocks();
   OPMARK_CHECK_CUDA(cudaEventSynchronize(wall_stop_));
   OPMARK_CHECK_LAUNCH();
   float ms = 0;
   OPMARK_CHECK_CUDA(cudaEventElapsedTime(&ms, wall_start_, wall_stop_));
   s.wall_seconds = ms * 1e-3;
-  if (!each) {
-    s.seconds_per_launch = s.wall_seconds / n;
+  if (!times_each_launch()) {
+    s.seconds_per_launch = s.wall_seconds / launches;
     return s;
   }
   double total_ms = 0;
-  for (int i = 0; i < n; ++i) {
-    OPMARK_CHECK_CUDA(cudaEventElapsedTime(&ms, start_[i], stop_[i]));
+  for (int i = 0; i < launches; ++i) {
+    OPMARK_CHECK_CUDA(cudaEventElapsedTime(&ms, start_[static_cast<std::size_t>(i)], stop_[static_cast<std::size_t>(i)]));
     total_ms += ms;
   }
-  s.seconds_per_launch = total_ms * 1e-3 / n;
+  s.seconds_per_launch = total_ms * 1e-3 / launches;
   return s;
 }
 

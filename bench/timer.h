@@ -81,6 +81,7 @@ class Timer {
   double agreed(double v) const { return agree_ ? agree_(v) : v; }
   Sample eager_sample(int n);
   Sample graph_sample();
+  Sample collect(int launches);
 
   cudaStream_t stream_;
   L2Mode l2_;
