@@ -131,6 +131,7 @@ nlohmann::json add_context(const std::optional<bench::DeviceInfo>& device, const
   put("timing", timing);
   put("noise_target", std::to_string(o.noise_target));
   put("min_repetitions", std::to_string(o.min_repetitions));
+  put("max_repetitions", std::to_string(o.max_repetitions));
   put("recheck", o.recheck ? "on" : "off");
   put("peaks", peaks.source);
   for (const auto& [k, v] : peaks.tflops) put("peak_tflops_" + k, std::to_string(v));
@@ -179,9 +180,23 @@ nlohmann::json add_context(const std::optional<bench::DeviceInfo>& device, const
   return ctx;
 }
 
+// --opmark_symbols gives the shape tables' symbols and --opmark_inputs the models' inputs; a flag that the chosen
+// source of cases would ignore is an error, not a silent no-op. `symbols` is what the user gave (not the G that a
+// multi-process run adds).
+void check_flags_apply(const bench::Options& o, const core::Symbols& symbols) {
+  if (!o.suite.empty() && (!symbols.empty() || !o.inputs.empty()))
+    throw Error("--opmark_suite runs the shapes the rules fix: drop --opmark_symbols and --opmark_inputs");
+  if (!o.models.empty() && (!symbols.empty() || !o.selection.sets.empty()))
+    throw Error("--opmark_models runs the models' cases, not the shape tables' sets: drop --opmark_set and "
+                "--opmark_symbols (--opmark_inputs=B=16 sets a model's input sizes)");
+  if (o.models.empty() && o.suite.empty() && !o.inputs.empty())
+    throw Error("--opmark_inputs sets the input sizes of --opmark_models; the shape tables take --opmark_symbols");
+}
+
 int run(int argc, char** argv, bench::ProcessGroup& group) {
   const std::string command = command_line(argc, argv);  // before the --opmark_ flags are taken out of argv
   bench::Options options = bench::parse_options(argc, argv);
+  const core::Symbols given_symbols = options.selection.symbols;  // before a multi-process run adds G
   // One process per GPU (MPI): rank 0 alone prints and writes files; the all-reduce's ranks default to the
   // process count; each process takes the GPU of its rank on its host.
   if (group.multi_process()) {
@@ -204,6 +219,7 @@ int run(int argc, char** argv, bench::ProcessGroup& group) {
     }
     std::cout << "\nGoogle Benchmark's flags:\n";
   }
+  check_flags_apply(options, given_symbols);
 
   const std::vector<std::string> shape_dirs = options.shapes.empty() ? default_shapes() : options.shapes;
   std::vector<core::Table> tables = core::load_tables(shape_dirs);
@@ -226,6 +242,9 @@ int run(int argc, char** argv, bench::ProcessGroup& group) {
     if (!suite->timing.empty() && (suite->timing == "graph") != options.graph_timing)
       throw Error("the submission rules " + rules + " require --opmark_timing=" + suite->timing);
   } else if (options.models.empty()) {
+    core::Selection asked = options.selection;  // the user's own symbols: a G added above need not be used
+    asked.symbols = given_symbols;
+    core::check_selection(tables, asked);
     cases = core::expand_tables(tables, options.selection);
   } else {  // the models' cases, each unique case once across models (Benanza's unique layers)
     std::vector<core::ModelTable> models;
@@ -236,6 +255,7 @@ int run(int argc, char** argv, bench::ProcessGroup& group) {
     } catch (const Error& e) {
       throw Error(std::string("--opmark_models: ") + e.what());
     }
+    core::check_inputs(models, options.inputs);
     std::vector<std::string> precisions(options.selection.precisions.begin(), options.selection.precisions.end());
     if (precisions.empty()) precisions = {"fp16"};
     cases = core::model_cases(models, options.inputs, precisions);

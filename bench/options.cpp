@@ -1,7 +1,13 @@
 #include "bench/options.h"
 
+#include <cctype>
+#include <cerrno>
+#include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <limits>
+#include <optional>
 
 #include "core/error.h"
 #include "core/precision.h"
@@ -26,12 +32,79 @@ std::vector<std::string> split_list(const std::string& s) {
   return out;
 }
 
-double parse_number(const std::string& flag, const std::string& text, double min) {
+// Ranges of the numeric flags: each far past any sensible run, so a typo or "inf" is caught rather than cast to
+// an int or a size (where it would overflow) or left to run for ever.
+constexpr std::int64_t kMaxCandidates = 1000;     // cuBLASLt's heuristics and cuDNN's lists offer a few dozen
+constexpr std::int64_t kMaxWorkspaceMib = 1 << 20;  // 1 TiB: past any GPU's memory
+constexpr std::int64_t kMaxRepetitions = 100000;  // at 0.05 s each, over an hour and a half per case
+constexpr std::int64_t kMaxProfileLaunches = 1000;  // each is profiled by Nsight Compute, seconds apiece
+constexpr double kMaxSeconds = 3600;               // GPU time per repetition, or measuring a case: an hour
+constexpr double kMaxWarmupMs = 60000;             // a minute
+
+std::string number_text(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%g", v);
+  return buf;
+}
+
+// `text` as a finite number, all of it; nullopt for anything else ("inf", "nan", "3x", "").
+std::optional<double> finite_number(const std::string& text) {
   char* end = nullptr;
-  double v = std::strtod(text.c_str(), &end);
-  if (text.empty() || *end != '\0' || !(v >= min))
-    throw Error("--" + flag + ": expected a number >= " + std::to_string(min) + ", got '" + text + "'");
+  const double v = std::strtod(text.c_str(), &end);
+  if (text.empty() || *end != '\0' || !std::isfinite(v)) return std::nullopt;
   return v;
+}
+
+// A number from `min` to `max`.
+double parse_number(const std::string& flag, const std::string& text, double min, double max) {
+  const std::optional<double> v = finite_number(text);
+  if (!v || *v < min || *v > max)
+    throw Error("--" + flag + ": expected a number from " + number_text(min) + " to " + number_text(max) + ", got '" +
+                text + "'");
+  return *v;
+}
+
+// A number > 0 with no upper bound a flag could know (a peak); `what` names the item in a list flag.
+double parse_positive(const std::string& flag, const std::string& what, const std::string& text) {
+  const std::optional<double> v = finite_number(text);
+  if (!v || !(*v > 0)) throw Error("--" + flag + ": " + what + ": expected a number > 0, got '" + text + "'");
+  return *v;
+}
+
+// An integer from `min` to `max`, written as one: these flags count things, so "2.5", "1e3" and "inf" are typos.
+std::int64_t parse_integer(const std::string& flag, const std::string& text, std::int64_t min, std::int64_t max) {
+  errno = 0;
+  char* end = nullptr;
+  const long long v = std::strtoll(text.c_str(), &end, 10);
+  if (text.empty() || *end != '\0' || errno == ERANGE || v < min || v > max)
+    throw Error("--" + flag + ": expected an integer from " + std::to_string(min) + " to " + std::to_string(max) +
+                ", got '" + text + "'");
+  return v;
+}
+
+// Any 64-bit seed: digits only (strtoull would take "-1" as 2^64 - 1).
+std::uint64_t parse_seed(const std::string& flag, const std::string& text) {
+  errno = 0;
+  char* end = nullptr;
+  const unsigned long long v = std::strtoull(text.c_str(), &end, 10);
+  if (text.empty() || !std::isdigit(static_cast<unsigned char>(text[0])) || *end != '\0' || errno == ERANGE)
+    throw Error("--" + flag + ": expected an integer from 0 to " +
+                std::to_string(std::numeric_limits<std::uint64_t>::max()) + ", got '" + text + "'");
+  return v;
+}
+
+core::Symbols parse_symbols(const std::string& flag, const std::string& text) {
+  try {
+    return core::parse_symbol_list(text);
+  } catch (const Error& e) {
+    throw Error("--" + flag + ": " + e.what());
+  }
+}
+
+bool parse_switch(const std::string& flag, const std::string& value) {
+  if (value.empty() || value == "true" || value == "1") return true;
+  if (value == "false" || value == "0") return false;
+  throw Error("--" + flag + ": expected true or false, got '" + value + "'");
 }
 
 void apply(Options& o, const std::string& flag, const std::string& value) {
@@ -64,10 +137,10 @@ void apply(Options& o, const std::string& flag, const std::string& value) {
     o.models = split_list(value);
   } else if (flag == "opmark_inputs") {
     need_value();
-    o.inputs = core::parse_symbol_list(value);
+    o.inputs = parse_symbols(flag, value);
   } else if (flag == "opmark_symbols") {
     need_value();
-    o.selection.symbols = core::parse_symbol_list(value);
+    o.selection.symbols = parse_symbols(flag, value);
   } else if (flag == "opmark_l2") {
     if (value == "hot") o.l2 = L2Mode::hot;
     else if (value == "cold") o.l2 = L2Mode::cold;
@@ -76,7 +149,7 @@ void apply(Options& o, const std::string& flag, const std::string& value) {
     need_value();
     o.out_dir = value;
   } else if (flag == "opmark_validate") {
-    o.validate_only = value.empty() || value == "true" || value == "1";
+    o.validate_only = parse_switch(flag, value);
   } else if (flag == "opmark_peak") {
     need_value();
     for (const auto& item : split_list(value)) {
@@ -84,36 +157,36 @@ void apply(Options& o, const std::string& flag, const std::string& value) {
       if (eq == std::string::npos) throw Error("--opmark_peak: expected KEY=VALUE, got '" + item + "'");
       std::string key = item.substr(0, eq);
       if (key != "bw") core::precision_info(key);
-      o.peaks[key] = parse_number(flag, item.substr(eq + 1), 1e-9);
+      o.peaks[key] = parse_positive(flag, key, item.substr(eq + 1));
     }
   } else if (flag == "opmark_candidates") {
-    o.candidates = static_cast<int>(parse_number(flag, value, 1));
+    o.candidates = static_cast<int>(parse_integer(flag, value, 1, kMaxCandidates));
   } else if (flag == "opmark_engines") {
-    o.engines = static_cast<int>(parse_number(flag, value, 0));
+    o.engines = static_cast<int>(parse_integer(flag, value, 0, kMaxCandidates));
   } else if (flag == "opmark_workspace_mib") {
-    o.workspace_bytes = static_cast<std::size_t>(parse_number(flag, value, 0) * (1 << 20));
+    o.workspace_bytes = static_cast<std::size_t>(parse_integer(flag, value, 0, kMaxWorkspaceMib)) << 20;
   } else if (flag == "opmark_seed") {
-    o.seed = static_cast<std::uint64_t>(parse_number(flag, value, 0));
+    o.seed = parse_seed(flag, value);
   } else if (flag == "opmark_min_time") {
-    o.min_time_s = parse_number(flag, value, 1e-6);
+    o.min_time_s = parse_number(flag, value, 1e-6, kMaxSeconds);
     o.min_time_given = true;
   } else if (flag == "opmark_warmup_ms") {
-    o.warmup_ms = parse_number(flag, value, 0);
+    o.warmup_ms = parse_number(flag, value, 0, kMaxWarmupMs);
   } else if (flag == "opmark_timing") {
     if (value == "graph") o.graph_timing = true;
     else if (value == "eager") o.graph_timing = false;
     else throw Error("--opmark_timing: expected graph or eager, got '" + value + "'");
   } else if (flag == "opmark_repetitions") {
-    o.min_repetitions = static_cast<int>(parse_number(flag, value, 1));
+    o.min_repetitions = static_cast<int>(parse_integer(flag, value, 1, kMaxRepetitions));
     o.min_repetitions_given = true;
     if (o.max_repetitions < o.min_repetitions) o.max_repetitions = o.min_repetitions;
   } else if (flag == "opmark_max_repetitions") {
-    o.max_repetitions = static_cast<int>(parse_number(flag, value, 1));
+    o.max_repetitions = static_cast<int>(parse_integer(flag, value, 1, kMaxRepetitions));
   } else if (flag == "opmark_noise") {
-    o.noise_target = parse_number(flag, value, 0);
+    o.noise_target = parse_number(flag, value, 0, 1);  // a median absolute deviation over the median
     o.noise_target_given = true;
   } else if (flag == "opmark_case_time_cap") {
-    o.case_time_cap_s = parse_number(flag, value, 0);
+    o.case_time_cap_s = parse_number(flag, value, 0, kMaxSeconds);
   } else if (flag == "opmark_recheck") {
     if (value == "on" || value.empty() || value == "true" || value == "1") o.recheck = true;
     else if (value == "off" || value == "false" || value == "0") o.recheck = false;
@@ -121,7 +194,7 @@ void apply(Options& o, const std::string& flag, const std::string& value) {
   } else if (flag == "opmark_isolated") {
     o.isolated = value.empty() || value == "true" || value == "1" || value == "on";
   } else if (flag == "opmark_profile_launches") {
-    o.profile_launches = static_cast<int>(parse_number(flag, value, 1));
+    o.profile_launches = static_cast<int>(parse_integer(flag, value, 1, kMaxProfileLaunches));
   } else if (flag == "opmark_help") {
     o.help = true;
   } else {

@@ -2,14 +2,24 @@
 #include "core/precision.h"
 
 namespace opmark::core {
+namespace {
+
+FieldSpec bounded(FieldSpec f, std::int64_t max) {
+  f.max = max;
+  return f;
+}
+
+}  // namespace
 
 Schema allreduce_schema() {
   Schema s;
   s.family = "allreduce";
   s.help = "all-reduce of `count` elements across `ranks` GPUs through NCCL (nccl-tests' algbw and busbw)";
   s.fields = {
-      {"count", FieldKind::positive_int, std::nullopt, {}, "elements per rank", ""},
-      {"ranks", FieldKind::positive_int, std::nullopt, {}, "GPUs taking part (tables: the symbol G)", ""},
+      // count is one tensor's elements, so bounded as a tensor (kMaxElements), not as a dimension.
+      bounded({"count", FieldKind::positive_int, std::nullopt, {}, "elements per rank", ""}, kMaxElements),
+      bounded({"ranks", FieldKind::positive_int, std::nullopt, {}, "GPUs taking part (tables: the symbol G)", ""},
+              kMaxRanks),
       {"op", FieldKind::choice, FieldValue{std::string("sum")}, {"sum", "prod", "max", "min"}, "the reduction", ""},
       {"inplace", FieldKind::choice, FieldValue{std::string("no")}, {"no", "yes"},
        "yes: the result overwrites the input buffer", ""},

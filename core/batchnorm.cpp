@@ -2,6 +2,15 @@
 #include "core/precision.h"
 
 namespace opmark::core {
+namespace {
+
+// The tensor must be a size a GPU could hold; this also keeps BatchnormProblem::elements() inside int64.
+std::string check_batchnorm(const Case& c) {
+  const BatchnormProblem p = batchnorm_problem(c);
+  return check_tensor_size("the tensor", "n x c x h x w", {p.n, p.c, p.h, p.w});
+}
+
+}  // namespace
 
 Schema batchnorm_schema() {
   Schema s;
@@ -20,6 +29,7 @@ Schema batchnorm_schema() {
   };
   s.directions = {"fwd"};
   s.precisions = {"fp32", "fp16", "bf16"};
+  s.check = &check_batchnorm;
   return s;
 }
 
@@ -39,7 +49,10 @@ BatchnormProblem batchnorm_problem(const Case& c) {
 Work batchnorm_work(const Case& c) {
   const BatchnormProblem p = batchnorm_problem(c);
   const double elem = static_cast<double>(size_of(precision_info(c.precision).input));
-  const double x = static_cast<double>(p.elements()) * elem, channel = static_cast<double>(p.c) * 4.0;
+  // In doubles: nothing to overflow.
+  const double elements = static_cast<double>(p.n) * static_cast<double>(p.c) * static_cast<double>(p.h) *
+                          static_cast<double>(p.w);
+  const double x = elements * elem, channel = static_cast<double>(p.c) * 4.0;
   Work w;
   w.flops = 0;
   w.bytes_read = x + (p.train ? 2.0 : 4.0) * channel;

@@ -1,6 +1,8 @@
 #include "core/case.h"
 
+#include <cerrno>
 #include <cstdlib>
+#include <optional>
 
 #include "core/families.h"
 #include "core/precision.h"
@@ -72,6 +74,16 @@ static std::vector<std::string> split(const std::string& s, char sep) {
   }
 }
 
+// An integer as make_case_name writes it (std::to_string: no sign but '-', no leading zeros or spaces), so every case
+// has exactly one name; nullopt for anything else, a value past int64 included.
+static std::optional<std::int64_t> canonical_integer(const std::string& text) {
+  errno = 0;
+  char* end = nullptr;
+  const long long v = std::strtoll(text.c_str(), &end, 10);
+  if (text.empty() || *end != '\0' || errno == ERANGE || std::to_string(v) != text) return std::nullopt;
+  return static_cast<std::int64_t>(v);
+}
+
 Case parse_case_name(const std::string& name) {
   std::vector<std::string> parts = split(name, '/');
   if (parts.size() < 3) throw Error("case name '" + name + "': expected <family>/<direction>/<precision>/...");
@@ -92,11 +104,10 @@ Case parse_case_name(const std::string& name) {
     if (field.kind == FieldKind::choice || field.kind == FieldKind::fraction) {
       given[field.name] = text;
     } else {
-      char* end = nullptr;
-      long long v = std::strtoll(text.c_str(), &end, 10);
-      if (text.empty() || *end != '\0')
-        throw Error("case name '" + name + "': field '" + field.name + "': expected an integer, got '" + text + "'");
-      given[field.name] = static_cast<std::int64_t>(v);
+      const std::optional<std::int64_t> v = canonical_integer(text);
+      // Range errors (past the field's maximum) come from make_case below, naming the field and its range.
+      if (!v) throw Error("case name '" + name + "': field '" + field.name + "': expected an integer, got '" + text + "'");
+      given[field.name] = *v;
     }
   }
   try {

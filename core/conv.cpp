@@ -8,6 +8,20 @@ FieldSpec positive(const char* name, const char* help) { return {name, FieldKind
 FieldSpec with_default(const char* name, FieldKind kind, std::int64_t v, const char* help) {
   return {name, kind, FieldValue{v}, {}, help, ""};
 }
+// Padding, stride and dilation: bounded far below the sizes (kMaxPadStrideDilation).
+FieldSpec step(const char* name, FieldKind kind, std::int64_t v, const char* help) {
+  FieldSpec f = with_default(name, kind, v, help);
+  f.max = kMaxPadStrideDilation;
+  return f;
+}
+
+// The tensors as run must be sizes a GPU could hold; this also keeps ConvProblem's element counts inside int64.
+std::string check_conv_sizes(const ConvProblem& p) {
+  return first_problem({check_tensor_size("the input x", "n x c x d x h x w", {p.n, p.run_c, p.d, p.run_h, p.run_w}),
+                        check_tensor_size("the filters", "k x c/groups x t x r x s",
+                                          {p.k, p.run_c / p.groups, p.t, p.r, p.s}),
+                        check_tensor_size("the output y", "n x k x o x p x q", {p.n, p.k, p.o, p.p, p.q})});
+}
 
 std::string check_conv(const Case& c) {
   const ConvProblem p = conv_problem(c);
@@ -18,7 +32,7 @@ std::string check_conv(const Case& c) {
     return "the output is empty (" + std::to_string(p.o) + "x" + std::to_string(p.p) + "x" + std::to_string(p.q) +
            "): the filter is larger than the padded input";
   if (c.precision == "int8" && c.direction != "fwd") return "int8 runs forward only (inference), as in DeepBench";
-  return "";
+  return check_conv_sizes(p);
 }
 
 }  // namespace
@@ -37,14 +51,14 @@ Schema conv_schema() {
       with_default("t", FieldKind::positive_int, 1, "filter depth (3D); 1 for 2D"),
       positive("r", "filter height"),
       positive("s", "filter width"),
-      with_default("pad_d", FieldKind::count, 0, "zero padding in depth, each side"),
-      with_default("pad_h", FieldKind::count, 0, "zero padding in height, each side"),
-      with_default("pad_w", FieldKind::count, 0, "zero padding in width, each side"),
-      with_default("stride_d", FieldKind::positive_int, 1, "stride in depth"),
-      with_default("stride_h", FieldKind::positive_int, 1, "stride in height"),
-      with_default("stride_w", FieldKind::positive_int, 1, "stride in width"),
-      with_default("dil_h", FieldKind::positive_int, 1, "dilation in height"),
-      with_default("dil_w", FieldKind::positive_int, 1, "dilation in width"),
+      step("pad_d", FieldKind::count, 0, "zero padding in depth, each side"),
+      step("pad_h", FieldKind::count, 0, "zero padding in height, each side"),
+      step("pad_w", FieldKind::count, 0, "zero padding in width, each side"),
+      step("stride_d", FieldKind::positive_int, 1, "stride in depth"),
+      step("stride_h", FieldKind::positive_int, 1, "stride in height"),
+      step("stride_w", FieldKind::positive_int, 1, "stride in width"),
+      step("dil_h", FieldKind::positive_int, 1, "dilation in height"),
+      step("dil_w", FieldKind::positive_int, 1, "dilation in width"),
       with_default("groups", FieldKind::positive_int, 1, "grouped convolution; groups = c is depthwise"),
       {"layout", FieldKind::choice, FieldValue{std::string("NCHW")}, {"NCHW", "NHWC"}, "tensor layout", ""},
   };
@@ -54,6 +68,8 @@ Schema conv_schema() {
   return s;
 }
 
+// Inside int64 for every valid field: in and filter are at most kMaxDimension (+3 of int8 padding), pad and dil
+// at most kMaxPadStrideDilation.
 static std::int64_t out_size(std::int64_t in, std::int64_t pad, std::int64_t filter, std::int64_t dil,
                              std::int64_t stride) {
   const std::int64_t span = in + 2 * pad - dil * (filter - 1) - 1;
@@ -97,12 +113,16 @@ Work conv_work(const Case& c) {
   const PrecisionInfo& prec = precision_info(c.precision);
   const double in_size = static_cast<double>(size_of(prec.input));
   const double out_size_bytes = static_cast<double>(size_of(c.direction == "fwd" ? prec.output : prec.input));
-  // FLOPs on the table's problem, as DeepBench counts them (2 N K P Q C R S), the same for every direction.
+  // FLOPs on the table's problem, as DeepBench counts them (2 N K P Q C R S), the same for every direction, in
+  // doubles: no integer product to overflow.
   const double useful_p = static_cast<double>(out_size(p.h, p.pad_h, p.r, p.dil_h, p.stride_h));
   const double useful_q = static_cast<double>(out_size(p.w, p.pad_w, p.s, p.dil_w, p.stride_w));
+  const double filter_volume = static_cast<double>(p.c / p.groups) * static_cast<double>(p.t) *
+                               static_cast<double>(p.r) * static_cast<double>(p.s);
   Work w;
-  w.flops = 2.0 * p.n * p.k * static_cast<double>(p.o) * useful_p * useful_q * static_cast<double>(p.c / p.groups) *
-            p.t * p.r * p.s;
+  w.flops = 2.0 * static_cast<double>(p.n) * static_cast<double>(p.k) * static_cast<double>(p.o) * useful_p * useful_q *
+            filter_volume;
+  // Element counts: check_conv bounds each tensor, so these products are exact in int64.
   const double x = static_cast<double>(p.elements_x()) * in_size;
   const double f = static_cast<double>(p.elements_filter()) * in_size;
   const double y = static_cast<double>(p.elements_y()) * out_size_bytes;

@@ -1,8 +1,11 @@
 #include "core/expr.h"
 
 #include <cctype>
+#include <cstdint>
+#include <limits>
 
 #include "core/error.h"
+#include "core/schema.h"
 
 namespace opmark::core {
 namespace {
@@ -11,6 +14,7 @@ namespace {
 //   expr := term (('+'|'-') term)*     term := unary (('*'|'/') unary)*
 //   unary := '-' unary | primary       primary := integer | identifier | '(' expr ')'
 // When `symbols` is null the parser only checks syntax and collects identifiers.
+// Arithmetic is checked (overflow, INT64_MIN / -1, division by zero): the values come from users.
 class Parser {
  public:
   Parser(const std::string& text, const Symbols* symbols, std::set<std::string>* seen)
@@ -33,11 +37,7 @@ class Parser {
       if (pos_ >= s_.size() || (s_[pos_] != '+' && s_[pos_] != '-')) return v;
       char op = s_[pos_];
       std::size_t at = pos_++;
-      std::int64_t r = term();
-      std::int64_t out;
-      bool overflow = op == '+' ? __builtin_add_overflow(v, r, &out) : __builtin_sub_overflow(v, r, &out);
-      if (overflow) throw ExprError(at, "integer overflow");
-      v = out;
+      v = arithmetic(op, v, term(), at);
     }
   }
 
@@ -48,24 +48,56 @@ class Parser {
       if (pos_ >= s_.size() || (s_[pos_] != '*' && s_[pos_] != '/')) return v;
       char op = s_[pos_];
       std::size_t at = pos_++;
-      std::int64_t r = unary();
-      if (op == '*') {
-        if (__builtin_mul_overflow(v, r, &v)) throw ExprError(at, "integer overflow");
-      } else {
-        if (symbols_ && r == 0) throw ExprError(at, "division by zero");
-        v = r == 0 ? 0 : v / r;
-      }
+      v = arithmetic(op, v, unary(), at);
     }
   }
 
   std::int64_t unary() {
     skip_space();
     if (pos_ < s_.size() && s_[pos_] == '-') {
-      ++pos_;
-      return -unary();
+      const std::size_t at = pos_++;
+      const Nesting nested(this, at);
+      return arithmetic('-', 0, unary(), at);  // -INT64_MIN overflows
     }
     return primary();
   }
+
+  // a op b, checked. `at` is the operator's offset, for the message.
+  std::int64_t arithmetic(char op, std::int64_t a, std::int64_t b, std::size_t at) {
+    std::int64_t out = 0;
+    bool overflow = false;
+    switch (op) {
+      case '+': overflow = __builtin_add_overflow(a, b, &out); break;
+      case '-': overflow = __builtin_sub_overflow(a, b, &out); break;
+      case '*': overflow = __builtin_mul_overflow(a, b, &out); break;
+      default:  // '/'
+        if (b == 0) return failed(at, "division by zero");
+        overflow = a == std::numeric_limits<std::int64_t>::min() && b == -1;  // the one quotient past int64
+        if (!overflow) out = a / b;
+    }
+    return overflow ? failed(at, "integer overflow") : out;
+  }
+
+  // An arithmetic error is the values' fault: only an evaluation reports it. The syntax pass takes every symbol as
+  // 1, which says nothing about what the values will give, so it goes on with any value.
+  std::int64_t failed(std::size_t at, const char* what) const {
+    if (symbols_) throw ExprError(at, what);
+    return 1;
+  }
+
+  // Parentheses and unary minus recurse; a bound on their depth keeps hostile input ("((((...") from exhausting
+  // the stack. No real shape nests more than a few levels.
+  static constexpr int kMaxNesting = 200;
+  struct Nesting {
+    Nesting(Parser* p, std::size_t at) : parser(p) {
+      if (++parser->depth_ > kMaxNesting)
+        throw ExprError(at, "nested more than " + std::to_string(kMaxNesting) + " levels deep");
+    }
+    ~Nesting() { --parser->depth_; }
+    Nesting(const Nesting&) = delete;
+    Nesting& operator=(const Nesting&) = delete;
+    Parser* parser;
+  };
 
   std::int64_t primary() {
     skip_space();
@@ -73,6 +105,7 @@ class Parser {
     char c = s_[pos_];
     if (c == '(') {
       std::size_t open = pos_++;
+      const Nesting nested(this, open);
       std::int64_t v = expr();
       skip_space();
       if (pos_ >= s_.size() || s_[pos_] != ')') throw ExprError(open, "unbalanced '('");
@@ -112,6 +145,7 @@ class Parser {
   const Symbols* symbols_;
   std::set<std::string>* seen_;
   std::size_t pos_ = 0;
+  int depth_ = 0;
 };
 
 }  // namespace
@@ -136,12 +170,18 @@ Symbols parse_symbol_list(const std::string& text) {
     if (eq == std::string::npos || eq == 0)
       throw Error("symbol list '" + text + "': expected NAME=VALUE, got '" + item + "'");
     std::string name = item.substr(0, eq);
+    std::int64_t value = 0;
     try {
       if (symbols_in(name) != std::set<std::string>{name}) throw ExprError(0, "not a name");
-      out[name] = evaluate(item.substr(eq + 1));
+      value = evaluate(item.substr(eq + 1));
     } catch (const ExprError& e) {
       throw Error("symbol list '" + text + "': in '" + item + "': " + e.what());
     }
+    // A symbol is a size, checked as set symbols and model inputs are; a name given twice is a typo, not an
+    // override.
+    const std::string problem = check_value(symbol_spec(name), value);
+    if (!problem.empty()) throw Error("symbol list '" + text + "': in '" + item + "': " + problem);
+    if (!out.emplace(name, value).second) throw Error("symbol list '" + text + "': '" + name + "' is given twice");
     if (end == std::string::npos) break;
     start = end + 1;
   }

@@ -23,13 +23,14 @@ class ExprError : public std::runtime_error {
 };
 
 // Evaluates `text` with the given symbol values. Throws ExprError for syntax errors, unknown symbols,
-// division by zero and 64-bit overflow.
+// division by zero, 64-bit overflow (INT64_MIN / -1 and -INT64_MIN included) and nesting deeper than 200 levels.
 std::int64_t evaluate(const std::string& text, const Symbols& symbols = {});
 
-// The identifiers `text` uses (syntax is checked too).
+// The identifiers `text` uses (syntax is checked too; arithmetic is not, as the symbols have no values yet).
 std::set<std::string> symbols_in(const std::string& text);
 
-// Parses "B=32,L=512" (the --opmark_symbols flag); throws opmark::Error on bad input.
+// Parses "B=32,L=512" (the --opmark_symbols and --opmark_inputs flags); throws opmark::Error on bad input: a value
+// that is not a size (an integer from 1 to kMaxElements, core/schema.h) or a name given twice included.
 Symbols parse_symbol_list(const std::string& text);
 
 }  // namespace opmark::core

@@ -2,6 +2,18 @@
 #include "core/precision.h"
 
 namespace opmark::core {
+namespace {
+
+// The operands as run (padded), batch included, must be sizes a GPU could hold; this also keeps every product of
+// GemmProblem's dimensions inside int64.
+std::string check_gemm(const Case& c) {
+  const GemmProblem p = gemm_problem(c);
+  return first_problem({check_tensor_size("operand A", "m x k x batch", {p.run_m, p.run_k, p.batch}),
+                        check_tensor_size("operand B", "k x n x batch", {p.run_k, p.run_n, p.batch}),
+                        check_tensor_size("result C", "m x n x batch", {p.run_m, p.run_n, p.batch})});
+}
+
+}  // namespace
 
 Schema gemm_schema() {
   Schema s;
@@ -17,6 +29,7 @@ Schema gemm_schema() {
   };
   s.directions = {"fwd"};
   s.precisions = {"fp32", "tf32", "fp16", "bf16", "int8", "fp8"};
+  s.check = &check_gemm;
   return s;
 }
 
@@ -38,11 +51,14 @@ GemmProblem gemm_problem(const Case& c) {
 Work gemm_work(const Case& c) {
   const GemmProblem p = gemm_problem(c);
   const PrecisionInfo& prec = precision_info(c.precision);
-  const double batch = static_cast<double>(p.batch);
+  // In doubles: exact for the sizes check_gemm allows, and no integer product to overflow.
+  const double m = static_cast<double>(p.m), n = static_cast<double>(p.n), k = static_cast<double>(p.k);
+  const double run_m = static_cast<double>(p.run_m), run_n = static_cast<double>(p.run_n),
+               run_k = static_cast<double>(p.run_k), batch = static_cast<double>(p.batch);
   Work w;
-  w.flops = 2.0 * static_cast<double>(p.m) * static_cast<double>(p.n) * static_cast<double>(p.k) * batch;
-  w.bytes_read = static_cast<double>(p.elements_a() + p.elements_b()) * batch * static_cast<double>(size_of(prec.input));
-  w.bytes_written = static_cast<double>(p.elements_c()) * batch * static_cast<double>(size_of(prec.output));
+  w.flops = 2.0 * m * n * k * batch;
+  w.bytes_read = (run_m * run_k + run_k * run_n) * batch * static_cast<double>(size_of(prec.input));
+  w.bytes_written = run_m * run_n * batch * static_cast<double>(size_of(prec.output));
   return w;
 }
 

@@ -25,6 +25,8 @@ using yaml::number;
 using yaml::scalar;
 using yaml::where_of;
 
+// Calls per pass: at most kMaxDimension (the default bound), far past any model's, so sums over a model's ops stay
+// inside int64.
 const FieldSpec kCallsSpec{"calls", FieldKind::positive_int, std::nullopt, {}, "", ""};
 
 ModelOp parse_op(const std::string& path, const YAML::Node& node) {
@@ -90,10 +92,14 @@ ModelTable parse_model_table(const std::string& yaml_text, const std::string& pa
   if (const YAML::Node inputs = root["inputs"]) {
     if (!inputs.IsMap()) throw TableError(where_of(path, inputs), "inputs", "expected a map such as {B: 32}");
     for (const auto& kv : inputs) {
+      // Each input is a size (symbol_spec): a negative or zero default is an error where it is written.
       const std::string sym = kv.first.as<std::string>();
-      const FieldSpec spec{sym, FieldKind::positive_int, std::nullopt, {}, "", ""};
-      m.inputs[sym] = std::get<std::int64_t>(
-          evaluate_cell(spec, {scalar(path, kv.second, sym), where_of(path, kv.second)}, &kNoInputs));
+      const FieldSpec spec = symbol_spec(sym);
+      const Cell cell{scalar(path, kv.second, sym), where_of(path, kv.second)};
+      const FieldValue v = evaluate_cell(spec, cell, &kNoInputs);
+      const std::string problem = check_value(spec, v);
+      if (!problem.empty()) throw TableError(cell.where, sym, problem);
+      m.inputs[sym] = std::get<std::int64_t>(v);
     }
   }
   if (const YAML::Node measured = root["measured"]) {
@@ -107,6 +113,7 @@ ModelTable parse_model_table(const std::string& yaml_text, const std::string& pa
   }
   const YAML::Node ops = root["ops"];
   if (!ops || !ops.IsSequence()) throw TableError({path, 1, 1}, "ops", "missing: the list of operator calls");
+  if (ops.size() == 0) throw TableError(where_of(path, ops), "ops", "empty: a model needs at least one operator call");
   for (const auto& op : ops) m.ops.push_back(parse_op(path, op));
   return m;
 }
@@ -147,6 +154,34 @@ std::vector<ModelTable> load_models(const std::vector<std::string>& names, const
     out.push_back(*it);
   }
   return out;
+}
+
+namespace {
+
+// The inputs a model knows: its defaults and the symbols its calls and integer fields use.
+void add_model_inputs(const ModelTable& model, std::set<std::string>* out) {
+  for (const auto& [name, value] : model.inputs) out->insert(name);
+  for (const auto& op : model.ops) {
+    for (const auto& sym : symbols_in(op.calls.text)) out->insert(sym);
+    if (op.family == kOther) continue;
+    const Schema& schema = schema_for(op.family);
+    for (const auto& [name, cell] : op.fields) {
+      const FieldKind kind = schema.find_field(name)->kind;
+      if (kind == FieldKind::positive_int || kind == FieldKind::count)
+        for (const auto& sym : symbols_in(cell.text)) out->insert(sym);
+    }
+  }
+}
+
+}  // namespace
+
+void check_inputs(const std::vector<ModelTable>& models, const Symbols& inputs) {
+  std::set<std::string> known;
+  for (const auto& m : models) add_model_inputs(m, &known);
+  for (const auto& [name, value] : inputs)
+    if (!known.count(name))
+      throw Error("--opmark_inputs: the selected models have no input '" + name + "' (their inputs: " +
+                  (known.empty() ? std::string("none") : join(known)) + ")");
 }
 
 std::vector<ModelCall> model_calls(const ModelTable& model, const Symbols& inputs, const std::string& precision) {

@@ -71,6 +71,10 @@ struct ModelCall {
   bool precision_not_run = false;  // e.g. an RNN in int8: the model's call exists, no case measures it
 };
 
+// Checks that every input `inputs` names (--opmark_inputs) is one that some model of `models` has: an unknown name
+// would be ignored without a word. Throws opmark::Error listing the models' inputs.
+void check_inputs(const std::vector<ModelTable>& models, const Symbols& inputs);
+
 // The model's calls at its default inputs overridden by `inputs`, in `precision`. Throws TableError naming the
 // file, line and symbol when an input is missing or a shape does not evaluate to a valid value.
 std::vector<ModelCall> model_calls(const ModelTable& model, const Symbols& inputs, const std::string& precision);

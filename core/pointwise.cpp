@@ -8,7 +8,7 @@ std::string check_pointwise(const Case& c) {
   const PointwiseProblem p = tensor_op_problem(c);
   if (p.impl == "cudnn" && !pointwise_has_cudnn(p.op))
     return "op=" + p.op + " has no cuDNN counterpart; use impl=opmark";
-  return "";
+  return check_tensor_size("the tensor", "rows x cols", {p.rows, p.cols});
 }
 
 }  // namespace
@@ -63,7 +63,7 @@ TensorOpProblem tensor_op_problem(const Case& c) {
 Work pointwise_work(const Case& c) {
   const PointwiseProblem p = tensor_op_problem(c);
   const double elem = static_cast<double>(size_of(precision_info(c.precision).input));
-  const double n = static_cast<double>(p.elements());
+  const double n = static_cast<double>(p.rows) * static_cast<double>(p.cols);  // in doubles: nothing to overflow
   Work w;
   w.flops = 0;
   w.bytes_read = (pointwise_inputs(p.op) * n + (pointwise_has_bias(p.op) ? static_cast<double>(p.cols) : 0.0)) * elem;

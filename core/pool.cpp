@@ -7,12 +7,19 @@ namespace {
 FieldSpec with_default(const char* name, FieldKind kind, std::int64_t v, const char* help) {
   return {name, kind, FieldValue{v}, {}, help, ""};
 }
+// Padding and stride: bounded far below the sizes (kMaxPadStrideDilation).
+FieldSpec step(const char* name, FieldKind kind, std::int64_t v, const char* help) {
+  FieldSpec f = with_default(name, kind, v, help);
+  f.max = kMaxPadStrideDilation;
+  return f;
+}
 
 std::string check_pool(const Case& c) {
   const PoolProblem p = pool_problem(c);
   if (p.p < 1 || p.q < 1) return "the output is empty: the window is larger than the padded input";
   if (p.pad_h >= p.r || p.pad_w >= p.s) return "padding must be smaller than the window (as cuDNN and PyTorch require)";
-  return "";
+  return first_problem({check_tensor_size("the input", "n x c x h x w", {p.n, p.c, p.h, p.w}),
+                        check_tensor_size("the output", "n x c x p x q", {p.n, p.c, p.p, p.q})});
 }
 
 }  // namespace
@@ -28,10 +35,10 @@ Schema pool_schema() {
       {"w", FieldKind::positive_int, std::nullopt, {}, "input width", ""},
       {"r", FieldKind::positive_int, std::nullopt, {}, "window height", ""},
       {"s", FieldKind::positive_int, std::nullopt, {}, "window width", ""},
-      with_default("pad_h", FieldKind::count, 0, "zero padding in height, each side"),
-      with_default("pad_w", FieldKind::count, 0, "zero padding in width, each side"),
-      with_default("stride_h", FieldKind::positive_int, 1, "stride in height"),
-      with_default("stride_w", FieldKind::positive_int, 1, "stride in width"),
+      step("pad_h", FieldKind::count, 0, "zero padding in height, each side"),
+      step("pad_w", FieldKind::count, 0, "zero padding in width, each side"),
+      step("stride_h", FieldKind::positive_int, 1, "stride in height"),
+      step("stride_w", FieldKind::positive_int, 1, "stride in width"),
       {"mode", FieldKind::choice, FieldValue{std::string("max")}, {"max", "avg"},
        "max, or average counting the padding (PyTorch's default)", ""},
       {"impl", FieldKind::choice, FieldValue{std::string("opmark")}, {"opmark", "cudnn"},
@@ -57,6 +64,7 @@ PoolProblem pool_problem(const Case& c) {
   p.stride_w = c.int_field("stride_w");
   p.max = c.str_field("mode") == "max";
   p.impl = c.str_field("impl");
+  // Inside int64 for every valid field (sizes at most kMaxDimension, padding at most kMaxPadStrideDilation).
   const std::int64_t span_h = p.h + 2 * p.pad_h - p.r, span_w = p.w + 2 * p.pad_w - p.s;
   p.p = span_h < 0 ? 0 : span_h / p.stride_h + 1;
   p.q = span_w < 0 ? 0 : span_w / p.stride_w + 1;
@@ -69,8 +77,9 @@ Work pool_work(const Case& c) {
   const double elem = static_cast<double>(size_of(precision_info(c.precision).input));
   Work w;
   w.flops = 0;
-  w.bytes_read = static_cast<double>(p.n * p.c * p.h * p.w) * elem;
-  w.bytes_written = static_cast<double>(p.n * p.c * p.p * p.q) * elem;
+  const double planes = static_cast<double>(p.n) * static_cast<double>(p.c);  // in doubles: nothing to overflow
+  w.bytes_read = planes * static_cast<double>(p.h) * static_cast<double>(p.w) * elem;
+  w.bytes_written = planes * static_cast<double>(p.p) * static_cast<double>(p.q) * elem;
   return w;
 }
 

@@ -34,7 +34,12 @@ double depth_tolerance(double tolerance, double depth) {
 }
 
 std::int64_t round_up(std::int64_t v, std::int64_t multiple) {
-  return multiple <= 1 ? v : (v + multiple - 1) / multiple * multiple;
+  if (multiple <= 1) return v;
+  const std::int64_t short_by = (multiple - v % multiple) % multiple;  // v >= 0: how far below the next multiple
+  std::int64_t out;
+  // Fields are bounded far below this (kMaxDimension); a value this large is a bug, not a size.
+  if (__builtin_add_overflow(v, short_by, &out)) throw Error("round_up: " + std::to_string(v) + " is too large to pad");
+  return out;
 }
 
 bool is_precision(const std::string& name) {

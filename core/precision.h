@@ -31,7 +31,8 @@ constexpr double kToleranceDepth = 1024;
 constexpr double kToleranceGrowthCap = 8;
 double depth_tolerance(double tolerance, double depth);
 
-// v rounded up to a multiple of `multiple` (1 or less: v itself), for the padding a precision asks for.
+// v (>= 0) rounded up to a multiple of `multiple` (1 or less: v itself), for the padding a precision asks for.
+// Throws opmark::Error where the result would not fit in int64.
 std::int64_t round_up(std::int64_t v, std::int64_t multiple);
 
 // Throws opmark::Error naming the known precisions when `name` is not one of them.

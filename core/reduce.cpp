@@ -7,7 +7,7 @@ namespace {
 std::string check_reduce(const Case& c) {
   const ReduceProblem p = tensor_op_problem(c);
   if (p.impl == "cudnn" && !reduce_has_cudnn(p.op)) return "op=" + p.op + " has no cuDNN counterpart; use impl=opmark";
-  return "";
+  return check_tensor_size("the tensor", "rows x cols", {p.rows, p.cols});
 }
 
 }  // namespace
@@ -51,7 +51,8 @@ Work reduce_work(const Case& c) {
   const double elem = static_cast<double>(size_of(precision_info(c.precision).input));
   Work w;
   w.flops = 0;
-  w.bytes_read = (static_cast<double>(p.rows * p.cols) + (p.op == "layernorm" ? 2.0 * p.cols : 0.0)) * elem;
+  const double rows = static_cast<double>(p.rows), cols = static_cast<double>(p.cols);  // doubles: nothing overflows
+  w.bytes_read = (rows * cols + (p.op == "layernorm" ? 2.0 * cols : 0.0)) * elem;
   w.bytes_written = static_cast<double>(reduce_outputs(p)) * elem;
   return w;
 }

@@ -4,13 +4,44 @@
 namespace opmark::core {
 namespace {
 
+FieldSpec bounded(FieldSpec f, std::int64_t max) {
+  f.max = max;
+  return f;
+}
+
+// The weights of every layer and direction, or -1 past kMaxElements: RnnProblem::weights() with checked sums and
+// products, so a case is rejected before anything computes the total unchecked.
+std::int64_t bounded_weights(const RnnProblem& p) {
+  std::int64_t total = 0;
+  for (std::int64_t l = 0; l < p.layers; ++l) {  // layers <= kMaxLayers
+    const std::int64_t in = (l == 0 && p.skip_input) ? 0 : p.layer_input(l);
+    const std::int64_t layer = bounded_product({p.directions(), p.gates(), p.hidden, in + p.hidden + 2});
+    if (layer < 0 || __builtin_add_overflow(total, layer, &total) || total > kMaxElements) return -1;
+  }
+  return total;
+}
+
+// The sequences, the recurrent state and the weights must be sizes a GPU could hold; this also keeps RnnProblem's
+// products (and bench's of the same fields) inside int64.
+std::string check_rnn_sizes(const RnnProblem& p) {
+  return first_problem(
+      {check_tensor_size("the input sequence", "steps x batch x input", {p.steps, p.batch, p.input}),
+       check_tensor_size("the output sequence", "steps x batch x hidden x directions",
+                         {p.steps, p.batch, p.hidden, p.directions()}),
+       check_tensor_size("the state", "layers x directions x batch x hidden",
+                         {p.layers, p.directions(), p.batch, p.hidden}),
+       bounded_weights(p) < 0 ? "the weights (layers x directions x gates x hidden x (input + hidden + 2)) would hold "
+                                "more than 2^40 elements, past any GPU's memory"
+                              : ""});
+}
+
 std::string check_rnn(const Case& c) {
   const RnnProblem p = rnn_problem(c);
   // cuDNN's skip-input mode adds the input to the gates unprojected, so it must already be hidden wide.
   if (p.skip_input && p.input != p.hidden)
     return "input_mode=skip needs input = hidden (got input=" + std::to_string(p.input) +
            ", hidden=" + std::to_string(p.hidden) + "); use input_mode=linear";
-  return "";
+  return check_rnn_sizes(p);
 }
 
 }  // namespace
@@ -23,9 +54,9 @@ Schema rnn_schema() {
       {"cell", FieldKind::choice, std::nullopt, {"rnn_relu", "rnn_tanh", "lstm", "gru"}, "cell type", ""},
       {"hidden", FieldKind::positive_int, std::nullopt, {}, "hidden size H", ""},
       {"batch", FieldKind::positive_int, std::nullopt, {}, "batch N", ""},
-      {"steps", FieldKind::positive_int, std::nullopt, {}, "time steps T", ""},
+      bounded({"steps", FieldKind::positive_int, std::nullopt, {}, "time steps T", ""}, kMaxSteps),
       {"input", FieldKind::positive_int, std::nullopt, {}, "input size I of the first layer", "hidden"},
-      {"layers", FieldKind::positive_int, FieldValue{std::int64_t{1}}, {}, "stacked layers", ""},
+      bounded({"layers", FieldKind::positive_int, FieldValue{std::int64_t{1}}, {}, "stacked layers", ""}, kMaxLayers),
       {"bidir", FieldKind::choice, FieldValue{std::string("no")}, {"no", "yes"}, "bidirectional", ""},
       {"input_mode", FieldKind::choice, FieldValue{std::string("skip")}, {"skip", "linear"},
        "skip: the first layer's input is added to the gates unprojected (DeepBench); linear: projected by a GEMM", ""},
@@ -58,6 +89,7 @@ int RnnProblem::gates() const {
 
 std::int64_t RnnProblem::layer_input(std::int64_t layer) const { return layer == 0 ? input : hidden * directions(); }
 
+// Exact for a valid case: check_rnn bounds the total, and layers by kMaxLayers.
 std::int64_t RnnProblem::weights() const {
   std::int64_t total = 0;
   for (std::int64_t l = 0; l < layers; ++l) {
@@ -70,6 +102,7 @@ std::int64_t RnnProblem::weights() const {
 Work rnn_work(const Case& c) {
   const RnnProblem p = rnn_problem(c);
   const PrecisionInfo& prec = precision_info(c.precision);
+  // In doubles: no integer product to overflow. The loop runs at most kMaxLayers times.
   const double t = static_cast<double>(p.steps), n = static_cast<double>(p.batch), h = static_cast<double>(p.hidden);
   // DeepBench, per direction and layer: vanilla 2TNH^2 + TNH, LSTM 8TNH^2, GRU 6TNH^2 (the recurrent GEMMs).
   // Layers with a projected input (every layer after the first, and the first in linear mode) add 2TNHI per gate.

@@ -43,32 +43,85 @@ static std::string join(const std::vector<std::string>& items) {
   return out;
 }
 
+namespace {
+
+std::string check_integer(const FieldSpec& field, const FieldValue& value) {
+  const bool positive = field.kind == FieldKind::positive_int;
+  const std::int64_t min = positive ? 1 : 0;
+  const char* expected = positive ? "expected a positive integer" : "expected a non-negative integer";
+  const auto* i = std::get_if<std::int64_t>(&value);
+  if (!i) return std::string(expected) + ", got '" + std::get<std::string>(value) + "'";
+  if (*i < min) return std::string(expected) + ", got " + std::to_string(*i);
+  if (*i > field.max)
+    return "expected an integer from " + std::to_string(min) + " to " + std::to_string(field.max) + ", got " +
+           std::to_string(*i);
+  return "";
+}
+
+// The text a fraction has in case names; -0 is named 0, as it equals 0.
+std::string fraction_name(double v) {
+  if (v == 0) v = 0;
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.*g", kFractionDigits, v);
+  return buf;
+}
+
+std::string check_fraction(const FieldValue& value) {
+  const std::string text = to_string(value);
+  char* end = nullptr;
+  const double v = std::strtod(text.c_str(), &end);
+  if (text.empty() || *end != '\0' || !(v >= 0.0 && v < 1.0)) return "expected a number in [0, 1), got '" + text + "'";
+  // A value the name cannot tell apart from another (0.50000000001 is named 0.5) would merge two cases into one.
+  const std::string name = fraction_name(v);
+  if (std::strtod(name.c_str(), nullptr) != v)
+    return "'" + text + "' and " + name + " would have the same case name (" + name + "): give at most " +
+           std::to_string(kFractionDigits) + " significant digits";
+  return "";
+}
+
+}  // namespace
+
 std::string check_value(const FieldSpec& field, const FieldValue& value) {
   switch (field.kind) {
     case FieldKind::positive_int:
-    case FieldKind::count: {
-      const bool positive = field.kind == FieldKind::positive_int;
-      const char* expected = positive ? "expected a positive integer" : "expected a non-negative integer";
-      const auto* i = std::get_if<std::int64_t>(&value);
-      if (!i) return std::string(expected) + ", got '" + std::get<std::string>(value) + "'";
-      if (positive ? *i < 1 : *i < 0) return std::string(expected) + ", got " + std::to_string(*i);
-      return "";
-    }
+    case FieldKind::count:
+      return check_integer(field, value);
     case FieldKind::choice: {
       std::string text = to_string(value);
       if (std::find(field.choices.begin(), field.choices.end(), text) == field.choices.end())
         return "expected one of " + join(field.choices) + ", got '" + text + "'";
       return "";
     }
-    case FieldKind::fraction: {
-      const std::string text = to_string(value);
-      char* end = nullptr;
-      const double v = std::strtod(text.c_str(), &end);
-      if (text.empty() || *end != '\0' || !(v >= 0.0 && v < 1.0))
-        return "expected a number in [0, 1), got '" + text + "'";
-      return "";
-    }
+    case FieldKind::fraction:
+      return check_fraction(value);
   }
+  return "";
+}
+
+FieldSpec symbol_spec(const std::string& name) {
+  FieldSpec spec{name, FieldKind::positive_int, std::nullopt, {}, "", ""};
+  spec.max = kMaxElements;
+  return spec;
+}
+
+std::int64_t bounded_product(std::initializer_list<std::int64_t> factors) {
+  std::int64_t product = 1;
+  for (std::int64_t f : factors)
+    if (f < 0 || __builtin_mul_overflow(product, f, &product) || product > kMaxElements) return -1;
+  return product;
+}
+
+static_assert(kMaxElements == std::int64_t{1} << 40, "check_tensor_size's message says 2^40");
+
+std::string check_tensor_size(const std::string& tensor, const std::string& shape,
+                              std::initializer_list<std::int64_t> factors) {
+  if (bounded_product(factors) >= 0) return "";
+  return tensor + " (" + shape + ") would hold more than 2^40 elements, past any GPU's memory";
+}
+
+std::string first_problem(std::initializer_list<std::string> problems) {
+  for (const auto& p : problems)
+    if (!p.empty()) return p;
   return "";
 }
 
@@ -76,9 +129,7 @@ double fraction_of(const FieldValue& value) { return std::strtod(to_string(value
 
 FieldValue canonical_value(const FieldSpec& field, const FieldValue& value) {
   if (field.kind != FieldKind::fraction) return value;
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.10g", fraction_of(value));
-  return std::string(buf);
+  return fraction_name(fraction_of(value));
 }
 
 }  // namespace opmark::core

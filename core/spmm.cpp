@@ -6,6 +6,18 @@
 #include "core/precision.h"
 
 namespace opmark::core {
+namespace {
+
+// The sparse A's dense shape bounds its non-zeros (and the dense GEMM timed beside it); B and C must be sizes a GPU
+// could hold. This also keeps SpmmProblem's products inside int64.
+std::string check_spmm(const Case& c) {
+  const SpmmProblem p = spmm_problem(c);
+  return first_problem({check_tensor_size("the sparse A", "m x k", {p.m, p.k}),
+                        check_tensor_size("the dense B", "k x n", {p.k, p.n}),
+                        check_tensor_size("the result C", "m x n", {p.m, p.n})});
+}
+
+}  // namespace
 
 Schema spmm_schema() {
   Schema s;
@@ -21,6 +33,7 @@ Schema spmm_schema() {
   };
   s.directions = {"fwd"};
   s.precisions = {"fp32", "fp16", "bf16"};
+  s.check = &check_spmm;
   return s;
 }
 
@@ -56,13 +69,14 @@ std::int64_t ell_block_size(std::int64_t m, std::int64_t k) {
 Work spmm_work(const Case& c) {
   const SpmmProblem p = spmm_problem(c);
   const double elem = static_cast<double>(size_of(precision_info(c.precision).input));
-  const double nnz = static_cast<double>(p.nnz());
+  // In doubles: no integer product to overflow.
+  const double m = static_cast<double>(p.m), n = static_cast<double>(p.n), k = static_cast<double>(p.k);
+  const double nnz = m * static_cast<double>(p.nnz_per_row), block = static_cast<double>(p.block);
   Work w;
-  w.flops = 2.0 * nnz * static_cast<double>(p.n);
-  const double index_bytes = p.block > 0 ? nnz / static_cast<double>(p.block * p.block) * 4.0
-                                          : nnz * 4.0 + static_cast<double>(p.m + 1) * 4.0;
-  w.bytes_read = nnz * elem + index_bytes + static_cast<double>(p.k * p.n) * elem;
-  w.bytes_written = static_cast<double>(p.m * p.n) * elem;
+  w.flops = 2.0 * nnz * n;
+  const double index_bytes = p.block > 0 ? nnz / (block * block) * 4.0 : nnz * 4.0 + (m + 1.0) * 4.0;
+  w.bytes_read = nnz * elem + index_bytes + k * n * elem;
+  w.bytes_written = m * n * elem;
   return w;
 }
 

@@ -1,6 +1,7 @@
 #include "core/suite.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdlib>
 #include <unordered_map>
 
@@ -24,9 +25,16 @@ double positive_number(const std::string& path, const YAML::Node& node, const st
   return yaml::number(path, node, key, true);
 }
 
+// Rules count versions and repetitions: a million is past any, and bounds the value before it is cast to an int
+// (a double past int's range converts with undefined behaviour).
+constexpr double kMaxRuleCount = 1e6;
+// A repetition's minimum GPU time: an hour, as --opmark_min_time allows.
+constexpr double kMaxMinTimeSeconds = 3600;
+
 int positive_int(const std::string& path, const YAML::Node& node, const std::string& key) {
   const double v = positive_number(path, node, key);
-  if (v != static_cast<int>(v)) throw TableError(where_of(path, node), key, "expected a whole number");
+  if (v != std::floor(v) || v > kMaxRuleCount)
+    throw TableError(where_of(path, node), key, "expected a whole number from 1 to 1000000");
   return static_cast<int>(v);
 }
 
@@ -54,6 +62,8 @@ Suite parse_suite(const std::string& yaml_text, const std::string& path) {
   suite.rules_version = positive_int(path, s["rules_version"], "rules_version");
   suite.repetitions = positive_int(path, s["repetitions"], "repetitions");
   suite.min_time_s = positive_number(path, s["min_time_s"], "min_time_s");
+  if (suite.min_time_s > kMaxMinTimeSeconds)
+    throw TableError(where_of(path, s["min_time_s"]), "min_time_s", "expected at most 3600 seconds");
   if (s["noise_target"]) {  // optional: rules version 1 has none
     const YAML::Node n = s["noise_target"];
     const std::string text = yaml::scalar(path, n, "noise_target");

@@ -23,10 +23,28 @@ using yaml::join;
 using yaml::scalar;
 using yaml::where_of;
 
+// A non-empty list of plain values: an empty one would give no cases without a word.
 std::vector<std::string> scalar_list(const std::string& path, const YAML::Node& node, const std::string& field) {
   if (!node.IsSequence()) throw TableError(where_of(path, node), field, "expected a list such as [a, b]");
+  if (node.size() == 0) throw TableError(where_of(path, node), field, "empty: list at least one");
   std::vector<std::string> out;
   for (const auto& item : node) out.push_back(scalar(path, item, field));
+  return out;
+}
+
+// A set's symbols: each a size (symbol_spec), so a negative or zero default is an error where it is written.
+Symbols parse_symbols(const std::string& path, const YAML::Node& node) {
+  if (!node.IsMap()) throw TableError(where_of(path, node), "symbols", "expected a map such as {B: 32}");
+  Symbols out;
+  for (const auto& kv : node) {
+    const std::string sym = kv.first.as<std::string>();
+    const FieldSpec spec = symbol_spec(sym);
+    const Cell cell{scalar(path, kv.second, sym), where_of(path, kv.second)};
+    const FieldValue v = evaluate_cell(spec, cell, &kNoSymbols);
+    const std::string problem = check_value(spec, v);
+    if (!problem.empty()) throw TableError(cell.where, sym, problem);
+    out[sym] = std::get<std::int64_t>(v);
+  }
   return out;
 }
 
@@ -90,17 +108,10 @@ ShapeSet parse_set(const std::string& path, const Schema& schema, const std::str
   } else {
     set.directions = schema.directions;
   }
-  if (const YAML::Node symbols = node["symbols"]) {
-    if (!symbols.IsMap()) throw TableError(where_of(path, symbols), "symbols", "expected a map such as {B: 32}");
-    for (const auto& kv : symbols) {
-      const std::string sym = kv.first.as<std::string>();
-      Cell cell{scalar(path, kv.second, sym), where_of(path, kv.second)};
-      FieldSpec spec{sym, FieldKind::positive_int, std::nullopt, {}, "", ""};
-      set.symbols[sym] = std::get<std::int64_t>(evaluate_cell(spec, cell, &kNoSymbols));
-    }
-  }
+  if (const YAML::Node symbols = node["symbols"]) set.symbols = parse_symbols(path, symbols);
   const YAML::Node rows = node["rows"];
   if (!rows || !rows.IsSequence()) throw TableError(set.where, "rows", "set '" + name + "' must have a list of rows");
+  if (rows.size() == 0) throw TableError(where_of(path, rows), "rows", "empty: set '" + name + "' has no rows");
   for (const auto& r : rows) set.rows.push_back(parse_row(path, schema, r));
   return set;
 }
@@ -145,6 +156,7 @@ Table parse_table(const std::string& yaml_text, const std::string& path) {
   if (root["description"]) table.description = scalar(path, root["description"], "description");
   const YAML::Node sets = root["sets"];
   if (!sets || !sets.IsMap()) throw TableError({path, 1, 1}, "sets", "missing: a map of named sets");
+  if (sets.size() == 0) throw TableError(where_of(path, sets), "sets", "empty: a table needs at least one set");
   const Schema& schema = schema_for(table.family);
   for (const auto& kv : sets) table.sets.push_back(parse_set(path, schema, kv.first.as<std::string>(), kv.second));
   return table;
@@ -237,6 +249,47 @@ std::vector<Case> expand_tables(const std::vector<Table>& tables, const Selectio
     }
   }
   return cases;
+}
+
+namespace {
+
+bool is_integer_kind(FieldKind kind) { return kind == FieldKind::positive_int || kind == FieldKind::count; }
+
+// The symbols a set knows: its own defaults and those its rows' expressions use.
+void add_set_symbols(const Schema& schema, const ShapeSet& set, std::set<std::string>* out) {
+  for (const auto& [name, value] : set.symbols) out->insert(name);
+  for (const auto& row : set.rows)
+    for (const auto& [name, cell] : row.fields)
+      if (is_integer_kind(schema.find_field(name)->kind))
+        for (const auto& sym : symbols_in(cell.text)) out->insert(sym);
+}
+
+std::string listing(const std::set<std::string>& items) { return items.empty() ? "none" : join(items); }
+
+}  // namespace
+
+void check_selection(const std::vector<Table>& tables, const Selection& selection) {
+  std::set<std::string> sets, precisions, symbols;  // what the selected tables, and then sets, have
+  for (const auto& table : tables) {
+    if (!selection.families.empty() && !selection.families.count(table.family)) continue;
+    for (const auto& set : table.sets) {
+      sets.insert(set.name);
+      if (!selection.sets.empty() && !selection.sets.count(set.name)) continue;
+      precisions.insert(set.precisions.begin(), set.precisions.end());
+      add_set_symbols(schema_for(table.family), set, &symbols);
+    }
+  }
+  for (const auto& name : selection.sets)
+    if (!sets.count(name))
+      throw Error("--opmark_set: the selected tables have no set '" + name + "' (their sets: " + listing(sets) + ")");
+  for (const auto& name : selection.precisions)
+    if (!precisions.count(name))
+      throw Error("--opmark_precision: the selected sets have no precision '" + name + "' (their precisions: " +
+                  listing(precisions) + ")");
+  for (const auto& [name, value] : selection.symbols)
+    if (!symbols.count(name))
+      throw Error("--opmark_symbols: the selected sets use no symbol '" + name + "' (their symbols: " +
+                  listing(symbols) + ")");
 }
 
 }  // namespace opmark::core

@@ -14,7 +14,8 @@
 //         - {m: B*128, n: 4096, k: 1024, model: BERT-large}
 //
 // A field value is a constant or an integer expression over symbols (core/expr.h). Every problem is reported
-// as "file:line:column: field 'name': what is wrong"; unknown keys are errors.
+// as "file:line:column: field 'name': what is wrong"; unknown or repeated keys, keys that are not plain names,
+// empty lists and values past a field's range (core/schema.h) are errors.
 #include <set>
 #include <string>
 #include <vector>
@@ -86,6 +87,11 @@ struct Selection {
   std::set<std::string> precisions;
   Symbols symbols;  // override the sets' own symbol defaults
 };
+
+// Checks that every set, precision and symbol the selection names (--opmark_set, --opmark_precision,
+// --opmark_symbols) is in the tables it selects: a name that matches nothing would shrink the run, or leave a value
+// unused, without a word. Throws opmark::Error naming the flag and listing what the selected tables have.
+void check_selection(const std::vector<Table>& tables, const Selection& selection);
 
 // Every (row, direction, precision) the selection keeps, as cases. A case named by several rows, sets or
 // tables appears once, carrying all their sets, applications, models and source locations.

@@ -57,7 +57,7 @@ TEST(Options, BadValuesNameTheFlag) {
   EXPECT_EQ(message({"--opmark_precision=fp64"}).find("unknown precision 'fp64'"), 0u);
   EXPECT_EQ(message({"--opmark_family=gemmm"}).find("unknown family 'gemmm'"), 0u);
   EXPECT_EQ(message({"--opmark_sets=train"}), "unknown flag --opmark_sets (see --opmark_help)");
-  EXPECT_EQ(message({"--opmark_candidates=0"}).find("--opmark_candidates: expected a number >= 1"), 0u);
+  EXPECT_EQ(message({"--opmark_candidates=0"}), "--opmark_candidates: expected an integer from 1 to 1000, got '0'");
   EXPECT_EQ(message({"--opmark_out"}), "--opmark_out needs a value (--opmark_out=...)");
   EXPECT_EQ(message({"--opmark_peak=bf16"}), "--opmark_peak: expected KEY=VALUE, got 'bf16'");
 }
@@ -104,4 +104,51 @@ TEST(Options, TimingAndRepetitionFlags) {
   EXPECT_TRUE(d.recheck);
   Argv bad({"opmark-bench", "--opmark_timing=host"});
   EXPECT_THROW(parse_options(bad.argc, bad.ptrs.data()), opmark::Error);
+}
+
+// Issue 21: numbers past a flag's range (inf overflowed an int to -2147483648), symbols and inputs that are not sizes,
+// and peaks that are not positive are errors stating the range.
+TEST(Options, OutOfRangeValuesStateTheRange) {
+  auto message = [](const std::string& arg) {
+    Argv a({"opmark-bench", arg});
+    try {
+      parse_options(a.argc, a.ptrs.data());
+    } catch (const opmark::Error& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  EXPECT_EQ(message("--opmark_candidates=inf"), "--opmark_candidates: expected an integer from 1 to 1000, got 'inf'");
+  EXPECT_EQ(message("--opmark_candidates=2.5"), "--opmark_candidates: expected an integer from 1 to 1000, got '2.5'");
+  EXPECT_EQ(message("--opmark_candidates=99999999999999999999"),
+            "--opmark_candidates: expected an integer from 1 to 1000, got '99999999999999999999'");
+  EXPECT_EQ(message("--opmark_engines=inf"), "--opmark_engines: expected an integer from 0 to 1000, got 'inf'");
+  EXPECT_EQ(message("--opmark_workspace_mib=inf"),
+            "--opmark_workspace_mib: expected an integer from 0 to 1048576, got 'inf'");
+  EXPECT_EQ(message("--opmark_seed=inf"), "--opmark_seed: expected an integer from 0 to 18446744073709551615, got 'inf'");
+  EXPECT_EQ(message("--opmark_seed=-1"), "--opmark_seed: expected an integer from 0 to 18446744073709551615, got '-1'");
+  EXPECT_EQ(message("--opmark_min_time=inf"), "--opmark_min_time: expected a number from 1e-06 to 3600, got 'inf'");
+  EXPECT_EQ(message("--opmark_min_time=nan"), "--opmark_min_time: expected a number from 1e-06 to 3600, got 'nan'");
+  EXPECT_EQ(message("--opmark_noise=2"), "--opmark_noise: expected a number from 0 to 1, got '2'");
+  EXPECT_EQ(message("--opmark_repetitions=inf"),
+            "--opmark_repetitions: expected an integer from 1 to 100000, got 'inf'");
+  EXPECT_EQ(message("--opmark_peak=fp16=0"), "--opmark_peak: fp16: expected a number > 0, got '0'");
+  EXPECT_EQ(message("--opmark_peak=bw=inf"), "--opmark_peak: bw: expected a number > 0, got 'inf'");
+  EXPECT_EQ(message("--opmark_validate=maybe"), "--opmark_validate: expected true or false, got 'maybe'");
+  EXPECT_EQ(message("--opmark_symbols=B=-4"),
+            "--opmark_symbols: symbol list 'B=-4': in 'B=-4': expected a positive integer, got -4");
+  EXPECT_EQ(message("--opmark_inputs=B=(-9223372036854775807-1)/-1"),
+            "--opmark_inputs: symbol list 'B=(-9223372036854775807-1)/-1': in 'B=(-9223372036854775807-1)/-1': "
+            "integer overflow");
+  EXPECT_EQ(message("--opmark_symbols=B=-(-9223372036854775807-1)"),
+            "--opmark_symbols: symbol list 'B=-(-9223372036854775807-1)': in 'B=-(-9223372036854775807-1)': integer "
+            "overflow");
+  // The ends of each range are accepted.
+  Argv ends({"opmark-bench", "--opmark_candidates=1000", "--opmark_engines=0", "--opmark_seed=18446744073709551615",
+             "--opmark_min_time=3600", "--opmark_workspace_mib=1048576", "--opmark_validate=false"});
+  const Options o = parse_options(ends.argc, ends.ptrs.data());
+  EXPECT_EQ(o.candidates, 1000);
+  EXPECT_EQ(o.seed, 18446744073709551615ull);
+  EXPECT_EQ(o.workspace_bytes, std::size_t{1} << 40);
+  EXPECT_FALSE(o.validate_only);
 }

@@ -50,3 +50,38 @@ TEST(CaseName, MakeCaseRejectsUnknownAndMissingFields) {
                          {{"m", std::int64_t{1}}, {"n", std::int64_t{1}}, {"k", std::int64_t{1}}, {"q", std::int64_t{1}}}),
                opmark::Error);
 }
+
+// Issue 21: the aggregator reads names from results files; a value past a field's range is an error naming the
+// field (it looped about 2^63 times counting an RNN's work), and an integer has one spelling.
+TEST(CaseName, OutOfRangeValuesAreRejectedNamingTheField) {
+  auto message = [](const std::string& name) {
+    try {
+      parse_case_name(name);
+    } catch (const opmark::Error& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  const std::string rnn = "rnn/fwd/fp16/cell=lstm/hidden=512/batch=16/steps=50/input=512/layers=9223372036854775807/"
+                          "bidir=no/input_mode=skip";
+  EXPECT_EQ(message(rnn), "case name '" + rnn +
+                              "': rnn: field 'layers': expected an integer from 1 to 1024, got 9223372036854775807");
+  EXPECT_NE(message("gemm/fwd/fp16/m=4294967296/n=2/k=3/ta=N/tb=N/batch=1")
+                .find("field 'm': expected an integer from 1 to 2147483648, got 4294967296"),
+            std::string::npos);
+  EXPECT_NE(message("gemm/fwd/fp16/m=99999999999999999999/n=2/k=3/ta=N/tb=N/batch=1")
+                .find("field 'm': expected an integer, got '99999999999999999999'"),
+            std::string::npos);
+  EXPECT_NE(message("conv/fwd/fp16/n=1/c=8/d=1/h=8/w=8/k=8/t=1/r=1/s=1/pad_d=0/pad_h=4611686018427387904/pad_w=0/"
+                    "stride_d=1/stride_h=1/stride_w=1/dil_h=1/dil_w=1/groups=1/layout=NCHW")
+                .find("field 'pad_h': expected an integer from 0 to 65536"),
+            std::string::npos);
+  EXPECT_NE(message("spmm/fwd/fp16/m=64/n=16/k=64/sparsity=0.50000000001/format=csr")
+                .find("field 'sparsity': '0.50000000001' and 0.5 would have the same case name"),
+            std::string::npos);
+  // Only make_case_name's spelling: another would be a second name for the same case.
+  for (const char* m : {"+5", "05", " 5", "5 ", "-0"})
+    EXPECT_NE(message(std::string("gemm/fwd/fp16/m=") + m + "/n=2/k=3/ta=N/tb=N/batch=1").find("expected an integer"),
+              std::string::npos)
+        << m;
+}

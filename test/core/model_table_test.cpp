@@ -191,3 +191,42 @@ TEST(ModelTables, LoadByNameAllOrPathAndNameTheUnknown) {
     EXPECT_EQ(std::string(e.what()).rfind("no model 'resnet5' (known: bert_base, ", 0), 0u) << e.what();
   }
 }
+
+// ---- Issue 21: bad input in model tables and --opmark_inputs ----
+
+TEST(ModelTable, CallsOfInt64MinOverMinusOneAreAnOverflowNotACrash) {
+  const std::string yaml =
+      "model: m\ninputs: {B: 8}\nops:\n  - {family: gemm, calls: (-9223372036854775807-1)/-1, m: 768, n: B, k: 768}\n";
+  EXPECT_EQ(expansion_error_of(yaml, {}), "m.yaml:4:51: field 'calls': integer overflow");
+  const std::string past_range = "model: m\ninputs: {B: 8}\nops:\n  - {family: rnn, calls: 1, cell: lstm, hidden: 512, "
+                                 "batch: B, steps: 50, layers: 9223372036854775807}\n";
+  EXPECT_EQ(expansion_error_of(past_range, {}),
+            "m.yaml:4:83: field 'layers': expected an integer from 1 to 1024, got 9223372036854775807 (with "
+            "9223372036854775807)");
+}
+
+TEST(ModelTable, InputsMustBeSizesAndOpsNotEmpty) {
+  EXPECT_EQ(error_of("model: m\ninputs: {B: -8}\nops:\n  - {family: other, calls: 1}\n"),
+            "m.yaml:2:13: field 'B': expected a positive integer, got -8");
+  EXPECT_EQ(error_of("model: m\ninputs: {B: 8}\nops: []\n"),
+            "m.yaml:3:6: field 'ops': empty: a model needs at least one operator call");
+  EXPECT_EQ(error_of("model: m\ninputs: {B: 8}\nops:\n  - {family: other, calls: 1, calls: 2}\n"),
+            "m.yaml:4:31: field 'calls': duplicate key (first at line 4, column 21)");
+  EXPECT_EQ(error_of("model: m\n[inputs]: {B: 8}\nops:\n  - {family: other, calls: 1}\n"),
+            "m.yaml:2:1: keys must be plain names, not a map, a list or nothing");
+  EXPECT_EQ(error_of("model: m\nops:\n  - {family: other, calls: 1, traced_us: inf}\n"),
+            "m.yaml:3:42: field 'traced_us': expected a non-negative number, got 'inf'");
+}
+
+TEST(ModelTable, InputsFlagNamesOnlyInputsTheModelsHave) {
+  const std::vector<ModelTable> models = {parse_model_table(
+      "model: m\ninputs: {B: 8}\nops:\n  - {family: gemm, calls: N, m: 4, n: B*L, k: 3, ta: T}\n", "m.yaml")};
+  EXPECT_NO_THROW(check_inputs(models, {{"B", 16}, {"L", 4}, {"N", 2}}));  // a default, a shape's, the calls'
+  try {
+    check_inputs(models, {{"b", 16}});
+    FAIL() << "unknown input accepted";
+  } catch (const Error& e) {
+    EXPECT_STREQ(e.what(), "--opmark_inputs: the selected models have no input 'b' (their inputs: B, L, N)");
+  }
+  EXPECT_THROW(check_inputs(models, {{"T", 1}}), Error);  // ta: T is a choice, not an input
+}

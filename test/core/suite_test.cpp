@@ -188,3 +188,21 @@ TEST(Suite, TheRepositoryRulesLoadAndExpand) {
   EXPECT_DOUBLE_EQ(v1.max_median_noise, s.max_median_noise);
   EXPECT_EQ(suite_cases(v1, tables, load_models(v1.model_names, {shapes})).size(), cases.size());
 }
+
+// Issue 21: a rule given twice is an error (which one yaml-cpp's lookup sees differs between versions).
+TEST(Suite, DuplicateKeysAreErrors) {
+  EXPECT_EQ(error_of(replace(kRules, "repetitions: 3", "repetitions: 3\n  repetitions: 1")),
+            "rules.yaml:4:3: field 'repetitions': duplicate key (first at line 3, column 3)");
+}
+
+// Issue 21: numbers past what a rule can mean (1e300 repetitions were cast to an int; inf seconds) are errors.
+TEST(Suite, NumbersAreFiniteAndBounded) {
+  EXPECT_EQ(error_of(replace(kRules, "repetitions: 3", "repetitions: 1e300")),
+            "rules.yaml:3:16: field 'repetitions': expected a whole number from 1 to 1000000");
+  EXPECT_EQ(error_of(replace(kRules, "min_time_s: 0.01", "min_time_s: inf")),
+            "rules.yaml:4:15: field 'min_time_s': expected a positive number, got 'inf'");
+  EXPECT_EQ(error_of(replace(kRules, "min_time_s: 0.01", "min_time_s: 7200")),
+            "rules.yaml:4:15: field 'min_time_s': expected at most 3600 seconds");
+  EXPECT_EQ(error_of(replace(kRules, "max_noise: 0.1", "max_noise: nan")),
+            "rules.yaml:5:14: field 'max_noise': expected a positive number, got 'nan'");
+}

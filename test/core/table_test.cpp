@@ -148,3 +148,125 @@ TEST(Table, ShippedTablesAllLoad) {
   }
   EXPECT_THROW(load_table(OPMARK_SOURCE_DIR "/shapes/no_such_table.yaml"), opmark::Error);
 }
+
+// ---- Issue 21: bad input is an error naming the file, line, column and field ----
+
+TEST(TableErrors, Int64MinOverMinusOneIsAnOverflowAtItsColumn) {
+  const std::string head = "family: gemm\nsets:\n  train:\n    precisions: [fp16]\n    rows:\n";
+  EXPECT_EQ(error_of(head + "      - {m: (-9223372036854775807-1)/-1, n: 16, k: 1760}\n"),
+            "t.yaml:6:37: field 'm': integer overflow");
+  EXPECT_EQ(error_of(head + "      - {m: -(-9223372036854775807-1), n: 16, k: 1760}\n"),
+            "t.yaml:6:13: field 'm': integer overflow");
+}
+
+TEST(TableErrors, ValuesPastAFieldsRangeAreRejectedAtLoad) {
+  const std::string head = "family: rnn\nsets:\n  train:\n    precisions: [fp16]\n    rows:\n";
+  EXPECT_EQ(error_of(head + "      - {cell: lstm, hidden: 512, batch: 16, steps: 50, layers: 9223372036854775807}\n"),
+            "t.yaml:6:65: field 'layers': expected an integer from 1 to 1024, got 9223372036854775807");
+  // Through a symbol, at expansion, with the expression.
+  Table t = parse_table(head + "      - {cell: lstm, hidden: 512, batch: 16, steps: 50, layers: L}\n", "t.yaml");
+  Selection s;
+  s.symbols = {{"L", 2048}};
+  try {
+    expand_tables({t}, s);
+    FAIL() << "layers = 2048 accepted";
+  } catch (const opmark::TableError& e) {
+    EXPECT_STREQ(e.what(), "t.yaml:6:65: field 'layers': expected an integer from 1 to 1024, got 2048 (with L)");
+  }
+}
+
+TEST(TableErrors, EmptyListsAreErrorsNamingTheField) {
+  EXPECT_EQ(error_of("family: gemm\nsets:\n  train:\n    precisions: []\n    rows:\n      - {m: 1, n: 2, k: 3}\n"),
+            "t.yaml:4:17: field 'precisions': empty: list at least one");
+  EXPECT_EQ(error_of("family: gemm\nsets:\n  train:\n    precisions: [fp16]\n    directions: []\n    rows:\n"
+                     "      - {m: 1, n: 2, k: 3}\n"),
+            "t.yaml:5:17: field 'directions': empty: list at least one");
+  EXPECT_EQ(error_of("family: gemm\nsets:\n  train:\n    precisions: [fp16]\n    rows: []\n"),
+            "t.yaml:5:11: field 'rows': empty: set 'train' has no rows");
+  EXPECT_EQ(error_of("family: gemm\nsets: {}\n"), "t.yaml:2:7: field 'sets': empty: a table needs at least one set");
+}
+
+TEST(TableErrors, SetSymbolsMustBeSizes) {
+  const std::string rows = "    rows:\n      - {m: B, n: 2, k: 3}\n";
+  EXPECT_EQ(error_of("family: gemm\nsets:\n  train:\n    precisions: [fp16]\n    symbols: {B: -4}\n" + rows),
+            "t.yaml:5:18: field 'B': expected a positive integer, got -4");
+  EXPECT_EQ(error_of("family: gemm\nsets:\n  train:\n    precisions: [fp16]\n    symbols: {B: 0}\n" + rows),
+            "t.yaml:5:18: field 'B': expected a positive integer, got 0");
+}
+
+TEST(TableErrors, DuplicateKeysAreErrorsAtEveryLevel) {
+  // A row's field given twice: yaml-cpp keeps both, and which one a lookup sees differs between versions.
+  EXPECT_EQ(error_of("family: gemm\nsets:\n  train:\n    precisions: [fp16]\n    rows:\n"
+                     "      - {m: 1760, n: 16, k: 1760, m: 2048}\n"),
+            "t.yaml:6:35: field 'm': duplicate key (first at line 6, column 10)");
+  EXPECT_EQ(error_of("family: gemm\nfamily: conv\nsets: {}\n"),
+            "t.yaml:2:1: field 'family': duplicate key (first at line 1, column 1)");
+  EXPECT_EQ(error_of("family: gemm\nsets:\n  train:\n    precisions: [fp16]\n    rows: [{m: 1, n: 2, k: 3}]\n"
+                     "  train:\n    precisions: [fp32]\n    rows: [{m: 1, n: 2, k: 3}]\n"),
+            "t.yaml:6:3: field 'train': duplicate key (first at line 3, column 3)");
+  EXPECT_EQ(error_of("family: gemm\nsets:\n  train:\n    precisions: [fp16]\n    symbols: {B: 1, B: 2}\n"
+                     "    rows: [{m: B, n: 2, k: 3}]\n"),
+            "t.yaml:5:21: field 'B': duplicate key (first at line 5, column 15)");
+}
+
+TEST(TableErrors, ComplexKeysAreErrorsNotBadConversions) {
+  EXPECT_EQ(error_of("family: gemm\n? [sets]\n: {}\n"),
+            "t.yaml:2:3: keys must be plain names, not a map, a list or nothing");
+  EXPECT_EQ(error_of("family: gemm\nsets:\n  train:\n    precisions: [fp16]\n    rows:\n      - {{m: 1}: 2}\n"),
+            "t.yaml:6:10: keys must be plain names, not a map, a list or nothing");
+}
+
+TEST(TableErrors, AliasesThatNameTheirOwnAncestorEndInAnErrorNotALoop) {
+  EXPECT_THROW(parse_table("family: gemm\nsets: &s {train: *s}\n", "t.yaml"), opmark::TableError);
+  EXPECT_THROW(parse_table("family: gemm\nsets:\n  train:\n    precisions: &p [fp16, *p]\n    rows: []\n", "t.yaml"),
+               opmark::TableError);
+}
+
+TEST(TableErrors, FractionsThatWouldPrintAlikeAreRejected) {
+  EXPECT_EQ(error_of("family: spmm\nsets:\n  s:\n    precisions: [fp16]\n    rows:\n"
+                     "      - {m: 64, n: 16, k: 64, sparsity: 0.5}\n"
+                     "      - {m: 64, n: 16, k: 64, sparsity: 0.50000000001}\n"),
+            "t.yaml:7:41: field 'sparsity': '0.50000000001' and 0.5 would have the same case name (0.5): give at "
+            "most 10 significant digits");
+}
+
+namespace {
+
+std::string selection_error(const Selection& s) {
+  try {
+    check_selection({parse_table(kGood, "t.yaml")}, s);
+  } catch (const opmark::Error& e) {
+    return e.what();
+  }
+  return "no error";
+}
+
+}  // namespace
+
+TEST(TableErrors, SelectionNamesOnlySetsPrecisionsAndSymbolsTheTablesHave) {
+  Selection ok;
+  ok.sets = {"models"};
+  ok.precisions = {"bf16"};
+  ok.symbols = {{"B", 8}, {"L", 64}};
+  EXPECT_EQ(selection_error(ok), "no error");
+  Selection set;
+  set.sets = {"train", "nosuchset"};
+  EXPECT_EQ(selection_error(set),
+            "--opmark_set: the selected tables have no set 'nosuchset' (their sets: inference_server, models, train)");
+  Selection family;  // a family filter leaves no table, so no set
+  family.families = {"conv"};
+  family.sets = {"train"};
+  EXPECT_EQ(selection_error(family), "--opmark_set: the selected tables have no set 'train' (their sets: none)");
+  Selection precision;
+  precision.sets = {"train"};
+  precision.precisions = {"bf16"};  // only the models set runs bf16
+  EXPECT_EQ(selection_error(precision),
+            "--opmark_precision: the selected sets have no precision 'bf16' (their precisions: fp16, fp32)");
+  Selection symbol;
+  symbol.symbols = {{"b", 16}};
+  EXPECT_EQ(selection_error(symbol), "--opmark_symbols: the selected sets use no symbol 'b' (their symbols: B, L)");
+  Selection choice_text;  // ta: T is a choice, not a symbol T
+  choice_text.symbols = {{"T", 1}};
+  EXPECT_EQ(selection_error(choice_text),
+            "--opmark_symbols: the selected sets use no symbol 'T' (their symbols: B, L)");
+}
