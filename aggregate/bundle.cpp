@@ -6,6 +6,7 @@
 #include <fstream>
 #include <iostream>
 
+#include "aggregate/files.h"
 #include "aggregate/score_report.h"
 #include "aggregate/spreadsheet.h"
 #include "aggregate/system_description.h"
@@ -21,9 +22,52 @@ std::string default_shapes_dir() {
   return "shapes";
 }
 
+namespace {
+
+// Whether something is at the path, a link (even a dangling one) included.
+bool present(const fs::path& p) {
+  std::error_code ec;
+  return fs::exists(fs::symlink_status(p, ec));
+}
+
+}  // namespace
+
+std::string raw_file_rel(const std::string& dir, const std::string& rel) {
+  return !present(fs::path(dir) / rel) && present(fs::path(dir) / (rel + ".gz")) ? rel + ".gz" : rel;
+}
+
 std::string raw_file(const std::string& dir, const std::string& rel) {
-  const fs::path plain = fs::path(dir) / rel, packed = fs::path(dir) / (rel + ".gz");
-  return (!fs::exists(plain) && fs::exists(packed) ? packed : plain).string();
+  return (fs::path(dir) / raw_file_rel(dir, rel)).string();
+}
+
+std::string symlink_in_bundle(const std::string& dir, const std::string& rel) {
+  fs::path at = dir;
+  for (const auto& part : fs::path(rel)) {
+    at /= part;
+    std::error_code ec;
+    if (fs::is_symlink(fs::symlink_status(at, ec))) return at.string();
+  }
+  return "";
+}
+
+ReadLimits small_file_limits() {
+  ReadLimits limits;
+  limits.max_bytes = std::size_t{16} << 20;
+  return limits;
+}
+
+std::string bundle_file_text(const std::string& dir, const std::string& rel, const std::string& what, bool inflate,
+                             const ReadLimits& limits) {
+  const std::string link = symlink_in_bundle(dir, rel);
+  if (!link.empty())
+    throw Error(link + ": a symbolic link, not read: a bundle holds its own files (copy the file in, not a link to it)");
+  return read_input_file((fs::path(dir) / rel).string(), what, inflate, Links::refuse, limits);
+}
+
+ResultSet load_bundle_results(const std::string& dir, Statistic statistic, const LineVisitor& visit) {
+  const std::string rel = raw_file_rel(dir, bundle_path::results);
+  return parse_results(bundle_file_text(dir, rel, "results file", true), (fs::path(dir) / rel).string(), statistic,
+                       ReadLimits{}, visit);
 }
 
 core::Suite rules_for_run(const std::string& rules_path, const std::map<std::string, std::string>& context,
@@ -100,11 +144,8 @@ Flags parse_flags(int argc, char** argv, bool pack) {
   return f;
 }
 
-void write_file(const fs::path& path, const std::string& text) {
-  fs::create_directories(path.parent_path());
-  std::ofstream out(path, std::ios::binary);
-  if (!out || !(out << text)) throw Error(path.string() + ": cannot write");
-}
+// Never through a symbolic link: a link planted at scores.json would have pack overwrite whatever it points to.
+void write_file(const fs::path& path, const std::string& text) { write_output_file(path.string(), text); }
 
 void validate_submitter(const Submitter& who) {
   if (who.division != "closed" && who.division != "open")
@@ -123,11 +164,22 @@ int pack_main(int argc, char** argv) {
     const Flags f = parse_flags(argc, argv, true);
     const fs::path dir = f.bundle;
     if (!f.rederive) validate_submitter(f.who);
-    const ResultSet results = load_results(raw_file(f.bundle, bundle_path::results), Statistic::median);
+    const ResultSet results = load_bundle_results(f.bundle, Statistic::median);
+    for (const auto& warning : results.warnings) std::fprintf(stderr, "opmark-aggregate pack: warning: %s\n", warning.c_str());
     // The run's own rules version where it is kept beside the rules (submission_vN.yaml), as check reads it.
     std::string note;
     const core::Suite rules = rules_for_run(f.rules, results.context, &note);
     if (!note.empty()) std::printf("%s\n", note.c_str());
+    // Refused before anything is written (write_file refuses too, one file at a time): a link planted where pack
+    // writes would have it overwrite whatever the link points to.
+    std::vector<std::string> outputs = {bundle_path::scores, bundle_path::spreadsheet};
+    if (!f.rederive) outputs.push_back(bundle_path::system);
+    for (const auto& rel : outputs) {
+      const std::string link = symlink_in_bundle(f.bundle, rel);
+      if (!link.empty())
+        throw Error(link + ": a symbolic link, not written through (it would overwrite whatever it points to): "
+                           "remove the link");
+    }
     if (!f.rederive) {
       write_file(dir / bundle_path::system, system_yaml(results.context, f.who));
       std::printf("wrote %s\n", (dir / bundle_path::system).string().c_str());

@@ -41,6 +41,24 @@ inline constexpr const char* spreadsheet = "spreadsheet";
 // A raw file of the bundle (run/results.jsonl, run/benchmark.json): DIR/REL, or DIR/REL.gz where the bundle keeps it
 // gzip-compressed, as committed bundles do (opmark-submit compresses them). DIR/REL when neither exists.
 std::string raw_file(const std::string& dir, const std::string& rel);
+// The same, relative to the bundle: REL or REL.gz.
+std::string raw_file_rel(const std::string& dir, const std::string& rel);
+
+// A bundle holds its own files: the first of DIR/REL's parts under DIR (its folders, then the file) that is a
+// symbolic link, as a path; empty where none is.
+std::string symlink_in_bundle(const std::string& dir, const std::string& rel);
+
+// The text of the bundle's file DIR/REL (gzip-inflated where `inflate`), within the read limits (files.h). Throws
+// opmark::Error naming the file where it is a symbolic link or lies behind one (a bundle holds its own files: a
+// link could point anywhere, into another bundle or at a device), is no regular file, or cannot be read.
+std::string bundle_file_text(const std::string& dir, const std::string& rel, const std::string& what, bool inflate,
+                             const ReadLimits& limits = ReadLimits{});
+
+// The limits for a bundle's small text files (system.yaml, scores.json, the derived CSV): 16 MiB each.
+ReadLimits small_file_limits();
+
+// The bundle's run/results.jsonl (or .gz) read as bundle_file_text reads, then parsed (load_results).
+ResultSet load_bundle_results(const std::string& dir, Statistic statistic, const LineVisitor& visit = {});
 
 // The derived files (path relative to the bundle -> content) from the run's results: scores.json for the rules'
 // models (`models`, as load_models reads rules.model_names) and precision, with the areas of `shapes_dir`, and

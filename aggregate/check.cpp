@@ -2,7 +2,10 @@
 // trusts a file the run did not write: the system description is compared with the run's context, the derived
 // files are recomputed from the raw results, and the two raw files must agree with each other.
 #include <algorithm>
+#include <cctype>
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <set>
 #include <sstream>
@@ -10,7 +13,9 @@
 #include "aggregate/bundle.h"
 #include "aggregate/system_description.h"
 #include "core/error.h"
+#include "core/case.h"
 #include "core/model_table.h"
+#include "core/precision.h"
 #include "core/table.h"
 
 namespace fs = std::filesystem;
@@ -53,7 +58,9 @@ void check_system(const fs::path& dir, const ResultSet& results, Problems& p) {
   const std::string path = (dir / bundle_path::system).string();
   std::map<std::string, SystemField> sys;
   try {
-    sys = read_system_yaml(core::read_text_file(path, "system description"), path);
+    sys = read_system_yaml(bundle_file_text(dir.string(), bundle_path::system, "the system description", false,
+                                            small_file_limits()),
+                           path);
   } catch (const Error& e) {
     p.add("system.yaml", e.what(), "fix the YAML (opmark-aggregate pack writes a valid system.yaml)");
     return;
@@ -144,9 +151,6 @@ void check_cases(const ResultSet& results, const core::Suite& rules, const std::
       continue;
     }
     if (r.status != "ok") continue;
-    if (r.verification.empty())
-      p.add("unverified cases", "case has no verification record in " + log + ": " + name,
-            "every time must come from a verified case: run it with opmark-bench unmodified");
     if (r.reps_us.size() < static_cast<std::size_t>(rules.repetitions)) {
       p.add("too few repetitions", "case has " + std::to_string(r.reps_us.size()) + " repetition(s), the rules need " +
                                        std::to_string(rules.repetitions) + ": " + name,
@@ -172,12 +176,275 @@ void check_cases(const ResultSet& results, const core::Suite& rules, const std::
   }
 }
 
+// A bundle holds its own files and folders: a link could point anywhere (into another bundle, at a device), and
+// a device or pipe is no file of a run.
+void check_links(const fs::path& dir, Problems& p) {
+  std::error_code ec;
+  for (auto it = fs::recursive_directory_iterator(dir, fs::directory_options::skip_permission_denied, ec);
+       !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
+    std::error_code ec2;
+    const fs::file_status st = it->symlink_status(ec2);
+    const std::string rel = it->path().lexically_relative(dir).generic_string();
+    if (fs::is_symlink(st)) {
+      const fs::path target = fs::read_symlink(it->path(), ec2);
+      p.add("symbolic links", rel + " is a symbolic link (to " + target.string() + "): a bundle holds its own files",
+            "put the file itself in the bundle (cp --dereference), or remove the link");
+    } else if (!fs::is_directory(st) && !fs::is_regular_file(st)) {
+      p.add("not regular files", rel + " is not a regular file (a device, pipe or socket)",
+            "remove it: a bundle holds the run's files and folders only");
+    }
+  }
+}
+
+// The text the harness writes for a verified result (kernels/compare.cu, CompareResult::summary): "all N elements
+// within tolerance T (max scaled error E, rel norm error R)". Anything else states no success: a count of wrong
+// elements, a norm above its bound, or a word of someone else's.
+bool states_success(const std::string& v) {
+  const std::string head = "all ", middle = " elements within tolerance ", tail = ")";
+  if (v.compare(0, head.size(), head) != 0) return false;
+  std::size_t i = head.size();
+  const std::size_t digits = i;
+  while (i < v.size() && std::isdigit(static_cast<unsigned char>(v[i]))) ++i;
+  if (i == digits || v.compare(i, middle.size(), middle) != 0) return false;
+  return v.find(" (max scaled error ", i) != std::string::npos && v.find(", rel norm error ", i) != std::string::npos &&
+         v.size() > tail.size() && v.compare(v.size() - tail.size(), tail.size(), tail) == 0;
+}
+
+double context_number(const std::map<std::string, std::string>& context, const std::string& key) {
+  const auto it = context.find(key);
+  if (it == context.end()) return 0;
+  char* end = nullptr;
+  const double v = std::strtod(it->second.c_str(), &end);
+  return end != it->second.c_str() && std::isfinite(v) ? v : 0;
+}
+
+std::string us(double t) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.6g us", t);
+  return text;
+}
+
+std::string number(double v) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.6g", v);
+  return text;
+}
+
+bool close_to(double value, double expected, double tolerance) {
+  if (expected == 0) return std::abs(value) <= 1e-12;
+  return std::abs(value / expected - 1) <= tolerance;
+}
+
+// The counters a line derives from its flops, bytes and time (bench/harness.cpp, throughput_counters and
+// energy_counters), recomputed: the first that disagrees by more than 1%, as a message; empty where all agree. The
+// mean line is not compared (a rules-v1 run's mean line holds the mean of the repetitions' counters).
+std::string derived_disagreement(const ResultLine& l, double peak_tflops, double peak_gb_per_s) {
+  const auto& c = l.counters;
+  const auto has = [&](const char* key) { return c.count(key) > 0; };
+  const double t = l.time_us, flops = has("flops") ? c.at("flops") : 0, bytes = has("bytes") ? c.at("bytes") : -1;
+  std::string out;
+  const auto compare = [&](const char* key, double expected, const std::string& from) {
+    if (!out.empty() || !has(key)) return;
+    if (!close_to(c.at(key), expected, 0.01))
+      out = "line " + std::to_string(l.number) + ": " + key + " " + number(c.at(key)) + ", but " + from + " give " +
+            number(expected);
+  };
+  if (has("tflops") && !(flops > 0))
+    return "line " + std::to_string(l.number) + ": tflops " + number(c.at("tflops")) + " without flops";
+  if (flops > 0) {
+    compare("tflops", flops / t / 1e6, "flops / time");
+    if (peak_tflops > 0) compare("pct_peak", 100 * flops / t / 1e6 / peak_tflops, "flops / time / the context's peak");
+  }
+  if (bytes >= 0) {
+    compare("gb_per_s", bytes / t / 1e3, "bytes / time");
+    if (peak_gb_per_s > 0)
+      compare("pct_peak_bw", 100 * bytes / t / 1e3 / peak_gb_per_s, "bytes / time / the context's peak_gb_per_s");
+    if (has("copy_gb_per_s") && c.at("copy_gb_per_s") > 0)
+      compare("pct_copy_bw", 100 * bytes / t / 1e3 / c.at("copy_gb_per_s"), "bytes / time / copy_gb_per_s");
+  } else if (has("gb_per_s")) {
+    return "line " + std::to_string(l.number) + ": gb_per_s " + number(c.at("gb_per_s")) + " without bytes";
+  }
+  if (has("joules_per_op") && c.at("joules_per_op") > 0) {
+    const double joules = c.at("joules_per_op");
+    if (flops > 0) compare("tflops_per_w", flops / joules / 1e12, "flops / joules_per_op");
+    else if (bytes > 0) compare("gb_per_s_per_w", bytes / joules / 1e9, "bytes / joules_per_op");
+  }
+  return out;
+}
+
+// What a case's lines must agree on, as opmark-bench writes them (bench/results_log.cpp): one status (a case that
+// did not run is one line; a measured case's repetitions, median and mean share one, and the end-of-run re-time's
+// "recheck" line may make it unstable); every measured line verified; the median and mean lines the median and mean
+// of all the case's repetitions, numbered 0 to N-1 and at most the run's maximum; the derived counters what flops,
+// bytes and time give; no rate above the GPU's peak.
+void check_lines(const ResultSet& results, Problems& p) {
+  const auto& context = results.context;
+  const std::string log = bundle_path::results;
+  const bool format2 = context_number(context, "results_format") >= 2;
+  // opmark-bench's --opmark_max_repetitions (default 30) where the context records it.
+  const double max_reps = context.count("max_repetitions") ? context_number(context, "max_repetitions") : 30;
+  const double peak_gb_per_s = context_number(context, "peak_gb_per_s"), l2_bytes = context_number(context, "l2_bytes");
+  const std::string keep = "keep the run's own results log, unedited (opmark-bench writes it; nothing else should)";
+  for (const auto& entry : results.cases) {
+    // Named references, not a structured binding: lambdas below capture them (C++17 allows no binding capture).
+    const std::string& name = entry.first;
+    const CaseResult& r = entry.second;
+    const auto line = [&](const ResultLine& l) { return "line " + std::to_string(l.number); };
+    // One status per case.
+    const ResultLine* not_run = nullptr;
+    for (const auto& l : r.lines)
+      if (!l.timed()) {
+        not_run = &l;
+        break;
+      }
+    if (not_run && r.lines.size() > 1) {
+      const ResultLine& other = &r.lines.front() == not_run ? r.lines[1] : r.lines.front();
+      p.add("conflicting status lines", "conflicting status lines for " + name + ": " + line(*not_run) + " says " +
+                                            not_run->status + ", " + line(other) + " says " + other.status,
+            "a case either ran (its repetitions, median and mean) or did not (one line with the reason): " + keep);
+      continue;
+    }
+    if (not_run) continue;  // one line: check_cases reports a failed case, or a required one skipped
+    std::vector<const ResultLine*> runs, medians, means, rechecks;
+    const ResultLine* first = nullptr;
+    bool conflict = false;
+    for (const auto& l : r.lines) {
+      if (l.type == "run") runs.push_back(&l);
+      else if (l.aggregate == "median") medians.push_back(&l);
+      else if (l.aggregate == "mean") means.push_back(&l);
+      else if (l.aggregate == "recheck") rechecks.push_back(&l);
+      else p.add("unknown lines", log + " " + line(l) + ": aggregate '" + l.aggregate + "' of " + name +
+                                      " is not one opmark-bench writes (median, mean, recheck)", keep);
+      if (l.aggregate == "recheck" || conflict) continue;
+      if (!first) first = &l;
+      else if (l.status != first->status) {
+        conflict = true;
+        p.add("conflicting status lines", "conflicting status lines for " + name + ": " + line(*first) + " says " +
+                                              first->status + ", " + line(l) + " says " + l.status,
+              "the repetitions, median and mean of a case share one status: " + keep);
+      }
+    }
+    if (rechecks.size() > 1)
+      p.add("conflicting status lines", name + " has " + std::to_string(rechecks.size()) +
+                                            " recheck lines; the end-of-run re-time writes one", keep);
+    // Every measured line verified, in the harness's words for a result within tolerance.
+    for (const auto& l : r.lines) {
+      if (l.verification.empty()) {
+        p.add("unverified cases", "case has no verification record in " + log + ": " + name + " (" + line(l) + ")",
+              "every time must come from a verified case: run it with opmark-bench unmodified");
+        break;
+      }
+      if (!states_success(l.verification)) {
+        p.add("unverified cases", "case's verification does not state success in " + log + " " + line(l) + ": " +
+                                      name + ": '" + l.verification + "'",
+              "a time counts only for a result within tolerance (\"all N elements within tolerance ...\"): a wrong "
+              "result fails the case; fix the cause and run it again");
+        break;
+      }
+    }
+    // The repetitions, their median and mean.
+    std::vector<double> times;
+    for (const auto* l : runs) times.push_back(l->time_us);
+    const std::size_t n = times.size();
+    if (n == 0) continue;  // check_cases: too few repetitions
+    std::vector<long long> numbers;
+    for (const auto* l : runs)
+      if (l->repetition >= 0) numbers.push_back(l->repetition);
+    if (numbers.size() == n) {
+      std::sort(numbers.begin(), numbers.end());
+      for (std::size_t i = 0; i < n; ++i)
+        if (numbers[i] != static_cast<long long>(i)) {
+          p.add("repetitions", "the repetitions of " + name + " are not numbered 0 to " + std::to_string(n - 1) +
+                                   " (repetition " + std::to_string(numbers[i]) + " where " + std::to_string(i) +
+                                   " belongs): some were added, repeated or removed", keep);
+          break;
+        }
+    }
+    if (static_cast<double>(n) > max_reps)
+      p.add("repetitions", name + " has " + std::to_string(n) + " repetitions, more than the run's maximum of " +
+                               number(max_reps) + (context.count("max_repetitions") ? " (max_repetitions)" : " (opmark-bench's)"),
+            keep);
+    const double median = statistic_of(times, Statistic::median), mean = statistic_of(times, Statistic::mean);
+    if (medians.size() != 1 || means.size() != 1)
+      p.add("repetitions", name + " has " + std::to_string(medians.size()) + " median and " +
+                               std::to_string(means.size()) + " mean line(s); opmark-bench writes one of each", keep);
+    const auto says = [&](const ResultLine& l, double expected, const char* of) {
+      if (close_to(l.time_us, expected, 1e-6)) return;
+      p.add("aggregates disagree", "the " + (l.aggregate.empty() ? std::string("aggregate") : l.aggregate) +
+                                       " line of " + name + " (" + line(l) + ") says " + us(l.time_us) + ", the " +
+                                       of + " of its " + std::to_string(n) + " repetitions is " + us(expected),
+            "the median and mean lines are the run's own over all of the case's repetitions: " + keep);
+    };
+    for (const auto* l : medians) says(*l, median, "median");
+    for (const auto* l : rechecks) says(*l, median, "median");
+    for (const auto* l : means) says(*l, mean, "mean");
+    // How many repetitions the median line says it took: rules v1 (Google Benchmark's aggregate) as its iterations,
+    // results format 2 as its repetitions counter and its iterations as the launches of all repetitions.
+    if (medians.size() == 1) {
+      const ResultLine& m = *medians.front();
+      const auto count = m.counters.find("repetitions");
+      if (format2 && count != m.counters.end() && count->second != static_cast<double>(n))
+        p.add("repetitions", name + ": the median line (" + line(m) + ") counts " + number(count->second) +
+                                 " repetitions, the log holds " + std::to_string(n), keep);
+      double launches = 0;
+      bool all_counted = true;
+      for (const auto* l : runs) {
+        all_counted = all_counted && l->iterations >= 0;
+        launches += l->iterations;
+      }
+      if (!format2 && m.iterations >= 0 && m.iterations != static_cast<double>(n))
+        p.add("repetitions", name + ": the median line (" + line(m) + ") is over " + number(m.iterations) +
+                                 " repetitions, the log holds " + std::to_string(n), keep);
+      if (format2 && all_counted && m.iterations >= 0 && m.iterations != launches)
+        p.add("repetitions", name + ": the median line (" + line(m) + ") counts " + number(m.iterations) +
+                                 " launches, its repetitions " + number(launches), keep);
+    }
+    // The derived counters, and the rates against the GPU's peaks.
+    double peak_tflops = 0, flops = r.counter("flops"), bytes = r.counter("bytes", -1);
+    try {
+      const core::Case c = core::parse_case_name(name);
+      peak_tflops = context_number(context, "peak_tflops_" + std::string(core::precision_info(c.precision).peak_key));
+      const core::Work work = core::work_of(c);
+      const std::string shape = "the case's shape (" + name + ") gives ";
+      // FLOPs are the shape's (2 m n k for a GEMM): a count edited with its rate would pass the check of the rate.
+      // (Bytes are not compared: their count, the fewest a kernel must move, is core's model and may be refined.)
+      if (r.has_counter("flops") && !close_to(flops, work.flops, 0.01))
+        p.add("derived counters", name + ": flops " + number(flops) + ", but " + shape + number(work.flops), keep);
+      flops = work.flops, bytes = work.bytes();
+    } catch (const Error&) {
+      // a name core does not know (an extra case of another build): its counters are all there is
+    }
+    for (const auto& l : r.lines) {
+      if (l.aggregate == "mean") continue;
+      const std::string why = derived_disagreement(l, peak_tflops, peak_gb_per_s);
+      if (!why.empty()) {
+        p.add("derived counters", name + ": " + why + " (" + log + ")",
+              "tflops, gb_per_s and the percentages of peak are what flops, bytes and the time give: " + keep);
+        break;
+      }
+    }
+    if (flops > 0 && peak_tflops > 0 && flops / r.time_us / 1e6 > 1.05 * peak_tflops)
+      p.add("rates above peak", name + ": " + number(flops / r.time_us / 1e6) + " TFLOPS (flops / median time), " +
+                                    number(100 * flops / r.time_us / 1e6 / peak_tflops) + "% of the peak " +
+                                    number(peak_tflops) + " TFLOPS the run's context gives",
+            "no GPU computes faster than its peak: the times are wrong (edited, or a broken timer); run the case again");
+    // A case whose bytes fit in the L2 may be served from it, faster than memory: only larger ones are held to it.
+    if (bytes > 2 * l2_bytes && l2_bytes > 0 && peak_gb_per_s > 0 && bytes / r.time_us / 1e3 > 1.05 * peak_gb_per_s)
+      p.add("rates above peak", name + ": " + number(bytes / r.time_us / 1e3) + " GB/s (bytes / median time) over " +
+                                    number(bytes / 1e6) + " MB, more than twice the L2, is " +
+                                    number(100 * bytes / r.time_us / 1e3 / peak_gb_per_s) +
+                                    "% of the memory's peak " + number(peak_gb_per_s) + " GB/s",
+            "no GPU moves data from memory faster than its peak: the times are wrong; run the case again");
+  }
+}
+
 // The Google Benchmark JSON must hold the same medians as the results log: both are written by the one run.
 void check_raw_agree(const fs::path& dir, const ResultSet& results, Problems& p) {
-  const std::string path = raw_file(dir.string(), bundle_path::benchmark_json);
+  const std::string rel = raw_file_rel(dir.string(), bundle_path::benchmark_json);
   ResultSet raw;
   try {
-    raw = load_results(path, Statistic::median);
+    raw = parse_results(bundle_file_text(dir.string(), rel, "Google Benchmark's JSON", true), (dir / rel).string(),
+                        Statistic::median);
   } catch (const Error& e) {
     p.add("benchmark.json", e.what(), "keep the run's own benchmark.json in the bundle");
     return;
@@ -202,18 +469,26 @@ void check_derived(const fs::path& dir, const ResultSet& results, const core::Su
                              " --rederive rewrites them (expected after a model table changed)";
   for (const auto& [rel, text] : expected) {
     const fs::path file = dir / rel;
-    if (!fs::exists(file)) {
+    std::error_code ec;
+    if (!fs::exists(fs::symlink_status(file, ec))) {
       p.add("derived files", rel + " is missing", repack);
       continue;
     }
-    const std::string have = core::read_text_file(file.string(), "derived file");
+    std::string have;
+    try {
+      have = bundle_file_text(dir.string(), rel, "derived file", false, small_file_limits());
+    } catch (const Error& e) {
+      p.add("derived files", e.what(), repack);
+      continue;
+    }
     if (have != text)
       p.add("derived files", rel + " differs from what " + bundle_path::results + " gives (first at line " +
                                  std::to_string(first_difference(have, text)) + ")",
             repack);
   }
   const fs::path sheets = dir / bundle_path::spreadsheet;
-  if (fs::is_directory(sheets))
+  std::error_code ec;
+  if (fs::is_directory(fs::symlink_status(sheets, ec)))
     for (const auto& entry : fs::directory_iterator(sheets)) {
       const std::string rel = std::string(bundle_path::spreadsheet) + "/" + entry.path().filename().string();
       if (!expected.count(rel))
@@ -239,26 +514,38 @@ CheckReport check_bundle_report(const std::string& bundle, const std::string& ru
   const fs::path dir = bundle;
   if (!fs::is_directory(dir)) throw Error(bundle + ": no such bundle folder");
   core::Suite rules = core::load_suite(rules_path);  // read first: rules that do not load are no check at all
+  check_links(dir, p);
+  const auto present = [](const fs::path& path) {
+    std::error_code ec;
+    return fs::exists(fs::symlink_status(path, ec));
+  };
   for (const char* rel : {bundle_path::system, bundle_path::scores})
-    if (!fs::exists(dir / rel))
+    if (!present(dir / rel))
       p.add("files", (dir / rel).string() + " is missing", "a bundle is what opmark-submit writes (results/README.md)");
   for (const char* rel : {bundle_path::results, bundle_path::benchmark_json})
-    if (!fs::exists(raw_file(bundle, rel)))
+    if (!present(raw_file(bundle, rel)))
       p.add("files", (dir / rel).string() + " (or .gz) is missing", "a bundle is what opmark-submit writes (results/README.md)");
-  if (!fs::exists(raw_file(bundle, bundle_path::results))) return done();
+  if (!present(raw_file(bundle, bundle_path::results))) return done();
   ResultSet results;
   try {
-    results = load_results(raw_file(bundle, bundle_path::results), Statistic::median);
+    results = load_bundle_results(bundle, Statistic::median);
   } catch (const Error& e) {
     p.add("files", e.what(), "keep the run's own results log, unedited");
     return done();
   }
+  // A run killed while writing a line: what it measured reads, but it is no whole run of the suite.
+  for (const auto& warning : results.warnings)
+    p.add("files", warning, "a submission is a whole run: run the suite to its end (opmark-submit)");
+  if (results.context_lines != 1)
+    p.add("files", std::string(bundle_path::results) + " holds " + std::to_string(results.context_lines) +
+                       " context lines: a results log is one run, its context first",
+          "keep the run's own results log, unedited (runs are not merged into a bundle)");
   // A run made under an earlier version is checked against that version's rules where they are kept beside these.
   std::string note;
   rules = rules_for_run(rules_path, results.context, &note);
   report.rules_path = rules.path;
   if (!note.empty()) report.notes.push_back(note);
-  if (fs::exists(dir / bundle_path::system)) check_system(dir, results, p);
+  if (present(dir / bundle_path::system)) check_system(dir, results, p);
   const std::string run_rules = results.context.count("rules_version") ? results.context.at("rules_version") : "";
   if (run_rules != std::to_string(rules.rules_version))
     p.add("rules", "the run was made under rules version '" + run_rules + "', these are version " +
@@ -279,7 +566,8 @@ CheckReport check_bundle_report(const std::string& bundle, const std::string& ru
   // The tables and models are read once: the required cases and the derived scores both come from them.
   const std::vector<core::ModelTable> models = core::load_models(rules.model_names, {shapes_dir});
   check_cases(results, rules, core::suite_cases(rules, core::load_tables({shapes_dir}), models), p);
-  if (fs::exists(raw_file(bundle, bundle_path::benchmark_json))) check_raw_agree(dir, results, p);
+  check_lines(results, p);
+  if (present(raw_file(bundle, bundle_path::benchmark_json))) check_raw_agree(dir, results, p);
   check_derived(dir, results, rules, models, shapes_dir, p);
   return done();
 }

@@ -19,6 +19,7 @@
 
 #include "aggregate/bundle.h"
 #include "aggregate/compare.h"
+#include "aggregate/files.h"
 #include "aggregate/page.h"
 #include "aggregate/results.h"
 #include "aggregate/plots.h"
@@ -29,6 +30,7 @@
 #include "core/error.h"
 #include "core/expr.h"
 #include "core/model_table.h"
+#include "core/precision.h"
 
 namespace fs = std::filesystem;
 using namespace opmark;
@@ -94,6 +96,11 @@ Args parse(int argc, char** argv) {
     else if (arg.rfind("--", 0) == 0) throw Error("unknown flag " + arg + "\n" + kUsage);
     else a.files.push_back(arg);
   }
+  try {
+    core::precision_info(a.precision);  // names the known ones
+  } catch (const Error& e) {
+    throw Error(std::string("--precision: ") + e.what());
+  }
   if (a.format != "table" && a.format != "json" && a.format != "csv")
     throw Error("--format: expected table, json or csv, got '" + a.format + "'");
   if (a.compare ? a.files.size() != 2u : a.files.empty())
@@ -109,8 +116,15 @@ std::string shapes_dir(const Args& a) {
   return default_shapes_dir();
 }
 
+// A results file, its reader's warnings (a torn last line) said on stderr.
+ResultSet load(const std::string& file, Statistic statistic) {
+  ResultSet results = load_results(file, statistic);
+  for (const auto& warning : results.warnings) std::fprintf(stderr, "opmark-aggregate: warning: %s\n", warning.c_str());
+  return results;
+}
+
 int run_compare(const Args& a) {
-  const ResultSet before = load_results(a.files[0], a.statistic), after = load_results(a.files[1], a.statistic);
+  const ResultSet before = load(a.files[0], a.statistic), after = load(a.files[1], a.statistic);
   const Comparison c = compare(before, after, a.threshold);
   if (a.format == "json") {
     nlohmann::json j;
@@ -155,10 +169,7 @@ int run_compare(const Args& a) {
 }
 
 void write_svg(const fs::path& path, const std::string& svg) {
-  std::ofstream out(path);
-  if (!out) throw Error(path.string() + ": cannot write");
-  out << svg;
-  out.close();
+  write_output_file(path.string(), svg);  // never through a symbolic link
   std::printf("wrote %s\n", path.string().c_str());
   // PNG beside the SVG where a converter is installed (librsvg2-bin); the SVG is the product, the PNG a convenience.
   static const bool have_converter = std::system("command -v rsvg-convert >/dev/null 2>&1") == 0;
@@ -219,7 +230,7 @@ struct AreaSets {
 // Scores one results file and prints them; the first file's plots (rooflines, operator charts) are written here,
 // the area bars of all files by run_scores.
 int score_set(const Args& a, const std::string& file, bool primary, AreaSets* sets) {
-  const ResultSet results = load_results(file, a.statistic);
+  const ResultSet results = load(file, a.statistic);
   const std::string dir = shapes_dir(a);
   std::vector<std::string> names;
   std::istringstream list(a.models);
@@ -306,7 +317,7 @@ int run_scores(const Args& a) {
 }
 
 int run_spreadsheet(const Args& a) {
-  const ResultSet results = load_results(a.files[0], a.statistic);
+  const ResultSet results = load(a.files[0], a.statistic);
   const std::vector<Sheet> sheets = deepbench_sheets(results);
   for (const auto& f : write_csv_sheets(sheets, a.spreadsheet)) std::printf("wrote %s\n", f.c_str());
   const std::string book = (std::filesystem::path(a.spreadsheet) / "opmark.xlsx").string();

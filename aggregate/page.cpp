@@ -22,6 +22,7 @@
 #include <nlohmann/json.hpp>
 
 #include "aggregate/bundle.h"
+#include "aggregate/files.h"
 #include "aggregate/page_html.h"
 #include "aggregate/plots.h"
 #include "aggregate/results.h"
@@ -55,27 +56,45 @@ struct Bundle {
   std::string label() const { return system_name + " / " + gpu; }
 };
 
-// A folder holding system.yaml is a bundle; its own subfolders (run/, spreadsheet/) are not searched.
-std::vector<fs::path> find_bundles(const fs::path& root) {
+// A folder holding system.yaml is a bundle; its own subfolders (run/, spreadsheet/) are not searched. A symbolic link
+// to a folder is not followed: a bundle is what lies under RESULTS_DIR, not what a link there points to (a bundle
+// from anywhere, shown as if submitted here); one that would be a bundle is named in `warnings`.
+std::vector<fs::path> find_bundles(const fs::path& root, std::vector<std::string>* warnings) {
   if (!fs::is_directory(root)) throw Error(root.string() + ": not a folder of result bundles");
+  const auto holds_system = [](const fs::path& dir) {
+    std::error_code ec;
+    return fs::exists(fs::symlink_status(dir / "system.yaml", ec));
+  };
   std::vector<fs::path> found;
-  if (fs::exists(root / "system.yaml")) return {root};
+  if (holds_system(root)) return {root};
   for (auto it = fs::recursive_directory_iterator(root, fs::directory_options::skip_permission_denied);
        it != fs::recursive_directory_iterator(); ++it) {
+    if (it->is_symlink()) {
+      std::error_code ec;
+      if (fs::is_directory(it->path(), ec) && fs::exists(it->path() / "system.yaml", ec))
+        warnings->push_back("skipped " + it->path().string() + ": a symbolic link (to " +
+                            fs::read_symlink(it->path(), ec).string() + "); the page shows only the bundles inside " +
+                            root.string());
+      continue;
+    }
     if (!it->is_directory()) continue;
-    if (it->path().filename().string().rfind('.', 0) == 0 || fs::exists(it->path() / "system.yaml"))
-      it.disable_recursion_pending();
-    if (fs::exists(it->path() / "system.yaml")) found.push_back(it->path());
+    if (it->path().filename().string().rfind('.', 0) == 0 || holds_system(it->path())) it.disable_recursion_pending();
+    if (holds_system(it->path())) found.push_back(it->path());
   }
   std::sort(found.begin(), found.end());
   return found;
 }
 
-// Nested fields as "gpu.model", lists as one line, in the file's order (the systems table keeps it).
-void flatten(const YAML::Node& node, const std::string& prefix, json& out) {
+// Nested fields as "gpu.model", lists as one line, in the file's order (the systems table keeps it). At most
+// kMaxSystemFields: YAML's aliases can make a few lines name the same map over and over.
+constexpr std::size_t kMaxSystemFields = 1000;
+
+void flatten(const YAML::Node& node, const std::string& prefix, json& out, const std::string& path) {
+  if (out.size() > kMaxSystemFields)
+    throw Error(path + ": more than " + std::to_string(kMaxSystemFields) + " fields: not a system description");
   if (node.IsMap()) {
     for (const auto& kv : node)
-      flatten(kv.second, prefix.empty() ? kv.first.Scalar() : prefix + "." + kv.first.Scalar(), out);
+      flatten(kv.second, prefix.empty() ? kv.first.Scalar() : prefix + "." + kv.first.Scalar(), out, path);
   } else if (node.IsSequence()) {
     std::string text;
     for (const auto& item : node) text += (text.empty() ? "" : ", ") + (item.IsScalar() ? item.Scalar() : "...");
@@ -93,9 +112,10 @@ YAML::Node required(const std::string& path, const YAML::Node& map, const char* 
   return node;
 }
 
-void read_system(const fs::path& file, Bundle& b) {
-  const std::string path = file.string();
-  const YAML::Node root = core::yaml::parse(core::read_text_file(path, "the system description"), path);
+void read_system(const fs::path& dir, Bundle& b) {
+  const std::string path = (dir / "system.yaml").string();
+  const YAML::Node root = core::yaml::parse(
+      bundle_file_text(dir.string(), "system.yaml", "the system description", false, small_file_limits()), path);
   if (!root.IsMap())
     throw TableError(core::yaml::where_of(path, root), "", "expected the fields of a system (results/README.md)");
   // The page labels a bundle's column with these two; the checker requires the rest.
@@ -104,64 +124,42 @@ void read_system(const fs::path& file, Bundle& b) {
   if (!gpu.IsMap()) throw TableError(core::yaml::where_of(path, gpu), "gpu", "expected {model: ..., count: ...}");
   b.gpu = core::yaml::scalar(path, required(path, gpu, "model", "gpu.model"), "gpu.model");
   b.system = json::array();
-  flatten(root, "", b.system);
+  flatten(root, "", b.system, path);
 }
 
 // What the drill-down shows and ResultSet does not keep: every repetition, the median and mean lines with their
-// counters (and a recheck line's over them), verification, and the sets and models a case belongs to. load_results
-// has checked the lines already.
-void read_details(const std::string& text, const std::string& path, Bundle& b) {
-  std::istringstream in(text);
-  std::string line;
-  for (int number = 1; std::getline(in, line); ++number) {
-    if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
-    try {
-      const json j = json::parse(line);
-      const std::string type = j.value("type", std::string());
-      if (type != "run" && type != "aggregate") continue;
-      json& d = b.details[j.at("name").get<std::string>()];
-      if (d.is_null()) d = {{"reps", json::array()}, {"counters", json::object()}};
-      for (const char* key : {"family", "direction", "precision", "sets", "models", "applications"})
-        if (j.contains(key)) d[key] = j[key];
-      for (const char* key : {"verification", "label"})
-        if (j.contains(key) && !j[key].get<std::string>().empty()) d[key] = j[key];
-      if (!j.contains("time_us")) continue;  // a case that did not run: one line with the reason
-      const double t = j.at("time_us").get<double>();
-      const json counters = j.value("counters", json::object());
-      if (!counters.is_object()) throw Error("'counters' is not an object");
-      if (type == "run") {
-        json rep = {{"time_us", t}};
-        if (j.contains("iterations")) rep["iterations"] = j["iterations"];
-        d["reps"].push_back(rep);
-        if (d["counters"].empty()) d["counters"] = counters;  // until a median line brings its own
-      } else {
-        const std::string aggregate = j.at("aggregate").get<std::string>();
-        if (aggregate == "median" || aggregate == "mean") d[aggregate] = t;
-        if (aggregate == "median") d["counters"] = counters;
-        if (aggregate == "recheck")  // the end-of-run re-time's counters, over the median line's
-          for (const auto& [k, v] : counters.items()) d["counters"][k] = v;
-      }
-    } catch (const json::exception& e) {
-      throw Error(path + ":" + std::to_string(number) + ": " + e.what());
-    } catch (const Error& e) {
-      throw Error(path + ":" + std::to_string(number) + ": " + e.what());
-    }
+// counters (and a recheck line's over them), verification, and the sets and models a case belongs to. Called by
+// parse_results with each case line once it has checked it (types, status, time; see results.h).
+void add_details(const json& j, Bundle& b) {
+  const std::string type = j.at("type").get<std::string>();
+  json& d = b.details[j.at("name").get<std::string>()];
+  if (d.is_null()) d = {{"reps", json::array()}, {"counters", json::object()}};
+  for (const char* key : {"family", "direction", "precision", "sets", "models", "applications"})
+    if (j.contains(key)) d[key] = j[key];
+  for (const char* key : {"verification", "label"})
+    if (j.contains(key) && !j[key].get<std::string>().empty()) d[key] = j[key];
+  const std::string status = j.at("status").get<std::string>();
+  if (status != "ok" && status != "unstable") return;  // a case that did not run: one line with the reason
+  const double t = j.at("time_us").get<double>();
+  const json counters = j.value("counters", json::object());
+  if (type == "run") {
+    json rep = {{"time_us", t}};
+    if (j.contains("iterations")) rep["iterations"] = j["iterations"];
+    d["reps"].push_back(rep);
+    if (d["counters"].empty()) d["counters"] = counters;  // until a median line brings its own
+  } else {
+    const std::string aggregate = j.at("aggregate").get<std::string>();
+    if (aggregate == "median" || aggregate == "mean") d[aggregate] = t;
+    if (aggregate == "median") d["counters"] = counters;
+    if (aggregate == "recheck")  // the end-of-run re-time's counters, over the median line's
+      for (const auto& [k, v] : counters.items()) d["counters"][k] = v;
   }
 }
 
-// The line of a parse error, from its byte offset (nlohmann's message has it too, but not in file:line form).
-int line_of(const std::string& text, std::size_t byte) {
-  return 1 + static_cast<int>(std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(std::min(byte, text.size())), '\n'));
-}
-
-void read_scores(const fs::path& file, Bundle& b) {
-  const std::string path = file.string(), text = core::read_text_file(path, "scores");
-  json j;
-  try {
-    j = json::parse(text);
-  } catch (const json::parse_error& e) {
-    throw Error(path + ":" + std::to_string(line_of(text, e.byte)) + ": not valid JSON (" + e.what() + ")");
-  }
+void read_scores(const fs::path& dir, Bundle& b) {
+  const std::string path = (dir / "scores.json").string();
+  const json j = parse_json_document(bundle_file_text(dir.string(), "scores.json", "scores", false, small_file_limits()),
+                                     path);
   const auto need = [&](const json& o, const char* key, const std::string& where, bool number, bool may_be_null) {
     if (!o.is_object() || !o.contains(key)) throw Error(path + ": " + where + ": missing '" + key + "'");
     const json& v = o.at(key);
@@ -173,6 +171,8 @@ void read_scores(const fs::path& file, Bundle& b) {
   if (!j.is_object() || !j.contains("models") || !j["models"].is_array() || !j.contains("areas") ||
       !j["areas"].is_array())
     throw Error(path + ": expected opmark-aggregate's JSON scores (models[] and areas[])");
+  if (j.contains("precision") && !j["precision"].is_string())
+    throw Error(path + ": precision: expected text, got " + j["precision"].dump());
   b.scores = {{"precision", j.value("precision", std::string())}, {"models", json::array()}, {"areas", json::array()}};
   for (std::size_t i = 0; i < j["models"].size(); ++i) {
     const json& m = j["models"][i];
@@ -186,9 +186,12 @@ void read_scores(const fs::path& file, Bundle& b) {
   for (std::size_t i = 0; i < j["areas"].size(); ++i) {
     const json& a = j["areas"][i];
     const std::string where = "areas[" + std::to_string(i) + "]";
+    const json models = a.contains("models") ? a["models"] : json::array();
+    if (!models.is_array() || !std::all_of(models.begin(), models.end(), [](const json& m) { return m.is_string(); }))
+      throw Error(path + ": " + where + ".models: expected a list of model names, got " + models.dump());
     b.scores["areas"].push_back({{"name", need(a, "name", where, false, false)},
                                  {"score_ms", need(a, "score_ms", where, true, false)},
-                                 {"models", a.value("models", json::array())}});
+                                 {"models", models}});
   }
 }
 
@@ -196,12 +199,11 @@ Bundle load_bundle(const fs::path& root, const fs::path& dir) {
   Bundle b;
   // RESULTS_DIR may itself be the one bundle (then named by its folder, whatever spelling of it was given).
   b.id = dir == root ? fs::weakly_canonical(dir).filename().string() : fs::relative(dir, root).generic_string();
-  read_system(dir / "system.yaml", b);
-  // Read (and decompress) once: the scores' times and the drill-down's details come from the same text.
-  const std::string results = raw_file(dir.string(), bundle_path::results), text = read_results_text(results);
-  b.results = parse_results(text, results, Statistic::median);
-  read_details(text, results, b);
-  read_scores(dir / "scores.json", b);
+  read_system(dir, b);
+  // Read (and decompress) once: the scores' times and the drill-down's details come from the same lines. Every file
+  // is the bundle's own (no symbolic links), within the read limits.
+  b.results = load_bundle_results(dir.string(), Statistic::median, [&](int, const json& line) { add_details(line, b); });
+  read_scores(dir, b);
   // The run's context says how it was timed (results format 2: graph or eager, the noise target, NVML's state and the
 // GPU's power limit, ECC and MIG) and which peaks its percentages and roofs use.
   for (const auto& [key, value] : b.results.context)
@@ -359,7 +361,24 @@ int page_main(int argc, char** argv) {
   const PageArgs args = parse_page_args(argc, argv);
   const fs::path root(args.dir);
   std::vector<Bundle> bundles;
-  for (const auto& dir : find_bundles(root)) bundles.push_back(load_bundle(root, dir));
+  std::vector<std::string> warnings;
+  json skipped = json::array();  // the bundles left out, named on the page too
+  const std::vector<fs::path> dirs = find_bundles(root, &warnings);
+  for (const auto& warning : warnings) std::fprintf(stderr, "opmark-aggregate page: warning: %s\n", warning.c_str());
+  // A bundle that does not load is left out, named with what is wrong: the others still make the page.
+  for (const auto& dir : dirs) {
+    try {
+      bundles.push_back(load_bundle(root, dir));
+      for (const auto& warning : bundles.back().results.warnings)
+        std::fprintf(stderr, "opmark-aggregate page: warning: %s\n", warning.c_str());
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "opmark-aggregate page: warning: skipped the bundle %s: %s\n", dir.string().c_str(), e.what());
+      skipped.push_back({{"id", dir.string()}, {"reason", e.what()}});
+    }
+  }
+  if (bundles.empty() && !dirs.empty())
+    throw Error(args.dir + ": none of its " + std::to_string(dirs.size()) + " bundle(s) could be read (see the "
+                "warnings above)");
   if (bundles.empty())
     throw Error(args.dir + ": no result bundle (a folder holding system.yaml, see results/README.md) under it");
 
@@ -379,7 +398,8 @@ int page_main(int argc, char** argv) {
     return natural_less(a["name"].get<std::string>(), b["name"].get<std::string>());
   });
 
-  json data = {{"source", args.dir}, {"bundles", json::array()}, {"families", json::array()}, {"cases", cases}};
+  json data = {{"source", args.dir}, {"bundles", json::array()}, {"families", json::array()}, {"cases", cases},
+               {"skipped", skipped}};
   std::vector<std::string> labels;
   std::vector<std::vector<AreaScore>> area_scores;
   for (const auto& b : bundles) {
@@ -410,15 +430,11 @@ int page_main(int argc, char** argv) {
     families.push_back(std::move(f));
   }
 
-  const fs::path out(args.out);
-  if (out.has_parent_path()) fs::create_directories(out.parent_path());
-  std::ofstream file(out, std::ios::binary);
-  if (!file) throw Error(args.out + ": cannot write the page");
-  file << page_html(data, area_bars_svg(labels, area_scores), families);
-  file.close();
-  if (!file) throw Error(args.out + ": cannot write the page");
-  std::printf("wrote %s: %zu bundle%s, %zu cases in %zu families\n", args.out.c_str(), bundles.size(),
-              bundles.size() == 1 ? "" : "s", cases.size(), families.size());
+  // Never through a symbolic link: a link planted at index.html would have the page overwrite what it points to.
+  write_output_file(args.out, page_html(data, area_bars_svg(labels, area_scores), families));
+  std::printf("wrote %s: %zu bundle%s, %zu cases in %zu families%s\n", args.out.c_str(), bundles.size(),
+              bundles.size() == 1 ? "" : "s", cases.size(), families.size(),
+              skipped.empty() ? "" : ("; " + std::to_string(skipped.size()) + " bundle(s) skipped").c_str());
   return 0;
 }
 

@@ -1,15 +1,13 @@
 #include "aggregate/results.h"
 
 #include <algorithm>
-#include <fstream>
+#include <cmath>
+#include <cstdio>
 #include <numeric>
 #include <set>
 #include <sstream>
 
 #include <nlohmann/json.hpp>
-#ifdef OPMARK_HAVE_ZLIB
-#include <zlib.h>
-#endif
 
 #include "core/error.h"
 
@@ -45,58 +43,187 @@ double statistic_of(std::vector<double> v, Statistic s) {
 
 namespace {
 
-// Whether a line's status carries a time (ok, or unstable: measured, but two measurements disagreed).
-bool timed_status(const std::string& status) { return status == "ok" || status == "unstable"; }
+bool known_status(const std::string& status) {
+  return status == "ok" || status == "unstable" || status == "skipped" || status == "failed";
+}
+
+// Field readers: every error names the place (file:line, or file: benchmarks[i]), the field and what was expected.
+[[noreturn]] void field_error(const std::string& where, const std::string& key, const std::string& expected,
+                              const std::string& got) {
+  throw Error(where + ": field '" + key + "': expected " + expected + ", got " + got);
+}
 
 const json& need(const json& j, const char* key, const std::string& where) {
   if (!j.contains(key)) throw Error(where + ": missing key '" + key + "'");
   return j.at(key);
 }
 
+std::string text_of(const json& j, const char* key, const std::string& where) {
+  const json& v = need(j, key, where);
+  if (!v.is_string()) field_error(where, key, "a string", json_kind(v));
+  return v.get<std::string>();
+}
+
+// A text field that may be absent (then `otherwise`).
+std::string optional_text(const json& j, const char* key, const std::string& where, const std::string& otherwise = "") {
+  return j.contains(key) ? text_of(j, key, where) : otherwise;
+}
+
+double number_of(const json& v, const char* key, const std::string& where) {
+  if (!v.is_number()) field_error(where, key, "a number", json_kind(v));
+  return v.get<double>();
+}
+
+bool flag_of(const json& j, const char* key, const std::string& where) {
+  if (!j.contains(key)) return false;
+  const json& v = j.at(key);
+  if (!v.is_boolean()) field_error(where, key, "true or false", json_kind(v));
+  return v.get<bool>();
+}
+
+// A time in us (after `scale` from the file's unit): a finite number in [kMinTimeUs, kMaxTimeUs].
+double time_of(const json& j, const char* key, const std::string& where, double scale = 1.0) {
+  const double t = number_of(need(j, key, where), key, where) * scale;
+  if (!(t >= kMinTimeUs && t <= kMaxTimeUs)) {
+    char text[96];
+    std::snprintf(text, sizeof text, "%g us", t);
+    field_error(where, key, "a time of one operation from 0.001 us (1 ns) to 3.6e9 us (an hour)", text);
+  }
+  return t;
+}
+
+// A list of names (sets, models, applications): an array of strings, where given.
+void check_names(const json& j, const char* key, const std::string& where) {
+  if (!j.contains(key)) return;
+  const json& v = j.at(key);
+  if (!v.is_array()) field_error(where, key, "a list of names", json_kind(v));
+  for (const auto& item : v)
+    if (!item.is_string()) field_error(where, key, "a list of names", "a list holding " + json_kind(item));
+}
+
+// The first non-blank line of `text` closes every bracket it opens: one JSON value per line (results.jsonl).
+bool first_line_balanced(std::string_view text) {
+  const std::size_t begin = text.find_first_not_of(" \t\r\n");
+  if (begin == std::string_view::npos) return true;
+  const std::size_t end = text.find('\n', begin);
+  const std::string_view line = text.substr(begin, end == std::string_view::npos ? std::string_view::npos : end - begin);
+  int depth = 0;
+  bool in_string = false;
+  for (std::size_t i = 0; i < line.size(); ++i) {
+    const char c = line[i];
+    if (in_string) {
+      if (c == '\\') ++i;
+      else if (c == '"') in_string = false;
+    } else if (c == '"') {
+      in_string = true;
+    } else if (c == '[' || c == '{') {
+      ++depth;
+    } else if (c == ']' || c == '}') {
+      --depth;
+    }
+  }
+  return depth == 0;
+}
+
+std::string too_deep(const std::string& where, const ReadLimits& limits) {
+  return where + ": JSON nested deeper than " + std::to_string(limits.max_depth) +
+         " levels (opmark writes 3): not read";
+}
+
 // opmark-bench's log: a context line, then per case its repetitions ("run") and aggregates, a summary line.
-void parse_jsonl(const std::string& text, const std::string& path, Statistic statistic, ResultSet& out) {
-  std::istringstream in(text);
-  std::string line;
+void parse_jsonl(std::string_view text, const std::string& path, Statistic statistic, const ReadLimits& limits,
+                 const LineVisitor& visit, ResultSet& out) {
   std::map<std::string, std::map<std::string, double>> aggregates;
   std::set<std::string> median_counters;  // cases whose counters came from their median line
-  for (int number = 1; std::getline(in, line); ++number) {
-    if (line.empty()) continue;
+  std::size_t pos = 0;
+  for (int number = 1; pos < text.size(); ++number) {
+    const std::size_t newline = text.find('\n', pos);
+    const bool terminated = newline != std::string_view::npos;
+    std::string_view line = text.substr(pos, (terminated ? newline : text.size()) - pos);
+    pos = terminated ? newline + 1 : text.size();
     const std::string where = path + ":" + std::to_string(number);
+    if (line.size() > limits.max_line_bytes)
+      throw Error(where + ": a line of " + std::to_string(line.size()) + " bytes, over the limit of " +
+                  std::to_string(limits.max_line_bytes) + " (opmark-bench writes about 1 KB per line)");
+    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+    if (line.find_first_not_of(" \t") == std::string_view::npos) continue;
+    if (json_too_deep(line, limits.max_depth) != std::string_view::npos) throw Error(too_deep(where, limits));
     json j;
     try {
       j = json::parse(line);
     } catch (const json::parse_error& e) {
+      // The last line without its newline: where a killed run stopped writing. Everything before it stands.
+      if (!terminated) {
+        out.torn_line = number;
+        out.warnings.push_back(path + ": line " + std::to_string(number) + " is incomplete: the run stopped there (its " +
+                               std::to_string(line.size()) + " bytes are left out; everything before it is used)");
+        break;
+      }
+      throw Error(where + ": not a JSON line (" + std::string(e.what()) + ")");
+    } catch (const json::exception& e) {  // a number out of range (1e999)
       throw Error(where + ": not a JSON line (" + std::string(e.what()) + ")");
     }
-    const std::string type = need(j, "type", where).get<std::string>();
+    if (!j.is_object()) throw Error(where + ": expected a JSON object, got " + json_kind(j));
+    const std::string type = text_of(j, "type", where);
     if (type == "context") {
-      for (const auto& [k, v] : need(j, "context", where).items()) out.context[k] = v.is_string() ? v.get<std::string>() : v.dump();
+      const json& context = need(j, "context", where);
+      if (!context.is_object()) field_error(where, "context", "an object", json_kind(context));
+      ++out.context_lines;
+      for (const auto& [k, v] : context.items()) out.context[k] = v.is_string() ? v.get<std::string>() : v.dump();
       continue;
     }
     if (type != "run" && type != "aggregate") continue;
-    const std::string name = need(j, "name", where).get<std::string>();
+    ResultLine record;
+    record.number = number;
+    record.type = type;
+    const std::string name = text_of(j, "name", where);
+    if (name.empty()) field_error(where, "name", "a case name", "an empty string");
+    record.status = text_of(j, "status", where);
+    if (!known_status(record.status))
+      field_error(where, "status", "ok, unstable, skipped or failed", "'" + record.status + "'");
+    for (const char* key : {"family", "direction", "precision", "reason"}) optional_text(j, key, where);
+    for (const char* key : {"sets", "models", "applications"}) check_names(j, key, where);
     CaseResult& r = out.cases[name];
-    r.status = need(j, "status", where).get<std::string>();
-    if (j.contains("label")) r.label = j["label"].get<std::string>();
-    if (j.contains("reason")) r.reason = j["reason"].get<std::string>();
-    if (j.contains("verification")) r.verification = j["verification"].get<std::string>();
-    if (!timed_status(r.status)) continue;
-    const double t = need(j, "time_us", where).get<double>();
-    const std::string aggregate = type == "run" ? "" : need(j, "aggregate", where).get<std::string>();
+    r.status = record.status;
+    if (j.contains("label")) r.label = text_of(j, "label", where);
+    if (j.contains("reason")) r.reason = text_of(j, "reason", where);
+    if (j.contains("verification")) r.verification = record.verification = text_of(j, "verification", where);
+    if (type == "aggregate") record.aggregate = text_of(j, "aggregate", where);
+    if (type == "run" && j.contains("repetition")) {
+      const double rep = number_of(j["repetition"], "repetition", where);
+      if (!(rep >= 0 && rep < 1e9 && rep == static_cast<double>(static_cast<long long>(rep))))
+        field_error(where, "repetition", "a repetition number (0, 1, ...)", j["repetition"].dump());
+      record.repetition = static_cast<long long>(rep);
+    }
+    if (j.contains("iterations")) {
+      record.iterations = number_of(j["iterations"], "iterations", where);
+      if (!(record.iterations >= 0)) field_error(where, "iterations", "a count", j["iterations"].dump());
+    }
+    if (!record.timed()) {
+      r.lines.push_back(std::move(record));
+      if (visit) visit(number, j);
+      continue;
+    }
+    const double t = record.time_us = time_of(j, "time_us", where);
+    const std::string& aggregate = record.aggregate;
     if (type == "run") r.reps_us.push_back(t);
     else aggregates[name][aggregate] = t;
-    // The counters of the median line; until one comes, the latest repetition's. The end-of-run re-time's line
-    // ("recheck", appended later) adds its own (recheck_us, the remeasured repetitions) over them.
-    const bool recheck = aggregate == "recheck";
-    if (j.contains("counters") &&
-        (aggregate == "median" || recheck || (type == "run" && !median_counters.count(name)))) {
+    if (j.contains("counters")) {
       const json& counters = j["counters"];
-      if (!counters.is_object()) throw Error(where + ": 'counters' is not an object");
-      if (!recheck) r.counters.clear();
+      if (!counters.is_object()) field_error(where, "counters", "an object", json_kind(counters));
       for (const auto& [k, v] : counters.items())
-        if (v.is_number()) r.counters[k] = v.get<double>();
-      if (aggregate == "median") median_counters.insert(name);
+        if (v.is_number() && std::isfinite(v.get<double>())) record.counters[k] = v.get<double>();
+      // The counters of the median line; until one comes, the latest repetition's. The end-of-run re-time's line
+      // ("recheck", appended later) adds its own (recheck_us, the remeasured repetitions) over them.
+      const bool recheck = aggregate == "recheck";
+      if (aggregate == "median" || recheck || (type == "run" && !median_counters.count(name))) {
+        if (!recheck) r.counters.clear();
+        for (const auto& [k, v] : record.counters) r.counters[k] = v;
+        if (aggregate == "median") median_counters.insert(name);
+      }
     }
+    r.lines.push_back(std::move(record));
+    if (visit) visit(number, j);
   }
   for (auto& [name, r] : out.cases) {
     if (!r.timed()) continue;
@@ -108,37 +235,51 @@ void parse_jsonl(const std::string& text, const std::string& path, Statistic sta
   }
 }
 
+// Google Benchmark's time units, as the us they are.
+double unit_scale(const json& b, const std::string& where) {
+  const std::string unit = optional_text(b, "time_unit", where, "us");
+  if (unit == "ns") return 1e-3;
+  if (unit == "us") return 1.0;
+  if (unit == "ms") return 1e3;
+  if (unit == "s") return 1e6;
+  field_error(where, "time_unit", "ns, us, ms or s", "'" + unit + "'");
+}
+
 // Google Benchmark's JSON: "context" and "benchmarks" (iterations with run_name, or aggregates).
 void parse_benchmark_json(const json& root, const std::string& path, Statistic statistic, ResultSet& out) {
-  if (root.contains("context"))
-    for (const auto& [k, v] : root["context"].items())
+  if (root.contains("context")) {
+    const json& context = root["context"];
+    if (!context.is_object()) field_error(path, "context", "an object", json_kind(context));
+    for (const auto& [k, v] : context.items())
       if (k.rfind("opmark_", 0) == 0) out.context[k.substr(7)] = v.is_string() ? v.get<std::string>() : v.dump();
+  }
   const json& benchmarks = need(root, "benchmarks", path);
+  if (!benchmarks.is_array()) field_error(path, "benchmarks", "a list", json_kind(benchmarks));
   std::map<std::string, std::map<std::string, double>> aggregates;
   for (std::size_t i = 0; i < benchmarks.size(); ++i) {
     const json& b = benchmarks[i];
     const std::string where = path + ": benchmarks[" + std::to_string(i) + "]";
-    std::string name = b.contains("run_name") ? b["run_name"].get<std::string>()
-                                              : need(b, "name", where).get<std::string>();
+    if (!b.is_object()) throw Error(where + ": expected an object, got " + json_kind(b));
+    std::string name = b.contains("run_name") ? text_of(b, "run_name", where) : text_of(b, "name", where);
     // Google Benchmark appends the timing mode to a manually timed case's name; opmark's case name has none.
     const std::string manual = "/manual_time";
     if (name.size() > manual.size() && name.compare(name.size() - manual.size(), manual.size(), manual) == 0)
       name.resize(name.size() - manual.size());
+    const std::string run_type = optional_text(b, "run_type", where, "iteration");
+    const std::string aggregate = optional_text(b, "aggregate_name", where);
+    // Aggregates other than the median and mean (stddev, cv: 0, or NaN) are no times: not read.
+    if (run_type == "aggregate" && aggregate != "median" && aggregate != "mean") continue;
     CaseResult& r = out.cases[name];
-    if (b.value("error_occurred", false) || b.value("skipped", false)) {
-      const std::string message = b.value("error_message", b.value("skip_message", std::string()));
+    if (flag_of(b, "error_occurred", where) || flag_of(b, "skipped", where)) {
+      const std::string message = optional_text(b, "error_message", where, optional_text(b, "skip_message", where));
       r.status = message.rfind("SKIPPED", 0) == 0 ? "skipped" : "failed";
       r.reason = message;
       continue;
     }
-    if (b.contains("label")) r.label = b["label"].get<std::string>();
-    const std::string unit = b.value("time_unit", std::string("us"));
-    const double scale = unit == "ns" ? 1e-3 : unit == "ms" ? 1e3 : unit == "s" ? 1e6 : 1.0;
-    const double t = need(b, "real_time", where).get<double>() * scale;
-    if (b.value("run_type", std::string("iteration")) == "aggregate")
-      aggregates[name][b.value("aggregate_name", std::string())] = t;
-    else
-      r.reps_us.push_back(t);
+    if (b.contains("label")) r.label = text_of(b, "label", where);
+    const double t = time_of(b, "real_time", where, unit_scale(b, where));
+    if (run_type == "aggregate") aggregates[name][aggregate] = t;
+    else r.reps_us.push_back(t);
   }
   for (auto& [name, r] : out.cases) {
     if (r.status != "ok") continue;
@@ -168,6 +309,10 @@ std::string nan_as_null(const std::string& text) {
       continue;
     }
     bool replaced = false;
+    if (c != '-' && c != 'N' && c != 'n' && c != 'I' && c != 'i') {  // no word starts otherwise: skip the search
+      out += c;
+      continue;
+    }
     for (const char* word : {"-NaN", "NaN", "-nan", "nan", "-Infinity", "Infinity", "-inf", "inf"}) {
       const std::size_t n = std::char_traits<char>::length(word);
       if (text.compare(i, n, word) == 0) {
@@ -191,57 +336,55 @@ Statistic parse_statistic(const std::string& name) {
   throw Error("--statistic: expected median, mean or min, got '" + name + "'");
 }
 
-ResultSet parse_results(const std::string& text, const std::string& path, Statistic statistic) {
+ResultSet parse_results(const std::string& text, const std::string& path, Statistic statistic,
+                        const ReadLimits& limits, const LineVisitor& visit) {
   ResultSet out;
   out.path = path;
   const auto first = text.find_first_not_of(" \t\r\n");
   if (first == std::string::npos) throw Error(path + ": empty results file");
-  // One JSON document (benchmark.json) or one per line (results.jsonl).
+  if (text.size() > limits.max_bytes) throw Error(path + ": over the limit of " + std::to_string(limits.max_bytes) + " bytes");
+  // One JSON document (benchmark.json) or one per line (results.jsonl). Nothing is parsed whole before its nesting
+  // is known to be shallow: the JSON library would recurse into it and crash.
+  const std::size_t deep = json_too_deep(text, limits.max_depth);
+  if (deep != std::string::npos && !first_line_balanced(text))  // a document over several lines, too deep
+    throw Error(too_deep(path + ":" + std::to_string(line_at(text, deep)), limits));
   json whole;
   bool single = false;
-  try {
-    whole = json::parse(text);
-    single = whole.is_object() && whole.contains("benchmarks");
-  } catch (const json::parse_error&) {
-    // Google Benchmark writes a counter's undefined statistic (the cv of a constant) as a bare NaN, which JSON
-    // has no word for: read it as null.
-    if (text[first] == '{' && text.find("\"benchmarks\"") != std::string::npos) {
-      whole = json::parse(nan_as_null(text));
+  if (deep == std::string::npos) {
+    try {
+      whole = json::parse(text);
       single = whole.is_object() && whole.contains("benchmarks");
+    } catch (const json::out_of_range& e) {  // a number out of range (1e999): said by line where lines are JSON
+      if (!first_line_balanced(text)) throw Error(path + ": not valid JSON (" + e.what() + ")");
+    } catch (const json::parse_error&) {
+      // Google Benchmark writes a counter's undefined statistic (the cv of a constant) as a bare NaN, which JSON
+      // has no word for: read it as null.
+      if (text[first] == '{' && text.find("\"benchmarks\"") != std::string::npos) {
+        const std::string cleaned = nan_as_null(text);
+        try {
+          whole = json::parse(cleaned);
+          single = whole.is_object() && whole.contains("benchmarks");
+        } catch (const json::parse_error& e) {
+          // A document over several lines (not one JSON value per line) that does not parse: say where.
+          if (!first_line_balanced(text))
+            throw Error(path + ":" + std::to_string(line_at(cleaned, e.byte)) + ": not valid JSON (" + e.what() + ")");
+        } catch (const json::exception& e) {
+          if (!first_line_balanced(text)) throw Error(path + ": not valid JSON (" + e.what() + ")");
+        }
+      }
     }
   }
   if (single) parse_benchmark_json(whole, path, statistic, out);
-  else parse_jsonl(text, path, statistic, out);
+  else parse_jsonl(text, path, statistic, limits, visit, out);
   return out;
 }
 
-std::string read_results_text(const std::string& path) {
-#ifdef OPMARK_HAVE_ZLIB
-  // zlib reads a plain file as it is and inflates a compressed one.
-  gzFile gz = gzopen(path.c_str(), "rb");
-  if (!gz) throw Error(path + ": cannot open results file");
-  std::string out;
-  char buf[1 << 16];
-  int n = 0;
-  while ((n = gzread(gz, buf, sizeof buf)) > 0) out.append(buf, static_cast<std::size_t>(n));
-  const bool failed = n < 0;
-  gzclose(gz);
-  if (failed) throw Error(path + ": not a readable gzip file");
-  return out;
-#else
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw Error(path + ": cannot open results file");
-  std::stringstream raw;
-  raw << in.rdbuf();
-  const std::string text = raw.str();
-  if (text.size() >= 2 && static_cast<unsigned char>(text[0]) == 0x1f && static_cast<unsigned char>(text[1]) == 0x8b)
-    throw Error(path + ": gzip-compressed, and this build has no zlib (install zlib1g-dev and re-run cmake, or gunzip it)");
-  return text;
-#endif
+std::string read_results_text(const std::string& path, const ReadLimits& limits) {
+  return read_input_file(path, "results file", true, Links::follow, limits);
 }
 
-ResultSet load_results(const std::string& path, Statistic statistic) {
-  return parse_results(read_results_text(path), path, statistic);
+ResultSet load_results(const std::string& path, Statistic statistic, const ReadLimits& limits) {
+  return parse_results(read_results_text(path, limits), path, statistic, limits);
 }
 
 }  // namespace opmark::aggregate

@@ -1,9 +1,14 @@
 #pragma once
 // Measured results as the aggregator reads them: opmark-bench's results log (results.jsonl) or Google
 // Benchmark's JSON (benchmark.json), one time per case by the statistic asked for.
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
+
+#include <nlohmann/json_fwd.hpp>
+
+#include "aggregate/files.h"
 
 namespace opmark::aggregate {
 
@@ -12,6 +17,26 @@ Statistic parse_statistic(const std::string& name);  // throws opmark::Error nam
 
 // The median, mean or minimum of some times (0 for none).
 double statistic_of(std::vector<double> values, Statistic statistic);
+
+// One line of a case in results.jsonl, as the checker compares them (the times and counters each line states).
+struct ResultLine {
+  int number = 0;                // 1-based line number in the file
+  std::string type;              // run or aggregate
+  std::string aggregate;         // median, mean, recheck (aggregate lines)
+  std::string status;            // ok, unstable, skipped, failed
+  std::string verification;
+  double time_us = 0;            // 0 where the status has no time
+  double iterations = -1;        // -1: not given
+  long long repetition = -1;     // run lines: their number, -1 where not given
+  std::map<std::string, double> counters;  // the line's numeric counters
+  bool timed() const { return status == "ok" || status == "unstable"; }
+};
+
+// The times opmark accepts for one operation, in us: 1 ns to one hour. No GPU operation takes less than a
+// nanosecond (a launch alone is microseconds; graph replays amortise to tens of ns), and none of a benchmark's
+// cases takes an hour; a time outside is an edited or broken file.
+inline constexpr double kMinTimeUs = 1e-3;
+inline constexpr double kMaxTimeUs = 3.6e9;
 
 struct CaseResult {
   // ok, unstable, skipped, failed. An unstable case has a time like an ok one (two of its measurements disagreed
@@ -26,6 +51,7 @@ struct CaseResult {
   // end-of-run re-time: recheck_us) over them; a case without a median line has its last repetition's. Empty for
   // benchmark.json. A case's status and reason are its last line's (a recheck line can make it unstable).
   std::map<std::string, double> counters;
+  std::vector<ResultLine> lines;  // every line of the case, in file order (results.jsonl only)
 
   bool timed() const { return status == "ok" || status == "unstable"; }  // has a time
   bool unstable() const { return status == "unstable"; }
@@ -42,15 +68,28 @@ struct ResultSet {
   std::string path;
   std::map<std::string, std::string> context;  // gpu, driver, library versions, ...
   std::map<std::string, CaseResult> cases;     // by canonical case name
+  std::vector<std::string> warnings;           // what was read with a caveat (a torn last line), to be shown
+  int torn_line = 0;                           // results.jsonl's incomplete last line, left out (0: none)
+  int context_lines = 0;                       // results.jsonl: how many context lines (one per run)
 };
 
-// A whole file, gzip-compressed or not (a bundle commits its raw files as .gz). Throws opmark::Error naming the
-// file when it cannot be read, or when it is compressed and this build has no zlib.
-std::string read_results_text(const std::string& path);
+// Called with every case line of results.jsonl ("run" and "aggregate") once it has been checked, with its number.
+using LineVisitor = std::function<void(int number, const nlohmann::json& line)>;
 
-// Reads results.jsonl or benchmark.json (by content), either gzip-compressed or not. Throws opmark::Error naming the file, the line (JSONL) and
-// the key that is missing or malformed.
-ResultSet load_results(const std::string& path, Statistic statistic);
-ResultSet parse_results(const std::string& text, const std::string& path, Statistic statistic);
+// A whole file, gzip-compressed or not (a bundle commits its raw files as .gz), within `limits` (files.h): a regular
+// file, not a device; a symbolic link is followed (the command line's files are the user's choice). Throws
+// opmark::Error naming the file when it cannot be read, is over the limits, is compressed but cut short, or is
+// compressed and this build has no zlib.
+std::string read_results_text(const std::string& path, const ReadLimits& limits = ReadLimits{});
+
+// Reads results.jsonl or benchmark.json (by content), either gzip-compressed or not. Throws opmark::Error naming
+// the file, the line (JSONL) and the field that is missing or malformed ("r.jsonl:12: field 'time_us': expected a
+// number, got a string"), a status that is not one opmark writes, a time that is not a positive number of us in
+// [kMinTimeUs, kMaxTimeUs] (benchmark.json: in ns, us, ms or s), or JSON nested deeper than limits.max_depth.
+// results.jsonl's last line, cut off where the run was killed (no newline after it, not valid JSON), is left out
+// with a warning (ResultSet::warnings, torn_line): everything before it is used.
+ResultSet load_results(const std::string& path, Statistic statistic, const ReadLimits& limits = ReadLimits{});
+ResultSet parse_results(const std::string& text, const std::string& path, Statistic statistic,
+                        const ReadLimits& limits = ReadLimits{}, const LineVisitor& visit = {});
 
 }  // namespace opmark::aggregate

@@ -5,6 +5,7 @@
 #include <fstream>
 #include <map>
 
+#include "aggregate/files.h"
 #include "core/case.h"
 #include "core/families.h"
 #include "core/error.h"
@@ -178,9 +179,7 @@ std::vector<std::string> write_csv_sheets(const std::vector<Sheet>& sheets, cons
   std::vector<std::string> files;
   for (const auto& s : sheets) {
     const std::string path = (fs::path(dir) / (s.name + ".csv")).string();
-    std::ofstream out(path);
-    if (!out) throw Error(path + ": cannot write");
-    out << csv_text(s);
+    write_output_file(path, csv_text(s));  // never through a symbolic link
     files.push_back(path);
   }
   return files;

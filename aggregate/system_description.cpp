@@ -95,9 +95,15 @@ std::map<std::string, SystemField> read_system_yaml(const std::string& text, con
   }
   if (!root.IsMap()) throw Error(path + ":1:1: expected a mapping of fields (format, division, vendor, ...)");
   std::map<std::string, SystemField> out;
+  // A system description has a few dozen fields; YAML's aliases can make a small text name the same map over and
+  // over (2^30 fields from 30 lines), so the walk stops at a bound far above any description.
+  constexpr std::size_t kMaxFields = 1000;
+  std::size_t visited = 0;
   std::function<void(const YAML::Node&, const std::string&)> walk = [&](const YAML::Node& node,
                                                                         const std::string& prefix) {
     for (const auto& kv : node) {
+      if (++visited > kMaxFields)
+        throw Error(path + ": more than " + std::to_string(kMaxFields) + " fields: not a system description");
       const std::string key = prefix + kv.first.Scalar();
       const int line = core::yaml::where_of(path, kv.first).line;
       if (kv.second.IsMap()) walk(kv.second, key + ".");

@@ -1,5 +1,7 @@
 #include "aggregate/xlsx.h"
 
+#include <filesystem>
+
 #include <algorithm>
 #include <cstdlib>
 #include <map>
@@ -37,6 +39,11 @@ bool as_number(const std::string& text, double* value) {
 bool xlsx_available() { return true; }
 
 void write_xlsx(const std::vector<Sheet>& sheets, const std::string& path) {
+  // libxlsxwriter opens the path itself: a symbolic link there is refused first (never written through).
+  std::error_code ec;
+  if (std::filesystem::is_symlink(std::filesystem::symlink_status(path, ec)))
+    throw Error(path + ": a symbolic link, not written through (it would overwrite whatever it points to): remove "
+                       "the link, or write elsewhere");
   lxw_workbook* book = workbook_new(path.c_str());
   if (!book) throw Error(path + ": cannot create the workbook");
   lxw_format* bold = workbook_add_format(book);

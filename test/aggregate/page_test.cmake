@@ -6,7 +6,13 @@
 #              bundles' area scores, a model score, case times, "lower is better" and a case's drill-down (opened by
 #              the page's #case= link); gpu_b is a results format 2 run with an unstable case (marked, with its
 #              reason, its ratio without a verdict) and energy counters (the family table's energy column). Prints "SKIP: no chromium ..." and stops where no Chromium is installed.
-# MODE broken: a bundle with a malformed or missing file makes the command fail, naming the file (and line).
+# MODE broken: a bundle with a malformed, missing or hostile file (JSON nested 100 000 deep, a link to /dev/zero) is
+#              skipped with a warning naming the bundle and the file (and line); the page shows the other bundle and
+#              names the skipped one. With no bundle left the command fails.
+# MODE links:  never through a symbolic link: a bundle linked in from outside RESULTS_DIR is skipped with a warning,
+#              and a link planted at the page's path is refused (the file it points to stays as it was).
+# MODE bad_case: a #case= link to no case (unknown, not valid percent-encoding, or an inherited property name) shows
+#              "no such case" in headless Chromium, and no script error. Skips like dom without Chromium.
 cmake_minimum_required(VERSION 3.25)
 
 function(fail what)
@@ -126,15 +132,23 @@ elseif(MODE STREQUAL "dom")
   message(STATUS "Chromium rendered the page; the DOM holds the scores, times and the drill-down")
 
 elseif(MODE STREQUAL "broken")
-  # Each breakage in a copy of the two bundles: the file to spoil, its new text ("" removes it), and what the error
-  # must say.
+  # Each breakage in a copy of the two bundles: the file to spoil, its new text ("" removes it), and what the
+  # warning must say after naming the bundle.
   set(cases
     "gpu_b/system.yaml|format: opmark-submission-1\nsystem_name: \"B\"\ngpu: {model: \"X\", count: 1\n|gpu_b/system.yaml:[0-9]+:[0-9]+: .*not valid YAML"
     "gpu_b/system.yaml|format: opmark-submission-1\ngpu: {model: \"X\"}\n|gpu_b/system.yaml:1:1: field 'system_name'"
     "gpu_a/run/results.jsonl|{\"type\":\"context\",\"context\":{}}\n{\"type\":\"run\", oops}\n|gpu_a/run/results.jsonl:2: not a JSON line"
+    "gpu_a/run/results.jsonl|{\"type\":\"context\",\"context\":{}}\n{\"type\":\"run\",\"name\":\"c\",\"status\":\"ok\",\"time_us\":\"fast\"}\n|gpu_a/run/results.jsonl:2: field 'time_us': expected a number, got a string"
     "gpu_a/scores.json|{\"models\": [\n  {\"name\": \"x\",}\n]}\n|gpu_a/scores.json:2: not valid JSON"
     "gpu_a/scores.json|{\"models\": [{\"name\": \"x\", \"area\": \"a\"}], \"areas\": []}|gpu_a/scores.json: models\\[0\\]: missing 'score_ms'"
     "gpu_b/scores.json||gpu_b/scores.json: cannot open")
+  # JSON nested 100 000 deep (the page crashed on it, after check had passed the bundle), as a case's sets and as the
+  # scores; and a bundle's results that are a link to /dev/zero (read until memory ran out).
+  string(REPEAT "[" 100000 open)
+  string(REPEAT "]" 100000 close)
+  list(APPEND cases "gpu_a/run/results.jsonl|DEEP_SETS|gpu_a/run/results.jsonl:2: JSON nested deeper than 64 levels"
+                    "gpu_b/scores.json|DEEP_SCORES|gpu_b/scores.json:1: JSON nested deeper than 64 levels"
+                    "gpu_b/run/results.jsonl|LINK_TO_DEV_ZERO|gpu_b/run/results.jsonl: a symbolic link, not read")
   set(n 0)
   foreach(entry IN LISTS cases)
     math(EXPR n "${n} + 1")
@@ -143,24 +157,116 @@ elseif(MODE STREQUAL "broken")
     list(GET parts 1 text)
     list(GET parts 2 expected)
     string(REPLACE "\\n" "\n" text "${text}")
+    string(REGEX MATCH "^[^/]+" bundle "${file}")
     set(copy "${OUT}/${n}")
     file(COPY "${DATA}/" DESTINATION "${copy}")
     if(text STREQUAL "")
       file(REMOVE "${copy}/${file}")
+    elseif(text STREQUAL "DEEP_SETS")
+      file(WRITE "${copy}/${file}" "{\"type\":\"context\",\"context\":{}}\n{\"type\":\"run\",\"name\":\"c\",\"status\":\"ok\",\"time_us\":5,\"sets\":${open}${close}}\n")
+    elseif(text STREQUAL "DEEP_SCORES")
+      file(WRITE "${copy}/${file}" "{\"models\": ${open}${close}, \"areas\": []}\n")
+    elseif(text STREQUAL "LINK_TO_DEV_ZERO")
+      file(REMOVE "${copy}/${file}")
+      file(CREATE_LINK "/dev/zero" "${copy}/${file}" SYMBOLIC)
     else()
       file(WRITE "${copy}/${file}" "${text}")
     endif()
     execute_process(COMMAND "${AGGREGATE}" page "${copy}" "--out=${copy}/index.html"
-                    RESULT_VARIABLE rc OUTPUT_VARIABLE stdout ERROR_VARIABLE stderr)
-    if(rc EQUAL 0)
-      fail("a bundle with a broken ${file} still made a page:\n${stdout}")
+                    RESULT_VARIABLE rc OUTPUT_VARIABLE stdout ERROR_VARIABLE stderr TIMEOUT 60)
+    if(NOT rc EQUAL 0)
+      fail("a broken ${file} in one bundle stopped the page (exit ${rc}) instead of being skipped:\n${stdout}${stderr}")
     endif()
-    if(NOT stderr MATCHES "${expected}")
-      fail("broken ${file}: expected an error matching '${expected}', got:\n${stderr}")
+    if(NOT stderr MATCHES "opmark-aggregate page: warning: skipped the bundle [^\n]*${bundle}: [^\n]*${expected}")
+      fail("broken ${file}: expected a warning naming ${bundle} and matching '${expected}', got:\n${stderr}")
     endif()
-    message(STATUS "broken ${file}: exit ${rc}, ${stderr}")
+    if(NOT stdout MATCHES "wrote .*: 1 bundle, [0-9]+ cases in [0-9]+ families; 1 bundle\\(s\\) skipped")
+      fail("broken ${file}: the other bundle's page was not written:\n${stdout}")
+    endif()
+    file(READ "${copy}/index.html" html)
+    if(NOT html MATCHES "1 bundle could not be read and is not shown:</p>\n<ul>\n<li><code>[^<]*${bundle}</code>: ")
+      fail("broken ${file}: the page does not name the skipped bundle (${copy}/index.html)")
+    endif()
+    message(STATUS "broken ${file}: skipped, ${stderr}")
+  endforeach()
+  # Both bundles broken: no page, and the command fails saying so.
+  set(copy "${OUT}/none")
+  file(COPY "${DATA}/" DESTINATION "${copy}")
+  file(REMOVE "${copy}/gpu_a/scores.json" "${copy}/gpu_b/scores.json")
+  execute_process(COMMAND "${AGGREGATE}" page "${copy}" "--out=${copy}/index.html"
+                  RESULT_VARIABLE rc OUTPUT_VARIABLE stdout ERROR_VARIABLE stderr)
+  if(rc EQUAL 0 OR NOT stderr MATCHES "none of its 2 bundle\\(s\\) could be read" OR EXISTS "${copy}/index.html")
+    fail("with every bundle broken the page must fail (exit ${rc}):\n${stdout}${stderr}")
+  endif()
+
+elseif(MODE STREQUAL "links")
+  # A bundle outside RESULTS_DIR, linked in: skipped, named; the bundles inside are shown.
+  file(COPY "${DATA}/" DESTINATION "${OUT}/results")
+  file(COPY "${DATA}/gpu_b/" DESTINATION "${OUT}/outside/gpu_c")
+  file(CREATE_LINK "${OUT}/outside/gpu_c" "${OUT}/results/gpu_c" SYMBOLIC)
+  execute_process(COMMAND "${AGGREGATE}" page "${OUT}/results" "--out=${OUT}/results/index.html"
+                  RESULT_VARIABLE rc OUTPUT_VARIABLE stdout ERROR_VARIABLE stderr)
+  if(NOT rc EQUAL 0 OR NOT stdout MATCHES "wrote .*: 2 bundles, 8 cases in 3 families\n")
+    fail("the page over two bundles and a linked one (exit ${rc}):\n${stdout}${stderr}")
+  endif()
+  if(NOT stderr MATCHES "warning: skipped [^\n]*results/gpu_c: a symbolic link \\(to [^\n]*outside/gpu_c\\); the page shows only the bundles inside")
+    fail("the linked bundle was not named as skipped:\n${stderr}")
+  endif()
+  # A link planted at the page's path: refused, its target unchanged.
+  file(WRITE "${OUT}/precious.txt" "precious\n")
+  file(REMOVE "${OUT}/results/index.html")
+  file(CREATE_LINK "${OUT}/precious.txt" "${OUT}/results/index.html" SYMBOLIC)
+  execute_process(COMMAND "${AGGREGATE}" page "${OUT}/results"
+                  RESULT_VARIABLE rc OUTPUT_VARIABLE stdout ERROR_VARIABLE stderr)
+  file(READ "${OUT}/precious.txt" precious)
+  if(rc EQUAL 0 OR NOT stderr MATCHES "index.html: a symbolic link, not written through" OR NOT precious STREQUAL "precious\n")
+    fail("the page was written through a link (exit ${rc}):\n${stdout}${stderr}")
+  endif()
+  message(STATUS "a linked bundle skipped, a linked page refused")
+
+elseif(MODE STREQUAL "bad_case")
+  find_program(CHROMIUM NAMES chromium chromium-browser)
+  if(NOT CHROMIUM)
+    message(STATUS "SKIP: no chromium or chromium-browser binary found, so the page's script cannot be run "
+                   "(Debian: apt-get install chromium; .ci/install-deps installs it where it can)")
+    return()
+  endif()
+  write_page("${DATA}" "${OUT}/index.html")
+  file(MAKE_DIRECTORY "${OUT}/profile" "${OUT}/home")
+  set(ENV{HOME} "${OUT}/home")
+  set(ENV{XDG_CONFIG_HOME} "${OUT}/home/.config")
+  set(ENV{XDG_CACHE_HOME} "${OUT}/home/.cache")
+  # Each fragment, and the name the message must show: a case no bundle has, percent-encoding cut short (which
+  # decodeURIComponent throws on), and a name every JavaScript object inherits.
+  set(n 0)
+  foreach(pair "gemm%2Ffwd%2Ffp16%2Fm%3D1|gemm/fwd/fp16/m=1" "%E0%A4%A|%E0%A4%A" "__proto__|__proto__")
+    math(EXPR n "${n} + 1")
+    string(REPLACE "|" ";" parts "${pair}")
+    list(GET parts 0 fragment)
+    list(GET parts 1 shown)
+    execute_process(COMMAND "${CHROMIUM}" --headless --no-sandbox --disable-gpu --disable-quic --no-first-run
+                            --disable-background-networking --disable-component-update --disable-sync
+                            --disable-dev-shm-usage "--user-data-dir=${OUT}/profile" --dump-dom
+                            "file://${OUT}/index.html#case=${fragment}"
+                    RESULT_VARIABLE rc OUTPUT_VARIABLE dom ERROR_VARIABLE stderr TIMEOUT 120)
+    file(WRITE "${OUT}/dom_${n}.html" "${dom}")
+    if(NOT rc EQUAL 0)
+      fail("${CHROMIUM} exited ${rc}:\n${stderr}")
+    endif()
+    if(NOT dom MATCHES "data-rendered=\"ok\"" OR NOT dom MATCHES "id=\"js-error\" hidden")
+      string(REGEX MATCH "page script error: [^<]*" error "${dom}")
+      fail("#case=${fragment}: the page's script did not finish (${error}); DOM in ${OUT}/dom_${n}.html")
+    endif()
+    string(FIND "${dom}" "no such case: ${shown} (the link names no case of these bundles)</p>" at)
+    if(at EQUAL -1 OR dom MATCHES "id=\"case-missing\"[^>]* hidden")
+      fail("#case=${fragment}: no 'no such case: ${shown}' shown; DOM in ${OUT}/dom_${n}.html")
+    endif()
+    if(dom MATCHES "<tr class=\"detail\">")
+      fail("#case=${fragment}: a case's details opened")
+    endif()
+    message(STATUS "#case=${fragment}: no such case, said")
   endforeach()
 
 else()
-  fail("MODE must be page, dom or broken, not '${MODE}'")
+  fail("MODE must be page, dom, broken, links or bad_case, not '${MODE}'")
 endif()

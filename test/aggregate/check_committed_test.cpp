@@ -1,0 +1,317 @@
+// The checker against copies of a committed bundle (results/nvidia-h100-80gb-hbm3, rules version 1, 1322 cases),
+// each edited as issue 21 found bundles passing that must not: every edit is named, and the copy unedited passes.
+// The edits are made to run/results.jsonl (written plain beside the removed .gz; benchmark.json stays as committed).
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "aggregate/bundle.h"
+#include "aggregate/results.h"
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+using namespace opmark::aggregate;
+
+namespace {
+
+const fs::path kRoot = OPMARK_SOURCE_DIR;
+const fs::path kCommitted = kRoot / "results" / "nvidia-h100-80gb-hbm3";
+// A convolution resnet50's score needs (a required case of rules v1).
+const std::string kConv = "conv/fwd/fp16/n=32/c=64/d=1/h=56/w=56/k=64/t=1/r=3/s=3/pad_d=0/pad_h=1/pad_w=1/stride_d=1/"
+                          "stride_h=1/stride_w=1/dil_h=1/dil_w=1/groups=1/layout=NCHW";
+
+std::string read(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+void write(const fs::path& p, const std::string& text) {
+  std::ofstream out(p, std::ios::binary);
+  out << text;
+}
+
+class CommittedCopy : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() /
+           ("opmark_committed_" + std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()));
+    fs::remove_all(dir_);
+    fs::copy(kCommitted, dir_, fs::copy_options::recursive);
+    std::istringstream in(read_results_text((dir_ / "run/results.jsonl.gz").string()));
+    for (std::string line; std::getline(in, line);) lines_.push_back(line);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  // Writes the (edited) lines as run/results.jsonl, in place of the compressed one.
+  void save() const {
+    std::string text;
+    for (const auto& l : lines_) text += l + "\n";
+    fs::remove(dir_ / "run/results.jsonl.gz");
+    write(dir_ / "run/results.jsonl", text);
+  }
+  // Applies `change` to every case line (run or aggregate) whose case name passes `which`, and saves.
+  void edit(const std::function<bool(const std::string&)>& which, const std::function<void(json&)>& change) {
+    for (auto& l : lines_) {
+      json j = json::parse(l);
+      if ((j["type"] != "run" && j["type"] != "aggregate") || !which(j["name"].get<std::string>())) continue;
+      change(j);
+      l = j.dump();
+    }
+    save();
+  }
+  static std::function<bool(const std::string&)> named(const std::string& name) {
+    return [name](const std::string& n) { return n == name; };
+  }
+  // The index in lines_ of the case's first line of `type` (and aggregate), for insertions.
+  std::size_t index_of(const std::string& name, const std::string& type, const std::string& aggregate = "") const {
+    for (std::size_t i = 0; i < lines_.size(); ++i) {
+      const json j = json::parse(lines_[i]);
+      if (j["type"] == type && j.value("name", "") == name && j.value("aggregate", "") == aggregate) return i;
+    }
+    ADD_FAILURE() << "no " << type << " " << aggregate << " line of " << name;
+    return 0;
+  }
+  // Every problem of the copy under the repository's rules (the run's version: submission_v1.yaml), one a line.
+  std::string problems() const {
+    const std::string shapes = (kRoot / "shapes").string();
+    std::string all;
+    for (const auto& p : check_bundle(dir_.string(), (kRoot / "shapes" / "submission.yaml").string(), shapes))
+      all += p.what + " -> " + p.fix + "\n";
+    return all;
+  }
+
+  fs::path dir_;
+  std::vector<std::string> lines_;
+};
+
+}  // namespace
+
+TEST_F(CommittedCopy, UneditedPasses) { EXPECT_EQ(problems(), ""); }
+
+// A required case whose lines say "error", "crashed" or nothing and carry no time: the run's status words are
+// ok, unstable, skipped and failed; anything else is no result (it passed, and resnet50's score dropped 5%).
+TEST_F(CommittedCopy, ARequiredCaseWithAStatusOpmarkDoesNotWriteIsRejected) {
+  const auto original = lines_;
+  for (const std::string status : {"error", "crashed", ""}) {
+    lines_ = original;
+    edit(named(kConv), [&](json& j) {
+      j["status"] = status;
+      j.erase("time_us");
+      j.erase("counters");
+    });
+    const std::string p = problems();
+    EXPECT_NE(p.find("field 'status': expected ok, unstable, skipped or failed, got '" + status + "'"),
+              std::string::npos) << p;
+    EXPECT_EQ(p.find("bundle OK"), std::string::npos);
+  }
+  // With a time, the same.
+  lines_ = original;
+  edit(named(kConv), [](json& j) { j["status"] = "error"; });
+  EXPECT_NE(problems().find("got 'error'"), std::string::npos);
+}
+
+// Times that are no times: negative or zero (written after pack --rederive, which now refuses them too), and the
+// absurd 1e-300 and 1e300 us.
+TEST_F(CommittedCopy, NonPositiveAndAbsurdTimesAreRejected) {
+  const auto original = lines_;
+  for (const double t : {-40.0, 0.0, 1e-300, 1e300}) {
+    lines_ = original;
+    edit(named(kConv), [&](json& j) {
+      if (j["type"] == "run" && j["repetition"] == 2) j["time_us"] = t;
+    });
+    const std::string p = problems();
+    EXPECT_NE(p.find("field 'time_us': expected a time of one operation from 0.001 us (1 ns) to 3.6e9 us (an hour)"),
+              std::string::npos) << t << ": " << p;
+    EXPECT_NE(p.find("run/results.jsonl:"), std::string::npos) << p;  // file and line named
+  }
+  // pack --rederive derives nothing from them.
+  std::vector<std::string> args = {"pack", dir_.string(), "--rederive"};
+  std::vector<char*> argv;
+  for (auto& a : args) argv.push_back(a.data());
+  EXPECT_EQ(pack_main(static_cast<int>(argv.size()), argv.data()), 2);
+  EXPECT_EQ(read(dir_ / "scores.json"), read(kCommitted / "scores.json"));
+}
+
+// Google Benchmark's JSON in a unit it does not have.
+TEST_F(CommittedCopy, AnAbsurdTimeUnitInBenchmarkJsonIsRejected) {
+  std::string text = read_results_text((dir_ / "run/benchmark.json.gz").string());
+  const std::string unit = "\"time_unit\": \"us\"";
+  ASSERT_NE(text.find(unit), std::string::npos);
+  text.replace(text.find(unit), unit.size(), "\"time_unit\": \"fortnights\"");
+  fs::remove(dir_ / "run/benchmark.json.gz");
+  write(dir_ / "run/benchmark.json", text);
+  const std::string p = problems();
+  EXPECT_NE(p.find("run/benchmark.json: benchmarks[0]: field 'time_unit': expected ns, us, ms or s, got 'fortnights'"),
+            std::string::npos) << p;
+}
+
+// status ok, but the verification says the result was wrong.
+TEST_F(CommittedCopy, AVerificationThatDoesNotStateSuccessIsRejected) {
+  edit(named(kConv), [](json& j) { j["verification"] = "FAILED: 4096 of 6422528 elements wrong"; });
+  const std::string p = problems();
+  EXPECT_NE(p.find("case's verification does not state success in run/results.jsonl line"), std::string::npos) << p;
+  EXPECT_NE(p.find(kConv + ": 'FAILED: 4096 of 6422528 elements wrong'"), std::string::npos) << p;
+}
+
+// Ten more repetitions at half the time, which move the median the scores take (the median line left as it was).
+TEST_F(CommittedCopy, ExtraRepetitionsThatMoveTheMedianAreRejected) {
+  const std::size_t at = index_of(kConv, "aggregate", "mean");
+  json rep = json::parse(lines_[index_of(kConv, "run")]);
+  std::vector<std::string> extra;
+  for (int i = 5; i < 15; ++i) {
+    rep["repetition"] = i;
+    rep["time_us"] = 28.0;
+    extra.push_back(rep.dump());
+  }
+  lines_.insert(lines_.begin() + static_cast<std::ptrdiff_t>(at), extra.begin(), extra.end());
+  save();
+  const std::string p = problems();
+  EXPECT_NE(p.find("the median line of " + kConv), std::string::npos) << p;
+  EXPECT_NE(p.find("the median of its 15 repetitions is 28 us"), std::string::npos) << p;
+  EXPECT_NE(p.find("is over 5 repetitions, the log holds 15"), std::string::npos) << p;
+}
+
+// More repetitions than the run's maximum, even where the median stays.
+TEST_F(CommittedCopy, RepetitionsBeyondTheMaximumAreRejected) {
+  const std::size_t at = index_of(kConv, "aggregate", "mean");
+  const json median = json::parse(lines_[index_of(kConv, "aggregate", "median")]);
+  json rep = json::parse(lines_[index_of(kConv, "run")]);
+  std::vector<std::string> extra;
+  for (int i = 5; i < 31; ++i) {
+    rep["repetition"] = i;
+    rep["time_us"] = median["time_us"];
+    extra.push_back(rep.dump());
+  }
+  lines_.insert(lines_.begin() + static_cast<std::ptrdiff_t>(at), extra.begin(), extra.end());
+  save();
+  const std::string p = problems();
+  EXPECT_NE(p.find(kConv + " has 31 repetitions, more than the run's maximum of 30"), std::string::npos) << p;
+  EXPECT_EQ(p.find("the median line of " + kConv), std::string::npos) << p;  // that one still agrees
+}
+
+// Every GEMM 1000 times faster, its counters made to agree (79584% of the peak).
+TEST_F(CommittedCopy, RatesAboveTheGpusPeakAreRejected) {
+  edit([](const std::string& n) { return n.rfind("gemm/", 0) == 0; }, [](json& j) {
+    if (!j.contains("time_us")) return;
+    j["time_us"] = j["time_us"].get<double>() / 1000;
+    for (const char* k : {"tflops", "gb_per_s", "pct_peak", "pct_peak_bw"})
+      if (j["counters"].contains(k)) j["counters"][k] = j["counters"][k].get<double>() * 1000;
+  });
+  const std::string p = problems();
+  EXPECT_NE(p.find("% of the peak 989.4 TFLOPS the run's context gives"), std::string::npos) << p;
+  EXPECT_EQ(p.find("derived counters"), std::string::npos) << p;  // they agree: the peak is what tells
+}
+
+// tflops and pct_peak x100 on the median lines: they drive the page's rate column and roofline.
+TEST_F(CommittedCopy, DerivedCountersThatDisagreeWithFlopsAndTimeAreRejected) {
+  edit(named(kConv), [](json& j) {
+    if (j.value("aggregate", "") != "median") return;
+    j["counters"]["tflops"] = j["counters"]["tflops"].get<double>() * 100;
+    j["counters"]["pct_peak"] = j["counters"]["pct_peak"].get<double>() * 100;
+  });
+  const std::string p = problems();
+  EXPECT_NE(p.find(kConv + ": line "), std::string::npos) << p;
+  EXPECT_NE(p.find(": tflops 13217.4, but flops / time give 132.174 (run/results.jsonl)"), std::string::npos) << p;
+}
+
+// An edited median line, which the page's case details show.
+TEST_F(CommittedCopy, AMedianLineThatIsNotTheMedianOfItsRepetitionsIsRejected) {
+  edit(named(kConv), [](json& j) {
+    if (j.value("aggregate", "") == "median") j["time_us"] = 40.0;
+  });
+  const std::string p = problems();
+  EXPECT_NE(p.find("the median line of " + kConv), std::string::npos) << p;
+  EXPECT_NE(p.find(") says 40 us, the median of its 5 repetitions is 55.9775 us"), std::string::npos) << p;
+}
+
+// A failed line followed by ok lines for the same case: the reader takes the last status; the checker the conflict.
+TEST_F(CommittedCopy, AFailedLineFollowedByOkLinesIsRejected) {
+  const std::size_t at = index_of(kConv, "run");
+  json failed = {{"type", "run"}, {"name", kConv}, {"status", "failed"}, {"repetition", 0},
+                 {"reason", "wrong result: 4096 of 6422528 elements wrong"}};
+  lines_.insert(lines_.begin() + static_cast<std::ptrdiff_t>(at), failed.dump());
+  save();
+  const std::string p = problems();
+  EXPECT_NE(p.find("conflicting status lines for " + kConv + ": line " + std::to_string(at + 1) + " says failed, line " +
+                   std::to_string(at + 2) + " says ok"),
+            std::string::npos) << p;
+}
+
+// Allowed: ok lines, then the end-of-run re-time's "recheck" line saying unstable: rejected as unstable, no conflict.
+TEST_F(CommittedCopy, OkLinesThenAnUnstableRecheckIsUnstableNotAConflict) {
+  json recheck = json::parse(lines_[index_of(kConv, "aggregate", "median")]);
+  recheck["aggregate"] = "recheck";
+  recheck["status"] = "unstable";
+  recheck["reason"] = "re-timed at the end of the run at 120 us against a median of 56.0 us (2.1x)";
+  lines_.insert(lines_.end() - 1, recheck.dump());
+  save();
+  const std::string p = problems();
+  EXPECT_NE(p.find("unstable: " + kConv + ": re-timed at the end of the run"), std::string::npos) << p;
+  EXPECT_EQ(p.find("conflicting"), std::string::npos) << p;
+}
+
+// A bundle made entirely of links into another bundle.
+TEST_F(CommittedCopy, ABundleOfSymbolicLinksIsRejected) {
+  const fs::path links = dir_.string() + "_links";
+  fs::remove_all(links);
+  fs::create_directories(links / "run");
+  fs::create_directories(links / "spreadsheet");
+  for (const auto& entry : fs::recursive_directory_iterator(kCommitted))
+    if (entry.is_regular_file()) fs::create_symlink(entry.path(), links / entry.path().lexically_relative(kCommitted));
+  std::string p;
+  for (const auto& problem : check_bundle(links.string(), (kRoot / "shapes" / "submission.yaml").string(),
+                                          (kRoot / "shapes").string()))
+    p += problem.what + "\n";
+  fs::remove_all(links);
+  EXPECT_NE(p.find("system.yaml is a symbolic link (to " + (kCommitted / "system.yaml").string() +
+                   "): a bundle holds its own files"),
+            std::string::npos) << p;
+  EXPECT_NE(p.find("run/results.jsonl.gz is a symbolic link"), std::string::npos) << p;
+  EXPECT_NE(p.find("run/results.jsonl.gz: a symbolic link, not read"), std::string::npos) << p;
+}
+
+// A killed run's torn last line reads (everything before it is used) but is no whole submission.
+TEST_F(CommittedCopy, ATornLastLineIsNamed) {
+  lines_.pop_back();  // the summary
+  std::string text;
+  for (const auto& l : lines_) text += l + "\n";
+  text.resize(text.size() - 300);  // the last line cut, no newline after it
+  fs::remove(dir_ / "run/results.jsonl.gz");
+  write(dir_ / "run/results.jsonl", text);
+  const std::string p = problems();
+  EXPECT_NE(p.find("run/results.jsonl: line " + std::to_string(lines_.size()) +
+                   " is incomplete: the run stopped there"),
+            std::string::npos) << p;
+}
+
+// A compressed results log cut short (at a line boundary: the text reads, the gzip stream has no end).
+TEST_F(CommittedCopy, ACutCompressedFileIsAnError) {
+  std::string gz = read(kCommitted / "run/results.jsonl.gz");
+  gz.resize(gz.size() / 2);
+  write(dir_ / "run/results.jsonl.gz", gz);
+  const std::string p = problems();
+  EXPECT_NE(p.find("run/results.jsonl.gz: the compressed results file stops short of its end"), std::string::npos) << p;
+  gz = read(kCommitted / "run/results.jsonl.gz");
+  gz.resize(gz.size() - 8);  // only the trailer (checksum and length) gone: every line is there
+  write(dir_ / "run/results.jsonl.gz", gz);
+  EXPECT_NE(problems().find("stops short of its end"), std::string::npos);
+}
+
+// JSON nested 100 000 deep: no crash, one problem naming the line.
+TEST_F(CommittedCopy, DeeplyNestedJsonIsRejectedNotACrash) {
+  const std::string deep = std::string(100000, '[') + std::string(100000, ']');
+  lines_[0].insert(lines_[0].find("\"command\""), "\"deep\":" + deep + ",");
+  save();
+  const std::string p = problems();
+  EXPECT_NE(p.find("run/results.jsonl:1: JSON nested deeper than 64 levels"), std::string::npos) << p;
+}
