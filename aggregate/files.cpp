@@ -161,8 +161,8 @@ void write_output_file(const std::string& path, const std::string& text) {
   if (::close(fd.release()) != 0) throw Error(path + ": cannot write (" + std::strerror(errno) + ")");
 }
 
-std::size_t json_too_deep(std::string_view text, int max_depth) {
-  int depth = 0;
+BracketScan scan_brackets(std::string_view text, int max_depth) {
+  BracketScan scan;
   bool in_string = false;
   for (std::size_t i = 0; i < text.size(); ++i) {
     const char c = text[i];
@@ -172,13 +172,15 @@ std::size_t json_too_deep(std::string_view text, int max_depth) {
     } else if (c == '"') {
       in_string = true;
     } else if (c == '[' || c == '{') {
-      if (++depth > max_depth) return i;
-    } else if ((c == ']' || c == '}') && depth > 0) {
-      --depth;
+      if (++scan.depth > max_depth && scan.too_deep_at == std::string_view::npos) scan.too_deep_at = i;
+    } else if (c == ']' || c == '}') {
+      --scan.depth;  // below zero only in text that is no JSON, which the parser refuses at that bracket
     }
   }
-  return std::string_view::npos;
+  return scan;
 }
+
+std::size_t json_too_deep(std::string_view text, int max_depth) { return scan_brackets(text, max_depth).too_deep_at; }
 
 int line_at(std::string_view text, std::size_t offset) {
   const auto end = text.begin() + static_cast<std::ptrdiff_t>(std::min(offset, text.size()));

@@ -49,6 +49,13 @@ std::string read_input_file(const std::string& path, const std::string& what, bo
 // anything but a regular file. Throws opmark::Error naming the path.
 void write_output_file(const std::string& path, const std::string& text);
 
+// The brackets of JSON text outside its strings: the depth at the end, and where it first went past `max_depth`
+// (npos: never).
+struct BracketScan {
+  int depth = 0;
+  std::size_t too_deep_at = std::string_view::npos;
+};
+BracketScan scan_brackets(std::string_view text, int max_depth);
 // The offset in `text` at which JSON nesting ([ and { outside strings) first goes deeper than `max_depth`, or npos.
 std::size_t json_too_deep(std::string_view text, int max_depth);
 

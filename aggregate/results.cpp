@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <limits>
 #include <numeric>
 #include <set>
 #include <sstream>
@@ -107,22 +108,7 @@ bool first_line_balanced(std::string_view text) {
   if (begin == std::string_view::npos) return true;
   const std::size_t end = text.find('\n', begin);
   const std::string_view line = text.substr(begin, end == std::string_view::npos ? std::string_view::npos : end - begin);
-  int depth = 0;
-  bool in_string = false;
-  for (std::size_t i = 0; i < line.size(); ++i) {
-    const char c = line[i];
-    if (in_string) {
-      if (c == '\\') ++i;
-      else if (c == '"') in_string = false;
-    } else if (c == '"') {
-      in_string = true;
-    } else if (c == '[' || c == '{') {
-      ++depth;
-    } else if (c == ']' || c == '}') {
-      --depth;
-    }
-  }
-  return depth == 0;
+  return scan_brackets(line, std::numeric_limits<int>::max()).depth == 0;
 }
 
 std::string too_deep(const std::string& where, const ReadLimits& limits) {

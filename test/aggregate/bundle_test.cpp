@@ -9,6 +9,7 @@
 #include <regex>
 #include <sstream>
 
+#include "file_util.h"
 #include "aggregate/bundle.h"
 #include "aggregate/system_description.h"
 
@@ -19,17 +20,8 @@ namespace {
 
 const fs::path kData = fs::path(OPMARK_SOURCE_DIR) / "test" / "data" / "bundles";
 
-std::string read(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-void write(const fs::path& p, const std::string& text) {
-  std::ofstream out(p, std::ios::binary);
-  out << text;
-}
+std::string read(const fs::path& p) { return opmark::test::read_file(p); }
+void write(const fs::path& p, const std::string& text) { opmark::test::write_file(p, text); }
 
 // Replaces the first match of `pattern` in the file.
 void edit(const fs::path& p, const std::string& pattern, const std::string& replacement) {

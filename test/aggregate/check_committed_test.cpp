@@ -13,6 +13,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "file_util.h"
 #include "aggregate/bundle.h"
 #include "aggregate/results.h"
 
@@ -28,17 +29,8 @@ const fs::path kCommitted = kRoot / "results" / "nvidia-h100-80gb-hbm3";
 const std::string kConv = "conv/fwd/fp16/n=32/c=64/d=1/h=56/w=56/k=64/t=1/r=3/s=3/pad_d=0/pad_h=1/pad_w=1/stride_d=1/"
                           "stride_h=1/stride_w=1/dil_h=1/dil_w=1/groups=1/layout=NCHW";
 
-std::string read(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-void write(const fs::path& p, const std::string& text) {
-  std::ofstream out(p, std::ios::binary);
-  out << text;
-}
+std::string read(const fs::path& p) { return opmark::test::read_file(p); }
+void write(const fs::path& p, const std::string& text) { opmark::test::write_file(p, text); }
 
 class CommittedCopy : public ::testing::Test {
  protected:
