@@ -236,6 +236,16 @@ void Harness::tune_and_verify(Prepared& p) {
   p.outcome = verify_workload(w, stream(), p.tunable ? &p.tuning : nullptr);
 }
 
+// The case's timer, begun on `w`: the run's L2 mode and timing mode, NVML's readings, and in a multi-process run
+// the decisions taken from the maximum over the ranks.
+std::unique_ptr<Timer> Harness::make_timer(Workload& w) {
+  std::function<double(double)> agree;
+  if (multi_process()) agree = [this](double v) { return group_->agree_max(v); };
+  auto timer = std::make_unique<Timer>(stream(), options_.l2, monitor_.get(), agree);
+  timer->begin(w, options_.graph_timing);
+  return timer;
+}
+
 // What the measured median is held against: the tuner's time of the chosen candidate, where the tuner timed it as
 // the measurement does (hot L2: the tuner never flushes), else the warm-up's estimate.
 double Harness::probe_of(const Prepared& p, double warm_up_estimate) const {
@@ -254,10 +264,7 @@ Harness::Prepared& Harness::prepare(std::size_t case_index) {
     tune_and_verify(*p);
     agree_on_outcome(&p->outcome);
     if (p->outcome.status == Status::ok) {
-      std::function<double(double)> agree;
-      if (multi_process()) agree = [this](double v) { return group_->agree_max(v); };
-      p->timer = std::make_unique<Timer>(stream(), options_.l2, monitor_.get(), agree);
-      p->timer->begin(*p->workload, options_.graph_timing);
+      p->timer = make_timer(*p->workload);
       const double warm = p->timer->warm_up(options_.warmup_ms);
       p->probe_s = probe_of(*p, warm);
     }
@@ -295,13 +302,14 @@ Measurement Harness::measure(Prepared& p) {
   for (;;) {
     Repetition rep;
     std::vector<double> clocks;
-    double timed_s = 0, total = 0;
+    double timed_s = 0, slowest_s = 0;  // slowest: the slowest rank's, in a multi-process run
     const double e0 = energy ? monitor_->energy_joules().value_or(-1.0) : -1.0;
     const Clock::time_point rep_start = Clock::now();
     while (rep.launches == 0 || timed_s < options_.min_time_s) {
       const Sample s = timer.sample();
-      double per_launch = s.seconds_per_launch;
-      if (multi_process()) per_launch = summarize_rank_times(group_->all_gather(per_launch)).mean;
+      // Every rank reports the mean over the ranks (what nccl-tests reports), so all take the same decisions.
+      RankTimes per_launch{s.seconds_per_launch, s.seconds_per_launch};
+      if (multi_process()) per_launch = summarize_rank_times(group_->all_gather(s.seconds_per_launch));
       if (s.clock.sm_mhz > reference_mhz_) reference_mhz_ = s.clock.sm_mhz;
       bool throttled = sample_is_throttled(s.clock.sm_mhz, s.clock.reasons, reference_mhz_);
       if (multi_process()) throttled = agree_max(throttled ? 1.0 : 0.0) > 0;
@@ -312,11 +320,12 @@ Measurement Harness::measure(Prepared& p) {
         continue;
       }
       if (s.clock.sm_mhz > 0) clocks.push_back(s.clock.sm_mhz);
-      total += per_launch * s.launches;
-      timed_s += per_launch * s.launches;
+      timed_s += per_launch.mean * s.launches;
+      slowest_s += per_launch.max * s.launches;
       rep.launches += s.launches;
     }
-    rep.seconds_per_launch = total / static_cast<double>(rep.launches);
+    rep.seconds_per_launch = timed_s / static_cast<double>(rep.launches);
+    rep.slowest_rank_seconds_per_launch = slowest_s / static_cast<double>(rep.launches);
     rep.sm_clock_mhz = median_of(clocks);
     rep.host_seconds = seconds_since(rep_start);
     const double e1 = energy ? monitor_->energy_joules().value_or(-1.0) : -1.0;
@@ -432,6 +441,12 @@ std::map<std::string, double> Harness::case_counters(const Prepared& p, const co
     launches += r.launches;
   }
   k["discarded_samples"] = discarded;
+  if (multi_process()) {
+    std::vector<double> slowest;
+    for (const Repetition& r : m.reps) slowest.push_back(r.slowest_rank_seconds_per_launch);
+    k["processes"] = group_->size();
+    k["slowest_rank_us"] = median_of(slowest) * 1e6;
+  }
   k["throttled"] = discarded >= kMaxDiscardedSamples ? 1.0 : 0.0;  // retakes ran out: some kept samples throttled
   if (monitor_ && monitor_->available()) {
     k["clock_event_reasons"] = static_cast<double>(reasons);
@@ -563,10 +578,7 @@ void Harness::recheck(const std::function<void(const std::string&)>& on_recheck)
         if (index >= w.candidate_count() || w.candidate_name(index) != chosen_name) continue;  // listed otherwise now
         w.choose(index);
       }
-      std::function<double(double)> agree;
-      if (multi_process()) agree = [this](double v) { return group_->agree_max(v); };
-      p.timer = std::make_unique<Timer>(stream(), options_.l2, monitor_.get(), agree);
-      p.timer->begin(w, options_.graph_timing);
+      p.timer = make_timer(w);
       p.timer->warm_up(std::min(options_.warmup_ms, 2.0));
       // About 10 ms of timed batches: enough to see a slow spell, short enough for every case of a suite.
       std::vector<double> quick;

@@ -55,7 +55,8 @@ constexpr int kMaxDiscardedSamples = 20;
 
 // One repetition: samples (timed batches) until it holds at least --opmark_min_time of GPU time.
 struct Repetition {
-  double seconds_per_launch = 0;
+  double seconds_per_launch = 0;  // in a multi-process run, the mean over the ranks
+  double slowest_rank_seconds_per_launch = 0;
   long long launches = 0;
   double sm_clock_mhz = 0;      // median over its samples; 0 unknown
   std::uint64_t reasons = 0;    // clock-event reasons seen (or'ed)
@@ -114,6 +115,7 @@ class Harness {
   std::unique_ptr<Workload> build(const core::Case& c, const std::string& name);
   void tune_and_verify(Prepared& p);
   double probe_of(const Prepared& p, double warm_up_estimate) const;
+  std::unique_ptr<Timer> make_timer(Workload& w);
   Measurement measure(Prepared& p);
   void measure_with_guard(Prepared& p);
   void profile(Prepared& p);

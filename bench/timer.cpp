@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "bench/measure.h"
 #include "core/error.h"
 #include "kernels/cuda_check.h"
 
@@ -157,8 +158,7 @@ double Timer::warm_up(double warmup_ms) {
   // The estimate: the median of three batches, as the tuner's probe is a median too.
   std::vector<double> estimate;
   for (int i = 0; i < 3; ++i) estimate.push_back(sample().seconds_per_launch);
-  std::sort(estimate.begin(), estimate.end());
-  return agreed(estimate[1]);
+  return agreed(median_of(estimate));
 }
 
 Sample Timer::sample() { return mode_ == TimingMode::graph ? graph_sample() : eager_sample(batch_); }
