@@ -13,6 +13,7 @@
 #include "aggregate/bundle.h"
 #include "aggregate/system_description.h"
 #include "core/error.h"
+#include "core/stats.h"
 #include "core/case.h"
 #include "core/model_table.h"
 #include "core/precision.h"
@@ -112,12 +113,7 @@ void check_system(const fs::path& dir, const ResultSet& results, Problems& p) {
 
 }  // namespace
 
-double relative_mad(const std::vector<double>& times) {
-  const double med = statistic_of(times, Statistic::median);
-  std::vector<double> dev;
-  for (double t : times) dev.push_back(std::abs(t - med));
-  return med > 0 ? statistic_of(dev, Statistic::median) / med : 0;
-}
+double relative_mad(const std::vector<double>& times) { return core::relative_spread(times); }
 
 namespace {
 

@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/error.h"
+#include "core/stats.h"
 
 namespace opmark::aggregate {
 namespace {
@@ -37,9 +38,7 @@ double statistic_of(std::vector<double> v, Statistic s) {
     case Statistic::mean: return std::accumulate(v.begin(), v.end(), 0.0) / static_cast<double>(v.size());
     case Statistic::median: break;
   }
-  std::sort(v.begin(), v.end());
-  const std::size_t n = v.size();
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+  return core::median_of(std::move(v));
 }
 
 namespace {

@@ -7,23 +7,6 @@
 
 namespace opmark::bench {
 
-double median_of(std::vector<double> v) {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  const std::size_t n = v.size();
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
-
-double relative_spread(const std::vector<double>& values) {
-  if (values.size() < 2) return 0;
-  const double m = median_of(values);
-  if (!(m > 0)) return 0;
-  std::vector<double> deviation;
-  deviation.reserve(values.size());
-  for (double v : values) deviation.push_back(std::fabs(v - m));
-  return median_of(deviation) / m;
-}
-
 StopReason stopping_decision(const std::vector<double>& reps, double spent_s, const StoppingRule& rule) {
   const int n = static_cast<int>(reps.size());
   if (n >= rule.min_repetitions && relative_spread(reps) <= rule.noise_target) return StopReason::steady;

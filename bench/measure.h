@@ -5,12 +5,13 @@
 #include <string>
 #include <vector>
 
+#include "core/stats.h"
+
 namespace opmark::bench {
 
-// Median absolute deviation over the median: robust to one repetition that a passing hiccup slowed, strict with a
-// case whose times really spread. 0 for fewer than two values.
-double relative_spread(const std::vector<double>& values);
-double median_of(std::vector<double> values);
+// The median and the spread (median absolute deviation over the median), as the checker computes them.
+using core::median_of;
+using core::relative_spread;
 
 // Repetitions go on until their spread is at most `noise_target`, with at least `min_repetitions`, and stop at
 // `max_repetitions` or once the case has spent `time_cap_s` measuring, whichever comes first.
