@@ -84,6 +84,23 @@ Outcome verify_workload(Workload& w, cudaStream_t stream, TuningResult* tuning) 
   }
 }
 
+Outcome tune_and_verify(Workload& w, cudaStream_t stream, bool allow_graph, TuningResult* tuning) {
+  const int count = w.candidate_count();
+  if (count == 0) return verify_workload(w, stream);
+  *tuning = tune(w, stream, allow_graph);
+  if (tuning->best < 0) {
+    std::string first;
+    for (const auto& e : tuning->errors)
+      if (!e.empty()) {
+        first = e;
+        break;
+      }
+    throw UnsupportedError("every one of the " + std::to_string(count) + " candidates failed; first: " + first);
+  }
+  w.choose(tuning->best);
+  return verify_workload(w, stream, tuning);
+}
+
 Outcome agree_across_ranks(ProcessGroup& group, Outcome o) {
   const std::vector<double> statuses = group.all_gather(static_cast<double>(o.status));
   int worst_rank = -1;
@@ -217,23 +234,8 @@ std::unique_ptr<Workload> Harness::build(const core::Case& c, const std::string&
 
 // Tunes (when the workload has candidates) and verifies; a wrong candidate is left out for the next fastest.
 void Harness::tune_and_verify(Prepared& p) {
-  Workload& w = *p.workload;
-  p.tunable = w.candidate_count() > 0;
-  if (p.tunable) {
-    p.tuning = tune(w, stream(), options_.graph_timing);
-    if (p.tuning.best < 0) {
-      std::string first;
-      for (const auto& e : p.tuning.errors)
-        if (!e.empty()) {
-          first = e;
-          break;
-        }
-      throw UnsupportedError("every one of the " + std::to_string(w.candidate_count()) +
-                             " candidates failed; first: " + first);
-    }
-    w.choose(p.tuning.best);
-  }
-  p.outcome = verify_workload(w, stream(), p.tunable ? &p.tuning : nullptr);
+  p.tunable = p.workload->candidate_count() > 0;
+  p.outcome = bench::tune_and_verify(*p.workload, stream(), options_.graph_timing, &p.tuning);
 }
 
 // The case's timer, begun on `w`: the run's L2 mode and timing mode, NVML's readings, and in a multi-process run

@@ -238,13 +238,8 @@ class SpmmWorkload final : public Workload {
                                              {{"m", p_.m}, {"n", p_.n}, {"k", p_.k}});
     try {
       std::unique_ptr<Workload> gemm = make_gemm_workload(dense, ctx);
-      TuningResult tuning = tune(*gemm, ctx.stream, ctx.options.graph_timing);
-      if (tuning.best < 0) {
-        dense_label_ = "not timed: every GEMM candidate failed";
-        return;
-      }
-      gemm->choose(tuning.best);
-      const Outcome o = verify_workload(*gemm, ctx.stream, &tuning);
+      TuningResult tuning;
+      const Outcome o = tune_and_verify(*gemm, ctx.stream, ctx.options.graph_timing, &tuning);
       if (o.status != Status::ok) {
         dense_label_ = "not timed: " + o.reason;
         return;

@@ -35,12 +35,14 @@ inline void expect_verified(const core::Case& c, bench::WorkloadFactory make, co
     // As the harness does: a workload with candidates is tuned first (each captured into a graph), and a wrong
     // candidate is left out for the next fastest.
     bench::TuningResult tuning;
-    if (w->candidate_count() > 0) {
-      tuning = bench::tune(*w, stream, options.graph_timing);
-      ASSERT_GE(tuning.best, 0) << "every candidate failed";
-      w->choose(tuning.best);
+    bench::Outcome o;
+    try {
+      o = bench::tune_and_verify(*w, stream, options.graph_timing, &tuning);
+    } catch (const UnsupportedError& e) {
+      // A case the library lists candidates for, none of which ran, is a failure here, unsupported_ok or not.
+      if (w->candidate_count() > 0 && tuning.best < 0 && !tuning.seconds.empty()) FAIL() << e.what();
+      throw;
     }
-    bench::Outcome o = bench::verify_workload(*w, stream, w->candidate_count() > 0 ? &tuning : nullptr);
     EXPECT_EQ(o.status, bench::Status::ok) << o.reason << " | " << w->label();
     EXPECT_FALSE(w->label().empty());
   } catch (const UnsupportedError& e) {
