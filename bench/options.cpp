@@ -192,7 +192,7 @@ void apply(Options& o, const std::string& flag, const std::string& value) {
     else if (value == "off" || value == "false" || value == "0") o.recheck = false;
     else throw Error("--opmark_recheck: expected on or off, got '" + value + "'");
   } else if (flag == "opmark_isolated") {
-    o.isolated = value.empty() || value == "true" || value == "1" || value == "on";
+    o.isolated = parse_switch(flag, value);  // a misspelt value is an error, not a silent off
   } else if (flag == "opmark_profile_launches") {
     o.profile_launches = static_cast<int>(parse_integer(flag, value, 1, kMaxProfileLaunches));
   } else if (flag == "opmark_help") {

@@ -102,6 +102,10 @@ TEST(Options, TimingAndRepetitionFlags) {
   EXPECT_EQ(d.min_repetitions, 3);
   EXPECT_DOUBLE_EQ(d.noise_target, 0.01);
   EXPECT_TRUE(d.recheck);
+  Argv isolated({"opmark-bench", "--opmark_isolated=yes"});  // a switch: true or false, 1 or 0
+  EXPECT_THROW(parse_options(isolated.argc, isolated.ptrs.data()), opmark::Error);
+  Argv recheck({"opmark-bench", "--opmark_recheck=maybe"});
+  EXPECT_THROW(parse_options(recheck.argc, recheck.ptrs.data()), opmark::Error);
   Argv bad({"opmark-bench", "--opmark_timing=host"});
   EXPECT_THROW(parse_options(bad.argc, bad.ptrs.data()), opmark::Error);
 }
