@@ -77,6 +77,7 @@ struct Measurement {
   double probe_s = 0;           // the tuner's time of the chosen candidate, or the warm-up's estimate
   double eager_s = 0;
   double isolated_s = 0;        // each launch timed alone (no overlap with the next): what a profiler sees
+  double serial_s = 0;          // back-to-back replays with no early start (programmatic edges made full ones)
   double first_median_s = 0;    // when the guard measured again: the first measurement's median
   double recheck_s = 0;         // the end-of-run re-time
   double remeasured_s = 0;      // after a re-time that moved: the case measured again

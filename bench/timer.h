@@ -72,6 +72,12 @@ class Timer {
   // overlaps the next (a kernel that allows programmatic dependent launch starts before its predecessor ends when
   // replayed back to back), which is the time a profiler reports for the kernel alone. Call before begin().
   void time_each_launch(bool on) { each_launch_forced_ = on; }
+  // Replays with every programmatic (early-start) dependency of the captured graph made a full one, so no launch
+  // starts before its predecessor ends, and no event node sits between them. Call before begin().
+  void serialize_launches(bool on) { serialize_ = on; }
+  // Dependencies in the captured graph that let a kernel start before its predecessor ends (programmatic dependent
+  // launch), per launch; 0 without a graph, or after serialize_launches(true) made them full ones.
+  double overlap_edges_per_launch() const { return graph_batch_ ? double(overlap_edges_) / graph_batch_ : 0.0; }
 
  private:
   void capture(int batch);
@@ -97,6 +103,8 @@ class Timer {
   int batch_ = 1;
   double batch_target_s_ = kBatchTargetSeconds;
   bool each_launch_forced_ = false;
+  bool serialize_ = false;
+  long overlap_edges_ = 0;
   int graph_batch_ = 0;  // launches in the captured graph; 0: none
   cudaGraphExec_t exec_ = nullptr;
 };

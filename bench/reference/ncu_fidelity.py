@@ -251,6 +251,7 @@ def main(argv=None):
             stdout = run_ncu(ncu, args.bench, selection, args.launches, log, profiled_dir)
             opmark_times = opmark_medians(results)
             isolated_times = counter_medians(results, "isolated_us")
+            serial_times = counter_medians(results, "serial_us")
             profiled_results = os.path.join(profiled_dir, "results.jsonl")
             other_candidate = []
             if os.path.exists(profiled_results):
@@ -266,12 +267,17 @@ def main(argv=None):
         split = split_at_markers(kernels, cases)
         rows = fidelity_rows(split, opmark_times)
         isolated_rows = fidelity_rows(split, isolated_times) if isolated_times else []
+        serial_rows = fidelity_rows(split, serial_times) if serial_times else []
     except (ToolError, OSError) as e:
         print(f"ncu_fidelity: {e}", file=sys.stderr)
         return 2
     if isolated_rows:
         print("each launch timed alone (opmark's isolated_us):")
         print("\n".join(table(isolated_rows)))
+    if serial_rows:
+        print("\nback-to-back replays with no early start (opmark's serial_us, cases whose launches may overlap):")
+        print("\n".join(table(serial_rows)))
+    if isolated_rows or serial_rows:
         print("\nopmark's reported time (back-to-back replays):")
     for name in other_candidate:
         print(f"note: the profiled run chose another candidate for {name}")
