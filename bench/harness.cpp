@@ -10,6 +10,7 @@
 
 #include "bench/copy_ceiling.h"
 #include "bench/families.h"
+#include "bench/pins.h"
 #include "core/precision.h"
 #include "kernels/cuda_check.h"
 #include "kernels/profile_marker.h"
@@ -56,6 +57,7 @@ struct Harness::Prepared {
   std::unique_ptr<Timer> timer;
   core::Work work;
   bool tunable = false;
+  bool pinned = false;  // the candidate came from --opmark_pin, not from tuning
   TuningResult tuning;
   double probe_s = 0;
   Measurement m;
@@ -155,6 +157,7 @@ Harness::Harness(Options options, std::optional<DeviceInfo> device, std::string 
       device_(std::move(device)),
       no_device_reason_(std::move(no_device_reason)),
       peaks_(resolve_peaks(device_ ? device_->name : "", options_.peaks)) {
+  if (!options_.pin_path.empty()) pins_ = read_pins(options_.pin_path);
   if (device_) {
     int current = 0;
     OPMARK_CHECK_CUDA(cudaGetDevice(&current));
@@ -234,8 +237,21 @@ std::unique_ptr<Workload> Harness::build(const core::Case& c, const std::string&
 
 // Tunes (when the workload has candidates) and verifies; a wrong candidate is left out for the next fastest.
 void Harness::tune_and_verify(Prepared& p) {
-  p.tunable = p.workload->candidate_count() > 0;
-  p.outcome = bench::tune_and_verify(*p.workload, stream(), options_.graph_timing, &p.tuning);
+  Workload& w = *p.workload;
+  p.tunable = w.candidate_count() > 0;
+  auto pin = pins_.find(p.name);
+  if (p.tunable && pin != pins_.end()) {  // the candidate an earlier run chose, verified here again
+    int index = 0;
+    while (index < w.candidate_count() && w.candidate_name(index) != pin->second) ++index;
+    if (index == w.candidate_count())
+      throw UnsupportedError("the pinned candidate '" + pin->second + "' is not among this case's " +
+                             std::to_string(w.candidate_count()) + " candidates");
+    w.choose(index);
+    p.pinned = true;
+    p.outcome = verify_workload(w, stream(), nullptr);
+    return;
+  }
+  p.outcome = bench::tune_and_verify(w, stream(), options_.graph_timing, &p.tuning);
 }
 
 // The case's timer, begun on `w`: the run's L2 mode and timing mode, NVML's readings, and in a multi-process run
@@ -251,7 +267,7 @@ std::unique_ptr<Timer> Harness::make_timer(Workload& w) {
 // What the measured median is held against: the tuner's time of the chosen candidate, where the tuner timed it as
 // the measurement does (hot L2: the tuner never flushes), else the warm-up's estimate.
 double Harness::probe_of(const Prepared& p, double warm_up_estimate) const {
-  return p.tunable && options_.l2 == L2Mode::hot ? p.tuning.best_seconds() : warm_up_estimate;
+  return p.tunable && !p.pinned && options_.l2 == L2Mode::hot ? p.tuning.best_seconds() : warm_up_estimate;
 }
 
 // Builds, tunes, verifies and warms up a case once.
@@ -424,7 +440,7 @@ std::map<std::string, double> Harness::case_counters(const Prepared& p, const co
     k["copy_gb_per_s"] = ceiling;
     if (ceiling > 0) k["pct_copy_bw"] = 100.0 * p.work.bytes() / m.median_s / 1e9 / ceiling;
   }
-  if (p.tunable)
+  if (p.tunable && !p.pinned)
     for (const auto& [name, v] : p.tuning.counters()) k[name] = v;
   k["batch"] = p.timer->batch();
   k["graph"] = p.timer->mode() == TimingMode::graph ? 1.0 : 0.0;
@@ -488,15 +504,24 @@ void Harness::profile(Prepared& p) {
   kernels::launch_profile_marker(s);
   OPMARK_CHECK_CUDA(cudaStreamSynchronize(s));
   OPMARK_CHECK_CUDA(cudaProfilerStop());
+  // A whole replay of the timed graph, for ncu --graph-profiling graph: the profiler's duration of exactly what
+  // the timing timed (in cold-L2 mode the replay's flushes are in it too).
+  const bool graph = options_.profile_graph && p.timer->mode() == TimingMode::graph;
   for (int i = 0; i < options_.profile_launches; ++i) {
     p.timer->eager(std::min(warm, 20000));
-    if (w.needs_before_launch()) w.before_launch(s);
-    OPMARK_CHECK_CUDA(cudaProfilerStart());
-    w.launch(s);
+    if (graph) {
+      OPMARK_CHECK_CUDA(cudaProfilerStart());
+      p.timer->sample();
+    } else {
+      if (w.needs_before_launch()) w.before_launch(s);
+      OPMARK_CHECK_CUDA(cudaProfilerStart());
+      w.launch(s);
+    }
     OPMARK_CHECK_CUDA(cudaStreamSynchronize(s));
     OPMARK_CHECK_CUDA(cudaProfilerStop());
   }
-  std::printf("opmark-profile: %s launches=%d\n", p.name.c_str(), options_.profile_launches);
+  const int launches = options_.profile_launches * (graph ? p.timer->batch() : 1);
+  std::printf("opmark-profile: %s launches=%d%s\n", p.name.c_str(), launches, graph ? " graph" : "");
   std::fflush(stdout);
 }
 
@@ -521,7 +546,9 @@ void Harness::run(benchmark::State& state, std::size_t case_index) {
         measure_with_guard(p);
         p.outcome.counters = case_counters(p, c);
         std::string label;
-        if (p.tunable) {
+        if (p.pinned) {
+          label = p.workload->candidate_name(p.workload->chosen()) + " (pinned by --opmark_pin)";
+        } else if (p.tunable) {
           Workload& w = *p.workload;
           char head[160];
           std::snprintf(head, sizeof head, " (fastest of %d; default ", w.candidate_count());
@@ -536,7 +563,7 @@ void Harness::run(benchmark::State& state, std::size_t case_index) {
         const std::string own = p.workload->label();
         if (!own.empty()) label += (label.empty() ? "" : " | ") + own;
         label += (label.empty() ? "" : " | ") + timing_label(p);
-        if (p.tunable) {
+        if (p.tunable && !p.pinned) {
           label += p.tuning.dropped_note();
           if (!p.tuning.eager_note.empty()) label += " | tuned eagerly: " + p.tuning.eager_note;
         }

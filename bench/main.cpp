@@ -191,6 +191,8 @@ void check_flags_apply(const bench::Options& o, const core::Symbols& symbols) {
                 "--opmark_symbols (--opmark_inputs=B=16 sets a model's input sizes)");
   if (o.models.empty() && o.suite.empty() && !o.inputs.empty())
     throw Error("--opmark_inputs sets the input sizes of --opmark_models; the shape tables take --opmark_symbols");
+  if (o.profile_graph && o.profile_launches == 0)
+    throw Error("--opmark_profile_graph says how --opmark_profile_launches=K profiles: give K too");
 }
 
 int run(int argc, char** argv, bench::ProcessGroup& group) {

@@ -195,6 +195,11 @@ void apply(Options& o, const std::string& flag, const std::string& value) {
     o.isolated = parse_switch(flag, value);  // a misspelt value is an error, not a silent off
   } else if (flag == "opmark_profile_launches") {
     o.profile_launches = static_cast<int>(parse_integer(flag, value, 1, kMaxProfileLaunches));
+  } else if (flag == "opmark_profile_graph") {
+    o.profile_graph = parse_switch(flag, value);
+  } else if (flag == "opmark_pin") {
+    if (value.empty()) throw Error("--opmark_pin: expected a file (case name<TAB>candidate name per line)");
+    o.pin_path = value;
   } else if (flag == "opmark_help") {
     o.help = true;
   } else {
@@ -269,10 +274,16 @@ opmark flags (Google Benchmark's own flags, e.g. --benchmark_filter, --benchmark
   --opmark_recheck=on|off       re-time every case briefly at the end of the run; a case that moved more than
                                 1.3x is measured again and, if it still disagrees, reported unstable (default on)
   --opmark_isolated             also time each launch alone between event nodes (isolated_us), so none overlaps
-                                the next, as a profiler times a kernel (bench/reference/ncu_fidelity.py sets it)
+                                the next, as a profiler times a kernel, and, where launches may start early
+                                (programmatic dependent launch), replays without that (serial_us)
+                                (bench/reference/ncu_fidelity.py sets it)
   --opmark_profile_launches=K   after timing each case, a marker kernel and K launches between
                                 cudaProfilerStart/Stop, each after 10 ms of unprofiled launches, for Nsight
                                 Compute (bench/reference/ncu_fidelity.py)
+  --opmark_profile_graph        with --opmark_profile_launches=K: profile K replays of the timed CUDA graph
+                                instead (ncu --graph-profiling graph times the whole replay)
+  --opmark_pin=FILE             run, verify and time the candidate FILE names for each case (one 'case<TAB>
+                                candidate' per line) instead of tuning; a case not in FILE is tuned
   --opmark_seed=N               seed of the random inputs
 )";
 }

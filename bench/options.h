@@ -40,6 +40,8 @@ struct Options {
   bool recheck = true;                  // re-time every case briefly at the end of the run (anomaly guard)
   bool isolated = false;                // also time each launch alone (isolated_us), as a profiler sees a kernel
   int profile_launches = 0;             // > 0: after timing, K launches per case inside cudaProfilerStart/Stop (ncu)
+  bool profile_graph = false;           // profile K replays of the timed graph instead (ncu --graph-profiling graph)
+  std::string pin_path;                 // cases run the candidate this file names instead of tuning (bench/pins.h)
   bool help = false;
 };
 

@@ -44,7 +44,7 @@ from opmark_results import median_records
 
 METRIC = "gpu__time_duration.sum"
 MARKER = "opmark_profile_marker"
-PROFILED = re.compile(r"^opmark-profile: (\S+) launches=(\d+)\s*$")
+PROFILED = re.compile(r"^opmark-profile: (\S+) launches=(\d+)( graph)?\s*$")
 # ncu writes time units spelled out (nsecond) or short (ns), depending on version and page; to microseconds.
 UNITS_US = {"ns": 1e-3, "nsecond": 1e-3, "us": 1.0, "usecond": 1.0, "µs": 1.0, "μs": 1.0,
             "ms": 1e3, "msecond": 1e3, "s": 1e6, "second": 1e6}
@@ -197,18 +197,41 @@ def counter_medians(path, counter):
 
 
 def chosen_candidates(path):
-    """{case: the candidate the tuner chose}: the label's first part, up to " (fastest of" (what follows, the
-    default's speedup, is a measurement and moves from run to run)."""
-    return {case_key(rec["name"]): rec.get("label", "").split(" | ")[0].split(" (fastest of")[0]
-            for rec in median_records(path)}
+    """{case: the candidate the tuner chose (or a pin named)}: the label's first part, up to " (fastest of" or
+    " (pinned" (what follows, the default's speedup, is a measurement and moves from run to run). Cases without
+    candidates are left out."""
+    chosen = {}
+    for rec in median_records(path):
+        head = rec.get("label", "").split(" | ")[0]
+        for mark in (" (fastest of", " (pinned"):
+            if mark in head:
+                chosen[case_key(rec["name"])] = head.split(mark)[0]
+    return chosen
 
 
-def run_ncu(ncu, bench, selection, launches, log, out_dir=None):
+def write_pins(path, chosen):
+    """The pin file opmark-bench's --opmark_pin reads: the profiled run then runs the candidates the timed run
+    chose, rather than tuning under the profiler (which intercepts every launch) and perhaps choosing others."""
+    with open(path, "w") as f:
+        for name, candidate in sorted(chosen.items()):
+            f.write(f"{name}\t{candidate}\n")
+
+
+def run_ncu(ncu, bench, selection, launches, log, out_dir=None, pins=None, graph=False):
     """One ncu process over every selected case; returns opmark-bench's stdout (the opmark-profile: lines). With
-    out_dir, the same process also writes its results there."""
+    out_dir, the same process also writes its results there; with pins, the cases run those candidates; with
+    graph, ncu profiles whole replays of the timed graph (--graph-profiling graph). The measurement under ncu
+    only sizes the unprofiled launches before each profiled one, so it is kept short."""
     cmd = [ncu, "--profile-from-start", "off", "--clock-control", "none", "--cache-control", "none",
-           "--metrics", METRIC, "--csv", "--page", "raw", "--print-units", "base", "--log-file", log,
-           bench] + selection + [f"--opmark_profile_launches={launches}"]
+           "--metrics", METRIC, "--csv", "--page", "raw", "--print-units", "base", "--log-file", log]
+    if graph:
+        cmd += ["--graph-profiling", "graph"]
+    cmd += [bench] + selection + [f"--opmark_profile_launches={launches}", "--opmark_max_repetitions=3",
+                                  "--opmark_min_time=0.005"]
+    if pins:
+        cmd.append(f"--opmark_pin={pins}")
+    if graph:
+        cmd.append("--opmark_profile_graph")
     if out_dir:
         cmd.append(f"--opmark_out={out_dir}")
     print(f"# {shlex.join(cmd)}", file=sys.stderr, flush=True)
@@ -230,6 +253,9 @@ def parse_args(argv):
     ap.add_argument("--launches", type=int, default=5, help="launches of each case under ncu (default 5)")
     ap.add_argument("--csv", help="also write the rows here")
     ap.add_argument("--ncu", default="ncu", help="the ncu executable (default: ncu on PATH)")
+    ap.add_argument("--graph", action="store_true",
+                    help="also profile whole replays of the timed CUDA graph (ncu --graph-profiling graph): the "
+                         "profiler's time per launch of exactly what opmark timed")
     args = ap.parse_args(own)
     if args.launches < 1:
         ap.error("--launches must be at least 1")
@@ -247,8 +273,22 @@ def main(argv=None):
         with tempfile.TemporaryDirectory(prefix="ncu_fidelity.") as tmp:
             log = os.path.join(tmp, "ncu.csv")
             results = args.results or run_bench(args.bench, selection, os.path.join(tmp, "opmark"))
+            pins = os.path.join(tmp, "pins.tsv")
+            write_pins(pins, chosen_candidates(results))
             profiled_dir = os.path.join(tmp, "profiled")
-            stdout = run_ncu(ncu, args.bench, selection, args.launches, log, profiled_dir)
+            stdout = run_ncu(ncu, args.bench, selection, args.launches, log, profiled_dir, pins)
+            graph_rows, graph_error = [], None
+            if args.graph:
+                graph_log = os.path.join(tmp, "ncu_graph.csv")
+                try:
+                    graph_stdout = run_ncu(ncu, args.bench, selection, args.launches, graph_log, None, pins, True)
+                    if args.csv:
+                        shutil.copy(graph_log, args.csv + ".ncu_graph_raw.csv")
+                    with open(graph_log) as f:
+                        graph_split = split_at_markers(read_ncu_csv(f.read()), profiled_cases(graph_stdout))
+                    graph_rows = fidelity_rows(graph_split, opmark_medians(results))
+                except (ToolError, OSError) as e:
+                    graph_error = str(e)
             opmark_times = opmark_medians(results)
             isolated_times = counter_medians(results, "isolated_us")
             serial_times = counter_medians(results, "serial_us")
@@ -282,6 +322,9 @@ def main(argv=None):
     for name in other_candidate:
         print(f"note: the profiled run chose another candidate for {name}")
     print("\n".join(table(rows)))
+    if args.graph:
+        print("\nwhole replays of the timed graph under ncu (--graph-profiling graph), per launch:")
+        print("\n".join(table(graph_rows)) if graph_rows else f"(none: {graph_error})")
     if args.csv:
         write_csv(args.csv, rows)
     return 1 if any(row[6] == "OUT" for row in rows) else 0

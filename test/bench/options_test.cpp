@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "bench/pins.h"
 #include "core/error.h"
 
 using namespace opmark::bench;
@@ -155,4 +156,43 @@ TEST(Options, OutOfRangeValuesStateTheRange) {
   EXPECT_EQ(o.seed, 18446744073709551615ull);
   EXPECT_EQ(o.workspace_bytes, std::size_t{1} << 40);
   EXPECT_FALSE(o.validate_only);
+}
+
+TEST(Pins, ParsesCaseAndCandidatePerLine) {
+  const auto pins = opmark::bench::parse_pins(
+      "# chosen by an earlier run\n\ngemm/fwd/fp16/m=1/n=1/k=1\tcublasLt algo 66 tile 10 [NN]\r\nconv/x\tengine 3 #2\n",
+      "pins.tsv");
+  ASSERT_EQ(pins.size(), 2u);
+  EXPECT_EQ(pins.at("gemm/fwd/fp16/m=1/n=1/k=1"), "cublasLt algo 66 tile 10 [NN]");
+  EXPECT_EQ(pins.at("conv/x"), "engine 3 #2");
+}
+
+TEST(Pins, BadLinesNameFileAndLine) {
+  auto message = [](const std::string& text) {
+    try {
+      opmark::bench::parse_pins(text, "pins.tsv");
+    } catch (const opmark::Error& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  EXPECT_EQ(message("a\tb\nonly a name\n"), "pins.tsv:2: expected 'case name<TAB>candidate name', got 'only a name'");
+  EXPECT_EQ(message("a\t\n"), "pins.tsv:1: expected 'case name<TAB>candidate name', got 'a\t'");
+  EXPECT_EQ(message("a\tb\tc\n"), "pins.tsv:1: expected 'case name<TAB>candidate name', got 'a\tb\tc'");
+  EXPECT_EQ(message("a\tb\n#\na\tc\n"), "pins.tsv:3: case 'a' is pinned twice");
+  EXPECT_THROW(opmark::bench::read_pins("/nonexistent/pins.tsv"), opmark::Error);
+}
+
+TEST(Options, ProfileGraphAndPin) {
+  auto parse = [](std::vector<std::string> flags) {
+    flags.insert(flags.begin(), "opmark-bench");
+    Argv a(flags);
+    return parse_options(a.argc, a.ptrs.data());
+  };
+  const Options o = parse({"--opmark_profile_launches=2", "--opmark_profile_graph", "--opmark_pin=p.tsv"});
+  EXPECT_EQ(o.profile_launches, 2);
+  EXPECT_TRUE(o.profile_graph);
+  EXPECT_EQ(o.pin_path, "p.tsv");
+  EXPECT_THROW(parse({"--opmark_pin="}), opmark::Error);
+  EXPECT_THROW(parse({"--opmark_profile_graph=maybe"}), opmark::Error);
 }

@@ -8,6 +8,7 @@ whole script with a stand-in ncu that replays the fixture.
 import contextlib
 import csv
 import io
+import json
 import os
 import stat
 import sys
@@ -84,6 +85,24 @@ class SplitAndJudge(unittest.TestCase):
         with self.assertRaises(nf.ToolError):
             nf.split_at_markers(kernels, [(GEMM, 2)])
 
+    def test_graph_profile_lines(self):
+        self.assertEqual(nf.profiled_cases(f"opmark-profile: {GEMM} launches=600 graph\n"), [(GEMM, 600)])
+
+    def test_pins_from_labels(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            results, pins = os.path.join(tmp, "results.jsonl"), os.path.join(tmp, "pins.tsv")
+            with open(results, "w") as f:
+                for name, label in ((GEMM, "algo 66 tile 10 (fastest of 8; default algo 66, 1.00x) | in f16"),
+                                    (CONV, "engine 3 (pinned by --opmark_pin) | timing: cuda graph"),
+                                    ("pointwise/x", "timing: cuda graph, 20 launches per replay")):
+                    f.write(json.dumps({"name": name + "/manual_time", "type": "aggregate", "aggregate": "median", "status": "ok", "time_us": 1.0,
+                                        "label": label, "counters": {}}) + "\n")
+            chosen = nf.chosen_candidates(results)
+            self.assertEqual(chosen, {GEMM: "algo 66 tile 10", CONV: "engine 3"})  # no candidates: no pin
+            nf.write_pins(pins, chosen)
+            with open(pins) as f:
+                self.assertEqual(f.read(), f"{CONV}\tengine 3\n{GEMM}\talgo 66 tile 10\n")
+
     def test_bands(self):
         self.assertEqual(nf.judge(102.9, 100.0), ("3%", "ok"))
         self.assertEqual(nf.judge(103.1, 100.0), ("3%", "OUT"))
@@ -142,7 +161,9 @@ class WholeScript(unittest.TestCase):
             self.assertEqual(argv, ["--profile-from-start", "off", "--clock-control", "none", "--cache-control", "none",
                                     "--metrics", "gpu__time_duration.sum", "--csv", "--page", "raw", "--print-units", "base", "--log-file", log,
                                     ncu, "--opmark_family=gemm", "--opmark_precision=fp16",
-                                    "--opmark_profile_launches=2", argv[-1]])
+                                    "--opmark_profile_launches=2", "--opmark_max_repetitions=3",
+                                    "--opmark_min_time=0.005", argv[-2], argv[-1]])
+            self.assertTrue(argv[-2].startswith("--opmark_pin="))  # the timed run's choices, not tuned again
             self.assertTrue(argv[-1].startswith("--opmark_out="))  # the profiled run's own results: its labels
             with open(out_csv, newline="") as f:
                 rows = list(csv.reader(f))
