@@ -328,7 +328,7 @@ class ConvWorkload final : public Workload {
     cudnnHandle_t h = cudnn_handle();
     OPMARK_CHECK_CUDNN(cudnnSetStream(h, stream));
     if (c.graph_plan >= 0) {
-      execute_conv_graph(h, graph_plans_[static_cast<std::size_t>(c.graph_plan)]);
+      execute_graph_plan(h, graph_plans_[static_cast<std::size_t>(c.graph_plan)]);
       return;
     }
     OPMARK_CHECK_CUDNN(cudnnSetConvolutionMathType(conv_desc_.get(), c.math));

@@ -23,11 +23,8 @@ void BackendDescriptor::set(cudnnBackendAttributeName_t name, cudnnBackendAttrib
 
 void BackendDescriptor::finalize() { OPMARK_CHECK_CUDNN(cudnnBackendFinalize(d_)); }
 
-namespace {
-
-enum : std::int64_t { kUidX = 'x', kUidW = 'w', kUidY = 'y' };
-
-std::unique_ptr<BackendDescriptor> tensor(const GraphTensor& t, std::int64_t uid) {
+std::unique_ptr<BackendDescriptor> graph_tensor(const GraphTensor& t, std::int64_t uid, bool is_virtual,
+                                                bool by_value) {
   auto d = std::make_unique<BackendDescriptor>(CUDNN_BACKEND_TENSOR_DESCRIPTOR);
   const std::int64_t alignment = 16;  // cudaMalloc'd buffers are 256-byte aligned
   d->set(CUDNN_ATTR_TENSOR_DATA_TYPE, CUDNN_TYPE_DATA_TYPE, 1, &t.type);
@@ -35,9 +32,32 @@ std::unique_ptr<BackendDescriptor> tensor(const GraphTensor& t, std::int64_t uid
   d->set(CUDNN_ATTR_TENSOR_STRIDES, CUDNN_TYPE_INT64, static_cast<std::int64_t>(t.strides.size()), t.strides.data());
   d->set(CUDNN_ATTR_TENSOR_UNIQUE_ID, CUDNN_TYPE_INT64, 1, &uid);
   d->set(CUDNN_ATTR_TENSOR_BYTE_ALIGNMENT, CUDNN_TYPE_INT64, 1, &alignment);
+  if (is_virtual) {
+    const bool yes = true;
+    d->set(CUDNN_ATTR_TENSOR_IS_VIRTUAL, CUDNN_TYPE_BOOLEAN, 1, &yes);
+  }
+  if (by_value) {
+    const bool yes = true;
+    d->set(CUDNN_ATTR_TENSOR_IS_BY_VALUE, CUDNN_TYPE_BOOLEAN, 1, &yes);
+  }
   d->finalize();
   return d;
 }
+
+std::unique_ptr<BackendDescriptor> operation_graph(cudnnHandle_t handle,
+                                                   const std::vector<cudnnBackendDescriptor_t>& ops) {
+  auto g = std::make_unique<BackendDescriptor>(CUDNN_BACKEND_OPERATIONGRAPH_DESCRIPTOR);
+  g->set(CUDNN_ATTR_OPERATIONGRAPH_OPS, CUDNN_TYPE_BACKEND_DESCRIPTOR, static_cast<std::int64_t>(ops.size()),
+         ops.data());
+  g->set(CUDNN_ATTR_OPERATIONGRAPH_HANDLE, CUDNN_TYPE_HANDLE, 1, &handle);
+  g->finalize();
+  return g;
+}
+
+namespace {
+
+enum : std::int64_t { kUidX = 'x', kUidW = 'w', kUidY = 'y' };
+
 
 // The node's operation type and the names of its attributes, by direction (x is dx for bwd_data, w is dw for
 // bwd_filter, y is dy for both).
@@ -74,9 +94,9 @@ struct ConvGraph {
 
 ConvGraph build_graph(cudnnHandle_t handle, const ConvGraphSpec& s) {
   ConvGraph g;
-  g.x = tensor(s.x, kUidX);
-  g.w = tensor(s.w, kUidW);
-  g.y = tensor(s.y, kUidY);
+  g.x = graph_tensor(s.x, kUidX);
+  g.w = graph_tensor(s.w, kUidW);
+  g.y = graph_tensor(s.y, kUidY);
   g.conv = std::make_unique<BackendDescriptor>(CUDNN_BACKEND_CONVOLUTION_DESCRIPTOR);
   const std::int64_t spatial = static_cast<std::int64_t>(s.padding.size());
   const cudnnConvolutionMode_t mode = CUDNN_CROSS_CORRELATION;
@@ -100,19 +120,15 @@ ConvGraph build_graph(cudnnHandle_t handle, const ConvGraphSpec& s) {
   g.op->set(a.alpha, CUDNN_TYPE_FLOAT, 1, &alpha);
   g.op->set(a.beta, CUDNN_TYPE_FLOAT, 1, &beta);
   g.op->finalize();
-  g.graph = std::make_unique<BackendDescriptor>(CUDNN_BACKEND_OPERATIONGRAPH_DESCRIPTOR);
-  const cudnnBackendDescriptor_t op = g.op->get();
-  g.graph->set(CUDNN_ATTR_OPERATIONGRAPH_OPS, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &op);
-  g.graph->set(CUDNN_ATTR_OPERATIONGRAPH_HANDLE, CUDNN_TYPE_HANDLE, 1, &handle);
-  g.graph->finalize();
+  g.graph = operation_graph(handle, {g.op->get()});
   return g;
 }
 
 // The engine configurations one heuristic mode lists, best guess first; empty if the mode has none.
-std::vector<std::shared_ptr<BackendDescriptor>> heuristic_configs(const ConvGraph& g, cudnnBackendHeurMode_t mode) {
+std::vector<std::shared_ptr<BackendDescriptor>> heuristic_configs(cudnnBackendDescriptor_t graph,
+                                                                  cudnnBackendHeurMode_t mode) {
   std::vector<std::shared_ptr<BackendDescriptor>> out;
   BackendDescriptor heur(CUDNN_BACKEND_ENGINEHEUR_DESCRIPTOR);
-  const cudnnBackendDescriptor_t graph = g.graph->get();
   heur.set(CUDNN_ATTR_ENGINEHEUR_OPERATION_GRAPH, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &graph);
   heur.set(CUDNN_ATTR_ENGINEHEUR_MODE, CUDNN_TYPE_HEUR_MODE, 1, &mode);
   if (cudnnBackendFinalize(heur.get()) != CUDNN_STATUS_SUCCESS) return out;
@@ -170,18 +186,12 @@ std::string plan_json(const BackendDescriptor& plan) {
 
 }  // namespace
 
-std::vector<ConvGraphPlan> conv_graph_plans(cudnnHandle_t handle, const ConvGraphSpec& spec, std::size_t max_workspace,
-                                            std::size_t max_plans, std::string* why, std::string* excluded) {
-  std::vector<ConvGraphPlan> plans;
-  std::shared_ptr<ConvGraph> graph;
-  try {
-    graph = std::make_shared<ConvGraph>(build_graph(handle, spec));
-  } catch (const std::exception& e) {  // cuDNN cannot describe this node (type or layout): the legacy path may
-    if (why) *why = e.what();
-    return plans;
-  }
+std::vector<GraphPlan> graph_plans(cudnnHandle_t handle, std::shared_ptr<const void> owner,
+                                   cudnnBackendDescriptor_t op_graph, const PlanRules& rules,
+                                   std::size_t max_workspace, std::size_t max_plans, std::string* why,
+                                   std::string* excluded) {
+  std::vector<GraphPlan> plans;
   std::set<std::string> seen;
-  const bool is_float = spec.x.type == CUDNN_DATA_FLOAT;
   int tf32 = 0, down_convert = 0, reduced_reduction = 0, not_finalized = 0, over_workspace = 0;
   const auto note_exclusions = [&] {
     std::string out;
@@ -198,20 +208,21 @@ std::vector<ConvGraphPlan> conv_graph_plans(cudnnHandle_t handle, const ConvGrap
   std::map<std::string, int> name_count;
   for (cudnnBackendHeurMode_t mode : {CUDNN_HEUR_MODE_A, CUDNN_HEUR_MODE_FALLBACK}) {
     if (plans.size() >= max_plans) break;  // full from mode A: no need to ask for the fallback list
-    for (const auto& config : heuristic_configs(*graph, mode)) {
+    for (const auto& config : heuristic_configs(op_graph, mode)) {
       if (plans.size() >= max_plans) break;
       const EngineInfo info = engine_info(*config);
       // fp32 means FMA math: tensor-core engines on float data round the inputs to TF32. Down-converted inputs
       // or a reduced-precision reduction are below the precision the case states (fp32 accumulation).
-      if (is_float && !spec.allow_tensor_cores_for_float && info.notes.count(CUDNN_NUMERICAL_NOTE_TENSOR_CORE)) {
+      if (rules.float_data && !rules.allow_tensor_cores_for_float && info.notes.count(CUDNN_NUMERICAL_NOTE_TENSOR_CORE)) {
         ++tf32;
         continue;
       }
-      if (info.notes.count(CUDNN_NUMERICAL_NOTE_DOWN_CONVERT_INPUTS)) {
+      if (!rules.allow_down_convert && info.notes.count(CUDNN_NUMERICAL_NOTE_DOWN_CONVERT_INPUTS)) {
         ++down_convert;
         continue;
       }
-      if (info.notes.count(CUDNN_NUMERICAL_NOTE_REDUCED_PRECISION_REDUCTION)) {
+      if (!rules.allow_reduced_precision_reduction &&
+          info.notes.count(CUDNN_NUMERICAL_NOTE_REDUCED_PRECISION_REDUCTION)) {
         ++reduced_reduction;
         continue;
       }
@@ -241,27 +252,47 @@ std::vector<ConvGraphPlan> conv_graph_plans(cudnnHandle_t handle, const ConvGrap
       // One engine often comes in several configurations (knob settings): number the later ones, so that a name
       // says which candidate ran (the harness finds the chosen one again by it).
       if (const int copies = name_count[name]++; copies > 0) name += " #" + std::to_string(copies + 1);
-      plans.push_back({graph, config, plan, nullptr, workspace, name});
+      plans.push_back({owner, config, plan, nullptr, workspace, name});
     }
   }
   note_exclusions();
-  if (plans.empty() && why) *why = "cuDNN's graph heuristics list no engine that runs this node in this precision";
+  if (plans.empty() && why) *why = "cuDNN's graph heuristics list no engine that runs this graph in this precision";
   return plans;
 }
 
-void bind_conv_graph_plans(std::vector<ConvGraphPlan>& plans, void* x, void* w, void* y, void* workspace) {
-  const std::int64_t uids[3] = {kUidX, kUidW, kUidY};
-  void* pointers[3] = {x, w, y};
+std::vector<ConvGraphPlan> conv_graph_plans(cudnnHandle_t handle, const ConvGraphSpec& spec, std::size_t max_workspace,
+                                            std::size_t max_plans, std::string* why, std::string* excluded) {
+  std::shared_ptr<ConvGraph> graph;
+  try {
+    graph = std::make_shared<ConvGraph>(build_graph(handle, spec));
+  } catch (const std::exception& e) {  // cuDNN cannot describe this node (type or layout): the legacy path may
+    if (why) *why = e.what();
+    return {};
+  }
+  PlanRules rules;
+  rules.float_data = spec.x.type == CUDNN_DATA_FLOAT;
+  rules.allow_tensor_cores_for_float = spec.allow_tensor_cores_for_float;
+  return graph_plans(handle, graph, graph->graph->get(), rules, max_workspace, max_plans, why, excluded);
+}
+
+void bind_graph_plans(std::vector<GraphPlan>& plans, const std::vector<std::int64_t>& uids,
+                      const std::vector<void*>& pointers, void* workspace) {
   for (auto& p : plans) {
     p.variant_pack = std::make_shared<BackendDescriptor>(CUDNN_BACKEND_VARIANT_PACK_DESCRIPTOR);
-    p.variant_pack->set(CUDNN_ATTR_VARIANT_PACK_UNIQUE_IDS, CUDNN_TYPE_INT64, 3, uids);
-    p.variant_pack->set(CUDNN_ATTR_VARIANT_PACK_DATA_POINTERS, CUDNN_TYPE_VOID_PTR, 3, pointers);
+    p.variant_pack->set(CUDNN_ATTR_VARIANT_PACK_UNIQUE_IDS, CUDNN_TYPE_INT64, static_cast<std::int64_t>(uids.size()),
+                        uids.data());
+    p.variant_pack->set(CUDNN_ATTR_VARIANT_PACK_DATA_POINTERS, CUDNN_TYPE_VOID_PTR,
+                        static_cast<std::int64_t>(pointers.size()), pointers.data());
     p.variant_pack->set(CUDNN_ATTR_VARIANT_PACK_WORKSPACE, CUDNN_TYPE_VOID_PTR, 1, &workspace);
     p.variant_pack->finalize();
   }
 }
 
-void execute_conv_graph(cudnnHandle_t handle, const ConvGraphPlan& plan) {
+void bind_conv_graph_plans(std::vector<ConvGraphPlan>& plans, void* x, void* w, void* y, void* workspace) {
+  bind_graph_plans(plans, {kUidX, kUidW, kUidY}, {x, w, y}, workspace);
+}
+
+void execute_graph_plan(cudnnHandle_t handle, const GraphPlan& plan) {
   OPMARK_CHECK_CUDNN(cudnnBackendExecute(handle, plan.plan->get(), plan.variant_pack->get()));
 }
 

@@ -18,6 +18,7 @@ const std::map<std::string, WorkloadFactory>& factories() {
       {"spmm", &make_spmm_workload},
 #ifdef OPMARK_HAVE_CUDNN
       {"conv", &make_conv_workload},
+      {"attention", &make_attention_workload},
       {"rnn", &make_rnn_workload},
 #endif
 #ifdef OPMARK_HAVE_NCCL

@@ -146,6 +146,27 @@ PoolProblem pool_problem(const Case& c);
 // No FLOPs; bytes: the input read once, the output written once.
 Work pool_work(const Case& c);
 
+// ---- attention: fused scaled-dot-product attention, O = softmax(Q K^T / sqrt(d)) V, GQA/MQA ----
+Schema attention_schema();
+
+struct AttentionProblem {
+  std::int64_t batch = 0, heads_q = 0, heads_kv = 0, seq_q = 0, seq_kv = 0, head_dim = 0;
+  bool causal = false;
+  bool bshd = true;  // memory order batch, token, head, feature (else batch, head, token, feature)
+  // Element strides of a [batch, heads, tokens, head_dim] tensor in the case's layout.
+  std::vector<std::int64_t> strides(std::int64_t heads, std::int64_t tokens) const {
+    if (bshd) return {tokens * heads * head_dim, head_dim, heads * head_dim, 1};
+    return {heads * tokens * head_dim, tokens * head_dim, head_dim, 1};
+  }
+  std::int64_t elements_q() const { return batch * heads_q * seq_q * head_dim; }
+  std::int64_t elements_kv() const { return batch * heads_kv * seq_kv * head_dim; }
+};
+
+AttentionProblem attention_problem(const Case& c);
+double attention_pairs(const AttentionProblem& p);
+// FLOPs 4 x batch x heads_q x head_dim x pairs (causal: the unmasked pairs); bytes Q, K, V read and O written once.
+Work attention_work(const Case& c);
+
 // ---- pointwise: element-wise ops on rows x cols elements, through our kernels or cuDNN ----
 Schema pointwise_schema();
 

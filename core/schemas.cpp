@@ -22,6 +22,7 @@ const std::vector<FamilyEntry>& registry() {
       {reduce_schema(), &reduce_work},
       {batchnorm_schema(), &batchnorm_work},
       {pool_schema(), &pool_work},
+      {attention_schema(), &attention_work},
   };
   return entries;
 }

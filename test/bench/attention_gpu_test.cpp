@@ -1,0 +1,108 @@
+// The attention family on the GPU: cuDNN's fused attention verified against the float64 reference (no mask,
+// causal, GQA and MQA, both layouts, decoding, odd lengths), and the reference itself checked against a host
+// computation, with a planted wrong result caught.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <vector>
+
+#include "../gpu_test_util.h"
+#include "bench/families.h"
+#include "core/case.h"
+#include "kernels/compare.h"
+#include "kernels/cuda_check.h"
+#include "kernels/device_buffer.h"
+#include "kernels/reference_attention.h"
+
+using namespace opmark;
+
+#ifdef OPMARK_HAVE_CUDNN
+namespace {
+
+class AttentionCase : public ::testing::TestWithParam<std::string> {};
+
+core::Case attention(const std::string& precision, std::int64_t b, std::int64_t hq, std::int64_t hkv,
+                     std::int64_t sq, std::int64_t skv, std::int64_t d, const char* mask, const char* layout) {
+  return core::make_case("attention", "fwd", precision,
+                         {{"batch", b}, {"heads_q", hq}, {"heads_kv", hkv}, {"seq_q", sq}, {"seq_kv", skv},
+                          {"head_dim", d}, {"mask", std::string(mask)}, {"layout", std::string(layout)}});
+}
+
+}  // namespace
+
+TEST_P(AttentionCase, VerifiedAgainstFloat64) {
+  OPMARK_REQUIRE_GPU();
+  const std::string precision = GetParam();
+  bench::Options options;
+  test::TestStream test_stream;
+  const auto check = [&](std::int64_t b, std::int64_t hq, std::int64_t hkv, std::int64_t sq, std::int64_t skv,
+                         std::int64_t d, const char* mask, const char* layout) {
+    test::expect_verified(attention(precision, b, hq, hkv, sq, skv, d, mask, layout), &bench::make_attention_workload,
+                          options, test_stream.stream);
+  };
+  check(2, 4, 4, 128, 128, 64, "none", "bshd");      // MHA
+  check(2, 4, 4, 256, 256, 128, "causal", "bshd");   // causal
+  check(1, 8, 2, 200, 200, 128, "causal", "bhsd");   // GQA 8/2, a length no tile divides
+  check(3, 8, 1, 64, 96, 64, "none", "bshd");        // MQA, more keys than queries
+  check(4, 8, 8, 1, 1000, 128, "none", "bshd");      // decoding: one query against a cache
+}
+
+INSTANTIATE_TEST_SUITE_P(HalfPrecisions, AttentionCase, ::testing::Values("fp16", "bf16"),
+                         [](const auto& info) { return info.param; });
+#endif
+
+// The float64 reference against a host computation on a tiny GQA causal case in fp32, and a wrong output caught.
+TEST(AttentionReference, MatchesHostAndCatchesAWrongRow) {
+  OPMARK_REQUIRE_GPU();
+  test::TestStream ts;
+  kernels::AttentionRefShape s{};
+  s.batch = 2, s.heads_q = 4, s.heads_kv = 2, s.seq_q = 5, s.seq_kv = 7, s.head_dim = 8, s.causal = true;
+  s.q_stride = {4 * 5 * 8, 5 * 8, 8, 1};
+  s.kv_stride = {2 * 7 * 8, 7 * 8, 8, 1};
+  std::vector<float> q(2 * 4 * 5 * 8), k(2 * 2 * 7 * 8), v(k.size());
+  for (std::size_t i = 0; i < q.size(); ++i) q[i] = std::sin(0.37f * static_cast<float>(i));
+  for (std::size_t i = 0; i < k.size(); ++i) k[i] = std::cos(0.53f * static_cast<float>(i));
+  for (std::size_t i = 0; i < v.size(); ++i) v[i] = std::sin(1.3f * static_cast<float>(i) + 0.2f);
+  const auto rows = kernels::sample_attention_rows(s, 1000, 1);  // every row
+  ASSERT_EQ(rows.size(), 2u * 4 * 5);
+  std::vector<double> expected;
+  for (const auto& r : rows) {
+    const std::int64_t g = r.h / 2, keys = std::min<std::int64_t>(r.i + 1, 7);
+    std::vector<double> p(static_cast<std::size_t>(keys));
+    double m = -1e300, z = 0;
+    for (std::int64_t j = 0; j < keys; ++j) {
+      double acc = 0;
+      for (int c = 0; c < 8; ++c)
+        acc += double(q[std::size_t(r.b * 160 + r.h * 40 + r.i * 8 + c)]) * double(k[std::size_t(r.b * 112 + g * 56 + j * 8 + c)]);
+      p[std::size_t(j)] = acc / std::sqrt(8.0);
+      m = std::max(m, p[std::size_t(j)]);
+    }
+    for (auto& x : p) z += (x = std::exp(x - m));
+    for (int c = 0; c < 8; ++c) {
+      double o = 0;
+      for (std::int64_t j = 0; j < keys; ++j) o += p[std::size_t(j)] * double(v[std::size_t(r.b * 112 + g * 56 + j * 8 + c)]);
+      expected.push_back(o / z);
+    }
+  }
+  kernels::DeviceBuffer dq(q.size() * 4), dk(k.size() * 4), dv(v.size() * 4), drows(rows.size() * sizeof(rows[0]));
+  kernels::DeviceBuffer ref(expected.size() * 8), wrong(expected.size() * 4);
+  OPMARK_CHECK_CUDA(cudaMemcpy(dq.get(), q.data(), dq.bytes(), cudaMemcpyHostToDevice));
+  OPMARK_CHECK_CUDA(cudaMemcpy(dk.get(), k.data(), dk.bytes(), cudaMemcpyHostToDevice));
+  OPMARK_CHECK_CUDA(cudaMemcpy(dv.get(), v.data(), dv.bytes(), cudaMemcpyHostToDevice));
+  OPMARK_CHECK_CUDA(cudaMemcpy(drows.get(), rows.data(), drows.bytes(), cudaMemcpyHostToDevice));
+  kernels::reference_attention_rows(s, dq.get(), dk.get(), dv.get(), core::DType::f32,
+                                    static_cast<const kernels::AttentionRow*>(drows.get()), rows.size(),
+                                    ref.as<double>(), ts.stream);
+  std::vector<double> got(expected.size());
+  OPMARK_CHECK_CUDA(cudaMemcpyAsync(got.data(), ref.get(), ref.bytes(), cudaMemcpyDeviceToHost, ts.stream));
+  OPMARK_CHECK_CUDA(cudaStreamSynchronize(ts.stream));
+  for (std::size_t i = 0; i < got.size(); ++i) EXPECT_NEAR(got[i], expected[i], 1e-12) << i;
+  // Planted: the expected rows with one element moved by 10%, in fp32, must be caught.
+  std::vector<float> planted(expected.begin(), expected.end());
+  planted[13] *= 1.1f;
+  OPMARK_CHECK_CUDA(cudaMemcpy(wrong.get(), planted.data(), wrong.bytes(), cudaMemcpyHostToDevice));
+  const auto r = kernels::compare_to_reference(wrong.get(), core::DType::f32, ref.as<double>(), got.size(), 1e-3,
+                                               ts.stream);
+  EXPECT_FALSE(r.ok());
+  EXPECT_EQ(r.wrong, 1u);
+}
