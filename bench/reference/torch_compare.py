@@ -44,6 +44,7 @@ PyTorch's wheels bring their own cuDNN (printed first). To compare the same libr
 import argparse
 import csv
 import math
+import os
 import re
 import statistics
 import sys
@@ -318,8 +319,39 @@ def pool_case(direction, precision, f):
     return lambda: F.avg_pool2d(x, kernel, stride, pad, count_include_pad=True)
 
 
+def attention_case(direction, precision, f):
+    """F.scaled_dot_product_attention on the case's Q, K, V ([B, H, L, D] views; bshd stores them tokens-outer,
+    as a fused QKV projection writes them), with PyTorch's own choice of kernel unless OPMARK_SDPA_BACKEND names
+    one (cudnn, flash, efficient, math)."""
+    if precision not in ("fp16", "bf16") or direction != "fwd":
+        return None
+    dtype = DTYPES[precision]
+    b, hq, hkv, d = f["batch"], f["heads_q"], f["heads_kv"], f["head_dim"]
+
+    def tensor(heads, tokens):
+        if f["layout"] == "bshd":
+            return uniform((b, tokens, heads, d), dtype).transpose(1, 2)
+        return uniform((b, heads, tokens, d), dtype)
+
+    q, k, v = tensor(hq, f["seq_q"]), tensor(hkv, f["seq_kv"]), tensor(hkv, f["seq_kv"])
+    kw = {"is_causal": f["mask"] == "causal"}  # top-left aligned, as opmark's causal mask
+    if hkv != hq:
+        kw["enable_gqa"] = True
+    backend = os.environ.get("OPMARK_SDPA_BACKEND")
+    if not backend:
+        return lambda: F.scaled_dot_product_attention(q, k, v, **kw)
+    from torch.nn.attention import SDPBackend, sdpa_kernel
+    chosen = {"cudnn": SDPBackend.CUDNN_ATTENTION, "flash": SDPBackend.FLASH_ATTENTION,
+              "efficient": SDPBackend.EFFICIENT_ATTENTION, "math": SDPBackend.MATH}[backend]
+
+    def forced():
+        with sdpa_kernel(chosen):
+            return F.scaled_dot_product_attention(q, k, v, **kw)
+    return forced
+
+
 BUILDERS = {"gemm": gemm_case, "conv": conv_case, "rnn": rnn_case, "pointwise": pointwise_case,
-            "reduce": reduce_case, "batchnorm": batchnorm_case, "pool": pool_case}
+            "reduce": reduce_case, "batchnorm": batchnorm_case, "pool": pool_case, "attention": attention_case}
 
 
 def read_medians(paths):
