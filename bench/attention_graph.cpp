@@ -1,7 +1,9 @@
 #include "bench/attention_graph.h"
 
+#include <initializer_list>
 #include <memory>
 #include <optional>
+#include <utility>
 
 #include "bench/cudnn_util.h"
 
@@ -36,57 +38,57 @@ class GraphBuilder {
     desc->set(CUDNN_ATTR_POINTWISE_MODE, CUDNN_TYPE_POINTWISE_MODE, 1, &mode);
     desc->set(CUDNN_ATTR_POINTWISE_MATH_PREC, CUDNN_TYPE_DATA_TYPE, 1, &precision);
     if (axis) desc->set(CUDNN_ATTR_POINTWISE_AXIS, CUDNN_TYPE_INT64, 1, &*axis);
-    desc->finalize();
-    const cudnnBackendDescriptor_t pw = own(std::move(desc));
-    auto op = std::make_unique<BackendDescriptor>(CUDNN_BACKEND_OPERATION_POINTWISE_DESCRIPTOR);
-    op->set(CUDNN_ATTR_OPERATION_POINTWISE_PW_DESCRIPTOR, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &pw);
-    op->set(CUDNN_ATTR_OPERATION_POINTWISE_XDESC, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &x);
-    if (b) op->set(CUDNN_ATTR_OPERATION_POINTWISE_BDESC, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &b);
-    if (t) op->set(CUDNN_ATTR_OPERATION_POINTWISE_TDESC, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &t);
-    op->set(CUDNN_ATTR_OPERATION_POINTWISE_YDESC, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &y);
-    op->finalize();
-    ops_.push_back(own(std::move(op)));
+    add_operation(CUDNN_BACKEND_OPERATION_POINTWISE_DESCRIPTOR,
+                  {{CUDNN_ATTR_OPERATION_POINTWISE_PW_DESCRIPTOR, finalized(std::move(desc))},
+                   {CUDNN_ATTR_OPERATION_POINTWISE_XDESC, x},
+                   {CUDNN_ATTR_OPERATION_POINTWISE_BDESC, b},
+                   {CUDNN_ATTR_OPERATION_POINTWISE_TDESC, t},
+                   {CUDNN_ATTR_OPERATION_POINTWISE_YDESC, y}});
   }
 
   // y = the reduction of x over the dimensions where y has extent 1, in float.
   void reduction(cudnnReduceTensorOp_t mode, cudnnBackendDescriptor_t x, cudnnBackendDescriptor_t y) {
     auto desc = std::make_unique<BackendDescriptor>(CUDNN_BACKEND_REDUCTION_DESCRIPTOR);
-    const cudnnDataType_t precision = CUDNN_DATA_FLOAT;
     desc->set(CUDNN_ATTR_REDUCTION_OPERATOR, CUDNN_TYPE_REDUCTION_OPERATOR_TYPE, 1, &mode);
-    desc->set(CUDNN_ATTR_REDUCTION_COMP_TYPE, CUDNN_TYPE_DATA_TYPE, 1, &precision);
-    desc->finalize();
-    const cudnnBackendDescriptor_t red = own(std::move(desc));
-    auto op = std::make_unique<BackendDescriptor>(CUDNN_BACKEND_OPERATION_REDUCTION_DESCRIPTOR);
-    op->set(CUDNN_ATTR_OPERATION_REDUCTION_XDESC, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &x);
-    op->set(CUDNN_ATTR_OPERATION_REDUCTION_YDESC, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &y);
-    op->set(CUDNN_ATTR_OPERATION_REDUCTION_DESC, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &red);
-    op->finalize();
-    ops_.push_back(own(std::move(op)));
+    desc->set(CUDNN_ATTR_REDUCTION_COMP_TYPE, CUDNN_TYPE_DATA_TYPE, 1, &kFloat);
+    add_operation(CUDNN_BACKEND_OPERATION_REDUCTION_DESCRIPTOR,
+                  {{CUDNN_ATTR_OPERATION_REDUCTION_DESC, finalized(std::move(desc))},
+                   {CUDNN_ATTR_OPERATION_REDUCTION_XDESC, x},
+                   {CUDNN_ATTR_OPERATION_REDUCTION_YDESC, y}});
   }
 
   // c = a b over the last two dimensions, batched over the leading ones (broadcast where a's or b's extent is
   // smaller: K and V heads shared by groups of query heads), accumulated in float.
   void matmul(cudnnBackendDescriptor_t a, cudnnBackendDescriptor_t b, cudnnBackendDescriptor_t c) {
     auto desc = std::make_unique<BackendDescriptor>(CUDNN_BACKEND_MATMUL_DESCRIPTOR);
-    const cudnnDataType_t precision = CUDNN_DATA_FLOAT;
-    desc->set(CUDNN_ATTR_MATMUL_COMP_TYPE, CUDNN_TYPE_DATA_TYPE, 1, &precision);
-    desc->finalize();
-    const cudnnBackendDescriptor_t mm = own(std::move(desc));
-    auto op = std::make_unique<BackendDescriptor>(CUDNN_BACKEND_OPERATION_MATMUL_DESCRIPTOR);
-    op->set(CUDNN_ATTR_OPERATION_MATMUL_ADESC, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &a);
-    op->set(CUDNN_ATTR_OPERATION_MATMUL_BDESC, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &b);
-    op->set(CUDNN_ATTR_OPERATION_MATMUL_CDESC, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &c);
-    op->set(CUDNN_ATTR_OPERATION_MATMUL_DESC, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &mm);
-    op->finalize();
-    ops_.push_back(own(std::move(op)));
+    desc->set(CUDNN_ATTR_MATMUL_COMP_TYPE, CUDNN_TYPE_DATA_TYPE, 1, &kFloat);
+    add_operation(CUDNN_BACKEND_OPERATION_MATMUL_DESCRIPTOR,
+                  {{CUDNN_ATTR_OPERATION_MATMUL_DESC, finalized(std::move(desc))},
+                   {CUDNN_ATTR_OPERATION_MATMUL_ADESC, a},
+                   {CUDNN_ATTR_OPERATION_MATMUL_BDESC, b},
+                   {CUDNN_ATTR_OPERATION_MATMUL_CDESC, c}});
   }
 
   const std::vector<cudnnBackendDescriptor_t>& ops() const { return ops_; }
 
  private:
+  static constexpr cudnnDataType_t kFloat = CUDNN_DATA_FLOAT;
+
   cudnnBackendDescriptor_t own(std::unique_ptr<BackendDescriptor> d) {
     g_.keep.push_back(std::move(d));
     return g_.keep.back()->get();
+  }
+  cudnnBackendDescriptor_t finalized(std::unique_ptr<BackendDescriptor> d) {
+    d->finalize();
+    return own(std::move(d));
+  }
+  // An operation node whose attributes are all descriptors (a null one is left unset), added to the graph.
+  void add_operation(cudnnBackendDescriptorType_t type,
+                     std::initializer_list<std::pair<cudnnBackendAttributeName_t, cudnnBackendDescriptor_t>> attrs) {
+    auto op = std::make_unique<BackendDescriptor>(type);
+    for (const auto& [name, d] : attrs)
+      if (d) op->set(name, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &d);
+    ops_.push_back(finalized(std::move(op)));
   }
 
   AttentionGraph& g_;
