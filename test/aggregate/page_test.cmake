@@ -51,11 +51,14 @@ if(MODE STREQUAL "page")
     "lower is better"
     # a label holding "</script><!--" (gpu_a's first GEMM) stays inside the data block, escaped
     "<\\\\/script>\\\\u003c!-- fixture: must stay text"
-    # the charts, as inline SVG: the area scores, a time ratio chart and a roofline per family with FLOPs
-    "<svg [^>]*>.*>Area scores \\(ms, lower is better\\)</text>"
-    "gemm: time per case relative to Fixture A"
-    "conv: roofline"
-    "No roofline: no case of pointwise has FLOPs"
+    # the style and script of aggregate/page/, embedded in one function scope (the charts are drawn by the script)
+    "<style>\n/\\* ---- page.css ---- \\*/"
+    "<script>\n\\(function \\(\\) {\n'use strict';\n\n/\\* ---- format.js ---- \\*/"
+    "/\\* ---- main.js ---- \\*/"
+    # each case's short name: the fields at their default left out (tb=N, batch=1)
+    "\"short\":\"fwd/fp16/m=768/n=16384/k=768/ta=T\""
+    # the roofs as numbers, from gpu_a's context
+    "\"peaks\":{\"gb_per_s\":3352\\.0,\"tflops\":{\"bf16\":989\\.4,\"fp16\":989\\.4,"
     # results format 2 (gpu_b): an unstable case with its reason, and energy counters
     "\"reason\":\"end-of-run re-time 977\\.1 us vs median 488\\.27 us \\(2\\.0x\\), twice\""
     "\"status\":\"unstable\""
@@ -110,7 +113,10 @@ elseif(MODE STREQUAL "dom")
     ">bert_base</td><td>nlp</td><td class=\"num\">10\\.687</td><td class=\"num\">11\\.5%</td><td class=\"num\">-</td>"
     # case times (median us) on both bundles, the rate and the time ratio; a case one bundle skipped
     ">187\\.65</td><td class=\"num\">103 TFLOPS</td><td class=\"num best\">131\\.98</td>"
-    ">0\\.7033x</td>"
+    # a ratio with three decimals, coloured: the change (-29.67%) is beyond 3x the two spreads (from the repetitions)
+    "<td class=\"num faster\" title=\"-29\\.67% faster: limit 1\\.67% \\(3x the spreads 0\\.4% and 0\\.3% combined[^\"]*\">0\\.703x</td>"
+    # the case's short name, its full name on hover
+    "<td class=\"case\" title=\"gemm/fwd/fp16/m=768/n=16384/k=768/ta=T/tb=N/batch=1 \\(click for the details\\)\">fwd/fp16/m=768/n=16384/k=768/ta=T</td>"
     "<td class=\"status\" title=\"not supported: fixture says[^\"]*\">skipped</td>"
     # the drill-down: every repetition, the mean, verification, label (as text), sets, counters
     "<tr class=\"detail\">"
@@ -124,10 +130,10 @@ elseif(MODE STREQUAL "dom")
     ">library default us</td><td>195\\.554</td>"
     # results format 2 (gpu_b): an unstable time shown with a marker and its reason, its ratio without a verdict
     "<td class=\"num unstable\" title=\"unstable: end-of-run re-time 977\\.1 us[^\"]*\">488\\.27 [^<]*<small class=\"reason\">unstable: end-of-run re-time 977\\.1 us vs median 488\\.27 us \\(2\\.0x\\), twice</small></td>"
-    "<td class=\"num unsure\" title=\"a time measured unstable: no verdict\">0\\.6946x \\?</td>"
+    "<td class=\"num unsure\" title=\"a time measured unstable: no verdict\">0\\.695x \\?</td>"
     ">cases ok / unstable / skipped / failed</td><td>7 / 0 / 0 / 0</td><td>5 / 1 / 1 / 1</td>"
     # energy per operation and GB/s per watt of a memory-bound case, in the family table
-    "<th>energy per op</th>"
+    "<th data-sort=\"[0-9]+\" class=\"sortable\" title=\"click to sort\">energy per op</th>"
     ">13\\.9 mJ, 7\\.37 GB/s/W</td>")
   message(STATUS "Chromium rendered the page; the DOM holds the scores, times and the drill-down")
 
