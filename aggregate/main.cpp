@@ -21,6 +21,7 @@
 #include "aggregate/compare.h"
 #include "aggregate/files.h"
 #include "aggregate/page.h"
+#include "aggregate/plot_files.h"
 #include "aggregate/results.h"
 #include "aggregate/plots.h"
 #include "aggregate/score_report.h"
@@ -58,7 +59,7 @@ const char* kUsage = R"(usage:
   opmark-aggregate RESULTS --plots=DIR [--models=...]   SVG: roofline per precision, each area's operator chart,
                                                         area scores (and PNG beside each where rsvg-convert is found)
   opmark-aggregate RESULTS RESULTS... [--plots=DIR]     several result sets (one per GPU, say): the scores of each,
-                                                        and areas.svg with their area scores side by side
+                                                        and plots with every set on each chart, named in the legend
 RESULTS: opmark-bench's results.jsonl or benchmark.json. Scores are milliseconds: lower is better.
 )";
 
@@ -168,68 +169,16 @@ int run_compare(const Args& a) {
   return c.regressions > 0 ? 3 : 0;
 }
 
-void write_svg(const fs::path& path, const std::string& svg) {
-  write_output_file(path.string(), svg);  // never through a symbolic link
-  std::printf("wrote %s\n", path.string().c_str());
-  // PNG beside the SVG where a converter is installed (librsvg2-bin); the SVG is the product, the PNG a convenience.
-  static const bool have_converter = std::system("command -v rsvg-convert >/dev/null 2>&1") == 0;
-  if (!have_converter) return;
-  fs::path png = path;
-  png.replace_extension(".png");
-  const auto quoted = [](const std::string& text) {  // one shell word, whatever the path holds
-    std::string q = "'";
-    for (char ch : text) q += ch == '\'' ? std::string("'\\''") : std::string(1, ch);
-    return q + "'";
-  };
-  const std::string command =
-      "rsvg-convert -b white -o " + quoted(png.string()) + " " + quoted(path.string()) + " 2>/dev/null";
-  if (std::system(command.c_str()) == 0) std::printf("wrote %s\n", png.string().c_str());
-  else std::printf("no %s: rsvg-convert failed on the SVG\n", png.string().c_str());
-}
-
-// The roofline of every precision the results hold, each area's operator chart (OpBench), the area scores.
-void write_plots(const Args& a, const ResultSet& results, const std::vector<core::ModelTable>& models,
-                 const std::vector<Area>& area_defs) {
-  fs::create_directories(a.plots);
-  std::set<std::string> precisions;
-  for (const auto& [name, r] : results.cases) {
-    try {
-      precisions.insert(core::parse_case_name(name).precision);
-    } catch (const Error&) {
-    }
-  }
-  for (const auto& p : precisions) write_svg(fs::path(a.plots) / ("roofline_" + p + ".svg"), roofline_svg(results, p));
-  for (const auto& area : area_defs) {
-    std::map<std::string, std::pair<double, double>> by_case;  // name -> (time us, calls over the area's models)
-    int n_models = 0;
-    for (const auto& m : models) {
-      if (std::find(area.models.begin(), area.models.end(), m.name) == area.models.end()) continue;
-      ++n_models;
-      for (const auto& call : core::model_calls(m, a.inputs, a.precision)) {
-        if (!call.c) continue;
-        const std::string name = core::make_case_name(*call.c);
-        auto it = results.cases.find(name);
-        if (it == results.cases.end() || !it->second.timed()) continue;
-        by_case[name].first = it->second.time_us;
-        by_case[name].second += static_cast<double>(call.calls);
-      }
-    }
-    std::vector<OperatorPoint> points;
-    for (const auto& [name, tc] : by_case) points.push_back({name, tc.first, tc.second / std::max(n_models, 1)});
-    write_svg(fs::path(a.plots) / ("operators_" + area.name + ".svg"),
-              operator_chart_svg("Operators of area " + area.name + " (" + a.precision + ")", points));
-  }
-}
-
-// The area scores of every result set scored, labelled for the bar chart.
+// The area scores of every result set scored, labelled for the bar chart; with --plots, what each file's plots
+// need (plot_files.h draws every file on each chart).
 struct AreaSets {
   std::vector<std::string> names;
   std::vector<std::vector<AreaScore>> scores;
+  std::vector<PlotSet> plots;
 };
 
-// Scores one results file and prints them; the first file's plots (rooflines, operator charts) are written here,
-// the area bars of all files by run_scores.
-int score_set(const Args& a, const std::string& file, bool primary, AreaSets* sets) {
+// Scores one results file and prints them; run_scores writes the plots of all files.
+int score_set(const Args& a, const std::string& file, AreaSets* sets) {
   const ResultSet results = load(file, a.statistic);
   const std::string dir = shapes_dir(a);
   std::vector<std::string> names;
@@ -263,9 +212,9 @@ int score_set(const Args& a, const std::string& file, bool primary, AreaSets* se
                 a.precision + "\nor score what is there with --allow-missing (coverage then says what is left out)");
   }
   const std::vector<AreaScore>& areas = report.areas;
-  if (!a.plots.empty() && primary) write_plots(a, results, models, report.area_defs);
   sets->names.push_back(results.context.count("gpu") ? results.context.at("gpu") + " (" + file + ")" : file);
   sets->scores.push_back(areas);
+  if (!a.plots.empty()) sets->plots.push_back({sets->names.back(), results, models, report.area_defs, areas});
   if (a.format == "json") {
     std::cout << score_report_json(report, results, file, a.precision).dump(2) << "\n";
     return 0;
@@ -310,9 +259,9 @@ int run_scores(const Args& a) {
   AreaSets sets;
   for (std::size_t i = 0; i < a.files.size(); ++i) {
     if (a.files.size() > 1) std::printf("%s== %s\n", i ? "\n" : "", a.files[i].c_str());
-    score_set(a, a.files[i], i == 0, &sets);
+    score_set(a, a.files[i], &sets);
   }
-  if (!a.plots.empty()) write_svg(fs::path(a.plots) / "areas.svg", area_bars_svg(sets.names, sets.scores));
+  if (!a.plots.empty()) write_plots(a.plots, sets.plots, a.inputs, a.precision);
   return 0;
 }
 

@@ -1,7 +1,7 @@
 // opmark-aggregate page RESULTS_DIR [--out=FILE]: one static HTML page over every submission bundle under
 // RESULTS_DIR (results/README.md): the systems, area and model scores side by side, and per family every case's
 // time on every bundle with ratios, charts, a roofline and each case's details. This file reads the bundles and
-// gathers the page's data and charts; page_html.cpp writes the page.
+// gathers the page's data; page_html.cpp writes the page, whose script (aggregate/page/) draws tables and charts.
 #include "aggregate/page.h"
 
 #include <yaml-cpp/yaml.h>
@@ -24,7 +24,6 @@
 #include "aggregate/bundle.h"
 #include "aggregate/files.h"
 #include "aggregate/page_html.h"
-#include "aggregate/plots.h"
 #include "aggregate/results.h"
 #include "core/case.h"
 #include "core/error.h"
@@ -247,9 +246,45 @@ std::string precision_of(const std::string& name, const json& detail) {
   }
 }
 
-double counter(const json& detail, const char* key) {
-  const json& c = detail.at("counters");
-  return c.contains(key) && c[key].is_number() ? c[key].get<double>() : 0.0;
+// The case's name without its family and without the fields at their default (core's schema knows each field's
+// default), so a table's rows are short: "conv/fwd/fp16/n=16/c=3/d=1/h=224/.../layout=NCHW" -> "fwd/fp16/n=16/c=3/
+// h=224/...". The full name stays on the page (on hover and in the drill-down). A name core cannot read stays whole,
+// less its family.
+std::string short_case_name(const std::string& name) {
+  core::Case c;
+  try {
+    c = core::parse_case_name(name);
+  } catch (const Error&) {
+    return name.substr(name.find('/') + 1);
+  }
+  const core::Schema& schema = c.schema();
+  std::string out = c.direction + "/" + c.precision;
+  for (std::size_t i = 0; i < schema.fields.size() && i < c.values.size(); ++i) {
+    const core::FieldSpec& field = schema.fields[i];
+    if (field.default_value && c.values[i] == *field.default_value) continue;
+    if (!field.default_from.empty()) {
+      const int from = schema.index_of(field.default_from);
+      if (from >= 0 && c.values[static_cast<std::size_t>(from)] == c.values[i]) continue;
+    }
+    out += "/" + field.name + "=" + core::to_string(c.values[i]);
+  }
+  return out;
+}
+
+// The roofs of a bundle's rooflines, from its run's context: memory bandwidth and each precision's compute peak
+// (under the precision's name: fp16 -> peak_tflops_fp16, tf32 -> peak_tflops_tf32, ...). Missing ones are left out.
+json bundle_peaks(const ResultSet& results) {
+  const auto number = [&](const std::string& key) {
+    auto it = results.context.find(key);
+    return it == results.context.end() ? 0.0 : std::strtod(it->second.c_str(), nullptr);
+  };
+  json peaks = {{"tflops", json::object()}};
+  if (number("peak_gb_per_s") > 0) peaks["gb_per_s"] = number("peak_gb_per_s");
+  for (const auto& p : core::all_precisions()) {
+    const double peak = number("peak_tflops_" + std::string(p.peak_key));
+    if (peak > 0) peaks["tflops"][p.name] = peak;
+  }
+  return peaks;
 }
 
 // One case on every bundle: what the tables and the drill-down show (null where a bundle lacks it).
@@ -264,6 +299,7 @@ json case_entry(const std::string& name, const std::vector<Bundle>& bundles) {
     }
     json d = b.details.count(name) ? b.details.at(name) : json{{"reps", json::array()}, {"counters", json::object()}};
     if (family.empty()) family = family_of(name, d);
+    if (!d.contains("precision")) d["precision"] = precision_of(name, d);
     d["status"] = r->second.status;
     if (!r->second.reason.empty()) d["reason"] = r->second.reason;
     if (r->second.timed()) d["time_us"] = r->second.time_us;  // unstable too: shown, and marked by the script
@@ -271,64 +307,7 @@ json case_entry(const std::string& name, const std::vector<Bundle>& bundles) {
     if (default_us >= 0) d["default_us"] = default_us;
     per.push_back(d);
   }
-  return {{"name", name}, {"family", family}, {"r", per}};
-}
-
-// Geometric mean of each bundle's time over the reference's, over the cases both ran; null for the reference.
-json family_geomeans(const json& cases, std::size_t n_bundles, std::vector<RatioSeries>* series) {
-  json out = json::array({nullptr});
-  for (std::size_t i = 1; i < n_bundles; ++i) {
-    RatioSeries s;
-    double log_sum = 0;
-    for (const auto& k : cases) {
-      const json& ref = k["r"][0];
-      const json& r = k["r"][i];
-      if (ref.is_null() || r.is_null() || !ref.contains("time_us") || !r.contains("time_us")) continue;
-      const double a = ref["time_us"].get<double>(), t = r["time_us"].get<double>();
-      if (a <= 0 || t <= 0) continue;
-      s.ratios.push_back({k["name"].get<std::string>(), t / a});
-      log_sum += std::log(t / a);
-    }
-    if (!s.ratios.empty()) s.geomean = std::exp(log_sum / static_cast<double>(s.ratios.size()));
-    out.push_back(s.ratios.empty() ? json(nullptr) : json{{"ratio", s.geomean}, {"cases", s.ratios.size()}});
-    series->push_back(std::move(s));
-  }
-  return out;
-}
-
-// Each bundle's cases of one family with FLOPs, from their counters, under that bundle's roofs.
-std::string family_roofline(const std::string& family, const json& cases, const std::vector<Bundle>& bundles) {
-  std::vector<RooflineSet> sets;
-  bool any = false;
-  for (std::size_t i = 0; i < bundles.size(); ++i) {
-    const auto& context = bundles[i].results.context;
-    const auto context_number = [&](const std::string& key) {
-      auto it = context.find(key);
-      return it == context.end() ? 0.0 : std::strtod(it->second.c_str(), nullptr);
-    };
-    RooflineSet set;
-    set.name = bundles[i].label();
-    set.peak_gb_per_s = context_number("peak_gb_per_s");
-    std::set<std::string> precisions;
-    for (const auto& k : cases) {
-      const json& r = k["r"][i];
-      if (r.is_null() || !r.contains("time_us")) continue;
-      const double flops = counter(r, "flops"), bytes = counter(r, "bytes");
-      if (flops <= 0 || bytes <= 0) continue;
-      double tflops = counter(r, "tflops");
-      if (tflops <= 0) tflops = flops / (r["time_us"].get<double>() * 1e-6) / 1e12;
-      set.points.push_back({k["name"].get<std::string>(), flops / bytes, tflops});
-      precisions.insert(precision_of(k["name"].get<std::string>(), r));
-    }
-    for (const auto& p : precisions) {
-      if (!core::is_precision(p)) continue;
-      const double peak = context_number("peak_tflops_" + std::string(core::precision_info(p).peak_key));
-      if (peak > 0) set.peak_tflops.push_back({p, peak});
-    }
-    any = any || !set.points.empty();
-    sets.push_back(std::move(set));
-  }
-  return any ? roofline_sets_svg(family + ": roofline, achieved TFLOPS (median) vs FLOPs per byte", sets) : "";
+  return {{"name", name}, {"short", short_case_name(name)}, {"family", family}, {"r", per}};
 }
 
 struct PageArgs {
@@ -400,40 +379,23 @@ int page_main(int argc, char** argv) {
 
   json data = {{"source", args.dir}, {"bundles", json::array()}, {"families", json::array()}, {"cases", cases},
                {"skipped", skipped}};
-  std::vector<std::string> labels;
-  std::vector<std::vector<AreaScore>> area_scores;
   for (const auto& b : bundles) {
     std::map<std::string, int> summary = {{"ok", 0}, {"unstable", 0}, {"skipped", 0}, {"failed", 0}};
     for (const auto& [name, r] : b.results.cases) ++summary[r.status];
     data["bundles"].push_back({{"id", b.id}, {"system_name", b.system_name}, {"gpu", b.gpu}, {"system", b.system},
-                               {"summary", summary}, {"scores", b.scores}});
-    labels.push_back(b.label());
-    area_scores.emplace_back();
-    for (const auto& a : b.scores["areas"])
-      area_scores.back().push_back({a["name"].get<std::string>(), a["models"].get<std::vector<std::string>>(),
-                                    a["score_ms"].get<double>()});
+                               {"summary", summary}, {"scores", b.scores},
+                               {"peaks", bundle_peaks(b.results)}});
   }
-
-  std::vector<PageFamily> families;
-  for (std::size_t begin = 0, end = 0; begin < cases.size(); begin = end) {
-    const std::string family = cases[begin]["family"].get<std::string>();
-    while (end < cases.size() && cases[end]["family"] == family) ++end;
-    const json of_family = std::vector<json>(cases.begin() + static_cast<std::ptrdiff_t>(begin),
-                                             cases.begin() + static_cast<std::ptrdiff_t>(end));
-    std::vector<RatioSeries> series;
-    const json geomeans = family_geomeans(of_family, bundles.size(), &series);
-    data["families"].push_back({{"name", family}, {"geomean", geomeans}});
-    PageFamily f{family, "", family_roofline(family, of_family, bundles)};
-    for (std::size_t i = 0; i < series.size(); ++i) series[i].name = labels[i + 1];
-    const bool compared = std::any_of(series.begin(), series.end(), [](const RatioSeries& s) { return !s.ratios.empty(); });
-    if (compared) f.ratio_svg = ratio_chart_svg(family + ": time per case relative to " + labels[0], series);
-    families.push_back(std::move(f));
-  }
+  // The families in the cases' order; the script draws their tables and charts.
+  for (const auto& k : cases)
+    if (data["families"].empty() || data["families"].back()["name"] != k["family"])
+      data["families"].push_back({{"name", k["family"]}});
+  const std::size_t n_families = data["families"].size();
 
   // Never through a symbolic link: a link planted at index.html would have the page overwrite what it points to.
-  write_output_file(args.out, page_html(data, area_bars_svg(labels, area_scores), families));
+  write_output_file(args.out, page_html(data));
   std::printf("wrote %s: %zu bundle%s, %zu cases in %zu families%s\n", args.out.c_str(), bundles.size(),
-              bundles.size() == 1 ? "" : "s", cases.size(), families.size(),
+              bundles.size() == 1 ? "" : "s", cases.size(), n_families,
               skipped.empty() ? "" : ("; " + std::to_string(skipped.size()) + " bundle(s) skipped").c_str());
   return 0;
 }

@@ -81,6 +81,31 @@ std::string roof_path(const Canvas& c, const LogAxis& ax, const LogAxis& ay, dou
   return path;
 }
 
+// A marker of set `s`'s shape (circle, square, triangle, diamond, as the page's charts) centred at (x, y), about r
+// across, opening tag only: the caller adds its <title> and closing tag, given by marker_end.
+const char* const kShapes[] = {"circle", "rect", "polygon", "polygon"};
+std::string marker_begin(std::size_t s, double x, double y, double r, const char* colour, double opacity) {
+  const std::string paint = "\" fill=\"" + std::string(colour) + "\" fill-opacity=\"" + fmt("%.2f", opacity) +
+                            "\" stroke=\"" + colour + "\" stroke-width=\"0.8\">";
+  const auto point = [&](double dx, double dy) { return fmt("%.1f", x + dx * r) + "," + fmt("%.1f", y + dy * r) + " "; };
+  switch (s % 4) {
+    case 0: return "<circle cx=\"" + fmt("%.1f", x) + "\" cy=\"" + fmt("%.1f", y) + "\" r=\"" + fmt("%.1f", r) + paint;
+    case 1: return "<rect x=\"" + fmt("%.1f", x - 0.85 * r) + "\" y=\"" + fmt("%.1f", y - 0.85 * r) + "\" width=\"" +
+                   fmt("%.1f", 1.7 * r) + "\" height=\"" + fmt("%.1f", 1.7 * r) + paint;
+    case 2: return "<polygon points=\"" + point(0, -1.2) + point(1.05, 0.7) + point(-1.05, 0.7) + paint;
+    default: return "<polygon points=\"" + point(0, -1.25) + point(1.25, 0) + point(0, 1.25) + point(-1.25, 0) + paint;
+  }
+}
+std::string marker_end(std::size_t s) { return std::string("</") + kShapes[s % 4] + ">\n"; }
+
+// A legend row: set s's marker and its name in its colour, from the plot area's top left.
+std::string legend_row(std::size_t s, std::size_t row, const std::string& text) {
+  const double y = kTop + 16 + 15 * static_cast<double>(row);
+  return marker_begin(s, kLeft + 14, y - 4, 4.5, kColours[s % 8], 0.6) + marker_end(s) + "<text x=\"" +
+         fmt("%.1f", kLeft + 24) + "\" y=\"" + fmt("%.1f", y) + "\" fill=\"" + kColours[s % 8] + "\">" + escape(text) +
+         "</text>\n";
+}
+
 }  // namespace
 
 std::string escape(const std::string& s) {
@@ -95,103 +120,93 @@ std::string escape(const std::string& s) {
   return out;
 }
 
-std::string operator_chart_svg(const std::string& title, const std::vector<OperatorPoint>& points) {
+std::string operator_chart_svg(const std::string& title, const std::vector<OperatorSeries>& series) {
   Canvas c(title);
-  if (points.empty()) return c.done();
   double xmin = 1e300, xmax = 0, ymin = 1e300, ymax = 0, wmax = 0;
-  for (const auto& p : points) {
-    xmin = std::min(xmin, p.mean_us), xmax = std::max(xmax, p.mean_us);
-    ymin = std::min(ymin, p.calls_per_model), ymax = std::max(ymax, p.calls_per_model);
-    wmax = std::max(wmax, p.mean_us * p.calls_per_model);
-  }
+  for (const auto& s : series)
+    for (const auto& p : s.points) {
+      xmin = std::min(xmin, p.mean_us), xmax = std::max(xmax, p.mean_us);
+      ymin = std::min(ymin, p.calls_per_model), ymax = std::max(ymax, p.calls_per_model);
+      wmax = std::max(wmax, p.mean_us * p.calls_per_model);
+    }
+  if (wmax <= 0) return c.done();
   const LogAxis ax(xmin, xmax), ay(ymin, ymax);
   c.log_axes(ax, ay, "time of one call (us)", "calls per model");
-  for (const auto& p : points) {
-    // Marker area proportional to the weighted time: radius as its square root, 30 px for the largest.
-    const double r = 2 + 28 * std::sqrt(p.mean_us * p.calls_per_model / wmax);
-    c.svg << "<circle cx=\"" << c.x(ax.frac(p.mean_us)) << "\" cy=\"" << c.y(ay.frac(p.calls_per_model))
-          << "\" r=\"" << r << "\" fill=\"#1f77b4\" fill-opacity=\"0.35\" stroke=\"#1f77b4\"><title>"
-          << escape(p.label) << ": " << fmt("%.3g", p.mean_us) << " us x " << fmt("%.3g", p.calls_per_model)
-          << " calls</title></circle>\n";
+  for (std::size_t s = 0; s < series.size(); ++s) {
+    for (const auto& p : series[s].points) {
+      // Marker area proportional to the weighted time: radius as its square root, 30 px for the largest.
+      const double r = 2 + 28 * std::sqrt(p.mean_us * p.calls_per_model / wmax);
+      c.svg << marker_begin(s, c.x(ax.frac(p.mean_us)), c.y(ay.frac(p.calls_per_model)), r, kColours[s % 8], 0.3)
+            << "<title>" << (series.size() > 1 ? escape(series[s].name) + ": " : "") << escape(p.label) << ": "
+            << fmt("%.3g", p.mean_us) << " us x " << fmt("%.3g", p.calls_per_model) << " calls</title>"
+            << marker_end(s);
+    }
+    c.svg << legend_row(s, s, series[s].name + " (" + std::to_string(series[s].points.size()) + " cases)");
   }
   return c.done();
 }
 
-std::string roofline_svg(const ResultSet& results, const std::string& precision) {
-  struct Point {
-    std::string family, name;
-    double intensity, tflops;
-    bool unstable;
-  };
-  std::vector<Point> points;
-  for (const auto& [name, r] : results.cases) {
-    if (!r.timed() || r.time_us <= 0) continue;
-    core::Case c;
-    try {
-      c = core::parse_case_name(name);
-    } catch (const Error&) {
-      continue;
+std::string roofline_svg(const std::vector<NamedResults>& named, const std::string& precision) {
+  std::vector<RooflineSet> sets;
+  bool any = false;
+  for (const auto& n : named) {
+    const ResultSet& results = *n.results;
+    RooflineSet set;
+    set.name = n.name;
+    for (const auto& [name, r] : results.cases) {
+      if (!r.timed() || r.time_us <= 0) continue;
+      core::Case c;
+      try {
+        c = core::parse_case_name(name);
+      } catch (const Error&) {
+        continue;
+      }
+      if (c.precision != precision) continue;
+      const core::Work w = core::work_of(c);
+      if (w.flops <= 0 || w.bytes() <= 0) continue;
+      set.points.push_back({name + (r.unstable() ? " (unstable)" : ""), w.flops / w.bytes(),
+                            w.flops / (r.time_us * 1e-6) / 1e12});
     }
-    if (c.precision != precision) continue;
-    const core::Work w = core::work_of(c);
-    if (w.flops <= 0 || w.bytes() <= 0) continue;
-    points.push_back({c.family, name, w.flops / w.bytes(), w.flops / (r.time_us * 1e-6) / 1e12, r.unstable()});
+    // The roofs from the run's context; a missing or unreadable one draws no roof.
+    const auto context_number = [&](const std::string& key) {
+      auto it = results.context.find(key);
+      return it == results.context.end() ? 0.0 : std::strtod(it->second.c_str(), nullptr);
+    };
+    const double peak = context_number("peak_tflops_" + std::string(core::precision_info(precision).peak_key));
+    if (peak > 0) set.peak_tflops.push_back({precision, peak});
+    set.peak_gb_per_s = context_number("peak_gb_per_s");
+    any = any || !set.points.empty();
+    sets.push_back(std::move(set));
   }
-  Canvas canvas("Roofline, " + precision + (results.context.count("gpu") ? ", " + results.context.at("gpu") : ""));
-  // The roofs from the run's context; a missing or unreadable one draws no roof.
-  const auto context_number = [&](const std::string& key) {
-    auto it = results.context.find(key);
-    return it == results.context.end() ? 0.0 : std::strtod(it->second.c_str(), nullptr);
-  };
-  const double peak = context_number("peak_tflops_" + std::string(core::precision_info(precision).peak_key));
-  const double bw = context_number("peak_gb_per_s");
-  double imin = 1e300, imax = 0, tmin = 1e300, tmax = peak;
-  for (const auto& p : points) {
-    imin = std::min(imin, p.intensity), imax = std::max(imax, p.intensity);
-    tmin = std::min(tmin, p.tflops), tmax = std::max(tmax, p.tflops);
-  }
-  if (points.empty()) return canvas.done();
-  const LogAxis ax(imin, imax), ay(tmin, tmax);
-  canvas.log_axes(ax, ay, "arithmetic intensity (FLOPs per byte)", "achieved TFLOPS");
-  if (peak > 0 && bw > 0) {  // min(peak, bw x intensity), drawn across the axis
-    canvas.svg << "<path d=\"" << roof_path(canvas, ax, ay, peak, bw) << "\" fill=\"none\" stroke=\"#d62728\" stroke-dasharray=\"6,4\"/>\n";
-  }
-  std::map<std::string, int> colour;
-  for (const auto& p : points) {
-    const int k = colour.emplace(p.family, static_cast<int>(colour.size())).first->second;
-    canvas.svg << "<circle cx=\"" << canvas.x(ax.frac(p.intensity)) << "\" cy=\"" << canvas.y(ay.frac(p.tflops))
-               << "\" r=\"3\" fill=\"" << kColours[k % 8] << "\"><title>" << escape(p.name) << ": "
-               << fmt("%.3g", p.tflops) << " TFLOPS" << (p.unstable ? " (unstable)" : "") << "</title></circle>\n";
-  }
-  int row = 0;
-  for (const auto& [family, k] : colour)
-    canvas.svg << "<text x=\"" << kLeft + 10 << "\" y=\"" << kTop + 16 + 14 * row++ << "\" fill=\"" << kColours[k % 8]
-               << "\">" << escape(family) << "</text>\n";
-  return canvas.done();
+  return any ? roofline_sets_svg("Roofline, " + precision + ": achieved TFLOPS (median) against FLOPs per byte", sets)
+             : std::string();
 }
 
 std::string area_bars_svg(const std::vector<std::string>& set_names,
                           const std::vector<std::vector<AreaScore>>& scores) {
-  Canvas c("Area scores (ms, lower is better)");
+  Canvas c("Area scores, ms: lower is better (each area scaled to its highest score)");
   std::vector<std::string> areas;
-  double vmax = 0;
+  std::map<std::string, double> area_max;
   for (const auto& set : scores)
     for (const auto& a : set) {
       if (std::find(areas.begin(), areas.end(), a.name) == areas.end()) areas.push_back(a.name);
-      vmax = std::max(vmax, a.score_ms);
+      area_max[a.name] = std::max(area_max[a.name], a.score_ms);
     }
-  if (areas.empty() || vmax <= 0) return c.done();
+  if (areas.empty()) return c.done();
   const double group = (kW - kLeft - kRight) / static_cast<double>(areas.size());
   const double bar = group * 0.8 / static_cast<double>(std::max<std::size_t>(scores.size(), 1));
-  // The tallest bar stops under the legend, and every bar carries its value (14 px a line).
-  const double legend = 14.0 * static_cast<double>(set_names.size()) + 22;
+  // The tallest bar stops under the legend, and every bar carries its value (15 px a line).
+  const double legend = 15.0 * static_cast<double>(set_names.size()) + 22;
+  c.svg << "<line x1=\"" << kLeft << "\" y1=\"" << kH - kBottom << "\" x2=\"" << kW - kRight << "\" y2=\""
+        << kH - kBottom << "\" stroke=\"#333\"/>\n";
   for (std::size_t i = 0; i < areas.size(); ++i) {
     c.svg << "<text x=\"" << kLeft + group * (static_cast<double>(i) + 0.5) << "\" y=\"" << kH - kBottom + 16
           << "\" text-anchor=\"middle\">" << escape(areas[i]) << "</text>\n";
+    const double max = area_max[areas[i]];
     for (std::size_t s = 0; s < scores.size(); ++s)
       for (const auto& a : scores[s])
-        if (a.name == areas[i]) {
-          const double h = (kH - kTop - kBottom - legend) * a.score_ms / vmax;
+        if (a.name == areas[i] && max > 0) {
+          const double h = (kH - kTop - kBottom - legend) * a.score_ms / max;
           const double x = kLeft + group * static_cast<double>(i) + group * 0.1 + bar * static_cast<double>(s);
           c.svg << "<rect x=\"" << x << "\" y=\"" << kH - kBottom - h << "\" width=\"" << bar << "\" height=\"" << h
                 << "\" fill=\"" << kColours[s % 8] << "\"><title>" << escape(set_names[s]) << ": "
@@ -200,12 +215,9 @@ std::string area_bars_svg(const std::vector<std::string>& set_names,
                 << "\" text-anchor=\"middle\" font-size=\"10\">" << fmt("%.3g", a.score_ms) << "</text>\n";
         }
   }
-  for (std::size_t s = 0; s < set_names.size(); ++s)
-    c.svg << "<text x=\"" << kW - kRight - 10 << "\" y=\"" << kTop + 16 + 14 * static_cast<double>(s)
-          << "\" text-anchor=\"end\" fill=\"" << kColours[s % 8] << "\">" << escape(set_names[s]) << "</text>\n";
+  for (std::size_t s = 0; s < set_names.size(); ++s) c.svg << legend_row(s, s, set_names[s]);
   return c.done();
 }
-
 
 std::string roofline_sets_svg(const std::string& title, const std::vector<RooflineSet>& sets) {
   Canvas c(title);
@@ -237,57 +249,11 @@ std::string roofline_sets_svg(const std::string& title, const std::vector<Roofli
     }
     for (const auto& p : set.points) {
       if (p.intensity <= 0 || p.tflops <= 0) continue;
-      c.svg << "<circle cx=\"" << c.x(ax.frac(p.intensity)) << "\" cy=\"" << c.y(ay.frac(p.tflops))
-            << "\" r=\"3.5\" fill=\"" << colour << "\" fill-opacity=\"0.7\"><title>" << escape(set.name) << ": "
-            << escape(p.label) << ": " << fmt("%.4g", p.tflops) << " TFLOPS at " << fmt("%.4g", p.intensity)
-            << " FLOPs/byte</title></circle>\n";
+      c.svg << marker_begin(s, c.x(ax.frac(p.intensity)), c.y(ay.frac(p.tflops)), 3.5, colour, 0.4) << "<title>"
+            << escape(set.name) << ": " << escape(p.label) << ": " << fmt("%.4g", p.tflops) << " TFLOPS at "
+            << fmt("%.4g", p.intensity) << " FLOPs/byte</title>" << marker_end(s);
     }
-    c.svg << "<text x=\"" << kLeft + 10 << "\" y=\"" << kTop + 16 + 14 * static_cast<double>(s) << "\" fill=\""
-          << colour << "\">" << escape(set.name) << "</text>\n";
-  }
-  return c.done();
-}
-
-std::string ratio_chart_svg(const std::string& title, const std::vector<RatioSeries>& series) {
-  Canvas c(title);
-  // A log2 axis symmetric around 1, whole powers of two: ratios of 0.5 and 2 are equally far from "as fast".
-  double span = 1;
-  for (const auto& s : series)
-    for (const auto& [name, r] : s.ratios)
-      if (r > 0) span = std::max(span, std::ceil(std::abs(std::log2(r)) - 1e-9));
-  const auto fy = [&](double r) { return c.y(std::clamp((std::log2(r) + span) / (2 * span), 0.0, 1.0)); };
-  c.svg << "<rect x=\"" << kLeft << "\" y=\"" << kTop << "\" width=\"" << kW - kLeft - kRight << "\" height=\""
-        << kH - kTop - kBottom << "\" fill=\"none\" stroke=\"#333\"/>\n";
-  for (double e = -span; e <= span; ++e) {
-    const double py = fy(std::pow(2.0, e));
-    c.svg << "<line x1=\"" << kLeft << "\" y1=\"" << py << "\" x2=\"" << kW - kRight << "\" y2=\"" << py
-          << "\" stroke=\"" << (e == 0 ? "#666" : "#ddd") << "\"/><text x=\"" << kLeft - 6 << "\" y=\"" << py + 4
-          << "\" text-anchor=\"end\">" << fmt("%g", std::pow(2.0, e)) << "x</text>\n";
-  }
-  c.svg << "<text x=\"" << kW / 2 << "\" y=\"" << kH - 18
-        << "\" text-anchor=\"middle\">cases, sorted by ratio (share of the cases compared)</text>\n"
-        << "<text transform=\"translate(18," << kH / 2
-        << ") rotate(-90)\" text-anchor=\"middle\">time / reference time (above 1: slower)</text>\n";
-  for (std::size_t s = 0; s < series.size(); ++s) {
-    const char* colour = kColours[(s + 1) % 8];  // the reference keeps the first colour, as in the other charts
-    std::vector<std::pair<std::string, double>> sorted;
-    for (const auto& point : series[s].ratios)
-      if (point.second > 0) sorted.push_back(point);
-    std::sort(sorted.begin(), sorted.end(), [](const auto& a, const auto& b) { return a.second < b.second; });
-    const double n = static_cast<double>(sorted.size());
-    for (std::size_t i = 0; i < sorted.size(); ++i)
-      c.svg << "<circle cx=\"" << c.x((static_cast<double>(i) + 0.5) / n) << "\" cy=\"" << fy(sorted[i].second)
-            << "\" r=\"3.5\" fill=\"" << colour << "\" fill-opacity=\"0.7\"><title>" << escape(series[s].name)
-            << ": " << escape(sorted[i].first) << ": " << fmt("%.4g", sorted[i].second) << "x</title></circle>\n";
-    std::string legend = series[s].name;
-    if (series[s].geomean > 0) {
-      const double py = fy(series[s].geomean);
-      c.svg << "<line x1=\"" << kLeft << "\" y1=\"" << py << "\" x2=\"" << kW - kRight << "\" y2=\"" << py
-            << "\" stroke=\"" << colour << "\" stroke-dasharray=\"6,4\"/>\n";
-      legend += ": geometric mean " + fmt("%.4g", series[s].geomean) + "x";
-    }
-    c.svg << "<text x=\"" << kLeft + 10 << "\" y=\"" << kTop + 16 + 14 * static_cast<double>(s) << "\" fill=\""
-          << colour << "\">" << escape(legend) << "</text>\n";
+    c.svg << legend_row(s, s, set.name + " (" + std::to_string(set.points.size()) + " cases)");
   }
   return c.done();
 }

@@ -1,6 +1,7 @@
 #pragma once
-// Plots as SVG, written by hand (no plotting library): OpBench's per-area operator chart, a roofline per family,
-// and area scores across result sets.
+// The standalone plots of --plots as SVG, written by hand (no plotting library): OpBench's per-area operator chart,
+// a roofline per precision, and area scores across result sets. (The results page draws its own charts in the
+// browser: aggregate/page/charts.js.)
 #include <string>
 #include <utility>
 #include <vector>
@@ -18,16 +19,29 @@ struct OperatorPoint {
   double mean_us = 0;       // x: the time of one call
   double calls_per_model = 0;  // y: calls over the area's models / number of models
 };
+// One results file's points (one GPU's, say), named in the legend.
+struct OperatorSeries {
+  std::string name;
+  std::vector<OperatorPoint> points;
+};
 
 // OpBench's chart for one area: x the time of one call, y the mean calls per model, marker area the weighted time
-// (x times y), both axes logarithmic.
-std::string operator_chart_svg(const std::string& title, const std::vector<OperatorPoint>& points);
+// (x times y), both axes logarithmic; each series in its colour and marker shape, named in the legend.
+std::string operator_chart_svg(const std::string& title, const std::vector<OperatorSeries>& series);
 
-// Achieved TFLOPS against arithmetic intensity (FLOPs per byte) for every measured case with FLOPs, one colour per
-// family, with the compute roof (the context's peak for the precision) and the memory roof.
-std::string roofline_svg(const ResultSet& results, const std::string& precision);
+// A results file and the name its legend entry gives it (the GPU, say).
+struct NamedResults {
+  std::string name;
+  const ResultSet* results = nullptr;
+};
 
-// Area scores of several result sets side by side (lower is better).
+// Achieved TFLOPS against arithmetic intensity (FLOPs per byte) for every measured case of `precision` with FLOPs,
+// every results file on one chart (a colour and marker shape each, named in the legend) under its own compute roof
+// (the context's peak for the precision) and memory roof. Empty when no case of the precision has FLOPs.
+std::string roofline_svg(const std::vector<NamedResults>& sets, const std::string& precision);
+
+// Area scores of several result sets side by side (lower is better). Areas differ a hundredfold, so each area's
+// bars are scaled to its own highest score, every bar labelled with its milliseconds.
 std::string area_bars_svg(const std::vector<std::string>& set_names,
                           const std::vector<std::vector<AreaScore>>& scores);
 
@@ -45,19 +59,8 @@ struct RooflineSet {
 };
 
 // Several result sets on one roofline (one family's cases on several GPUs, say): achieved TFLOPS against FLOPs
-// per byte, both logarithmic, one colour per set, each set under its own roofs (dashed, labelled by precision).
+// per byte, both logarithmic, a colour and a half-transparent marker shape per set (so one set's points do not hide
+// another's), each set under its own roofs (dashed, labelled by precision).
 std::string roofline_sets_svg(const std::string& title, const std::vector<RooflineSet>& sets);
-
-// Per-case time ratios of result sets against a reference set (above 1: slower than the reference).
-struct RatioSeries {
-  std::string name;
-  std::vector<std::pair<std::string, double>> ratios;  // (case name, time / reference time)
-  double geomean = 0;                                   // geometric mean of the ratios; 0: none
-};
-
-// One colour per series: x the series' cases sorted by ratio (as a share of its cases), y the ratio on a log2
-// axis around 1, each series' geometric mean dashed across. Series s takes the colour roofline_sets_svg gives set
-// s + 1 (set 0 being the reference), so one GPU keeps one colour across the charts.
-std::string ratio_chart_svg(const std::string& title, const std::vector<RatioSeries>& series);
 
 }  // namespace opmark::aggregate

@@ -158,15 +158,25 @@ TEST(AggregatePlots, SvgWithOneMarkerPerCaseAndTheRoofs) {
   text.replace(text.find("{\"gpu\":\"NVIDIA H200\"}"), 21,
                "{\"gpu\":\"NVIDIA H200\",\"peak_tflops_fp16\":\"989.4\",\"peak_gb_per_s\":\"4800\"}");
   const ResultSet r = parse_results(text, "r.jsonl", Statistic::median);
-  const std::string roof = roofline_svg(r, "fp16");
+  const std::string roof = roofline_svg({{"H200", &r}}, "fp16");
   EXPECT_EQ(roof.rfind("<svg", 0), 0u);
   EXPECT_NE(roof.find("<path d=\"M"), std::string::npos);  // the roof
   // The GEMM has FLOPs (a marker); the ReLU has none (memory bound: not on a roofline).
   std::size_t markers = 0;
-  for (std::size_t at = roof.find("<circle"); at != std::string::npos; at = roof.find("<circle", at + 1)) ++markers;
+  const std::string point = " FLOPs/byte</title></circle>";  // a case's marker (the legend's has no title)
+  for (std::size_t at = roof.find(point); at != std::string::npos; at = roof.find(point, at + 1)) ++markers;
   EXPECT_EQ(markers, 1u);
-  const std::string chart = operator_chart_svg("area", {{"a", 10, 2}, {"b", 100, 0.5}});
+  EXPECT_NE(roof.find(">H200 (1 cases)</text>"), std::string::npos) << roof;  // the legend names the set
+  // No case of fp32 has FLOPs: no chart at all, rather than an empty one.
+  EXPECT_EQ(roofline_svg({{"H200", &r}}, "fp32"), "");
+  const std::string chart = operator_chart_svg("area", {{"H200", {{"a", 10, 2}, {"b", 100, 0.5}}}});
   EXPECT_NE(chart.find("<title>b: 100 us x 0.5 calls</title>"), std::string::npos) << chart;
+  EXPECT_NE(chart.find(">H200 (2 cases)</text>"), std::string::npos) << chart;
+  // Two sets: each in its own colour and marker shape, both named.
+  const std::string two = operator_chart_svg("area", {{"H100", {{"a", 10, 2}}}, {"H200", {{"a", 8, 2}}}});
+  EXPECT_NE(two.find("<title>H100: a: 10 us x 2 calls</title></circle>"), std::string::npos) << two;
+  EXPECT_NE(two.find("<title>H200: a: 8 us x 2 calls</title></rect>"), std::string::npos) << two;
+  EXPECT_NE(two.find(">H100 (1 cases)</text>"), std::string::npos) << two;
   const std::string bars = area_bars_svg({"H200"}, {{AreaScore{"nlp", {"a"}, 2.5}}});
   EXPECT_NE(bars.find("<title>H200: 2.5 ms</title>"), std::string::npos) << bars;
 }

@@ -13,6 +13,9 @@
 #              and a link planted at the page's path is refused (the file it points to stays as it was).
 # MODE bad_case: a #case= link to no case (unknown, not valid percent-encoding, or an inherited property name) shows
 #              "no such case" in headless Chromium, and no script error. Skips like dom without Chromium.
+# MODE width:  the page of the committed bundles (RESULTS, the results/ folder) and of the fixture in a 1400 px wide
+#              headless Chromium, as it opens and with a case's drill-down open, is no wider than the window
+#              (document.scrollWidth); leaves a screenshot, OUT/page_1400.png. Skips like dom without Chromium.
 cmake_minimum_required(VERSION 3.25)
 
 function(fail what)
@@ -51,11 +54,14 @@ if(MODE STREQUAL "page")
     "lower is better"
     # a label holding "</script><!--" (gpu_a's first GEMM) stays inside the data block, escaped
     "<\\\\/script>\\\\u003c!-- fixture: must stay text"
-    # the charts, as inline SVG: the area scores, a time ratio chart and a roofline per family with FLOPs
-    "<svg [^>]*>.*>Area scores \\(ms, lower is better\\)</text>"
-    "gemm: time per case relative to Fixture A"
-    "conv: roofline"
-    "No roofline: no case of pointwise has FLOPs"
+    # the style and script of aggregate/page/, embedded in one function scope (the charts are drawn by the script)
+    "<style>\n/\\* ---- page.css ---- \\*/"
+    "<script>\n\\(function \\(\\) {\n'use strict';\n\n/\\* ---- format.js ---- \\*/"
+    "/\\* ---- main.js ---- \\*/"
+    # each case's short name: the fields at their default left out (tb=N, batch=1)
+    "\"short\":\"fwd/fp16/m=768/n=16384/k=768/ta=T\""
+    # the roofs as numbers, from gpu_a's context
+    "\"peaks\":{\"gb_per_s\":3352\\.0,\"tflops\":{\"bf16\":989\\.4,\"fp16\":989\\.4,"
     # results format 2 (gpu_b): an unstable case with its reason, and energy counters
     "\"reason\":\"end-of-run re-time 977\\.1 us vs median 488\\.27 us \\(2\\.0x\\), twice\""
     "\"status\":\"unstable\""
@@ -110,7 +116,10 @@ elseif(MODE STREQUAL "dom")
     ">bert_base</td><td>nlp</td><td class=\"num\">10\\.687</td><td class=\"num\">11\\.5%</td><td class=\"num\">-</td>"
     # case times (median us) on both bundles, the rate and the time ratio; a case one bundle skipped
     ">187\\.65</td><td class=\"num\">103 TFLOPS</td><td class=\"num best\">131\\.98</td>"
-    ">0\\.7033x</td>"
+    # a ratio with three decimals, coloured: the change (-29.67%) is beyond 3x the two spreads (from the repetitions)
+    "<td class=\"num faster\" title=\"-29\\.67% faster: limit 1\\.67% \\(3x the spreads 0\\.4% and 0\\.3% combined[^\"]*\">0\\.703x</td>"
+    # the case's short name, its full name on hover
+    "<td class=\"case\" title=\"gemm/fwd/fp16/m=768/n=16384/k=768/ta=T/tb=N/batch=1 \\(click for the details\\)\">fwd/fp16/m=768/n=16384/k=768/ta=T</td>"
     "<td class=\"status\" title=\"not supported: fixture says[^\"]*\">skipped</td>"
     # the drill-down: every repetition, the mean, verification, label (as text), sets, counters
     "<tr class=\"detail\">"
@@ -124,10 +133,19 @@ elseif(MODE STREQUAL "dom")
     ">library default us</td><td>195\\.554</td>"
     # results format 2 (gpu_b): an unstable time shown with a marker and its reason, its ratio without a verdict
     "<td class=\"num unstable\" title=\"unstable: end-of-run re-time 977\\.1 us[^\"]*\">488\\.27 [^<]*<small class=\"reason\">unstable: end-of-run re-time 977\\.1 us vs median 488\\.27 us \\(2\\.0x\\), twice</small></td>"
-    "<td class=\"num unsure\" title=\"a time measured unstable: no verdict\">0\\.6946x \\?</td>"
+    "<td class=\"num unsure\" title=\"a time measured unstable: no verdict\">0\\.695x \\?</td>"
     ">cases ok / unstable / skipped / failed</td><td>7 / 0 / 0 / 0</td><td>5 / 1 / 1 / 1</td>"
+    # the charts, drawn by the script: area scores scaled per area, a ratio chart against the reference, a roofline
+    # naming each GPU in its legend, and a note where a family has no FLOPs
+    "<svg [^>]*aria-label=\"Area scores, ms: lower is better \\(each area scaled to its slowest system\\)\""
+    "aria-label=\"gemm: time per case relative to Fixture A [^\"]*\""
+    "aria-label=\"conv: roofline, [^\"]*\".*>Fixture A [^<]*NVIDIA H100[^<]*\\([0-9]+ cases\\)</text>.*>Fixture B [^<]*\\([0-9]+ cases\\)</text>"
+    "No roofline: no case of pointwise has FLOPs"
+    # the reference system can be picked; sortable columns
+    "<select id=\"reference-select\">"
+    "<th rowspan=\"2\" data-sort=\"0\" class=\"sortable\" title=\"click to sort\">case</th>"
     # energy per operation and GB/s per watt of a memory-bound case, in the family table
-    "<th>energy per op</th>"
+    "<th data-sort=\"[0-9]+\" class=\"sortable\" title=\"click to sort\">energy per op</th>"
     ">13\\.9 mJ, 7\\.37 GB/s/W</td>")
   message(STATUS "Chromium rendered the page; the DOM holds the scores, times and the drill-down")
 
@@ -267,6 +285,67 @@ elseif(MODE STREQUAL "bad_case")
     message(STATUS "#case=${fragment}: no such case, said")
   endforeach()
 
+elseif(MODE STREQUAL "width")
+  find_program(CHROMIUM NAMES chromium chromium-browser)
+  if(NOT CHROMIUM)
+    message(STATUS "SKIP: no chromium or chromium-browser binary found, so the page's width cannot be measured "
+                   "(Debian: apt-get install chromium; .ci/install-deps installs it where it can)")
+    return()
+  endif()
+  file(MAKE_DIRECTORY "${OUT}/profile" "${OUT}/home")
+  set(ENV{HOME} "${OUT}/home")
+  set(ENV{XDG_CONFIG_HOME} "${OUT}/home/.config")
+  set(ENV{XDG_CACHE_HOME} "${OUT}/home/.cache")
+  set(chromium "${CHROMIUM}" --headless --no-sandbox --disable-gpu --disable-quic --no-first-run
+               --disable-background-networking --disable-component-update --disable-sync --disable-dev-shm-usage
+               "--user-data-dir=${OUT}/profile" --hide-scrollbars --window-size=1400,1000)
+  # The committed bundles (the widest tables: 554 convolutions) and the fixture; each as it opens, and with the
+  # drill-down of its longest-named case open (the detail row spans the table).
+  execute_process(COMMAND "${AGGREGATE}" page "${RESULTS}" "--out=${OUT}/results.html"
+                  RESULT_VARIABLE rc OUTPUT_VARIABLE stdout ERROR_VARIABLE stderr)
+  if(NOT rc EQUAL 0)
+    fail("opmark-aggregate page ${RESULTS} exited ${rc}:\n${stdout}${stderr}")
+  endif()
+  write_page("${DATA}" "${OUT}/fixture.html")
+  set(conv "conv/bwd_filter/fp16/n=16/c=1/d=1/h=161/w=700/k=32/t=1/r=5/s=20/pad_d=0/pad_h=0/pad_w=0/stride_d=1/stride_h=2/stride_w=2/dil_h=1/dil_w=1/groups=1/layout=NCHW")
+  string(REPLACE "/" "%2F" conv "${conv}")
+  string(REPLACE "=" "%3D" conv "${conv}")
+  set(n 0)
+  foreach(url "results.html" "results.html#case=${conv}" "fixture.html"
+              "fixture.html#case=gemm%2Ffwd%2Ffp16%2Fm%3D768%2Fn%3D16384%2Fk%3D768%2Fta%3DT%2Ftb%3DN%2Fbatch%3D1")
+    math(EXPR n "${n} + 1")
+    execute_process(COMMAND ${chromium} --dump-dom "file://${OUT}/${url}"
+                    RESULT_VARIABLE rc OUTPUT_VARIABLE dom ERROR_VARIABLE stderr TIMEOUT 120)
+    file(WRITE "${OUT}/dom_${n}.html" "${dom}")
+    if(NOT rc EQUAL 0)
+      fail("${CHROMIUM} exited ${rc}:\n${stderr}")
+    endif()
+    if(NOT dom MATCHES "data-rendered=\"ok\"" OR NOT dom MATCHES "id=\"js-error\" hidden")
+      string(REGEX MATCH "page script error: [^<]*" error "${dom}")
+      fail("${url}: the page's script did not finish (${error}); DOM in ${OUT}/dom_${n}.html")
+    endif()
+    if(url MATCHES "#case=" AND NOT dom MATCHES "<tr class=\"detail\">")
+      fail("${url}: the case's drill-down did not open; DOM in ${OUT}/dom_${n}.html")
+    endif()
+    # The page records how wide it laid out (document.documentElement.scrollWidth, aggregate/page/main.js).
+    if(NOT dom MATCHES "data-scroll-width=\"([0-9]+)\"")
+      fail("${url}: the page did not record its width; DOM in ${OUT}/dom_${n}.html")
+    endif()
+    set(width "${CMAKE_MATCH_1}")
+    if(width GREATER 1400)
+      fail("${url}: the page is ${width} px wide in a 1400 px window: something overflows (DOM in ${OUT}/dom_${n}.html)")
+    endif()
+    message(STATUS "${url}: ${width} px wide in a 1400 px window")
+  endforeach()
+  # A picture of the committed bundles' page as it opens (a fragment in the address would leave it blank).
+  execute_process(COMMAND ${chromium} --virtual-time-budget=20000 "--screenshot=${OUT}/page_1400.png"
+                          "file://${OUT}/results.html"
+                  RESULT_VARIABLE rc OUTPUT_VARIABLE stdout ERROR_VARIABLE stderr TIMEOUT 120)
+  if(NOT rc EQUAL 0 OR NOT EXISTS "${OUT}/page_1400.png")
+    fail("${CHROMIUM} --screenshot exited ${rc}:\n${stderr}")
+  endif()
+  message(STATUS "screenshot: ${OUT}/page_1400.png")
+
 else()
-  fail("MODE must be page, dom, broken, links or bad_case, not '${MODE}'")
+  fail("MODE must be page, dom, broken, links, bad_case or width, not '${MODE}'")
 endif()

@@ -1,0 +1,64 @@
+// The results page's script (aggregate/page/*.js) outside a browser: every file compiles (what `node --check` does),
+// the files joined as the page joins them compile in strict mode, and the formatting and verdict functions of
+// format.js give what the page promises. Run as
+//   node page_script_test.js aggregate/page/format.js aggregate/page/dom.js ...   (the page's order, format.js first)
+'use strict';
+const assert = require('assert');
+const fs = require('fs');
+const path = require('path');
+const vm = require('vm');
+
+const files = process.argv.slice(2);
+if (!files.length || path.basename(files[0]) !== 'format.js') {
+  console.error('usage: node page_script_test.js <aggregate/page/format.js> <the other scripts...>');
+  process.exit(2);
+}
+
+// Syntax: each file alone, then all of them inside the page's function (aggregate/page_html.cpp).
+const sources = files.map((f) => fs.readFileSync(f, 'utf8'));
+sources.forEach((text, i) => new vm.Script(text, {filename: files[i]}));
+new vm.Script("(function () {\n'use strict';\n" + sources.join('\n') + '\n})();', {filename: 'the joined page script'});
+// The page embeds the script in a <script> element: text that would end or confuse it must not occur.
+sources.forEach((text, i) => {
+  for (const bad of ['</script', '<!--']) assert(!text.toLowerCase().includes(bad), files[i] + ' holds ' + bad);
+});
+
+// format.js has no DOM: its functions run here as the page runs them.
+const f = {};
+vm.createContext(f);
+vm.runInContext(sources[0], f, {filename: files[0]});
+let checks = 0;
+function eq(actual, expected, what) {
+  assert.deepStrictEqual(actual, expected, what);
+  ++checks;
+}
+
+eq(f.sig(187.654, 5), '187.65', 'sig');
+eq(f.sig(null, 5), '-', 'sig of nothing');
+// A 0.4% change must show: three decimals near 1.
+eq(f.ratioText(1.0043), '1.004x', 'ratio 1.0043');
+eq(f.ratioText(0.70329), '0.703x', 'ratio 0.703');
+eq(f.ratioText(1), '1.000x', 'ratio 1');
+eq(f.ratioText(12.5), '12.50x', 'ratio past 10');
+eq(f.ratioText(250.4), '250x', 'ratio past 100');
+// %f numbers lose their trailing zeros; versions stay as written.
+eq(f.fieldText('989.400000'), '989.4', 'a peak');
+eq(f.fieldText('13.0'), '13.0', 'a version');
+eq(f.fieldText('NVIDIA H200'), 'NVIDIA H200', 'text');
+// Spread: the run's noise counter, else MAD / median of the repetitions (three at least).
+eq(f.caseNoise({counters: {noise: 0.02}, reps: []}), 0.02, 'noise counter');
+eq(f.caseNoise({counters: {}, reps: [100, 101, 99, 100, 102].map((t) => ({time_us: t}))}), 0.01, 'noise of reps');
+eq(f.caseNoise({counters: {}, reps: [{time_us: 1}, {time_us: 2}]}), null, 'two reps: unknown');
+// Colour only beyond 3x the combined spread and 1%; with a spread unknown, beyond 5%.
+eq(f.ratioVerdict(1.004, 0.001, 0.001).cls, '', '0.4% with tiny noise: under the 1% floor');
+eq(f.ratioVerdict(1.05, 0.001, 0.001).cls, 'slower', '5% with tiny noise');
+eq(f.ratioVerdict(0.95, 0.001, 0.001).cls, 'faster', '-5% with tiny noise');
+eq(f.ratioVerdict(0.95, 0.02, 0.02).cls, '', '-5% inside 3x sqrt(2) x 2% = 8.5%');
+eq(f.ratioVerdict(0.9, 0.02, 0.02).cls, 'faster', '-10% beyond 8.5%');
+eq(f.ratioVerdict(1.04, null, 0.001).cls, '', '4% with a spread unknown');
+eq(f.ratioVerdict(1.06, null, null).cls, 'slower', '6% with spreads unknown');
+assert(/within the noise/.test(f.ratioVerdict(1.004, 0.001, 0.001).why), 'the title says why');
+// Natural order: numbers in names compare as numbers.
+eq(f.naturalCompare('m=256', 'm=1024') < 0, true, 'm=256 before m=1024');
+eq(f.naturalCompare('fwd/m=2', 'bwd/m=1') > 0, true, 'text first');
+console.log('page script: ' + files.length + ' files compile; ' + checks + ' checks of format.js passed');
