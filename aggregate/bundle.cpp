@@ -17,9 +17,37 @@ namespace fs = std::filesystem;
 
 namespace opmark::aggregate {
 
+namespace {
+
+// The opmark source tree holding the working folder (it, or a folder above it): its shapes/, or "" where none does.
+std::string shapes_of_working_tree() {
+  std::error_code ec;
+  fs::path dir = fs::current_path(ec);
+  for (; !ec && !dir.empty(); dir = dir.parent_path()) {
+    if (fs::is_regular_file(dir / "CMakeLists.txt", ec) && fs::is_regular_file(dir / "shapes" / "submission.yaml", ec) &&
+        fs::is_regular_file(dir / "shapes" / "areas.yaml", ec))
+      return (dir / "shapes").string();
+    if (dir == dir.parent_path()) break;
+  }
+  return "";
+}
+
+}  // namespace
+
 std::string default_shapes_dir() {
+  // The tree the command is run in first: a build made in another checkout must not judge by that checkout's tables.
+  const std::string here = shapes_of_working_tree();
+  if (!here.empty()) return here;
   if (fs::is_directory(OPMARK_DEFAULT_SHAPES_DIR)) return OPMARK_DEFAULT_SHAPES_DIR;
   return "shapes";
+}
+
+std::string shapes_dir_origin(const std::string& dir) {
+  if (dir == shapes_of_working_tree()) return "from the source tree this is run in";
+  if (dir == OPMARK_DEFAULT_SHAPES_DIR)
+    return "from the source tree this build was made in, as no opmark tree holds the working folder; --rules picks "
+           "others";
+  return "from ./" + dir;
 }
 
 namespace {
@@ -104,46 +132,6 @@ std::map<std::string, std::string> derived_files(const ResultSet& results, const
 
 namespace {
 
-struct Flags {
-  std::string bundle, rules, shapes;
-  Submitter who;
-  bool rederive = false;  // pack: rewrite only the derived files (system.yaml stays)
-};
-
-Flags parse_flags(int argc, char** argv, bool pack) {
-  Flags f;
-  for (int i = 1; i < argc; ++i) {
-    const std::string arg = argv[i];
-    const auto eq = arg.find('=');
-    const std::string key = arg.substr(0, eq), value = eq == std::string::npos ? "" : arg.substr(eq + 1);
-    if (arg.rfind("--", 0) != 0) {
-      if (!f.bundle.empty()) throw Error("one bundle folder expected, got '" + f.bundle + "' and '" + arg + "'");
-      f.bundle = arg;
-    } else if (key == "--rules") f.rules = value;
-    else if (key == "--shapes") f.shapes = value;
-    else if (pack && arg == "--rederive") f.rederive = true;
-    else if (pack && key == "--division") f.who.division = value;
-    else if (pack && key == "--vendor") f.who.vendor = value;
-    else if (pack && key == "--system-name") f.who.system_name = value;
-    else if (pack && key == "--submitter") f.who.submitter = value;
-    else if (pack && key == "--modifications") f.who.modifications = value;
-    else if (pack && key == "--started") f.who.started = value;
-    else if (pack && key == "--wall-s") {
-      char* end = nullptr;
-      f.who.wall_s = std::strtod(value.c_str(), &end);
-      if (value.empty() || *end != '\0' || f.who.wall_s < 0) throw Error("--wall-s: expected seconds, got '" + value + "'");
-    } else {
-      throw Error("unknown flag " + key + (pack ? " (pack takes --vendor, --system-name, --submitter, --division, "
-                                                  "--modifications, --started, --wall-s, --rederive, --rules, --shapes)"
-                                                : " (check takes --rules and --shapes)"));
-    }
-  }
-  if (f.bundle.empty()) throw Error(std::string("usage: opmark-aggregate ") + (pack ? "pack" : "check") + " BUNDLE ...");
-  if (f.shapes.empty()) f.shapes = default_shapes_dir();
-  if (f.rules.empty()) f.rules = (fs::path(f.shapes) / "submission.yaml").string();
-  return f;
-}
-
 // Never through a symbolic link: a link planted at scores.json would have pack overwrite whatever it points to.
 void write_file(const fs::path& path, const std::string& text) { write_output_file(path.string(), text); }
 
@@ -159,9 +147,18 @@ void validate_submitter(const Submitter& who) {
 
 }  // namespace
 
-int pack_main(int argc, char** argv) {
+void BundleOptions::fill_defaults() {
+  const bool shapes_given = !shapes.empty();
+  if (!shapes_given) shapes = default_shapes_dir();
+  if (!rules.empty()) rules_origin = "given with --rules";
+  else rules_origin = shapes_given ? "in the --shapes folder" : shapes_dir_origin(shapes);
+  if (rules.empty()) rules = (fs::path(shapes) / "submission.yaml").string();
+}
+
+int run_pack(PackOptions f) {
   try {
-    const Flags f = parse_flags(argc, argv, true);
+    f.fill_defaults();
+    std::printf("rules: %s (%s)\n", f.rules.c_str(), f.rules_origin.c_str());
     const fs::path dir = f.bundle;
     if (!f.rederive) validate_submitter(f.who);
     const ResultSet results = load_bundle_results(f.bundle, Statistic::median);
@@ -197,9 +194,11 @@ int pack_main(int argc, char** argv) {
   }
 }
 
-int check_main(int argc, char** argv) {
+int run_check(CheckOptions f) {
   try {
-    const Flags f = parse_flags(argc, argv, false);
+    f.fill_defaults();
+    // First, which rules: a build made in one checkout and run in another once checked against the wrong ones.
+    std::printf("rules: %s (%s)\n", f.rules.c_str(), f.rules_origin.c_str());
     const CheckReport report = check_bundle_report(f.bundle, f.rules, f.shapes);
     const std::vector<Problem>& problems = report.problems;
     for (const auto& note : report.notes) std::printf("%s: %s\n", f.bundle.c_str(), note.c_str());

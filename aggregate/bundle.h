@@ -7,21 +7,36 @@
 #include <vector>
 
 #include "aggregate/results.h"
+#include "aggregate/system_description.h"
 #include "core/model_table.h"
 #include "core/suite.h"
 
 namespace opmark::aggregate {
 
-// opmark-aggregate pack BUNDLE --vendor=V --system-name=S --submitter=W [--division=closed|open]
-//   [--modifications=TEXT] [--started=ISO] [--wall-s=N] [--rules=PATH] [--shapes=DIR]. argv[0] is "pack".
-// pack BUNDLE --rederive rewrites only the derived files: after a model table changes (traced times, say), the
-// scores it gives change too, while the run and its system.yaml stay what they were.
-int pack_main(int argc, char** argv);
+// What pack and check are given (cli.cpp spells the flags). Rules and shapes left empty are the defaults:
+// default_shapes_dir() and its submission.yaml; rules_origin then says where they came from, printed first.
+struct BundleOptions {
+  std::string bundle, rules, shapes;
+  std::string rules_origin;  // set by fill_defaults: "from the source tree this is run in", ...
+  void fill_defaults();
+};
 
-// opmark-aggregate check BUNDLE [--rules=PATH] [--shapes=DIR]: exit 0 when the bundle has no problem, 1 otherwise.
-// A run made under another rules version N is checked against submission_vN.yaml beside the rules, where it exists
-// (pack derives its files the same way), and says so.
-int check_main(int argc, char** argv);
+// opmark-aggregate pack BUNDLE --vendor=V --system-name=S --submitter=W [--division=closed|open]
+//   [--modifications=TEXT] [--started=ISO] [--wall-s=N] [--rules=PATH] [--shapes=DIR].
+// pack BUNDLE --rederive rewrites only the derived files: after a model table changes (traced times, say), the
+// scores it gives change too, while the run and its system.yaml stay what they were. Exit status 0, or 2 on error.
+struct PackOptions : BundleOptions {
+  Submitter who;
+  bool rederive = false;
+};
+int run_pack(PackOptions options);
+
+// opmark-aggregate check BUNDLE [--rules=PATH] [--shapes=DIR]: exit 0 when the bundle has no problem, 1 otherwise,
+// 2 when it could not be checked. The first line names the rules file and where it came from. A run made under
+// another rules version N is checked against submission_vN.yaml beside the rules, where it exists (pack derives
+// its files the same way), and says so.
+using CheckOptions = BundleOptions;
+int run_check(CheckOptions options);
 
 // The rules a run is checked and packed under: those at `rules_path`, unless the run's context names another
 // rules_version N and a file submission_vN.yaml lies beside them, which is read instead; `note` (when given) then
@@ -86,7 +101,10 @@ struct CheckReport {
 };
 CheckReport check_bundle_report(const std::string& dir, const std::string& rules_path, const std::string& shapes_dir);
 
-// The source tree's shapes/ folder (or ./shapes), and its submission rules.
+// The shapes/ folder of the opmark source tree the command is run in (the working folder or one above it holding
+// CMakeLists.txt and shapes/submission.yaml), else that of the tree this build was made in, else ./shapes.
 std::string default_shapes_dir();
+// Where a shapes folder default_shapes_dir() gave came from, in words ("from the source tree this is run in").
+std::string shapes_dir_origin(const std::string& dir);
 
 }  // namespace opmark::aggregate

@@ -1,8 +1,16 @@
 #pragma once
-// Two result sets side by side (two GPUs, or before and after a driver update): per case ratio and the
-// geometric mean. A case regressed when it is slower by more than the threshold and by more than the noise its
-// repetitions show, so a CI job can fail on it. A case measured unstable on either side (two of its measurements
-// disagreed by more than 1.3x) gets no verdict: its ratio is listed and counted in the geometric mean, marked unsure.
+// Two result sets side by side (two GPUs, or before and after a driver update): what changed, case by case, with a
+// verdict on each, the geometric mean of after/before per family and per area, and how the two runs' contexts
+// differ (another opmark commit, driver or library explains a change as well as the GPU does). The printing is
+// compare_report.h's; this file decides.
+//
+// Verdicts (nvbench's compare has the same four): a case is `same` when after/before is within the threshold;
+// `slower` or `faster` when beyond the threshold and beyond the noise the two runs measured (kNoiseMultiple times
+// the noisier side's median absolute deviation over median); `unsure` when beyond the threshold but within that
+// noise, or when either side was measured unstable (two of its measurements disagreed by more than 1.3x). A slower
+// case is a regression: the command's exit status says so (3), for CI.
+#include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -10,25 +18,84 @@
 
 namespace opmark::aggregate {
 
+enum class Verdict { slower, faster, unsure, same };  // in the report's order
+const char* name_of(Verdict v);
+
+// A difference is noise while it is within this many median absolute deviations (over the median) of the noisier
+// side. One MAD is about 0.67 standard deviations of one repetition, so 3 MAD is about 2 of them: a conservative
+// band, since a median over several repetitions moves less than one repetition does.
+inline constexpr double kNoiseMultiple = 3.0;
+// Under this time on both sides a case is short enough that the launch rate, not the kernel, may set its time.
+inline constexpr double kShortCaseUs = 12.0;
+
 struct CaseComparison {
-  std::string name;
+  std::string name;        // the canonical case name (the key)
+  std::string short_name;  // for people: fields at their default left out (core::short_case_name)
+  std::string family, precision;  // "" where the name is not one opmark parses
   double before_us = 0, after_us = 0;
-  double ratio = 0;       // after / before: above 1 is slower
-  double noise_us = 0;    // the larger spread (max - min) of the two sets' repetitions
-  bool regression = false;
-  std::string unstable;   // "before", "after" or "before and after" where the case was unstable there; else empty
-  // "regression", "unsure" (unstable: no verdict either way) or "ok" (not slower beyond threshold and noise).
-  std::string verdict() const { return regression ? "regression" : !unstable.empty() ? "unsure" : "ok"; }
+  double ratio = 0;          // after / before: above 1 is slower
+  double noise_before = -1;  // MAD over median of each side's repetitions (the run's `noise` counter where it has
+  double noise_after = -1;   // one); -1 where the side has fewer than two repetitions
+  double noise = 0;          // the relative band within which a difference is noise (kNoiseMultiple x the noisier)
+  Verdict verdict = Verdict::same;
+  bool regression = false;   // verdict slower
+  std::string unstable;      // "before", "after" or "before and after" where the case was unstable there; else empty
+  // Both times under kShortCaseUs: `launch_bound` where either run's launch_bound counter says eager launches were
+  // slower than graph replays (the launch rate sets the time), `short` where the runs did not record the counter.
+  std::string short_flag;
+};
+
+struct GroupRatio {
+  std::string name;   // a family or an area
+  int cases = 0;      // cases of it both runs measured
+  double geomean_ratio = 0;
+};
+
+struct ContextRow {
+  std::string key, label;     // the context key (driver_version) and what it is (driver)
+  std::string before, after;  // "" where the run did not record it
+  bool differs() const { return before != after; }
 };
 
 struct Comparison {
-  std::vector<CaseComparison> cases;  // the cases both sets measured, by name
-  double geomean_ratio = 0;
-  int regressions = 0;
-  int unstable = 0;  // cases with no verdict: unstable before or after
+  std::vector<CaseComparison> cases;  // both sets measured, by report order: sort_by_effect
+  double geomean_ratio = 0;           // over every case both measured
+  int regressions = 0;                // cases slower
+  int unstable = 0;                   // cases unstable before or after (no verdict)
+  std::map<Verdict, int> counts;      // cases per verdict
   std::vector<std::string> only_before, only_after;
+  std::vector<GroupRatio> families;   // per family, in core's family order
+  std::vector<GroupRatio> areas;      // per area (set by area_ratios: needs the model tables)
+  std::vector<ContextRow> context;    // the keys either run recorded, in a fixed order
+  bool launch_bound_recorded = false; // either run records launch_bound (results format 2)
 };
 
+// Compares by case name. Cases are sorted by sort_by_effect; families and context are filled.
 Comparison compare(const ResultSet& before, const ResultSet& after, double threshold);
+
+// Slower cases first, the largest slowdown first; then faster, the largest speedup first; then unsure and same,
+// the largest change first. Ties by name.
+void sort_by_effect(std::vector<CaseComparison>& cases);
+
+// The verdict on after/before with a relative noise band, as compare gives it.
+Verdict verdict_of(double ratio, double noise, double threshold, bool unstable);
+
+// The geometric mean of after/before per group, where `groups_of` gives a case's groups (a case may be in several).
+std::vector<GroupRatio> group_ratios(const std::vector<CaseComparison>& cases,
+                                     const std::map<std::string, std::set<std::string>>& groups_of);
+
+// Each case name the areas of shapes_dir/areas.yaml reach through their models' tables (default inputs), at the
+// precisions in `precisions`. Throws opmark::Error (TableError) where the tables do not load.
+std::map<std::string, std::set<std::string>> areas_of_cases(const std::string& shapes_dir,
+                                                            const std::set<std::string>& precisions);
+
+// The runs' contexts side by side: GPU, driver, CUDA and library versions, opmark's version and commit, timing
+// mode, results format, L2 mode. Keys neither run recorded are left out; the results format of a run without one
+// is 1, and the L2 mode is read from a format-1 run's `timing` text.
+std::vector<ContextRow> context_rows(const std::map<std::string, std::string>& before,
+                                     const std::map<std::string, std::string>& after);
+
+// Whether the runs name different opmark commits (a `-dirty` one differs from its clean self: its source changed).
+bool commits_differ(const std::vector<ContextRow>& rows);
 
 }  // namespace opmark::aggregate

@@ -14,6 +14,9 @@ endif()
 
 find_package(nlohmann_json 3.9 REQUIRED)
 
+# opmark-aggregate's command line (Debian libcli11-dev, header only).
+find_package(CLI11 REQUIRED)
+
 # Google Benchmark 1.7 takes --benchmark_min_time as a bare number of seconds, 1.8 wants a unit ("0.05s").
 find_package(benchmark REQUIRED)
 if(benchmark_VERSION VERSION_GREATER_EQUAL 1.8)

@@ -63,6 +63,20 @@ std::string make_case_name(const Case& c) {
   return name;
 }
 
+std::string short_case_name(const Case& c) {
+  const Schema& schema = c.schema();
+  std::string name = c.family + "/" + c.direction + "/" + c.precision;
+  for (std::size_t i = 0; i < schema.fields.size(); ++i) {
+    const FieldSpec& field = schema.fields[i];
+    const FieldValue& value = c.values.at(i);
+    const bool is_default = !field.default_from.empty()
+                                ? value == c.values.at(static_cast<std::size_t>(schema.index_of(field.default_from)))
+                                : field.default_value && value == canonical_value(field, *field.default_value);
+    if (!is_default) name += "/" + field.name + "=" + to_string(value);
+  }
+  return name;
+}
+
 static std::vector<std::string> split(const std::string& s, char sep) {
   std::vector<std::string> parts;
   std::size_t start = 0;

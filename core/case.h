@@ -38,6 +38,11 @@ Case make_case(const std::string& family, const std::string& direction, const st
 
 std::string make_case_name(const Case& c);
 
+// The name for people to read in a report: make_case_name without the fields whose value is the schema's default
+// (a field defaulting to another's value is left out where it equals it), e.g. a plain 2-D convolution drops
+// d=1/t=1/pad_d=0/stride_d=1/dil_h=1/dil_w=1/groups=1/layout=NCHW. Not a key: several names may share one.
+std::string short_case_name(const Case& c);
+
 // The inverse of make_case_name; throws opmark::Error saying which part of the name is wrong.
 Case parse_case_name(const std::string& name);
 

@@ -310,12 +310,17 @@ TEST(AggregateResultsV2, CompareGivesNoVerdictOnAnUnstableCase) {
   after.cases = {{"a", slower}, {"b", slower_unstable}, {"c", steady}};
   const Comparison c = compare(before, after, 0.05);
   ASSERT_EQ(c.cases.size(), 3u);
-  EXPECT_EQ(c.cases[0].verdict(), "regression");  // 1.5x, beyond threshold and noise
-  EXPECT_EQ(c.cases[1].verdict(), "unsure");      // as slow, but unstable after: no verdict
-  EXPECT_FALSE(c.cases[1].regression);
-  EXPECT_EQ(c.cases[1].unstable, "after");
-  EXPECT_EQ(c.cases[2].verdict(), "unsure");
-  EXPECT_EQ(c.cases[2].unstable, "before");
+  const auto named = [&](const std::string& name) -> const CaseComparison& {
+    return *std::find_if(c.cases.begin(), c.cases.end(), [&](const CaseComparison& k) { return k.name == name; });
+  };
+  EXPECT_EQ(c.cases[0].name, "a");  // report order: the slower case first
+  EXPECT_EQ(named("a").verdict, Verdict::slower);  // 1.5x, beyond threshold and noise
+  EXPECT_TRUE(named("a").regression);
+  EXPECT_EQ(named("b").verdict, Verdict::unsure);  // as slow, but unstable after: no verdict
+  EXPECT_FALSE(named("b").regression);
+  EXPECT_EQ(named("b").unstable, "after");
+  EXPECT_EQ(named("c").verdict, Verdict::unsure);
+  EXPECT_EQ(named("c").unstable, "before");
   EXPECT_EQ(c.regressions, 1);
   EXPECT_EQ(c.unstable, 2);
   EXPECT_NEAR(c.geomean_ratio, std::cbrt(1.5 * 1.5 / 1.5), 1e-12);  // their ratios still count

@@ -11,6 +11,7 @@
 
 #include "file_util.h"
 #include "aggregate/bundle.h"
+#include "aggregate/cli.h"
 #include "aggregate/system_description.h"
 
 namespace fs = std::filesystem;

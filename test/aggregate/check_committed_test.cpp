@@ -15,6 +15,7 @@
 
 #include "file_util.h"
 #include "aggregate/bundle.h"
+#include "aggregate/cli.h"
 #include "aggregate/results.h"
 
 namespace fs = std::filesystem;

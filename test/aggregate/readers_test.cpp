@@ -17,6 +17,7 @@
 #include <string>
 
 #include "aggregate/bundle.h"
+#include "aggregate/cli.h"
 #include "aggregate/files.h"
 #include "aggregate/results.h"
 #include "core/error.h"

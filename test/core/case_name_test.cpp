@@ -85,3 +85,20 @@ TEST(CaseName, OutOfRangeValuesAreRejectedNamingTheField) {
               std::string::npos)
         << m;
 }
+
+TEST(CaseName, ShortNameDropsDefaultFields) {
+  const Case conv = parse_case_name("conv/fwd/fp16/n=2/c=8/d=1/h=16/w=16/k=8/t=1/r=3/s=3/pad_d=0/pad_h=1/pad_w=1/"
+                                    "stride_d=1/stride_h=1/stride_w=1/dil_h=1/dil_w=1/groups=1/layout=NCHW");
+  const std::string short_name = short_case_name(conv);
+  EXPECT_EQ(short_name.find("d=1/"), std::string::npos) << short_name;
+  EXPECT_EQ(short_name.find("groups"), std::string::npos) << short_name;
+  EXPECT_EQ(short_name.find("layout"), std::string::npos) << short_name;
+  EXPECT_NE(short_name.find("/n=2/c=8/h=16/w=16/k=8/r=3/s=3/"), std::string::npos) << short_name;
+  // A field away from its default stays.
+  const Case grouped = parse_case_name("conv/fwd/fp16/n=2/c=8/d=1/h=16/w=16/k=8/t=1/r=3/s=3/pad_d=0/pad_h=1/pad_w=1/"
+                                       "stride_d=1/stride_h=1/stride_w=1/dil_h=1/dil_w=1/groups=2/layout=NCHW");
+  EXPECT_NE(short_case_name(grouped).find("/groups=2"), std::string::npos);
+  // Required fields always stay; gemm's defaults (ta=N, tb=N, batch=1) go.
+  EXPECT_EQ(short_case_name(parse_case_name("gemm/fwd/fp16/m=1760/n=16/k=1760/ta=N/tb=N/batch=1")),
+            "gemm/fwd/fp16/m=1760/n=16/k=1760");
+}

@@ -1,0 +1,169 @@
+#include "aggregate/score_command.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <iostream>
+#include <map>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "aggregate/bundle.h"
+#include "aggregate/files.h"
+#include "aggregate/plot_files.h"
+#include "aggregate/plots.h"
+#include "aggregate/score_report.h"
+#include "aggregate/scores.h"
+#include "aggregate/spreadsheet.h"
+#include "aggregate/xlsx.h"
+#include "core/error.h"
+#include "core/model_table.h"
+#include "core/precision.h"
+
+namespace fs = std::filesystem;
+
+namespace opmark::aggregate {
+
+void ScoreOptions::validate() {
+  try {
+    core::precision_info(precision);  // names the known ones
+  } catch (const Error& e) {
+    throw Error(std::string("--precision: ") + e.what());
+  }
+  statistic = parse_statistic(statistic_name);
+  inputs = inputs_text.empty() ? core::Symbols{} : core::parse_symbol_list(inputs_text);
+  if (format != "table" && format != "json" && format != "csv")
+    throw Error("--format: expected table, json or csv, got '" + format + "'");
+  if (files.empty()) throw Error("expected a results file");
+  if (files.size() > 1 && (format != "table" || !spreadsheet.empty()))
+    throw Error("several results files are scored side by side in table form only (--format=table, no "
+                "--spreadsheet); give one file for json, csv or a spreadsheet");
+}
+
+ResultSet load_results_or_bundle(const std::string& path, Statistic statistic) {
+  ResultSet results = fs::is_directory(path) ? load_bundle_results(path, statistic) : load_results(path, statistic);
+  for (const auto& warning : results.warnings) std::fprintf(stderr, "opmark-aggregate: warning: %s\n", warning.c_str());
+  return results;
+}
+
+namespace {
+
+std::string shapes_dir(const ScoreOptions& a) { return a.shapes.empty() ? default_shapes_dir() : a.shapes; }
+
+ResultSet load(const std::string& file, Statistic statistic) { return load_results_or_bundle(file, statistic); }
+
+struct AreaSets {
+  std::vector<std::string> names;
+  std::vector<std::vector<AreaScore>> scores;
+  std::vector<PlotSet> plots;  // with --plots, what each file's plots need (plot_files.h draws every file on each)
+};
+
+// Scores one results file and prints them; run_scores writes the plots of all files.
+int score_set(const ScoreOptions& a, const std::string& file, AreaSets* sets) {
+  const ResultSet results = load(file, a.statistic);
+  const std::string dir = shapes_dir(a);
+  std::vector<std::string> names;
+  std::istringstream list(a.models);
+  for (std::string name; std::getline(list, name, ',');)
+    if (!name.empty()) names.push_back(name);
+  std::vector<core::ModelTable> models;
+  try {
+    models = core::load_models(names, {dir});
+  } catch (const TableError&) {
+    throw;
+  } catch (const Error& e) {
+    throw Error(std::string("--models: ") + e.what());
+  }
+  if (models.empty()) throw Error("no model table matches --models=" + a.models + " in " + dir + "/models");
+  const ScoreReport report =
+      score_report(results, models, (fs::path(dir) / "areas.yaml").string(), a.inputs, a.precision);
+  const std::vector<ModelScore>& scores = report.models;
+  // Missing cases are an error unless allowed: a score over part of a model would read as a faster GPU.
+  std::size_t missing = 0;
+  for (const auto& s : scores) missing += s.missing.size();
+  if (missing && !a.allow_missing) {
+    std::string list;
+    std::set<std::string> names;
+    for (const auto& s : scores) names.insert(s.missing.begin(), s.missing.end());
+    for (const auto& n : names) list += "\n  " + n;
+    std::string model_list;
+    for (const auto& m : models) model_list += (model_list.empty() ? "" : ",") + m.name;
+    throw Error(std::to_string(names.size()) + " case(s) the models need are not in " + file + ":" + list +
+                "\nmeasure them with: opmark-bench --opmark_models=" + model_list + " --opmark_precision=" +
+                a.precision + "\nor score what is there with --allow-missing (coverage then says what is left out)");
+  }
+  const std::vector<AreaScore>& areas = report.areas;
+  sets->names.push_back(results.context.count("gpu") ? results.context.at("gpu") + " (" + file + ")" : file);
+  sets->scores.push_back(areas);
+  if (!a.plots.empty()) sets->plots.push_back({sets->names.back(), results, models, report.area_defs, areas});
+  if (a.format == "json") {
+    std::cout << score_report_json(report, results, file, a.precision).dump(2) << "\n";
+    return 0;
+  }
+  const bool csv = a.format == "csv";
+  std::printf(csv ? "kind,name,area,score_ms,calls,coverage_calls,coverage_time,measured_ms\n"
+                  : "Scores in ms (sum of calls x measured time per call): lower is better. Precision %s.\n"
+                    "%-24s %-15s %12s %8s %10s %10s %12s\n",
+              a.precision.c_str(), "model", "area", "score ms", "calls", "cov calls", "cov time", "measured ms");
+  for (const auto& s : scores) {
+    const std::string cov_time = s.coverage_time() >= 0 ? std::to_string(s.coverage_time()) : "";
+    const std::string measured = s.measured_ms ? std::to_string(*s.measured_ms) : "";
+    if (csv)
+      std::printf("model,%s,%s,%.6f,%lld,%.4f,%s,%s\n", s.name.c_str(), s.area.c_str(), s.score_ms,
+                  static_cast<long long>(s.calls), s.coverage_calls(), cov_time.c_str(), measured.c_str());
+    else
+      std::printf("%-24s %-15s %12.4f %8lld %9.1f%% %10s %12s\n", s.name.c_str(), s.area.c_str(), s.score_ms,
+                  static_cast<long long>(s.calls), 100 * s.coverage_calls(),
+                  s.coverage_time() >= 0 ? (std::to_string(static_cast<int>(100 * s.coverage_time())) + "%").c_str()
+                                         : "-",
+                  s.measured_ms ? measured.c_str() : "-");
+  }
+  for (const auto& ar : areas) {
+    if (csv) std::printf("area,%s,,%.6f,,,,\n", ar.name.c_str(), ar.score_ms);
+    else std::printf("area %-19s %-15s %12.4f\n", ar.name.c_str(), "", ar.score_ms);
+  }
+  // Unstable cases count in the scores with their time, but say so: two of their measurements disagreed.
+  std::set<std::string> unstable;
+  for (const auto& s : scores) unstable.insert(s.unstable.begin(), s.unstable.end());
+  if (!csv && !unstable.empty()) {
+    std::printf("note: %zu scored case(s) were measured unstable (two measurements disagreed by more than 1.3x); "
+                "their time counts in the scores:\n", unstable.size());
+    for (const auto& name : unstable)
+      std::printf("  %s: %s\n", name.c_str(), results.cases.at(name).reason.c_str());
+  }
+  return 0;
+}
+
+}  // namespace
+
+int run_scores(const ScoreOptions& a) {
+  AreaSets sets;
+  for (std::size_t i = 0; i < a.files.size(); ++i) {
+    if (a.files.size() > 1) std::printf("%s== %s\n", i ? "\n" : "", a.files[i].c_str());
+    score_set(a, a.files[i], &sets);
+  }
+  if (!a.plots.empty()) write_plots(a.plots, sets.plots, a.inputs, a.precision);
+  return 0;
+}
+
+int run_spreadsheet(const ScoreOptions& a) {
+  const ResultSet results = load(a.files[0], a.statistic);
+  const std::vector<Sheet> sheets = deepbench_sheets(results);
+  for (const auto& f : write_csv_sheets(sheets, a.spreadsheet)) std::printf("wrote %s\n", f.c_str());
+  const std::string book = (std::filesystem::path(a.spreadsheet) / "opmark.xlsx").string();
+  if (xlsx_available()) {
+    write_xlsx(sheets, book);
+    std::printf("wrote %s\n", book.c_str());
+  } else {
+    std::printf("no %s: this build has no libxlsxwriter (install libxlsxwriter-dev and re-run cmake)\n",
+                book.c_str());
+  }
+  return 0;
+}
+
+}  // namespace opmark::aggregate
