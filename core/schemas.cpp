@@ -22,6 +22,8 @@ const std::vector<FamilyEntry>& registry() {
       {reduce_schema(), &reduce_work},
       {batchnorm_schema(), &batchnorm_work},
       {pool_schema(), &pool_work},
+      {gather_schema(), &gather_work},
+      {permute_schema(), &permute_work},
   };
   return entries;
 }

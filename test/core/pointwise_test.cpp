@@ -51,7 +51,7 @@ TEST(PointwiseReference, DefinitionsInFloat64) {
   using kernels::PointwiseOp;
   const std::vector<double> x = {-1.0, 0.0, 1.0, 2.0}, y = {0.5, 0.5, 0.5, 0.5}, bias = {1.0, -1.0};
   const auto at = [&](PointwiseOp op, std::size_t i) {
-    return kernels::pointwise_reference(op, x, y, bias, 2, 2)[i];
+    return kernels::pointwise_reference(op, x, y, bias, {}, 2, 2)[i];
   };
   EXPECT_DOUBLE_EQ(at(PointwiseOp::relu, 0), 0.0);
   EXPECT_DOUBLE_EQ(at(PointwiseOp::relu, 3), 2.0);
