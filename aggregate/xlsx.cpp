@@ -22,7 +22,8 @@ namespace {
 int section_rank(const std::string& family) {
   static const std::map<std::string, int> order = {{"gemm", 0},      {"conv", 1},   {"rnn", 2},
                                                    {"spmm", 3},      {"allreduce", 4}, {"pointwise", 5},
-                                                   {"reduce", 6},    {"batchnorm", 7}, {"pool", 8}};
+                                                   {"reduce", 6},    {"batchnorm", 7}, {"pool", 8},
+                                                   {"gather", 9},    {"permute", 10}};
   const auto it = order.find(family);
   return it == order.end() ? 100 : it->second;
 }

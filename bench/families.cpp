@@ -15,6 +15,8 @@ const std::map<std::string, WorkloadFactory>& factories() {
       {"reduce", &make_reduce_workload},
       {"batchnorm", &make_batchnorm_workload},
       {"pool", &make_pool_workload},
+      {"gather", &make_gather_workload},
+      {"permute", &make_permute_workload},
       {"spmm", &make_spmm_workload},
 #ifdef OPMARK_HAVE_CUDNN
       {"conv", &make_conv_workload},

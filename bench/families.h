@@ -12,6 +12,8 @@ std::unique_ptr<Workload> make_reduce_workload(const core::Case& c, const RunCon
 std::unique_ptr<Workload> make_batchnorm_workload(const core::Case& c, const RunContext& ctx);
 std::unique_ptr<Workload> make_pool_workload(const core::Case& c, const RunContext& ctx);
 std::unique_ptr<Workload> make_attention_workload(const core::Case& c, const RunContext& ctx);
+std::unique_ptr<Workload> make_gather_workload(const core::Case& c, const RunContext& ctx);
+std::unique_ptr<Workload> make_permute_workload(const core::Case& c, const RunContext& ctx);
 std::unique_ptr<Workload> make_spmm_workload(const core::Case& c, const RunContext& ctx);
 #ifdef OPMARK_HAVE_CUDNN
 std::unique_ptr<Workload> make_conv_workload(const core::Case& c, const RunContext& ctx);

@@ -241,7 +241,7 @@ opmark flags (Google Benchmark's own flags, e.g. --benchmark_filter, --benchmark
 --benchmark_list_tests, all work too):
   --opmark_shapes=PATH[,PATH]   shape-table folders or files (default: the source tree's shapes/)
   --opmark_family=F[,F]         only these families (gemm, conv, rnn, spmm, attention, pointwise, reduce,
-                                batchnorm, pool, allreduce)
+                                batchnorm, pool, gather, permute, allreduce)
   --opmark_set=S[,S]            only these sets (train, inference_server, inference_device, peak, resnet50, ...)
   --opmark_precision=P[,P]      only these precisions (fp32, tf32, fp16, bf16, int8, fp8)
   --opmark_symbols=B=32,L=512   values for expression symbols in tables

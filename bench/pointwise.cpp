@@ -100,6 +100,10 @@ class PointwiseWorkload final : public Workload {
       bias_ = DeviceBuffer(prec_.input, static_cast<std::size_t>(p_.cols));
       kernels::fill_random(bias_.get(), static_cast<std::size_t>(p_.cols), prec_.input, ctx.seed + 2, ctx.stream);
     }
+    if (core::pointwise_has_mask(p_.op)) {  // one byte an element, 0 or 1 at random (int8 fills are integers)
+      mask_ = DeviceBuffer(core::DType::i8, n);
+      kernels::fill_uniform(mask_.get(), n, core::DType::i8, ctx.seed + 3, 0, 1, ctx.stream);
+    }
     if (p_.impl == "cudnn") {
 #ifdef OPMARK_HAVE_CUDNN
       cudnn_ = std::make_unique<CudnnPointwise>(p_.op, prec_.input, p_.rows, p_.cols);
@@ -114,8 +118,8 @@ class PointwiseWorkload final : public Workload {
 #ifdef OPMARK_HAVE_CUDNN
     if (cudnn_) return cudnn_->run(x_.get(), y_.get(), bias_.get(), out_.get(), stream);
 #endif
-    kernels::launch_pointwise(op_, prec_.input, x_.get(), y_.get(), bias_.get(), out_.get(), p_.rows, p_.cols,
-                              stream);
+    kernels::launch_pointwise(op_, prec_.input, x_.get(), y_.get(), bias_.get(), mask_.get(), out_.get(), p_.rows,
+                              p_.cols, stream);
   }
 
   kernels::CompareResult verify(cudaStream_t stream) override {
@@ -124,7 +128,9 @@ class PointwiseWorkload final : public Workload {
     const auto y = download_as_double(y_, prec_.input, y_.get() ? n : 0, stream);
     const auto bias = download_as_double(bias_, prec_.input, bias_.get() ? static_cast<std::size_t>(p_.cols) : 0,
                                          stream);
-    const DeviceBuffer ref_dev = upload(kernels::pointwise_reference(op_, x, y, bias, p_.rows, p_.cols), stream);
+    const auto mask = download_as_double(mask_, core::DType::i8, mask_.get() ? n : 0, stream);
+    const DeviceBuffer ref_dev =
+        upload(kernels::pointwise_reference(op_, x, y, bias, mask, p_.rows, p_.cols), stream);
     kernels::poison(out_.get(), n, prec_.input, stream);
     launch(stream);
     // One rounding of an fp32 result to the storage type: the precision's tolerance, no accumulation depth.
@@ -138,7 +144,7 @@ class PointwiseWorkload final : public Workload {
   core::PointwiseProblem p_;
   const core::PrecisionInfo& prec_;
   kernels::PointwiseOp op_;
-  DeviceBuffer x_, y_, bias_, out_;
+  DeviceBuffer x_, y_, bias_, mask_, out_;
   std::string impl_name_ = "opmark kernel";
 #ifdef OPMARK_HAVE_CUDNN
   std::unique_ptr<CudnnPointwise> cudnn_;

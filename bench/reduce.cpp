@@ -1,5 +1,7 @@
-// Reductions (the reduce family): opmark's kernels (kernels/reduce.cu) or the cuDNN call for the same op
+// Reductions and row normalisations (the reduce family): opmark's kernels (kernels/reduce.cu; the path the plan
+// chose is in the label, the reads of the input in the `input_passes` counter) or the cuDNN call for the same op
 // (cudnnReduceTensor, cudnnSoftmaxForward), on a rows x cols tensor. Memory bound: judged by GB/s, no FLOPs.
+#include <map>
 #include <memory>
 #include <vector>
 
@@ -7,6 +9,7 @@
 #include "bench/memory_bound.h"
 #include "core/families.h"
 #include "core/precision.h"
+#include "core/reduce_path.h"
 #include "kernels/cuda_check.h"
 #include "kernels/device_buffer.h"
 #include "kernels/fill.h"
@@ -22,11 +25,12 @@ namespace {
 using kernels::DeviceBuffer;
 
 #ifdef OPMARK_HAVE_CUDNN
-// cudnnReduceTensor (ADD, AVG, MAX; sum_all reduces to a 1 x 1 tensor) or cudnnSoftmaxForward (ACCURATE, one
-// instance per row), fp32 math.
+// cudnnReduceTensor (ADD, AVG, MAX; sum_all reduces to a 1 x 1 tensor) or cudnnSoftmaxForward (ACCURATE, or LOG
+// for log_softmax; one instance per row), fp32 math.
 class CudnnReduce {
  public:
-  CudnnReduce(const std::string& op, core::DType type, std::int64_t rows, std::int64_t cols) : softmax_(op == "softmax") {
+  CudnnReduce(const std::string& op, core::DType type, std::int64_t rows, std::int64_t cols)
+      : softmax_(op == "softmax" || op == "log_softmax"), log_(op == "log_softmax") {
     if (rows * cols > INT32_MAX) throw UnsupportedError("cuDNN tensor descriptors take at most 2^31 - 1 elements");
     // cudnnReduceTensor answers CUDNN_STATUS_BAD_PARAM when no dimension shrinks (checked before anything is made).
     if (!softmax_ && (op == "sum_all" ? rows * cols == 1 : cols == 1))
@@ -65,8 +69,8 @@ class CudnnReduce {
     OPMARK_CHECK_CUDNN(cudnnSetStream(h, stream));
     const float one = 1.0f, zero = 0.0f;
     if (softmax_) {
-      OPMARK_CHECK_CUDNN(cudnnSoftmaxForward(h, CUDNN_SOFTMAX_ACCURATE, CUDNN_SOFTMAX_MODE_INSTANCE, &one, in_, x,
-                                             &zero, out_, out));
+      OPMARK_CHECK_CUDNN(cudnnSoftmaxForward(h, log_ ? CUDNN_SOFTMAX_LOG : CUDNN_SOFTMAX_ACCURATE,
+                                             CUDNN_SOFTMAX_MODE_INSTANCE, &one, in_, x, &zero, out_, out));
       return;
     }
     OPMARK_CHECK_CUDNN(cudnnReduceTensor(h, reduce_, nullptr, 0, workspace_.get(), workspace_.bytes(), &one, in_, x,
@@ -75,7 +79,7 @@ class CudnnReduce {
   std::string name() const { return softmax_ ? "cuDNN cudnnSoftmaxForward" : "cuDNN cudnnReduceTensor"; }
 
  private:
-  bool softmax_;
+  bool softmax_, log_;
   cudnnTensorDescriptor_t in_ = nullptr, out_ = nullptr;
   cudnnReduceTensorDescriptor_t reduce_ = nullptr;
   DeviceBuffer workspace_;
@@ -86,16 +90,20 @@ class ReduceWorkload final : public Workload {
  public:
   ReduceWorkload(const core::Case& c, const RunContext& ctx)
       : p_(core::tensor_op_problem(c)), prec_(core::precision_info(c.precision)), op_(kernels::reduce_op(p_.op)) {
-    const std::size_t n = static_cast<std::size_t>(p_.rows * p_.cols);
+    const std::size_t n = static_cast<std::size_t>(p_.rows * p_.cols), cols = static_cast<std::size_t>(p_.cols);
     x_ = DeviceBuffer(prec_.input, n);
     out_ = DeviceBuffer(prec_.input, static_cast<std::size_t>(core::reduce_outputs(p_)));
-    workspace_ = DeviceBuffer(kernels::reduce_workspace_bytes(op_));
     kernels::fill_random(x_.get(), n, prec_.input, ctx.seed, ctx.stream);
-    if (op_ == kernels::ReduceOp::layernorm) {
-      const std::size_t cols = static_cast<std::size_t>(p_.cols);
+    if (core::reduce_adds_residual(p_.op)) {
+      residual_ = DeviceBuffer(prec_.input, n);
+      kernels::fill_random(residual_.get(), n, prec_.input, ctx.seed + 3, ctx.stream);
+    }
+    if (core::reduce_weights(p_.op) >= 1) {  // around 1, as trained norms' weights are
       gamma_ = DeviceBuffer(prec_.input, cols);
-      beta_ = DeviceBuffer(prec_.input, cols);
       kernels::fill_uniform(gamma_.get(), cols, prec_.input, ctx.seed + 1, 0.5, 1.5, ctx.stream);
+    }
+    if (core::reduce_weights(p_.op) >= 2) {
+      beta_ = DeviceBuffer(prec_.input, cols);
       kernels::fill_random(beta_.get(), cols, prec_.input, ctx.seed + 2, ctx.stream);
     }
     if (p_.impl == "cudnn") {
@@ -105,39 +113,64 @@ class ReduceWorkload final : public Workload {
 #else
       throw UnsupportedError("impl=cudnn: this build has no cuDNN");
 #endif
+      return;
     }
+    plan_ = kernels::plan_reduce(p_.op, prec_.input, tensors(), p_.rows, p_.cols);
+    workspace_ = DeviceBuffer(kernels::reduce_workspace_bytes(plan_, p_.rows));
   }
 
   void launch(cudaStream_t stream) override {
 #ifdef OPMARK_HAVE_CUDNN
     if (cudnn_) return cudnn_->run(x_.get(), out_.get(), stream);
 #endif
-    kernels::launch_reduce(op_, prec_.input, x_.get(), gamma_.get(), beta_.get(), out_.get(), workspace_.get(),
-                           p_.rows, p_.cols, stream);
+    kernels::launch_reduce(op_, prec_.input, plan_, tensors(), p_.rows, p_.cols, stream);
   }
 
   kernels::CompareResult verify(cudaStream_t stream) override {
     const std::size_t n = static_cast<std::size_t>(p_.rows * p_.cols), cols = static_cast<std::size_t>(p_.cols);
     const auto x = download_as_double(x_, prec_.input, n, stream);
+    const auto residual = download_as_double(residual_, prec_.input, residual_.get() ? n : 0, stream);
     const auto gamma = download_as_double(gamma_, prec_.input, gamma_.get() ? cols : 0, stream);
     const auto beta = download_as_double(beta_, prec_.input, beta_.get() ? cols : 0, stream);
-    const DeviceBuffer ref = upload(kernels::reduce_reference(op_, x, gamma, beta, p_.rows, p_.cols), stream);
+    const DeviceBuffer ref =
+        upload(kernels::reduce_reference(op_, x, residual, gamma, beta, p_.rows, p_.cols), stream);
     const std::size_t outputs = static_cast<std::size_t>(core::reduce_outputs(p_));
     kernels::poison(out_.get(), outputs, prec_.input, stream);
     launch(stream);
-    // Sums accumulate cols (sum_all: every) element; softmax and layer norm one row's statistics each.
+    // Sums accumulate cols (sum_all: every) element; the normalisations one row's statistics each.
     const double depth = op_ == kernels::ReduceOp::sum_all ? double(n) : double(p_.cols);
     return kernels::compare_to_reference(out_.get(), prec_.input, ref.as<double>(), outputs,
                                          core::depth_tolerance(prec_.tolerance, depth), stream, prec_.tolerance);
   }
 
-  std::string label() const override { return memory_bound_label(impl_name_, prec_.input); }
+  std::string label() const override {
+    const std::string base = memory_bound_label(impl_name_, prec_.input);
+    return cudnn_active() ? base : base + " | " + plan_.label;
+  }
+
+  // Reads of the input: 1 where a row is kept (registers, shared memory) or reduced as read, 2 for two passes.
+  std::map<std::string, double> counters() const override {
+    if (cudnn_active()) return {};
+    return {{"input_passes", static_cast<double>(plan_.passes)}};
+  }
 
  private:
+  kernels::ReduceTensors tensors() const {
+    return {x_.get(), residual_.get(), gamma_.get(), beta_.get(), out_.get(), workspace_.get()};
+  }
+  bool cudnn_active() const {
+#ifdef OPMARK_HAVE_CUDNN
+    return cudnn_ != nullptr;
+#else
+    return false;
+#endif
+  }
+
   core::ReduceProblem p_;
   const core::PrecisionInfo& prec_;
   kernels::ReduceOp op_;
-  DeviceBuffer x_, gamma_, beta_, out_, workspace_;
+  core::ReducePlan plan_;
+  DeviceBuffer x_, residual_, gamma_, beta_, out_, workspace_;
   std::string impl_name_ = "opmark kernel";
 #ifdef OPMARK_HAVE_CUDNN
   std::unique_ptr<CudnnReduce> cudnn_;

@@ -183,20 +183,62 @@ using PointwiseProblem = TensorOpProblem;
 const std::vector<std::string>& pointwise_ops();
 int pointwise_inputs(const std::string& op);      // tensors of rows x cols read: add and mul 2, the rest 1
 bool pointwise_has_bias(const std::string& op);   // bias_*: a cols vector broadcast over the rows
+bool pointwise_has_mask(const std::string& op);   // masked_fill: a rows x cols uint8 mask
 bool pointwise_has_cudnn(const std::string& op);  // a cuDNN call computes the same op
-// No FLOPs (memory bound); bytes: each input read once, the bias once, the output written once.
+// No FLOPs (memory bound); bytes: each input read once, the bias once, the mask (1 byte an element) once, the
+// output written once.
 Work pointwise_work(const Case& c);
 
 // ---- reduce: reductions over the last dimension, softmax and layer norm over rows, through our kernels or cuDNN ----
 Schema reduce_schema();
 
 using ReduceProblem = TensorOpProblem;
-std::int64_t reduce_outputs(const ReduceProblem& p);  // rows (sum, mean, max), 1 (sum_all), rows x cols (softmax, layernorm)
+// Elements written: rows (sum, mean, max), 1 (sum_all), rows x cols (softmax, log_softmax, layernorm, rmsnorm),
+// 2 rows x cols (add_layernorm, add_rmsnorm: the normalised rows and the sum x + residual).
+std::int64_t reduce_outputs(const ReduceProblem& p);
 
 const std::vector<std::string>& reduce_ops();
 bool reduce_has_cudnn(const std::string& op);
-// No FLOPs (memory bound); bytes: the input (and layer norm's gamma and beta) read once, the output written once.
+int reduce_inputs(const std::string& op);   // rows x cols tensors read: 2 for add_*, else 1
+int reduce_weights(const std::string& op);  // cols vectors read: layer norms 2 (gamma, beta), RMSNorms 1, else 0
+// No FLOPs (memory bound); bytes: the inputs and weights read once, the outputs written once:
+// (inputs x rows x cols + weights x cols) x elt read, outputs x elt written.
 Work reduce_work(const Case& c);
+
+// ---- gather: an embedding lookup, y[i, :] = table[idx[i], :] for rows int64 indices into table_rows x cols ----
+Schema gather_schema();
+
+struct GatherProblem {
+  std::int64_t rows = 0, cols = 0, table_rows = 0;
+};
+
+GatherProblem gather_problem(const Case& c);
+// No FLOPs; bytes: rows x cols x elt read (the rows looked up) + rows x cols x elt written + rows x 8 (the indices).
+Work gather_work(const Case& c);
+
+// ---- permute: an out-of-place copy of a row-major d0 x d1 x d2 x d3 tensor into the layout x.permute(perm) ----
+Schema permute_schema();
+
+struct PermuteProblem {
+  std::int64_t d[4] = {0, 0, 0, 0};
+  std::string perm;  // "0213": output dimension i is input dimension perm[i]
+  std::int64_t elements() const { return d[0] * d[1] * d[2] * d[3]; }
+};
+
+// Every permutation offered swaps two adjacent runs of dimensions: out[b][j][i][k] = in[b][i][j][k] with
+// in viewed as batch x a x b_dim x inner. inner == 1: the innermost dimension moves (a tiled transpose).
+struct PermuteView {
+  std::int64_t batch = 1, a = 1, b = 1, inner = 1;
+  bool moves_innermost() const { return inner == 1; }
+};
+
+const std::vector<std::string>& permute_perms();
+PermuteProblem permute_problem(const Case& c);
+PermuteView permute_view(const PermuteProblem& p);
+// "path: rows of d3 moved whole" or "path: 32 x 32 shared-memory tiles": how the kernel walks the view.
+std::string permute_path(const PermuteView& v);
+// No FLOPs; bytes: 2 x numel x elt (the input read once, the output written once).
+Work permute_work(const Case& c);
 
 // Dispatch by c.family (core/schemas.cpp).
 Work family_work(const Case& c);

@@ -23,6 +23,8 @@ const std::vector<FamilyEntry>& registry() {
       {batchnorm_schema(), &batchnorm_work},
       {pool_schema(), &pool_work},
       {attention_schema(), &attention_work},
+      {gather_schema(), &gather_work},
+      {permute_schema(), &permute_work},
   };
   return entries;
 }

@@ -6,7 +6,7 @@
 
 namespace opmark::kernels {
 
-constexpr unsigned kThreads = 256;
+constexpr unsigned kThreads = 256;  // core::kReduceBlockThreads: the reduce plan counts on it
 constexpr unsigned kWarps = kThreads / 32;
 
 // Partial states and how two combine: a sum, a max, softmax's (max, sum of exp(x - max)) and Welford's
@@ -91,6 +91,19 @@ struct Welford {
     return {__shfl_xor_sync(0xffffffffu, n, offset), __shfl_xor_sync(0xffffffffu, mean, offset),
             __shfl_xor_sync(0xffffffffu, m2, offset)};
   }
+};
+
+// RMSNorm's statistic: the sum of squares.
+struct SumSquares {
+  float v = 0.0f;
+  __device__ void add(float x) { v += x * x; }
+  template <int N>
+  __device__ void add_chunk(const float (&x)[N]) {
+#pragma unroll
+    for (int k = 0; k < N; ++k) v += x[k] * x[k];
+  }
+  __device__ static SumSquares combine(SumSquares a, SumSquares b) { return {a.v + b.v}; }
+  __device__ SumSquares shuffled(int offset) const { return {__shfl_xor_sync(0xffffffffu, v, offset)}; }
 };
 
 // Combines the 32 states of a warp, returned to every lane.

@@ -15,7 +15,8 @@ PointwiseOp pointwise_op(const std::string& name) {
       {"copy", PointwiseOp::copy},         {"relu", PointwiseOp::relu},           {"gelu", PointwiseOp::gelu},
       {"silu", PointwiseOp::silu},         {"sigmoid", PointwiseOp::sigmoid},     {"tanh", PointwiseOp::tanh},
       {"add", PointwiseOp::add},           {"mul", PointwiseOp::mul},             {"bias_add", PointwiseOp::bias_add},
-      {"bias_relu", PointwiseOp::bias_relu}, {"bias_gelu", PointwiseOp::bias_gelu}};
+      {"bias_relu", PointwiseOp::bias_relu}, {"bias_gelu", PointwiseOp::bias_gelu}, {"scale", PointwiseOp::scale},
+      {"masked_fill", PointwiseOp::masked_fill}};
   for (const auto& [n, op] : names)
     if (name == n) return op;
   throw Error("unknown pointwise op '" + name + "'");
@@ -39,6 +40,8 @@ __device__ __forceinline__ float apply(float a, float b) {
   else if constexpr (Op == PointwiseOp::add || Op == PointwiseOp::bias_add) return a + b;
   else if constexpr (Op == PointwiseOp::mul) return a * b;
   else if constexpr (Op == PointwiseOp::bias_relu) return fmaxf(a + b, 0.0f);
+  else if constexpr (Op == PointwiseOp::scale) return a * static_cast<float>(kPointwiseScale);
+  else if constexpr (Op == PointwiseOp::masked_fill) return b != 0.0f ? static_cast<float>(kMaskedFillValue) : a;
   else return gelu(a + b);  // bias_gelu
 }
 
@@ -46,6 +49,13 @@ constexpr bool binary(PointwiseOp op) { return op == PointwiseOp::add || op == P
 constexpr bool biased(PointwiseOp op) {
   return op == PointwiseOp::bias_add || op == PointwiseOp::bias_relu || op == PointwiseOp::bias_gelu;
 }
+constexpr bool masked(PointwiseOp op) { return op == PointwiseOp::masked_fill; }
+
+// The mask bytes of one unit (a vector's kCount elements, or one): aligned to their size, so one load.
+template <int N>
+struct alignas(N) MaskUnit {
+  unsigned char v[N];
+};
 
 // Each thread moves kInFlight units (16-byte vectors, or Scalars where the shape or alignment rules vectors out) of one block-sized tile, all loads issued before the first store (several 16-byte
 // loads in flight per thread is what saturates HBM). Units never straddle rows (the launcher checks cols % kCount),
@@ -53,13 +63,16 @@ constexpr bool biased(PointwiseOp op) {
 // modulo per unit costs more than the arithmetic of the cheap ops.
 template <class T, class U, class I, PointwiseOp Op>
 __global__ void pointwise_kernel(const T* __restrict__ x, const T* __restrict__ y, const T* __restrict__ bias,
-                                 T* __restrict__ out, I units, I cols_units) {
+                                 const unsigned char* __restrict__ mask, T* __restrict__ out, I units, I cols_units) {
+  using M = MaskUnit<U::kCount>;
+  const M* mu = reinterpret_cast<const M*>(mask);
   const U* xu = reinterpret_cast<const U*>(x);
   const U* yu = reinterpret_cast<const U*>(y);
   const U* bu = reinterpret_cast<const U*>(bias);
   U* ou = reinterpret_cast<U*>(out);
   const I base = static_cast<I>(blockIdx.x) * static_cast<I>(kThreads * kInFlight) + threadIdx.x;
   U a[kInFlight], b[kInFlight];
+  M m[kInFlight];
 #pragma unroll
   for (int u = 0; u < kInFlight; ++u) {
     const I i = base + u * kThreads;
@@ -67,6 +80,7 @@ __global__ void pointwise_kernel(const T* __restrict__ x, const T* __restrict__ 
       a[u] = xu[i];
       if constexpr (binary(Op)) b[u] = yu[i];
       if constexpr (biased(Op)) b[u] = bu[i % cols_units];
+      if constexpr (masked(Op)) m[u] = mu[i];
     }
   }
 #pragma unroll
@@ -76,7 +90,9 @@ __global__ void pointwise_kernel(const T* __restrict__ x, const T* __restrict__ 
     U r;
 #pragma unroll
     for (int k = 0; k < U::kCount; ++k) {
-      const float operand = binary(Op) || biased(Op) ? to_float(b[u].v[k]) : 0.0f;
+      float operand = 0.0f;
+      if constexpr (binary(Op) || biased(Op)) operand = to_float(b[u].v[k]);
+      if constexpr (masked(Op)) operand = m[u].v[k] != 0 ? 1.0f : 0.0f;
       r.v[k] = from_float<T>(apply<Op>(to_float(a[u].v[k]), operand));
     }
     ou[i] = r;
@@ -84,62 +100,68 @@ __global__ void pointwise_kernel(const T* __restrict__ x, const T* __restrict__ 
 }
 
 template <class T, class U, class I, PointwiseOp Op>
-void launch_units(const void* x, const void* y, const void* bias, void* out, std::int64_t count, std::int64_t cols,
-                  cudaStream_t stream) {
+void launch_units(const void* x, const void* y, const void* bias, const void* mask, void* out, std::int64_t count,
+                  std::int64_t cols, cudaStream_t stream) {
   const std::int64_t units = count / U::kCount;
   const std::int64_t per_block = std::int64_t(kThreads) * kInFlight;
   const auto blocks = static_cast<unsigned>((units + per_block - 1) / per_block);
   pointwise_kernel<T, U, I, Op><<<blocks, kThreads, 0, stream>>>(
-      static_cast<const T*>(x), static_cast<const T*>(y), static_cast<const T*>(bias), static_cast<T*>(out),
+      static_cast<const T*>(x), static_cast<const T*>(y), static_cast<const T*>(bias),
+      static_cast<const unsigned char*>(mask), static_cast<T*>(out),
       static_cast<I>(units), static_cast<I>(cols / U::kCount));
 }
 
 template <class T, PointwiseOp Op>
-void launch_typed(const void* x, const void* y, const void* bias, void* out, std::int64_t rows, std::int64_t cols,
-                  cudaStream_t stream) {
+void launch_typed(const void* x, const void* y, const void* bias, const void* mask, void* out, std::int64_t rows,
+                  std::int64_t cols, cudaStream_t stream) {
   const std::int64_t count = rows * cols;
   if (count == 0) return;
-  const bool vec = cols % Vec<T>::kCount == 0 && aligned16(x) && aligned16(y) && aligned16(bias) && aligned16(out);
+  const bool vec = cols % Vec<T>::kCount == 0 && aligned16(x) && aligned16(y) && aligned16(bias) && aligned16(mask) &&
+                   aligned16(out);
   const bool narrow = count < (std::int64_t(1) << 31);
-  if (vec && narrow) launch_units<T, Vec<T>, std::uint32_t, Op>(x, y, bias, out, count, cols, stream);
-  else if (vec) launch_units<T, Vec<T>, std::int64_t, Op>(x, y, bias, out, count, cols, stream);
-  else if (narrow) launch_units<T, Scalar<T>, std::uint32_t, Op>(x, y, bias, out, count, cols, stream);
-  else launch_units<T, Scalar<T>, std::int64_t, Op>(x, y, bias, out, count, cols, stream);
+  if (vec && narrow) launch_units<T, Vec<T>, std::uint32_t, Op>(x, y, bias, mask, out, count, cols, stream);
+  else if (vec) launch_units<T, Vec<T>, std::int64_t, Op>(x, y, bias, mask, out, count, cols, stream);
+  else if (narrow) launch_units<T, Scalar<T>, std::uint32_t, Op>(x, y, bias, mask, out, count, cols, stream);
+  else launch_units<T, Scalar<T>, std::int64_t, Op>(x, y, bias, mask, out, count, cols, stream);
   OPMARK_CHECK_LAUNCH();
 }
 
 template <class T>
-void launch_for_type(PointwiseOp op, const void* x, const void* y, const void* bias, void* out, std::int64_t rows,
-                     std::int64_t cols, cudaStream_t stream) {
+void launch_for_type(PointwiseOp op, const void* x, const void* y, const void* bias, const void* mask, void* out,
+                     std::int64_t rows, std::int64_t cols, cudaStream_t stream) {
   switch (op) {
-    case PointwiseOp::copy: return launch_typed<T, PointwiseOp::copy>(x, y, bias, out, rows, cols, stream);
-    case PointwiseOp::relu: return launch_typed<T, PointwiseOp::relu>(x, y, bias, out, rows, cols, stream);
-    case PointwiseOp::gelu: return launch_typed<T, PointwiseOp::gelu>(x, y, bias, out, rows, cols, stream);
-    case PointwiseOp::silu: return launch_typed<T, PointwiseOp::silu>(x, y, bias, out, rows, cols, stream);
-    case PointwiseOp::sigmoid: return launch_typed<T, PointwiseOp::sigmoid>(x, y, bias, out, rows, cols, stream);
-    case PointwiseOp::tanh: return launch_typed<T, PointwiseOp::tanh>(x, y, bias, out, rows, cols, stream);
-    case PointwiseOp::add: return launch_typed<T, PointwiseOp::add>(x, y, bias, out, rows, cols, stream);
-    case PointwiseOp::mul: return launch_typed<T, PointwiseOp::mul>(x, y, bias, out, rows, cols, stream);
-    case PointwiseOp::bias_add: return launch_typed<T, PointwiseOp::bias_add>(x, y, bias, out, rows, cols, stream);
-    case PointwiseOp::bias_relu: return launch_typed<T, PointwiseOp::bias_relu>(x, y, bias, out, rows, cols, stream);
-    case PointwiseOp::bias_gelu: return launch_typed<T, PointwiseOp::bias_gelu>(x, y, bias, out, rows, cols, stream);
+    case PointwiseOp::copy: return launch_typed<T, PointwiseOp::copy>(x, y, bias, mask, out, rows, cols, stream);
+    case PointwiseOp::relu: return launch_typed<T, PointwiseOp::relu>(x, y, bias, mask, out, rows, cols, stream);
+    case PointwiseOp::gelu: return launch_typed<T, PointwiseOp::gelu>(x, y, bias, mask, out, rows, cols, stream);
+    case PointwiseOp::silu: return launch_typed<T, PointwiseOp::silu>(x, y, bias, mask, out, rows, cols, stream);
+    case PointwiseOp::sigmoid: return launch_typed<T, PointwiseOp::sigmoid>(x, y, bias, mask, out, rows, cols, stream);
+    case PointwiseOp::tanh: return launch_typed<T, PointwiseOp::tanh>(x, y, bias, mask, out, rows, cols, stream);
+    case PointwiseOp::add: return launch_typed<T, PointwiseOp::add>(x, y, bias, mask, out, rows, cols, stream);
+    case PointwiseOp::mul: return launch_typed<T, PointwiseOp::mul>(x, y, bias, mask, out, rows, cols, stream);
+    case PointwiseOp::bias_add: return launch_typed<T, PointwiseOp::bias_add>(x, y, bias, mask, out, rows, cols, stream);
+    case PointwiseOp::bias_relu: return launch_typed<T, PointwiseOp::bias_relu>(x, y, bias, mask, out, rows, cols, stream);
+    case PointwiseOp::bias_gelu: return launch_typed<T, PointwiseOp::bias_gelu>(x, y, bias, mask, out, rows, cols, stream);
+    case PointwiseOp::scale: return launch_typed<T, PointwiseOp::scale>(x, y, bias, mask, out, rows, cols, stream);
+    case PointwiseOp::masked_fill:
+      return launch_typed<T, PointwiseOp::masked_fill>(x, y, bias, mask, out, rows, cols, stream);
   }
 }
 
 }  // namespace
 
-void launch_pointwise(PointwiseOp op, core::DType type, const void* x, const void* y, const void* bias, void* out,
-                      std::int64_t rows, std::int64_t cols, cudaStream_t stream) {
+void launch_pointwise(PointwiseOp op, core::DType type, const void* x, const void* y, const void* bias,
+                      const void* mask, void* out, std::int64_t rows, std::int64_t cols, cudaStream_t stream) {
   switch (type) {
-    case core::DType::f32: return launch_for_type<float>(op, x, y, bias, out, rows, cols, stream);
-    case core::DType::f16: return launch_for_type<__half>(op, x, y, bias, out, rows, cols, stream);
-    case core::DType::bf16: return launch_for_type<__nv_bfloat16>(op, x, y, bias, out, rows, cols, stream);
+    case core::DType::f32: return launch_for_type<float>(op, x, y, bias, mask, out, rows, cols, stream);
+    case core::DType::f16: return launch_for_type<__half>(op, x, y, bias, mask, out, rows, cols, stream);
+    case core::DType::bf16: return launch_for_type<__nv_bfloat16>(op, x, y, bias, mask, out, rows, cols, stream);
     default: throw Error(std::string("pointwise kernels run fp32, fp16 and bf16, not ") + core::name_of(type));
   }
 }
 
 std::vector<double> pointwise_reference(PointwiseOp op, const std::vector<double>& x, const std::vector<double>& y,
-                                        const std::vector<double>& bias, std::int64_t rows, std::int64_t cols) {
+                                        const std::vector<double>& bias, const std::vector<double>& mask,
+                                        std::int64_t rows, std::int64_t cols) {
   const auto gelu = [](double v) { return 0.5 * v * (1.0 + std::erf(v / std::sqrt(2.0))); };
   const auto sigmoid = [](double v) { return 1.0 / (1.0 + std::exp(-v)); };
   std::vector<double> out(static_cast<std::size_t>(rows * cols));
@@ -158,6 +180,8 @@ std::vector<double> pointwise_reference(PointwiseOp op, const std::vector<double
       case PointwiseOp::bias_add: out[i] = a + b; break;
       case PointwiseOp::bias_relu: out[i] = a + b > 0 ? a + b : 0.0; break;
       case PointwiseOp::bias_gelu: out[i] = gelu(a + b); break;
+      case PointwiseOp::scale: out[i] = a * kPointwiseScale; break;
+      case PointwiseOp::masked_fill: out[i] = mask[i] != 0 ? kMaskedFillValue : a; break;
     }
   }
   return out;

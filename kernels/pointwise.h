@@ -12,18 +12,28 @@
 
 namespace opmark::kernels {
 
-enum class PointwiseOp { copy, relu, gelu, silu, sigmoid, tanh, add, mul, bias_add, bias_relu, bias_gelu };
+enum class PointwiseOp {
+  copy, relu, gelu, silu, sigmoid, tanh, add, mul, bias_add, bias_relu, bias_gelu, scale, masked_fill
+};
+
+// scale multiplies by this (attention's 1/sqrt(128), not a power of two, so it rounds); masked_fill writes this
+// where the mask is set (finite, as Hugging Face's masks: -inf would fail verification's finite check).
+constexpr double kPointwiseScale = 0.08838834764831845;
+constexpr double kMaskedFillValue = -10000.0;
 
 // Throws opmark::Error for a name that is not an op.
 PointwiseOp pointwise_op(const std::string& name);
 
-// out = op(x[, y or bias]). `y` is the second tensor of add and mul, `bias` the cols vector of the bias ops;
-// unused pointers may be null. Loads and stores are 16 bytes wide where the row length allows.
-void launch_pointwise(PointwiseOp op, core::DType type, const void* x, const void* y, const void* bias, void* out,
-                      std::int64_t rows, std::int64_t cols, cudaStream_t stream);
+// out = op(x[, y, bias or mask]). `y` is the second tensor of add and mul, `bias` the cols vector of the bias ops,
+// `mask` masked_fill's rows x cols bytes (non-zero: fill); unused pointers may be null. Loads and stores are 16 bytes
+// wide where the row length allows.
+void launch_pointwise(PointwiseOp op, core::DType type, const void* x, const void* y, const void* bias,
+                      const void* mask, void* out, std::int64_t rows, std::int64_t cols, cudaStream_t stream);
 
-// The same op in float64 on the host, from the inputs widened to double: the verification reference.
+// The same op in float64 on the host, from the inputs widened to double: the verification reference (`mask` as
+// 0 or 1 per element, masked_fill only).
 std::vector<double> pointwise_reference(PointwiseOp op, const std::vector<double>& x, const std::vector<double>& y,
-                                        const std::vector<double>& bias, std::int64_t rows, std::int64_t cols);
+                                        const std::vector<double>& bias, const std::vector<double>& mask,
+                                        std::int64_t rows, std::int64_t cols);
 
 }  // namespace opmark::kernels

@@ -1,7 +1,10 @@
 #pragma once
 // opmark's reduction kernels (the reduce family) and their float64 host reference. Tensors are rows x cols,
-// row-major; sum, mean and max reduce each row, sum_all reduces everything, softmax and layer norm (eps 1e-5, with
-// gamma and beta of length cols) normalise each row. fp32 math inside whatever the storage type.
+// row-major; sum, mean and max reduce each row, sum_all reduces everything; softmax, log_softmax, layer norm (eps
+// 1e-5, gamma and beta of length cols) and RMSNorm (eps 1e-6, a weight of length cols) normalise each row;
+// add_layernorm and add_rmsnorm normalise x + residual and also write that sum (as inference engines fuse the
+// residual add into the norm). fp32 math inside whatever the storage type. How a launch walks the tensor is
+// core::reduce_plan's choice (core/reduce_path.h), made on the host from the shape.
 #include <cuda_runtime.h>
 
 #include <cstdint>
@@ -9,26 +12,45 @@
 #include <vector>
 
 #include "core/dtype.h"
+#include "core/reduce_path.h"
 
 namespace opmark::kernels {
 
-enum class ReduceOp { sum, mean, max, sum_all, softmax, layernorm };
+enum class ReduceOp { sum, mean, max, sum_all, softmax, layernorm, rmsnorm, log_softmax, add_layernorm, add_rmsnorm };
 
 constexpr double kLayerNormEps = 1e-5;
+constexpr double kRmsNormEps = 1e-6;  // LLaMA's
 
 // Throws opmark::Error for a name that is not an op.
 ReduceOp reduce_op(const std::string& name);
 
-// Scratch the op needs (sum_all: one partial sum per block), in bytes; 0 for the others.
-std::size_t reduce_workspace_bytes(ReduceOp op);
+// The device tensors of one launch. out: rows values (sum, mean, max), 1 (sum_all), rows x cols (softmax,
+// log_softmax, the norms), or 2 rows x cols for add_*: the normalised rows, then the sum x + residual. residual:
+// add_* only; gamma: the norms' weight; beta: layer norm's bias; workspace: reduce_workspace_bytes of the plan.
+struct ReduceTensors {
+  const void* x = nullptr;
+  const void* residual = nullptr;
+  const void* gamma = nullptr;
+  const void* beta = nullptr;
+  void* out = nullptr;
+  void* workspace = nullptr;
+};
 
-// out: rows values (sum, mean, max), 1 (sum_all) or rows x cols (softmax, layernorm). gamma and beta are used by
-// layernorm only; workspace holds reduce_workspace_bytes(op).
-void launch_reduce(ReduceOp op, core::DType type, const void* x, const void* gamma, const void* beta, void* out,
-                   void* workspace, std::int64_t rows, std::int64_t cols, cudaStream_t stream);
+// core::reduce_plan for these tensors on the current device (its shared memory per block and multiprocessors; 16-byte
+// loads where every tensor a row touches starts each row on a 16-byte boundary).
+core::ReducePlan plan_reduce(const std::string& op, core::DType type, const ReduceTensors& t, std::int64_t rows,
+                             std::int64_t cols);
 
-// The same op in float64 on the host, from the inputs widened to double: the verification reference.
-std::vector<double> reduce_reference(ReduceOp op, const std::vector<double>& x, const std::vector<double>& gamma,
-                                     const std::vector<double>& beta, std::int64_t rows, std::int64_t cols);
+// Scratch the plan needs (partial states of split rows, sum_all's partial sums), in bytes; 0 for most.
+std::size_t reduce_workspace_bytes(const core::ReducePlan& plan, std::int64_t rows);
+
+void launch_reduce(ReduceOp op, core::DType type, const core::ReducePlan& plan, const ReduceTensors& t,
+                   std::int64_t rows, std::int64_t cols, cudaStream_t stream);
+
+// The same op in float64 on the host, from the inputs widened to double: the verification reference (the layout of
+// `out` above). residual: add_* only.
+std::vector<double> reduce_reference(ReduceOp op, const std::vector<double>& x, const std::vector<double>& residual,
+                                     const std::vector<double>& gamma, const std::vector<double>& beta,
+                                     std::int64_t rows, std::int64_t cols);
 
 }  // namespace opmark::kernels

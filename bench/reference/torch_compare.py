@@ -37,9 +37,14 @@ PyTorch's wheels bring their own cuDNN (printed first). To compare the same libr
   rnn   nn.LSTM / nn.GRU / nn.RNN, linear input only (PyTorch has no skip-input mode). fwd is eval() under
         no_grad (cuDNN's inference mode), fwd_train a forward that keeps what backward needs, and PyTorch's
         backward (input and weight gradients together) is compared with opmark's bwd_data + bwd_weights.
-  pointwise  PyTorch's eager op (torch.relu, F.gelu, torch.add, ...); fused bias + activation is two kernels there.
-  reduce, batchnorm, pool  x.sum/mean/amax, torch.softmax, F.layer_norm, F.batch_norm (running statistics for
-        inference, batch statistics in training), F.max_pool2d / F.avg_pool2d (count_include_pad).
+  pointwise  PyTorch's eager op (torch.relu, F.gelu, torch.add, ...); fused bias + activation is two kernels there;
+        scale is x * 1/sqrt(128), masked_fill x.masked_fill(mask, -10000) with a bool mask.
+  reduce, batchnorm, pool  x.sum/mean/amax, torch.softmax, F.log_softmax, F.layer_norm, F.rms_norm (eps 1e-6), and
+        for add_layernorm / add_rmsnorm `s = x + r` then the norm of s (what PyTorch runs unfused; both s and the
+        result are written, as opmark's fused kernel writes them); F.batch_norm (running statistics for inference,
+        batch statistics in training), F.max_pool2d / F.avg_pool2d (count_include_pad).
+  gather  torch.embedding(table, idx) with int64 indices.
+  permute  x.permute(perm).contiguous() of the d0 x d1 x d2 x d3 tensor.
 """
 import argparse
 import csv
@@ -55,6 +60,8 @@ import torch.nn.functional as F
 from opmark_results import median_records
 
 DTYPES = {"fp32": torch.float32, "tf32": torch.float32, "fp16": torch.float16, "bf16": torch.bfloat16}
+SCALE = 0.08838834764831845  # pointwise scale: kernels/pointwise.h's kPointwiseScale, 1/sqrt(128)
+MASK_FILL = -10000.0         # pointwise masked_fill: kMaskedFillValue
 
 
 def parse_name(name):
@@ -266,6 +273,7 @@ def pointwise_case(direction, precision, f):
     rows, cols, op = f["rows"], f["cols"], f["op"]
     x, y, b = uniform((rows, cols), dtype), uniform((rows, cols), dtype), uniform((cols,), dtype)
     out = torch.empty_like(x)
+    mask = torch.rand((rows, cols), device="cuda") < 0.5 if op == "masked_fill" else None
     ops = {
         "copy": lambda: out.copy_(x),
         "relu": lambda: torch.relu(x),
@@ -278,6 +286,8 @@ def pointwise_case(direction, precision, f):
         "bias_add": lambda: torch.add(x, b, out=out),
         "bias_relu": lambda: torch.relu(x + b),
         "bias_gelu": lambda: F.gelu(x + b),
+        "scale": lambda: torch.mul(x, SCALE, out=out),
+        "masked_fill": lambda: x.masked_fill(mask, MASK_FILL),
     }
     return ops.get(op)
 
@@ -286,15 +296,28 @@ def reduce_case(direction, precision, f):
     if precision not in DTYPES or precision == "tf32":
         return None
     dtype = DTYPES[precision]
-    x = uniform((f["rows"], f["cols"]), dtype)
-    w, b = uniform((f["cols"],), dtype), uniform((f["cols"],), dtype)
+    cols = f["cols"]
+    x = uniform((f["rows"], cols), dtype)
+    r = uniform((f["rows"], cols), dtype) if f["op"].startswith("add_") else None
+    w, b = uniform((cols,), dtype), uniform((cols,), dtype)
+
+    def add_then(norm):  # unfused, as PyTorch runs it: the sum is written, then normalised
+        def run():
+            s = x + r
+            return s, norm(s)
+        return run
+
     ops = {
         "sum": lambda: x.sum(dim=-1),
         "mean": lambda: x.mean(dim=-1),
         "max": lambda: x.amax(dim=-1),
         "sum_all": lambda: x.sum(),
         "softmax": lambda: torch.softmax(x, dim=-1),
-        "layernorm": lambda: F.layer_norm(x, (f["cols"],), w, b, 1e-5),
+        "log_softmax": lambda: F.log_softmax(x, dim=-1),
+        "layernorm": lambda: F.layer_norm(x, (cols,), w, b, 1e-5),
+        "rmsnorm": lambda: F.rms_norm(x, (cols,), w, 1e-6),
+        "add_layernorm": add_then(lambda s: F.layer_norm(s, (cols,), w, b, 1e-5)),
+        "add_rmsnorm": add_then(lambda s: F.rms_norm(s, (cols,), w, 1e-6)),
     }
     return ops.get(f["op"])
 
@@ -350,8 +373,25 @@ def attention_case(direction, precision, f):
     return forced
 
 
+def gather_case(direction, precision, f):
+    if precision not in DTYPES or precision == "tf32":
+        return None
+    table = uniform((f["table_rows"], f["cols"]), DTYPES[precision])
+    idx = torch.randint(0, f["table_rows"], (f["rows"],), device="cuda", dtype=torch.int64)
+    return lambda: torch.embedding(table, idx)
+
+
+def permute_case(direction, precision, f):
+    if precision not in DTYPES or precision == "tf32":
+        return None
+    x = uniform((f["d0"], f["d1"], f["d2"], f["d3"]), DTYPES[precision])
+    perm = [int(c) for c in str(f["perm"]).zfill(4)]  # parse_name reads "0213" as the number 213
+    return lambda: x.permute(*perm).contiguous()
+
+
 BUILDERS = {"gemm": gemm_case, "conv": conv_case, "rnn": rnn_case, "pointwise": pointwise_case,
-            "reduce": reduce_case, "batchnorm": batchnorm_case, "pool": pool_case, "attention": attention_case}
+            "reduce": reduce_case, "batchnorm": batchnorm_case, "pool": pool_case, "gather": gather_case,
+            "permute": permute_case, "attention": attention_case}
 
 
 def read_medians(paths):

@@ -1,12 +1,20 @@
-// The reduce family on the GPU: every op and precision verified against the float64 host reference, on rows
-// shorter and longer than a block, a single element, prime lengths, and through cuDNN where cuDNN has the op.
+// The reduce family on the GPU: every op and precision verified against the float64 host reference on shapes that
+// take every path of core::reduce_plan (one row per thread, 8 threads, a warp, the block in registers, shared memory,
+// two passes, split rows), odd and prime lengths, a single element, and through cuDNN where cuDNN has the op; and a
+// planted wrong element in each new op's output is caught.
 #include <gtest/gtest.h>
 
 #include "../gpu_test_util.h"
 #include "bench/families.h"
+#include "bench/memory_bound.h"
 #include "core/case.h"
 #include "core/families.h"
+#include "core/precision.h"
+#include "kernels/compare.h"
 #include "kernels/cuda_check.h"
+#include "kernels/device_buffer.h"
+#include "kernels/fill.h"
+#include "kernels/reduce.h"
 
 using namespace opmark;
 
@@ -22,8 +30,12 @@ TEST_P(ReduceCase, VerifiedOnShortLongAndOddRows) {
   bench::Options options;
   test::TestStream test_stream;
   const cudaStream_t stream = test_stream.stream;
-  const std::vector<std::pair<std::int64_t, std::int64_t>> shapes = {{4, 1000}, {1, 1}, {3, 7919}, {64, 4096},
-                                                                     {1000, 33}, {2, 8192}, {5, 2048}};
+  // Paths in order: one thread, 8 threads, a warp (small and large cache), the block in registers, shared memory
+  // (odd 50257, and 32000 in vectors), two passes / split rows (few long rows, 131072 and 262144 columns).
+  const std::vector<std::pair<std::int64_t, std::int64_t>> shapes = {
+      {4, 1000}, {1, 1},     {3, 7919},  {64, 4096},  {1000, 33},  {2, 8192},   {5, 2048},   {1000, 1},
+      {999, 7},  {513, 31},  {300, 197}, {200, 512},  {40, 4095},  {40, 12288}, {200, 50257}, {140, 32000},
+      {3, 50257}, {5, 131072}, {4, 262144}, {2, 262143}};
   std::vector<std::string> impls = {"opmark"};
   if (core::reduce_has_cudnn(op)) impls.push_back("cudnn");
   for (const auto& impl : impls)
@@ -37,3 +49,46 @@ INSTANTIATE_TEST_SUITE_P(AllOpsAndPrecisions, ReduceCase,
                          ::testing::Combine(::testing::ValuesIn(core::reduce_ops()),
                                             ::testing::ValuesIn(std::vector<std::string>{"fp32", "fp16", "bf16"})),
                          test::DirectionPrecisionName());
+
+// One output element overwritten after the launch: the comparison with the reference reports exactly it. For add_*,
+// the planted element is in the sum (the second half of the output), so that half is checked too.
+TEST(ReduceGpu, APlantedWrongElementIsCaughtOnEveryPath) {
+  OPMARK_REQUIRE_GPU();
+  test::TestStream test_stream;
+  const cudaStream_t s = test_stream.stream;
+  const std::vector<std::pair<std::int64_t, std::int64_t>> shapes = {{300, 7}, {300, 512}, {40, 12288}, {20, 50257},
+                                                                     {3, 131072}};
+  for (const char* name : {"rmsnorm", "log_softmax", "add_layernorm", "add_rmsnorm", "softmax", "layernorm", "sum"})
+    for (const auto& [rows, cols] : shapes) {
+      SCOPED_TRACE(std::string(name) + " " + std::to_string(rows) + " x " + std::to_string(cols));
+      const kernels::ReduceOp op = kernels::reduce_op(name);
+      const std::size_t n = static_cast<std::size_t>(rows * cols), c = static_cast<std::size_t>(cols);
+      const std::size_t outputs = static_cast<std::size_t>(core::reduce_outputs(
+          core::tensor_op_problem(core::make_case("reduce", "fwd", "fp32",
+                                                  {{"op", std::string(name)}, {"rows", rows}, {"cols", cols}}))));
+      kernels::DeviceBuffer x(core::DType::f32, n), res(core::DType::f32, n), g(core::DType::f32, c),
+          b(core::DType::f32, c), out(core::DType::f32, outputs);
+      kernels::fill_random(x.get(), n, core::DType::f32, 1, s);
+      kernels::fill_random(res.get(), n, core::DType::f32, 2, s);
+      kernels::fill_uniform(g.get(), c, core::DType::f32, 3, 0.5, 1.5, s);
+      kernels::fill_random(b.get(), c, core::DType::f32, 4, s);
+      kernels::ReduceTensors t{x.get(), res.get(), g.get(), b.get(), out.get(), nullptr};
+      const core::ReducePlan plan = kernels::plan_reduce(name, core::DType::f32, t, rows, cols);
+      kernels::DeviceBuffer workspace(kernels::reduce_workspace_bytes(plan, rows));
+      t.workspace = workspace.get();
+      kernels::launch_reduce(op, core::DType::f32, plan, t, rows, cols, s);
+      const std::size_t at = outputs - 3;
+      const float wrong = 1e6f;
+      OPMARK_CHECK_CUDA(cudaMemcpyAsync(out.as<float>() + at, &wrong, sizeof wrong, cudaMemcpyHostToDevice, s));
+      const auto h = [&](const kernels::DeviceBuffer& d, std::size_t count) {
+        return bench::download_as_double(d, core::DType::f32, count, s);
+      };
+      const kernels::DeviceBuffer ref =
+          bench::upload(kernels::reduce_reference(op, h(x, n), h(res, n), h(g, c), h(b, c), rows, cols), s);
+      const kernels::CompareResult r =
+          kernels::compare_to_reference(out.get(), core::DType::f32, ref.as<double>(), outputs,
+                                        core::depth_tolerance(1e-4, static_cast<double>(cols)), s);
+      EXPECT_EQ(r.wrong, 1u) << plan.label << ": " << r.summary();
+      EXPECT_EQ(r.first_wrong, at);
+    }
+}

@@ -119,7 +119,7 @@ ops:
 
 TEST(ModelTable, EveryErrorSaysWhere) {
   EXPECT_EQ(error_of("model: m\nops:\n  - {family: gemmm, calls: 1}\n"),
-            "m.yaml:3:14: field 'family': unknown family 'gemmm' (known: gemm, conv, rnn, spmm, allreduce, pointwise, reduce, batchnorm, pool, and "
+            "m.yaml:3:14: field 'family': unknown family 'gemmm' (known: gemm, conv, rnn, spmm, allreduce, pointwise, reduce, batchnorm, pool, attention, gather, permute, and "
             "other)");
   EXPECT_EQ(error_of("model: m\nops:\n  - {family: gemm, m: 1, n: 2, k: 3}\n"),
             "m.yaml:3:5: field 'calls': required field is missing");

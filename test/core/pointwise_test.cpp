@@ -51,7 +51,7 @@ TEST(PointwiseReference, DefinitionsInFloat64) {
   using kernels::PointwiseOp;
   const std::vector<double> x = {-1.0, 0.0, 1.0, 2.0}, y = {0.5, 0.5, 0.5, 0.5}, bias = {1.0, -1.0};
   const auto at = [&](PointwiseOp op, std::size_t i) {
-    return kernels::pointwise_reference(op, x, y, bias, 2, 2)[i];
+    return kernels::pointwise_reference(op, x, y, bias, {}, 2, 2)[i];
   };
   EXPECT_DOUBLE_EQ(at(PointwiseOp::relu, 0), 0.0);
   EXPECT_DOUBLE_EQ(at(PointwiseOp::relu, 3), 2.0);
@@ -65,4 +65,23 @@ TEST(PointwiseReference, DefinitionsInFloat64) {
   EXPECT_DOUBLE_EQ(at(PointwiseOp::bias_add, 3), 1.0);
   EXPECT_DOUBLE_EQ(at(PointwiseOp::bias_relu, 0), 0.0);  // -1 + 1
   EXPECT_NEAR(at(PointwiseOp::bias_gelu, 2), 2.0 * 0.5 * (1.0 + std::erf(2.0 / std::sqrt(2.0))), 1e-15);
+}
+
+TEST(PointwiseReference, ScaleAndMaskedFill) {
+  using kernels::PointwiseOp;
+  const std::vector<double> x = {-1.0, 0.0, 1.0, 2.0}, mask = {1, 0, 0, 1};
+  const auto scaled = kernels::pointwise_reference(PointwiseOp::scale, x, {}, {}, {}, 2, 2);
+  EXPECT_DOUBLE_EQ(scaled[3], 2.0 * kernels::kPointwiseScale);
+  EXPECT_EQ(kernels::pointwise_reference(PointwiseOp::masked_fill, x, {}, {}, mask, 2, 2),
+            (std::vector<double>{kernels::kMaskedFillValue, 0.0, 1.0, kernels::kMaskedFillValue}));
+}
+
+TEST(Pointwise, MaskedFillReadsTheMaskAtOneByteAnElement) {
+  const Work fill = work_of(pointwise("masked_fill", 100, 300, "bf16"));
+  EXPECT_DOUBLE_EQ(fill.bytes_read, 100.0 * 300 * 2 + 100.0 * 300);
+  EXPECT_DOUBLE_EQ(fill.bytes_written, 100.0 * 300 * 2);
+  EXPECT_DOUBLE_EQ(work_of(pointwise("scale", 100, 300, "fp32")).bytes(), 2 * 100.0 * 300 * 4);
+  EXPECT_THROW(pointwise("scale", 4, 4, "fp32", "cudnn"), Error);  // cudnnScaleTensor is in place: not offered
+  EXPECT_EQ(make_case_name(pointwise("masked_fill", 8, 512, "fp16")),
+            "pointwise/fwd/fp16/op=masked_fill/rows=8/cols=512/impl=opmark");
 }

@@ -112,7 +112,7 @@ TEST(TableErrors, EveryPathSaysWhere) {
   EXPECT_EQ(error_of("family: gemm\nsets:\n  train:\n    precisions: [fp16]\n    row: []\n"),
             "t.yaml:5:5: field 'row': unknown key in set 'train' (keys: description, directions, precisions, rows, "
             "symbols)");
-  EXPECT_EQ(error_of("family: gemmm\nsets: {}\n"), "t.yaml:1:9: field 'family': unknown family 'gemmm' (known: gemm, conv, rnn, spmm, allreduce, pointwise, reduce, batchnorm, pool)");
+  EXPECT_EQ(error_of("family: gemmm\nsets: {}\n"), "t.yaml:1:9: field 'family': unknown family 'gemmm' (known: gemm, conv, rnn, spmm, allreduce, pointwise, reduce, batchnorm, pool, attention, gather, permute)");
   EXPECT_EQ(error_of("famly: gemm\n"),
             "t.yaml:1:1: field 'famly': unknown key (keys: description, family, sets)");
   EXPECT_EQ(error_of("sets: {}\n"), "t.yaml:1:1: field 'family': missing: which family the table is for");

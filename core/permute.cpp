@@ -1,0 +1,76 @@
+#include "core/families.h"
+#include "core/precision.h"
+
+namespace opmark::core {
+namespace {
+
+std::string check_permute(const Case& c) {
+  const PermuteProblem p = permute_problem(c);
+  return check_tensor_size("the tensor", "d0 x d1 x d2 x d3", {p.d[0], p.d[1], p.d[2], p.d[3]});
+}
+
+}  // namespace
+
+// Those real models run: attention's heads <-> sequence swap (0213), a transpose of the last two (0132, K^T), and
+// moving the last dimension forward or back (0312: NHWC -> NCHW, 0231: NCHW -> NHWC); 1023 swaps the outer two.
+const std::vector<std::string>& permute_perms() {
+  static const std::vector<std::string> perms = {"0213", "0132", "0231", "0312", "1023"};
+  return perms;
+}
+
+Schema permute_schema() {
+  Schema s;
+  s.family = "permute";
+  s.help = "an out-of-place copy of a row-major d0 x d1 x d2 x d3 tensor into the layout x.permute(perm)."
+           "contiguous() (output dimension i is input dimension perm[i]); memory bound; bytes: 2 x numel x elt";
+  s.fields = {
+      {"d0", FieldKind::positive_int, std::nullopt, {}, "outermost dimension (batch)", ""},
+      {"d1", FieldKind::positive_int, std::nullopt, {}, "second dimension", ""},
+      {"d2", FieldKind::positive_int, std::nullopt, {}, "third dimension", ""},
+      {"d3", FieldKind::positive_int, std::nullopt, {}, "innermost dimension (contiguous)", ""},
+      {"perm", FieldKind::choice, std::nullopt, permute_perms(), "the permutation, as x.permute(...) takes it", ""},
+  };
+  s.directions = {"fwd"};
+  s.precisions = {"fp32", "fp16", "bf16"};
+  s.check = &check_permute;
+  return s;
+}
+
+PermuteProblem permute_problem(const Case& c) {
+  PermuteProblem p;
+  p.d[0] = c.int_field("d0");
+  p.d[1] = c.int_field("d1");
+  p.d[2] = c.int_field("d2");
+  p.d[3] = c.int_field("d3");
+  p.perm = c.str_field("perm");
+  return p;
+}
+
+PermuteView permute_view(const PermuteProblem& p) {
+  const std::int64_t* d = p.d;
+  PermuteView v;
+  if (p.perm == "0213") v = {d[0], d[1], d[2], d[3]};
+  else if (p.perm == "0132") v = {d[0] * d[1], d[2], d[3], 1};
+  else if (p.perm == "0231") v = {d[0], d[1], d[2] * d[3], 1};
+  else if (p.perm == "0312") v = {d[0], d[1] * d[2], d[3], 1};
+  else v = {1, d[0], d[1], d[2] * d[3]};  // 1023
+  return v;
+}
+
+std::string permute_path(const PermuteView& v) {
+  return v.moves_innermost() ? "path: 32 x 32 shared-memory tiles (the innermost dimension moves)"
+                             : "path: rows of " + std::to_string(v.inner) + " elements moved whole";
+}
+
+// No FLOPs; bytes: the input read once, the output written once.
+Work permute_work(const Case& c) {
+  const PermuteProblem p = permute_problem(c);
+  const double elem = static_cast<double>(size_of(precision_info(c.precision).input));
+  Work w;
+  w.flops = 0;
+  w.bytes_read = static_cast<double>(p.elements()) * elem;
+  w.bytes_written = w.bytes_read;
+  return w;
+}
+
+}  // namespace opmark::core

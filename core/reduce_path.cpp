@@ -1,0 +1,108 @@
+#include "core/reduce_path.h"
+
+#include <algorithm>
+
+namespace opmark::core {
+namespace {
+
+// Two-pass and split-row plans give each block at least this many elements (fewer: the block's start-up and the
+// combining cost more than the parallelism gains) and aim at this many blocks per multiprocessor.
+constexpr std::int64_t kMinElementsPerSplit = 8192;
+constexpr std::int64_t kBlocksPerSm = 8;
+
+std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
+
+std::int64_t splits_for(std::int64_t rows, std::int64_t cols, int sms) {
+  const std::int64_t want = ceil_div(kBlocksPerSm * sms, rows);
+  return std::max<std::int64_t>(1, std::min(want, ceil_div(cols, kMinElementsPerSplit)));
+}
+
+std::string group_words(int group) {
+  if (group == 1) return "one row per thread";
+  if (group == 32) return "one row per warp";
+  if (group == kReduceBlockThreads) return "block per row";
+  return std::to_string(group) + " threads per row";
+}
+
+std::string statistics_words(const std::string& op) {
+  if (op == "softmax" || op == "log_softmax") return "online softmax";
+  if (op == "layernorm" || op == "add_layernorm") return "Welford statistics";
+  return "sum of squares";
+}
+
+// The group and register cache for rows of `units` vectors or elements: the smallest that holds the row.
+bool fits_registers(std::int64_t units, ReducePlan* plan) {
+  struct Fit {
+    int group, cache;
+  };
+  static const Fit fits[] = {{1, 4}, {8, 4}, {32, 4}, {32, 16}, {kReduceBlockThreads, 4}, {kReduceBlockThreads, 16}};
+  for (const Fit& f : fits)
+    if (units <= std::int64_t{f.group} * f.cache) {
+      plan->group = f.group;
+      plan->cache = f.cache;
+      return true;
+    }
+  return false;
+}
+
+// Threads per row for a streaming reduction: enough lanes for the row's units, a warp up to 1024, then the block.
+int streaming_group(std::int64_t units) {
+  if (units <= 4) return 1;
+  if (units <= 32) return 8;
+  if (units <= 1024) return 32;
+  return kReduceBlockThreads;
+}
+
+}  // namespace
+
+bool reduce_normalises(const std::string& op) {
+  return op == "softmax" || op == "log_softmax" || op == "layernorm" || op == "rmsnorm" || op == "add_layernorm" ||
+         op == "add_rmsnorm";
+}
+
+bool reduce_adds_residual(const std::string& op) { return op == "add_layernorm" || op == "add_rmsnorm"; }
+
+ReducePlan reduce_plan(const std::string& op, std::int64_t rows, std::int64_t cols, std::int64_t elem_bytes,
+                       bool vectorisable, std::int64_t shared_bytes, int sms) {
+  ReducePlan plan;
+  plan.vectorised = vectorisable;
+  const std::int64_t units = vectorisable ? cols / (16 / elem_bytes) : cols;
+  std::string how;
+  if (op == "sum_all") {
+    plan.path = ReducePath::all_partials;
+    plan.group = kReduceBlockThreads;
+    how = "1024 blocks of partial sums, then one block sums them";
+  } else if (reduce_normalises(op)) {
+    if (fits_registers(units, &plan)) {
+      plan.path = ReducePath::registers;
+      how = group_words(plan.group) + " in registers";
+    } else if (cols * elem_bytes <= shared_bytes && rows >= sms) {
+      plan.path = ReducePath::shared_memory;
+      plan.group = kReduceBlockThreads;
+      how = "block per row, shared memory";
+    } else {
+      plan.path = ReducePath::two_pass;
+      plan.group = kReduceBlockThreads;
+      plan.splits = splits_for(rows, cols, sms);
+      plan.passes = 2;
+      how = statistics_words(op) + ", 2 passes, " +
+            (plan.splits == 1 ? "block per row" : std::to_string(plan.splits) + " blocks per row");
+    }
+  } else {
+    plan.group = streaming_group(units);
+    const std::int64_t splits = splits_for(rows, cols, sms);
+    if (plan.group == kReduceBlockThreads && rows < kBlocksPerSm / 2 * sms && splits > 1) {
+      plan.path = ReducePath::split_rows;
+      plan.splits = splits;
+      how = "row split over " + std::to_string(plan.splits) + " blocks, partials combined";
+    } else {
+      plan.path = ReducePath::streaming;
+      how = group_words(plan.group) + ", reduced as read";
+    }
+  }
+  plan.label = "path: " + how + (vectorisable ? ", 16-byte loads" : ", element loads") + ", " +
+               std::to_string(plan.passes) + (plan.passes == 1 ? " read" : " reads");
+  return plan;
+}
+
+}  // namespace opmark::core

@@ -1,0 +1,47 @@
+#pragma once
+// How opmark's reduce kernels walk a rows x cols tensor: which threads share a row, where the row is kept between
+// reading it and writing the result, and how many times the input is read. A pure host function of the shape, so
+// the choice is tested on the CPU (test/core/reduce_path_test.cpp) and named in every case's label.
+#include <cstdint>
+#include <string>
+
+namespace opmark::core {
+
+enum class ReducePath {
+  registers,      // a group of threads (1, 8, 32 lanes or the block) holds the row in registers: one read
+  shared_memory,  // the block copies the row into shared memory while reducing it: one read
+  split_rows,     // (sum, mean, max) several blocks per row, each a partial state, then a small kernel combines them
+  two_pass,       // several blocks per row compute partial statistics (online softmax, Welford, sum of squares),
+                  // then each normalises its part with the row's combined statistics: the input is read twice
+  streaming,      // (sum, mean, max) a group of threads per row reduces as it reads: one read, nothing kept
+  all_partials,   // (sum_all) a fixed grid of blocks each reduces a share, then one block sums the partials
+};
+
+struct ReducePlan {
+  ReducePath path = ReducePath::streaming;
+  bool vectorised = false;  // 16-byte loads (cols a multiple of the vector): the unit below is a vector, else an element
+  int group = 32;           // threads sharing a row: 1, 8, 32 or kReduceBlockThreads
+  int cache = 0;            // registers path: units (vectors or elements) each thread keeps
+  std::int64_t splits = 1;  // split_rows, two_pass: blocks per row
+  int passes = 1;           // reads of the input
+  std::string label;        // "path: one row per warp in registers, 16-byte loads, 1 read"
+};
+
+// The threads of one block in these kernels (kernels/block_reduce.cuh asserts the same number).
+constexpr int kReduceBlockThreads = 256;
+// Shared memory one block may take on an H100 (227 KiB opt-in per block); the caller gives the device's own.
+constexpr std::int64_t kDefaultSharedBytes = 227 * 1024;
+constexpr int kDefaultSms = 132;
+
+// Whether the op writes a rows x cols result (softmax, log_softmax and the norms) rather than one value per row.
+bool reduce_normalises(const std::string& op);
+// Whether the op adds a residual first (add_layernorm, add_rmsnorm) and writes the sum beside the result.
+bool reduce_adds_residual(const std::string& op);
+
+// The plan for `op` on rows x cols elements of elem_bytes each; `vectorisable`: rows start on 16-byte boundaries
+// and cols is a multiple of the vector (the caller checks the pointers). `shared_bytes`: the most shared memory
+// one block may use; `sms`: the device's multiprocessors (few rows of long columns are split over blocks).
+ReducePlan reduce_plan(const std::string& op, std::int64_t rows, std::int64_t cols, std::int64_t elem_bytes,
+                       bool vectorisable, std::int64_t shared_bytes = kDefaultSharedBytes, int sms = kDefaultSms);
+
+}  // namespace opmark::core

@@ -1,0 +1,9 @@
+// The reduce kernels for float storage (kernels/reduce_rows.cuh).
+#include "kernels/reduce_rows.cuh"
+
+namespace opmark::kernels {
+
+template void launch_reduce_typed<float>(ReduceOp op, const core::ReducePlan& plan, const ReduceTensors& t,
+                                      std::int64_t rows, std::int64_t cols, cudaStream_t stream);
+
+}  // namespace opmark::kernels

@@ -1,0 +1,486 @@
+#pragma once
+// The reduce family's kernels, one template per path of core::reduce_plan (core/reduce_path.h):
+//   registers      a group of 1, 8, 32 or 256 threads holds a row in registers: read once, reduced, written
+//   shared_memory  a block copies its row into shared memory while reducing it, then writes from there
+//   two_pass       blocks each take a slice of a row: partial statistics, then (second read) the normalised slice
+//   streaming      sum, mean, max: a group of threads per row reduces as it reads
+//   split_rows     sum, mean, max on few long rows: partial states per slice, then one thread per row combines
+//   all_partials   sum_all: a fixed grid of partial sums, then one block sums them
+// Included by reduce_f32.cu, reduce_f16.cu and reduce_bf16.cu only.
+#include <algorithm>
+#include <cstdint>
+#include <type_traits>
+
+#include "core/error.h"
+#include "kernels/block_reduce.cuh"
+#include "kernels/convert.cuh"
+#include "kernels/cuda_check.h"
+#include "kernels/reduce_typed.h"
+#include "kernels/vec.cuh"
+
+namespace opmark::kernels {
+namespace reduce_detail {
+
+using core::ReducePath;
+using core::ReducePlan;
+
+static_assert(kThreads == core::kReduceBlockThreads, "the plan's block size is the kernels'");
+
+// ---- what each normalising op computes: its row statistic, the two numbers it keeps, and the output ----
+
+template <ReduceOp Op>
+struct Norm;
+
+template <>
+struct Norm<ReduceOp::softmax> {
+  using State = SoftmaxState;
+  static constexpr bool kGamma = false, kBeta = false, kAdd = false;
+  __device__ static float2 coef(State s, float) { return {s.m, 1.0f / s.s}; }
+  __device__ static float apply(float v, float2 c, float, float) { return __expf(v - c.x) * c.y; }
+};
+template <>
+struct Norm<ReduceOp::log_softmax> {
+  using State = SoftmaxState;
+  static constexpr bool kGamma = false, kBeta = false, kAdd = false;
+  __device__ static float2 coef(State s, float) { return {s.m, logf(s.s)}; }
+  __device__ static float apply(float v, float2 c, float, float) { return v - c.x - c.y; }
+};
+template <bool Add>
+struct LayerNorm {
+  using State = Welford;
+  static constexpr bool kGamma = true, kBeta = true, kAdd = Add;
+  __device__ static float2 coef(State s, float cols) {
+    return {s.mean, rsqrtf(s.m2 / cols + static_cast<float>(kLayerNormEps))};
+  }
+  __device__ static float apply(float v, float2 c, float g, float b) { return (v - c.x) * c.y * g + b; }
+};
+template <bool Add>
+struct RmsNorm {
+  using State = SumSquares;
+  static constexpr bool kGamma = true, kBeta = false, kAdd = Add;
+  __device__ static float2 coef(State s, float cols) { return {0.0f, rsqrtf(s.v / cols + static_cast<float>(kRmsNormEps))}; }
+  __device__ static float apply(float v, float2 c, float g, float) { return v * c.y * g; }
+};
+template <>
+struct Norm<ReduceOp::layernorm> : LayerNorm<false> {};
+template <>
+struct Norm<ReduceOp::add_layernorm> : LayerNorm<true> {};
+template <>
+struct Norm<ReduceOp::rmsnorm> : RmsNorm<false> {};
+template <>
+struct Norm<ReduceOp::add_rmsnorm> : RmsNorm<true> {};
+
+// The tensors of a launch, typed. sum: add_*'s second output (x + residual), right after the normalised rows.
+template <class T>
+struct Rows {
+  const T* __restrict__ x;
+  const T* __restrict__ residual;
+  const T* __restrict__ gamma;
+  const T* __restrict__ beta;
+  T* __restrict__ out;
+  T* __restrict__ sum;
+  std::int64_t rows, cols;
+};
+
+// N consecutive elements: one (Scalar-like) or a 16-byte vector; aligned to its size so it loads in one access.
+template <class T, int N>
+struct alignas(sizeof(T) * N) Piece {
+  static constexpr int kCount = N;
+  T v[N];
+};
+
+// The input's piece at element e: x, or with kAdd x + residual rounded to the storage type (the sum an engine
+// stores, and the one it normalises).
+template <class T, int N, bool kAdd>
+__device__ __forceinline__ Piece<T, N> load_piece(const T* __restrict__ x, const T* __restrict__ res, std::int64_t e) {
+  using P = Piece<T, N>;
+  P a = *reinterpret_cast<const P*>(x + e);
+  if constexpr (kAdd) {
+    const P b = *reinterpret_cast<const P*>(res + e);
+#pragma unroll
+    for (int k = 0; k < N; ++k) a.v[k] = from_float<T>(to_float(a.v[k]) + to_float(b.v[k]));
+  }
+  return a;
+}
+
+template <class T, int N>
+__device__ __forceinline__ void widen(const Piece<T, N>& p, float (&v)[N]) {
+#pragma unroll
+  for (int k = 0; k < N; ++k) v[k] = to_float(p.v[k]);
+}
+
+// Where the first 16-byte boundary of a run of elements at p lies: the elements before it (fewer than a vector).
+template <class T>
+__device__ __forceinline__ std::int64_t head_elements(const T* p, std::int64_t count) {
+  constexpr std::int64_t kC = Vec<T>::kCount;
+  const std::int64_t misalign = static_cast<std::int64_t>((reinterpret_cast<std::uintptr_t>(p) / sizeof(T)) % kC);
+  return misalign == 0 ? 0 : std::min<std::int64_t>(count, kC - misalign);
+}
+
+// Hands f(e, piece) the input pieces of elements [0, count) from x (and residual) that thread `tid` of `step` owns:
+// single elements up to the first 16-byte boundary, then 16-byte vectors kInFlight at a time (all loads issued
+// before the first use), then single elements. Rows of odd length start anywhere: x and the residual (and every
+// output) share the row's offset, so one boundary serves all of them.
+template <class T, bool kAdd, class F>
+__device__ __forceinline__ void read_pieces(const T* __restrict__ x, const T* __restrict__ res, std::int64_t count,
+                                            std::int64_t tid, std::int64_t step, F&& f) {
+  constexpr int kC = Vec<T>::kCount;
+  const std::int64_t head = head_elements(x, count);
+  const std::int64_t vectors = (count - head) / kC;
+  for (std::int64_t e = tid; e < head; e += step) f(e, load_piece<T, 1, kAdd>(x, res, e));
+  for (std::int64_t i = tid; i < vectors; i += kInFlight * step) {
+    Piece<T, kC> a[kInFlight];
+#pragma unroll
+    for (int u = 0; u < kInFlight; ++u)
+      if (i + u * step < vectors) a[u] = load_piece<T, kC, kAdd>(x, res, head + (i + u * step) * kC);
+#pragma unroll
+    for (int u = 0; u < kInFlight; ++u)
+      if (i + u * step < vectors) f(head + (i + u * step) * kC, a[u]);
+  }
+  for (std::int64_t e = head + vectors * kC + tid; e < count; e += step) f(e, load_piece<T, 1, kAdd>(x, res, e));
+}
+
+// Writes a normalised piece (and with kAdd the sum beside it) at element e of a row; gamma and beta start at the
+// piece's column, element by element (their alignment is the column's, not the row's; they stay in L1).
+template <ReduceOp Op, class T, int N>
+__device__ __forceinline__ void write_piece(const Piece<T, N>& in, float2 c, const T* __restrict__ gamma,
+                                            const T* __restrict__ beta, T* __restrict__ out, T* __restrict__ sum,
+                                            std::int64_t e) {
+  using M = Norm<Op>;
+  Piece<T, N> r;
+#pragma unroll
+  for (int k = 0; k < N; ++k) {
+    const float g = M::kGamma ? to_float(gamma[k]) : 1.0f, b = M::kBeta ? to_float(beta[k]) : 0.0f;
+    r.v[k] = from_float<T>(M::apply(to_float(in.v[k]), c, g, b));
+  }
+  *reinterpret_cast<Piece<T, N>*>(out + e) = r;
+  if constexpr (M::kAdd) *reinterpret_cast<Piece<T, N>*>(sum + e) = in;
+}
+
+// Combines the states of a group of kGroup threads (1, a power of two up to 32 within a warp, or the block); every
+// thread of the warp or block must call it (the loops over rows below are uniform across them).
+template <int kGroup, class S>
+__device__ __forceinline__ S group_reduce(S s) {
+  if constexpr (kGroup == 1) return s;
+  else if constexpr (kGroup <= 32) {
+    for (int offset = kGroup / 2; offset > 0; offset /= 2) s = S::combine(s, s.shuffled(offset));
+    return s;
+  } else {
+    static_assert(kGroup == kThreads, "a group is a part of a warp or the whole block");
+    return block_reduce(s);
+  }
+}
+
+// ---- registers: kGroup threads per row, each keeping kCache units (U: a 16-byte vector or one element) ----
+
+template <ReduceOp Op, class T, int kUnit, int kGroup, int kCache>
+__global__ void __launch_bounds__(kThreads) registers_kernel(Rows<T> a) {
+  using M = Norm<Op>;
+  using U = Piece<T, kUnit>;
+  constexpr int kPerBlock = kThreads / kGroup;
+  const std::int64_t units = a.cols / kUnit;
+  const int lane = static_cast<int>(threadIdx.x % kGroup);
+  const std::int64_t slot = threadIdx.x / kGroup;
+  for (std::int64_t base = std::int64_t(blockIdx.x) * kPerBlock; base < a.rows;
+       base += std::int64_t(gridDim.x) * kPerBlock) {
+    const std::int64_t r = base + slot;
+    const bool live = r < a.rows;
+    const std::int64_t start = live ? r * a.cols : 0;
+    U cache[kCache];
+    typename M::State s;
+#pragma unroll
+    for (int u = 0; u < kCache; ++u)
+      if (live && lane + u * kGroup < units)
+        cache[u] = load_piece<T, kUnit, M::kAdd>(a.x, a.residual, start + (lane + u * kGroup) * kUnit);
+#pragma unroll
+    for (int u = 0; u < kCache; ++u)
+      if (live && lane + u * kGroup < units) {
+        float v[kUnit];
+        widen(cache[u], v);
+        s.add_chunk(v);
+      }
+    s = group_reduce<kGroup>(s);
+    if (!live) continue;
+    const float2 c = M::coef(s, static_cast<float>(a.cols));
+#pragma unroll
+    for (int u = 0; u < kCache; ++u) {
+      const std::int64_t col = (lane + u * kGroup) * std::int64_t(kUnit);
+      if (col >= a.cols) break;
+      write_piece<Op>(cache[u], c, a.gamma + col, a.beta + col, a.out, a.sum, start + col);
+    }
+  }
+}
+
+// ---- shared_memory: a block per row; the row (x, or x + residual) is kept in shared memory between the reads ----
+
+// The row sits in shared memory shifted so that a 16-byte vector of the row lands on a 16-byte boundary there too.
+template <class T>
+__device__ __forceinline__ std::int64_t shared_shift(const T* row, std::int64_t cols) {
+  const std::int64_t head = head_elements(row, cols);
+  return head == 0 ? 0 : Vec<T>::kCount - head;
+}
+
+template <ReduceOp Op, class T>
+__global__ void __launch_bounds__(kThreads) shared_row_kernel(Rows<T> a) {
+  using M = Norm<Op>;
+  extern __shared__ __align__(16) unsigned char shared_bytes[];
+  T* saved = reinterpret_cast<T*>(shared_bytes);
+  for (std::int64_t r = blockIdx.x; r < a.rows; r += gridDim.x) {
+    const std::int64_t start = r * a.cols;
+    const std::int64_t shift = shared_shift(a.x + start, a.cols);
+    typename M::State s;
+    read_pieces<T, M::kAdd>(a.x + start, a.residual + start, a.cols, threadIdx.x, kThreads,
+                            [&](std::int64_t e, const auto& p) {
+                              using P = std::decay_t<decltype(p)>;
+                              *reinterpret_cast<P*>(saved + shift + e) = p;
+                              float v[P::kCount];
+                              widen(p, v);
+                              s.add_chunk(v);
+                            });
+    s = block_reduce(s);  // its barriers also order the shared-memory writes above before the reads below
+    const float2 c = M::coef(s, static_cast<float>(a.cols));
+    const T* x_row = a.x + start;
+    const std::int64_t head = head_elements(x_row, a.cols);
+    constexpr int kC = Vec<T>::kCount;
+    const std::int64_t vectors = (a.cols - head) / kC;
+    const auto write = [&](std::int64_t e, const auto& p) {
+      write_piece<Op>(p, c, a.gamma + e, a.beta + e, a.out, a.sum, start + e);
+    };
+    for (std::int64_t e = threadIdx.x; e < head; e += kThreads) write(e, *reinterpret_cast<const Piece<T, 1>*>(saved + shift + e));
+    for (std::int64_t i = threadIdx.x; i < vectors; i += kThreads) {
+      const std::int64_t e = head + i * kC;
+      write(e, *reinterpret_cast<const Piece<T, kC>*>(saved + shift + e));
+    }
+    for (std::int64_t e = head + vectors * kC + threadIdx.x; e < a.cols; e += kThreads)
+      write(e, *reinterpret_cast<const Piece<T, 1>*>(saved + shift + e));
+    __syncthreads();  // the next row overwrites `saved`
+  }
+}
+
+// ---- slices of rows (two_pass, split_rows): block b of rows x splits takes slice b % splits of row b / splits ----
+
+struct Slice {
+  std::int64_t row, begin, count;
+};
+
+__device__ __forceinline__ Slice slice_of(std::int64_t block, std::int64_t splits, std::int64_t cols) {
+  // Slices of a multiple of 16 elements, so most slices start where the row's vectors do.
+  const std::int64_t width = ((cols + splits - 1) / splits + 15) / 16 * 16;
+  Slice s;
+  s.row = block / splits;
+  s.begin = std::min(cols, (block % splits) * width);
+  s.count = std::min(cols - s.begin, width);
+  return s;
+}
+
+// Pass 1: each block's partial state of its slice, in partials[block].
+template <class S, class T, bool kAdd>
+__global__ void __launch_bounds__(kThreads) slice_state_kernel(Rows<T> a, std::int64_t splits, S* __restrict__ partials) {
+  for (std::int64_t b = blockIdx.x; b < a.rows * splits; b += gridDim.x) {
+    const Slice sl = slice_of(b, splits, a.cols);
+    const std::int64_t at = sl.row * a.cols + sl.begin;
+    S s;
+    read_pieces<T, kAdd>(a.x + at, a.residual + at, sl.count, threadIdx.x, kThreads, [&](std::int64_t, const auto& p) {
+      float v[std::decay_t<decltype(p)>::kCount];
+      widen(p, v);
+      s.add_chunk(v);
+    });
+    s = block_reduce(s);
+    if (threadIdx.x == 0) partials[b] = s;
+  }
+}
+
+// The row's state from its slices' partials, combined in slice order (the same result however blocks ran).
+template <class S>
+__device__ __forceinline__ S combine_slices(const S* __restrict__ partials, std::int64_t row, std::int64_t splits) {
+  S s = partials[row * splits];
+  for (std::int64_t k = 1; k < splits; ++k) s = S::combine(s, partials[row * splits + k]);
+  return s;
+}
+
+// Pass 2 of two_pass: each block reads its slice again and writes it normalised with the row's statistics.
+template <ReduceOp Op, class T>
+__global__ void __launch_bounds__(kThreads) slice_normalise_kernel(Rows<T> a, std::int64_t splits,
+                                                                   const typename Norm<Op>::State* __restrict__ partials) {
+  using M = Norm<Op>;
+  for (std::int64_t b = blockIdx.x; b < a.rows * splits; b += gridDim.x) {
+    const Slice sl = slice_of(b, splits, a.cols);
+    const float2 c = M::coef(combine_slices(partials, sl.row, splits), static_cast<float>(a.cols));
+    const std::int64_t at = sl.row * a.cols + sl.begin;
+    read_pieces<T, M::kAdd>(a.x + at, a.residual + at, sl.count, threadIdx.x, kThreads,
+                            [&](std::int64_t e, const auto& p) {
+                              write_piece<Op>(p, c, a.gamma + sl.begin + e, a.beta + sl.begin + e, a.out, a.sum, at + e);
+                            });
+  }
+}
+
+// ---- sum, mean, max ----
+
+template <class S>
+__device__ __forceinline__ float reduced_value(S s, bool mean, std::int64_t cols) {
+  return mean ? s.v / static_cast<float>(cols) : s.v;
+}
+
+// streaming: kGroup threads per row reduce as they read (kVec: 16-byte loads).
+template <class S, class T, int kGroup, bool kVec>
+__global__ void __launch_bounds__(kThreads) streaming_kernel(Rows<T> a, bool mean) {
+  constexpr int kPerBlock = kThreads / kGroup;
+  const int lane = static_cast<int>(threadIdx.x % kGroup);
+  const std::int64_t slot = threadIdx.x / kGroup;
+  for (std::int64_t base = std::int64_t(blockIdx.x) * kPerBlock; base < a.rows;
+       base += std::int64_t(gridDim.x) * kPerBlock) {
+    const std::int64_t r = base + slot;
+    const bool live = r < a.rows;
+    S s;
+    for_each_chunk<T, kVec>(a.x + (live ? r * a.cols : 0), live ? a.cols : 0, lane, kGroup,
+                            [&](const auto& v) { s.add_chunk(v); });
+    s = group_reduce<kGroup>(s);
+    if (live && lane == 0) a.out[r] = from_float<T>(reduced_value(s, mean, a.cols));
+  }
+}
+
+// split_rows, second kernel: one thread per row combines its slices.
+template <class S, class T>
+__global__ void combine_slices_kernel(Rows<T> a, std::int64_t splits, const S* __restrict__ partials, bool mean) {
+  for (std::int64_t r = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x; r < a.rows;
+       r += std::int64_t(gridDim.x) * blockDim.x)
+    a.out[r] = from_float<T>(reduced_value(combine_slices(partials, r, splits), mean, a.cols));
+}
+
+// sum_all: each block sums a grid-strided share into partials[block], then one block sums the partials (two fixed
+// passes: the result does not depend on scheduling, as atomics would make it).
+constexpr unsigned kSumAllBlocks = 1024;
+
+template <class T, bool kVec>
+__global__ void sum_all_partials_kernel(const T* __restrict__ x, float* __restrict__ partials, std::int64_t count) {
+  Sum s;
+  for_each_chunk<T, kVec>(x, count, blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x,
+                          std::int64_t(gridDim.x) * blockDim.x, [&](const auto& v) { s.add_chunk(v); });
+  s = block_reduce(s);
+  if (threadIdx.x == 0) partials[blockIdx.x] = s.v;
+}
+
+template <class T>
+__global__ void sum_all_final_kernel(const float* __restrict__ partials, unsigned count, T* __restrict__ out) {
+  Sum s;
+  for (unsigned i = threadIdx.x; i < count; i += blockDim.x) s.add(partials[i]);
+  s = block_reduce(s);
+  if (threadIdx.x == 0) out[0] = from_float<T>(s.v);
+}
+
+// ---- launchers ----
+
+// Blocks for `work` items of `per_block` each: enough to fill an H100 many times over, the kernels loop past it.
+inline unsigned grid_for(std::int64_t work, std::int64_t per_block) {
+  const std::int64_t blocks = (work + per_block - 1) / per_block;
+  return static_cast<unsigned>(std::max<std::int64_t>(1, std::min<std::int64_t>(blocks, 132 * 64)));
+}
+
+template <ReduceOp Op, class T, int kUnit>
+void launch_registers(const ReducePlan& plan, const Rows<T>& a, cudaStream_t stream) {
+  const unsigned blocks = grid_for(a.rows, kThreads / plan.group);
+  const auto go = [&](auto kernel) { kernel<<<blocks, kThreads, 0, stream>>>(a); };
+  if (plan.group == 1) go(registers_kernel<Op, T, kUnit, 1, 4>);
+  else if (plan.group == 8) go(registers_kernel<Op, T, kUnit, 8, 4>);
+  else if (plan.group == 32 && plan.cache <= 4) go(registers_kernel<Op, T, kUnit, 32, 4>);
+  else if (plan.group == 32) go(registers_kernel<Op, T, kUnit, 32, 16>);
+  else if (plan.cache <= 4) go(registers_kernel<Op, T, kUnit, kThreads, 4>);
+  else go(registers_kernel<Op, T, kUnit, kThreads, 16>);
+}
+
+template <ReduceOp Op, class T>
+void launch_normalise(const ReducePlan& plan, const Rows<T>& a, void* workspace, cudaStream_t stream) {
+  using State = typename Norm<Op>::State;
+  switch (plan.path) {
+    case ReducePath::registers:
+      if (plan.vectorised) launch_registers<Op, T, Vec<T>::kCount>(plan, a, stream);
+      else launch_registers<Op, T, 1>(plan, a, stream);
+      return;
+    case ReducePath::shared_memory: {
+      // The row plus a vector's room for the alignment shift.
+      const std::size_t bytes = static_cast<std::size_t>(a.cols + Vec<T>::kCount) * sizeof(T);
+      // Above 48 KiB a kernel must ask for it; once per kernel, before the first launch (outside any capture: the
+      // first launch is the harness's verification).
+      static bool raised = false;
+      if (!raised) {
+        int optin = 0, device = 0;
+        OPMARK_CHECK_CUDA(cudaGetDevice(&device));
+        OPMARK_CHECK_CUDA(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
+        OPMARK_CHECK_CUDA(cudaFuncSetAttribute(shared_row_kernel<Op, T>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                               optin - 1024));
+        raised = true;
+      }
+      shared_row_kernel<Op, T><<<grid_for(a.rows, 1), kThreads, bytes, stream>>>(a);
+      return;
+    }
+    case ReducePath::two_pass: {
+      auto* partials = static_cast<State*>(workspace);
+      const unsigned blocks = grid_for(a.rows * plan.splits, 1);
+      slice_state_kernel<State, T, Norm<Op>::kAdd><<<blocks, kThreads, 0, stream>>>(a, plan.splits, partials);
+      OPMARK_CHECK_LAUNCH();
+      slice_normalise_kernel<Op, T><<<blocks, kThreads, 0, stream>>>(a, plan.splits, partials);
+      return;
+    }
+    default: throw Error("reduce: a normalising op has no plan '" + plan.label + "'");
+  }
+}
+
+template <class S, class T, bool kVec>
+void launch_streaming(const ReducePlan& plan, const Rows<T>& a, bool mean, cudaStream_t stream) {
+  const unsigned blocks = grid_for(a.rows, kThreads / plan.group);
+  if (plan.group == 1) streaming_kernel<S, T, 1, kVec><<<blocks, kThreads, 0, stream>>>(a, mean);
+  else if (plan.group == 8) streaming_kernel<S, T, 8, kVec><<<blocks, kThreads, 0, stream>>>(a, mean);
+  else if (plan.group == 32) streaming_kernel<S, T, 32, kVec><<<blocks, kThreads, 0, stream>>>(a, mean);
+  else streaming_kernel<S, T, kThreads, kVec><<<blocks, kThreads, 0, stream>>>(a, mean);
+}
+
+template <class S, class T>
+void launch_row_reduce(const ReducePlan& plan, const Rows<T>& a, bool mean, void* workspace, cudaStream_t stream) {
+  if (plan.path == ReducePath::split_rows) {
+    auto* partials = static_cast<S*>(workspace);
+    slice_state_kernel<S, T, false><<<grid_for(a.rows * plan.splits, 1), kThreads, 0, stream>>>(a, plan.splits,
+                                                                                                 partials);
+    OPMARK_CHECK_LAUNCH();
+    combine_slices_kernel<S, T><<<grid_for(a.rows, kThreads), kThreads, 0, stream>>>(a, plan.splits, partials, mean);
+    return;
+  }
+  if (plan.vectorised) launch_streaming<S, T, true>(plan, a, mean, stream);
+  else launch_streaming<S, T, false>(plan, a, mean, stream);
+}
+
+}  // namespace reduce_detail
+
+template <class T>
+void launch_reduce_typed(ReduceOp op, const core::ReducePlan& plan, const ReduceTensors& t, std::int64_t rows,
+                         std::int64_t cols, cudaStream_t stream) {
+  using namespace reduce_detail;
+  const std::int64_t n = rows * cols;
+  T* out = static_cast<T*>(t.out);
+  const bool adds = op == ReduceOp::add_layernorm || op == ReduceOp::add_rmsnorm;
+  const Rows<T> a{static_cast<const T*>(t.x),     static_cast<const T*>(t.residual),
+                  static_cast<const T*>(t.gamma), static_cast<const T*>(t.beta),
+                  out,                            adds ? out + n : nullptr,
+                  rows,                           cols};
+  switch (op) {
+    case ReduceOp::sum: launch_row_reduce<Sum>(plan, a, false, t.workspace, stream); break;
+    case ReduceOp::mean: launch_row_reduce<Sum>(plan, a, true, t.workspace, stream); break;
+    case ReduceOp::max: launch_row_reduce<Max>(plan, a, false, t.workspace, stream); break;
+    case ReduceOp::sum_all: {
+      auto* partials = static_cast<float*>(t.workspace);
+      if (plan.vectorised) sum_all_partials_kernel<T, true><<<kSumAllBlocks, kThreads, 0, stream>>>(a.x, partials, n);
+      else sum_all_partials_kernel<T, false><<<kSumAllBlocks, kThreads, 0, stream>>>(a.x, partials, n);
+      OPMARK_CHECK_LAUNCH();
+      sum_all_final_kernel<T><<<1, kThreads, 0, stream>>>(partials, kSumAllBlocks, out);
+      break;
+    }
+    case ReduceOp::softmax: launch_normalise<ReduceOp::softmax>(plan, a, t.workspace, stream); break;
+    case ReduceOp::log_softmax: launch_normalise<ReduceOp::log_softmax>(plan, a, t.workspace, stream); break;
+    case ReduceOp::layernorm: launch_normalise<ReduceOp::layernorm>(plan, a, t.workspace, stream); break;
+    case ReduceOp::rmsnorm: launch_normalise<ReduceOp::rmsnorm>(plan, a, t.workspace, stream); break;
+    case ReduceOp::add_layernorm: launch_normalise<ReduceOp::add_layernorm>(plan, a, t.workspace, stream); break;
+    case ReduceOp::add_rmsnorm: launch_normalise<ReduceOp::add_rmsnorm>(plan, a, t.workspace, stream); break;
+  }
+  OPMARK_CHECK_LAUNCH();
+}
+
+}  // namespace opmark::kernels

@@ -1,0 +1,88 @@
+// The gather and permute families on the host: schemas, case names, byte counts, the permutation views and paths,
+// and the float64 references.
+#include <gtest/gtest.h>
+
+#include "core/case.h"
+#include "core/error.h"
+#include "core/families.h"
+#include "kernels/gather.h"
+#include "kernels/permute.h"
+
+using namespace opmark;
+using namespace opmark::core;
+
+static Case gather(std::int64_t rows, std::int64_t cols, std::int64_t table_rows, const char* precision = "fp16") {
+  return make_case("gather", "fwd", precision, {{"rows", rows}, {"cols", cols}, {"table_rows", table_rows}});
+}
+
+static Case permute(std::int64_t d0, std::int64_t d1, std::int64_t d2, std::int64_t d3, const char* perm,
+                    const char* precision = "fp16") {
+  return make_case("permute", "fwd", precision,
+                   {{"d0", d0}, {"d1", d1}, {"d2", d2}, {"d3", d3}, {"perm", std::string(perm)}});
+}
+
+TEST(Gather, NameBytesAndChecks) {
+  EXPECT_EQ(make_case_name(gather(16384, 4096, 32000)), "gather/fwd/fp16/rows=16384/cols=4096/table_rows=32000");
+  const Work w = work_of(gather(16384, 768, 50257, "fp32"));
+  EXPECT_DOUBLE_EQ(w.flops, 0);
+  EXPECT_DOUBLE_EQ(w.bytes_read, 16384.0 * 768 * 4 + 16384.0 * 8);  // the rows looked up, and the int64 indices
+  EXPECT_DOUBLE_EQ(w.bytes_written, 16384.0 * 768 * 4);
+  EXPECT_THROW(gather(0, 768, 10), Error);
+  EXPECT_THROW(gather(4, std::int64_t{1} << 30, std::int64_t{1} << 30), Error);  // a table over 2^40 elements
+  EXPECT_THROW(make_case("gather", "bwd_data", "fp16", {{"rows", std::int64_t{4}}, {"cols", std::int64_t{4}},
+                                                        {"table_rows", std::int64_t{4}}}),
+               Error);  // forward only
+  EXPECT_THROW(gather(4, 4, 4, "int8"), Error);
+}
+
+TEST(GatherReference, RowsOfTheTableByIndex) {
+  const std::vector<double> table = {0, 1, 10, 11, 20, 21};  // 3 rows of 2
+  EXPECT_EQ(kernels::gather_reference(table, {2, 0, 2}, 2), (std::vector<double>{20, 21, 0, 1, 20, 21}));
+}
+
+TEST(Permute, NameBytesAndChecks) {
+  EXPECT_EQ(make_case_name(permute(32, 512, 12, 64, "0213")), "permute/fwd/fp16/d0=32/d1=512/d2=12/d3=64/perm=0213");
+  EXPECT_DOUBLE_EQ(work_of(permute(32, 512, 12, 64, "0213", "bf16")).bytes(), 2.0 * 32 * 512 * 12 * 64 * 2);
+  EXPECT_DOUBLE_EQ(work_of(permute(32, 512, 12, 64, "0213", "bf16")).flops, 0);
+  EXPECT_THROW(permute(2, 2, 2, 2, "0123"), Error);  // the identity is no permutation to time
+  EXPECT_THROW(permute(2, 2, 2, 2, "0321"), Error);  // not offered
+  EXPECT_THROW(permute(1 << 20, 1 << 20, 2, 2, "0213"), Error);  // over 2^40 elements
+}
+
+TEST(Permute, ViewsAndPaths) {
+  const auto view = [](const char* perm) { return permute_view(permute_problem(permute(2, 3, 4, 5, perm))); };
+  const auto same = [](PermuteView a, PermuteView b) {
+    return a.batch == b.batch && a.a == b.a && a.b == b.b && a.inner == b.inner;
+  };
+  EXPECT_TRUE(same(view("0213"), {2, 3, 4, 5}));
+  EXPECT_TRUE(same(view("0132"), {6, 4, 5, 1}));
+  EXPECT_TRUE(same(view("0231"), {2, 3, 20, 1}));
+  EXPECT_TRUE(same(view("0312"), {2, 12, 5, 1}));
+  EXPECT_TRUE(same(view("1023"), {1, 2, 3, 20}));
+  EXPECT_EQ(permute_path(view("0213")), "path: rows of 5 elements moved whole");
+  EXPECT_EQ(permute_path(view("0132")), "path: 32 x 32 shared-memory tiles (the innermost dimension moves)");
+}
+
+// The reference against the definition out[idx permuted] = in[idx], for every permutation offered.
+TEST(PermuteReference, EveryPermutationMatchesItsDefinition) {
+  const std::int64_t d[4] = {2, 3, 4, 5};
+  std::vector<double> in(120);
+  for (std::size_t i = 0; i < in.size(); ++i) in[i] = static_cast<double>(i);
+  for (const std::string& perm : permute_perms()) {
+    SCOPED_TRACE(perm);
+    const auto out = kernels::permute_reference(permute_view(permute_problem(permute(2, 3, 4, 5, perm.c_str()))), in);
+    std::int64_t od[4];
+    for (int i = 0; i < 4; ++i) od[i] = d[perm[i] - '0'];
+    std::int64_t idx[4];
+    for (idx[0] = 0; idx[0] < d[0]; ++idx[0])
+      for (idx[1] = 0; idx[1] < d[1]; ++idx[1])
+        for (idx[2] = 0; idx[2] < d[2]; ++idx[2])
+          for (idx[3] = 0; idx[3] < d[3]; ++idx[3]) {
+            const std::int64_t src = ((idx[0] * d[1] + idx[1]) * d[2] + idx[2]) * d[3] + idx[3];
+            std::int64_t o[4];
+            for (int i = 0; i < 4; ++i) o[i] = idx[perm[i] - '0'];
+            const std::int64_t dst = ((o[0] * od[1] + o[1]) * od[2] + o[2]) * od[3] + o[3];
+            ASSERT_EQ(out[static_cast<std::size_t>(dst)], in[static_cast<std::size_t>(src)]);
+          }
+  }
+}

@@ -1,0 +1,94 @@
+// The reduce kernels' path choice (core/reduce_path.h), a pure function of the shape: which threads share a row,
+// where it is kept, how many reads of the input, and the label that says so.
+#include <gtest/gtest.h>
+
+#include "core/reduce_path.h"
+
+using namespace opmark::core;
+
+namespace {
+
+// An H100: 227 KiB of shared memory a block less the kernels' 2 KiB, 132 multiprocessors.
+constexpr std::int64_t kShared = 227 * 1024 - 2048;
+ReducePlan plan(const char* op, std::int64_t rows, std::int64_t cols, std::int64_t elem, bool vec) {
+  return reduce_plan(op, rows, cols, elem, vec, kShared, 132);
+}
+// Rows holding 32 Mi elements, as the sweep_shapes set writes them.
+std::int64_t rows_for(std::int64_t cols) { return (33554432 + cols / 2) / cols; }
+
+}  // namespace
+
+TEST(ReducePath, ShortRowsGoToSmallGroupsInRegisters) {
+  const ReducePlan one = plan("softmax", rows_for(1), 1, 4, false);
+  EXPECT_EQ(one.path, ReducePath::registers);
+  EXPECT_EQ(one.group, 1);
+  EXPECT_EQ(one.label, "path: one row per thread in registers, element loads, 1 read");
+  EXPECT_EQ(plan("layernorm", rows_for(7), 7, 2, false).group, 8);
+  EXPECT_EQ(plan("layernorm", rows_for(31), 31, 2, false).group, 8);
+  const ReducePlan warp = plan("softmax", rows_for(512), 512, 2, true);  // 64 vectors: 2 per lane
+  EXPECT_EQ(warp.group, 32);
+  EXPECT_EQ(warp.cache, 4);
+  EXPECT_EQ(warp.label, "path: one row per warp in registers, 16-byte loads, 1 read");
+  EXPECT_EQ(plan("softmax", rows_for(197), 197, 2, false).group, 32);  // odd: elements, 7 per lane
+  EXPECT_EQ(plan("softmax", rows_for(2048), 2048, 4, true).cache, 16);  // 512 vectors: 16 per lane
+}
+
+TEST(ReducePath, LongerRowsTakeTheBlockThenSharedMemoryThenTwoPasses) {
+  const ReducePlan block = plan("layernorm", rows_for(12288), 12288, 2, true);  // 1536 vectors over 256 threads
+  EXPECT_EQ(block.path, ReducePath::registers);
+  EXPECT_EQ(block.group, kReduceBlockThreads);
+  EXPECT_EQ(block.cache, 16);
+  EXPECT_EQ(block.passes, 1);
+  // 50257 odd columns: 98 KiB (fp16) or 196 KiB (fp32) a row, in shared memory, read once.
+  for (std::int64_t elem : {2, 4}) {
+    const ReducePlan shared = plan("softmax", rows_for(50257), 50257, elem, false);
+    EXPECT_EQ(shared.path, ReducePath::shared_memory) << elem;
+    EXPECT_EQ(shared.passes, 1);
+    EXPECT_EQ(shared.label, "path: block per row, shared memory, element loads, 1 read");
+  }
+  EXPECT_EQ(plan("softmax", rows_for(32000), 32000, 4, true).path, ReducePath::shared_memory);  // 8000 vectors
+  // 131072 fp16 (256 KiB) and 262144 in any precision: past shared memory, two passes over slices of each row.
+  const ReducePlan two = plan("softmax", rows_for(262144), 262144, 2, true);
+  EXPECT_EQ(two.path, ReducePath::two_pass);
+  EXPECT_EQ(two.passes, 2);
+  EXPECT_EQ(two.splits, 9);  // 128 rows: 9 slices each fill 8 blocks on each of 132 multiprocessors
+  EXPECT_EQ(two.label, "path: online softmax, 2 passes, 9 blocks per row, 16-byte loads, 2 reads");
+  EXPECT_EQ(plan("layernorm", rows_for(131072), 131072, 2, true).label.rfind("path: Welford statistics, 2 passes", 0),
+            0u);
+  EXPECT_EQ(plan("add_rmsnorm", rows_for(131072), 131072, 4, true).label.rfind("path: sum of squares, 2 passes", 0),
+            0u);
+  // Few rows would leave multiprocessors idle in shared memory: two passes over slices instead.
+  EXPECT_EQ(plan("softmax", 8, 50257, 2, false).path, ReducePath::two_pass);
+}
+
+TEST(ReducePath, SumsReadOnceWhateverTheShape) {
+  EXPECT_EQ(plan("sum", rows_for(1), 1, 4, false).group, 1);
+  EXPECT_EQ(plan("max", rows_for(7), 7, 2, false).group, 8);
+  EXPECT_EQ(plan("mean", rows_for(4096), 4096, 4, true).group, 32);
+  const ReducePlan block = plan("sum", rows_for(8192), 8192, 4, true);  // 4096 rows: a block each
+  EXPECT_EQ(block.path, ReducePath::streaming);
+  EXPECT_EQ(block.group, kReduceBlockThreads);
+  const ReducePlan split = plan("max", rows_for(262144), 262144, 2, true);  // 128 rows: split
+  EXPECT_EQ(split.path, ReducePath::split_rows);
+  EXPECT_EQ(split.passes, 1);
+  EXPECT_EQ(split.label, "path: row split over 9 blocks, partials combined, 16-byte loads, 1 read");
+  EXPECT_EQ(plan("sum_all", 4, 1000, 4, true).path, ReducePath::all_partials);
+  for (std::int64_t cols : {1, 7, 31, 97, 197, 512, 1000, 2048, 4095, 4096, 8192, 12288, 32000, 50257, 131072, 262144})
+    for (const char* op : {"sum", "mean", "max"}) EXPECT_EQ(plan(op, rows_for(cols), cols, 2, false).passes, 1);
+}
+
+TEST(ReducePath, EverySweepShapeHasAPlanThatHoldsItsRow) {
+  for (std::int64_t cols : {1, 7, 31, 97, 197, 512, 1000, 2048, 4095, 4096, 8192, 12288, 32000, 50257, 131072, 262144})
+    for (std::int64_t elem : {2, 4})
+      for (const char* op : {"softmax", "log_softmax", "layernorm", "rmsnorm", "add_layernorm", "add_rmsnorm"}) {
+        const bool vec = cols % (16 / elem) == 0;
+        const ReducePlan p = plan(op, rows_for(cols), cols, elem, vec);
+        SCOPED_TRACE(std::string(op) + " cols " + std::to_string(cols));
+        const std::int64_t units = vec ? cols / (16 / elem) : cols;
+        if (p.path == ReducePath::registers) EXPECT_LE(units, std::int64_t{p.group} * p.cache);
+        if (p.path == ReducePath::shared_memory) EXPECT_LE(cols * elem, kShared);
+        EXPECT_EQ(p.passes, p.path == ReducePath::two_pass ? 2 : 1);
+        // Read once wherever the row fits one multiprocessor's shared memory.
+        if (cols * elem <= kShared) EXPECT_EQ(p.passes, 1);
+      }
+}
