@@ -309,6 +309,10 @@ def hf_model(make_config):
         import transformers
         config = make_config(transformers)
         config.use_cache = False
+        if str(device) != "meta":  # a shape trace on a real device (no meta trace) at 2x or 3x L: room for them
+            for attr in ("max_position_embeddings", "n_positions"):
+                if getattr(config, attr, None) is not None and getattr(config, attr) < s.get("L", 0):
+                    setattr(config, attr, s["L"])
         with torch.device(device):
             return transformers.AutoModel.from_config(config, attn_implementation="sdpa")
     return build

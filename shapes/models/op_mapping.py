@@ -7,7 +7,7 @@ mapping, the RMSNorm pattern, the attention call's mask and layout, the permute 
 a profiler trace and the coverage arithmetic all run and are tested on a machine without PyTorch.
 
 Families and their ops (the names opmark's families use):
-  conv, gemm, batchnorm, pool, rnn as before;
+  conv, gemm, batchnorm (a 2-D input is h = w = 1), pool, rnn as before;
   attention     scaled_dot_product_attention (any of its fused back ends): batch, heads_q, heads_kv, seq_q, seq_kv,
                 head_dim, mask (none|causal), layout (bshd|bhsd: the storage order of q/k/v), direction fwd|bwd;
   reduce        softmax, log_softmax, layernorm, rmsnorm (the decomposed pow-mean-add-rsqrt-mul pattern, or a
@@ -15,8 +15,9 @@ Families and their ops (the names opmark's families use):
   pointwise     relu, gelu, silu, sigmoid, tanh; add, mul (two full-size operands; sub and div, minimum and
                 maximum count as add and mul: the same bytes); bias_add (a row broadcast); scale (one full-size
                 operand: x * s, x / s, x + s, x ** s, a 0-dim tensor operand, a small broadcast operand, and the
-                one-input math functions such as rsqrt, neg, exp, cos); masked_fill (masked_fill, where); copy
-                (dtype casts, copies of dense tensors, cat and stack: rows x cols of the output);
+                one-input math functions such as rsqrt, neg, exp, cos); comparisons count as add; masked_fill
+                (masked_fill, where, triu, tril); copy (dtype casts, copies of dense tensors, cat, stack, padding:
+                rows x cols of the output);
   gather        embedding, embedding_bag, index_select, index on leading dimensions: rows (indices), cols (row
                 width), table_rows;
   permute       clone / copy_ / _to_copy of a permuted view (HF's transpose(1, 2).contiguous()): d0..d3 of the
@@ -45,7 +46,11 @@ ACTIVATIONS = {"relu": "relu", "relu_": "relu", "gelu": "gelu", "gelu_": "gelu",
 
 # Two-operand element-wise ops -> the pointwise op with the same bytes when both operands are full size.
 BINARY = {"add": "add", "add_": "add", "sub": "add", "sub_": "add", "rsub": "add", "minimum": "add",
-          "maximum": "add", "mul": "mul", "mul_": "mul", "div": "mul", "div_": "mul", "pow": "mul", "pow_": "mul"}
+          "maximum": "add", "mul": "mul", "mul_": "mul", "div": "mul", "div_": "mul", "pow": "mul", "pow_": "mul",
+          # comparisons and logic: two operands in, one (narrower) out
+          "eq": "add", "ne": "add", "lt": "add", "le": "add", "gt": "add", "ge": "add", "logical_and": "add",
+          "logical_or": "add", "bitwise_and": "add", "bitwise_or": "add", "fmod": "mul", "remainder": "mul",
+          "atan2": "mul"}
 
 # One-input element-wise functions: the bytes of x * s.
 UNARY = {"neg", "neg_", "rsqrt", "rsqrt_", "sqrt", "sqrt_", "exp", "exp_", "log", "log_", "cos", "cos_", "sin",
@@ -391,7 +396,7 @@ def _map_call(op, args, kwargs, out):
     if op in ("masked_fill", "masked_fill_", "where", "triu", "tril", "triu_", "tril_") and is_tensor(out):
         rows, cols = rows_cols(out.shape)
         return Record("pointwise", source, {"op": "masked_fill", "rows": rows, "cols": cols})
-    if op in ("cat", "stack") and is_tensor(out):
+    if op in ("cat", "stack", "constant_pad_nd", "repeat") and is_tensor(out):
         rows, cols = rows_cols(out.shape)
         return Record("pointwise", source, {"op": "copy", "rows": rows, "cols": cols})
     if op in CASTS and is_tensor(x):
@@ -431,9 +436,9 @@ def _map_call(op, args, kwargs, out):
         cols = math.prod(args[1])
         return Record("reduce", source, {"op": "rmsnorm", "rows": x.numel() // cols, "cols": cols})
     if op in ("native_batch_norm", "_native_batch_norm_legit_no_training", "cudnn_batch_norm",
-              "_native_batch_norm_legit") and x.dim() in (3, 4):
+              "_native_batch_norm_legit") and x.dim() in (2, 3, 4):
         training = op in ("native_batch_norm", "cudnn_batch_norm", "_native_batch_norm_legit") and bool(args[5])
-        h, w = (x.shape[2], x.shape[3]) if x.dim() == 4 else (1, x.shape[2])
+        h, w = (x.shape[2], x.shape[3]) if x.dim() == 4 else (1, x.shape[2]) if x.dim() == 3 else (1, 1)
         return Record("batchnorm", source, {"n": x.shape[0], "c": x.shape[1], "h": h, "w": w,
                                             "mode": "train" if training else "inference"})
     if op in ("max_pool2d_with_indices", "max_pool2d", "avg_pool2d") and is_tensor(x) and x.dim() == 4:

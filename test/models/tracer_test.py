@@ -282,6 +282,22 @@ class OtherMappings(unittest.TestCase):
                           {}, [T([2048, 128])])
         self.assertEqual(bag.fields, {"rows": 2048, "cols": 128, "table_rows": 100000})
 
+    def test_vision_and_point_cloud_calls(self):
+        # BatchNorm1d on [B, C]: h = w = 1
+        self.assertEqual(om.map_call("_native_batch_norm_legit_no_training", [T([32, 512]), T([512]), T([512]),
+                                     T([512]), T([512]), 0.1, 1e-5], {}, [T([32, 512])]).fields,
+                         {"n": 32, "c": 512, "h": 1, "w": 1, "mode": "inference"})
+        # SSD's head: view(N, A, K, H, W).permute(0, 3, 4, 1, 2).reshape(N, -1, K): five dims merge to three
+        v = Permute.view([8, 6, 21, 38, 38], [0, 3, 4, 1, 2])
+        self.assertEqual(om.map_call("clone", [v], {}, T(v.shape)).fields,
+                         {"d0": 1, "d1": 8, "d2": 126, "d3": 1444, "perm": "0132"})
+        # DGCNN's edge features: permute(0, 3, 1, 2).contiguous()
+        v = Permute.view([32, 1024, 20, 6], [0, 3, 1, 2])
+        self.assertEqual(om.map_call("clone", [v], {}, T(v.shape)).fields["perm"], "0312")
+        # a comparison with a scalar (PointNet++'s d > r^2) reads one tensor
+        self.assertEqual(om.map_call("gt", [T([16, 512, 1024]), 0.04], {}, T([16, 512, 1024], dtype="bool")).fields,
+                         {"op": "scale", "rows": 8192, "cols": 1024})
+
     def test_views_launch_nothing(self):
         self.assertIsNone(om.map_call("transpose", [T([2, 3]), 0, 1], {}, T([3, 2], [1, 3])))
 
