@@ -3,6 +3,7 @@
 
     python3 shapes/models/extract_models.py [--models resnet50,bert_base] [--device meta|cuda] [--dtype fp16]
                                             [--out shapes/models] [--train] [--record-calls DIR]
+                                            [--fuse-residual-norm]
 
 Each model runs as its users run it (random weights, no downloads; Hugging Face transformers for BERT, GPT-2 and
 Llama, with attn_implementation="sdpa"), in eval mode without autograd, under two recorders: a torch-function
@@ -11,6 +12,8 @@ where it would decompose), and a dispatch mode that sees every other operator se
 to an opmark family and its fields (op_mapping.py says how: attention, gemm, conv, pointwise, reduce, gather,
 permute, batchnorm, pool, rnn); a decomposed RMSNorm (pow, mean, add, rsqrt, mul) becomes one reduce op=rmsnorm;
 anything else is kept as family `other` with its operator name, so coverage is reported honestly.
+--fuse-residual-norm writes each residual add followed by its norm as one add_layernorm / add_rmsnorm (the fused
+kernel of inference libraries: a what-if, since the eager model runs two kernels; off by default).
 
 Shapes become expressions over the model's input symbols (B, H, W, L, N, T): the model is traced again with each
 symbol doubled, a field that doubles with B is written `B`, one that halves per stride-2 stage `H/2`, ... ; a third
@@ -52,7 +55,19 @@ import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from op_mapping import (Record, TensorInfo, VIEW_OPS, attribute_kernels, coverage, encode,  # noqa: E402
-                        fuse_rmsnorm, map_call, top_uncovered)
+                        fuse_residual_norm, fuse_rmsnorm, map_call, top_uncovered)
+
+# --fuse-residual-norm: residual add + norm as one add_layernorm / add_rmsnorm (what fused inference kernels do;
+# eager models run two kernels, so the default is off).
+FUSE_RESIDUAL_NORM = False
+
+
+def patterns(records):
+    """The sequence patterns applied to one pass's records: the RMSNorm, and optionally the residual add + norm."""
+    records, _ = fuse_rmsnorm(records)
+    if FUSE_RESIDUAL_NORM:
+        records, _ = fuse_residual_norm(records)
+    return records
 
 # The models --models defaults to (the tables the areas score); model_zoo.MODELS has more (the naive-attention
 # transformers of earlier tables, Llama-3-8B), traced when named.
@@ -260,7 +275,7 @@ def profiled_pass(model, inputs, train, keep_calls=False):
     calls_with_records = {r.call for r in state.records if r.call is not None}
     for r in state.records:  # before fusion: a fused RMSNorm sums its parts' times
         r.us = per_call.get(r.call, 0.0) if r.call is not None else None
-    records, _ = fuse_rmsnorm(state.records)
+    records = patterns(state.records)
     lost += sum(us for call, us in per_call.items() if call not in calls_with_records)
     if state.call_log is not None:
         for c in state.call_log:
@@ -277,7 +292,7 @@ def trace(spec, symbols, device, dtype, train=False):
     model.train(train)
     inputs = spec.inputs(symbols, device, dtype)
     state = State(meta_branches=(str(device) == "meta"))
-    records, _ = fuse_rmsnorm(recorded_pass(model, inputs, train, state))
+    records = patterns(recorded_pass(model, inputs, train, state))
     del model, inputs
     return records, state.assumed
 
@@ -557,9 +572,14 @@ def main():
     ap.add_argument("--out", default=os.path.dirname(os.path.abspath(__file__)))
     ap.add_argument("--train", action="store_true",
                     help="also write <model>_train.yaml: one training step, for the models in TRAIN_TRACE")
+    ap.add_argument("--fuse-residual-norm", action="store_true",
+                    help="write each residual add + layer norm / RMSNorm as one add_layernorm / add_rmsnorm (the "
+                         "fused kernel of inference libraries; eager models run two)")
     ap.add_argument("--record-calls", default="",
                     help="with --device cuda: write each model's profiled calls to DIR/<model>.calls.jsonl")
     args = ap.parse_args()
+    global FUSE_RESIDUAL_NORM
+    FUSE_RESIDUAL_NORM = args.fuse_residual_norm
     import torch
     import model_zoo
     dtype = {"fp32": torch.float32, "fp16": torch.float16, "bf16": torch.bfloat16}[args.dtype]

@@ -555,6 +555,31 @@ def _rmsnorm_group(records, i):
     return i, end, rows, cols
 
 
+def fuse_residual_norm(records):
+    """An opt-in view (extract_models.py --fuse-residual-norm): each residual add (pointwise add of two full-size
+    tensors) directly followed by a layer norm or RMSNorm of the same rows x cols becomes one reduce op=add_layernorm
+    / add_rmsnorm record, the fused kernel of inference libraries (their time summed). Eager PyTorch and HF run the
+    two kernels, so the default tables keep them apart. Returns the new list and how many pairs were fused."""
+    out, i, fused = [], 0, 0
+    while i < len(records):
+        a = records[i]
+        b = records[i + 1] if i + 1 < len(records) else None
+        if b is not None and a.family == "pointwise" and a.fields.get("op") == "add" and b.family == "reduce" and \
+                b.fields.get("op") in ("layernorm", "rmsnorm") and \
+                (a.fields.get("rows"), a.fields.get("cols")) == (b.fields.get("rows"), b.fields.get("cols")):
+            rec = Record("reduce", f"{a.source_op} + {b.source_op}",
+                         {"op": "add_" + b.fields["op"], "rows": b.fields["rows"], "cols": b.fields["cols"]})
+            rec.us = a.us + b.us if a.us is not None and b.us is not None else None
+            rec.call = a.call
+            out.append(rec)
+            fused += 1
+            i += 2
+            continue
+        out.append(a)
+        i += 1
+    return out, fused
+
+
 # ---- kernel time from a profiler trace ----
 
 DEVICE_CATEGORIES = ("kernel", "gpu_memcpy", "gpu_memset")

@@ -191,6 +191,20 @@ class RmsNormPattern(unittest.TestCase):
         self.assertIsNone(om.fuse_rmsnorm(records)[0][0].us)
 
 
+class ResidualNorm(unittest.TestCase):
+    def test_add_then_norm(self):
+        llama = load_calls("llama_layer.calls.jsonl")
+        fused, n = om.fuse_residual_norm(llama)
+        self.assertEqual(n, 1)  # the attention's residual add and the post-attention RMSNorm
+        rec = next(r for r in fused if r.fields.get("op") == "add_rmsnorm")
+        self.assertEqual(rec.fields, {"op": "add_rmsnorm", "rows": 8, "cols": 4096})
+        self.assertAlmostEqual(rec.us, 2.0 + 8.0)
+        self.assertEqual(len(fused), len(llama) - 1)
+        gpt2, n = om.fuse_residual_norm(load_calls("gpt2_layer.calls.jsonl"))
+        self.assertEqual(n, 1)
+        self.assertEqual([r.fields["op"] for r in gpt2 if r.family == "reduce"], ["layernorm", "add_layernorm"])
+
+
 class Attention(unittest.TestCase):
     def setUp(self):
         self.records = load_calls("attention_calls.calls.jsonl")
