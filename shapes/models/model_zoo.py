@@ -302,6 +302,13 @@ class Llama(nn.Module):
 
 # ---- Hugging Face transformers, as users run them ----
 
+# The attention-probability dropout of the transformers' training steps: None keeps the config's. Training tables
+# are traced on the CPU, whose fused attention has no dropout (with it, SDPA falls back to the unfused math, whose
+# backward is a dozen small calls); on the GPU the flash kernel applies it inside, so the CPU trace sets it to 0
+# to record the fused forward and backward calls the GPU runs.
+ATTENTION_DROPOUT = None
+
+
 def hf_model(make_config):
     """A transformers base model (no task head) from its config, random weights, attn_implementation="sdpa", no
     KV cache, built on the tracing device directly (7B parameters do not fit a small host)."""
@@ -309,6 +316,10 @@ def hf_model(make_config):
         import transformers
         config = make_config(transformers)
         config.use_cache = False
+        if ATTENTION_DROPOUT is not None:
+            for attr in ("attention_probs_dropout_prob", "attn_pdrop", "attention_dropout"):
+                if hasattr(config, attr):
+                    setattr(config, attr, ATTENTION_DROPOUT)
         if str(device) != "meta":  # a shape trace on a real device (no meta trace) at 2x or 3x L: room for them
             for attr in ("max_position_embeddings", "n_positions"):
                 if getattr(config, attr, None) is not None and getattr(config, attr) < s.get("L", 0):
