@@ -1,6 +1,9 @@
 #include "aggregate/score_report.h"
 
+#include <cstdarg>
+#include <cstdio>
 #include <filesystem>
+#include <map>
 
 namespace opmark::aggregate {
 
@@ -39,11 +42,140 @@ nlohmann::json score_report_json(const ScoreReport& report, const ResultSet& res
       m["measured_device"] = s.measured_device;
       m["score_over_measured"] = *s.measured_ms > 0 ? s.score_ms / *s.measured_ms : 0.0;
     }
+    // Tables traced with the real model's times (issue 17) only: older tables' entries stay what they were.
+    if (s.graph_ms || s.kernel_ms) {
+      if (s.graph_ms) m["graph_ms"] = *s.graph_ms;
+      if (s.kernel_ms) m["kernel_ms"] = *s.kernel_ms;
+      const ScoreCheck check = check_score(s, results.context.count("gpu") ? results.context.at("gpu") : "");
+      if (check.real_ms) {
+        m["score_over_real"] = check.ratio();
+        m["real_kind"] = check.real_kind;
+      } else {
+        m["score_over_real"] = nullptr;
+        m["no_real_ratio"] = check.why_not;
+      }
+      nlohmann::json families = nlohmann::json::object();
+      for (const auto& [name, f] : s.families)
+        families[name] = {{"score_ms", f.score_ms}, {"traced_ms", f.traced_ms},
+                          {"traced_scored_ms", f.traced_scored_ms}, {"calls", f.calls},
+                          {"scored_calls", f.scored_calls}};
+      m["families"] = families;
+    }
     j["models"].push_back(m);
   }
   j["areas"] = nlohmann::json::array();
   for (const auto& a : report.areas) j["areas"].push_back({{"name", a.name}, {"score_ms", a.score_ms}, {"models", a.models}});
   return j;
+}
+
+namespace {
+
+std::string format(const char* fmt, ...) __attribute__((format(printf, 1, 2)));
+std::string format(const char* fmt, ...) {
+  char buffer[512];
+  va_list args;
+  va_start(args, fmt);
+  std::vsnprintf(buffer, sizeof buffer, fmt, args);
+  va_end(args);
+  return buffer;
+}
+
+std::string gpu_of(const ResultSet& r) { return r.context.count("gpu") ? r.context.at("gpu") : ""; }
+
+const ModelScore* find_score(const ScoreReport& report, const std::string& model) {
+  for (const auto& s : report.models)
+    if (s.name == model) return &s;
+  return nullptr;
+}
+
+// Per family: opmark's time beside the traced kernel time of the calls it measured (with a cold-L2 run's beside
+// it, where given), and the traced time it has no case for (family other, and cases the run lacks).
+std::string family_breakdown(const ModelScore& s, const ModelScore* cold) {
+  std::string out = format("%s by family: opmark's time beside the traced kernel time of the same calls\n",
+                           s.name.c_str());
+  out += format("  %-12s %8s %11s %11s %9s %14s", "family", "calls", cold ? "hot ms" : "opmark ms", "traced ms",
+                cold ? "hot/traced" : "ratio", "unscored ms");
+  out += cold ? format(" %11s %11s\n", "cold ms", "cold/traced") : "\n";
+  double score = 0, cold_score = 0, traced = 0, unscored = 0;
+  const auto ratio = [](double a, double b) { return b > 0 ? format("%.3f", a / b) : std::string("-"); };
+  for (const auto& [name, f] : s.families) {
+    const double left = f.traced_ms - f.traced_scored_ms;
+    score += f.score_ms;
+    traced += f.traced_scored_ms;
+    unscored += left;
+    out += format("  %-12s %8lld %11.4f %11.4f %9s %14.4f", name.c_str(), static_cast<long long>(f.calls),
+                  f.score_ms, f.traced_scored_ms, ratio(f.score_ms, f.traced_scored_ms).c_str(), left);
+    if (cold) {
+      auto it = cold->families.find(name);
+      const double c = it == cold->families.end() ? 0.0 : it->second.score_ms;
+      cold_score += c;
+      out += format(" %11.4f %11s", c, ratio(c, f.traced_scored_ms).c_str());
+    }
+    out += "\n";
+  }
+  out += format("  %-12s %8s %11.4f %11.4f %9s %14.4f", "all", "", score, traced, ratio(score, traced).c_str(),
+                unscored);
+  out += cold ? format(" %11.4f %11s\n", cold_score, ratio(cold_score, traced).c_str()) : "\n";
+  return out;
+}
+
+}  // namespace
+
+std::string score_validation_text(const std::vector<ScoredSet>& sets) {
+  bool any = false;
+  for (const auto& set : sets)
+    for (const auto& s : set.report->models) any = any || s.graph_ms || s.kernel_ms;
+  if (!any) return "";
+  // A hot-L2 and a cold-L2 run of the same GPU are shown together.
+  const ScoredSet *hot = nullptr, *cold = nullptr;
+  for (const auto& set : sets) {
+    const std::string mode = l2_mode(set.results->context);
+    if (mode == "hot" && !hot) hot = &set;
+    if (mode == "cold" && !cold) cold = &set;
+  }
+  if (hot && cold && gpu_of(*hot->results) != gpu_of(*cold->results)) hot = cold = nullptr;
+  std::string out =
+      "\nScores against the real models: the traced model's time on the same GPU (graph: a CUDA-graph replay of the "
+      "whole pass; kernel: the profiler's kernel time, where the capture failed)\n";
+  std::vector<const ScoredSet*> shown;
+  if (hot && cold) {
+    out += format("hot L2: %s; cold L2: %s\n", hot->label.c_str(), cold->label.c_str());
+    out += format("%-24s %11s %11s %11s %7s %9s %9s  %s\n", "model", "hot ms", "cold ms", "real ms", "kind",
+                  "hot/real", "cold/real", "real time");
+    for (const auto& s : hot->report->models) {
+      const ModelScore* c = find_score(*cold->report, s.name);
+      const ScoreCheck check = check_score(s, gpu_of(*hot->results));
+      if (!c || !check.real_ms) {
+        out += format("%-24s %11.4f %11s  no ratio: %s\n", s.name.c_str(), s.score_ms,
+                      c ? format("%.4f", c->score_ms).c_str() : "-",
+                      check.why_not.empty() ? "not in the cold run" : check.why_not.c_str());
+        continue;
+      }
+      out += format("%-24s %11.4f %11.4f %11.4f %7s %9.3f %9.3f  %s\n", s.name.c_str(), s.score_ms, c->score_ms,
+                    *check.real_ms, check.real_kind.c_str(), check.ratio(), c->score_ms / *check.real_ms,
+                    hot_cold_verdict(s.score_ms, c->score_ms, *check.real_ms).c_str());
+    }
+    shown.push_back(hot);
+  } else {
+    for (const auto& set : sets) {
+      if (sets.size() > 1) out += format("%s\n", set.label.c_str());
+      out += format("%-24s %11s %11s %7s %11s\n", "model", "score ms", "real ms", "kind", "score/real");
+      for (const auto& s : set.report->models) {
+        const ScoreCheck check = check_score(s, gpu_of(*set.results));
+        if (check.real_ms)
+          out += format("%-24s %11.4f %11.4f %7s %11.3f\n", s.name.c_str(), s.score_ms, *check.real_ms,
+                        check.real_kind.c_str(), check.ratio());
+        else
+          out += format("%-24s %11.4f  no ratio: %s\n", s.name.c_str(), s.score_ms, check.why_not.c_str());
+      }
+      shown.push_back(&set);
+    }
+  }
+  for (const ScoredSet* set : shown)
+    for (const auto& s : set->report->models)
+      if ((s.graph_ms || s.kernel_ms) && s.traced_us > 0)
+        out += family_breakdown(s, hot && cold ? find_score(*cold->report, s.name) : nullptr);
+  return out;
 }
 
 }  // namespace opmark::aggregate

@@ -21,7 +21,24 @@ ScoreReport score_report(const ResultSet& results, const std::vector<core::Model
                          const std::string& areas_file, const core::Symbols& inputs, const std::string& precision);
 
 // {lower_is_better, unit, precision, results, gpu, models[], areas[]}; `results_label` names the results file.
+// A model whose table has the traced model's graph_ms or kernel_ms (issue 17) also gets them, its score over the
+// real time where the run's GPU is the table's (score_over_real, real_kind), and its per-family times (families:
+// {family: {score_ms, traced_ms, traced_scored_ms, calls, scored_calls}}); older tables' entries are unchanged.
 nlohmann::json score_report_json(const ScoreReport& report, const ResultSet& results, const std::string& results_label,
                                  const std::string& precision);
+
+// One scored result set, for the validation below.
+struct ScoredSet {
+  std::string label;           // the results file
+  const ResultSet* results;    // its context names the GPU and the L2 mode
+  const ScoreReport* report;
+};
+
+// The scores checked against the real models, as text: per model the score, the traced model's real time on the
+// same GPU (CUDA-graph replay, else the profiler's kernel time) and their ratio, or why there is none; where the
+// sets hold a hot-L2 and a cold-L2 run on the same GPU, both scores and whether the real time lies between them;
+// then per model opmark's time by family beside the traced kernel time of the same calls. Empty where no model's
+// table has the traced times (older tables).
+std::string score_validation_text(const std::vector<ScoredSet>& sets);
 
 }  // namespace opmark::aggregate

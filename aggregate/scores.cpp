@@ -17,11 +17,16 @@ ModelScore score_model(const core::ModelTable& model, const core::Symbols& input
     s.measured_ms = model.measured->gpu_time_ms;
     s.measured_device = model.measured->device;
     s.measured_precision = model.measured->precision;
+    s.graph_ms = model.measured->graph_ms;
+    s.kernel_ms = model.measured->kernel_ms;
   }
   for (const auto& call : core::model_calls(model, inputs, precision)) {
     s.calls += call.calls;
     const double traced = call.op->traced_us * static_cast<double>(call.calls);
     s.traced_us += traced;
+    FamilyTime& family = s.families[call.op->family];
+    family.calls += call.calls;
+    family.traced_ms += traced * 1e-3;
     if (!call.c) continue;  // family other, or a precision the family does not run: not covered
     const std::string name = core::make_case_name(*call.c);
     auto it = results.cases.find(name);
@@ -33,9 +38,49 @@ ModelScore score_model(const core::ModelTable& model, const core::Symbols& input
       s.unstable.push_back(name);
     s.covered_calls += call.calls;
     s.covered_traced_us += traced;
-    s.score_ms += static_cast<double>(call.calls) * it->second.time_us * 1e-3;
+    const double ms = static_cast<double>(call.calls) * it->second.time_us * 1e-3;
+    s.score_ms += ms;
+    family.score_ms += ms;
+    family.traced_scored_ms += traced * 1e-3;
+    family.scored_calls += call.calls;
   }
   return s;
+}
+
+ScoreCheck check_score(const ModelScore& score, const std::string& run_gpu) {
+  ScoreCheck c;
+  c.model = score.name;
+  c.score_ms = score.score_ms;
+  if (!score.graph_ms && !score.kernel_ms) {
+    c.why_not = "the table has no graph_ms or kernel_ms (retrace it on a GPU)";
+  } else if (score.measured_device.empty() || run_gpu.empty() || score.measured_device != run_gpu) {
+    c.why_not = "traced on " + (score.measured_device.empty() ? std::string("an unnamed GPU") : score.measured_device) +
+                ", run on " + (run_gpu.empty() ? std::string("an unnamed GPU") : run_gpu);
+  } else if (score.graph_ms) {
+    c.real_ms = score.graph_ms;
+    c.real_kind = "graph";
+  } else {
+    c.real_ms = score.kernel_ms;  // the graph capture failed where the table was traced
+    c.real_kind = "kernel";
+  }
+  return c;
+}
+
+std::string l2_mode(const std::map<std::string, std::string>& context) {
+  if (auto it = context.find("l2"); it != context.end()) return it->second;
+  // opmark-bench's context states it in its timing line: "...; L2 hot; ..." or "L2 cold"
+  if (auto it = context.find("timing"); it != context.end()) {
+    if (it->second.find("L2 cold") != std::string::npos) return "cold";
+    if (it->second.find("L2 hot") != std::string::npos) return "hot";
+  }
+  return "";
+}
+
+std::string hot_cold_verdict(double hot_ms, double cold_ms, double real_ms) {
+  const double low = std::min(hot_ms, cold_ms), high = std::max(hot_ms, cold_ms);
+  if (real_ms < low) return "below hot";
+  if (real_ms > high) return "above cold";
+  return "between";
 }
 
 std::vector<Area> load_areas(const std::string& path) {

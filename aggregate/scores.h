@@ -3,6 +3,7 @@
 // the sum over its calls of calls x the measured time of the call's case: the model's lower-bound latency in ms
 // (Benanza). For an area, W_i = N_i / N_models weights each case by its calls over the area's models, so the
 // area's score is the mean of its models' scores. Lower is better.
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -12,6 +13,15 @@
 
 namespace opmark::aggregate {
 
+// One family's share of a model: opmark's time (calls x measured time of its measured cases) beside the table's
+// traced kernel time (calls x traced_us), so a reader sees where the score and the real model differ.
+struct FamilyTime {
+  double score_ms = 0;        // opmark's, over the calls whose case was measured
+  double traced_ms = 0;       // the table's, over all the family's calls (0 where it has no traced times)
+  double traced_scored_ms = 0;  // the table's, over the calls opmark measured (like for like with score_ms)
+  std::int64_t calls = 0, scored_calls = 0;
+};
+
 struct ModelScore {
   std::string name, area;
   double score_ms = 0;                   // calls x time over the calls whose case was measured
@@ -19,8 +29,10 @@ struct ModelScore {
   double traced_us = 0, covered_traced_us = 0;  // the table's traced GPU time (0: the table has none)
   std::vector<std::string> missing;      // cases a benchmarked family runs that the results lack or did not run
   std::vector<std::string> unstable;     // scored cases measured unstable (their time counts, but is in doubt)
-  std::optional<double> measured_ms;     // the model's own GPU time, where its table records it
+  std::optional<double> measured_ms;     // the model's own GPU time (eager pass), where its table records it
   std::string measured_device, measured_precision;
+  std::optional<double> graph_ms, kernel_ms;  // the table's CUDA-graph replay and total kernel time, where given
+  std::map<std::string, FamilyTime> families;  // by family, "other" included (traced time only)
 
   double coverage_calls() const { return calls ? double(covered_calls) / double(calls) : 0.0; }
   // Share of the traced GPU time the covered calls account for; negative when the table has no traced times.
@@ -29,6 +41,26 @@ struct ModelScore {
 
 ModelScore score_model(const core::ModelTable& model, const core::Symbols& inputs, const std::string& precision,
                        const ResultSet& results);
+
+// The score checked against the real model (issue 17): the table's traced model on the same GPU as the run.
+// real_ms is the CUDA-graph replay (graph_ms), or where the table has none the profiler's total kernel time
+// (real_kind says which); a run on another GPU, or a table without those times, gets no ratio (why_not says why).
+struct ScoreCheck {
+  std::string model;
+  double score_ms = 0;
+  std::optional<double> real_ms;
+  std::string real_kind;  // "graph" or "kernel"
+  std::string why_not;    // where there is no real_ms
+  double ratio() const { return real_ms && *real_ms > 0 ? score_ms / *real_ms : 0.0; }
+};
+ScoreCheck check_score(const ModelScore& score, const std::string& run_gpu);
+
+// A run's L2 mode from its context ("hot", "cold"), or "" where the context does not say.
+std::string l2_mode(const std::map<std::string, std::string>& context);
+
+// Where the real time lies against a hot-L2 score (a lower bound: operands stay in cache between launches) and a
+// cold-L2 one (every launch starts from an empty L2): "between", "below hot" or "above cold".
+std::string hot_cold_verdict(double hot_ms, double cold_ms, double real_ms);
 
 struct Area {
   std::string name, description;

@@ -14,7 +14,8 @@ namespace {
 
 const std::set<std::string> kTopKeys = {"model", "area", "task", "source", "mode", "inputs", "measured", "ops"};
 const std::set<std::string> kOpKeys = {"family", "direction", "calls", "source_op", "traced_us"};
-const std::set<std::string> kMeasuredKeys = {"device", "precision", "gpu_time_ms"};
+const std::set<std::string> kMeasuredKeys = {"device", "precision", "gpu_time_ms", "graph_ms", "eager_ms",
+                                             "kernel_ms"};
 const std::string kOther = "other";
 const Symbols kNoInputs;
 const char* const kInputsFlag = "--opmark_inputs";  // how a user gives a model's input a value
@@ -109,6 +110,15 @@ ModelTable parse_model_table(const std::string& yaml_text, const std::string& pa
     if (measured["device"]) mm.device = scalar(path, measured["device"], "device");
     if (measured["precision"]) mm.precision = scalar(path, measured["precision"], "precision");
     if (measured["gpu_time_ms"]) mm.gpu_time_ms = number(path, measured["gpu_time_ms"], "gpu_time_ms");
+    // The newer times are positive where given (a score is divided by them).
+    const auto time = [&](const char* key) -> std::optional<double> {
+      if (!measured[key]) return std::nullopt;
+      return number(path, measured[key], key, /*positive=*/true);
+    };
+    mm.graph_ms = time("graph_ms");
+    mm.eager_ms = time("eager_ms");
+    mm.kernel_ms = time("kernel_ms");
+    if (mm.eager_ms) mm.gpu_time_ms = *mm.eager_ms;
     m.measured = mm;
   }
   const YAML::Node ops = root["ops"];

@@ -9,7 +9,7 @@
 //   source: torchvision 0.20 resnet50, random weights
 //   mode: inference
 //   inputs: {B: 32, H: 224, W: 224}                 # the default input sizes
-//   measured: {device: NVIDIA H200, precision: fp16, gpu_time_ms: 3.2}   # optional: the traced model's own time
+//   measured: {device: NVIDIA H200, precision: fp16, graph_ms: 2.2, eager_ms: 6.3, kernel_ms: 2.1}  # optional
 //   ops:
 //     - {family: conv, calls: 1, source_op: aten::convolution, traced_us: 41.0,
 //        n: B, c: 3, h: H, w: W, k: 64, r: 7, s: 7, pad_h: 3, pad_w: 3, stride_h: 2, stride_w: 2}
@@ -18,7 +18,11 @@
 //
 // `source_op` is the framework's operator as traced (a family's own fields, such as pointwise's `op`, keep their
 // names). `direction` defaults to the family's first (fwd); `calls` may be an expression too (layers x heads).
-// `traced_us` is the operator's GPU time per call in the trace at the default inputs, for time coverage.
+// `traced_us` is the operator's GPU time per call in the trace at the default inputs (the kernels it launched, from
+// the profiler), for time coverage and the per-family comparison with opmark's times.
+// `measured` is the traced model's own time on the named device: graph_ms one CUDA-graph replay of the whole pass
+// (no launch gaps: what a score is compared with), eager_ms an eager pass (older tables: gpu_time_ms), kernel_ms
+// the profiler's total kernel time of a pass.
 // Every problem is reported as "file:line:column: field 'name': what is wrong".
 #include <optional>
 #include <string>
@@ -41,7 +45,8 @@ struct ModelOp {
 
 struct ModelMeasurement {
   std::string device, precision;
-  double gpu_time_ms = 0;
+  double gpu_time_ms = 0;  // the eager pass: `eager_ms`, or an older table's `gpu_time_ms`
+  std::optional<double> graph_ms, eager_ms, kernel_ms;  // where the table gives them
 };
 
 struct ModelTable {

@@ -1,240 +1,215 @@
 #!/usr/bin/env python3
 """Traces real models and writes their operator tables (shapes/models/<model>.yaml), OpBench style.
 
-    python3 shapes/models/extract_models.py [--models resnet50,bert_base] [--device cpu|cuda] [--dtype fp16]
-                                            [--out shapes/models] [--train]
+    python3 shapes/models/extract_models.py [--models resnet50,bert_base] [--device meta|cuda] [--dtype fp16]
+                                            [--out shapes/models] [--train] [--record-calls DIR]
+                                            [--fuse-residual-norm]
+
+Each model runs as its users run it (random weights, no downloads; Hugging Face transformers for BERT, GPT-2 and
+Llama, with attn_implementation="sdpa"), in eval mode without autograd, under two recorders: a torch-function
+mode that sees each scaled_dot_product_attention call whole (whatever fused back end runs it, and on meta tensors,
+where it would decompose), and a dispatch mode that sees every other operator sent to the device. Every call maps
+to an opmark family and its fields (op_mapping.py says how: attention, gemm, conv, pointwise, reduce, gather,
+permute, batchnorm, pool, rnn); a decomposed RMSNorm (pow, mean, add, rsqrt, mul) becomes one reduce op=rmsnorm;
+anything else is kept as family `other` with its operator name, so coverage is reported honestly.
+--fuse-residual-norm writes each residual add followed by its norm as one add_layernorm / add_rmsnorm (the fused
+kernel of inference libraries: a what-if, since the eager model runs two kernels; off by default).
+
+Shapes become expressions over the model's input symbols (B, H, W, L, N, T): the model is traced again with each
+symbol doubled, a field that doubles with B is written `B`, one that halves per stride-2 stage `H/2`, ... ; a third
+trace at three times the inputs must reproduce every traced shape from the expressions, and a field whose
+expression does not is written as its constant (and counted in the table's header). Shapes come from meta tensors
+(no compute, no memory) in the precision asked for; a branch on a meta tensor's value (HF's "is the mask all ones")
+takes the True side, and a model that still cannot run on meta is traced on --device instead.
+
+With --device cuda the model also runs on the GPU at its default inputs:
+  - each call's kernel time (traced_us) from torch.profiler: the device time of the kernels launched inside the
+    call (a record_function range around each recorded call), median over 3 profiled passes after 2 warm-up
+    passes; no event pairs around synchronised calls, so no launch latency is in it;
+  - measured: {device, precision, graph_ms, eager_ms, kernel_ms}: graph_ms the median time of a CUDA-graph replay
+    of the whole forward pass (the model without launch gaps, what opmark's score is compared with), eager_ms the
+    median eager forward pass (with Python and launch gaps), kernel_ms the profiler's total kernel time of a pass;
+  - the table's header says the kernel time covered by benchmarked families (and the largest `other` ops).
+With --record-calls DIR each model's profiled pass is also written as DIR/<model>.calls.jsonl (one call per line:
+op, args, kwargs, out as shapes and strides, kernel us): the recorded-trace format of test/data/traces/.
 
 --train also writes <model>_train.yaml, one training step (forward, then backward), for the models in TRAIN_TRACE:
 traced on the CPU at small inputs (a convolution's backward has no meta kernel in every torch), with the same
 expression fitting and 3x check, written only when every varying field fits an expression.
 
-Each model runs once (random weights, no downloads) under a dispatch-level recorder that sees every operator the
-framework sends to the device. Every call maps to an opmark family and its fields (convolution -> conv,
-mm/addmm/bmm -> gemm, activations and element-wise add/mul -> pointwise, softmax, layer norm, mean/sum ->
-reduce, batch norm -> batchnorm, 2D pooling -> pool, LSTM/GRU/RNN modules -> rnn); anything else is kept as family `other` with its operator name, so coverage
-is reported honestly. Pure view operators (view, permute, expand, ...) launch nothing and are left out.
+The GPU command (about 15-25 minutes on one H100, most of it Llama's 7B/8B builds; needs torch, torchvision,
+transformers):
 
-Shapes become expressions over the model's input symbols (B, H, W, L, N, T): the model is traced again with each
-symbol doubled, a field that doubles with B is written `B`, one that halves per stride-2 stage `H/2`, ... ; a third
-trace at other sizes must reproduce every traced shape from the expressions, and a field whose expression does
-not is written as its constant (and counted in the table's header).
-
-Shapes always come from meta tensors (no compute, no memory). With --device cuda the model also runs once on the
-GPU with each operator call timed by CUDA events (traced_us: mean GPU time per call, matched to the traced calls by
-family and shape) and the whole forward pass is timed (measured: gpu_time_ms, median of 5 after warm-up), naming
-the device.
-The tables in the repository were written with --device meta (shapes only, no compute); rerun on the GPU machine
-to add times:
-
-    python3 shapes/models/extract_models.py --device cuda --dtype fp16
+    python3 shapes/models/extract_models.py --device cuda --dtype fp16 --record-calls /tmp/opmark_calls
+    python3 shapes/models/extract_models.py --train
 """
 import argparse
 import collections
 import datetime
 import fractions
-import math
+import json
 import os
 import statistics
 import sys
-
-import torch
-import torch.nn as nn
-import torch.nn.functional as F
-from torch.utils._python_dispatch import TorchDispatchMode
+import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import model_zoo  # noqa: E402  (next to this script)
+from op_mapping import (Record, TensorInfo, VIEW_OPS, attribute_kernels, coverage, encode,  # noqa: E402
+                        fuse_residual_norm, fuse_rmsnorm, map_call, top_uncovered)
 
-# Operators that only change a tensor's metadata: no kernel runs.
-VIEW_OPS = {
-    "empty", "empty_like", "empty_strided", "new_empty", "new_empty_strided",  # allocation, no kernel
-    "view", "_unsafe_view", "reshape", "t", "transpose", "permute", "expand", "unsqueeze", "squeeze", "select",
-    "slice", "as_strided", "detach", "alias", "split", "split_with_sizes", "chunk", "unbind", "narrow", "lift_fresh",
-    "_reshape_alias", "unfold", "view_as", "expand_as", "numpy_T", "lift", "_to_copy_meta",
-}
-
-POINTWISE = {"relu": "relu", "relu_": "relu", "gelu": "gelu", "silu": "silu", "silu_": "silu", "sigmoid": "sigmoid",
-             "tanh": "tanh"}
+# --fuse-residual-norm: residual add + norm as one add_layernorm / add_rmsnorm (what fused inference kernels do;
+# eager models run two kernels, so the default is off).
+FUSE_RESIDUAL_NORM = False
 
 
-def name_of(func):
-    return func.overloadpacket.__name__
+def patterns(records):
+    """The sequence patterns applied to one pass's records: the RMSNorm, and optionally the residual add + norm."""
+    records, _ = fuse_rmsnorm(records)
+    if FUSE_RESIDUAL_NORM:
+        records, _ = fuse_residual_norm(records)
+    return records
+
+# The models --models defaults to (the tables the areas score); model_zoo.MODELS has more (the naive-attention
+# transformers of earlier tables, Llama-3-8B), traced when named.
+DEFAULT_MODELS = ["resnet50", "vgg16", "mobilenet_v2", "ssd300", "fasterrcnn_resnet50_fpn", "fcn_resnet50",
+                  "deeplabv3_resnet50", "pointnet", "pointnet2", "dgcnn", "bert_base", "gpt2", "llama7b",
+                  "deepspeech2", "lstm_lm", "dlrm"]
 
 
-def rows_cols(shape):
-    cols = shape[-1] if len(shape) else 1
-    return (math.prod(shape) // cols if cols else 0), cols
+# ---- recording (torch is imported here, not at the top: the mapping and the tests run without it) ----
+
+def tensor_info(t, mask=False):
+    """A torch tensor as op_mapping sees it; an attention mask on a real device also gets its pattern."""
+    info = TensorInfo(tuple(t.shape), tuple(t.stride()), str(t.dtype).replace("torch.", ""))
+    if mask and t.device.type != "meta" and t.dim() >= 2:
+        info.mask = mask_pattern(t)
+    return info
 
 
-class Record:
-    """One operator call as opmark sees it: family, direction and fields, or family other with the op name."""
-
-    def __init__(self, family, source_op, fields=None, direction="fwd"):
-        self.family, self.source_op, self.direction = family, source_op, direction
-        self.fields = fields or {}
-        self.us = None
-
-    def key(self):
-        return (self.family, self.source_op, self.direction, tuple(sorted(self.fields.items())))
-
-
-def gemm_fields(a, b, batch=1):
-    """torch computes row-major C (M x N) = A (M x K) B (K x N); opmark's cases are column-major, so the same
-    memory is C^T = B^T A^T: m = N, n = M, k = K, and a row-major operand that is really a transposed view (its
-    last stride is not 1) flips the flag."""
-    M, K = a.shape[-2], a.shape[-1]
-    N = b.shape[-1]
-    ta = "T" if b.stride()[-1] != 1 else "N"  # opmark's A is torch's B
-    tb = "T" if a.stride()[-1] != 1 else "N"
-    return {"m": N, "n": M, "k": K, "ta": ta, "tb": tb, "batch": batch}
+def mask_pattern(m):
+    """causal, none (nothing masked) or other, from an attention mask's values: bool (True: attend) or additive
+    (0: attend, a large negative number: masked), broadcast over its leading dimensions."""
+    import torch
+    allowed = m if m.dtype == torch.bool else m > torch.finfo(m.dtype).min / 2
+    lq, lk = m.shape[-2], m.shape[-1]
+    if bool(allowed.all()):
+        return "none"
+    causal = torch.ones(lq, lk, dtype=torch.bool, device=m.device).tril(lk - lq)
+    return "causal" if bool((allowed == causal).all()) else "other"
 
 
-def conv_fields(x, w, stride, padding, dilation, transposed, groups):
-    """The conv family's fields of a convolution of input x and weight w, or None where the family has no case."""
-    if transposed or x.dim() not in (3, 4, 5):
-        return None
-    if x.dim() == 3:  # 1D: a 2D convolution of height 1
-        f = {"n": x.shape[0], "c": x.shape[1], "h": 1, "w": x.shape[2], "k": w.shape[0], "r": 1, "s": w.shape[2],
-             "pad_w": padding[0], "stride_w": stride[0], "dil_w": dilation[0]}
-    elif x.dim() == 4:
-        f = {"n": x.shape[0], "c": x.shape[1], "h": x.shape[2], "w": x.shape[3], "k": w.shape[0],
-             "r": w.shape[2], "s": w.shape[3], "pad_h": padding[0], "pad_w": padding[1], "stride_h": stride[0],
-             "stride_w": stride[1], "dil_h": dilation[0], "dil_w": dilation[1]}
-    else:
-        if dilation[0] != 1:
-            return None
-        f = {"n": x.shape[0], "c": x.shape[1], "d": x.shape[2], "h": x.shape[3], "w": x.shape[4],
-             "k": w.shape[0], "t": w.shape[2], "r": w.shape[3], "s": w.shape[4], "pad_d": padding[0],
-             "pad_h": padding[1], "pad_w": padding[2], "stride_d": stride[0], "stride_h": stride[1],
-             "stride_w": stride[2], "dil_h": dilation[1], "dil_w": dilation[2]}
-    f["groups"] = groups
-    return f
+def infos(v, mask=False):
+    import torch
+    if isinstance(v, torch.Tensor):
+        return tensor_info(v, mask)
+    if isinstance(v, (list, tuple)):
+        return [infos(x) for x in v]
+    if isinstance(v, dict):
+        return {k: infos(x, mask and k in ("attn_mask", "attn_bias")) for k, x in v.items()}
+    if v is None or isinstance(v, (bool, int, float, str)):
+        return v
+    return str(v)
 
 
-def to_record(func, args, kwargs, out):
-    """The opmark case(s) of one operator call: a Record, a list of them (a convolution's backward is two cases),
-    or None for a call that launches nothing."""
-    op = name_of(func)
-    source = f"aten::{op}"
-    if op in VIEW_OPS:
-        return None
-    if op == "convolution":
-        f = conv_fields(args[0], args[1], args[3], args[4], args[5], args[6], args[8])
-        return Record("conv", source, f) if f else Record("other", source)
-    if op == "convolution_backward":  # (grad_output, input, weight, bias_sizes, stride, padding, dilation,
-        #                                transposed, output_padding, groups, output_mask)
-        f = conv_fields(args[1], args[2], args[4], args[5], args[6], args[7], args[9])
-        if not f:
-            return Record("other", source)
-        mask = args[10]
-        return ([Record("conv", source, dict(f), "bwd_data")] if mask[0] else []) + \
-               ([Record("conv", source, dict(f), "bwd_filter")] if mask[1] else [])
-    if op in ("mm", "addmm"):
-        a, b = (args[0], args[1]) if op == "mm" else (args[1], args[2])
-        return Record("gemm", source, gemm_fields(a, b))
-    if op in ("bmm", "baddbmm"):
-        a, b = (args[0], args[1]) if op == "bmm" else (args[1], args[2])
-        return Record("gemm", source, gemm_fields(a, b, a.shape[0]))
-    if op in POINTWISE:
-        rows, cols = rows_cols(args[0].shape)
-        return Record("pointwise", source, {"op": POINTWISE[op], "rows": rows, "cols": cols})
-    if op in ("add", "add_", "mul", "mul_") and len(args) >= 2 and isinstance(args[1], torch.Tensor):
-        a, b = args[0], args[1]
-        kind = "add" if op.startswith("add") else "mul"
-        rows, cols = rows_cols(out.shape)
-        if a.shape == b.shape:
-            return Record("pointwise", source, {"op": kind, "rows": rows, "cols": cols})
-        if kind == "add" and b.numel() == cols and b.numel() > 1:
-            return Record("pointwise", source, {"op": "bias_add", "rows": rows, "cols": cols})
-        return Record("other", source)
-    if op == "_softmax" and args[1] in (-1, args[0].dim() - 1):
-        rows, cols = rows_cols(args[0].shape)
-        return Record("reduce", source, {"op": "softmax", "rows": rows, "cols": cols})
-    if op == "native_layer_norm":
-        x, normalized = args[0], args[1]
-        cols = math.prod(normalized)
-        if args[2] is None or args[3] is None:
-            return Record("other", source)
-        return Record("reduce", source, {"op": "layernorm", "rows": x.numel() // cols, "cols": cols})
-    if op in ("native_batch_norm", "_native_batch_norm_legit_no_training") and args[0].dim() in (3, 4):
-        x = args[0]
-        training = op == "native_batch_norm" and bool(args[5])
-        h, w = (x.shape[2], x.shape[3]) if x.dim() == 4 else (1, x.shape[2])
-        return Record("batchnorm", source, {"n": x.shape[0], "c": x.shape[1], "h": h, "w": w,
-                                            "mode": "train" if training else "inference"})
-    if op in ("max_pool2d_with_indices", "max_pool2d", "avg_pool2d") and args[0].dim() == 4:
-        x, kernel = args[0], list(args[1])
-        stride = list(args[2]) if len(args) > 2 and args[2] else kernel
-        padding = list(args[3]) if len(args) > 3 else [0, 0]
-        kernel, stride, padding = (v * 2 if len(v) == 1 else v for v in (kernel, stride, padding))
-        dilation = list(args[4]) if op != "avg_pool2d" and len(args) > 4 else [1, 1]
-        ceil_mode = bool(args[5]) if op != "avg_pool2d" and len(args) > 5 else bool(args[4]) if len(args) > 4 else False
-        count_pad = op != "avg_pool2d" or len(args) <= 5 or bool(args[5])
-        if dilation != [1, 1] or ceil_mode or not count_pad:
-            return Record("other", source)
-        return Record("pool", source, {"n": x.shape[0], "c": x.shape[1], "h": x.shape[2], "w": x.shape[3],
-                                       "r": kernel[0], "s": kernel[1], "pad_h": padding[0], "pad_w": padding[1],
-                                       "stride_h": stride[0], "stride_w": stride[1],
-                                       "mode": "avg" if op == "avg_pool2d" else "max"})
-    if op in ("mean", "sum") and len(args) >= 2 and isinstance(args[1], (list, tuple)):
-        x, dims = args[0], [d % args[0].dim() for d in args[1]]
-        trailing = list(range(x.dim() - len(dims), x.dim()))
-        if sorted(dims) == trailing:
-            cols = math.prod(x.shape[d] for d in dims)
-            return Record("reduce", source, {"op": "mean" if op == "mean" else "sum", "rows": x.numel() // cols,
-                                             "cols": cols})
-        return Record("other", source)
-    if op in ("adaptive_avg_pool2d", "_adaptive_avg_pool2d") and tuple(out.shape[-2:]) == (1, 1):
-        x = args[0]
-        return Record("reduce", source, {"op": "mean", "rows": x.shape[0] * x.shape[1],
-                                         "cols": x.shape[2] * x.shape[3]})
-    return Record("other", source)
+class State:
+    """The recorders' shared state: the records, the calls so far (a record's `call` is its index), the depth of
+    calls being recorded whole (inside them nothing else is), and the profiler ranges when timing."""
+
+    def __init__(self, label=False, meta_branches=False, keep_calls=False):
+        self.records, self.calls, self.suppress = [], 0, 0
+        self.label, self.meta_branches, self.assumed = label, meta_branches, 0
+        self.call_log = [] if keep_calls else None
+        self._ranges = {}
+
+    def open(self):
+        n = self.calls
+        self.calls += 1
+        self.suppress += 1
+        if self.label:
+            import torch
+            rf = torch.profiler.record_function(f"opmark#{n}")
+            rf.__enter__()
+            self._ranges[n] = rf
+        return n
+
+    def close(self, n):
+        rf = self._ranges.pop(n, None)
+        if rf is not None:
+            rf.__exit__(None, None, None)
+        self.suppress -= 1
+
+    def add(self, rec, n, op=None, args=None, kwargs=None, out=None):
+        records = rec if isinstance(rec, list) else [rec] if rec is not None else []
+        for r in records:
+            r.call = n if len(records) == 1 else None  # one call of several cases has no time per case
+            self.records.append(r)
+        if self.call_log is not None and op is not None:
+            self.call_log.append({"call": n, "op": op, "args": encode(args), "kwargs": encode(kwargs or {}),
+                                  "out": encode(out)})
 
 
-class Recorder(TorchDispatchMode):
-    """Records every operator call; RNN modules are recorded by module hooks instead (their inside is one cuDNN
-    call on a GPU and a loop of small operators on a CPU), so calls under them are suppressed."""
+def make_modes(state):
+    """(torch-function mode, dispatch mode) recording into `state`."""
+    import torch
+    from torch.overrides import TorchFunctionMode
+    from torch.utils._python_dispatch import TorchDispatchMode
 
-    def __init__(self, time_ops):
-        super().__init__()
-        self.records, self.time_ops, self.suppress = [], time_ops, 0
+    class Functions(TorchFunctionMode):
+        def __torch_function__(self, func, types, args=(), kwargs=None):
+            kwargs = kwargs or {}
+            name = getattr(func, "__name__", "")
+            if name in ("__bool__", "item") and state.meta_branches and args and \
+                    isinstance(args[0], torch.Tensor) and args[0].is_meta and \
+                    (name == "__bool__" or args[0].dtype == torch.bool):
+                state.assumed += 1  # a branch on a meta value (HF: "is the mask all ones?"): take the True side
+                return True
+            if name != "scaled_dot_product_attention" or state.suppress:
+                return func(*args, **kwargs)
+            n = state.open()
+            try:
+                out = func(*args, **kwargs)
+            finally:
+                state.close(n)
+            state.suppress += 1  # reading the mask's pattern runs operators: not the model's
+            try:
+                a = [infos(x, mask=(i == 3)) for i, x in enumerate(args)]
+                k, o = infos(kwargs, mask=True), infos(out)
+            finally:
+                state.suppress -= 1
+            state.add(map_call("scaled_dot_product_attention", a, k, o), n, "scaled_dot_product_attention", a, k, o)
+            return out
 
-    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
-        kwargs = kwargs or {}
-        if self.suppress or not self.time_ops:
-            out = func(*args, **kwargs)
-            us = None
-        else:
-            start, stop = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-            start.record()
-            out = func(*args, **kwargs)
-            stop.record()
-            stop.synchronize()
-            us = start.elapsed_time(stop) * 1e3
-        if not self.suppress:
-            rec = to_record(func, args, kwargs, out)
-            records = rec if isinstance(rec, list) else [rec] if rec is not None else []
-            for r in records:
-                # One call that is several cases (a convolution's two gradients) has no time of its own per case.
-                r.us = us if len(records) == 1 else None
-                self.records.append(r)
-        return out
+    class Dispatch(TorchDispatchMode):
+        def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+            kwargs = kwargs or {}
+            op = func.overloadpacket.__name__
+            if state.suppress or op in VIEW_OPS:
+                return func(*args, **kwargs)
+            n = state.open()
+            try:
+                out = func(*args, **kwargs)
+            finally:
+                state.close(n)
+            a, k, o = infos(list(args)), infos(kwargs), infos(out)
+            state.add(map_call(op, a, k, o), n, op, a, k, o)
+            return out
+
+    return Functions(), Dispatch()
 
 
-def rnn_hooks(model, recorder):
-    """Records nn.LSTM / nn.GRU / nn.RNN calls as rnn cases."""
+def module_hooks(model, state):
+    """RNN modules (nn.LSTM / GRU / RNN) are recorded whole as rnn cases: on a GPU they are one cuDNN call, on a
+    CPU a loop of small operators; the calls inside them are not recorded."""
+    import torch.nn as nn
     handles = []
     cells = {nn.LSTM: "lstm", nn.GRU: "gru"}
 
     def pre(module, inputs):
-        recorder.suppress += 1
-        module._opmark_start = None
-        if recorder.time_ops:
-            module._opmark_start = torch.cuda.Event(enable_timing=True)
-            module._opmark_start.record()
+        module._opmark_call = state.open()
 
     def post(module, inputs, output):
-        recorder.suppress -= 1
+        n = module._opmark_call
+        state.close(n)
         x = inputs[0]
         steps, batch = (x.shape[1], x.shape[0]) if module.batch_first else (x.shape[0], x.shape[1])
         cell = cells.get(type(module)) or ("rnn_relu" if module.nonlinearity == "relu" else "rnn_tanh")
@@ -243,12 +218,7 @@ def rnn_hooks(model, recorder):
                       "input": module.input_size, "layers": module.num_layers,
                       "bidir": "yes" if module.bidirectional else "no", "input_mode": "linear"},
                      "fwd" if not module.training else "fwd_train")
-        if module._opmark_start is not None:
-            stop = torch.cuda.Event(enable_timing=True)
-            stop.record()
-            stop.synchronize()
-            rec.us = module._opmark_start.elapsed_time(stop) * 1e3
-        recorder.records.append(rec)
+        state.add(rec, n)
 
     for m in model.modules():
         if isinstance(m, nn.RNNBase):
@@ -258,48 +228,97 @@ def rnn_hooks(model, recorder):
 
 
 def run_model(model, inputs, train):
+    import torch
     with torch.set_grad_enabled(train):
         out = model(*inputs)
         if train:
             outputs = out if isinstance(out, (tuple, list)) else [out]
-            sum(o.sum() for o in outputs if isinstance(o, torch.Tensor) and o.is_floating_point()).backward()
+            if hasattr(out, "to_tuple"):  # a transformers ModelOutput
+                outputs = out.to_tuple()
+            sum(o.float().sum() for o in outputs
+                if isinstance(o, torch.Tensor) and o.is_floating_point()).backward()
+    return out
 
 
-def recorded_pass(model, inputs, train, time_ops):
-    recorder = Recorder(time_ops)
-    handles = rnn_hooks(model, recorder)
-    with recorder:
-        run_model(model, inputs, train)
-    for h in handles:
-        h.remove()
-    return recorder.records
+def recorded_pass(model, inputs, train, state):
+    functions, dispatch = make_modes(state)
+    handles = module_hooks(model, state)
+    try:
+        with functions, dispatch:
+            run_model(model, inputs, train)
+    finally:
+        for h in handles:
+            h.remove()
+    return state.records  # as recorded: fuse_rmsnorm groups them once their times are known
 
 
-# Timed traces: the first passes load modules, create library handles and let cuDNN pick its algorithms, which
-# would put hundreds of milliseconds on the first operators; each operator's time is the median over the timed
-# passes after these.
+# Timed traces: the first passes load modules, create library handles and let cuDNN pick its algorithms; each
+# call's time is its median over the profiled passes after these.
 TIMED_WARMUP, TIMED_PASSES = 2, 3
 
 
-def trace(spec, symbols, device, dtype, time_ops=False, train=False):
-    """One forward pass (inference: eval mode, no autograd), or one training step (train mode: forward, then the
-    backward of the sum of the outputs, which computes every gradient a real loss would). With time_ops, the
-    model first runs TIMED_WARMUP passes untimed, then each operator's time is its median over TIMED_PASSES."""
+def profiled_pass(model, inputs, train, keep_calls=False):
+    """One recorded pass under torch.profiler: records with us = the kernel time inside each call, the pass's
+    whole kernel time and the part launched outside every recorded call (us), and the call log if asked."""
+    import torch
+    from torch.profiler import ProfilerActivity, profile
+    state = State(label=True, keep_calls=keep_calls)
+    with profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]) as prof:
+        recorded_pass(model, inputs, train, state)
+        torch.cuda.synchronize()
+    with tempfile.TemporaryDirectory() as tmp:
+        path = os.path.join(tmp, "trace.json")
+        prof.export_chrome_trace(path)
+        with open(path) as f:
+            trace = json.load(f)
+    per_call, total, lost = attribute_kernels(trace)
+    calls_with_records = {r.call for r in state.records if r.call is not None}
+    for r in state.records:  # before fusion: a fused RMSNorm sums its parts' times
+        r.us = per_call.get(r.call, 0.0) if r.call is not None else None
+    records = patterns(state.records)
+    lost += sum(us for call, us in per_call.items() if call not in calls_with_records)
+    if state.call_log is not None:
+        for c in state.call_log:
+            c["us"] = round(per_call.get(c["call"], 0.0), 3)
+    return records, total, lost, state.call_log
+
+
+def trace(spec, symbols, device, dtype, train=False):
+    """The records of one forward pass (inference: eval mode, no autograd), or one training step (train mode:
+    forward, then the backward of the sum of the outputs, which computes every gradient a real loss would)."""
+    import torch
     torch.manual_seed(0)
     model = spec.build(symbols, device).to(device=device, dtype=dtype)
     model.train(train)
     inputs = spec.inputs(symbols, device, dtype)
-    if not time_ops:
-        return model, inputs, recorded_pass(model, inputs, train, False)
+    state = State(meta_branches=(str(device) == "meta"))
+    records = patterns(recorded_pass(model, inputs, train, state))
+    del model, inputs
+    return records, state.assumed
+
+
+def timed_trace(spec, device, dtype, keep_calls=False):
+    """At the default inputs on the GPU: the records with each call's kernel time (median over the profiled
+    passes), the pass's total kernel time and unattributed time (us, medians), the model and inputs, the call log
+    of the first profiled pass."""
+    import torch
+    torch.manual_seed(0)
+    symbols = dict(spec.defaults)
+    model = spec.build(symbols, device).to(device=device, dtype=dtype)
+    model.train(False)
+    inputs = spec.inputs(symbols, device, dtype)
     for _ in range(TIMED_WARMUP):
-        run_model(model, inputs, train)
+        run_model(model, inputs, False)
     torch.cuda.synchronize()
-    passes = [recorded_pass(model, inputs, train, True) for _ in range(TIMED_PASSES)]
-    records = passes[0]
+    passes = [profiled_pass(model, inputs, False, keep_calls and i == 0) for i in range(TIMED_PASSES)]
+    records = passes[0][0]
     for i, rec in enumerate(records):
-        times = [p[i].us for p in passes if i < len(p) and p[i].us is not None and p[i].key() == rec.key()]
+        times = [p[0][i].us for p in passes if i < len(p[0]) and p[0][i].us is not None and
+                 p[0][i].key() == rec.key()]
         rec.us = statistics.median(times) if times else None
-    return model, inputs, records
+    total = statistics.median(p[1] for p in passes)
+    lost = statistics.median(p[2] for p in passes)
+    return records, total, lost, model, inputs, passes[0][3]
 
 
 # Training steps are traced on the CPU (torch's meta tensors have no convolution backward in every version) at
@@ -330,6 +349,8 @@ def fit_expression(values, base, symbols):
         return "0" if all(v == 0 for v in values.values()) else None
     exps = {}
     for s in symbols:
+        if not isinstance(values[s], int):
+            return None
         r = fractions.Fraction(values[s], v0)
         e = 0
         while r > 1 and r.denominator == 1 and r.numerator % 2 == 0:
@@ -359,21 +380,14 @@ def evaluate(text, symbols):
     return v // int(den) if den else v
 
 
-def symbolic(spec, device, dtype, base=None, train=False):
-    base = dict(base or spec.defaults)
-    _, _, records = trace(spec, base, device, dtype, train=train)
-    doubled = {}
-    for s in base:
-        sym = dict(base)
-        sym[s] = base[s] * 2
-        doubled[s] = trace(spec, sym, device, dtype, train=train)[2]
-    check_symbols = {s: v * 3 for s, v in base.items()}
-    check = trace(spec, check_symbols, device, dtype, train=train)[2]
+def fit_records(records, doubled, check, base, check_symbols):
+    """Writes each integer field of `records` (traced at `base`) as an expression fitted on the traces with one
+    symbol doubled and checked on the trace at `check_symbols`; returns (constant fields, same call sequence)."""
     same_shape = all(len(r) == len(records) for r in list(doubled.values()) + [check])
     fixed = 0
     for i, rec in enumerate(records):
         for field, v0 in list(rec.fields.items()):
-            if not isinstance(v0, int) or not same_shape:
+            if not isinstance(v0, int) or isinstance(v0, bool) or not same_shape:
                 continue
             values = {None: v0}
             values.update({s: doubled[s][i].fields.get(field) for s in base})
@@ -382,7 +396,23 @@ def symbolic(spec, device, dtype, base=None, train=False):
                 rec.fields[field] = Expr(text) if not text.isdigit() else int(text)
             else:
                 fixed += 1  # it varies with the inputs in a way no monomial reproduces: the traced constant stays
-    return records, fixed, same_shape
+    return fixed, same_shape
+
+
+def symbolic(spec, device, dtype, base=None, train=False):
+    """The records at `base` (default: the model's inputs) with expressions; also how many data-dependent branches
+    on meta values were assumed True."""
+    base = dict(base or spec.defaults)
+    records, assumed = trace(spec, base, device, dtype, train=train)
+    doubled = {}
+    for s in base:
+        sym = dict(base)
+        sym[s] = base[s] * 2
+        doubled[s] = trace(spec, sym, device, dtype, train=train)[0]
+    check_symbols = {s: v * 3 for s, v in base.items()}
+    check = trace(spec, check_symbols, device, dtype, train=train)[0]
+    fixed, same_shape = fit_records(records, doubled, check, base, check_symbols)
+    return records, fixed, same_shape, assumed
 
 
 def aggregate(records):
@@ -398,19 +428,40 @@ def aggregate(records):
 
 
 def yaml_value(v):
-    return str(v)
+    return f'"{v}"' if isinstance(v, str) and not isinstance(v, Expr) and v.isdigit() else str(v)
 
 
-def write_table(path, spec, records, fixed, scalable, device_name, dtype_name, measured_ms):
+def coverage_comment(cov, uncovered, note):
+    """The header lines on kernel time and its coverage (cov: op_mapping.coverage over the timed records)."""
+    lines = [f"# Kernel time of one pass at the default inputs (torch.profiler): {cov['total_us'] / 1e3:.3f} ms; "
+             f"in benchmarked families {cov['covered_us'] / 1e3:.3f} ms ({cov['coverage']:.1%}),",
+             f"# in `other` ops {cov['other_us'] / 1e3:.3f} ms, in no call of this table "
+             f"{cov['unattributed_us'] / 1e3:.3f} ms (launched outside every recorded call, or by a timed call no "
+             "traced call matched)."]
+    fams = ", ".join(f"{f} {us / 1e3:.3f}" for f, us in sorted(cov["families"].items(), key=lambda kv: -kv[1]))
+    lines.append(f"# By family (ms): {fams}.")
+    if uncovered:
+        lines.append("# Largest `other` ops (ms): " + ", ".join(f"{op} {us / 1e3:.3f}" for op, us in uncovered) +
+                     ".")
+    if note:
+        lines.append(f"# uncovered: {note}")
+    return lines
+
+
+def write_table(path, spec, records, fixed, scalable, measured=None, header=(), torch_version=""):
+    """measured: {device, precision, graph_ms, eager_ms, kernel_ms} (values None are left out) or None."""
     lines = [
         f"# {spec.name}: operator calls of one " +
         ("training step (forward, then backward)" if spec.mode == "train" else f"{spec.mode} forward pass") +
         ", traced by shapes/models/extract_models.py",
-        f"# ({datetime.date.today().isoformat()}, torch {torch.__version__}). Shapes are expressions over the inputs;"
+        f"# ({datetime.date.today().isoformat()}, torch {torch_version}). Shapes are expressions over the inputs;"
         f" {fixed} field(s) kept constant",
         "# because no expression in the inputs reproduced a second trace." if fixed else
         "# (every expression reproduced a trace at 3x the default inputs)." if scalable else
         "# (the operator sequence changes with the inputs: every shape is the traced constant).",
+    ]
+    lines += list(header)
+    lines += [
         f"model: {spec.name}",
         f"area: {spec.area}",
         f"task: {spec.task}",
@@ -418,8 +469,11 @@ def write_table(path, spec, records, fixed, scalable, device_name, dtype_name, m
         f"mode: {spec.mode}",
         "inputs: {" + ", ".join(f"{k}: {v}" for k, v in spec.defaults.items()) + "}",
     ]
-    if measured_ms is not None:
-        lines.append(f'measured: {{device: "{device_name}", precision: {dtype_name}, gpu_time_ms: {measured_ms:.4f}}}')
+    if measured:
+        parts = [f'device: "{measured["device"]}"', f"precision: {measured['precision']}"]
+        parts += [f"{k}: {measured[k]:.4f}" for k in ("graph_ms", "eager_ms", "kernel_ms")
+                  if measured.get(k) is not None]
+        lines.append("measured: {" + ", ".join(parts) + "}")
     lines.append("ops:")
     for rec, calls, times in aggregate(records):
         parts = [f"family: {rec.family}", f"calls: {calls}", f"source_op: \"{rec.source_op}\""]
@@ -433,12 +487,14 @@ def write_table(path, spec, records, fixed, scalable, device_name, dtype_name, m
         f.write("\n".join(lines) + "\n")
 
 
-def measure_ms(model, inputs):
+def measure_eager_ms(model, inputs, passes=5):
+    """Median time of an eager forward pass (CUDA events around it: the launch gaps count)."""
+    import torch
     with torch.no_grad():
         for _ in range(3):
             model(*inputs)
         times = []
-        for _ in range(5):
+        for _ in range(passes):
             start, stop = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
             start.record()
             model(*inputs)
@@ -448,43 +504,141 @@ def measure_ms(model, inputs):
     return statistics.median(times)
 
 
+def measure_graph_ms(model, inputs, passes=5, replays=5):
+    """Median time of one replay of the forward pass captured as a CUDA graph (no launch gaps), or (None, why)."""
+    import torch
+    try:
+        with torch.no_grad():
+            side = torch.cuda.Stream()
+            side.wait_stream(torch.cuda.current_stream())
+            with torch.cuda.stream(side):
+                for _ in range(3):
+                    model(*inputs)
+            torch.cuda.current_stream().wait_stream(side)
+            graph = torch.cuda.CUDAGraph()
+            with torch.cuda.graph(graph):
+                model(*inputs)
+        for _ in range(3):
+            graph.replay()
+        times = []
+        for _ in range(passes):
+            start, stop = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+            start.record()
+            for _ in range(replays):
+                graph.replay()
+            stop.record()
+            stop.synchronize()
+            times.append(start.elapsed_time(stop) / replays)
+        del graph
+        return statistics.median(times), ""
+    except Exception as e:  # a model that syncs with the host or allocates outside the graph's pool
+        torch.cuda.synchronize()
+        return None, f"{type(e).__name__}: {e}"
+
+
+def attach_times(records, timed, defaults):
+    """Gives each traced call the kernel time of the matching call of the timed trace: same family and the same
+    fields at the default inputs, taken in order (the operator names may differ between devices, e.g. batch
+    norm). Returns the timed records no traced call matched (their time is reported, not lost)."""
+    def key(family, fields):
+        concrete = {k: (evaluate(v, defaults) if isinstance(v, Expr) else v) for k, v in fields.items()}
+        return family, tuple(sorted(concrete.items()))
+    pool = collections.defaultdict(list)
+    for t in timed:
+        pool[key(t.family, t.fields) if t.family != "other" else ("other", t.source_op)].append(t)
+    for rec in records:
+        k = key(rec.family, rec.fields) if rec.family != "other" else ("other", rec.source_op)
+        if pool.get(k):
+            rec.us = pool[k].pop(0).us
+    return [t for ts in pool.values() for t in ts]
+
+
+def shape_trace(spec, device, dtype, base=None, train=False):
+    """symbolic() on meta tensors, or on `device` when the model cannot run on meta (a value it must read)."""
+    try:
+        return symbolic(spec, "meta", dtype, base, train) + ("meta",)
+    except Exception as e:  # noqa: BLE001 (any failure of the model's own code on meta)
+        if not str(device).startswith("cuda"):
+            raise
+        print(f"{spec.name}: no meta trace ({type(e).__name__}: {str(e).splitlines()[0][:200]}); "
+              f"tracing shapes on {device}", file=sys.stderr)
+        return symbolic(spec, device, dtype, base, train) + (device,)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--models", default=",".join(model_zoo.MODELS))
+    ap.add_argument("--models", default=",".join(DEFAULT_MODELS))
     ap.add_argument("--device", default="meta", help="meta: shapes only, no compute (default); cuda: also times")
     ap.add_argument("--dtype", default="fp32", choices=["fp32", "fp16", "bf16"])
     ap.add_argument("--out", default=os.path.dirname(os.path.abspath(__file__)))
     ap.add_argument("--train", action="store_true",
                     help="also write <model>_train.yaml: one training step, for the models in TRAIN_TRACE")
+    ap.add_argument("--fuse-residual-norm", action="store_true",
+                    help="write each residual add + layer norm / RMSNorm as one add_layernorm / add_rmsnorm (the "
+                         "fused kernel of inference libraries; eager models run two)")
+    ap.add_argument("--record-calls", default="",
+                    help="with --device cuda: write each model's profiled calls to DIR/<model>.calls.jsonl")
     args = ap.parse_args()
+    global FUSE_RESIDUAL_NORM
+    FUSE_RESIDUAL_NORM = args.fuse_residual_norm
+    import torch
+    import model_zoo
     dtype = {"fp32": torch.float32, "fp16": torch.float16, "bf16": torch.bfloat16}[args.dtype]
-    for name in args.models.split(","):
+    names = list(model_zoo.MODELS) if args.models == "all" else args.models.split(",")
+    for name in names:
         spec = model_zoo.MODELS[name]
-        # Shapes and expressions from meta tensors (no compute, no memory), whatever device times the model.
-        records, fixed, scalable = symbolic(spec, "meta", torch.float32)
-        measured, device_name = None, ""
+        records, fixed, scalable, assumed, traced_on = shape_trace(spec, args.device, dtype)
+        measured, header = None, []
+        if assumed:
+            header.append(f"# ({assumed} branch(es) on a meta tensor's value taken as True while tracing shapes.)")
+        summary = ""
         if args.device.startswith("cuda"):
             # Timed as a performance-minded user runs it: cuDNN picks the fastest algorithms (as opmark does).
             torch.backends.cudnn.benchmark = True
-            model, inputs, timed = trace(spec, dict(spec.defaults), args.device, dtype, time_ops=True)
-            attach_times(records, timed, spec.defaults)
-            measured = measure_ms(model, inputs)
-            device_name = torch.cuda.get_device_name()
+            timed, total, lost, model, inputs, calls = timed_trace(spec, args.device, dtype, bool(args.record_calls))
+            unmatched = attach_times(records, timed, spec.defaults)
+            cov = coverage(records, total)
+            header += coverage_comment(cov, top_uncovered(records), getattr(spec, "uncovered", ""))
+            if unmatched:
+                us = sum(t.us or 0 for t in unmatched)
+                header.append(f"# {len(unmatched)} timed call(s) ({us / 1e3:.3f} ms) matched no traced call "
+                              f"(traced on {traced_on}): " +
+                              ", ".join(sorted({t.source_op for t in unmatched})[:8]))
+            graph_ms, why = measure_graph_ms(model, inputs)
+            if graph_ms is None:
+                header.append(f"# No CUDA-graph time: capture failed ({why[:150]}).")
+            eager_ms = measure_eager_ms(model, inputs)
+            measured = {"device": torch.cuda.get_device_name(), "precision": args.dtype, "graph_ms": graph_ms,
+                        "eager_ms": eager_ms, "kernel_ms": total / 1e3}
+            if calls is not None:
+                os.makedirs(args.record_calls, exist_ok=True)
+                with open(os.path.join(args.record_calls, f"{name}.calls.jsonl"), "w") as f:
+                    for c in calls:
+                        f.write(json.dumps(c) + "\n")
+            summary = (f", kernel time {total / 1e3:.3f} ms, {cov['coverage']:.1%} in families, graph "
+                       f"{graph_ms if graph_ms is None else round(graph_ms, 3)} ms, eager {eager_ms:.3f} ms on "
+                       f"{measured['device']}")
             del model, inputs
             torch.cuda.empty_cache()
-        write_table(os.path.join(args.out, f"{name}.yaml"), spec, records, fixed, scalable, device_name, args.dtype,
-                    measured)
-        calls = len(records)
+        write_table(os.path.join(args.out, f"{name}.yaml"), spec, records, fixed, scalable, measured, header,
+                    torch.__version__)
+        calls_n = len(records)
         covered = sum(1 for r in records if r.family != "other")
-        print(f"{name}: {calls} operator calls, {covered / max(calls, 1):.0%} in benchmarked families, "
-              f"{fixed} constant field(s)" + (f", {measured:.3f} ms on {device_name}" if measured else ""))
+        print(f"{name}: {calls_n} operator calls, {covered / max(calls_n, 1):.0%} in benchmarked families, "
+              f"{fixed} constant field(s){summary}")
         if args.train and name in TRAIN_TRACE:
-            write_training_table(spec, args.out)
+            write_training_table(spec, args.out, torch.__version__)
 
 
-def write_training_table(spec, out_dir):
+def write_training_table(spec, out_dir, torch_version):
     """<model>_train.yaml: one training step traced on the CPU at TRAIN_TRACE's inputs (see there)."""
-    records, fixed, scalable = symbolic(spec, "cpu", torch.float32, base=TRAIN_TRACE[spec.name], train=True)
+    import torch
+    import model_zoo
+    model_zoo.ATTENTION_DROPOUT = 0.0  # the fused attention calls the GPU runs (see model_zoo.ATTENTION_DROPOUT)
+    try:
+        records, fixed, scalable, _ = symbolic(spec, "cpu", torch.float32, base=TRAIN_TRACE[spec.name], train=True)
+    finally:
+        model_zoo.ATTENTION_DROPOUT = None
     name = f"{spec.name}_train"
     if fixed or not scalable:
         print(f"{name}: not written: {fixed} field(s) fit no expression of the inputs"
@@ -492,25 +646,11 @@ def write_training_table(spec, out_dir):
         return
     train_spec = model_zoo.Spec(name, spec.area, f"{spec.task}, training step", spec.source, spec.defaults,
                                 spec.build, spec.inputs, mode="train")
-    write_table(os.path.join(out_dir, f"{name}.yaml"), train_spec, records, fixed, scalable, "", "fp32", None)
+    write_table(os.path.join(out_dir, f"{name}.yaml"), train_spec, records, fixed, scalable, None, (),
+                torch_version)
     calls = len(records)
     covered = sum(1 for r in records if r.family != "other")
     print(f"{name}: {calls} operator calls, {covered / max(calls, 1):.0%} in benchmarked families")
-
-
-def attach_times(records, timed, defaults):
-    """Gives each traced call the GPU time of the matching call of the timed trace: same family and the same
-    fields at the default inputs, taken in order (the operator names may differ between devices, e.g. batch norm)."""
-    def key(family, fields):
-        concrete = {k: (evaluate(v, defaults) if isinstance(v, Expr) else v) for k, v in fields.items()}
-        return family, tuple(sorted(concrete.items()))
-    pool = collections.defaultdict(list)
-    for t in timed:
-        pool[key(t.family, t.fields) if t.family != "other" else ("other", t.source_op)].append(t.us)
-    for rec in records:
-        k = key(rec.family, rec.fields) if rec.family != "other" else ("other", rec.source_op)
-        if pool.get(k):
-            rec.us = pool[k].pop(0)
 
 
 if __name__ == "__main__":

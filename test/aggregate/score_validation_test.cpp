@@ -1,0 +1,160 @@
+// Scores checked against the real models (issue 17) on small hand-made tables and results whose numbers are
+// worked out here: the table's graph_ms / eager_ms / kernel_ms, score over the real time on the same GPU only,
+// the per-family breakdown beside the traced kernel time, hot- and cold-L2 runs around the real time.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "aggregate/results.h"
+#include "aggregate/score_report.h"
+#include "aggregate/scores.h"
+#include "core/error.h"
+#include "core/model_table.h"
+
+using namespace opmark;
+using namespace opmark::aggregate;
+
+namespace {
+
+const char* kGemm = "gemm/fwd/fp16/m=64/n=8/k=32/ta=N/tb=N/batch=1";
+const char* kRelu = "pointwise/fwd/fp16/op=relu/rows=8/cols=64/impl=opmark";
+
+// The GEMM at `gemm` us, the ReLU at `relu` us, on `gpu`, timed with the L2 `l2` (as opmark-bench's context says).
+std::string results(double gemm, double relu, const std::string& gpu = "NVIDIA H200", const std::string& l2 = "hot") {
+  auto run = [](const std::string& name, double t) {
+    return "{\"type\":\"run\",\"name\":\"" + name + "\",\"status\":\"ok\",\"repetition\":0,\"time_us\":" +
+           std::to_string(t) + "}\n";
+  };
+  return "{\"type\":\"context\",\"context\":{\"gpu\":\"" + gpu +
+         "\",\"timing\":\"cuda graph replays timed with events; batches of launches lasting about 2 ms; L2 " + l2 +
+         "; median over repetitions\"}}\n" + run(kGemm, gemm) + run(kRelu, relu);
+}
+
+// Traced: the GEMM 10 us x 2, the ReLU 5 us x 3, an embedding 1 us x 5 (other); the real model 0.04 ms replayed.
+const char* kTraced = R"(model: tiny
+area: nlp
+inputs: {B: 8}
+measured: {device: "NVIDIA H200", precision: fp16, graph_ms: 0.04, eager_ms: 0.09, kernel_ms: 0.035}
+ops:
+  - {family: gemm, calls: 2, traced_us: 10, m: 64, n: B, k: 32}
+  - {family: pointwise, calls: 3, traced_us: 5, op: relu, rows: B, cols: 64}
+  - {family: other, calls: 5, traced_us: 1, source_op: aten::embedding}
+)";
+
+const char* kOld = R"(model: old
+area: nlp
+inputs: {B: 8}
+measured: {device: "NVIDIA H200", precision: fp16, gpu_time_ms: 0.05}
+ops:
+  - {family: gemm, calls: 2, traced_us: 10, m: 64, n: B, k: 32}
+)";
+
+ModelScore score(const char* table, const ResultSet& r) {
+  return score_model(core::parse_model_table(table, "tiny.yaml"), {}, "fp16", r);
+}
+
+}  // namespace
+
+TEST(ScoreValidation, TableTimesAreRead) {
+  const core::ModelTable m = core::parse_model_table(kTraced, "tiny.yaml");
+  ASSERT_TRUE(m.measured && m.measured->graph_ms && m.measured->kernel_ms && m.measured->eager_ms);
+  EXPECT_DOUBLE_EQ(*m.measured->graph_ms, 0.04);
+  EXPECT_DOUBLE_EQ(*m.measured->kernel_ms, 0.035);
+  EXPECT_DOUBLE_EQ(m.measured->gpu_time_ms, 0.09);  // the eager pass, as older tables' gpu_time_ms
+  const core::ModelTable old = core::parse_model_table(kOld, "old.yaml");
+  EXPECT_DOUBLE_EQ(old.measured->gpu_time_ms, 0.05);
+  EXPECT_FALSE(old.measured->graph_ms.has_value());
+  try {
+    core::parse_model_table("model: m\nmeasured: {graph_ms: 0}\nops:\n  - {family: other, calls: 1}\n", "m.yaml");
+    FAIL() << "a zero graph_ms was accepted";
+  } catch (const TableError& e) {
+    EXPECT_EQ(std::string(e.what()), "m.yaml:2:22: field 'graph_ms': expected a positive number, got '0'");
+  }
+}
+
+TEST(ScoreValidation, ScoreOverGraphTimeOnTheSameGpu) {
+  const ResultSet r = parse_results(results(11, 4), "r.jsonl", Statistic::median);
+  const ModelScore s = score(kTraced, r);
+  EXPECT_NEAR(s.score_ms, 0.034, 1e-12);  // 2 x 11 + 3 x 4 us
+  const ScoreCheck c = check_score(s, "NVIDIA H200");
+  ASSERT_TRUE(c.real_ms.has_value());
+  EXPECT_EQ(c.real_kind, "graph");
+  EXPECT_NEAR(c.ratio(), 0.85, 1e-12);
+  // Another GPU: no ratio, and why.
+  const ScoreCheck other = check_score(s, "NVIDIA H100 80GB HBM3");
+  EXPECT_FALSE(other.real_ms.has_value());
+  EXPECT_EQ(other.why_not, "traced on NVIDIA H200, run on NVIDIA H100 80GB HBM3");
+  // No graph time (the capture failed where it was traced): the kernel time stands in.
+  ModelScore no_graph = s;
+  no_graph.graph_ms.reset();
+  EXPECT_EQ(check_score(no_graph, "NVIDIA H200").real_kind, "kernel");
+  EXPECT_NEAR(check_score(no_graph, "NVIDIA H200").ratio(), 0.034 / 0.035, 1e-12);
+}
+
+TEST(ScoreValidation, FamiliesBesideTracedKernelTime) {
+  const ResultSet r = parse_results(results(11, 4), "r.jsonl", Statistic::median);
+  const ModelScore s = score(kTraced, r);
+  ASSERT_EQ(s.families.size(), 3u);
+  EXPECT_NEAR(s.families.at("gemm").score_ms, 0.022, 1e-12);
+  EXPECT_NEAR(s.families.at("gemm").traced_scored_ms, 0.020, 1e-12);
+  EXPECT_NEAR(s.families.at("pointwise").score_ms, 0.012, 1e-12);
+  EXPECT_NEAR(s.families.at("pointwise").traced_ms, 0.015, 1e-12);
+  EXPECT_NEAR(s.families.at("other").traced_ms, 0.005, 1e-12);
+  EXPECT_EQ(s.families.at("other").scored_calls, 0);
+  const ScoreReport report{{s}, {}, {}};
+  const std::string text = score_validation_text({{"r.jsonl", &r, &report}});
+  EXPECT_NE(text.find("tiny                          0.0340      0.0400   graph       0.850"), std::string::npos)
+      << text;
+  EXPECT_NE(text.find("  gemm                2      0.0220      0.0200     1.100         0.0000"), std::string::npos)
+      << text;
+  EXPECT_NE(text.find("  other               5      0.0000      0.0000         -         0.0050"), std::string::npos)
+      << text;
+  EXPECT_NE(text.find("  all                        0.0340      0.0350     0.971         0.0050"), std::string::npos)
+      << text;
+  // The JSON form: the new keys for a traced table only.
+  const nlohmann::json j = score_report_json(report, r, "r.jsonl", "fp16");
+  EXPECT_NEAR(j["models"][0]["score_over_real"].get<double>(), 0.85, 1e-12);
+  EXPECT_EQ(j["models"][0]["real_kind"], "graph");
+  EXPECT_NEAR(j["models"][0]["families"]["pointwise"]["traced_ms"].get<double>(), 0.015, 1e-12);
+}
+
+TEST(ScoreValidation, OlderTablesAreUnchanged) {
+  const ResultSet r = parse_results(results(11, 4), "r.jsonl", Statistic::median);
+  const ScoreReport report{{score(kOld, r)}, {}, {}};
+  const nlohmann::json j = score_report_json(report, r, "r.jsonl", "fp16");
+  EXPECT_FALSE(j["models"][0].contains("families"));
+  EXPECT_FALSE(j["models"][0].contains("score_over_real"));
+  EXPECT_NEAR(j["models"][0]["score_over_measured"].get<double>(), 0.022 / 0.05, 1e-12);
+  EXPECT_EQ(score_validation_text({{"r.jsonl", &r, &report}}), "");
+}
+
+TEST(ScoreValidation, HotAndColdAroundTheRealTime) {
+  const ResultSet hot = parse_results(results(11, 4, "NVIDIA H200", "hot"), "hot.jsonl", Statistic::median);
+  const ResultSet cold = parse_results(results(14, 6, "NVIDIA H200", "cold"), "cold.jsonl", Statistic::median);
+  EXPECT_EQ(l2_mode(hot.context), "hot");
+  EXPECT_EQ(l2_mode(cold.context), "cold");
+  const ScoreReport hot_report{{score(kTraced, hot)}, {}, {}}, cold_report{{score(kTraced, cold)}, {}, {}};
+  // hot 0.034 ms, cold 2 x 14 + 3 x 6 = 0.046 ms, real 0.040 ms: between
+  const std::string text =
+      score_validation_text({{"hot.jsonl", &hot, &hot_report}, {"cold.jsonl", &cold, &cold_report}});
+  EXPECT_NE(text.find("hot L2: hot.jsonl; cold L2: cold.jsonl"), std::string::npos) << text;
+  EXPECT_NE(text.find("tiny                          0.0340      0.0460      0.0400   graph     0.850     1.150  "
+                      "between"),
+            std::string::npos)
+      << text;
+  // the families with the cold run's times beside: the GEMM 2 x 14 us, the ReLU 3 x 6 us
+  EXPECT_NE(text.find("  gemm                2      0.0220      0.0200     1.100         0.0000      0.0280       "
+                      "1.400"),
+            std::string::npos)
+      << text;
+  EXPECT_EQ(hot_cold_verdict(0.034, 0.046, 0.030), "below hot");
+  EXPECT_EQ(hot_cold_verdict(0.034, 0.046, 0.050), "above cold");
+  EXPECT_EQ(hot_cold_verdict(0.034, 0.046, 0.034), "between");
+  // Two runs of different GPUs are not paired: each is shown on its own.
+  const ResultSet cold_h100 =
+      parse_results(results(14, 6, "NVIDIA H100 80GB HBM3", "cold"), "c.jsonl", Statistic::median);
+  const std::string apart =
+      score_validation_text({{"hot.jsonl", &hot, &hot_report}, {"c.jsonl", &cold_h100, &cold_report}});
+  EXPECT_EQ(apart.find("hot L2:"), std::string::npos);
+  EXPECT_NE(apart.find("no ratio: traced on NVIDIA H200, run on NVIDIA H100 80GB HBM3"), std::string::npos) << apart;
+}

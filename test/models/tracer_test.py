@@ -1,0 +1,383 @@
+#!/usr/bin/env python3
+"""The model tracer (shapes/models/op_mapping.py, extract_models.py) without PyTorch: operator calls recorded in
+test/data/traces/ (op, arguments as shapes and strides, kernel us; the format extract_models.py --record-calls
+writes) mapped to opmark's families, the RMSNorm pattern, the attention call's mask and layout, permutes, the
+kernel attribution of a profiler trace, the coverage arithmetic and the table writer.
+
+    python3 test/models/tracer_test.py
+"""
+import json
+import os
+import sys
+import tempfile
+import unittest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+DATA = os.path.join(ROOT, "test", "data", "traces")
+sys.path.insert(0, os.path.join(ROOT, "shapes", "models"))
+
+import extract_models as em  # noqa: E402  (imports no torch)
+import op_mapping as om  # noqa: E402
+from op_mapping import TensorInfo as T  # noqa: E402
+
+# The families and fields the tables may use (opmark's schemas, with issue 17's new families and ops).
+SCHEMA = {
+    "attention": {"batch", "heads_q", "heads_kv", "seq_q", "seq_kv", "head_dim", "mask", "layout"},
+    "gather": {"rows", "cols", "table_rows"},
+    "permute": {"d0", "d1", "d2", "d3", "perm"},
+    "pointwise": {"op", "rows", "cols"},
+    "reduce": {"op", "rows", "cols"},
+    "gemm": {"m", "n", "k", "ta", "tb", "batch"},
+}
+POINTWISE_OPS = {"copy", "relu", "gelu", "silu", "sigmoid", "tanh", "add", "mul", "bias_add", "bias_relu",
+                 "bias_gelu", "scale", "masked_fill"}
+REDUCE_OPS = {"sum", "mean", "max", "sum_all", "softmax", "layernorm", "rmsnorm", "log_softmax", "add_layernorm",
+              "add_rmsnorm"}
+
+
+def load_calls(name):
+    """The records of a recorded trace, each with its kernel time, RMSNorms fused as the tracer does."""
+    records = []
+    with open(os.path.join(DATA, name)) as f:
+        for line in f:
+            c = json.loads(line)
+            rec = om.map_call(c["op"], om.decode(c["args"]), om.decode(c["kwargs"]), om.decode(c["out"]))
+            for r in (rec if isinstance(rec, list) else [rec] if rec is not None else []):
+                r.call, r.us = c["call"], c["us"]
+                records.append(r)
+    return om.fuse_rmsnorm(records)[0]
+
+
+def check_schema(test, records):
+    for r in records:
+        if r.family == "other":
+            continue
+        test.assertIn(r.family, SCHEMA, r)
+        test.assertEqual(set(r.fields) - SCHEMA[r.family], set(), r)
+        if r.family == "pointwise":
+            test.assertIn(r.fields["op"], POINTWISE_OPS, r)
+        if r.family == "reduce":
+            test.assertIn(r.fields["op"], REDUCE_OPS, r)
+
+
+class Gpt2Layer(unittest.TestCase):
+    """HF GPT2Model with sdpa: embeddings and one layer, B=2, L=8."""
+
+    def setUp(self):
+        self.records = load_calls("gpt2_layer.calls.jsonl")
+
+    def test_families(self):
+        check_schema(self, self.records)
+        fams = [r.family for r in self.records]
+        self.assertEqual(fams.count("gemm"), 4)
+        self.assertEqual(fams.count("attention"), 1)
+        self.assertEqual(fams.count("gather"), 2)
+        self.assertEqual([r.source_op for r in self.records if r.family == "other"], ["aten::arange"])
+
+    def test_attention_is_causal_bshd(self):
+        att = next(r for r in self.records if r.family == "attention")
+        self.assertEqual(att.fields, {"batch": 2, "heads_q": 12, "heads_kv": 12, "seq_q": 8, "seq_kv": 8,
+                                      "head_dim": 64, "mask": "causal", "layout": "bshd"})
+        self.assertEqual(att.direction, "fwd")
+
+    def test_embeddings(self):
+        wte, wpe = [r for r in self.records if r.family == "gather"]
+        self.assertEqual(wte.fields, {"rows": 16, "cols": 768, "table_rows": 50257})
+        self.assertEqual(wpe.fields, {"rows": 8, "cols": 768, "table_rows": 1024})
+        # the position embeddings broadcast over the batch: one full-size operand
+        self.assertEqual(self.records[3].fields, {"op": "scale", "rows": 16, "cols": 768})
+
+    def test_gelu_new_is_eight_pointwise_calls(self):
+        ops = [r.fields["op"] for r in self.records[11:19]]
+        self.assertEqual(ops, ["scale", "scale", "scale", "add", "scale", "tanh", "scale", "mul"])
+        self.assertTrue(all(r.fields["rows"] == 16 and r.fields["cols"] == 3072 for r in self.records[11:19]))
+
+    def test_conv1d_gemm(self):
+        qkv = self.records[5]
+        self.assertEqual(qkv.fields, {"m": 2304, "n": 16, "k": 768, "ta": "N", "tb": "N", "batch": 1})
+
+    def test_coverage(self):
+        cov = om.coverage(self.records)
+        self.assertAlmostEqual(cov["total_us"], 247.5)
+        self.assertAlmostEqual(cov["other_us"], 1.5)
+        self.assertAlmostEqual(cov["coverage"], 246 / 247.5)
+        self.assertAlmostEqual(cov["families"]["attention"], 40.0)
+        # kernels outside every recorded call count in the total, not in the covered time
+        cov = om.coverage(self.records, total_us=300.0)
+        self.assertAlmostEqual(cov["unattributed_us"], 52.5)
+        self.assertAlmostEqual(cov["coverage"], 246 / 300)
+        self.assertEqual(om.top_uncovered(self.records), [("aten::arange", 1.5)])
+
+
+class LlamaLayer(unittest.TestCase):
+    """HF LlamaModel (Llama-3-8B-like, GQA 32/8) with sdpa in fp16: decomposed RMSNorm, rotary, one layer."""
+
+    def setUp(self):
+        self.records = load_calls("llama_layer.calls.jsonl")
+
+    def test_rmsnorm_pattern_fused(self):
+        norms = [r for r in self.records if r.fields.get("op") == "rmsnorm"]
+        self.assertEqual(len(norms), 2)
+        for n in norms:
+            self.assertEqual(n.family, "reduce")
+            self.assertEqual(n.fields, {"op": "rmsnorm", "rows": 8, "cols": 4096})
+            self.assertAlmostEqual(n.us, 8.0)  # the eight calls' kernel time
+            self.assertEqual(n.source_op, "rmsnorm (_to_copy+pow+mean+add+rsqrt+mul+_to_copy+mul)")
+        # nothing of the pattern is left behind
+        self.assertFalse(any(r.source_op in ("aten::rsqrt", "aten::pow") for r in self.records))
+
+    def test_gqa_attention(self):
+        att = next(r for r in self.records if r.family == "attention")
+        self.assertEqual(att.fields["heads_q"], 32)
+        self.assertEqual(att.fields["heads_kv"], 8)
+        self.assertEqual(att.fields["head_dim"], 128)
+        self.assertEqual(att.fields["layout"], "bhsd")  # q and k from RoPE are bhsd, v is bshd: the majority
+        self.assertEqual(att.fields["mask"], "causal")
+
+    def test_permute_of_output(self):
+        p = next(r for r in self.records if r.family == "permute")
+        self.assertEqual(p.fields, {"d0": 1, "d1": 32, "d2": 8, "d3": 128, "perm": "0213"})
+
+    def test_rope_and_mlp(self):
+        check_schema(self, self.records)
+        rope = [r.fields.get("op") for r in self.records if r.source_op in ("aten::neg", "aten::cat")]
+        self.assertEqual(rope, ["copy", "scale", "copy", "scale", "copy"])  # the rotary table's cat first
+        self.assertIn({"op": "silu", "rows": 8, "cols": 14336}, [r.fields for r in self.records])
+        gate = next(r for r in self.records if r.family == "gemm" and r.fields["m"] == 14336)
+        self.assertEqual(gate.fields, {"m": 14336, "n": 8, "k": 4096, "ta": "T", "tb": "N", "batch": 1})
+
+    def test_coverage_above_95(self):
+        cov = om.coverage(self.records)
+        self.assertEqual([r.source_op for r in self.records if r.family == "other"], ["aten::arange"])
+        self.assertGreater(cov["coverage"], 0.95)
+
+
+class RmsNormPattern(unittest.TestCase):
+    def rec(self, op, args, out, us=1.0):
+        r = om.map_call(op, args, {}, out)
+        r.us = us
+        return r
+
+    def core(self, rows=4, cols=64, dim=-1):
+        x, r = T([rows, cols], dtype="float32"), T([rows, 1], dtype="float32")
+        return [self.rec("pow", [x, 2], x), self.rec("mean", [x, [dim], True], r), self.rec("add", [r, 1e-6], r),
+                self.rec("rsqrt", [r], r), self.rec("mul", [x, r], x)]
+
+    def test_fp32_without_casts(self):
+        x = T([4, 64], dtype="float32")
+        records = self.core() + [self.rec("mul", [x, T([64], dtype="float32")], x)]
+        fused, n = om.fuse_rmsnorm(records)
+        self.assertEqual(n, 1)
+        self.assertEqual(len(fused), 1)
+        self.assertEqual(fused[0].fields, {"op": "rmsnorm", "rows": 4, "cols": 64})
+        self.assertAlmostEqual(fused[0].us, 6.0)
+
+    def test_without_weight_keeps_the_next_call(self):
+        x = T([4, 64], dtype="float32")
+        records = self.core() + [self.rec("relu", [x], x)]
+        fused, n = om.fuse_rmsnorm(records)
+        self.assertEqual(n, 1)
+        self.assertEqual([r.fields["op"] for r in fused], ["rmsnorm", "relu"])
+
+    def test_mean_over_other_dim_is_no_rmsnorm(self):
+        fused, n = om.fuse_rmsnorm(self.core(dim=0))
+        self.assertEqual(n, 0)
+        self.assertEqual(len(fused), 5)
+
+    def test_unknown_time_stays_unknown(self):
+        records = self.core()
+        records[2].us = None
+        self.assertIsNone(om.fuse_rmsnorm(records)[0][0].us)
+
+
+class ResidualNorm(unittest.TestCase):
+    def test_add_then_norm(self):
+        llama = load_calls("llama_layer.calls.jsonl")
+        fused, n = om.fuse_residual_norm(llama)
+        self.assertEqual(n, 1)  # the attention's residual add and the post-attention RMSNorm
+        rec = next(r for r in fused if r.fields.get("op") == "add_rmsnorm")
+        self.assertEqual(rec.fields, {"op": "add_rmsnorm", "rows": 8, "cols": 4096})
+        self.assertAlmostEqual(rec.us, 2.0 + 8.0)
+        self.assertEqual(len(fused), len(llama) - 1)
+        gpt2, n = om.fuse_residual_norm(load_calls("gpt2_layer.calls.jsonl"))
+        self.assertEqual(n, 1)
+        self.assertEqual([r.fields["op"] for r in gpt2 if r.family == "reduce"], ["layernorm", "add_layernorm"])
+
+
+class Attention(unittest.TestCase):
+    def setUp(self):
+        self.records = load_calls("attention_calls.calls.jsonl")
+
+    def test_masks(self):
+        kinds = [(r.family, r.fields.get("mask")) for r in self.records[:5]]
+        self.assertEqual(kinds, [("attention", "none"), ("attention", "causal"), ("other", None),
+                                 ("other", None), ("attention", "none")])
+        # a mask of another pattern, or one whose values the trace could not see (meta), is not guessed
+        self.assertIn("neither none nor causal", self.records[2].source_op)
+
+    def test_layouts(self):
+        self.assertEqual(self.records[0].fields["layout"], "bshd")
+        self.assertEqual(self.records[4].fields["layout"], "bhsd")
+
+    def test_fused_back_ends_and_backward(self):
+        flash, eff, cudnn, bwd, three_d = self.records[5:]
+        for r in (flash, eff, cudnn):
+            self.assertEqual(r.family, "attention")
+            self.assertEqual(r.fields["mask"], "causal")
+            self.assertEqual(r.direction, "fwd")
+        self.assertEqual(flash.fields["layout"], "bhsd")
+        self.assertEqual(eff.fields["layout"], "bshd")
+        self.assertEqual(bwd.direction, "bwd")
+        self.assertEqual(bwd.fields["mask"], "causal")
+        self.assertEqual(bwd.fields["seq_kv"], 16)
+        self.assertEqual(three_d.fields, {"batch": 1, "heads_q": 24, "heads_kv": 24, "seq_q": 16, "seq_kv": 16,
+                                          "head_dim": 64, "mask": "none", "layout": "bhsd"})
+
+    def test_mask_kind(self):
+        self.assertEqual(om.mask_kind(None, True), "causal")
+        self.assertEqual(om.mask_kind(T([8, 8], mask="causal"), False), "causal")
+        self.assertIsNone(om.mask_kind(T([8, 8]), False))
+
+
+class Permute(unittest.TestCase):
+    @staticmethod
+    def view(shape, perm):
+        """storage.permute(perm) of a contiguous storage of `shape`."""
+        strides = om.contiguous_strides(shape)
+        return T([shape[p] for p in perm], [strides[p] for p in perm])
+
+    def test_four_d(self):
+        self.assertEqual(om.permute_of(self.view([2, 16, 12, 64], [0, 2, 1, 3])), ([2, 16, 12, 64], "0213"))
+        self.assertEqual(om.permute_of(self.view([2, 16, 12, 64], [0, 1, 3, 2])), ([2, 16, 12, 64], "0132"))
+        self.assertEqual(om.permute_of(self.view([2, 16, 12, 64], [0, 2, 3, 1])), ([2, 16, 12, 64], "0231"))
+        self.assertEqual(om.permute_of(self.view([2, 16, 12, 64], [0, 3, 1, 2])), ([2, 16, 12, 64], "0312"))
+
+    def test_small_and_merged(self):
+        self.assertEqual(om.permute_of(self.view([32, 48], [1, 0])), ([1, 1, 32, 48], "0132"))
+        self.assertEqual(om.permute_of(self.view([4, 3, 1024], [0, 2, 1])), ([1, 4, 3, 1024], "0132"))
+        # five dimensions, two of which stay neighbours: they merge into one
+        self.assertEqual(om.permute_of(self.view([2, 3, 4, 5, 6], [0, 1, 3, 2, 4])), ([6, 4, 5, 6], "0213"))
+        self.assertEqual(om.permute_of(self.view([2, 16, 12, 64], [0, 1, 2, 3])), "copy")
+
+    def test_not_a_permutation(self):
+        self.assertIsNone(om.permute_of(T([2, 12, 16, 64], [0, 64, 0, 1])))  # expanded
+        self.assertIsNone(om.permute_of(self.view([2, 3, 4, 5, 6], [4, 2, 0, 3, 1])))  # five dims stay
+
+    def test_copies(self):
+        v = self.view([2, 16, 12, 64], [0, 2, 1, 3])
+        self.assertEqual(om.map_call("clone", [v], {}, T(v.shape)).family, "permute")
+        self.assertEqual(om.map_call("copy_", [T(v.shape), v], {}, T(v.shape)).fields["perm"], "0213")
+        expanded = T([2, 12, 16, 64], [0, 64, 0, 1])
+        self.assertEqual(om.map_call("clone", [expanded], {}, T(expanded.shape)).fields,
+                         {"op": "copy", "rows": 384, "cols": 64})
+
+
+class OtherMappings(unittest.TestCase):
+    def test_scalars_and_broadcasts(self):
+        x = T([8, 16])
+        self.assertEqual(om.map_call("div", [x, T([])], {}, x).fields["op"], "scale")  # a 0-dim tensor
+        self.assertEqual(om.map_call("add", [x, T([16])], {}, x).fields["op"], "bias_add")
+        self.assertEqual(om.map_call("sub", [x, x], {}, x).fields["op"], "add")
+        self.assertEqual(om.map_call("mul", [T([8, 1]), T([1, 16])], {}, x).family, "other")
+
+    def test_masked_fill_softmax_log_softmax(self):
+        x = T([8, 16])
+        self.assertEqual(om.map_call("masked_fill", [x, T([8, 16], dtype="bool"), -1e4], {}, x).fields,
+                         {"op": "masked_fill", "rows": 8, "cols": 16})
+        self.assertEqual(om.map_call("_log_softmax", [x, -1, False], {}, x).fields["op"], "log_softmax")
+
+    def test_index_and_embedding_bag(self):
+        pts = T([4, 1024, 3])
+        out = om.map_call("index", [pts, [T([4, 1], dtype="int64"), T([4, 512], dtype="int64")]], {},
+                          T([4, 512, 3]))
+        self.assertEqual(out.fields, {"rows": 2048, "cols": 3, "table_rows": 4096})
+        bag = om.map_call("_embedding_bag", [T([100000, 128]), T([2048], dtype="int64"), T([2048], dtype="int64")],
+                          {}, [T([2048, 128])])
+        self.assertEqual(bag.fields, {"rows": 2048, "cols": 128, "table_rows": 100000})
+
+    def test_vision_and_point_cloud_calls(self):
+        # BatchNorm1d on [B, C]: h = w = 1
+        self.assertEqual(om.map_call("_native_batch_norm_legit_no_training", [T([32, 512]), T([512]), T([512]),
+                                     T([512]), T([512]), 0.1, 1e-5], {}, [T([32, 512])]).fields,
+                         {"n": 32, "c": 512, "h": 1, "w": 1, "mode": "inference"})
+        # SSD's head: view(N, A, K, H, W).permute(0, 3, 4, 1, 2).reshape(N, -1, K): five dims merge to three
+        v = Permute.view([8, 6, 21, 38, 38], [0, 3, 4, 1, 2])
+        self.assertEqual(om.map_call("clone", [v], {}, T(v.shape)).fields,
+                         {"d0": 1, "d1": 8, "d2": 126, "d3": 1444, "perm": "0132"})
+        # DGCNN's edge features: permute(0, 3, 1, 2).contiguous()
+        v = Permute.view([32, 1024, 20, 6], [0, 3, 1, 2])
+        self.assertEqual(om.map_call("clone", [v], {}, T(v.shape)).fields["perm"], "0312")
+        # a comparison with a scalar (PointNet++'s d > r^2) reads one tensor
+        self.assertEqual(om.map_call("gt", [T([16, 512, 1024]), 0.04], {}, T([16, 512, 1024], dtype="bool")).fields,
+                         {"op": "scale", "rows": 8192, "cols": 1024})
+
+    def test_views_launch_nothing(self):
+        self.assertIsNone(om.map_call("transpose", [T([2, 3]), 0, 1], {}, T([3, 2], [1, 3])))
+
+    def test_pooling_and_reductions(self):
+        x = T([2, 512, 7, 7])
+        self.assertEqual(om.map_call("_adaptive_avg_pool2d", [x, [7, 7]], {}, x).fields["op"], "copy")
+        self.assertEqual(om.map_call("amax", [T([4, 64, 32]), [2]], {}, T([4, 64])).fields,
+                         {"op": "max", "rows": 256, "cols": 32})
+        self.assertEqual(om.map_call("max", [T([4, 64, 32]), 1], {}, [T([4, 32])]).family, "other")
+
+
+class KernelAttribution(unittest.TestCase):
+    def test_profile(self):
+        with open(os.path.join(DATA, "profile_small.json")) as f:
+            per_call, total, lost = om.attribute_kernels(json.load(f))
+        self.assertEqual(per_call, {0: 7.0, 1: 4.0, 2: 2.0})  # call 1: a kernel and a memset
+        self.assertAlmostEqual(total, 17.5)  # the range's GPU annotation is no kernel
+        self.assertAlmostEqual(lost, 4.5)  # launched between the ranges, and one with no launch seen
+
+
+class Tables(unittest.TestCase):
+    def test_fit_and_evaluate(self):
+        base = {"B": 2, "L": 8}
+        self.assertEqual(em.fit_expression({None: 16, "B": 32, "L": 32}, base, ["B", "L"]), "B*L")
+        self.assertEqual(em.fit_expression({None: 12, "B": 24, "L": 12}, base, ["B", "L"]), "6*B")
+        self.assertEqual(em.fit_expression({None: 4, "B": 4, "L": 8}, base, ["B", "L"]), "L/2")
+        self.assertIsNone(em.fit_expression({None: 3, "B": 5, "L": 3}, base, ["B", "L"]))
+        self.assertEqual(em.evaluate("L/2", {"L": 24}), 12)
+
+    def test_fit_records_keeps_choice_fields(self):
+        def att(b, l):
+            return om.map_call("scaled_dot_product_attention", [T([b, 12, l, 64])] * 3, {"is_causal": True},
+                               T([b, 12, l, 64]))
+        base, check = {"B": 2, "L": 8}, {"B": 6, "L": 24}
+        records = [att(2, 8)]
+        fixed, same = em.fit_records(records, {"B": [att(4, 8)], "L": [att(2, 16)]}, [att(6, 24)], base, check)
+        self.assertEqual((fixed, same), (0, True))
+        f = records[0].fields
+        self.assertEqual((f["batch"], f["seq_q"], f["heads_q"], f["mask"]), ("B", "L", 12, "causal"))
+
+    def test_write_table(self):
+        class Spec:
+            name, area, task, source, mode = "tiny", "nlp", "test", "synthetic", "inference"
+            defaults = {"B": 2, "L": 8}
+        records = load_calls("gpt2_layer.calls.jsonl")
+        cov = om.coverage(records, 260.0)
+        header = em.coverage_comment(cov, om.top_uncovered(records), "why not")
+        with tempfile.TemporaryDirectory() as tmp:
+            path = os.path.join(tmp, "tiny.yaml")
+            em.write_table(path, Spec, records, 0, True, {"device": "NVIDIA H100 80GB HBM3", "precision": "fp16",
+                                                          "graph_ms": 0.2, "eager_ms": 0.9, "kernel_ms": 0.26},
+                           header, "2.11.0")
+            text = open(path).read()
+        self.assertIn('measured: {device: "NVIDIA H100 80GB HBM3", precision: fp16, graph_ms: 0.2000, '
+                      'eager_ms: 0.9000, kernel_ms: 0.2600}', text)
+        self.assertIn("in benchmarked families 0.246 ms (94.6%)", text)
+        self.assertIn("# uncovered: why not", text)
+        self.assertIn("- {family: attention, calls: 1, source_op: \"aten::scaled_dot_product_attention\", "
+                      "traced_us: 40.000, batch: 2, heads_q: 12, heads_kv: 12, seq_q: 8, seq_kv: 8, head_dim: 64, "
+                      "mask: causal, layout: bshd}", text)
+        # perm strings such as 0213 must stay strings in YAML
+        self.assertEqual(em.yaml_value("0213"), '"0213"')
+        # identical calls merge, with their count
+        self.assertIn("{family: pointwise, calls: 2, source_op: \"aten::add\", traced_us: 5.000, op: add, rows: 16, "
+                      "cols: 768}", text)
+
+
+if __name__ == "__main__":
+    unittest.main()
