@@ -61,6 +61,8 @@ struct AreaSets {
   std::vector<std::string> names;
   std::vector<std::vector<AreaScore>> scores;
   std::vector<PlotSet> plots;  // with --plots, what each file's plots need (plot_files.h draws every file on each)
+  // Each file's results and report, for the check of the scores against the models' real time (table form).
+  std::vector<std::pair<std::string, std::pair<ResultSet, ScoreReport>>> scored;
 };
 
 // Scores one results file and prints them; run_scores writes the plots of all files.
@@ -100,6 +102,7 @@ int score_set(const ScoreOptions& a, const std::string& file, AreaSets* sets) {
   const std::vector<AreaScore>& areas = report.areas;
   sets->names.push_back(results.context.count("gpu") ? results.context.at("gpu") + " (" + file + ")" : file);
   sets->scores.push_back(areas);
+  if (a.format == "table") sets->scored.push_back({file, {results, report}});
   if (!a.plots.empty()) sets->plots.push_back({sets->names.back(), results, models, report.area_defs, areas});
   if (a.format == "json") {
     std::cout << score_report_json(report, results, file, a.precision).dump(2) << "\n";
@@ -147,6 +150,9 @@ int run_scores(const ScoreOptions& a) {
     if (a.files.size() > 1) std::printf("%s== %s\n", i ? "\n" : "", a.files[i].c_str());
     score_set(a, a.files[i], &sets);
   }
+  std::vector<ScoredSet> scored;
+  for (const auto& [file, set] : sets.scored) scored.push_back({file, &set.first, &set.second});
+  std::fputs(score_validation_text(scored).c_str(), stdout);
   if (!a.plots.empty()) write_plots(a.plots, sets.plots, a.inputs, a.precision);
   return 0;
 }
