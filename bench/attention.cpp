@@ -50,8 +50,14 @@ class AttentionWorkload final : public Workload {
     scale_ = static_cast<float>(1.0 / std::sqrt(static_cast<double>(p_.head_dim)));
     // A large negative rather than -inf: exp(-inf - max) is 0 either way, and no engine meets inf - inf.
     neg_inf_ = std::numeric_limits<float>::lowest();
-    bind_graph_plans(plans_, {kUidQ, kUidK, kUidV, kUidO, kUidScale, kUidNegInf},
-                     {q_.get(), k_.get(), v_.get(), o_.get(), &scale_, &neg_inf_}, workspace_.get());
+    // The variant pack names exactly the graph's tensors: the masking scalar exists only in a causal graph.
+    std::vector<std::int64_t> uids = {kUidQ, kUidK, kUidV, kUidO, kUidScale};
+    std::vector<void*> pointers = {q_.get(), k_.get(), v_.get(), o_.get(), &scale_};
+    if (p_.causal) {
+      uids.push_back(kUidNegInf);
+      pointers.push_back(&neg_inf_);
+    }
+    bind_graph_plans(plans_, uids, pointers, workspace_.get());
   }
 
   void launch(cudaStream_t stream) override {

@@ -92,7 +92,7 @@ class ReduceWorkload final : public Workload {
       : p_(core::tensor_op_problem(c)), prec_(core::precision_info(c.precision)), op_(kernels::reduce_op(p_.op)) {
     const std::size_t n = static_cast<std::size_t>(p_.rows * p_.cols), cols = static_cast<std::size_t>(p_.cols);
     x_ = DeviceBuffer(prec_.input, n);
-    out_ = DeviceBuffer(prec_.input, static_cast<std::size_t>(core::reduce_outputs(p_)));
+    out_ = DeviceBuffer(prec_.input, out_elements());
     kernels::fill_random(x_.get(), n, prec_.input, ctx.seed, ctx.stream);
     if (core::reduce_adds_residual(p_.op)) {
       residual_ = DeviceBuffer(prec_.input, n);
@@ -135,12 +135,22 @@ class ReduceWorkload final : public Workload {
     const DeviceBuffer ref =
         upload(kernels::reduce_reference(op_, x, residual, gamma, beta, p_.rows, p_.cols), stream);
     const std::size_t outputs = static_cast<std::size_t>(core::reduce_outputs(p_));
-    kernels::poison(out_.get(), outputs, prec_.input, stream);
+    kernels::poison(out_.get(), out_elements(), prec_.input, stream);
     launch(stream);
     // Sums accumulate cols (sum_all: every) element; the normalisations one row's statistics each.
     const double depth = op_ == kernels::ReduceOp::sum_all ? double(n) : double(p_.cols);
-    return kernels::compare_to_reference(out_.get(), prec_.input, ref.as<double>(), outputs,
-                                         core::depth_tolerance(prec_.tolerance, depth), stream, prec_.tolerance);
+    const double tolerance = core::depth_tolerance(prec_.tolerance, depth);
+    if (!core::reduce_adds_residual(p_.op))
+      return kernels::compare_to_reference(out_.get(), prec_.input, ref.as<double>(), outputs, tolerance, stream,
+                                           prec_.tolerance);
+    // The normalised rows, then the sum at its aligned offset (kernels::reduce_sum_offset); the reference holds
+    // them back to back. The first part found wrong is the answer; both right, the sum's result says so.
+    const kernels::CompareResult normalised = kernels::compare_to_reference(
+        out_.get(), prec_.input, ref.as<double>(), n, tolerance, stream, prec_.tolerance);
+    if (!normalised.ok()) return normalised;
+    const std::size_t offset = static_cast<std::size_t>(kernels::reduce_sum_offset(p_.rows, p_.cols));
+    return kernels::compare_to_reference(static_cast<char*>(out_.get()) + offset * core::size_of(prec_.input),
+                                         prec_.input, ref.as<double>() + n, n, tolerance, stream, prec_.tolerance);
   }
 
   std::string label() const override {
@@ -155,6 +165,12 @@ class ReduceWorkload final : public Workload {
   }
 
  private:
+  // Elements of `out`: the op's outputs, with the add ops' sum at its aligned offset.
+  std::size_t out_elements() const {
+    if (!core::reduce_adds_residual(p_.op)) return static_cast<std::size_t>(core::reduce_outputs(p_));
+    return static_cast<std::size_t>(kernels::reduce_sum_offset(p_.rows, p_.cols) + p_.rows * p_.cols);
+  }
+
   kernels::ReduceTensors tensors() const {
     return {x_.get(), residual_.get(), gamma_.get(), beta_.get(), out_.get(), workspace_.get()};
   }

@@ -27,6 +27,12 @@ ReduceOp reduce_op(const std::string& name);
 // The device tensors of one launch. out: rows values (sum, mean, max), 1 (sum_all), rows x cols (softmax,
 // log_softmax, the norms), or 2 rows x cols for add_*: the normalised rows, then the sum x + residual. residual:
 // add_* only; gamma: the norms' weight; beta: layer norm's bias; workspace: reduce_workspace_bytes of the plan.
+// Where add_layernorm's and add_rmsnorm's sum (x + residual) starts in `out`, in elements: after the normalised
+// rows, rounded up to 16 elements, so that a row of the sum sits at the same offset from a 16-byte boundary as the
+// same row of x (the kernels' vector loads and stores assume it; at rows x cols elements it did not when rows x cols
+// was odd, a misaligned-address fault on the H100).
+inline std::int64_t reduce_sum_offset(std::int64_t rows, std::int64_t cols) { return (rows * cols + 15) / 16 * 16; }
+
 struct ReduceTensors {
   const void* x = nullptr;
   const void* residual = nullptr;

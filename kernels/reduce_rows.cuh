@@ -459,7 +459,7 @@ void launch_reduce_typed(ReduceOp op, const core::ReducePlan& plan, const Reduce
   const bool adds = op == ReduceOp::add_layernorm || op == ReduceOp::add_rmsnorm;
   const Rows<T> a{static_cast<const T*>(t.x),     static_cast<const T*>(t.residual),
                   static_cast<const T*>(t.gamma), static_cast<const T*>(t.beta),
-                  out,                            adds ? out + n : nullptr,
+                  out,                            adds ? out + reduce_sum_offset(rows, cols) : nullptr,
                   rows,                           cols};
   switch (op) {
     case ReduceOp::sum: launch_row_reduce<Sum>(plan, a, false, t.workspace, stream); break;

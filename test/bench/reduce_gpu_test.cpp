@@ -66,8 +66,11 @@ TEST(ReduceGpu, APlantedWrongElementIsCaughtOnEveryPath) {
       const std::size_t outputs = static_cast<std::size_t>(core::reduce_outputs(
           core::tensor_op_problem(core::make_case("reduce", "fwd", "fp32",
                                                   {{"op", std::string(name)}, {"rows", rows}, {"cols", cols}}))));
+      // The add ops write their sum at an aligned offset after the normalised rows (kernels::reduce_sum_offset).
+      const bool adds = core::reduce_adds_residual(name);
+      const std::size_t sum_at = static_cast<std::size_t>(kernels::reduce_sum_offset(rows, cols));
       kernels::DeviceBuffer x(core::DType::f32, n), res(core::DType::f32, n), g(core::DType::f32, c),
-          b(core::DType::f32, c), out(core::DType::f32, outputs);
+          b(core::DType::f32, c), out(core::DType::f32, adds ? sum_at + n : outputs);
       kernels::fill_random(x.get(), n, core::DType::f32, 1, s);
       kernels::fill_random(res.get(), n, core::DType::f32, 2, s);
       kernels::fill_uniform(g.get(), c, core::DType::f32, 3, 0.5, 1.5, s);
@@ -77,6 +80,14 @@ TEST(ReduceGpu, APlantedWrongElementIsCaughtOnEveryPath) {
       kernels::DeviceBuffer workspace(kernels::reduce_workspace_bytes(plan, rows));
       t.workspace = workspace.get();
       kernels::launch_reduce(op, core::DType::f32, plan, t, rows, cols, s);
+      if (adds && sum_at != n) {  // the sum moved next to the normalised rows, as the reference has them
+        kernels::DeviceBuffer sum(core::DType::f32, n);
+        OPMARK_CHECK_CUDA(cudaMemcpyAsync(sum.get(), out.as<float>() + sum_at, n * sizeof(float),
+                                          cudaMemcpyDeviceToDevice, s));
+        OPMARK_CHECK_CUDA(cudaMemcpyAsync(out.as<float>() + n, sum.get(), n * sizeof(float),
+                                          cudaMemcpyDeviceToDevice, s));
+        OPMARK_CHECK_CUDA(cudaStreamSynchronize(s));
+      }
       const std::size_t at = outputs - 3;
       const float wrong = 1e6f;
       OPMARK_CHECK_CUDA(cudaMemcpyAsync(out.as<float>() + at, &wrong, sizeof wrong, cudaMemcpyHostToDevice, s));
