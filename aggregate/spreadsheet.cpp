@@ -102,7 +102,8 @@ std::vector<Sheet> deepbench_sheets(const ResultSet& results) {
         s.header.push_back(d + (compute ? " TFLOPS/W" : " GB/s/W"));
       }
     }
-    const bool sparse = first.family == "spmm", allreduce = first.family == "allreduce";
+    const core::SheetExtras extras = core::family_info(first.family).sheet_extras;
+    const bool sparse = extras == core::SheetExtras::dense_speedup, allreduce = extras == core::SheetExtras::bus_bandwidth;
     if (sparse) s.header.insert(s.header.end(), {"dense time (us)", "speedup over dense"});
     if (allreduce) s.header.insert(s.header.end(), {"algbw (GB/s)", "busbw (GB/s)"});
     bool any_unstable = false;

@@ -1,12 +1,12 @@
 #include "aggregate/xlsx.h"
 
-#include <filesystem>
-
 #include <algorithm>
 #include <cstdlib>
+#include <filesystem>
 #include <map>
 
 #include "core/error.h"
+#include "core/schema.h"
 
 #ifdef OPMARK_HAVE_XLSXWRITER
 #include <xlsxwriter.h>
@@ -18,14 +18,12 @@ namespace opmark::aggregate {
 
 namespace {
 
-// DeepBench's section order; families it did not have follow in the order the results bring them.
+// The registry's order: DeepBench's families first, in its order; then the others.
 int section_rank(const std::string& family) {
-  static const std::map<std::string, int> order = {{"gemm", 0},      {"conv", 1},   {"rnn", 2},
-                                                   {"spmm", 3},      {"allreduce", 4}, {"pointwise", 5},
-                                                   {"reduce", 6},    {"batchnorm", 7}, {"pool", 8},
-                                                   {"gather", 9},    {"permute", 10}};
-  const auto it = order.find(family);
-  return it == order.end() ? 100 : it->second;
+  const auto& all = core::families();
+  for (std::size_t i = 0; i < all.size(); ++i)
+    if (all[i].schema.family == family) return static_cast<int>(i);
+  return static_cast<int>(all.size());
 }
 
 bool as_number(const std::string& text, double* value) {

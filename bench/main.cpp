@@ -278,9 +278,9 @@ int run(int argc, char** argv, bench::ProcessGroup& group) {
   if (group.multi_process()) {  // only a collective spans processes; the rest would run once per rank
     std::vector<core::Case> collective;
     for (auto& c : cases)
-      if (c.family == "allreduce") collective.push_back(std::move(c));
+      if (core::family_info(c.family).collective) collective.push_back(std::move(c));
     if (collective.size() < cases.size())
-      std::printf("opmark: %zu process(es): running the allreduce family only (%zu other case(s) left out)\n",
+      std::printf("opmark: %zu process(es): running the collective families only (%zu other case(s) left out)\n",
                   static_cast<std::size_t>(group.size()), cases.size() - collective.size());
     cases = std::move(collective);
   }

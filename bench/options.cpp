@@ -1,5 +1,6 @@
 #include "bench/options.h"
 
+#include <algorithm>
 #include <cctype>
 #include <cerrno>
 #include <cmath>
@@ -10,6 +11,7 @@
 #include <optional>
 
 #include "core/error.h"
+#include "core/schema.h"
 #include "core/precision.h"
 #include "core/schema.h"
 
@@ -233,6 +235,21 @@ Options parse_options(int& argc, char** argv) {
   return o;
 }
 
+namespace {
+
+// One line per family of the registry: its name and what runs it.
+std::string family_help() {
+  std::string out = "\nFamilies (--opmark_family):\n";
+  for (const auto& f : core::families()) {
+    std::string name = "  " + f.schema.family;
+    name.resize(std::max<std::size_t>(name.size() + 1, 16), ' ');
+    out += name + f.title + " (" + f.library + ")\n";
+  }
+  return out;
+}
+
+}  // namespace
+
 std::string options_help() {
   return R"(opmark-bench: operator benchmarks through the vendor libraries, one Google Benchmark case per
 (shape-table row, direction, precision). Case names: <family>/<direction>/<precision>/<field>=<value>/...
@@ -240,8 +257,7 @@ std::string options_help() {
 opmark flags (Google Benchmark's own flags, e.g. --benchmark_filter, --benchmark_repetitions, --benchmark_out,
 --benchmark_list_tests, all work too):
   --opmark_shapes=PATH[,PATH]   shape-table folders or files (default: the source tree's shapes/)
-  --opmark_family=F[,F]         only these families (gemm, conv, rnn, spmm, attention, pointwise, reduce,
-                                batchnorm, pool, gather, permute, allreduce)
+  --opmark_family=F[,F]         only these families (listed below)
   --opmark_set=S[,S]            only these sets (train, inference_server, inference_device, peak, resnet50, ...)
   --opmark_precision=P[,P]      only these precisions (fp32, tf32, fp16, bf16, int8, fp8)
   --opmark_symbols=B=32,L=512   values for expression symbols in tables
@@ -286,7 +302,7 @@ opmark flags (Google Benchmark's own flags, e.g. --benchmark_filter, --benchmark
   --opmark_pin=FILE             run, verify and time the candidate FILE names for each case (one 'case<TAB>
                                 candidate' per line) instead of tuning; a case not in FILE is tuned
   --opmark_seed=N               seed of the random inputs
-)";
+)" + family_help();
 }
 
 }  // namespace opmark::bench

@@ -99,9 +99,35 @@ FieldValue canonical_value(const FieldSpec& field, const FieldValue& value);
 // A fraction field's number.
 double fraction_of(const FieldValue& value);
 
-// The registry of families (core/schemas.cpp). Throws opmark::Error naming the known families.
+struct Work;
+
+// Extra spreadsheet columns a family's sheet carries beside time and TFLOPS (DeepBench's layout).
+enum class SheetExtras {
+  none,
+  dense_speedup,  // sparse: the dense GEMM of the same shape and the speedup over it (DeepBench's sparse sheet)
+  bus_bandwidth,  // collectives: nccl-tests' algbw and busbw
+};
+
+// Everything opmark knows about a family in one entry of the registry (core/schemas.cpp); the rest of the code
+// reads it, so a new family is its own files plus one line there (and its workload factory in bench/families.cpp,
+// which core cannot see: it needs CUDA).
+struct FamilyInfo {
+  Schema schema;
+  Work (*work)(const Case&) = nullptr;
+  std::string title;    // the spreadsheet section's name, DeepBench's where it had the family ("GEMM", "Convolution")
+  std::string library;  // what runs it, for help text ("cuBLASLt", "cuDNN fused attention", "ours")
+  bool collective = false;  // runs across GPUs: every rank takes part in every case (an all-reduce)
+  SheetExtras sheet_extras = SheetExtras::none;
+};
+
+// The registry, in its order (the spreadsheet's section order: DeepBench's families first). Throws
+// opmark::Error naming the known families for an unknown name.
+const std::vector<FamilyInfo>& families();
+const FamilyInfo& family_info(const std::string& family);
 const Schema& schema_for(const std::string& family);
 bool is_family(const std::string& family);
 std::vector<std::string> known_families();
+// "gemm, conv, rnn, ..." for help and messages.
+std::string family_list();
 
 }  // namespace opmark::core

@@ -1,4 +1,5 @@
-// The explicit list of families known to core. A new family adds one line here.
+// The registry of families: what core knows about each (schema, work formula, spreadsheet section, library,
+// collective or not). A new family adds one line here.
 #include "core/error.h"
 #include "core/families.h"
 #include "core/schema.h"
@@ -6,53 +7,58 @@
 namespace opmark::core {
 namespace {
 
-struct FamilyEntry {
-  Schema schema;
-  Work (*work)(const Case&);
-};
-
-const std::vector<FamilyEntry>& registry() {
-  static const std::vector<FamilyEntry> entries = {
-      {gemm_schema(), &gemm_work},
-      {conv_schema(), &conv_work},
-      {rnn_schema(), &rnn_work},
-      {spmm_schema(), &spmm_work},
-      {allreduce_schema(), &allreduce_work},
-      {pointwise_schema(), &pointwise_work},
-      {reduce_schema(), &reduce_work},
-      {batchnorm_schema(), &batchnorm_work},
-      {pool_schema(), &pool_work},
-      {attention_schema(), &attention_work},
-      {gather_schema(), &gather_work},
-      {permute_schema(), &permute_work},
-  };
-  return entries;
-}
-
-const FamilyEntry& entry_for(const std::string& family) {
-  for (const auto& e : registry())
-    if (e.schema.family == family) return e;
-  std::string known;
-  for (const auto& e : registry()) known += (known.empty() ? "" : ", ") + e.schema.family;
-  throw Error("unknown family '" + family + "' (known: " + known + ")");
+FamilyInfo entry(Schema schema, Work (*work)(const Case&), const char* title, const char* library,
+                 SheetExtras extras = SheetExtras::none, bool collective = false) {
+  return {std::move(schema), work, title, library, collective, extras};
 }
 
 }  // namespace
 
+// DeepBench's four families first, in its order, then the rest in the order they were added.
+const std::vector<FamilyInfo>& families() {
+  static const std::vector<FamilyInfo> entries = {
+      entry(gemm_schema(), &gemm_work, "GEMM", "cuBLASLt, cuBLAS"),
+      entry(conv_schema(), &conv_work, "Convolution", "cuDNN"),
+      entry(rnn_schema(), &rnn_work, "Recurrent", "cuDNN"),
+      entry(spmm_schema(), &spmm_work, "Sparse GEMM", "cuSPARSE", SheetExtras::dense_speedup),
+      entry(allreduce_schema(), &allreduce_work, "All-Reduce", "NCCL", SheetExtras::bus_bandwidth, true),
+      entry(pointwise_schema(), &pointwise_work, "Pointwise", "ours, cuDNN"),
+      entry(reduce_schema(), &reduce_work, "Reductions and normalisations", "ours, cuDNN"),
+      entry(batchnorm_schema(), &batchnorm_work, "Batch normalisation", "ours, cuDNN"),
+      entry(pool_schema(), &pool_work, "Pooling", "ours, cuDNN"),
+      entry(attention_schema(), &attention_work, "Attention", "cuDNN fused attention"),
+      entry(gather_schema(), &gather_work, "Gather (embedding lookup)", "ours"),
+      entry(permute_schema(), &permute_work, "Permute (layout copies)", "ours"),
+  };
+  return entries;
+}
+
+const FamilyInfo& family_info(const std::string& family) {
+  for (const auto& e : families())
+    if (e.schema.family == family) return e;
+  throw Error("unknown family '" + family + "' (known: " + family_list() + ")");
+}
+
 bool is_family(const std::string& family) {
-  for (const auto& e : registry())
+  for (const auto& e : families())
     if (e.schema.family == family) return true;
   return false;
 }
 
 std::vector<std::string> known_families() {
   std::vector<std::string> out;
-  for (const auto& e : registry()) out.push_back(e.schema.family);
+  for (const auto& e : families()) out.push_back(e.schema.family);
   return out;
 }
 
-const Schema& schema_for(const std::string& family) { return entry_for(family).schema; }
+std::string family_list() {
+  std::string out;
+  for (const auto& e : families()) out += (out.empty() ? "" : ", ") + e.schema.family;
+  return out;
+}
 
-Work family_work(const Case& c) { return entry_for(c.family).work(c); }
+const Schema& schema_for(const std::string& family) { return family_info(family).schema; }
+
+Work family_work(const Case& c) { return family_info(c.family).work(c); }
 
 }  // namespace opmark::core
