@@ -1,6 +1,6 @@
 #pragma once
 // Per-family host-side knowledge: the schema and the work formulas. One section per family; the device side
-// (allocation, the timed call, verification) lives in bench/<family>.cu.
+// (allocation, the timed call, verification) lives in bench/<family>.cpp, our kernels in kernels/.
 //
 // Sizes: the problems' element counts (elements_a(), elements_x(), nnz(), ...) are int64 products of fields. They
 // cannot overflow: every field is bounded (core/schema.h) and each family's check rejects a case whose tensors would
