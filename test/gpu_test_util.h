@@ -6,10 +6,10 @@
 #include <string>
 #include <tuple>
 
-#include "bench/autotune.h"
-#include "bench/device_info.h"
-#include "bench/harness.h"
-#include "bench/workload.h"
+#include "bench/harness/autotune.h"
+#include "bench/harness/device_info.h"
+#include "bench/harness/harness.h"
+#include "bench/harness/workload.h"
 #include "core/case.h"
 #include "core/error.h"
 #include "kernels/cuda_check.h"

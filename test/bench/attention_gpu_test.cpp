@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "../gpu_test_util.h"
-#include "bench/families.h"
+#include "bench/families/factories.h"
 #include "core/case.h"
 #include "kernels/compare.h"
 #include "kernels/cuda_check.h"

@@ -3,7 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "../gpu_test_util.h"
-#include "bench/families.h"
+#include "bench/families/factories.h"
 #include "core/case.h"
 #include "kernels/cuda_check.h"
 

@@ -6,8 +6,8 @@
 #include <array>
 
 #include "../gpu_test_util.h"
-#include "bench/families.h"
-#include "bench/memory_bound.h"
+#include "bench/families/factories.h"
+#include "bench/families/memory_bound.h"
 #include "core/case.h"
 #include "core/families.h"
 #include "kernels/compare.h"

@@ -5,8 +5,8 @@
 #include <vector>
 
 #include "../gpu_test_util.h"
-#include "bench/families.h"
-#include "bench/harness.h"
+#include "bench/families/factories.h"
+#include "bench/harness/harness.h"
 #include "core/case.h"
 #include "core/precision.h"
 #include "kernels/cuda_check.h"

@@ -5,13 +5,13 @@
 
 #include <limits>
 
-#include "bench/autotune.h"
-#include "bench/gpu_monitor.h"
-#include "bench/harness.h"
-#include "bench/measure.h"
-#include "bench/peaks.h"
-#include "bench/results_log.h"
-#include "bench/timer.h"
+#include "bench/harness/autotune.h"
+#include "bench/harness/gpu_monitor.h"
+#include "bench/harness/harness.h"
+#include "bench/harness/measure.h"
+#include "bench/harness/peaks.h"
+#include "bench/harness/results_log.h"
+#include "bench/harness/timer.h"
 #include "core/error.h"
 
 using namespace opmark;

@@ -6,11 +6,11 @@
 #include <gtest/gtest.h>
 
 #include "../gpu_test_util.h"
-#include "bench/copy_ceiling.h"
-#include "bench/autotune.h"
-#include "bench/harness.h"
-#include "bench/measure.h"
-#include "bench/timer.h"
+#include "bench/harness/copy_ceiling.h"
+#include "bench/harness/autotune.h"
+#include "bench/harness/harness.h"
+#include "bench/harness/measure.h"
+#include "bench/harness/timer.h"
 #include "kernels/cuda_check.h"
 #include "kernels/device_buffer.h"
 #include "kernels/fill.h"

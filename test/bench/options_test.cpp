@@ -1,11 +1,11 @@
-#include "bench/options.h"
+#include "bench/harness/options.h"
 
 #include <gtest/gtest.h>
 
 #include <string>
 #include <vector>
 
-#include "bench/pins.h"
+#include "bench/harness/pins.h"
 #include "core/error.h"
 
 using namespace opmark::bench;

@@ -4,10 +4,10 @@
 #include <gtest/gtest.h>
 
 #include "../gpu_test_util.h"
-#include "bench/families.h"
+#include "bench/families/factories.h"
 #include "core/case.h"
 #include "core/families.h"
-#include "bench/memory_bound.h"
+#include "bench/families/memory_bound.h"
 #include "kernels/compare.h"
 #include "kernels/cuda_check.h"
 #include "kernels/device_buffer.h"

@@ -4,8 +4,8 @@
 
 #include <cstring>
 
-#include "bench/harness.h"
-#include "bench/process_group.h"
+#include "bench/harness/harness.h"
+#include "bench/harness/process_group.h"
 #include "core/error.h"
 
 using namespace opmark;

@@ -3,8 +3,8 @@
 
 #include <cstdio>
 
-#include "bench/host_info.h"
-#include "bench/progress.h"
+#include "bench/harness/host_info.h"
+#include "bench/harness/progress.h"
 
 using namespace opmark::bench;
 

@@ -5,8 +5,8 @@
 #include <gtest/gtest.h>
 
 #include "../gpu_test_util.h"
-#include "bench/families.h"
-#include "bench/memory_bound.h"
+#include "bench/families/factories.h"
+#include "bench/families/memory_bound.h"
 #include "core/case.h"
 #include "core/families.h"
 #include "core/precision.h"

@@ -6,7 +6,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "bench/results_log.h"
+#include "bench/harness/results_log.h"
 
 using namespace opmark;
 using namespace opmark::bench;

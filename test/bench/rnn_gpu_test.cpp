@@ -4,15 +4,15 @@
 #include <gtest/gtest.h>
 
 #include "../gpu_test_util.h"
-#include "bench/families.h"
-#include "bench/harness.h"
+#include "bench/families/factories.h"
+#include "bench/harness/harness.h"
 #include "core/case.h"
 #include "kernels/cuda_check.h"
 #include "kernels/fill.h"
 #include "kernels/reference_rnn.h"
 
 #ifdef OPMARK_HAVE_CUDNN
-#include "bench/rnn.h"
+#include "bench/families/rnn.h"
 
 using namespace opmark;
 

@@ -1,0 +1,83 @@
+#!/usr/bin/env python3
+"""A short table of what one run measured, for a terminal or a closing note (no PyTorch needed).
+
+    python3 bench/compare/results_summary.py RESULTS.jsonl [--filter REGEX] [--limit N]
+
+Per case: the median time, the eager time (back-to-back launches from the host) and whether the case is launch
+bound, how it was timed (graph or eager), its repetitions and noise, the SM clock, power and energy per launch, the
+end-of-run re-time, and its status. The last lines count the cases by status and timing mode.
+"""
+import argparse
+import collections
+import json
+import re
+import sys
+
+
+def last_records(path):
+    """Each case's median line and its last status (a re-time line can make a case unstable)."""
+    medians, status, reason = {}, {}, {}
+    with open(path) as f:
+        for line in f:
+            line = line.strip()
+            if not line:
+                continue
+            try:
+                rec = json.loads(line)
+            except json.JSONDecodeError:
+                continue  # a torn last line: the run was killed there
+            if rec.get("type") not in ("run", "aggregate"):
+                continue
+            name = rec["name"]
+            status[name] = rec.get("status", "?")
+            if rec.get("reason"):
+                reason[name] = rec["reason"]
+            if rec.get("type") == "aggregate" and rec.get("aggregate") in ("median", "recheck"):
+                prev = medians.get(name, {})
+                merged = dict(prev)
+                merged.update(rec)
+                merged["counters"] = {**prev.get("counters", {}), **rec.get("counters", {})}
+                medians[name] = merged
+    return medians, status, reason
+
+
+def fmt(v, spec):
+    return "" if v is None else format(v, spec)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("results")
+    ap.add_argument("--filter", default="")
+    ap.add_argument("--limit", type=int, default=0)
+    args = ap.parse_args()
+    medians, status, reason = last_records(args.results)
+    pattern = re.compile(args.filter)
+    print("| case | us | eager us | launch bound | timing | reps | noise | SM MHz | W | mJ/launch | re-time us | status |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|")
+    shown = 0
+    for name, rec in medians.items():
+        if not pattern.search(name):
+            continue
+        if args.limit and shown >= args.limit:
+            break
+        shown += 1
+        c = rec.get("counters", {})
+        joules = c.get("joules_per_op")
+        print(f"| {name} | {fmt(rec.get('time_us'), '.4g')} | {fmt(c.get('eager_us'), '.4g')} | "
+              f"{'yes' if c.get('launch_bound') else ''} | {'graph' if c.get('graph') else 'eager'} | "
+              f"{fmt(c.get('repetitions'), '.0f')} | {fmt(c.get('noise'), '.4f')} | {fmt(c.get('sm_clock_mhz'), '.0f')} | "
+              f"{fmt(c.get('power_w'), '.0f')} | {fmt(joules * 1e3 if joules else None, '.4g')} | "
+              f"{fmt(c.get('recheck_us'), '.4g')} | {status.get(name)} |")
+    by_status = collections.Counter(status.values())
+    timing = collections.Counter("graph" if r.get("counters", {}).get("graph") else "eager" for r in medians.values())
+    bound = sum(1 for r in medians.values() if r.get("counters", {}).get("launch_bound"))
+    print(f"\ncases by status: {dict(by_status)}; timed by: {dict(timing)}; launch bound (eager > 1.1x graph): {bound}")
+    for name, st in status.items():
+        if st not in ("ok",):
+            print(f"  {st}: {name}: {reason.get(name, '')}"[:400])
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

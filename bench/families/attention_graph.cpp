@@ -1,0 +1,168 @@
+#include "bench/families/attention_graph.h"
+
+#include <initializer_list>
+#include <memory>
+#include <optional>
+#include <utility>
+
+#include "bench/families/cudnn_util.h"
+
+namespace opmark::bench {
+namespace {
+
+// The graph's descriptors: operations refer to tensors and descriptors by handle, so all live as long as the
+// plans made from them.
+struct AttentionGraph {
+  std::vector<std::unique_ptr<BackendDescriptor>> keep;
+  std::unique_ptr<BackendDescriptor> graph;
+};
+
+class GraphBuilder {
+ public:
+  explicit GraphBuilder(AttentionGraph& g) : g_(g) {}
+
+  cudnnBackendDescriptor_t tensor(cudnnDataType_t type, std::vector<std::int64_t> dims,
+                                  std::vector<std::int64_t> strides, std::int64_t uid, bool by_value = false) {
+    return own(graph_tensor({type, std::move(dims), std::move(strides)}, uid, false, by_value));
+  }
+  cudnnBackendDescriptor_t virtual_tensor(cudnnDataType_t type, std::vector<std::int64_t> dims,
+                                          std::vector<std::int64_t> strides) {
+    return own(graph_tensor({type, std::move(dims), std::move(strides)}, next_virtual_uid_++, true, false));
+  }
+
+  // y = mode(x[, b[, t]]) computed in `precision`; GEN_INDEX takes the axis along which it counts.
+  void pointwise(cudnnPointwiseMode_t mode, cudnnDataType_t precision, cudnnBackendDescriptor_t x,
+                 cudnnBackendDescriptor_t b, cudnnBackendDescriptor_t t, cudnnBackendDescriptor_t y,
+                 std::optional<std::int64_t> axis = std::nullopt) {
+    auto desc = std::make_unique<BackendDescriptor>(CUDNN_BACKEND_POINTWISE_DESCRIPTOR);
+    desc->set(CUDNN_ATTR_POINTWISE_MODE, CUDNN_TYPE_POINTWISE_MODE, 1, &mode);
+    desc->set(CUDNN_ATTR_POINTWISE_MATH_PREC, CUDNN_TYPE_DATA_TYPE, 1, &precision);
+    if (axis) desc->set(CUDNN_ATTR_POINTWISE_AXIS, CUDNN_TYPE_INT64, 1, &*axis);
+    add_operation(CUDNN_BACKEND_OPERATION_POINTWISE_DESCRIPTOR,
+                  {{CUDNN_ATTR_OPERATION_POINTWISE_PW_DESCRIPTOR, finalized(std::move(desc))},
+                   {CUDNN_ATTR_OPERATION_POINTWISE_XDESC, x},
+                   {CUDNN_ATTR_OPERATION_POINTWISE_BDESC, b},
+                   {CUDNN_ATTR_OPERATION_POINTWISE_TDESC, t},
+                   {CUDNN_ATTR_OPERATION_POINTWISE_YDESC, y}});
+  }
+
+  // y = the reduction of x over the dimensions where y has extent 1, in float.
+  void reduction(cudnnReduceTensorOp_t mode, cudnnBackendDescriptor_t x, cudnnBackendDescriptor_t y) {
+    auto desc = std::make_unique<BackendDescriptor>(CUDNN_BACKEND_REDUCTION_DESCRIPTOR);
+    desc->set(CUDNN_ATTR_REDUCTION_OPERATOR, CUDNN_TYPE_REDUCTION_OPERATOR_TYPE, 1, &mode);
+    desc->set(CUDNN_ATTR_REDUCTION_COMP_TYPE, CUDNN_TYPE_DATA_TYPE, 1, &kFloat);
+    add_operation(CUDNN_BACKEND_OPERATION_REDUCTION_DESCRIPTOR,
+                  {{CUDNN_ATTR_OPERATION_REDUCTION_DESC, finalized(std::move(desc))},
+                   {CUDNN_ATTR_OPERATION_REDUCTION_XDESC, x},
+                   {CUDNN_ATTR_OPERATION_REDUCTION_YDESC, y}});
+  }
+
+  // c = a b over the last two dimensions, batched over the leading ones (broadcast where a's or b's extent is
+  // smaller: K and V heads shared by groups of query heads), accumulated in float.
+  void matmul(cudnnBackendDescriptor_t a, cudnnBackendDescriptor_t b, cudnnBackendDescriptor_t c) {
+    auto desc = std::make_unique<BackendDescriptor>(CUDNN_BACKEND_MATMUL_DESCRIPTOR);
+    desc->set(CUDNN_ATTR_MATMUL_COMP_TYPE, CUDNN_TYPE_DATA_TYPE, 1, &kFloat);
+    add_operation(CUDNN_BACKEND_OPERATION_MATMUL_DESCRIPTOR,
+                  {{CUDNN_ATTR_OPERATION_MATMUL_DESC, finalized(std::move(desc))},
+                   {CUDNN_ATTR_OPERATION_MATMUL_ADESC, a},
+                   {CUDNN_ATTR_OPERATION_MATMUL_BDESC, b},
+                   {CUDNN_ATTR_OPERATION_MATMUL_CDESC, c}});
+  }
+
+  const std::vector<cudnnBackendDescriptor_t>& ops() const { return ops_; }
+
+ private:
+  static constexpr cudnnDataType_t kFloat = CUDNN_DATA_FLOAT;
+
+  cudnnBackendDescriptor_t own(std::unique_ptr<BackendDescriptor> d) {
+    g_.keep.push_back(std::move(d));
+    return g_.keep.back()->get();
+  }
+  cudnnBackendDescriptor_t finalized(std::unique_ptr<BackendDescriptor> d) {
+    d->finalize();
+    return own(std::move(d));
+  }
+  // An operation node whose attributes are all descriptors (a null one is left unset), added to the graph.
+  void add_operation(cudnnBackendDescriptorType_t type,
+                     std::initializer_list<std::pair<cudnnBackendAttributeName_t, cudnnBackendDescriptor_t>> attrs) {
+    auto op = std::make_unique<BackendDescriptor>(type);
+    for (const auto& [name, d] : attrs)
+      if (d) op->set(name, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &d);
+    ops_.push_back(finalized(std::move(op)));
+  }
+
+  AttentionGraph& g_;
+  std::int64_t next_virtual_uid_ = 100;
+  std::vector<cudnnBackendDescriptor_t> ops_;
+};
+
+void build(cudnnHandle_t handle, const AttentionGraphSpec& s, AttentionGraph& g) {
+  GraphBuilder gb(g);
+  const std::int64_t b = s.batch, hq = s.heads_q, hkv = s.heads_kv, sq = s.seq_q, skv = s.seq_kv, d = s.head_dim;
+  const cudnnDataType_t f32 = CUDNN_DATA_FLOAT;
+  const auto q = gb.tensor(s.type, {b, hq, sq, d}, s.q_strides, kUidQ);
+  // The backend multiplies Q by K^T: K described transposed, its last two dimensions and strides swapped.
+  const auto kt = gb.tensor(s.type, {b, hkv, d, skv}, {s.kv_strides[0], s.kv_strides[1], s.kv_strides[3], s.kv_strides[2]},
+                            kUidK);
+  const auto v = gb.tensor(s.type, {b, hkv, skv, d}, s.kv_strides, kUidV);
+  const auto o = gb.tensor(s.type, {b, hq, sq, d}, s.q_strides, kUidO);
+  const std::vector<std::int64_t> ones = {1, 1, 1, 1};
+  const auto scale = gb.tensor(f32, ones, ones, kUidScale, true);
+
+  const std::vector<std::int64_t> full = {b, hq, sq, skv}, full_strides = {hq * sq * skv, sq * skv, skv, 1};
+  const std::vector<std::int64_t> row = {b, hq, sq, 1}, row_strides = {hq * sq, sq, 1, 1};
+  const auto scores = gb.virtual_tensor(f32, full, full_strides);
+  gb.matmul(q, kt, scores);
+  auto scaled = gb.virtual_tensor(f32, full, full_strides);
+  gb.pointwise(CUDNN_POINTWISE_MUL, f32, scores, scale, nullptr, scaled);
+  if (s.causal) {  // keep key j for query i where i >= j (top-left aligned, PyTorch's is_causal)
+    const auto row_index = gb.virtual_tensor(CUDNN_DATA_INT32, full, full_strides);
+    gb.pointwise(CUDNN_POINTWISE_GEN_INDEX, CUDNN_DATA_INT32, scaled, nullptr, nullptr, row_index, 2);
+    const auto col_index = gb.virtual_tensor(CUDNN_DATA_INT32, full, full_strides);
+    gb.pointwise(CUDNN_POINTWISE_GEN_INDEX, CUDNN_DATA_INT32, scaled, nullptr, nullptr, col_index, 3);
+    const auto keep = gb.virtual_tensor(CUDNN_DATA_BOOLEAN, full, full_strides);
+    gb.pointwise(CUDNN_POINTWISE_CMP_GE, CUDNN_DATA_BOOLEAN, row_index, col_index, nullptr, keep);
+    const auto neg_inf = gb.tensor(f32, ones, ones, kUidNegInf, true);
+    const auto masked = gb.virtual_tensor(f32, full, full_strides);
+    gb.pointwise(CUDNN_POINTWISE_BINARY_SELECT, f32, scaled, neg_inf, keep, masked);
+    scaled = masked;
+  }
+  const auto row_max = gb.virtual_tensor(f32, row, row_strides);
+  gb.reduction(CUDNN_REDUCE_TENSOR_MAX, scaled, row_max);
+  const auto shifted = gb.virtual_tensor(f32, full, full_strides);
+  gb.pointwise(CUDNN_POINTWISE_SUB, f32, scaled, row_max, nullptr, shifted);
+  const auto exps = gb.virtual_tensor(f32, full, full_strides);
+  gb.pointwise(CUDNN_POINTWISE_EXP, f32, shifted, nullptr, nullptr, exps);
+  const auto row_sum = gb.virtual_tensor(f32, row, row_strides);
+  gb.reduction(CUDNN_REDUCE_TENSOR_ADD, exps, row_sum);
+  // The softmax statistics (max + log sum), which training keeps for the backward pass; virtual here.
+  const auto log_sum = gb.virtual_tensor(f32, row, row_strides);
+  gb.pointwise(CUDNN_POINTWISE_LOG, f32, row_sum, nullptr, nullptr, log_sum);
+  const auto stats = gb.virtual_tensor(f32, row, row_strides);
+  gb.pointwise(CUDNN_POINTWISE_ADD, f32, row_max, log_sum, nullptr, stats);
+  const auto probs = gb.virtual_tensor(s.type, full, full_strides);  // P enters the second product in the input type
+  gb.pointwise(CUDNN_POINTWISE_DIV, f32, exps, row_sum, nullptr, probs);
+  gb.matmul(probs, v, o);
+  g.graph = operation_graph(handle, gb.ops());
+}
+
+}  // namespace
+
+std::vector<GraphPlan> attention_graph_plans(cudnnHandle_t handle, const AttentionGraphSpec& spec,
+                                             std::size_t max_workspace, std::string* why, std::string* excluded) {
+  auto graph = std::make_shared<AttentionGraph>();
+  try {
+    build(handle, spec, *graph);
+  } catch (const std::exception& e) {  // cuDNN cannot describe the graph (this version, type or shape)
+    if (why) *why = std::string("cuDNN rejects the attention graph: ") + e.what();
+    return {};
+  }
+  PlanRules rules;
+  // P is rounded to the input type before the second product by design (as every flash-attention kernel does):
+  // that is the operation, not a shortcut of one engine.
+  rules.allow_down_convert = true;
+  rules.allow_reduced_precision_reduction = true;
+  return graph_plans(handle, graph, graph->graph->get(), rules, max_workspace, SIZE_MAX, why, excluded);
+}
+
+}  // namespace opmark::bench

@@ -1,0 +1,42 @@
+#include "bench/families/cudnn_util.h"
+
+#include <string>
+
+namespace opmark::bench {
+
+void throw_cudnn_error(cudnnStatus_t status, const char* call, const char* file, int line) {
+  char detail[512] = {0};
+  cudnnGetLastErrorString(detail, sizeof detail);
+  std::string msg = std::string(file) + ":" + std::to_string(line) + ": " + call + " returned " +
+                    cudnnGetErrorString(status) + (detail[0] ? std::string(" (") + detail + ")" : "");
+  // cuDNN 9 groups its statuses by thousands: 3xxx are the "not supported" family.
+  if (status == CUDNN_STATUS_INTERNAL_ERROR_DEVICE_ALLOCATION_FAILED ||
+      status == CUDNN_STATUS_INTERNAL_ERROR_HOST_ALLOCATION_FAILED)
+    throw OutOfMemoryError(msg);
+  if (status >= CUDNN_STATUS_NOT_SUPPORTED && status < CUDNN_STATUS_INTERNAL_ERROR) throw UnsupportedError(msg);
+  throw Error(msg);
+}
+
+cudnnHandle_t cudnn_handle() {
+  static cudnnHandle_t handle = [] {
+    cudnnHandle_t h = nullptr;
+    OPMARK_CHECK_CUDNN(cudnnCreate(&h));
+    return h;
+  }();
+  return handle;
+}
+
+cudnnDataType_t cudnn_type(core::DType t) {
+  switch (t) {
+    case core::DType::f64: return CUDNN_DATA_DOUBLE;
+    case core::DType::f32: return CUDNN_DATA_FLOAT;
+    case core::DType::f16: return CUDNN_DATA_HALF;
+    case core::DType::bf16: return CUDNN_DATA_BFLOAT16;
+    case core::DType::f8_e4m3: return CUDNN_DATA_FP8_E4M3;
+    case core::DType::i8: return CUDNN_DATA_INT8;
+    case core::DType::i32: return CUDNN_DATA_INT32;
+  }
+  throw Error("no cuDNN data type for this element type");
+}
+
+}  // namespace opmark::bench

@@ -1,0 +1,202 @@
+// Reductions and row normalisations (the reduce family): opmark's kernels (kernels/reduce.cu; the path the plan
+// chose is in the label, the reads of the input in the `input_passes` counter) or the cuDNN call for the same op
+// (cudnnReduceTensor, cudnnSoftmaxForward), on a rows x cols tensor. Memory bound: judged by GB/s, no FLOPs.
+#include <map>
+#include <memory>
+#include <vector>
+
+#include "bench/families/factories.h"
+#include "bench/families/memory_bound.h"
+#include "core/families.h"
+#include "core/precision.h"
+#include "core/reduce_path.h"
+#include "kernels/cuda_check.h"
+#include "kernels/device_buffer.h"
+#include "kernels/fill.h"
+#include "kernels/reduce.h"
+
+#ifdef OPMARK_HAVE_CUDNN
+#include "bench/families/cudnn_util.h"
+#endif
+
+namespace opmark::bench {
+namespace {
+
+using kernels::DeviceBuffer;
+
+#ifdef OPMARK_HAVE_CUDNN
+// cudnnReduceTensor (ADD, AVG, MAX; sum_all reduces to a 1 x 1 tensor) or cudnnSoftmaxForward (ACCURATE, or LOG
+// for log_softmax; one instance per row), fp32 math.
+class CudnnReduce {
+ public:
+  CudnnReduce(const std::string& op, core::DType type, std::int64_t rows, std::int64_t cols)
+      : softmax_(op == "softmax" || op == "log_softmax"), log_(op == "log_softmax") {
+    if (rows * cols > INT32_MAX) throw UnsupportedError("cuDNN tensor descriptors take at most 2^31 - 1 elements");
+    // cudnnReduceTensor answers CUDNN_STATUS_BAD_PARAM when no dimension shrinks (checked before anything is made).
+    if (!softmax_ && (op == "sum_all" ? rows * cols == 1 : cols == 1))
+      throw UnsupportedError("cuDNN's reduce-tensor rejects a reduction that leaves the shape unchanged "
+                             "(CUDNN_STATUS_BAD_PARAM)");
+    OPMARK_CHECK_CUDNN(cudnnCreateTensorDescriptor(&in_));
+    OPMARK_CHECK_CUDNN(cudnnCreateTensorDescriptor(&out_));
+    if (softmax_) {  // INSTANCE mode normalises over C x H x W of each N: N = rows, C = cols
+      OPMARK_CHECK_CUDNN(cudnnSetTensor4dDescriptor(in_, CUDNN_TENSOR_NCHW, cudnn_type(type), int(rows), int(cols), 1, 1));
+      OPMARK_CHECK_CUDNN(cudnnSetTensor4dDescriptor(out_, CUDNN_TENSOR_NCHW, cudnn_type(type), int(rows), int(cols), 1, 1));
+      return;
+    }
+    OPMARK_CHECK_CUDNN(cudnnSetTensor4dDescriptor(in_, CUDNN_TENSOR_NCHW, cudnn_type(type), 1, 1, int(rows), int(cols)));
+    const int out_rows = op == "sum_all" ? 1 : int(rows);
+    OPMARK_CHECK_CUDNN(cudnnSetTensor4dDescriptor(out_, CUDNN_TENSOR_NCHW, cudnn_type(type), 1, 1, out_rows, 1));
+    OPMARK_CHECK_CUDNN(cudnnCreateReduceTensorDescriptor(&reduce_));
+    const cudnnReduceTensorOp_t rop = op == "max" ? CUDNN_REDUCE_TENSOR_MAX
+                                      : op == "mean" ? CUDNN_REDUCE_TENSOR_AVG
+                                                     : CUDNN_REDUCE_TENSOR_ADD;
+    OPMARK_CHECK_CUDNN(cudnnSetReduceTensorDescriptor(reduce_, rop, CUDNN_DATA_FLOAT, CUDNN_PROPAGATE_NAN,
+                                                      CUDNN_REDUCE_TENSOR_NO_INDICES, CUDNN_32BIT_INDICES));
+    std::size_t bytes = 0;
+    OPMARK_CHECK_CUDNN(cudnnGetReductionWorkspaceSize(cudnn_handle(), reduce_, in_, out_, &bytes));
+    workspace_ = DeviceBuffer(bytes);
+  }
+  ~CudnnReduce() {
+    if (reduce_) cudnnDestroyReduceTensorDescriptor(reduce_);
+    if (in_) cudnnDestroyTensorDescriptor(in_);
+    if (out_) cudnnDestroyTensorDescriptor(out_);
+  }
+  CudnnReduce(const CudnnReduce&) = delete;
+  CudnnReduce& operator=(const CudnnReduce&) = delete;
+
+  void run(const void* x, void* out, cudaStream_t stream) {
+    cudnnHandle_t h = cudnn_handle();
+    OPMARK_CHECK_CUDNN(cudnnSetStream(h, stream));
+    const float one = 1.0f, zero = 0.0f;
+    if (softmax_) {
+      OPMARK_CHECK_CUDNN(cudnnSoftmaxForward(h, log_ ? CUDNN_SOFTMAX_LOG : CUDNN_SOFTMAX_ACCURATE,
+                                             CUDNN_SOFTMAX_MODE_INSTANCE, &one, in_, x, &zero, out_, out));
+      return;
+    }
+    OPMARK_CHECK_CUDNN(cudnnReduceTensor(h, reduce_, nullptr, 0, workspace_.get(), workspace_.bytes(), &one, in_, x,
+                                         &zero, out_, out));
+  }
+  std::string name() const { return softmax_ ? "cuDNN cudnnSoftmaxForward" : "cuDNN cudnnReduceTensor"; }
+
+ private:
+  bool softmax_, log_;
+  cudnnTensorDescriptor_t in_ = nullptr, out_ = nullptr;
+  cudnnReduceTensorDescriptor_t reduce_ = nullptr;
+  DeviceBuffer workspace_;
+};
+#endif
+
+class ReduceWorkload final : public Workload {
+ public:
+  ReduceWorkload(const core::Case& c, const RunContext& ctx)
+      : p_(core::tensor_op_problem(c)), prec_(core::precision_info(c.precision)), op_(kernels::reduce_op(p_.op)) {
+    const std::size_t n = static_cast<std::size_t>(p_.rows * p_.cols), cols = static_cast<std::size_t>(p_.cols);
+    x_ = DeviceBuffer(prec_.input, n);
+    out_ = DeviceBuffer(prec_.input, out_elements());
+    kernels::fill_random(x_.get(), n, prec_.input, ctx.seed, ctx.stream);
+    if (core::reduce_adds_residual(p_.op)) {
+      residual_ = DeviceBuffer(prec_.input, n);
+      kernels::fill_random(residual_.get(), n, prec_.input, ctx.seed + 3, ctx.stream);
+    }
+    if (core::reduce_weights(p_.op) >= 1) {  // around 1, as trained norms' weights are
+      gamma_ = DeviceBuffer(prec_.input, cols);
+      kernels::fill_uniform(gamma_.get(), cols, prec_.input, ctx.seed + 1, 0.5, 1.5, ctx.stream);
+    }
+    if (core::reduce_weights(p_.op) >= 2) {
+      beta_ = DeviceBuffer(prec_.input, cols);
+      kernels::fill_random(beta_.get(), cols, prec_.input, ctx.seed + 2, ctx.stream);
+    }
+    if (p_.impl == "cudnn") {
+#ifdef OPMARK_HAVE_CUDNN
+      cudnn_ = std::make_unique<CudnnReduce>(p_.op, prec_.input, p_.rows, p_.cols);
+      impl_name_ = cudnn_->name();
+#else
+      throw UnsupportedError("impl=cudnn: this build has no cuDNN");
+#endif
+      return;
+    }
+    plan_ = kernels::plan_reduce(p_.op, prec_.input, tensors(), p_.rows, p_.cols);
+    workspace_ = DeviceBuffer(kernels::reduce_workspace_bytes(plan_, p_.rows));
+  }
+
+  void launch(cudaStream_t stream) override {
+#ifdef OPMARK_HAVE_CUDNN
+    if (cudnn_) return cudnn_->run(x_.get(), out_.get(), stream);
+#endif
+    kernels::launch_reduce(op_, prec_.input, plan_, tensors(), p_.rows, p_.cols, stream);
+  }
+
+  kernels::CompareResult verify(cudaStream_t stream) override {
+    const std::size_t n = static_cast<std::size_t>(p_.rows * p_.cols), cols = static_cast<std::size_t>(p_.cols);
+    const auto x = download_as_double(x_, prec_.input, n, stream);
+    const auto residual = download_as_double(residual_, prec_.input, residual_.get() ? n : 0, stream);
+    const auto gamma = download_as_double(gamma_, prec_.input, gamma_.get() ? cols : 0, stream);
+    const auto beta = download_as_double(beta_, prec_.input, beta_.get() ? cols : 0, stream);
+    const DeviceBuffer ref =
+        upload(kernels::reduce_reference(op_, x, residual, gamma, beta, p_.rows, p_.cols), stream);
+    const std::size_t outputs = static_cast<std::size_t>(core::reduce_outputs(p_));
+    kernels::poison(out_.get(), out_elements(), prec_.input, stream);
+    launch(stream);
+    // Sums accumulate cols (sum_all: every) element; the normalisations one row's statistics each.
+    const double depth = op_ == kernels::ReduceOp::sum_all ? double(n) : double(p_.cols);
+    const double tolerance = core::depth_tolerance(prec_.tolerance, depth);
+    if (!core::reduce_adds_residual(p_.op))
+      return kernels::compare_to_reference(out_.get(), prec_.input, ref.as<double>(), outputs, tolerance, stream,
+                                           prec_.tolerance);
+    // The normalised rows, then the sum at its aligned offset (kernels::reduce_sum_offset); the reference holds
+    // them back to back. The first part found wrong is the answer; both right, the sum's result says so.
+    const kernels::CompareResult normalised = kernels::compare_to_reference(
+        out_.get(), prec_.input, ref.as<double>(), n, tolerance, stream, prec_.tolerance);
+    if (!normalised.ok()) return normalised;
+    const std::size_t offset = static_cast<std::size_t>(kernels::reduce_sum_offset(p_.rows, p_.cols));
+    return kernels::compare_to_reference(static_cast<char*>(out_.get()) + offset * core::size_of(prec_.input),
+                                         prec_.input, ref.as<double>() + n, n, tolerance, stream, prec_.tolerance);
+  }
+
+  std::string label() const override {
+    const std::string base = memory_bound_label(impl_name_, prec_.input);
+    return cudnn_active() ? base : base + " | " + plan_.label;
+  }
+
+  // Reads of the input: 1 where a row is kept (registers, shared memory) or reduced as read, 2 for two passes.
+  std::map<std::string, double> counters() const override {
+    if (cudnn_active()) return {};
+    return {{"input_passes", static_cast<double>(plan_.passes)}};
+  }
+
+ private:
+  // Elements of `out`: the op's outputs, with the add ops' sum at its aligned offset.
+  std::size_t out_elements() const {
+    if (!core::reduce_adds_residual(p_.op)) return static_cast<std::size_t>(core::reduce_outputs(p_));
+    return static_cast<std::size_t>(kernels::reduce_sum_offset(p_.rows, p_.cols) + p_.rows * p_.cols);
+  }
+
+  kernels::ReduceTensors tensors() const {
+    return {x_.get(), residual_.get(), gamma_.get(), beta_.get(), out_.get(), workspace_.get()};
+  }
+  bool cudnn_active() const {
+#ifdef OPMARK_HAVE_CUDNN
+    return cudnn_ != nullptr;
+#else
+    return false;
+#endif
+  }
+
+  core::ReduceProblem p_;
+  const core::PrecisionInfo& prec_;
+  kernels::ReduceOp op_;
+  core::ReducePlan plan_;
+  DeviceBuffer x_, residual_, gamma_, beta_, out_, workspace_;
+  std::string impl_name_ = "opmark kernel";
+#ifdef OPMARK_HAVE_CUDNN
+  std::unique_ptr<CudnnReduce> cudnn_;
+#endif
+};
+
+}  // namespace
+
+std::unique_ptr<Workload> make_reduce_workload(const core::Case& c, const RunContext& ctx) {
+  return std::make_unique<ReduceWorkload>(c, ctx);
+}
+
+}  // namespace opmark::bench

@@ -1,0 +1,124 @@
+#include "bench/harness/autotune.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <memory>
+
+#include "bench/harness/measure.h"
+#include "bench/harness/timer.h"
+#include "core/error.h"
+#include "kernels/cuda_check.h"
+
+namespace opmark::bench {
+
+double TuningResult::default_seconds() const {
+  if (default_index < 0 || default_index >= static_cast<int>(seconds.size())) return 0;
+  const double s = seconds[static_cast<std::size_t>(default_index)];
+  return std::isfinite(s) ? s : 0;
+}
+
+double TuningResult::speedup() const {
+  const double d = default_seconds(), b = best_seconds();
+  return d > 0 && b > 0 ? d / b : 0.0;
+}
+
+std::map<std::string, double> TuningResult::counters() const {
+  return {{"candidates", static_cast<double>(seconds.size())},
+          {"default_us", default_seconds() * 1e6},
+          {"autotune_speedup", speedup()}};
+}
+
+bool TuningResult::drop_best(const std::string& name, const std::string& why) {
+  if (best < 0) return false;
+  dropped += (dropped.empty() ? "" : "; ") + name + " (" + why + ")";
+  seconds[static_cast<std::size_t>(best)] = std::numeric_limits<double>::infinity();
+  best = -1;
+  for (int i = 0; i < static_cast<int>(seconds.size()); ++i)
+    if (std::isfinite(seconds[static_cast<std::size_t>(i)]) &&
+        (best < 0 || seconds[static_cast<std::size_t>(i)] < seconds[static_cast<std::size_t>(best)]))
+      best = i;
+  return best >= 0;
+}
+
+TuningResult tune(Workload& w, cudaStream_t stream, bool allow_graph, int rounds) {
+  const int count = w.candidate_count();
+  TuningResult r;
+  r.default_index = w.default_candidate();
+  r.seconds.assign(static_cast<std::size_t>(count), std::numeric_limits<double>::infinity());
+  r.errors.assign(static_cast<std::size_t>(count), "");
+  std::vector<double> probe(static_cast<std::size_t>(count), std::numeric_limits<double>::infinity());
+  // A screen first, launches back to back from the host: cheap, and for candidates of more than a few microseconds
+  // close to their GPU time. Only those within kScreenMargin of the fastest (all of them where launches are host
+  // bound and look alike), and the library's default, are captured into graphs and probed there.
+  std::vector<double> screened(static_cast<std::size_t>(count), std::numeric_limits<double>::infinity());
+  {
+    Timer screen(stream, L2Mode::hot, nullptr, std::function<double(double)>{}, kTuningBatchSeconds);
+    for (int i = 0; i < count; ++i) {
+      try {
+        w.choose(i);
+        screen.begin(w, false);
+        const double first = screen.eager(1);  // loads the candidate's kernels
+        screened[static_cast<std::size_t>(i)] = screen.eager(choose_batch(first, kTuningBatchSeconds));
+      } catch (const OutOfMemoryError&) {
+        throw;
+      } catch (const std::exception& e) {
+        r.errors[static_cast<std::size_t>(i)] = e.what();
+        cudaGetLastError();
+        OPMARK_CHECK_CUDA(cudaStreamSynchronize(stream));
+      }
+    }
+  }
+  const double fastest_screen = *std::min_element(screened.begin(), screened.end());
+  // One timer per candidate keeps its graph for the rounds.
+  std::vector<std::unique_ptr<Timer>> timers(static_cast<std::size_t>(count));
+  for (int i = 0; i < count; ++i) {
+    const auto k = static_cast<std::size_t>(i);
+    if (!std::isfinite(screened[k])) continue;  // it failed
+    if (screened[k] > kScreenMargin * fastest_screen && i != r.default_index) {
+      probe[k] = screened[k];  // far behind: keeps its screen time, and never competes
+      continue;
+    }
+    auto& timer = timers[k];
+    try {
+      w.choose(i);
+      timer = std::make_unique<Timer>(stream, L2Mode::hot, nullptr, std::function<double(double)>{},
+                                      kTuningBatchSeconds);
+      timer->begin(w, allow_graph);
+      probe[k] = timer->warm_up(0.0);
+      if (timer->mode() == TimingMode::eager && allow_graph)
+        r.eager_note += (r.eager_note.empty() ? "" : "; ") + w.candidate_name(i) + ": " + timer->eager_reason();
+    } catch (const OutOfMemoryError&) {
+      throw;
+    } catch (const std::exception& e) {
+      r.errors[k] = e.what();
+      probe[k] = std::numeric_limits<double>::infinity();
+      timer.reset();
+      cudaGetLastError();
+      OPMARK_CHECK_CUDA(cudaStreamSynchronize(stream));
+    }
+  }
+  // Only candidates close to the fastest probe compete in the rounds; the others keep their probe time: a batched
+  // probe is within a few percent of the median, so one kProbeMargin behind cannot win, and skipping it saves most
+  // of the tuning time on cases with many slow algorithms (cuDNN's FFT and GEMM paths).
+  const double fastest = *std::min_element(probe.begin(), probe.end());
+  std::vector<std::vector<double>> samples(static_cast<std::size_t>(count));
+  for (int round = 0; round < rounds; ++round)
+    for (int i = 0; i < count; ++i) {
+      auto& timer = timers[static_cast<std::size_t>(i)];
+      if (timer && !(probe[static_cast<std::size_t>(i)] <= kProbeMargin * fastest)) timer.reset();
+      if (!timer) continue;
+      w.choose(i);
+      samples[static_cast<std::size_t>(i)].push_back(timer->sample().seconds_per_launch);
+    }
+  for (int i = 0; i < count; ++i) {
+    const auto k = static_cast<std::size_t>(i);
+    if (!std::isfinite(probe[k])) continue;  // it failed
+    r.seconds[k] = samples[k].empty() ? probe[k] : median_of(samples[k]);
+    if (r.best < 0 || r.seconds[k] < r.seconds[static_cast<std::size_t>(r.best)]) r.best = i;
+  }
+  if (r.best >= 0) w.choose(r.best);
+  return r;
+}
+
+}  // namespace opmark::bench

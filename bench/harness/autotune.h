@@ -1,0 +1,56 @@
+#pragma once
+// One autotuner, owned by the harness, for every family whose library offers several algorithms (cuBLASLt's
+// heuristic list, cuDNN's engines, cuDNN's RNN algorithms, cuSPARSE's algorithms). A workload only lists its
+// candidates (workload.h); the tuner times them the way the measurement does (CUDA-graph replays, hot L2), and the
+// harness leaves out those that compute a wrong result and writes the same counters for every family.
+#include <cuda_runtime.h>
+
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "bench/harness/workload.h"
+
+namespace opmark::bench {
+
+// How far behind the fastest candidate's probe another may be and still compete in the rounds.
+constexpr double kProbeMargin = 1.25;
+// How far behind the fastest candidate's screen (launches back to back from the host) another may be and still be
+// captured and probed in a graph. Wide, since host launches inflate a candidate of several small kernels more.
+constexpr double kScreenMargin = 1.5;
+// A tuning batch lasts about this long: a quarter of a measurement's, since dozens of candidates are each captured
+// into a graph; the graph's fixed start, timed once per batch, is then about 1% of it, the same for every candidate.
+constexpr double kTuningBatchSeconds = 0.25e-3;
+
+struct TuningResult {
+  int best = -1;                    // the fastest candidate that ran and was not left out; -1 if none
+  int default_index = -1;           // the library's own first choice, -1 when it has none
+  std::vector<double> seconds;      // per candidate, median seconds per launch; infinity where it failed
+  std::vector<std::string> errors;  // per candidate, why it failed (empty when it ran)
+  std::string dropped;              // candidates left out after a wrong result: "name (why); ..."
+  std::string eager_note;           // candidates that could not be captured into a graph, timed eagerly
+
+  double best_seconds() const { return best >= 0 ? seconds[static_cast<std::size_t>(best)] : 0; }
+  // The default's tuning time (0 when there is none, or it failed).
+  double default_seconds() const;
+  // What tuning buys over the default: default / best (0 when unknown).
+  double speedup() const;
+  // Leaves the best candidate (`name`) out because it computed a wrong result (`why`), and makes the next fastest
+  // the best; false when no candidate that ran is left.
+  bool drop_best(const std::string& name, const std::string& why);
+  // " | left out after a wrong result: ..." for a label, or nothing.
+  std::string dropped_note() const { return dropped.empty() ? "" : " | left out after a wrong result: " + dropped; }
+  // The counters every tunable family reports: candidates, default_us, autotune_speedup.
+  std::map<std::string, double> counters() const;
+};
+
+// Times every candidate of `w` on `stream`: each is screened with launches back to back from the host (a candidate
+// that throws is marked failed and the others go on); those within kScreenMargin of the fastest screen, and the
+// library's default, are captured into graphs, warmed up and probed; those within kProbeMargin of the fastest probe
+// are timed in `rounds` rounds that visit every one in turn, so clock and temperature drift during tuning falls on
+// all alike; a candidate's time is its median over the rounds (or its probe, or its screen, where it stopped).
+// Leaves `w` on the fastest (w.choose). `allow_graph` false times eagerly.
+TuningResult tune(Workload& w, cudaStream_t stream, bool allow_graph, int rounds = 5);
+
+}  // namespace opmark::bench

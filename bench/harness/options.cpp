@@ -1,0 +1,308 @@
+#include "bench/harness/options.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cerrno>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <limits>
+#include <optional>
+
+#include "core/error.h"
+#include "core/schema.h"
+#include "core/precision.h"
+#include "core/schema.h"
+
+namespace opmark::bench {
+
+const char* name_of(L2Mode m) { return m == L2Mode::hot ? "hot" : "cold"; }
+
+namespace {
+
+std::vector<std::string> split_list(const std::string& s) {
+  std::vector<std::string> out;
+  std::size_t start = 0;
+  while (start <= s.size()) {
+    std::size_t end = s.find(',', start);
+    std::string item = s.substr(start, end == std::string::npos ? std::string::npos : end - start);
+    if (!item.empty()) out.push_back(item);
+    if (end == std::string::npos) break;
+    start = end + 1;
+  }
+  return out;
+}
+
+// Ranges of the numeric flags: each far past any sensible run, so a typo or "inf" is caught rather than cast to
+// an int or a size (where it would overflow) or left to run for ever.
+constexpr std::int64_t kMaxCandidates = 1000;     // cuBLASLt's heuristics and cuDNN's lists offer a few dozen
+constexpr std::int64_t kMaxWorkspaceMib = 1 << 20;  // 1 TiB: past any GPU's memory
+constexpr std::int64_t kMaxRepetitions = 100000;  // at 0.05 s each, over an hour and a half per case
+constexpr std::int64_t kMaxProfileLaunches = 1000;  // each is profiled by Nsight Compute, seconds apiece
+constexpr double kMaxSeconds = 3600;               // GPU time per repetition, or measuring a case: an hour
+constexpr double kMaxWarmupMs = 60000;             // a minute
+
+std::string number_text(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%g", v);
+  return buf;
+}
+
+// `text` as a finite number, all of it; nullopt for anything else ("inf", "nan", "3x", "").
+std::optional<double> finite_number(const std::string& text) {
+  char* end = nullptr;
+  const double v = std::strtod(text.c_str(), &end);
+  if (text.empty() || *end != '\0' || !std::isfinite(v)) return std::nullopt;
+  return v;
+}
+
+// A number from `min` to `max`.
+double parse_number(const std::string& flag, const std::string& text, double min, double max) {
+  const std::optional<double> v = finite_number(text);
+  if (!v || *v < min || *v > max)
+    throw Error("--" + flag + ": expected a number from " + number_text(min) + " to " + number_text(max) + ", got '" +
+                text + "'");
+  return *v;
+}
+
+// A number > 0 with no upper bound a flag could know (a peak); `what` names the item in a list flag.
+double parse_positive(const std::string& flag, const std::string& what, const std::string& text) {
+  const std::optional<double> v = finite_number(text);
+  if (!v || !(*v > 0)) throw Error("--" + flag + ": " + what + ": expected a number > 0, got '" + text + "'");
+  return *v;
+}
+
+// An integer from `min` to `max`, written as one: these flags count things, so "2.5", "1e3" and "inf" are typos.
+std::int64_t parse_integer(const std::string& flag, const std::string& text, std::int64_t min, std::int64_t max) {
+  errno = 0;
+  char* end = nullptr;
+  const long long v = std::strtoll(text.c_str(), &end, 10);
+  if (text.empty() || *end != '\0' || errno == ERANGE || v < min || v > max)
+    throw Error("--" + flag + ": expected an integer from " + std::to_string(min) + " to " + std::to_string(max) +
+                ", got '" + text + "'");
+  return v;
+}
+
+// Any 64-bit seed: digits only (strtoull would take "-1" as 2^64 - 1).
+std::uint64_t parse_seed(const std::string& flag, const std::string& text) {
+  errno = 0;
+  char* end = nullptr;
+  const unsigned long long v = std::strtoull(text.c_str(), &end, 10);
+  if (text.empty() || !std::isdigit(static_cast<unsigned char>(text[0])) || *end != '\0' || errno == ERANGE)
+    throw Error("--" + flag + ": expected an integer from 0 to " +
+                std::to_string(std::numeric_limits<std::uint64_t>::max()) + ", got '" + text + "'");
+  return v;
+}
+
+core::Symbols parse_symbols(const std::string& flag, const std::string& text) {
+  try {
+    return core::parse_symbol_list(text);
+  } catch (const Error& e) {
+    throw Error("--" + flag + ": " + e.what());
+  }
+}
+
+bool parse_switch(const std::string& flag, const std::string& value) {
+  if (value.empty() || value == "true" || value == "1") return true;
+  if (value == "false" || value == "0") return false;
+  throw Error("--" + flag + ": expected true or false, got '" + value + "'");
+}
+
+void apply(Options& o, const std::string& flag, const std::string& value) {
+  auto need_value = [&] {
+    if (value.empty()) throw Error("--" + flag + " needs a value (--" + flag + "=...)");
+  };
+  if (flag == "opmark_shapes") {
+    need_value();
+    o.shapes = split_list(value);
+  } else if (flag == "opmark_family") {
+    need_value();
+    for (const auto& f : split_list(value)) {
+      if (!core::is_family(f)) core::schema_for(f);  // throws the message listing known families
+      o.selection.families.insert(f);
+    }
+  } else if (flag == "opmark_set") {
+    need_value();
+    for (const auto& s : split_list(value)) o.selection.sets.insert(s);
+  } else if (flag == "opmark_precision") {
+    need_value();
+    for (const auto& p : split_list(value)) {
+      core::precision_info(p);  // throws listing the known precisions
+      o.selection.precisions.insert(p);
+    }
+  } else if (flag == "opmark_suite") {
+    need_value();
+    o.suite = value;
+  } else if (flag == "opmark_models") {
+    need_value();
+    o.models = split_list(value);
+  } else if (flag == "opmark_inputs") {
+    need_value();
+    o.inputs = parse_symbols(flag, value);
+  } else if (flag == "opmark_symbols") {
+    need_value();
+    o.selection.symbols = parse_symbols(flag, value);
+  } else if (flag == "opmark_l2") {
+    if (value == "hot") o.l2 = L2Mode::hot;
+    else if (value == "cold") o.l2 = L2Mode::cold;
+    else throw Error("--opmark_l2: expected hot or cold, got '" + value + "'");
+  } else if (flag == "opmark_out") {
+    need_value();
+    o.out_dir = value;
+  } else if (flag == "opmark_validate") {
+    o.validate_only = parse_switch(flag, value);
+  } else if (flag == "opmark_peak") {
+    need_value();
+    for (const auto& item : split_list(value)) {
+      std::size_t eq = item.find('=');
+      if (eq == std::string::npos) throw Error("--opmark_peak: expected KEY=VALUE, got '" + item + "'");
+      std::string key = item.substr(0, eq);
+      if (key != "bw") core::precision_info(key);
+      o.peaks[key] = parse_positive(flag, key, item.substr(eq + 1));
+    }
+  } else if (flag == "opmark_candidates") {
+    o.candidates = static_cast<int>(parse_integer(flag, value, 1, kMaxCandidates));
+  } else if (flag == "opmark_engines") {
+    o.engines = static_cast<int>(parse_integer(flag, value, 0, kMaxCandidates));
+  } else if (flag == "opmark_workspace_mib") {
+    o.workspace_bytes = static_cast<std::size_t>(parse_integer(flag, value, 0, kMaxWorkspaceMib)) << 20;
+  } else if (flag == "opmark_seed") {
+    o.seed = parse_seed(flag, value);
+  } else if (flag == "opmark_min_time") {
+    o.min_time_s = parse_number(flag, value, 1e-6, kMaxSeconds);
+    o.min_time_given = true;
+  } else if (flag == "opmark_warmup_ms") {
+    o.warmup_ms = parse_number(flag, value, 0, kMaxWarmupMs);
+  } else if (flag == "opmark_timing") {
+    if (value == "graph") o.graph_timing = true;
+    else if (value == "eager") o.graph_timing = false;
+    else throw Error("--opmark_timing: expected graph or eager, got '" + value + "'");
+  } else if (flag == "opmark_repetitions") {
+    o.min_repetitions = static_cast<int>(parse_integer(flag, value, 1, kMaxRepetitions));
+    o.min_repetitions_given = true;
+    if (o.max_repetitions < o.min_repetitions) o.max_repetitions = o.min_repetitions;
+  } else if (flag == "opmark_max_repetitions") {
+    o.max_repetitions = static_cast<int>(parse_integer(flag, value, 1, kMaxRepetitions));
+  } else if (flag == "opmark_noise") {
+    o.noise_target = parse_number(flag, value, 0, 1);  // a median absolute deviation over the median
+    o.noise_target_given = true;
+  } else if (flag == "opmark_case_time_cap") {
+    o.case_time_cap_s = parse_number(flag, value, 0, kMaxSeconds);
+  } else if (flag == "opmark_recheck") {
+    if (value == "on" || value.empty() || value == "true" || value == "1") o.recheck = true;
+    else if (value == "off" || value == "false" || value == "0") o.recheck = false;
+    else throw Error("--opmark_recheck: expected on or off, got '" + value + "'");
+  } else if (flag == "opmark_isolated") {
+    o.isolated = parse_switch(flag, value);  // a misspelt value is an error, not a silent off
+  } else if (flag == "opmark_profile_launches") {
+    o.profile_launches = static_cast<int>(parse_integer(flag, value, 1, kMaxProfileLaunches));
+  } else if (flag == "opmark_profile_graph") {
+    o.profile_graph = parse_switch(flag, value);
+  } else if (flag == "opmark_pin") {
+    if (value.empty()) throw Error("--opmark_pin: expected a file (case name<TAB>candidate name per line)");
+    o.pin_path = value;
+  } else if (flag == "opmark_help") {
+    o.help = true;
+  } else {
+    throw Error("unknown flag --" + flag + " (see --opmark_help)");
+  }
+}
+
+}  // namespace
+
+Options parse_options(int& argc, char** argv) {
+  Options o;
+  int kept = 1;
+  for (int i = 1; i < argc; ++i) {
+    const char* arg = argv[i];
+    // Repetitions are opmark's (they adapt to the noise): Google Benchmark's flag sets their minimum.
+    if (std::strncmp(arg, "--benchmark_repetitions=", 24) == 0) {
+      apply(o, "opmark_repetitions", arg + 24);
+      continue;
+    }
+    if (std::strncmp(arg, "--opmark_", 9) != 0) {
+      if (std::strcmp(arg, "--help") == 0 || std::strcmp(arg, "-h") == 0) o.help = true;
+      argv[kept++] = argv[i];
+      continue;
+    }
+    std::string text(arg + 2);
+    std::size_t eq = text.find('=');
+    apply(o, text.substr(0, eq), eq == std::string::npos ? "" : text.substr(eq + 1));
+  }
+  argc = kept;
+  argv[argc] = nullptr;
+  return o;
+}
+
+namespace {
+
+// One line per family of the registry: its name and what runs it.
+std::string family_help() {
+  std::string out = "\nFamilies (--opmark_family):\n";
+  for (const auto& f : core::families()) {
+    std::string name = "  " + f.schema.family;
+    name.resize(std::max<std::size_t>(name.size() + 1, 16), ' ');
+    out += name + f.title + " (" + f.library + ")\n";
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string options_help() {
+  return R"(opmark-bench: operator benchmarks through the vendor libraries, one Google Benchmark case per
+(shape-table row, direction, precision). Case names: <family>/<direction>/<precision>/<field>=<value>/...
+
+opmark flags (Google Benchmark's own flags, e.g. --benchmark_filter, --benchmark_repetitions, --benchmark_out,
+--benchmark_list_tests, all work too):
+  --opmark_shapes=PATH[,PATH]   shape-table folders or files (default: the source tree's shapes/)
+  --opmark_family=F[,F]         only these families (listed below)
+  --opmark_set=S[,S]            only these sets (train, inference_server, inference_device, peak, resnet50, ...)
+  --opmark_precision=P[,P]      only these precisions (fp32, tf32, fp16, bf16, int8, fp8)
+  --opmark_symbols=B=32,L=512   values for expression symbols in tables
+  --opmark_models=M[,M]         run the cases these models need instead of the shape tables, each once
+                                (names of shapes/models/*.yaml, all, all_train, or paths; fp16 unless given)
+  --opmark_suite=submission|PATH  run the cases the submission rules require (shapes/submission.yaml, or a
+                                rules file): every table set and model case they name, each once, with the
+                                rules' repetitions and min time (opmark-submit uses it); not combined with
+                                --opmark_family/set/precision/models
+  --opmark_inputs=B=16,H=512    the models' input sizes, over the defaults their tables record
+  --opmark_l2=hot|cold          hot: operands stay in L2 between launches (DeepBench, default);
+                                cold: L2 flushed before every timed launch
+  --opmark_out=DIR              write DIR/benchmark.json (Google Benchmark JSON) and DIR/results.jsonl
+                                (one line per finished run, appended as the run goes)
+  --opmark_validate             load and check every table, print the case count, run nothing (no GPU needed)
+  --opmark_peak=bf16=790,bw=3000  peak TFLOPS per precision and memory GB/s, overriding the built-in table
+  --opmark_candidates=N         cuBLASLt algorithms per layout timed before measuring (default 16)
+  --opmark_engines=N            cuDNN graph engine configurations timed per convolution (default 0: every one
+                                cuDNN's heuristics and its fallback list offer, as PyTorch's cudnn.benchmark does)
+  --opmark_workspace_mib=N      library workspace limit (default 1024: cuDNN's fastest engines can need hundreds)
+  --opmark_warmup_ms=X          untimed warm-up per case (default 10)
+  --opmark_min_time=S           GPU seconds per repetition (default 0.05)
+  --opmark_timing=graph|eager   graph (default): a batch of launches captured once into a CUDA graph and its
+                                replays timed, the GPU's own time; eager: launches back to back from the host
+                                (every case also records eager_us, and launch_bound when eager is >1.1x slower)
+  --opmark_repetitions=N        at least N repetitions per case (default 3; --benchmark_repetitions=N says the
+                                same); more are taken until their noise is at most --opmark_noise
+  --opmark_noise=X              target noise, median absolute deviation over median (default 0.01)
+  --opmark_max_repetitions=N    stop at N repetitions however noisy (default 30)
+  --opmark_case_time_cap=S      stop repeating once a case has measured for S seconds (default 2)
+  --opmark_recheck=on|off       re-time every case briefly at the end of the run; a case that moved more than
+                                1.3x is measured again and, if it still disagrees, reported unstable (default on)
+  --opmark_isolated             also time each launch alone between event nodes (isolated_us), so none overlaps
+                                the next, as a profiler times a kernel, and, where launches may start early
+                                (programmatic dependent launch), replays without that (serial_us)
+                                (bench/compare/ncu_fidelity.py sets it)
+  --opmark_profile_launches=K   after timing each case, a marker kernel and K launches between
+                                cudaProfilerStart/Stop, each after 10 ms of unprofiled launches, for Nsight
+                                Compute (bench/compare/ncu_fidelity.py)
+  --opmark_profile_graph        with --opmark_profile_launches=K: profile K replays of the timed CUDA graph
+                                instead (ncu --graph-profiling graph times the whole replay)
+  --opmark_pin=FILE             run, verify and time the candidate FILE names for each case (one 'case<TAB>
+                                candidate' per line) instead of tuning; a case not in FILE is tuned
+  --opmark_seed=N               seed of the random inputs
+)" + family_help();
+}
+
+}  // namespace opmark::bench

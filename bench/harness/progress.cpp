@@ -1,0 +1,43 @@
+#include "bench/harness/progress.h"
+
+#include <regex>
+
+namespace opmark::bench {
+
+std::size_t count_selected(const std::vector<std::string>& names, const std::string& filter) {
+  std::string pattern = filter;
+  bool negate = false;
+  if (!pattern.empty() && pattern[0] == '-') {
+    negate = true;
+    pattern.erase(0, 1);
+  }
+  if (pattern.empty() || pattern == "all" || pattern == ".") return negate ? 0 : names.size();
+  const std::regex re(pattern, std::regex::extended);  // Google Benchmark's own regex is POSIX extended
+  std::size_t n = 0;
+  for (const auto& name : names) n += std::regex_search(name, re) != negate;
+  return n;
+}
+
+static std::string duration(double s) {
+  const long total = static_cast<long>(s + 0.5);
+  char buf[32];
+  if (total >= 3600) std::snprintf(buf, sizeof buf, "%ldh%02ldm", total / 3600, (total / 60) % 60);
+  else if (total >= 60) std::snprintf(buf, sizeof buf, "%ldm%02lds", total / 60, total % 60);
+  else std::snprintf(buf, sizeof buf, "%lds", total);
+  return buf;
+}
+
+std::string progress_line(std::size_t done, std::size_t total, double elapsed_s) {
+  std::string line = "[" + std::to_string(done) + "/" + std::to_string(total) + "] " + duration(elapsed_s) + " elapsed";
+  if (done > 0 && total > done) line += ", about " + duration(elapsed_s / double(done) * double(total - done)) + " left";
+  return line;
+}
+
+void Progress::reported(const std::string& case_name) {
+  if (!seen_.insert(case_name).second) return;
+  const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+  std::fprintf(out_, "opmark: %s  %s\n", progress_line(seen_.size(), total_, elapsed).c_str(), case_name.c_str());
+  std::fflush(out_);
+}
+
+}  // namespace opmark::bench

@@ -1,0 +1,144 @@
+#include "bench/harness/results_log.h"
+
+#include <chrono>
+#include <ctime>
+
+#include "core/error.h"
+
+namespace opmark::bench {
+
+ResultsLogReporter::ResultsLogReporter(std::unique_ptr<benchmark::BenchmarkReporter> display, const std::string& path,
+                                       const Harness& harness, nlohmann::json context)
+    : display_(std::move(display)), harness_(harness), context_(std::move(context)) {
+  if (!path.empty()) {
+    log_.open(path, std::ios::out | std::ios::trunc);
+    if (!log_) throw Error(path + ": cannot open the results log for writing");
+  }
+}
+
+void ResultsLogReporter::append(const nlohmann::json& line) {
+  if (!log_.is_open()) return;
+  log_ << line.dump() << '\n';
+  log_.flush();  // each line reaches the file as soon as its case is done
+}
+
+bool ResultsLogReporter::ReportContext(const Context& context) {
+  append({{"type", "context"}, {"context", context_}});
+  display_->SetOutputStream(&GetOutputStream());
+  display_->SetErrorStream(&GetErrorStream());
+  return display_->ReportContext(context);
+}
+
+// ISO 8601 UTC, so a log shows when each case finished and how long a run took.
+static std::string utc_now() {
+  const std::time_t t = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
+}
+
+nlohmann::json run_record(const std::string& case_name, const core::Case* c, const Outcome* outcome,
+                          bool is_aggregate, const std::string& aggregate_name, long long repetition,
+                          long long iterations, double time_us, const std::map<std::string, double>& counters) {
+  nlohmann::json j;
+  j["type"] = is_aggregate ? "aggregate" : "run";
+  j["logged_at"] = utc_now();
+  j["name"] = case_name;
+  if (is_aggregate) j["aggregate"] = aggregate_name;
+  else j["repetition"] = repetition;
+  if (c) {
+    j["family"] = c->family;
+    j["direction"] = c->direction;
+    j["precision"] = c->precision;
+    j["sets"] = c->sets;
+    j["applications"] = c->applications;
+    j["models"] = c->models;
+  }
+  const Status status = outcome ? outcome->status : Status::failed;
+  j["status"] = name_of(status);
+  if (status == Status::ok || status == Status::unstable) {
+    j["iterations"] = iterations;
+    j["time_us"] = time_us;
+    j["counters"] = counters;
+  }
+  if (outcome) {
+    if (!outcome->reason.empty()) j["reason"] = outcome->reason;
+    if (!outcome->verification.empty()) j["verification"] = outcome->verification;
+    if (!outcome->label.empty()) j["label"] = outcome->label;
+  } else {
+    j["reason"] = "the harness has no outcome for this case";
+  }
+  return j;
+}
+
+// A repetition's own counters: its clock, the clock-event reasons it saw, samples taken again, its energy.
+static std::map<std::string, double> repetition_counters(const Repetition& r, const Harness& harness) {
+  std::map<std::string, double> c;
+  c["discarded_samples"] = r.discarded;
+  if (harness.monitor() && harness.monitor()->available()) {
+    c["clock_event_reasons"] = static_cast<double>(r.reasons);
+    if (r.sm_clock_mhz > 0) c["sm_clock_mhz"] = r.sm_clock_mhz;
+  }
+  if (r.energy_joules >= 0 && r.host_seconds >= kMinEnergyWindowSeconds) c["power_w"] = r.energy_joules / r.host_seconds;
+  return c;
+}
+
+void ResultsLogReporter::ReportRuns(const std::vector<Run>& runs) {
+  display_->ReportRuns(runs);
+  for (const Run& run : runs) {
+    // Google Benchmark appends the timing mode to a manually timed case's name; the results log never shows it.
+    std::string name = run.run_name.function_name;
+    const std::string manual = "/manual_time";
+    if (name.size() > manual.size() && name.compare(name.size() - manual.size(), manual.size(), manual) == 0)
+      name.resize(name.size() - manual.size());
+    if (progress_) progress_->reported(name);
+    append_case(name);
+  }
+}
+
+// The harness's record of one case: every repetition ("run"), then the median and the mean ("aggregate"); a case
+// that did not run is one line with its status and reason.
+void ResultsLogReporter::append_case(const std::string& name) {
+  const Outcome* outcome = harness_.outcome(name);
+  const Measurement* m = harness_.measurement(name);
+  const core::Case* c = harness_.find_case(name);
+  const bool timed = outcome && m && (outcome->status == Status::ok || outcome->status == Status::unstable);
+  if (!timed) {
+    if (!not_run_logged_.insert(name).second) return;
+    append(run_record(name, c, outcome, false, "", 0, 0, 0, {}));
+    return;
+  }
+  for (std::size_t i = 0; i < m->reps.size(); ++i)
+    append(run_record(name, c, outcome, false, "", static_cast<long long>(i), m->reps[i].launches,
+                      m->reps[i].seconds_per_launch * 1e6, repetition_counters(m->reps[i], harness_)));
+  long long launches = 0;
+  for (const Repetition& r : m->reps) launches += r.launches;
+  append(run_record(name, c, outcome, true, "median", 0, launches, m->median_s * 1e6, outcome->counters));
+  append(run_record(name, c, outcome, true, "mean", 0, launches, m->mean_s * 1e6, outcome->counters));
+}
+
+// After the end-of-run re-time: one more aggregate line ("recheck") carrying the case's status now (unstable when
+// the measurements disagree) and the re-time's numbers; readers take a case's last status.
+void ResultsLogReporter::append_recheck(const std::string& name) {
+  const Outcome* outcome = harness_.outcome(name);
+  const Measurement* m = harness_.measurement(name);
+  if (!outcome || !m) return;
+  std::map<std::string, double> counters = outcome->counters;
+  for (std::size_t i = 0; i < m->recheck_reps_s.size(); ++i)
+    counters["remeasured_rep" + std::to_string(i) + "_us"] = m->recheck_reps_s[i] * 1e6;
+  append(run_record(name, harness_.find_case(name), outcome, true, "recheck", 0, 0, m->median_s * 1e6, counters));
+}
+
+void ResultsLogReporter::Finalize() { display_->Finalize(); }
+
+void ResultsLogReporter::append_summary() {
+  append({{"type", "summary"},
+          {"ok", harness_.count(Status::ok)},
+          {"skipped", harness_.count(Status::skipped)},
+          {"failed", harness_.count(Status::failed)},
+          {"unstable", harness_.count(Status::unstable)}});
+}
+
+}  // namespace opmark::bench

@@ -1,0 +1,53 @@
+#pragma once
+// The line-per-run results log (JSON Lines). It wraps the console reporter: every case Google Benchmark reports is
+// shown as usual and the harness's record of it (each repetition, the median and mean, opmark's own status) is
+// appended to the log at once, so a crash or kill later in the run keeps everything measured so far.
+#include <benchmark/benchmark.h>
+
+#include <fstream>
+#include <map>
+#include <memory>
+#include <set>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "bench/harness/harness.h"
+#include "bench/harness/progress.h"
+
+namespace opmark::bench {
+
+class ResultsLogReporter : public benchmark::BenchmarkReporter {
+ public:
+  // `path` empty: only forwards to `display`.
+  ResultsLogReporter(std::unique_ptr<benchmark::BenchmarkReporter> display, const std::string& path,
+                     const Harness& harness, nlohmann::json context);
+
+  bool ReportContext(const Context& context) override;
+  void ReportRuns(const std::vector<Run>& runs) override;
+  void Finalize() override;
+  // Shows "case i of N" as cases finish (null: no progress lines).
+  void set_progress(Progress* progress) { progress_ = progress; }
+  // Appends a case's end-of-run re-time (Harness::recheck).
+  void append_recheck(const std::string& case_name);
+  // The last line: counts by status (after the re-time, which can make cases unstable).
+  void append_summary();
+
+ private:
+  void append(const nlohmann::json& line);
+  void append_case(const std::string& case_name);
+  std::unique_ptr<benchmark::BenchmarkReporter> display_;
+  std::ofstream log_;
+  const Harness& harness_;
+  nlohmann::json context_;
+  std::set<std::string> not_run_logged_;
+  Progress* progress_ = nullptr;  // skipped or failed cases already in the log
+};
+
+// One log line for one run: the case (name, family, precision, sets, applications), the time in microseconds,
+// the counters, and opmark's status with its reason and verification summary.
+nlohmann::json run_record(const std::string& case_name, const core::Case* c, const Outcome* outcome,
+                          bool is_aggregate, const std::string& aggregate_name, long long repetition,
+                          long long iterations, double time_us, const std::map<std::string, double>& counters);
+
+}  // namespace opmark::bench
