@@ -247,7 +247,8 @@ std::vector<Sheet> deepbench_sheets(const ResultSet& results) {
     column("application", "");
     for (const auto& f : schema.fields) column(f.name, "");
     const core::SheetExtras extras = info.sheet_extras;
-    const bool sparse = extras == core::SheetExtras::dense_speedup, allreduce = extras == core::SheetExtras::bus_bandwidth;
+    const bool sparse = extras == core::SheetExtras::dense_speedup;
+    const bool allreduce = extras == core::SheetExtras::bus_bandwidth;
     // Per direction the family has: its time in us and in ms (DeepBench's unit), then the throughput: TFLOPS for a
     // family with FLOPs; for a memory-bound one (none of its cases has FLOPs) GB/s and the share of the copy
     // bandwidth the run measured; an all-reduce has nccl-tests' algbw and busbw (after the directions) instead.
@@ -296,7 +297,8 @@ std::vector<Sheet> deepbench_sheets(const ResultSet& results) {
         }
         row.push_back(m.ok() ? SheetCell::of_number(m.time_us) : SheetCell::of_text(m.status));
         row.push_back(m.ok() ? SheetCell::of_number(m.time_us / 1e3) : empty);
-        if (compute) row.push_back(m.ok() && flops > 0 ? SheetCell::of_number(flops / (m.time_us * 1e-6) / 1e12) : empty);
+        if (compute)
+          row.push_back(m.ok() && flops > 0 ? SheetCell::of_number(flops / (m.time_us * 1e-6) / 1e12) : empty);
         if (bandwidth) {
           // bytes / time, and its share of the device-to-device copy the run measured (copy_gb_per_s).
           const double gb_per_s = m.ok() ? work.bytes() / (m.time_us * 1e-6) / 1e9 : 0;

@@ -80,7 +80,8 @@ std::vector<double> column_widths(const Sheet& s) {
   };
   for (std::size_t c = 0; c < s.header.size(); ++c) widen(c, s.header[c].size());
   for (const auto& row : s.rows)
-    for (std::size_t c = 0; c < row.size(); ++c) widen(c, shown_width(row[c], c < s.formats.size() ? s.formats[c] : ""));
+    for (std::size_t c = 0; c < row.size(); ++c)
+      widen(c, shown_width(row[c], c < s.formats.size() ? s.formats[c] : ""));
   return widths;
 }
 
@@ -118,7 +119,8 @@ void write_xlsx(const std::vector<Sheet>& sheets, const std::string& path) {
   // place), its rows below; numbers stored whole, shown in their column's format.
   const auto write_table = [&](lxw_worksheet* ws, lxw_row_t first_row, const Sheet& s) {
     const std::vector<double> widths = column_widths(s);
-    for (std::size_t c = 0; c < widths.size(); ++c) worksheet_set_column(ws, lxw_col_t(c), lxw_col_t(c), widths[c], nullptr);
+    for (std::size_t c = 0; c < widths.size(); ++c)
+      worksheet_set_column(ws, lxw_col_t(c), lxw_col_t(c), widths[c], nullptr);
     for (std::size_t c = 0; c < s.header.size(); ++c)
       worksheet_write_string(ws, first_row, lxw_col_t(c), s.header[c].c_str(), bold);
     worksheet_freeze_panes(ws, first_row + 1, 0);

@@ -16,8 +16,8 @@ bool xlsx_available();
 // Writes the workbook to path. Numbers (SheetCell::number) are stored as numbers at full precision, shown in their
 // column's format (Sheet::formats: times to the ns, TFLOPS to two decimals), so a spreadsheet can sort and chart
 // them; text stays text (a version "13.0" is not the number 13). The header rows are frozen and filtered, the
-// columns as wide as their content; times measured unstable are highlighted. Throws opmark::Error where the build has no
-// libxlsxwriter, or the file cannot be written.
+// columns as wide as their content; times measured unstable are highlighted. Throws opmark::Error where the build
+// has no libxlsxwriter, or the file cannot be written.
 void write_xlsx(const std::vector<Sheet>& sheets, const std::string& path);
 
 }  // namespace opmark::aggregate
