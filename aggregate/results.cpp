@@ -170,6 +170,10 @@ void parse_jsonl(std::string_view text, const std::string& path, Statistic stati
     for (const char* key : {"sets", "models", "applications"}) check_names(j, key, where);
     CaseResult& r = out.cases[name];
     r.status = record.status;
+    for (const auto& [key, into] : {std::pair<const char*, std::set<std::string>*>{"applications", &r.applications},
+                                    {"models", &r.models}})
+      if (j.contains(key))
+        for (const auto& item : j[key]) into->insert(item.get<std::string>());
     if (j.contains("label")) r.label = text_of(j, "label", where);
     if (j.contains("reason")) r.reason = text_of(j, "reason", where);
     if (j.contains("verification")) r.verification = record.verification = text_of(j, "verification", where);

@@ -3,6 +3,7 @@
 // Benchmark's JSON (benchmark.json), one time per case by the statistic asked for.
 #include <functional>
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -52,6 +53,9 @@ struct CaseResult {
   // benchmark.json. A case's status and reason are its last line's (a recheck line can make it unstable).
   std::map<std::string, double> counters;
   std::vector<ResultLine> lines;  // every line of the case, in file order (results.jsonl only)
+  // Where the case came from, as its lines name it (results.jsonl: the shape tables' `application:` and `model:`
+  // of the rows naming the case); empty for benchmark.json and where the rows had none.
+  std::set<std::string> applications, models;
 
   bool timed() const { return status == "ok" || status == "unstable"; }  // has a time
   bool unstable() const { return status == "unstable"; }

@@ -1,23 +1,22 @@
 #include "aggregate/spreadsheet.h"
 
+#include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <set>
+#include <variant>
 
 #include "aggregate/files.h"
 #include "core/case.h"
 #include "core/families.h"
 #include "core/error.h"
+#include "core/schema.h"
 
 namespace opmark::aggregate {
 namespace {
-
-std::string num(double v, const char* fmt = "%.3f") {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, fmt, v);
-  return buf;
-}
 
 std::string csv_field(const std::string& s) {
   if (s.find_first_of(",\"\n") == std::string::npos) return s;
@@ -56,17 +55,161 @@ core::Case with_direction(const core::Case& c, const std::string& direction) {
   return core::make_case(c.family, direction, c.precision, fields);
 }
 
-std::vector<std::string> field_texts(const core::Case& c) {
-  std::vector<std::string> out;
-  for (const auto& v : c.values) out.push_back(core::to_string(v));
+// A field's cell: integers and fractions (sparsity 0.95) are numbers, choices text.
+SheetCell field_cell(const core::FieldSpec& spec, const core::FieldValue& v) {
+  if (const auto* i = std::get_if<std::int64_t>(&v)) return SheetCell::of_integer(*i);
+  const std::string text = core::to_string(v);
+  if (spec.kind == core::FieldKind::fraction) {
+    SheetCell cell = SheetCell::of_number(core::fraction_of(v));
+    cell.text = text;  // as the case name spells it
+    return cell;
+  }
+  return SheetCell::of_text(text);
+}
+
+// Natural order of two texts: runs of digits compare as numbers ("2" < "10"), the rest as text.
+int natural_compare(const std::string& a, const std::string& b) {
+  std::size_t i = 0, j = 0;
+  const auto digit = [](char c) { return c >= '0' && c <= '9'; };
+  while (i < a.size() && j < b.size()) {
+    if (digit(a[i]) && digit(b[j])) {
+      std::size_t ie = i, je = j;
+      while (ie < a.size() && digit(a[ie])) ++ie;
+      while (je < b.size() && digit(b[je])) ++je;
+      std::string x = a.substr(i, ie - i), y = b.substr(j, je - j);
+      x.erase(0, std::min(x.find_first_not_of('0'), x.size()));
+      y.erase(0, std::min(y.find_first_not_of('0'), y.size()));
+      if (x.size() != y.size()) return x.size() < y.size() ? -1 : 1;
+      if (x != y) return x < y ? -1 : 1;
+      i = ie;
+      j = je;
+    } else {
+      if (a[i] != b[j]) return a[i] < b[j] ? -1 : 1;
+      ++i;
+      ++j;
+    }
+  }
+  if (i < a.size()) return 1;
+  if (j < b.size()) return -1;
+  return 0;
+}
+
+// Shapes in natural order of their fields, field by field in the schema's order: numbers as numbers (m = 1, 2, 10,
+// 1000, 1024), fractions by value, choices as text with their digits as numbers.
+struct ShapeOrder {
+  bool operator()(const core::Case& a, const core::Case& b) const {
+    const core::Schema& schema = a.schema();
+    for (std::size_t f = 0; f < a.values.size() && f < b.values.size(); ++f) {
+      const core::FieldValue &x = a.values[f], &y = b.values[f];
+      const auto *xi = std::get_if<std::int64_t>(&x), *yi = std::get_if<std::int64_t>(&y);
+      if (xi && yi) {
+        if (*xi != *yi) return *xi < *yi;
+        continue;
+      }
+      if (xi || yi) return xi != nullptr;  // never within one schema; a total order all the same
+      if (f < schema.fields.size() && schema.fields[f].kind == core::FieldKind::fraction) {
+        const double dx = core::fraction_of(x), dy = core::fraction_of(y);
+        if (dx != dy) return dx < dy;
+        continue;
+      }
+      const int c = natural_compare(core::to_string(x), core::to_string(y));
+      if (c != 0) return c < 0;
+    }
+    return a.values.size() < b.values.size();
+  }
+};
+
+// Context values stored as numbers in the Specs sheet: measurements and counts (clocks, sizes, peaks), never
+// versions or ids ("13.0", "9.0", a git hash), which stay as the run wrote them.
+bool measurement_key(const std::string& key) {
+  const auto ends = [&](const char* suffix) {
+    const std::string s = suffix;
+    return key.size() > s.size() && key.compare(key.size() - s.size(), s.size(), s) == 0;
+  };
+  if (key.rfind("peak_tflops_", 0) == 0) return true;
+  if (key == "gpu_count_used" || key == "visible_gpus") return true;
+  for (const char* suffix : {"_bytes", "_bits", "_mhz", "_gib", "_count", "_per_s", "_watts"})
+    if (ends(suffix)) return true;
+  return false;
+}
+
+SheetCell context_cell(const std::string& key, const std::string& value) {
+  if (measurement_key(key) && !value.empty()) {
+    char* end = nullptr;
+    const double v = std::strtod(value.c_str(), &end);
+    if (end == value.c_str() + value.size() && std::isfinite(v)) {
+      SheetCell cell = SheetCell::of_number(v);
+      cell.text = value;  // CSV keeps the run's text
+      return cell;
+    }
+  }
+  return SheetCell::of_text(value);
+}
+
+// Where the case came from: the shape rows' applications, else their models; "; " between several.
+std::string application_of(const std::set<std::string>& applications, const std::set<std::string>& models) {
+  const std::set<std::string>& names = applications.empty() ? models : applications;
+  std::string out;
+  for (const auto& n : names) out += (out.empty() ? "" : "; ") + n;
   return out;
 }
 
 }  // namespace
 
+SheetCell SheetCell::of_text(std::string text) {
+  SheetCell c;
+  c.text = std::move(text);
+  return c;
+}
+
+SheetCell SheetCell::of_number(double value) {
+  SheetCell c;
+  c.value = value;
+  c.number = true;
+  c.text = number_text(value);
+  return c;
+}
+
+SheetCell SheetCell::of_integer(long long value) {
+  SheetCell c;
+  c.value = static_cast<double>(value);
+  c.number = true;
+  c.text = std::to_string(value);
+  return c;
+}
+
+std::string number_text(double v) {
+  if (!std::isfinite(v)) return v != v ? "nan" : v > 0 ? "inf" : "-inf";
+  char buf[64];
+  if (v == std::floor(v) && std::fabs(v) < 1e15) {
+    std::snprintf(buf, sizeof buf, "%.0f", v);
+    return buf;
+  }
+  const int magnitude = static_cast<int>(std::floor(std::log10(std::fabs(v))));
+  const int decimals = std::clamp(5 - magnitude, 0, 15);
+  std::snprintf(buf, sizeof buf, "%.*f", decimals, v);
+  std::string out = buf;
+  if (out.find('.') != std::string::npos) {
+    out.erase(out.find_last_not_of('0') + 1);
+    if (out.back() == '.') out.pop_back();
+  }
+  if (out == "-0") out = "0";
+  return out;
+}
+
+std::vector<std::string> row_texts(const std::vector<SheetCell>& row) {
+  std::vector<std::string> out;
+  for (const auto& c : row) out.push_back(c.text);
+  return out;
+}
+
 std::vector<Sheet> deepbench_sheets(const ResultSet& results) {
   // Every parsable case, grouped by precision and family; the directions of one shape share a row.
-  std::map<std::string, std::map<std::string, core::Case>> shapes;  // sheet -> shape key -> a case of the shape
+  struct Shape {
+    core::Case c;
+    std::set<std::string> applications, models;
+  };
+  std::map<std::string, std::map<std::string, Shape>> shapes;  // sheet -> shape key -> a case of the shape
   for (const auto& [name, r] : results.cases) {
     core::Case c;
     try {
@@ -77,38 +220,71 @@ std::vector<Sheet> deepbench_sheets(const ResultSet& results) {
     const std::string sheet = c.precision + "_" + c.family;
     std::string key;
     for (const auto& v : c.values) key += core::to_string(v) + "/";
-    shapes[sheet].emplace(key, c);
+    Shape& shape = shapes[sheet].emplace(key, Shape{c, {}, {}}).first->second;
+    shape.applications.insert(r.applications.begin(), r.applications.end());
+    shape.models.insert(r.models.begin(), r.models.end());
   }
   const bool energy = any_energy(results);  // the energy columns on every sheet, or on none
   std::vector<Sheet> sheets;
-  for (const auto& [sheet_name, by_shape] : shapes) {
+  for (const auto& [sheet_name, by_key] : shapes) {
+    // Natural order of the fields (the map's keys are text: m = 1, 1000, 1024, 2 would sort as strings).
+    std::vector<const Shape*> by_shape;
+    for (const auto& [key, shape] : by_key) by_shape.push_back(&shape);
+    std::stable_sort(by_shape.begin(), by_shape.end(),
+                     [](const Shape* a, const Shape* b) { return ShapeOrder{}(a->c, b->c); });
     Sheet s;
     s.name = sheet_name;
-    const core::Case& first = by_shape.begin()->second;
+    const core::Case& first = by_shape.front()->c;
     s.precision = first.precision;
     s.family = first.family;
+    const core::FamilyInfo& info = core::family_info(first.family);
+    s.title = info.title;
     const core::Schema& schema = first.schema();
-    for (const auto& f : schema.fields) s.header.push_back(f.name);
-    // One pair of columns (time, TFLOPS) per direction the family has, DeepBench's layout; with energy, its
-    // energy and efficiency after each pair. A family none of whose cases has FLOPs is memory bound: GB/s per watt.
+    const auto column = [&s](const std::string& name, const std::string& format) {
+      s.header.push_back(name);
+      s.formats.push_back(format);
+    };
+    column("application", "");
+    for (const auto& f : schema.fields) column(f.name, "");
+    const core::SheetExtras extras = info.sheet_extras;
+    const bool sparse = extras == core::SheetExtras::dense_speedup;
+    const bool allreduce = extras == core::SheetExtras::bus_bandwidth;
+    // Per direction the family has: its time in us and in ms (DeepBench's unit), then the throughput: TFLOPS for a
+    // family with FLOPs; for a memory-bound one (none of its cases has FLOPs) GB/s and the share of the copy
+    // bandwidth the run measured; an all-reduce has nccl-tests' algbw and busbw (after the directions) instead.
+    // With energy, its energy and efficiency after each direction's columns.
     bool compute = false;
-    for (const auto& [key, c] : by_shape)
-      for (const auto& d : schema.directions) compute = compute || core::work_of(with_direction(c, d)).flops > 0;
+    for (const Shape* shape : by_shape)
+      for (const auto& d : schema.directions)
+        compute = compute || core::work_of(with_direction(shape->c, d)).flops > 0;
+    const bool bandwidth = !compute && !allreduce;
     for (const auto& d : schema.directions) {
-      s.header.push_back(d + " time (us)");
-      s.header.push_back(d + " TFLOPS");
+      column(d + " time (us)", "0.000");
+      column(d + " time (ms)", "0.000000");
+      if (compute) column(d + " TFLOPS", "0.00");
+      if (bandwidth) {
+        column(d + " GB/s", "0.0");
+        column(d + " % of copy", "0.0");
+      }
       if (energy) {
-        s.header.push_back(d + " energy (mJ/op)");
-        s.header.push_back(d + (compute ? " TFLOPS/W" : " GB/s/W"));
+        column(d + " energy (mJ/op)", "");
+        column(d + (compute ? " TFLOPS/W" : " GB/s/W"), "0.000");
       }
     }
-    const core::SheetExtras extras = core::family_info(first.family).sheet_extras;
-    const bool sparse = extras == core::SheetExtras::dense_speedup, allreduce = extras == core::SheetExtras::bus_bandwidth;
-    if (sparse) s.header.insert(s.header.end(), {"dense time (us)", "speedup over dense"});
-    if (allreduce) s.header.insert(s.header.end(), {"algbw (GB/s)", "busbw (GB/s)"});
+    if (sparse) {
+      column("dense time (us)", "0.000");
+      column("speedup over dense", "0.00");
+    }
+    if (allreduce) {
+      column("algbw (GB/s)", "0.00");
+      column("busbw (GB/s)", "0.00");
+    }
     bool any_unstable = false;
-    for (const auto& [key, c] : by_shape) {
-      std::vector<std::string> row = field_texts(c);
+    const SheetCell empty;
+    for (const Shape* shape : by_shape) {
+      const core::Case& c = shape->c;
+      std::vector<SheetCell> row = {SheetCell::of_text(application_of(shape->applications, shape->models))};
+      for (std::size_t f = 0; f < c.values.size(); ++f) row.push_back(field_cell(schema.fields[f], c.values[f]));
       std::string notes;
       for (const auto& d : schema.directions) {
         const core::Case in_direction = with_direction(c, d);
@@ -119,15 +295,26 @@ std::vector<Sheet> deepbench_sheets(const ResultSet& results) {
           s.unstable_cells.push_back({s.rows.size(), row.size()});
           notes += (notes.empty() ? "" : "; ") + d + " unstable: " + m.result->reason;
         }
-        row.push_back(m.ok() ? num(m.time_us) : m.status);
-        row.push_back(m.ok() && flops > 0 ? num(flops / (m.time_us * 1e-6) / 1e12, "%.2f") : "");
+        row.push_back(m.ok() ? SheetCell::of_number(m.time_us) : SheetCell::of_text(m.status));
+        row.push_back(m.ok() ? SheetCell::of_number(m.time_us / 1e3) : empty);
+        if (compute)
+          row.push_back(m.ok() && flops > 0 ? SheetCell::of_number(flops / (m.time_us * 1e-6) / 1e12) : empty);
+        if (bandwidth) {
+          // bytes / time, and its share of the device-to-device copy the run measured (copy_gb_per_s).
+          const double gb_per_s = m.ok() ? work.bytes() / (m.time_us * 1e-6) / 1e9 : 0;
+          const double copy = m.ok() ? m.result->counter("copy_gb_per_s", 0) : 0;
+          row.push_back(gb_per_s > 0 ? SheetCell::of_number(gb_per_s) : empty);
+          row.push_back(gb_per_s > 0 && copy > 0 ? SheetCell::of_number(100 * gb_per_s / copy) : empty);
+        }
         if (energy) {
           // mJ per operation, and work per joule: TFLOPS/W is FLOPs per J / 1e12, GB/s/W bytes per J / 1e9.
           const double joules = m.ok() ? m.result->counter("joules_per_op", -1) : -1;
           const double per_j = compute ? flops / 1e12 : work.bytes() / 1e9;
           const double given = m.ok() ? m.result->counter(compute ? "tflops_per_w" : "gb_per_s_per_w", -1) : -1;
-          row.push_back(joules > 0 ? num(joules * 1e3, "%.4g") : "");
-          row.push_back(given >= 0 ? num(given, "%.4g") : joules > 0 && per_j > 0 ? num(per_j / joules, "%.4g") : "");
+          row.push_back(joules > 0 ? SheetCell::of_number(joules * 1e3) : empty);
+          row.push_back(given >= 0                  ? SheetCell::of_number(given)
+                        : joules > 0 && per_j > 0 ? SheetCell::of_number(per_j / joules)
+                                                  : empty);
         }
       }
       any_unstable = any_unstable || !notes.empty();
@@ -136,29 +323,32 @@ std::vector<Sheet> deepbench_sheets(const ResultSet& results) {
         std::map<std::string, core::FieldValue> g = {{"m", c.values[0]}, {"n", c.values[1]}, {"k", c.values[2]}};
         const Measured dense = measured(results, core::make_case("gemm", "fwd", c.precision, g));
         const Measured sparse_time = measured(results, c);
-        row.push_back(dense.ok() ? num(dense.time_us) : "");
-        row.push_back(dense.ok() && sparse_time.ok() ? num(dense.time_us / sparse_time.time_us, "%.2f") : "");
+        row.push_back(dense.ok() ? SheetCell::of_number(dense.time_us) : empty);
+        row.push_back(dense.ok() && sparse_time.ok() ? SheetCell::of_number(dense.time_us / sparse_time.time_us)
+                                                     : empty);
       }
       if (allreduce) {  // nccl-tests' algbw and busbw
         const Measured m = measured(results, c);
         const double algbw = m.ok() ? core::work_of(c).bytes() / (m.time_us * 1e-6) / 1e9 : 0;
         const std::int64_t ranks = core::allreduce_problem(c).ranks;
-        row.push_back(m.ok() ? num(algbw, "%.2f") : "");
-        row.push_back(m.ok() ? num(algbw * core::busbw_factor(ranks), "%.2f") : "");
+        row.push_back(m.ok() ? SheetCell::of_number(algbw) : empty);
+        row.push_back(m.ok() ? SheetCell::of_number(algbw * core::busbw_factor(ranks)) : empty);
       }
-      row.push_back(notes);
+      row.push_back(SheetCell::of_text(notes));
       s.rows.push_back(row);
     }
-    // The notes column only where a case needs one: a run without unstable cases keeps its columns.
-    if (any_unstable) s.header.push_back("notes");
+    // The notes column only where a case needs one: a run without unstable cases has none.
+    if (any_unstable) column("notes", "");
     else
       for (auto& row : s.rows) row.pop_back();
     sheets.push_back(std::move(s));
   }
   Sheet specs;
   specs.name = "specs";
+  specs.title = "Specs";
   specs.header = {"key", "value"};
-  for (const auto& [k, v] : results.context) specs.rows.push_back({k, v});
+  specs.formats = {"", ""};
+  for (const auto& [k, v] : results.context) specs.rows.push_back({SheetCell::of_text(k), context_cell(k, v)});
   sheets.push_back(specs);
   return sheets;
 }
@@ -168,7 +358,7 @@ std::string csv_text(const Sheet& s) {
   for (std::size_t i = 0; i < s.header.size(); ++i) out += (i ? "," : "") + csv_field(s.header[i]);
   out += "\n";
   for (const auto& row : s.rows) {
-    for (std::size_t i = 0; i < row.size(); ++i) out += (i ? "," : "") + csv_field(row[i]);
+    for (std::size_t i = 0; i < row.size(); ++i) out += (i ? "," : "") + csv_field(row[i].text);
     out += "\n";
   }
   return out;

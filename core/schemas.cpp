@@ -19,11 +19,11 @@ const std::vector<FamilyInfo>& families() {
   static const std::vector<FamilyInfo> entries = {
       entry(gemm_schema(), &gemm_work, "GEMM", "cuBLASLt, cuBLAS"),
       entry(conv_schema(), &conv_work, "Convolution", "cuDNN"),
-      entry(rnn_schema(), &rnn_work, "Recurrent", "cuDNN"),
+      entry(rnn_schema(), &rnn_work, "Recurrent Layers", "cuDNN"),
       entry(spmm_schema(), &spmm_work, "Sparse GEMM", "cuSPARSE", SheetExtras::dense_speedup),
       entry(allreduce_schema(), &allreduce_work, "All-Reduce", "NCCL", SheetExtras::bus_bandwidth, true),
       entry(pointwise_schema(), &pointwise_work, "Pointwise", "ours, cuDNN"),
-      entry(reduce_schema(), &reduce_work, "Reductions and normalisations", "ours, cuDNN"),
+      entry(reduce_schema(), &reduce_work, "Reductions, normalisations", "ours, cuDNN"),
       entry(batchnorm_schema(), &batchnorm_work, "Batch normalisation", "ours, cuDNN"),
       entry(pool_schema(), &pool_work, "Pooling", "ours, cuDNN"),
       entry(attention_schema(), &attention_work, "Attention", "cuDNN fused attention"),

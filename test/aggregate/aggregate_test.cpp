@@ -140,17 +140,23 @@ TEST(AggregateSpreadsheet, DirectionsOfOneShapeShareARowAsInDeepBench) {
   const Sheet& conv = sheets[0];
   EXPECT_EQ(conv.name, "fp16_conv");
   ASSERT_EQ(conv.rows.size(), 1u);
+  EXPECT_EQ(conv.title, "Convolution");
   const auto column = [&](const std::string& h) {
     return conv.rows[0][static_cast<std::size_t>(std::find(conv.header.begin(), conv.header.end(), h) -
                                                  conv.header.begin())];
   };
-  // 2 N K P Q C R S = 2 x 2 x 8 x 16 x 16 x 8 x 3 x 3 = 589824 FLOPs; in 2 us: 0.29 TFLOPS, in 4 us 0.15.
-  EXPECT_EQ(column("fwd time (us)"), "2.000");
-  EXPECT_EQ(column("fwd TFLOPS"), "0.29");
-  EXPECT_EQ(column("bwd_data TFLOPS"), "0.15");
-  EXPECT_EQ(column("bwd_filter time (us)"), "not run");
+  // 2 N K P Q C R S = 2 x 2 x 8 x 16 x 16 x 8 x 3 x 3 = 589824 FLOPs; in 2 us: 0.294912 TFLOPS, in 4 us 0.147456.
+  EXPECT_EQ(column("fwd time (us)").text, "2");
+  EXPECT_EQ(column("fwd time (ms)").text, "0.002");
+  EXPECT_EQ(column("fwd TFLOPS").text, "0.294912");
+  EXPECT_DOUBLE_EQ(column("fwd TFLOPS").value, 0.294912);  // whole, not rounded
+  EXPECT_EQ(column("bwd_data TFLOPS").text, "0.147456");
+  EXPECT_EQ(column("bwd_filter time (us)").text, "not run");
+  EXPECT_FALSE(column("bwd_filter time (us)").number);
+  EXPECT_EQ(column("bwd_filter time (ms)").text, "");
+  EXPECT_EQ(column("application").text, "");  // the lines name none
   EXPECT_EQ(sheets[1].name, "specs");
-  EXPECT_EQ(sheets[1].rows[0], (std::vector<std::string>{"gpu", "NVIDIA H200"}));
+  EXPECT_EQ(row_texts(sheets[1].rows[0]), (std::vector<std::string>{"gpu", "NVIDIA H200"}));
 }
 
 TEST(AggregatePlots, SvgWithOneMarkerPerCaseAndTheRoofs) {
@@ -209,7 +215,7 @@ const char* kShakyReason =
 std::string cell(const Sheet& sheet, std::size_t row, const std::string& column) {
   const auto it = std::find(sheet.header.begin(), sheet.header.end(), column);
   if (it == sheet.header.end()) return "(no column)";
-  return sheet.rows.at(row).at(static_cast<std::size_t>(it - sheet.header.begin()));
+  return sheet.rows.at(row).at(static_cast<std::size_t>(it - sheet.header.begin())).text;
 }
 
 const Sheet& sheet_named(const std::vector<Sheet>& sheets, const std::string& name) {
@@ -330,31 +336,142 @@ TEST(AggregateResultsV2, CompareGivesNoVerdictOnAnUnstableCase) {
 TEST(AggregateSpreadsheetV2, EnergyColumnsOnlyWhereTheRunMeasuredEnergy) {
   const std::vector<Sheet> sheets = deepbench_sheets(load_results(kV2, Statistic::median));
   const Sheet& gemm = sheet_named(sheets, "fp16_gemm");
-  EXPECT_EQ(gemm.header, (std::vector<std::string>{"m", "n", "k", "ta", "tb", "batch", "fwd time (us)", "fwd TFLOPS",
-                                                   "fwd energy (mJ/op)", "fwd TFLOPS/W", "notes"}));
+  EXPECT_EQ(gemm.header, (std::vector<std::string>{"application", "m", "n", "k", "ta", "tb", "batch", "fwd time (us)",
+                                                   "fwd time (ms)", "fwd TFLOPS", "fwd energy (mJ/op)", "fwd TFLOPS/W",
+                                                   "notes"}));
   ASSERT_EQ(gemm.rows.size(), 3u);  // m=1 (failed), m=1024, m=4096
   EXPECT_EQ(cell(gemm, 0, "fwd time (us)"), "failed");
   EXPECT_EQ(cell(gemm, 0, "fwd energy (mJ/op)"), "");
-  // 2 x 4096^3 FLOPs in 200 us: 687.19 TFLOPS; 0.12 J: 120 mJ; TFLOPS/W as the run gave it.
-  EXPECT_EQ(cell(gemm, 2, "fwd time (us)"), "200.000");
-  EXPECT_EQ(cell(gemm, 2, "fwd TFLOPS"), "687.19");
+  // 2 x 4096^3 FLOPs in 200 us: 687.195 TFLOPS (six digits); 0.12 J: 120 mJ; TFLOPS/W as the run gave it.
+  EXPECT_EQ(cell(gemm, 2, "fwd time (us)"), "200");
+  EXPECT_EQ(cell(gemm, 2, "fwd TFLOPS"), "687.195");
   EXPECT_EQ(cell(gemm, 2, "fwd energy (mJ/op)"), "120");
-  EXPECT_EQ(cell(gemm, 2, "fwd TFLOPS/W"), "1.145");
+  EXPECT_EQ(cell(gemm, 2, "fwd TFLOPS/W"), "1.1453");
   EXPECT_EQ(cell(gemm, 2, "notes"), "");
-  // The unstable case: its time, marked; no tflops_per_w counter: 2 x 1024^3 FLOPs / 0.05 J = 0.04295 TFLOPS/W.
-  EXPECT_EQ(cell(gemm, 1, "fwd time (us)"), "112.000");
-  EXPECT_EQ(cell(gemm, 1, "fwd TFLOPS/W"), "0.04295");
+  // The unstable case: its time, marked; no tflops_per_w counter: 2 x 1024^3 FLOPs / 0.05 J = 0.0429497 TFLOPS/W.
+  EXPECT_EQ(cell(gemm, 1, "fwd time (us)"), "112");
+  EXPECT_EQ(cell(gemm, 1, "fwd TFLOPS/W"), "0.0429497");
   EXPECT_EQ(cell(gemm, 1, "notes"), std::string("fwd unstable: ") + kShakyReason);
-  EXPECT_EQ(gemm.unstable_cells, (std::vector<std::pair<std::size_t, std::size_t>>{{1, 6}}));
-  // Memory bound (no FLOPs): GB/s per watt, 25690112 bytes / 6.52 mJ = 3.94 GB/s/W; no unstable case, no notes.
+  EXPECT_EQ(gemm.unstable_cells, (std::vector<std::pair<std::size_t, std::size_t>>{{1, 7}}));
+  // Memory bound (no FLOPs): GB/s per watt, 25690112 bytes / 6.52 mJ = 3.9402 GB/s/W; no unstable case, no notes.
   const Sheet& relu = sheet_named(sheets, "fp16_pointwise");
   EXPECT_EQ(cell(relu, 0, "fwd energy (mJ/op)"), "6.52");
-  EXPECT_EQ(cell(relu, 0, "fwd GB/s/W"), "3.94");
+  EXPECT_EQ(cell(relu, 0, "fwd GB/s/W"), "3.9402");
   EXPECT_EQ(cell(relu, 0, "fwd TFLOPS/W"), "(no column)");
   EXPECT_EQ(cell(relu, 0, "notes"), "(no column)");
   // A run without energy counters (format 1, or no NVML) has exactly the columns it always had.
   const std::vector<Sheet> old_sheets = deepbench_sheets(parse_results(jsonl(), "r.jsonl", Statistic::median));
   const Sheet& old = sheet_named(old_sheets, "fp16_gemm");
-  EXPECT_EQ(old.header, (std::vector<std::string>{"m", "n", "k", "ta", "tb", "batch", "fwd time (us)", "fwd TFLOPS"}));
+  EXPECT_EQ(old.header, (std::vector<std::string>{"application", "m", "n", "k", "ta", "tb", "batch", "fwd time (us)",
+                                                  "fwd time (ms)", "fwd TFLOPS"}));
   EXPECT_TRUE(old.unstable_cells.empty());
+}
+
+namespace {
+
+std::string median_line(const std::string& name, double time_us, const std::string& extra = "") {
+  char t[64];
+  std::snprintf(t, sizeof t, "%.17g", time_us);
+  return "{\"type\":\"aggregate\",\"aggregate\":\"median\",\"name\":\"" + name + "\",\"status\":\"ok\",\"time_us\":" +
+         t + extra + "}\n";
+}
+
+std::string gemm_name(int m) {
+  return "gemm/fwd/fp16/m=" + std::to_string(m) + "/n=32/k=64/ta=N/tb=N/batch=1";
+}
+
+}  // namespace
+
+// Issue 20: m = 1, 2, 10, 1000, 1024, 10000 in that order, not as text (1, 1000, 10000, 1024, 2).
+TEST(AggregateSpreadsheetIssue20, RowsInNaturalOrderOfTheirFields) {
+  std::string text = "{\"type\":\"context\",\"context\":{\"gpu\":\"NVIDIA H200\"}}\n";
+  for (int m : {1000, 2, 10000, 1, 1024, 10}) text += median_line(gemm_name(m), 10);
+  for (const char* sparsity : {"0.95", "0.5", "0.9"})
+    text += median_line(std::string("spmm/fwd/fp16/m=64/n=8/k=64/sparsity=") + sparsity + "/format=csr", 5);
+  const auto sheets = deepbench_sheets(parse_results(text, "r.jsonl", Statistic::median));
+  const Sheet& gemm = sheet_named(sheets, "fp16_gemm");
+  std::vector<std::string> m;
+  for (std::size_t r = 0; r < gemm.rows.size(); ++r) m.push_back(cell(gemm, r, "m"));
+  EXPECT_EQ(m, (std::vector<std::string>{"1", "2", "10", "1000", "1024", "10000"}));
+  EXPECT_TRUE(gemm.rows[0][1].number);  // the field m, a number in the workbook
+  EXPECT_FALSE(gemm.rows[0][4].number);  // ta, a choice
+  // The CSV file in the same order.
+  const std::string csv = csv_text(gemm);
+  EXPECT_LT(csv.find("\n,2,"), csv.find("\n,10,"));
+  EXPECT_LT(csv.find("\n,1024,"), csv.find("\n,10000,"));
+  const Sheet& spmm = sheet_named(sheets, "fp16_spmm");
+  std::vector<std::string> sparsity;
+  for (std::size_t r = 0; r < spmm.rows.size(); ++r) sparsity.push_back(cell(spmm, r, "sparsity"));
+  EXPECT_EQ(sparsity, (std::vector<std::string>{"0.5", "0.9", "0.95"}));
+  EXPECT_DOUBLE_EQ(spmm.rows[2][4].value, 0.95);
+}
+
+// DeepBench's application column, from the shape rows' application (else model) the run recorded for a case.
+TEST(AggregateSpreadsheetIssue20, ApplicationColumnFromTheRunsRecord) {
+  const std::string text = "{\"type\":\"context\",\"context\":{\"gpu\":\"NVIDIA H200\"}}\n" +
+                           median_line(gemm_name(1), 10, ",\"applications\":[\"DeepSpeech\"],\"models\":[]") +
+                           median_line(gemm_name(2), 10, ",\"applications\":[],\"models\":[\"ResNet-50\",\"VGG\"]") +
+                           median_line(gemm_name(3), 10);
+  const auto sheets = deepbench_sheets(parse_results(text, "r.jsonl", Statistic::median));
+  const Sheet& gemm = sheet_named(sheets, "fp16_gemm");
+  ASSERT_EQ(gemm.header.at(0), "application");
+  EXPECT_EQ(cell(gemm, 0, "application"), "DeepSpeech");
+  EXPECT_EQ(cell(gemm, 1, "application"), "ResNet-50; VGG");
+  EXPECT_EQ(cell(gemm, 2, "application"), "");
+  EXPECT_EQ(csv_text(gemm).substr(0, 14), "application,m,");
+}
+
+// A memory-bound family (no FLOPs): GB/s and the share of the run's copy bandwidth, no empty TFLOPS column.
+TEST(AggregateSpreadsheetIssue20, MemoryBoundFamiliesHaveGigabytesPerSecond) {
+  const char* relu = "pointwise/fwd/fp16/op=relu/rows=1024/cols=1024/impl=opmark";
+  const std::string text = "{\"type\":\"context\",\"context\":{\"gpu\":\"NVIDIA H200\"}}\n" +
+                           median_line(relu, 2.0, ",\"counters\":{\"copy_gb_per_s\":4000.0}") +
+                           median_line(gemm_name(64), 10);
+  const auto sheets = deepbench_sheets(parse_results(text, "r.jsonl", Statistic::median));
+  const Sheet& pw = sheet_named(sheets, "fp16_pointwise");
+  EXPECT_EQ(pw.header, (std::vector<std::string>{"application", "op", "rows", "cols", "impl", "fwd time (us)",
+                                                 "fwd time (ms)", "fwd GB/s", "fwd % of copy"}));
+  // relu reads and writes 1024 x 1024 fp16 elements: 4194304 bytes in 2 us, 2097.15 GB/s, 52.4288% of 4000 GB/s.
+  EXPECT_EQ(cell(pw, 0, "fwd GB/s"), "2097.15");
+  EXPECT_DOUBLE_EQ(pw.rows[0][7].value, 4194304 / 2e-6 / 1e9);
+  EXPECT_EQ(cell(pw, 0, "fwd % of copy"), "52.4288");
+  EXPECT_EQ(pw.title, "Pointwise");
+  // A family with FLOPs keeps TFLOPS, and has no GB/s.
+  const Sheet& gemm = sheet_named(sheets, "fp16_gemm");
+  EXPECT_EQ(cell(gemm, 0, "fwd GB/s"), "(no column)");
+  EXPECT_EQ(cell(gemm, 0, "fwd TFLOPS"), "0.0262144");
+  EXPECT_EQ(gemm.title, "GEMM");
+}
+
+// The Specs sheet keeps versions and ids as the run wrote them (text); only measurements are numbers.
+TEST(AggregateSpreadsheetIssue20, SpecsKeepVersionsAsText) {
+  const std::string text =
+      "{\"type\":\"context\",\"context\":{\"gpu\":\"NVIDIA H200\",\"cuda_driver_version\":\"13.0\","
+      "\"compute_capability\":\"9.0\",\"git\":\"955ebe75b463\",\"rules_version\":\"1\",\"sm_clock_mhz\":\"1980\","
+      "\"peak_gb_per_s\":\"3350.000000\",\"peak_tflops_fp16\":\"989.400000\",\"l2_bytes\":\"52428800\"}}\n" +
+      median_line(gemm_name(1), 10);
+  const auto sheets = deepbench_sheets(parse_results(text, "r.jsonl", Statistic::median));
+  const Sheet& specs = sheet_named(sheets, "specs");
+  std::map<std::string, SheetCell> value;
+  for (const auto& row : specs.rows) value[row.at(0).text] = row.at(1);
+  for (const char* key : {"cuda_driver_version", "compute_capability", "git", "rules_version", "gpu"})
+    EXPECT_FALSE(value.at(key).number) << key;
+  EXPECT_EQ(value.at("cuda_driver_version").text, "13.0");
+  EXPECT_EQ(value.at("compute_capability").text, "9.0");
+  for (const char* key : {"sm_clock_mhz", "peak_gb_per_s", "peak_tflops_fp16", "l2_bytes"})
+    EXPECT_TRUE(value.at(key).number) << key;
+  EXPECT_DOUBLE_EQ(value.at("peak_tflops_fp16").value, 989.4);
+  EXPECT_EQ(value.at("peak_gb_per_s").text, "3350.000000");  // CSV: the run's text
+  EXPECT_NE(csv_text(specs).find("cuda_driver_version,13.0\n"), std::string::npos);
+}
+
+TEST(AggregateSpreadsheetIssue20, NumbersInCsvKeepSixSignificantDigits) {
+  EXPECT_EQ(number_text(2.0), "2");
+  EXPECT_EQ(number_text(16777217.0), "16777217");
+  EXPECT_EQ(number_text(7.019641773217295), "7.01964");
+  EXPECT_EQ(number_text(11722.592), "11722.6");
+  EXPECT_EQ(number_text(0.000123456789), "0.000123457");
+  EXPECT_EQ(number_text(1234567.5), "1234568");
+  EXPECT_EQ(number_text(9.9999999), "10");
+  EXPECT_EQ(number_text(-0.5), "-0.5");
 }

@@ -127,7 +127,7 @@ TEST_F(BundleCheck, AHandEditedScoreIsCaught) {
 }
 
 TEST_F(BundleCheck, AHandEditedSpreadsheetAndAnExtraFileAreCaught) {
-  edit(dir_ / "spreadsheet/fp16_gemm.csv", R"(4\.0)", "3.0");
+  edit(dir_ / "spreadsheet/fp16_gemm.csv", R"(,4,0\.004,)", ",3,0.003,");
   write(dir_ / "spreadsheet/opmark.xlsx", "not checkable");
   const std::string p = problems();
   EXPECT_NE(p.find("spreadsheet/fp16_gemm.csv differs"), std::string::npos) << p;
