@@ -19,16 +19,13 @@
 #include "aggregate/compare_command.h"
 #include "aggregate/page.h"
 #include "aggregate/score_command.h"
-#include "opmark/version.h"
+#include "core/version.h"
 
 namespace opmark::aggregate {
 
 std::string version_text() {
-  std::string text = std::string("opmark-aggregate ") + OPMARK_VERSION + " (git " + OPMARK_GIT_HASH + ")\n";
-  text += "nlohmann-json " + std::to_string(NLOHMANN_JSON_VERSION_MAJOR) + "." +
-          std::to_string(NLOHMANN_JSON_VERSION_MINOR) + "." + std::to_string(NLOHMANN_JSON_VERSION_PATCH) + "\n";
-  text += std::string("yaml-cpp ") + OPMARK_YAML_CPP_VERSION + "\n";
-  text += std::string("CLI11 ") + CLI11_VERSION + "\n";
+  std::string text = core::version_line("opmark-aggregate") + "\n";
+  for (const auto& [library, version] : core::host_library_versions()) text += library + " " + version + "\n";
 #ifdef OPMARK_HAVE_ZLIB
   text += std::string("zlib ") + zlibVersion() + "\n";  // the library loaded, not only the header built against
 #else

@@ -24,6 +24,7 @@
 #include "bench/harness/progress.h"
 #include "bench/harness/results_log.h"
 #include "bench/harness/topology.h"
+#include "bench/harness/version.h"
 #include "core/error.h"
 #include "core/model_table.h"
 #include "core/suite.h"
@@ -198,6 +199,10 @@ void check_flags_apply(const bench::Options& o, const core::Symbols& symbols) {
 int run(int argc, char** argv, bench::ProcessGroup& group) {
   const std::string command = command_line(argc, argv);  // before the --opmark_ flags are taken out of argv
   bench::Options options = bench::parse_options(argc, argv);
+  if (options.version) {  // no tables, no GPU: what this binary is and the libraries it loads
+    if (group.rank() == 0) std::cout << bench::version_text();
+    return 0;
+  }
   const core::Symbols given_symbols = options.selection.symbols;  // before a multi-process run adds G
   // One process per GPU (MPI): rank 0 alone prints and writes files; the all-reduce's ranks default to the
   // process count; each process takes the GPU of its rank on its host.

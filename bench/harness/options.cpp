@@ -10,8 +10,9 @@
 #include <limits>
 #include <optional>
 
+#include <CLI/CLI.hpp>
+
 #include "core/error.h"
-#include "core/schema.h"
 #include "core/precision.h"
 #include "core/schema.h"
 
@@ -209,27 +210,78 @@ void apply(Options& o, const std::string& flag, const std::string& value) {
   }
 }
 
+// The flags, as CLI11 options. Each runs apply() as it is parsed (trigger_on_parse), so flags take effect in
+// command-line order and a repeated flag applies each time, as before CLI11; apply() keeps the messages and ranges.
+// A value flag takes --opmark_x=value or --opmark_x value; a bare one gets "" (apply() says it needs a value). A
+// switch (true/false) takes --opmark_x or --opmark_x=value only, so it never swallows the next argument.
+const std::vector<std::string> kValueFlags = {
+    "opmark_shapes", "opmark_family", "opmark_set", "opmark_precision", "opmark_suite", "opmark_models",
+    "opmark_inputs", "opmark_symbols", "opmark_l2", "opmark_out", "opmark_peak", "opmark_candidates",
+    "opmark_engines", "opmark_workspace_mib", "opmark_seed", "opmark_min_time", "opmark_warmup_ms",
+    "opmark_timing", "opmark_repetitions", "opmark_max_repetitions", "opmark_noise", "opmark_case_time_cap",
+    "opmark_recheck", "opmark_profile_launches", "opmark_pin"};
+const std::vector<std::string> kSwitches = {"opmark_validate", "opmark_isolated", "opmark_profile_graph",
+                                            "opmark_help"};
+
 }  // namespace
 
 Options parse_options(int& argc, char** argv) {
   Options o;
-  int kept = 1;
-  for (int i = 1; i < argc; ++i) {
-    const char* arg = argv[i];
-    // Repetitions are opmark's (they adapt to the noise): Google Benchmark's flag sets their minimum.
-    if (std::strncmp(arg, "--benchmark_repetitions=", 24) == 0) {
-      apply(o, "opmark_repetitions", arg + 24);
-      continue;
+  CLI::App app{"opmark-bench", "opmark-bench"};
+  app.allow_extras();   // Google Benchmark's flags (and anything else) pass through, untouched and in order
+  app.set_help_flag();  // --help and -h go on to Google Benchmark too (main prints both helps)
+  auto add = [&](const std::string& flag, const std::string& as, bool takes_value) {
+    CLI::Option* opt = app.add_option("--" + flag, [&o, as](const CLI::results_t& r) {
+      apply(o, as, r.empty() ? "" : r.back());
+      return true;
+    });
+    if (takes_value) {
+      opt->expected(0, 1);
+      opt->default_str("");  // what a bare --opmark_x gets
+    } else {
+      opt->expected(0);  // a flag: a value only after '='; bare, it gets "true"
     }
-    if (std::strncmp(arg, "--opmark_", 9) != 0) {
-      if (std::strcmp(arg, "--help") == 0 || std::strcmp(arg, "-h") == 0) o.help = true;
-      argv[kept++] = argv[i];
-      continue;
-    }
-    std::string text(arg + 2);
-    std::size_t eq = text.find('=');
-    apply(o, text.substr(0, eq), eq == std::string::npos ? "" : text.substr(eq + 1));
+    opt->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
+    opt->trigger_on_parse();
+  };
+  for (const auto& flag : kValueFlags) add(flag, flag, true);
+  for (const auto& flag : kSwitches) add(flag, flag, false);
+  // Repetitions are opmark's (they adapt to the noise): Google Benchmark's flag sets their minimum.
+  add("benchmark_repetitions", "opmark_repetitions", true);
+  app.add_flag("--version", o.version, "print opmark's version and the libraries it loads");
+
+  // CLI11 would take "--" as the end of the options and drop it: opmark's flags end there instead, and "--" and what
+  // follows go to Google Benchmark unread (which rejects "--", as it did when it got it before CLI11).
+  int parsed = 1;
+  while (parsed < argc && std::strcmp(argv[parsed], "--") != 0) ++parsed;
+
+  // An unknown --opmark_ flag is an error (Google Benchmark would only say it is unrecognised), found before any
+  // flag is applied, as the hand-written parser did.
+  for (int i = 1; i < parsed; ++i) {
+    if (std::strncmp(argv[i], "--opmark_", 9) != 0) continue;
+    const std::string name(argv[i], std::strcspn(argv[i], "="));
+    if (!app.get_option_no_throw(name)) throw Error("unknown flag " + name + " (see --opmark_help)");
   }
+  try {
+    app.parse(parsed, argv);
+  } catch (const CLI::ParseError& e) {
+    throw Error(e.what());  // not expected: every flag takes what apply() checks
+  }
+  // remaining() copies the arguments left for Google Benchmark, in order; point back at argv's own strings, which
+  // outlive this call.
+  std::vector<char*> rest;
+  std::vector<bool> used(static_cast<std::size_t>(parsed), false);
+  for (const std::string& arg : app.remaining()) {
+    int at = 1;
+    while (at < parsed && (used[static_cast<std::size_t>(at)] || arg != argv[at])) ++at;
+    if (at == parsed) throw Error("internal: the command line parser changed the argument '" + arg + "'");
+    used[static_cast<std::size_t>(at)] = true;
+    rest.push_back(argv[at]);
+    if (arg == "--help" || arg == "-h") o.help = true;
+  }
+  rest.insert(rest.end(), argv + parsed, argv + argc);
+  int kept = 1;
+  for (char* arg : rest) argv[kept++] = arg;
   argc = kept;
   argv[argc] = nullptr;
   return o;
@@ -302,6 +354,11 @@ opmark flags (Google Benchmark's own flags, e.g. --benchmark_filter, --benchmark
   --opmark_pin=FILE             run, verify and time the candidate FILE names for each case (one 'case<TAB>
                                 candidate' per line) instead of tuning; a case not in FILE is tuned
   --opmark_seed=N               seed of the random inputs
+  --version                     opmark's version and commit, and the versions of the libraries it loads (and was
+                                built with); runs nothing, needs no GPU
+Each flag takes --opmark_x=VALUE or --opmark_x VALUE; a switch (--opmark_validate, --opmark_isolated,
+--opmark_profile_graph) takes =true or =false only after '='. An unknown set, model, family or precision is an
+error listing the known ones.
 )" + family_help();
 }
 

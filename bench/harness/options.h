@@ -1,5 +1,6 @@
 #pragma once
-// opmark-bench's own flags (--opmark_*). Parsed before Google Benchmark sees argv, so its flags all keep working.
+// opmark-bench's own flags (--opmark_*, and --version), parsed with CLI11 before Google Benchmark sees argv, so its
+// flags all keep working.
 #include <cstdint>
 #include <map>
 #include <string>
@@ -43,6 +44,7 @@ struct Options {
   bool profile_graph = false;           // profile K replays of the timed graph instead (ncu --graph-profiling graph)
   std::string pin_path;                 // cases run the candidate this file names instead of tuning (bench/pins.h)
   bool help = false;
+  bool version = false;                 // --version: print opmark's and the libraries' versions, run nothing
 };
 
 // Takes the --opmark_* flags out of argv (leaving the rest for Google Benchmark) and returns them.

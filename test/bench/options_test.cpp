@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "bench/harness/pins.h"
+#include "bench/harness/version.h"
 #include "core/error.h"
 
 using namespace opmark::bench;
@@ -195,4 +196,80 @@ TEST(Options, ProfileGraphAndPin) {
   EXPECT_EQ(o.pin_path, "p.tsv");
   EXPECT_THROW(parse({"--opmark_pin="}), opmark::Error);
   EXPECT_THROW(parse({"--opmark_profile_graph=maybe"}), opmark::Error);
+}
+
+// Issue 20: CLI11 parses the flags. Values also follow a space, a repeated flag applies each time, switches never
+// take the next argument, and everything else reaches Google Benchmark in its order.
+TEST(Options, SpaceSeparatedValuesRepeatsAndPassThrough) {
+  Argv a({"opmark-bench", "--benchmark_filter=^gemm/", "--opmark_set", "train", "pos", "--opmark_set=peak",
+          "--opmark_l2=cold", "--opmark_l2", "hot", "-h", "--opmark_validate", "--benchmark_out=x.json",
+          "--opmark_engines", "4", "--", "--benchmark_list_tests"});
+  const Options o = parse_options(a.argc, a.ptrs.data());
+  EXPECT_EQ(o.selection.sets, (std::set<std::string>{"train", "peak"}));
+  EXPECT_EQ(o.l2, L2Mode::hot);  // the last one
+  EXPECT_TRUE(o.validate_only);
+  EXPECT_EQ(o.engines, 4);
+  EXPECT_TRUE(o.help);  // -h goes on to Google Benchmark too
+  ASSERT_EQ(a.argc, 7);
+  EXPECT_STREQ(a.ptrs[1], "--benchmark_filter=^gemm/");
+  EXPECT_STREQ(a.ptrs[2], "pos");
+  EXPECT_STREQ(a.ptrs[3], "-h");
+  EXPECT_STREQ(a.ptrs[4], "--benchmark_out=x.json");
+  EXPECT_STREQ(a.ptrs[5], "--");
+  EXPECT_STREQ(a.ptrs[6], "--benchmark_list_tests");
+  EXPECT_EQ(a.ptrs[7], nullptr);
+}
+
+TEST(Options, SwitchesAndVersion) {
+  auto parse = [](std::vector<std::string> flags) {
+    flags.insert(flags.begin(), "opmark-bench");
+    Argv a(flags);
+    Options o = parse_options(a.argc, a.ptrs.data());
+    return std::make_pair(o, a.argc);
+  };
+  EXPECT_TRUE(parse({"--opmark_isolated"}).first.isolated);
+  EXPECT_TRUE(parse({"--opmark_isolated=1"}).first.isolated);
+  EXPECT_FALSE(parse({"--opmark_isolated=true", "--opmark_isolated=false"}).first.isolated);
+  EXPECT_FALSE(parse({"--opmark_validate=0"}).first.validate_only);
+  const auto [o, argc] = parse({"--opmark_validate", "false"});  // a switch takes a value only after '='
+  EXPECT_TRUE(o.validate_only);
+  EXPECT_EQ(argc, 2);
+  EXPECT_FALSE(parse({"--opmark_recheck", "off"}).first.recheck);
+  EXPECT_TRUE(parse({"--opmark_recheck"}).first.recheck);
+  EXPECT_TRUE(parse({"--opmark_help"}).first.help);
+  EXPECT_TRUE(parse({"--version"}).first.version);
+  EXPECT_FALSE(parse({}).first.version);
+  EXPECT_EQ(parse({"--benchmark_repetitions", "7"}).first.min_repetitions, 7);
+}
+
+TEST(Options, ErrorsKeepTheirWordingWithASpace) {
+  auto message = [](std::vector<std::string> args) {
+    args.insert(args.begin(), "opmark-bench");
+    Argv a(args);
+    try {
+      parse_options(a.argc, a.ptrs.data());
+    } catch (const opmark::Error& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  EXPECT_EQ(message({"--opmark_l2", "warm"}), "--opmark_l2: expected hot or cold, got 'warm'");
+  EXPECT_EQ(message({"--opmark_engines", "-1"}), "--opmark_engines: expected an integer from 0 to 1000, got '-1'");
+  EXPECT_EQ(message({"--opmark_out", "--benchmark_filter=x"}), "--opmark_out needs a value (--opmark_out=...)");
+  EXPECT_EQ(message({"--opmark_out="}), "--opmark_out needs a value (--opmark_out=...)");
+  EXPECT_EQ(message({"--opmark_isolated=yes"}), "--opmark_isolated: expected true or false, got 'yes'");
+  EXPECT_EQ(message({"--benchmark_repetitions=0"}),
+            "--opmark_repetitions: expected an integer from 1 to 100000, got '0'");
+  // An unknown --opmark_ flag is named before any other flag is looked at.
+  EXPECT_EQ(message({"--opmark_l2=warm", "--opmark_famly=gemm"}), "unknown flag --opmark_famly (see --opmark_help)");
+  EXPECT_EQ(message({"--opmark_"}), "unknown flag --opmark_ (see --opmark_help)");
+}
+
+TEST(Version, NamesOpmarkAndEveryLibrary) {
+  const std::string text = version_text();
+  EXPECT_EQ(text.find("opmark-bench "), 0u) << text;
+  for (const char* name : {"\nCUDA runtime ", "\nCUDA driver", "\ncuBLASLt ", "\ncuSPARSE ", "\ncuDNN", "\nNCCL",
+                           "\nGoogle Benchmark ", "\nnlohmann-json ", "\nyaml-cpp ", "\nCLI11 "})
+    EXPECT_NE(text.find(name), std::string::npos) << name << " missing from:\n" << text;
+  EXPECT_EQ(text.back(), '\n');
 }
