@@ -24,6 +24,7 @@
 #include "core/error.h"
 #include "core/model_table.h"
 #include "core/precision.h"
+#include "core/text.h"
 
 namespace fs = std::filesystem;
 
@@ -69,10 +70,7 @@ struct AreaSets {
 int score_set(const ScoreOptions& a, const std::string& file, AreaSets* sets) {
   const ResultSet results = load(file, a.statistic);
   const std::string dir = shapes_dir(a);
-  std::vector<std::string> names;
-  std::istringstream list(a.models);
-  for (std::string name; std::getline(list, name, ',');)
-    if (!name.empty()) names.push_back(name);
+  const std::vector<std::string> names = core::split(a.models, ',', false);
   std::vector<core::ModelTable> models;
   try {
     models = core::load_models(names, {dir});

@@ -6,6 +6,7 @@
 
 #include "core/families.h"
 #include "core/precision.h"
+#include "core/text.h"
 
 namespace opmark::core {
 
@@ -75,17 +76,6 @@ std::string short_case_name(const Case& c) {
     if (!is_default) name += "/" + field.name + "=" + to_string(value);
   }
   return name;
-}
-
-static std::vector<std::string> split(const std::string& s, char sep) {
-  std::vector<std::string> parts;
-  std::size_t start = 0;
-  for (;;) {
-    std::size_t end = s.find(sep, start);
-    parts.push_back(s.substr(start, end == std::string::npos ? std::string::npos : end - start));
-    if (end == std::string::npos) return parts;
-    start = end + 1;
-  }
 }
 
 // An integer as make_case_name writes it (std::to_string: no sign but '-', no leading zeros or spaces), so every case

@@ -15,6 +15,7 @@
 #include "core/error.h"
 #include "core/precision.h"
 #include "core/schema.h"
+#include "core/text.h"
 
 namespace opmark::bench {
 
@@ -22,18 +23,8 @@ const char* name_of(L2Mode m) { return m == L2Mode::hot ? "hot" : "cold"; }
 
 namespace {
 
-std::vector<std::string> split_list(const std::string& s) {
-  std::vector<std::string> out;
-  std::size_t start = 0;
-  while (start <= s.size()) {
-    std::size_t end = s.find(',', start);
-    std::string item = s.substr(start, end == std::string::npos ? std::string::npos : end - start);
-    if (!item.empty()) out.push_back(item);
-    if (end == std::string::npos) break;
-    start = end + 1;
-  }
-  return out;
-}
+// A comma list of a flag's value; empty items dropped ("a,,b," is a, b).
+std::vector<std::string> split_list(const std::string& s) { return core::split(s, ',', false); }
 
 // Ranges of the numeric flags: each far past any sensible run, so a typo or "inf" is caught rather than cast to
 // an int or a size (where it would overflow) or left to run for ever.
