@@ -12,6 +12,7 @@
 #include "aggregate/system_description.h"
 #include "core/error.h"
 #include "core/model_table.h"
+#include "core/shapes_dir.h"
 
 namespace fs = std::filesystem;
 
@@ -35,16 +36,22 @@ std::string shapes_of_working_tree() {
 }  // namespace
 
 std::string default_shapes_dir() {
-  // The tree the command is run in first: a build made in another checkout must not judge by that checkout's tables.
+  // $OPMARK_SHAPES first: named by the user. Then the tree the command is run in: a build made in another checkout
+  // must not judge by that checkout's tables. Then the installed tables beside the executable, then the source
+  // tree this build was made in (core/shapes_dir.h).
+  const core::ShapesDir d = core::default_shapes_dir();
+  if (d.origin == core::ShapesOrigin::kEnvironment) return d.path;
   const std::string here = shapes_of_working_tree();
-  if (!here.empty()) return here;
-  if (fs::is_directory(OPMARK_DEFAULT_SHAPES_DIR)) return OPMARK_DEFAULT_SHAPES_DIR;
-  return "shapes";
+  return here.empty() ? d.path : here;
 }
 
 std::string shapes_dir_origin(const std::string& dir) {
+  const core::ShapesDir d = core::default_shapes_dir();
+  if (d.origin == core::ShapesOrigin::kEnvironment && dir == d.path) return core::describe(d.origin);
   if (dir == shapes_of_working_tree()) return "from the source tree this is run in";
-  if (dir == OPMARK_DEFAULT_SHAPES_DIR)
+  if (dir == d.path && d.origin == core::ShapesOrigin::kInstalled)
+    return core::describe(d.origin) + ", as no opmark tree holds the working folder; --rules picks others";
+  if (dir == d.path && d.origin == core::ShapesOrigin::kSourceTree)
     return "from the source tree this build was made in, as no opmark tree holds the working folder; --rules picks "
            "others";
   return "from ./" + dir;

@@ -101,8 +101,9 @@ struct CheckReport {
 };
 CheckReport check_bundle_report(const std::string& dir, const std::string& rules_path, const std::string& shapes_dir);
 
-// The shapes/ folder of the opmark source tree the command is run in (the working folder or one above it holding
-// CMakeLists.txt and shapes/submission.yaml), else that of the tree this build was made in, else ./shapes.
+// $OPMARK_SHAPES where set, else the shapes/ folder of the opmark source tree the command is run in (the working
+// folder or one above it holding CMakeLists.txt and shapes/submission.yaml), else the installed one beside the
+// executable (<bin>/../share/opmark/shapes), else that of the tree this build was made in, else ./shapes.
 std::string default_shapes_dir();
 // Where a shapes folder default_shapes_dir() gave came from, in words ("from the source tree this is run in").
 std::string shapes_dir_origin(const std::string& dir);

@@ -27,6 +27,7 @@
 #include "bench/harness/version.h"
 #include "core/error.h"
 #include "core/model_table.h"
+#include "core/shapes_dir.h"
 #include "core/suite.h"
 #include "core/table.h"
 #include "kernels/cuda_check.h"
@@ -37,10 +38,8 @@ using namespace opmark;
 
 namespace {
 
-std::vector<std::string> default_shapes() {
-  if (fs::is_directory(OPMARK_DEFAULT_SHAPES_DIR)) return {OPMARK_DEFAULT_SHAPES_DIR};
-  return {"shapes"};
-}
+// $OPMARK_SHAPES, the installed tables beside the executable, or the source tree's (core/shapes_dir.h).
+std::vector<std::string> default_shapes() { return {core::default_shapes_dir().path}; }
 
 void print_summary(const std::vector<core::Table>& tables, const std::vector<core::Case>& cases) {
   std::map<std::string, int> by_family_precision;
