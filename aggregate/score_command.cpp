@@ -58,16 +58,17 @@ std::string shapes_dir(const ScoreOptions& a) { return a.shapes.empty() ? defaul
 
 ResultSet load(const std::string& file, Statistic statistic) { return load_results_or_bundle(file, statistic); }
 
-struct AreaSets {
-  std::vector<std::string> names;
-  std::vector<std::vector<AreaScore>> scores;
-  std::vector<PlotSet> plots;  // with --plots, what each file's plots need (plot_files.h draws every file on each)
-  // Each file's results and report, for the check of the scores against the models' real time (table form).
-  std::vector<std::pair<std::string, std::pair<ResultSet, ScoreReport>>> scored;
+// One scored file, kept for what run_scores does over all files: the check of the scores against the models' real
+// time (table form) and the plots (--plots, every file on each chart).
+struct ScoredFile {
+  std::string file, legend;  // legend: the GPU and the file
+  ResultSet results;
+  ScoreReport report;
+  std::vector<core::ModelTable> models;
 };
 
 // Scores one results file and prints them; run_scores writes the plots of all files.
-int score_set(const ScoreOptions& a, const std::string& file, AreaSets* sets) {
+int score_set(const ScoreOptions& a, const std::string& file, std::vector<ScoredFile>* kept) {
   const ResultSet results = load(file, a.statistic);
   const std::string dir = shapes_dir(a);
   const std::vector<std::string> names = core::split(a.models, ',', false);
@@ -98,10 +99,9 @@ int score_set(const ScoreOptions& a, const std::string& file, AreaSets* sets) {
                 a.precision + "\nor score what is there with --allow-missing (coverage then says what is left out)");
   }
   const std::vector<AreaScore>& areas = report.areas;
-  sets->names.push_back(results.context.count("gpu") ? results.context.at("gpu") + " (" + file + ")" : file);
-  sets->scores.push_back(areas);
-  if (a.format == "table") sets->scored.push_back({file, {results, report}});
-  if (!a.plots.empty()) sets->plots.push_back({sets->names.back(), results, models, report.area_defs, areas});
+  if (a.format == "table" || !a.plots.empty())
+    kept->push_back({file, results.context.count("gpu") ? results.context.at("gpu") + " (" + file + ")" : file,
+                     results, report, models});
   if (a.format == "json") {
     std::cout << score_report_json(report, results, file, a.precision).dump(2) << "\n";
     return 0;
@@ -143,15 +143,21 @@ int score_set(const ScoreOptions& a, const std::string& file, AreaSets* sets) {
 }  // namespace
 
 int run_scores(const ScoreOptions& a) {
-  AreaSets sets;
+  std::vector<ScoredFile> kept;
   for (std::size_t i = 0; i < a.files.size(); ++i) {
     if (a.files.size() > 1) std::printf("%s== %s\n", i ? "\n" : "", a.files[i].c_str());
-    score_set(a, a.files[i], &sets);
+    score_set(a, a.files[i], &kept);
   }
-  std::vector<ScoredSet> scored;
-  for (const auto& [file, set] : sets.scored) scored.push_back({file, &set.first, &set.second});
-  std::fputs(score_validation_text(scored).c_str(), stdout);
-  if (!a.plots.empty()) write_plots(a.plots, sets.plots, a.inputs, a.precision);
+  if (a.format == "table") {
+    std::vector<ScoredSet> scored;
+    for (const auto& f : kept) scored.push_back({f.file, &f.results, &f.report});
+    std::fputs(score_validation_text(scored).c_str(), stdout);
+  }
+  if (a.plots.empty()) return 0;
+  std::vector<PlotSet> plots;
+  for (auto& f : kept)
+    plots.push_back({f.legend, std::move(f.results), std::move(f.models), f.report.area_defs, f.report.areas});
+  write_plots(a.plots, plots, a.inputs, a.precision);
   return 0;
 }
 
