@@ -102,6 +102,17 @@ void add_pack_options(CLI::App& cmd, PackOptions& o) {
 // The flag spelling before compare was a subcommand, and a results file with no command (scores), as the
 // subcommand they mean.
 std::vector<std::string> with_command(std::vector<std::string> words) {
+  // CLI11 (2.1) reads `--name=` as a name without its value and takes the next word as the value: opmark-submit's
+  // `--modifications= --started=...` packed a bundle with "--started=..." as its modifications and no start time.
+  // An empty value given with '=' is an empty value: split it into the name and an empty word.
+  for (std::size_t i = 0; i < words.size(); ++i) {
+    const std::string& w = words[i];
+    if (w.size() > 3 && w.compare(0, 2, "--") == 0 && w.back() == '=' && w.find('=') == w.size() - 1) {
+      words[i] = w.substr(0, w.size() - 1);
+      words.insert(words.begin() + static_cast<std::ptrdiff_t>(i) + 1, std::string());
+      ++i;
+    }
+  }
   const auto old_compare = std::find(words.begin(), words.end(), "--compare");
   if (old_compare != words.end()) {
     std::fprintf(stderr, "opmark-aggregate: --compare is deprecated: use `opmark-aggregate compare BEFORE AFTER`\n");

@@ -82,6 +82,23 @@ TEST_F(BundleCheck, PackWritesWhatCheckRecomputes) {
   EXPECT_EQ(problems(), "");
 }
 
+// opmark-submit passes `--modifications=` (empty in the closed division) before `--started=...`: the empty value
+// is the modifications, and the start time stays the start time (CLI11 had taken the next word as the value).
+TEST_F(BundleCheck, AnEmptyValueAfterEqualsTakesNotTheNextFlag) {
+  std::vector<std::string> args = {"pack", dir_.string(), "--vendor=Fixture", "--system-name=Fixture system",
+                                   "--submitter=opmark-tests", "--division=closed", "--modifications=",
+                                   "--started=2026-11-23T04:00:00Z", "--wall-s=12",
+                                   "--rules=" + (kData / "rules.yaml").string(),
+                                   "--shapes=" + (kData / "shapes").string()};
+  std::vector<char*> argv;
+  for (auto& a : args) argv.push_back(a.data());
+  ASSERT_EQ(pack_main(static_cast<int>(argv.size()), argv.data()), 0);
+  const std::string system = read(dir_ / "system.yaml");
+  EXPECT_NE(system.find("started: \"2026-11-23T04:00:00Z\""), std::string::npos) << system;
+  EXPECT_NE(system.find("modifications: \"\""), std::string::npos) << system;
+  EXPECT_EQ(problems(), "");
+}
+
 TEST_F(BundleCheck, AMissingRequiredCaseIsNamed) {
   drop_lines(dir_ / "run/results.jsonl", "gemm/fwd/fp16/m=128/n=64/k=32");
   drop_lines(dir_ / "run/benchmark.json", "gemm/fwd/fp16/m=128/n=64/k=32");  // not valid JSON any more: also said
