@@ -35,7 +35,10 @@ bool fits_registers(std::int64_t units, ReducePlan* plan) {
   struct Fit {
     int group, cache;
   };
-  static const Fit fits[] = {{1, 4}, {8, 4}, {32, 4}, {32, 16}, {kReduceBlockThreads, 4}, {kReduceBlockThreads, 16}};
+  // Each cache size is a kernel of its own: registers are sized for the whole cache whatever the row uses, and a
+  // cache twice the row's need halves the blocks a multiprocessor holds (latency, not bandwidth, then bounds it).
+  static const Fit fits[] = {{1, 4},  {8, 4},  {32, 4},  {32, 8}, {32, 16}, {kReduceBlockThreads, 4},
+                             {kReduceBlockThreads, 8}, {kReduceBlockThreads, 16}};
   for (const Fit& f : fits)
     if (units <= std::int64_t{f.group} * f.cache) {
       plan->group = f.group;
@@ -51,6 +54,15 @@ int streaming_group(std::int64_t units) {
   if (units <= 32) return 8;
   if (units <= 1024) return 32;
   return kReduceBlockThreads;
+}
+
+// Threads sharing a row of a tile: one for a handful of columns, 8 up to 64, then a warp (at most 8 elements each).
+// A thread alone walks its row at a stride of `cols` elements from its neighbours' rows: an even stride puts
+// several of a warp's reads in one shared-memory bank, so only odd rows (and the shortest) go one to a thread.
+int tile_group(std::int64_t cols) {
+  if (cols <= 3 || (cols % 2 == 1 && cols <= 16)) return 1;
+  if (cols <= 64) return 8;
+  return 32;
 }
 
 }  // namespace
@@ -72,6 +84,14 @@ ReducePlan reduce_plan(const std::string& op, std::int64_t rows, std::int64_t co
     plan.path = ReducePath::all_partials;
     plan.group = kReduceBlockThreads;
     how = "1024 blocks of partial sums, then one block sums them";
+  } else if (cols <= (reduce_normalises(op) ? kTileMaxCols : kTileMaxSumCols)) {
+    // A few to a few hundred elements a row: loads of a row's own elements are narrow and its reductions are short
+    // chains, so whole rows are staged in a tile and the copy in and out runs at full width.
+    plan.path = ReducePath::tile;
+    plan.vectorised = true;
+    plan.group = tile_group(cols);
+    plan.tile_rows = std::max<std::int64_t>(1, kTileBytes / (cols * elem_bytes));
+    how = group_words(plan.group) + ", " + std::to_string(plan.tile_rows) + "-row tiles in shared memory";
   } else if (reduce_normalises(op)) {
     if (fits_registers(units, &plan)) {
       plan.path = ReducePath::registers;
@@ -100,7 +120,13 @@ ReducePlan reduce_plan(const std::string& op, std::int64_t rows, std::int64_t co
       how = group_words(plan.group) + ", reduced as read";
     }
   }
-  plan.label = "path: " + how + (vectorisable ? ", 16-byte loads" : ", element loads") + ", " +
+  // Rows cached in registers are read in the units they are kept in; every other path reads whole 16-byte vectors
+  // from a row's (or a tile's) first 16-byte boundary on, whatever the row length.
+  const std::string loads = plan.path == ReducePath::registers && !vectorisable ? "element loads"
+                            : vectorisable || plan.path == ReducePath::tile
+                                ? "16-byte loads"
+                                : "16-byte loads past each row's unaligned start";
+  plan.label = "path: " + how + ", " + loads + ", " +
                std::to_string(plan.passes) + (plan.passes == 1 ? " read" : " reads");
   return plan;
 }

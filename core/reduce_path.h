@@ -15,6 +15,9 @@ enum class ReducePath {
                   // then each normalises its part with the row's combined statistics: the input is read twice
   streaming,      // (sum, mean, max) a group of threads per row reduces as it reads: one read, nothing kept
   all_partials,   // (sum_all) a fixed grid of blocks each reduces a share, then one block sums the partials
+  tile,           // short rows: a block copies a run of whole rows (one contiguous span, so 16-byte loads whatever
+                  // the row length) into a shared-memory tile, groups of threads reduce and normalise rows there,
+                  // and the block writes the span back: one read, few instructions per element
 };
 
 struct ReducePlan {
@@ -23,6 +26,7 @@ struct ReducePlan {
   int group = 32;           // threads sharing a row: 1, 8, 32 or kReduceBlockThreads
   int cache = 0;            // registers path: units (vectors or elements) each thread keeps
   std::int64_t splits = 1;  // split_rows, two_pass: blocks per row
+  std::int64_t tile_rows = 0;  // tile: rows per tile
   int passes = 1;           // reads of the input
   std::string label;        // "path: one row per warp in registers, 16-byte loads, 1 read"
 };
@@ -32,6 +36,10 @@ constexpr int kReduceBlockThreads = 256;
 // Shared memory one block may take on an H100 (227 KiB opt-in per block); the caller gives the device's own.
 constexpr std::int64_t kDefaultSharedBytes = 227 * 1024;
 constexpr int kDefaultSms = 132;
+// The tile path: rows of at most kTileMaxCols columns (sum, mean and max: kTileMaxSumCols), kTileBytes of them a tile.
+constexpr std::int64_t kTileMaxCols = 256;
+constexpr std::int64_t kTileMaxSumCols = 4;
+constexpr std::int64_t kTileBytes = 16 * 1024;
 
 // Whether the op writes a rows x cols result (softmax, log_softmax and the norms) rather than one value per row.
 bool reduce_normalises(const std::string& op);

@@ -43,7 +43,11 @@ core::ReducePlan plan_reduce(const std::string& op, core::DType type, const Redu
   // normalised rows in `out`, at rows x cols elements: aligned when cols is a multiple of the vector).
   const bool vectorisable = cols % (16 / elem) == 0 && aligned16(t.x) && aligned16(t.residual) && aligned16(t.out);
   // Room for the kernel's own shared memory beside the row (kernels/reduce_rows.cuh asks for the opt-in less 1 KiB).
-  return core::reduce_plan(op, rows, cols, elem, vectorisable, std::max(0, optin - 2048), sms);
+  core::ReducePlan plan = core::reduce_plan(op, rows, cols, elem, vectorisable, std::max(0, optin - 2048), sms);
+  // A tile is copied as one span: every tensor must share its offset from a 16-byte boundary.
+  if (plan.path == core::ReducePath::tile && !(aligned16(t.x) && aligned16(t.residual) && aligned16(t.out)))
+    throw Error("reduce: the tile path needs 16-byte aligned tensors (" + plan.label + ")");
+  return plan;
 }
 
 std::size_t reduce_workspace_bytes(const core::ReducePlan& plan, std::int64_t rows) {

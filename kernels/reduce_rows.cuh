@@ -6,7 +6,9 @@
 //   streaming      sum, mean, max: a group of threads per row reduces as it reads
 //   split_rows     sum, mean, max on few long rows: partial states per slice, then one thread per row combines
 //   all_partials   sum_all: a fixed grid of partial sums, then one block sums them
+//   tile           short rows: a run of whole rows (one contiguous span) staged in shared memory, reduced there
 // Included by reduce_f32.cu, reduce_f16.cu and reduce_bf16.cu only.
+#include <cstring>
 #include <algorithm>
 #include <cstdint>
 #include <type_traits>
@@ -89,6 +91,56 @@ struct alignas(sizeof(T) * N) Piece {
   T v[N];
 };
 
+// bf16 pairs handled as 32-bit words: widening is two integer operations and narrowing one packed conversion, so a
+// cached 16-byte vector stays in 4 registers. Element by element (__bfloat162float, __float2bfloat16_rn), ptxas
+// kept every bf16 in a register of its own: 160 registers where fp16 took 99 in the block-per-row kernels, half the
+// blocks per multiprocessor, and bf16 norms at 0.6x PyTorch's speed where fp16 matched it (H100, 2026-11-24).
+template <class T, int N>
+constexpr bool kWordPairs = std::is_same_v<T, __nv_bfloat16> && N % 2 == 0;
+
+__device__ __forceinline__ float2 bf16_pair_to_float2(unsigned w) {
+  return {__uint_as_float(w << 16), __uint_as_float(w & 0xffff0000u)};
+}
+__device__ __forceinline__ unsigned float2_to_bf16_pair(float lo, float hi) {
+  const __nv_bfloat162 p = __floats2bfloat162_rn(lo, hi);  // .x, the low half, is lo
+  unsigned w;
+  memcpy(&w, &p, sizeof w);
+  return w;
+}
+
+template <class T, int N>
+__device__ __forceinline__ void widen(const Piece<T, N>& p, float (&v)[N]) {
+  if constexpr (kWordPairs<T, N>) {
+    unsigned w[N / 2];
+    memcpy(w, p.v, sizeof w);
+#pragma unroll
+    for (int k = 0; k < N / 2; ++k) {
+      const float2 f = bf16_pair_to_float2(w[k]);
+      v[2 * k] = f.x;
+      v[2 * k + 1] = f.y;
+    }
+  } else {
+#pragma unroll
+    for (int k = 0; k < N; ++k) v[k] = to_float(p.v[k]);
+  }
+}
+
+// The piece of T holding v[0..N), rounded to nearest.
+template <class T, int N>
+__device__ __forceinline__ Piece<T, N> narrow(const float (&v)[N]) {
+  Piece<T, N> p;
+  if constexpr (kWordPairs<T, N>) {
+    unsigned w[N / 2];
+#pragma unroll
+    for (int k = 0; k < N / 2; ++k) w[k] = float2_to_bf16_pair(v[2 * k], v[2 * k + 1]);
+    memcpy(p.v, w, sizeof w);
+  } else {
+#pragma unroll
+    for (int k = 0; k < N; ++k) p.v[k] = from_float<T>(v[k]);
+  }
+  return p;
+}
+
 // The input's piece at element e: x, or with kAdd x + residual rounded to the storage type (the sum an engine
 // stores, and the one it normalises).
 template <class T, int N, bool kAdd>
@@ -97,16 +149,14 @@ __device__ __forceinline__ Piece<T, N> load_piece(const T* __restrict__ x, const
   P a = *reinterpret_cast<const P*>(x + e);
   if constexpr (kAdd) {
     const P b = *reinterpret_cast<const P*>(res + e);
+    float va[N], vb[N];
+    widen(a, va);
+    widen(b, vb);
 #pragma unroll
-    for (int k = 0; k < N; ++k) a.v[k] = from_float<T>(to_float(a.v[k]) + to_float(b.v[k]));
+    for (int k = 0; k < N; ++k) va[k] += vb[k];
+    a = narrow<T>(va);
   }
   return a;
-}
-
-template <class T, int N>
-__device__ __forceinline__ void widen(const Piece<T, N>& p, float (&v)[N]) {
-#pragma unroll
-  for (int k = 0; k < N; ++k) v[k] = to_float(p.v[k]);
 }
 
 // Where the first 16-byte boundary of a run of elements at p lies: the elements before it (fewer than a vector).
@@ -142,19 +192,35 @@ __device__ __forceinline__ void read_pieces(const T* __restrict__ x, const T* __
 
 // Writes a normalised piece (and with kAdd the sum beside it) at element e of a row; gamma and beta start at the
 // piece's column, element by element (their alignment is the column's, not the row's; they stay in L1).
-template <ReduceOp Op, class T, int N>
+// kWriteSum: false where the sum was written as it was read (the shared-memory paths).
+template <ReduceOp Op, class T, int N, bool kWriteSum = Norm<Op>::kAdd>
 __device__ __forceinline__ void write_piece(const Piece<T, N>& in, float2 c, const T* __restrict__ gamma,
                                             const T* __restrict__ beta, T* __restrict__ out, T* __restrict__ sum,
                                             std::int64_t e) {
   using M = Norm<Op>;
-  Piece<T, N> r;
+  float v[N];
+  widen(in, v);
 #pragma unroll
   for (int k = 0; k < N; ++k) {
     const float g = M::kGamma ? to_float(gamma[k]) : 1.0f, b = M::kBeta ? to_float(beta[k]) : 0.0f;
-    r.v[k] = from_float<T>(M::apply(to_float(in.v[k]), c, g, b));
+    v[k] = M::apply(v[k], c, g, b);
   }
-  *reinterpret_cast<Piece<T, N>*>(out + e) = r;
-  if constexpr (M::kAdd) *reinterpret_cast<Piece<T, N>*>(sum + e) = in;
+  *reinterpret_cast<Piece<T, N>*>(out + e) = narrow<T>(v);
+  if constexpr (kWriteSum) *reinterpret_cast<Piece<T, N>*>(sum + e) = in;
+}
+
+// Calls f(e, piece) for every piece of [0, count) of a span of T at p that thread `tid` of `step` owns: single
+// elements up to p's first 16-byte boundary, 16-byte vectors, then single elements (no loads batched: for walks
+// whose pieces come from shared memory).
+template <class T, class F>
+__device__ __forceinline__ void each_piece(const T* p, std::int64_t count, std::int64_t tid, std::int64_t step,
+                                           F&& f) {
+  constexpr int kC = Vec<T>::kCount;
+  const std::int64_t head = head_elements(p, count);
+  const std::int64_t vectors = (count - head) / kC;
+  for (std::int64_t e = tid; e < head; e += step) f(e, std::integral_constant<int, 1>{});
+  for (std::int64_t i = tid; i < vectors; i += step) f(head + i * kC, std::integral_constant<int, kC>{});
+  for (std::int64_t e = head + vectors * kC + tid; e < count; e += step) f(e, std::integral_constant<int, 1>{});
 }
 
 // Combines the states of a group of kGroup threads (1, a power of two up to 32 within a warp, or the block); every
@@ -211,7 +277,7 @@ __global__ void __launch_bounds__(kThreads) registers_kernel(Rows<T> a) {
   }
 }
 
-// ---- shared_memory: a block per row; the row (x, or x + residual) is kept in shared memory between the reads ----
+// ---- rows in shared memory (shared_memory, tile) ----
 
 // The row sits in shared memory shifted so that a 16-byte vector of the row lands on a 16-byte boundary there too.
 template <class T>
@@ -220,40 +286,146 @@ __device__ __forceinline__ std::int64_t shared_shift(const T* row, std::int64_t 
   return head == 0 ? 0 : Vec<T>::kCount - head;
 }
 
+// Copies the span [start, start + count) of x (with kAdd: x + residual rounded to T, which is also the second
+// output and is written here) into shared memory at saved + shift, and returns the shift. Nothing is computed
+// while loading, so every thread's loads are in flight together; the block waits for the whole span.
+template <class T, bool kAdd>
+__device__ __forceinline__ std::int64_t load_span(const Rows<T>& a, T* saved, std::int64_t start, std::int64_t count) {
+  const std::int64_t shift = shared_shift(a.x + start, count);
+  read_pieces<T, kAdd>(a.x + start, a.residual + start, count, threadIdx.x, kThreads,
+                       [&](std::int64_t e, const auto& p) {
+                         using P = std::decay_t<decltype(p)>;
+                         *reinterpret_cast<P*>(saved + shift + e) = p;
+                         if constexpr (kAdd) *reinterpret_cast<P*>(a.sum + start + e) = p;
+                       });
+  __syncthreads();
+  return shift;
+}
+
+// The coefficients of a row of `cols` elements in shared memory, computed by the kGroup threads sharing it (lane:
+// this thread's place among them) in two exact steps over the row, since it is at hand: softmax's max, then its sum
+// of exponentials (one exponential per element, no rescaling); layer norm's mean, then its sum of squared
+// deviations (no divisions per element, as Welford's update takes); RMSNorm's sum of squares. Every thread of the
+// warp (kGroup <= 32) or block must call it; cols 0 for a thread without a row.
+template <ReduceOp Op, int kGroup, class T>
+__device__ __forceinline__ float2 shared_row_coef(const T* row, std::int64_t cols, int lane) {
+  using M = Norm<Op>;
+  using State = typename M::State;
+  const float n = static_cast<float>(cols);
+  if constexpr (std::is_same_v<State, SoftmaxState>) {
+    Max m;
+    for (std::int64_t c = lane; c < cols; c += kGroup) m.add(to_float(row[c]));
+    m = group_reduce<kGroup>(m);
+    Sum e;
+    for (std::int64_t c = lane; c < cols; c += kGroup) e.add(__expf(to_float(row[c]) - m.v));
+    e = group_reduce<kGroup>(e);
+    return M::coef(SoftmaxState{m.v, e.v}, n);
+  } else if constexpr (std::is_same_v<State, Welford>) {
+    Sum sum;
+    for (std::int64_t c = lane; c < cols; c += kGroup) sum.add(to_float(row[c]));
+    const float mean = group_reduce<kGroup>(sum).v / n;
+    Sum deviations;
+    for (std::int64_t c = lane; c < cols; c += kGroup) {
+      const float d = to_float(row[c]) - mean;
+      deviations.add(d * d);
+    }
+    return M::coef(Welford{n, mean, group_reduce<kGroup>(deviations).v}, n);
+  } else {
+    SumSquares q;
+    for (std::int64_t c = lane; c < cols; c += kGroup) q.add(to_float(row[c]));
+    return M::coef(group_reduce<kGroup>(q), n);
+  }
+}
+
+// shared_memory: a block per row; the row (x, or x + residual) is copied into shared memory, its statistics come
+// from there, and it is written normalised from there.
 template <ReduceOp Op, class T>
 __global__ void __launch_bounds__(kThreads) shared_row_kernel(Rows<T> a) {
-  using M = Norm<Op>;
   extern __shared__ __align__(16) unsigned char shared_bytes[];
   T* saved = reinterpret_cast<T*>(shared_bytes);
   for (std::int64_t r = blockIdx.x; r < a.rows; r += gridDim.x) {
     const std::int64_t start = r * a.cols;
-    const std::int64_t shift = shared_shift(a.x + start, a.cols);
-    typename M::State s;
-    read_pieces<T, M::kAdd>(a.x + start, a.residual + start, a.cols, threadIdx.x, kThreads,
-                            [&](std::int64_t e, const auto& p) {
-                              using P = std::decay_t<decltype(p)>;
-                              *reinterpret_cast<P*>(saved + shift + e) = p;
-                              float v[P::kCount];
-                              widen(p, v);
-                              s.add_chunk(v);
-                            });
-    s = block_reduce(s);  // its barriers also order the shared-memory writes above before the reads below
-    const float2 c = M::coef(s, static_cast<float>(a.cols));
-    const T* x_row = a.x + start;
-    const std::int64_t head = head_elements(x_row, a.cols);
-    constexpr int kC = Vec<T>::kCount;
-    const std::int64_t vectors = (a.cols - head) / kC;
-    const auto write = [&](std::int64_t e, const auto& p) {
-      write_piece<Op>(p, c, a.gamma + e, a.beta + e, a.out, a.sum, start + e);
-    };
-    for (std::int64_t e = threadIdx.x; e < head; e += kThreads) write(e, *reinterpret_cast<const Piece<T, 1>*>(saved + shift + e));
-    for (std::int64_t i = threadIdx.x; i < vectors; i += kThreads) {
-      const std::int64_t e = head + i * kC;
-      write(e, *reinterpret_cast<const Piece<T, kC>*>(saved + shift + e));
-    }
-    for (std::int64_t e = head + vectors * kC + threadIdx.x; e < a.cols; e += kThreads)
-      write(e, *reinterpret_cast<const Piece<T, 1>*>(saved + shift + e));
+    const T* row = saved + load_span<T, Norm<Op>::kAdd>(a, saved, start, a.cols);
+    const float2 c = shared_row_coef<Op, kThreads>(row, a.cols, threadIdx.x);
+    each_piece(a.out + start, a.cols, threadIdx.x, kThreads, [&](std::int64_t e, auto n) {
+      using P = Piece<T, decltype(n)::value>;
+      write_piece<Op, T, P::kCount, false>(*reinterpret_cast<const P*>(row + e), c, a.gamma + e, a.beta + e, a.out,
+                                           nullptr, start + e);
+    });
     __syncthreads();  // the next row overwrites `saved`
+  }
+}
+
+// tile: block b takes tiles b, b + gridDim.x, ... of tile_rows whole rows each. The tile is one contiguous span, so
+// it is copied in and out with 16-byte accesses whatever the row length; groups of kGroup threads reduce its rows
+// in shared memory. Normalising ops write each row back in place, then the block writes the span; sum, mean and
+// max write one value per row.
+template <class T>
+struct Tile {
+  std::int64_t row0, rows, start, count;
+};
+
+template <class T>
+__device__ __forceinline__ Tile<T> tile_at(const Rows<T>& a, std::int64_t t, std::int64_t tile_rows) {
+  Tile<T> tile;
+  tile.row0 = t * tile_rows;
+  tile.rows = std::min(tile_rows, a.rows - tile.row0);
+  tile.start = tile.row0 * a.cols;
+  tile.count = tile.rows * a.cols;
+  return tile;
+}
+
+template <ReduceOp Op, class T, int kGroup>
+__global__ void __launch_bounds__(kThreads) tile_normalise_kernel(Rows<T> a, std::int64_t tile_rows) {
+  using M = Norm<Op>;
+  extern __shared__ __align__(16) unsigned char shared_bytes[];
+  T* saved = reinterpret_cast<T*>(shared_bytes);
+  constexpr int kPerPass = kThreads / kGroup;
+  const int lane = static_cast<int>(threadIdx.x % kGroup);
+  const std::int64_t slot = threadIdx.x / kGroup;
+  const std::int64_t tiles = (a.rows + tile_rows - 1) / tile_rows;
+  for (std::int64_t t = blockIdx.x; t < tiles; t += gridDim.x) {
+    const Tile<T> tile = tile_at(a, t, tile_rows);
+    T* rows = saved + load_span<T, M::kAdd>(a, saved, tile.start, tile.count);
+    for (std::int64_t base = 0; base < tile.rows; base += kPerPass) {  // uniform: every lane reaches the shuffles
+      const std::int64_t r = base + slot;
+      const std::int64_t cols = r < tile.rows ? a.cols : 0;
+      T* row = rows + (cols ? r * a.cols : 0);
+      const float2 c = shared_row_coef<Op, kGroup>(row, cols, lane);
+      for (std::int64_t col = lane; col < cols; col += kGroup) {
+        const float g = M::kGamma ? to_float(a.gamma[col]) : 1.0f, b = M::kBeta ? to_float(a.beta[col]) : 0.0f;
+        row[col] = from_float<T>(M::apply(to_float(row[col]), c, g, b));
+      }
+    }
+    __syncthreads();
+    each_piece(a.out + tile.start, tile.count, threadIdx.x, kThreads, [&](std::int64_t e, auto n) {
+      using P = Piece<T, decltype(n)::value>;
+      *reinterpret_cast<P*>(a.out + tile.start + e) = *reinterpret_cast<const P*>(rows + e);
+    });
+    __syncthreads();  // the next tile overwrites this one
+  }
+}
+
+template <class S, class T, int kGroup>
+__global__ void __launch_bounds__(kThreads) tile_reduce_kernel(Rows<T> a, std::int64_t tile_rows, bool mean) {
+  extern __shared__ __align__(16) unsigned char shared_bytes[];
+  T* saved = reinterpret_cast<T*>(shared_bytes);
+  constexpr int kPerPass = kThreads / kGroup;
+  const int lane = static_cast<int>(threadIdx.x % kGroup);
+  const std::int64_t slot = threadIdx.x / kGroup;
+  const std::int64_t tiles = (a.rows + tile_rows - 1) / tile_rows;
+  for (std::int64_t t = blockIdx.x; t < tiles; t += gridDim.x) {
+    const Tile<T> tile = tile_at(a, t, tile_rows);
+    const T* rows = saved + load_span<T, false>(a, saved, tile.start, tile.count);
+    for (std::int64_t base = 0; base < tile.rows; base += kPerPass) {
+      const std::int64_t r = base + slot;
+      const std::int64_t cols = r < tile.rows ? a.cols : 0;
+      S s;
+      for (std::int64_t col = lane; col < cols; col += kGroup) s.add(to_float(rows[r * a.cols + col]));
+      s = group_reduce<kGroup>(s);
+      if (cols && lane == 0) a.out[tile.row0 + r] = from_float<T>(mean ? s.v / static_cast<float>(a.cols) : s.v);
+    }
+    __syncthreads();  // the next tile overwrites this one
   }
 }
 
@@ -321,8 +493,8 @@ __device__ __forceinline__ float reduced_value(S s, bool mean, std::int64_t cols
   return mean ? s.v / static_cast<float>(cols) : s.v;
 }
 
-// streaming: kGroup threads per row reduce as they read (kVec: 16-byte loads).
-template <class S, class T, int kGroup, bool kVec>
+// streaming: kGroup threads per row reduce as they read (16-byte loads from each row's first 16-byte boundary on).
+template <class S, class T, int kGroup>
 __global__ void __launch_bounds__(kThreads) streaming_kernel(Rows<T> a, bool mean) {
   constexpr int kPerBlock = kThreads / kGroup;
   const int lane = static_cast<int>(threadIdx.x % kGroup);
@@ -332,8 +504,12 @@ __global__ void __launch_bounds__(kThreads) streaming_kernel(Rows<T> a, bool mea
     const std::int64_t r = base + slot;
     const bool live = r < a.rows;
     S s;
-    for_each_chunk<T, kVec>(a.x + (live ? r * a.cols : 0), live ? a.cols : 0, lane, kGroup,
-                            [&](const auto& v) { s.add_chunk(v); });
+    read_pieces<T, false>(a.x + (live ? r * a.cols : 0), nullptr, live ? a.cols : 0, lane, kGroup,
+                          [&](std::int64_t, const auto& p) {
+                            float v[std::decay_t<decltype(p)>::kCount];
+                            widen(p, v);
+                            s.add_chunk(v);
+                          });
     s = group_reduce<kGroup>(s);
     if (live && lane == 0) a.out[r] = from_float<T>(reduced_value(s, mean, a.cols));
   }
@@ -383,9 +559,31 @@ void launch_registers(const ReducePlan& plan, const Rows<T>& a, cudaStream_t str
   if (plan.group == 1) go(registers_kernel<Op, T, kUnit, 1, 4>);
   else if (plan.group == 8) go(registers_kernel<Op, T, kUnit, 8, 4>);
   else if (plan.group == 32 && plan.cache <= 4) go(registers_kernel<Op, T, kUnit, 32, 4>);
+  else if (plan.group == 32 && plan.cache <= 8) go(registers_kernel<Op, T, kUnit, 32, 8>);
   else if (plan.group == 32) go(registers_kernel<Op, T, kUnit, 32, 16>);
   else if (plan.cache <= 4) go(registers_kernel<Op, T, kUnit, kThreads, 4>);
+  else if (plan.cache <= 8) go(registers_kernel<Op, T, kUnit, kThreads, 8>);
   else go(registers_kernel<Op, T, kUnit, kThreads, 16>);
+}
+
+// The tile path's launch: the tile plus a vector's room for the alignment shift (at most 16 KiB: no opt-in).
+template <class T>
+std::size_t tile_bytes(const ReducePlan& plan, const Rows<T>& a) {
+  return static_cast<std::size_t>(plan.tile_rows * a.cols + Vec<T>::kCount) * sizeof(T);
+}
+template <class T>
+unsigned tile_blocks(const ReducePlan& plan, const Rows<T>& a) {
+  return grid_for((a.rows + plan.tile_rows - 1) / plan.tile_rows, 1);
+}
+
+template <ReduceOp Op, class T>
+void launch_tile_normalise(const ReducePlan& plan, const Rows<T>& a, cudaStream_t stream) {
+  const auto go = [&](auto kernel) {
+    kernel<<<tile_blocks(plan, a), kThreads, tile_bytes(plan, a), stream>>>(a, plan.tile_rows);
+  };
+  if (plan.group == 1) go(tile_normalise_kernel<Op, T, 1>);
+  else if (plan.group == 8) go(tile_normalise_kernel<Op, T, 8>);
+  else go(tile_normalise_kernel<Op, T, 32>);
 }
 
 template <ReduceOp Op, class T>
@@ -413,6 +611,7 @@ void launch_normalise(const ReducePlan& plan, const Rows<T>& a, void* workspace,
       shared_row_kernel<Op, T><<<grid_for(a.rows, 1), kThreads, bytes, stream>>>(a);
       return;
     }
+    case ReducePath::tile: return launch_tile_normalise<Op, T>(plan, a, stream);
     case ReducePath::two_pass: {
       auto* partials = static_cast<State*>(workspace);
       const unsigned blocks = grid_for(a.rows * plan.splits, 1);
@@ -425,13 +624,23 @@ void launch_normalise(const ReducePlan& plan, const Rows<T>& a, void* workspace,
   }
 }
 
-template <class S, class T, bool kVec>
+template <class S, class T>
 void launch_streaming(const ReducePlan& plan, const Rows<T>& a, bool mean, cudaStream_t stream) {
   const unsigned blocks = grid_for(a.rows, kThreads / plan.group);
-  if (plan.group == 1) streaming_kernel<S, T, 1, kVec><<<blocks, kThreads, 0, stream>>>(a, mean);
-  else if (plan.group == 8) streaming_kernel<S, T, 8, kVec><<<blocks, kThreads, 0, stream>>>(a, mean);
-  else if (plan.group == 32) streaming_kernel<S, T, 32, kVec><<<blocks, kThreads, 0, stream>>>(a, mean);
-  else streaming_kernel<S, T, kThreads, kVec><<<blocks, kThreads, 0, stream>>>(a, mean);
+  if (plan.group == 1) streaming_kernel<S, T, 1><<<blocks, kThreads, 0, stream>>>(a, mean);
+  else if (plan.group == 8) streaming_kernel<S, T, 8><<<blocks, kThreads, 0, stream>>>(a, mean);
+  else if (plan.group == 32) streaming_kernel<S, T, 32><<<blocks, kThreads, 0, stream>>>(a, mean);
+  else streaming_kernel<S, T, kThreads><<<blocks, kThreads, 0, stream>>>(a, mean);
+}
+
+template <class S, class T>
+void launch_tile_reduce(const ReducePlan& plan, const Rows<T>& a, bool mean, cudaStream_t stream) {
+  const auto go = [&](auto kernel) {
+    kernel<<<tile_blocks(plan, a), kThreads, tile_bytes(plan, a), stream>>>(a, plan.tile_rows, mean);
+  };
+  if (plan.group == 1) go(tile_reduce_kernel<S, T, 1>);
+  else if (plan.group == 8) go(tile_reduce_kernel<S, T, 8>);
+  else go(tile_reduce_kernel<S, T, 32>);
 }
 
 template <class S, class T>
@@ -444,8 +653,8 @@ void launch_row_reduce(const ReducePlan& plan, const Rows<T>& a, bool mean, void
     combine_slices_kernel<S, T><<<grid_for(a.rows, kThreads), kThreads, 0, stream>>>(a, plan.splits, partials, mean);
     return;
   }
-  if (plan.vectorised) launch_streaming<S, T, true>(plan, a, mean, stream);
-  else launch_streaming<S, T, false>(plan, a, mean, stream);
+  if (plan.path == ReducePath::tile) return launch_tile_reduce<S, T>(plan, a, mean, stream);
+  launch_streaming<S, T>(plan, a, mean, stream);
 }
 
 }  // namespace reduce_detail

@@ -18,33 +18,60 @@ std::int64_t rows_for(std::int64_t cols) { return (33554432 + cols / 2) / cols; 
 
 }  // namespace
 
-TEST(ReducePath, ShortRowsGoToSmallGroupsInRegisters) {
+TEST(ReducePath, ShortRowsAreStagedInSharedMemoryTiles) {
+  // Up to 256 columns (sum, mean, max: 4) whole rows are copied as one span into a 16 KiB tile.
   const ReducePlan one = plan("softmax", rows_for(1), 1, 4, false);
-  EXPECT_EQ(one.path, ReducePath::registers);
+  EXPECT_EQ(one.path, ReducePath::tile);
   EXPECT_EQ(one.group, 1);
-  EXPECT_EQ(one.label, "path: one row per thread in registers, element loads, 1 read");
-  EXPECT_EQ(plan("layernorm", rows_for(7), 7, 2, false).group, 8);
+  EXPECT_EQ(one.tile_rows, 4096);
+  EXPECT_EQ(one.passes, 1);
+  EXPECT_EQ(one.label, "path: one row per thread, 4096-row tiles in shared memory, 16-byte loads, 1 read");
+  const ReducePlan seven = plan("layernorm", rows_for(7), 7, 2, false);  // odd: a thread's rows miss each other's banks
+  EXPECT_EQ(seven.path, ReducePath::tile);
+  EXPECT_EQ(seven.group, 1);
+  EXPECT_EQ(seven.tile_rows, 1170);
+  EXPECT_EQ(plan("softmax", rows_for(16), 16, 4, true).group, 8);  // even: 8 threads share a row
   EXPECT_EQ(plan("layernorm", rows_for(31), 31, 2, false).group, 8);
+  const ReducePlan warp = plan("softmax", rows_for(197), 197, 2, false);  // a warp per row, 7 elements a lane
+  EXPECT_EQ(warp.path, ReducePath::tile);
+  EXPECT_EQ(warp.group, 32);
+  EXPECT_EQ(warp.tile_rows, 41);
+  EXPECT_EQ(warp.label, "path: one row per warp, 41-row tiles in shared memory, 16-byte loads, 1 read");
+  EXPECT_EQ(plan("add_rmsnorm", rows_for(256), 256, 4, true).path, ReducePath::tile);
+  EXPECT_EQ(plan("add_rmsnorm", rows_for(257), 257, 4, false).path, ReducePath::registers);
+  EXPECT_EQ(plan("sum", rows_for(1), 1, 2, false).path, ReducePath::tile);
+  EXPECT_EQ(plan("mean", rows_for(4), 4, 2, false).path, ReducePath::tile);
+  EXPECT_EQ(plan("max", rows_for(5), 5, 2, false).path, ReducePath::streaming);
+}
+
+TEST(ReducePath, LongerRowsGoToTheSmallestRegisterCacheThatHoldsThem) {
   const ReducePlan warp = plan("softmax", rows_for(512), 512, 2, true);  // 64 vectors: 2 per lane
+  EXPECT_EQ(warp.path, ReducePath::registers);
   EXPECT_EQ(warp.group, 32);
   EXPECT_EQ(warp.cache, 4);
   EXPECT_EQ(warp.label, "path: one row per warp in registers, 16-byte loads, 1 read");
-  EXPECT_EQ(plan("softmax", rows_for(197), 197, 2, false).group, 32);  // odd: elements, 7 per lane
-  EXPECT_EQ(plan("softmax", rows_for(2048), 2048, 4, true).cache, 16);  // 512 vectors: 16 per lane
+  EXPECT_EQ(plan("layernorm", rows_for(2048), 2048, 2, true).cache, 8);   // 256 vectors: 8 per lane
+  EXPECT_EQ(plan("softmax", rows_for(2048), 2048, 4, true).cache, 16);    // 512 vectors: 16 per lane
+  const ReducePlan odd = plan("softmax", rows_for(401), 401, 2, false);  // odd: elements, 13 per lane
+  EXPECT_EQ(odd.group, 32);
+  EXPECT_EQ(odd.cache, 16);  // 401 elements: past 32 x 8
+  EXPECT_EQ(odd.label, "path: one row per warp in registers, element loads, 1 read");
 }
 
 TEST(ReducePath, LongerRowsTakeTheBlockThenSharedMemoryThenTwoPasses) {
   const ReducePlan block = plan("layernorm", rows_for(12288), 12288, 2, true);  // 1536 vectors over 256 threads
   EXPECT_EQ(block.path, ReducePath::registers);
   EXPECT_EQ(block.group, kReduceBlockThreads);
-  EXPECT_EQ(block.cache, 16);
+  EXPECT_EQ(block.cache, 8);
   EXPECT_EQ(block.passes, 1);
+  EXPECT_EQ(plan("layernorm", rows_for(32000), 32000, 2, true).cache, 16);  // 4000 vectors
   // 50257 odd columns: 98 KiB (fp16) or 196 KiB (fp32) a row, in shared memory, read once.
   for (std::int64_t elem : {2, 4}) {
     const ReducePlan shared = plan("softmax", rows_for(50257), 50257, elem, false);
     EXPECT_EQ(shared.path, ReducePath::shared_memory) << elem;
     EXPECT_EQ(shared.passes, 1);
-    EXPECT_EQ(shared.label, "path: block per row, shared memory, element loads, 1 read");
+    EXPECT_EQ(shared.label,
+              "path: block per row, shared memory, 16-byte loads past each row's unaligned start, 1 read");
   }
   EXPECT_EQ(plan("softmax", rows_for(32000), 32000, 4, true).path, ReducePath::shared_memory);  // 8000 vectors
   // 131072 fp16 (256 KiB) and 262144 in any precision: past shared memory, two passes over slices of each row.
@@ -63,7 +90,10 @@ TEST(ReducePath, LongerRowsTakeTheBlockThenSharedMemoryThenTwoPasses) {
 
 TEST(ReducePath, SumsReadOnceWhateverTheShape) {
   EXPECT_EQ(plan("sum", rows_for(1), 1, 4, false).group, 1);
-  EXPECT_EQ(plan("max", rows_for(7), 7, 2, false).group, 8);
+  const ReducePlan seven = plan("max", rows_for(7), 7, 2, false);
+  EXPECT_EQ(seven.group, 8);
+  EXPECT_EQ(seven.label, "path: 8 threads per row, reduced as read, 16-byte loads past each row's unaligned start, "
+                         "1 read");
   EXPECT_EQ(plan("mean", rows_for(4096), 4096, 4, true).group, 32);
   const ReducePlan block = plan("sum", rows_for(8192), 8192, 4, true);  // 4096 rows: a block each
   EXPECT_EQ(block.path, ReducePath::streaming);
@@ -87,6 +117,7 @@ TEST(ReducePath, EverySweepShapeHasAPlanThatHoldsItsRow) {
         const std::int64_t units = vec ? cols / (16 / elem) : cols;
         if (p.path == ReducePath::registers) EXPECT_LE(units, std::int64_t{p.group} * p.cache);
         if (p.path == ReducePath::shared_memory) EXPECT_LE(cols * elem, kShared);
+        if (p.path == ReducePath::tile) EXPECT_LE(p.tile_rows * cols * elem, kTileBytes);
         EXPECT_EQ(p.passes, p.path == ReducePath::two_pass ? 2 : 1);
         // Read once wherever the row fits one multiprocessor's shared memory.
         if (cols * elem <= kShared) EXPECT_EQ(p.passes, 1);
