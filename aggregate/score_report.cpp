@@ -46,6 +46,7 @@ nlohmann::json score_report_json(const ScoreReport& report, const ResultSet& res
     if (s.graph_ms || s.kernel_ms) {
       if (s.graph_ms) m["graph_ms"] = *s.graph_ms;
       if (s.kernel_ms) m["kernel_ms"] = *s.kernel_ms;
+      if (s.graph_suspect) m["graph_suspect"] = true;  // only where flagged: other entries stay what they were
       const ScoreCheck check = check_score(s, results.context.count("gpu") ? results.context.at("gpu") : "");
       if (check.real_ms) {
         m["score_over_real"] = check.ratio();
@@ -136,7 +137,7 @@ std::string score_validation_text(const std::vector<ScoredSet>& sets) {
   if (hot && cold && gpu_of(*hot->results) != gpu_of(*cold->results)) hot = cold = nullptr;
   std::string out =
       "\nScores against the real models: the traced model's time on the same GPU (graph: a CUDA-graph replay of the "
-      "whole pass; kernel: the profiler's kernel time, where the capture failed)\n";
+      "whole pass; kernel: the profiler's kernel time, where the capture failed or its time is suspect)\n";
   std::vector<const ScoredSet*> shown;
   if (hot && cold) {
     out += format("hot L2: %s; cold L2: %s\n", hot->label.c_str(), cold->label.c_str());

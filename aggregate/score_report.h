@@ -22,7 +22,8 @@ ScoreReport score_report(const ResultSet& results, const std::vector<core::Model
 
 // {lower_is_better, unit, precision, results, gpu, models[], areas[]}; `results_label` names the results file.
 // A model whose table has the traced model's graph_ms or kernel_ms (issue 17) also gets them, its score over the
-// real time where the run's GPU is the table's (score_over_real, real_kind), and its per-family times (families:
+// real time where the run's GPU is the table's (score_over_real, real_kind; graph_suspect: true where the tracer
+// flagged graph_ms, and the kernel time stands in), and its per-family times (families:
 // {family: {score_ms, traced_ms, traced_scored_ms, calls, scored_calls}}); older tables' entries are unchanged.
 nlohmann::json score_report_json(const ScoreReport& report, const ResultSet& results, const std::string& results_label,
                                  const std::string& precision);

@@ -19,6 +19,7 @@ ModelScore score_model(const core::ModelTable& model, const core::Symbols& input
     s.measured_precision = model.measured->precision;
     s.graph_ms = model.measured->graph_ms;
     s.kernel_ms = model.measured->kernel_ms;
+    s.graph_suspect = model.measured->graph_suspect;
   }
   for (const auto& call : core::model_calls(model, inputs, precision)) {
     s.calls += call.calls;
@@ -51,16 +52,19 @@ ScoreCheck check_score(const ModelScore& score, const std::string& run_gpu) {
   ScoreCheck c;
   c.model = score.name;
   c.score_ms = score.score_ms;
-  if (!score.graph_ms && !score.kernel_ms) {
-    c.why_not = "the table has no graph_ms or kernel_ms (retrace it on a GPU)";
+  // A suspect graph time is no real time: the check goes on as if the capture had failed.
+  const std::optional<double> graph_ms = score.graph_suspect ? std::nullopt : score.graph_ms;
+  if (!graph_ms && !score.kernel_ms) {
+    c.why_not = score.graph_suspect ? "the table's graph_ms is suspect and it has no kernel_ms (retrace it on a GPU)"
+                                    : "the table has no graph_ms or kernel_ms (retrace it on a GPU)";
   } else if (score.measured_device.empty() || run_gpu.empty() || score.measured_device != run_gpu) {
     c.why_not = "traced on " + (score.measured_device.empty() ? std::string("an unnamed GPU") : score.measured_device) +
                 ", run on " + (run_gpu.empty() ? std::string("an unnamed GPU") : run_gpu);
-  } else if (score.graph_ms) {
-    c.real_ms = score.graph_ms;
+  } else if (graph_ms) {
+    c.real_ms = graph_ms;
     c.real_kind = "graph";
   } else {
-    c.real_ms = score.kernel_ms;  // the graph capture failed where the table was traced
+    c.real_ms = score.kernel_ms;  // the graph capture failed where the table was traced, or its time is suspect
     c.real_kind = "kernel";
   }
   return c;

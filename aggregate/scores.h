@@ -32,6 +32,7 @@ struct ModelScore {
   std::optional<double> measured_ms;     // the model's own GPU time (eager pass), where its table records it
   std::string measured_device, measured_precision;
   std::optional<double> graph_ms, kernel_ms;  // the table's CUDA-graph replay and total kernel time, where given
+  bool graph_suspect = false;  // the tracer flagged graph_ms as not the model's time (core::ModelMeasurement)
   std::map<std::string, FamilyTime> families;  // by family, "other" included (traced time only)
 
   double coverage_calls() const { return calls ? double(covered_calls) / double(calls) : 0.0; }
@@ -43,8 +44,9 @@ ModelScore score_model(const core::ModelTable& model, const core::Symbols& input
                        const ResultSet& results);
 
 // The score checked against the real model (issue 17): the table's traced model on the same GPU as the run.
-// real_ms is the CUDA-graph replay (graph_ms), or where the table has none the profiler's total kernel time
-// (real_kind says which); a run on another GPU, or a table without those times, gets no ratio (why_not says why).
+// real_ms is the CUDA-graph replay (graph_ms), or where the table has none or flags it suspect (graph_suspect) the
+// profiler's total kernel time (real_kind says which); a run on another GPU, or a table without those times, gets no
+// ratio (why_not says why).
 struct ScoreCheck {
   std::string model;
   double score_ms = 0;

@@ -15,11 +15,12 @@ namespace {
 const std::set<std::string> kTopKeys = {"model", "area", "task", "source", "mode", "inputs", "measured", "ops"};
 const std::set<std::string> kOpKeys = {"family", "direction", "calls", "source_op", "traced_us"};
 const std::set<std::string> kMeasuredKeys = {"device", "precision", "gpu_time_ms", "graph_ms", "eager_ms",
-                                             "kernel_ms"};
+                                             "kernel_ms", "graph_suspect"};
 const std::string kOther = "other";
 const Symbols kNoInputs;
 const char* const kInputsFlag = "--opmark_inputs";  // how a user gives a model's input a value
 
+using yaml::boolean;
 using yaml::check_keys;
 using yaml::join;
 using yaml::number;
@@ -118,6 +119,7 @@ ModelTable parse_model_table(const std::string& yaml_text, const std::string& pa
     mm.graph_ms = time("graph_ms");
     mm.eager_ms = time("eager_ms");
     mm.kernel_ms = time("kernel_ms");
+    if (measured["graph_suspect"]) mm.graph_suspect = boolean(path, measured["graph_suspect"], "graph_suspect");
     if (mm.eager_ms) mm.gpu_time_ms = *mm.eager_ms;
     m.measured = mm;
   }

@@ -22,7 +22,9 @@
 // the profiler), for time coverage and the per-family comparison with opmark's times.
 // `measured` is the traced model's own time on the named device: graph_ms one CUDA-graph replay of the whole pass
 // (no launch gaps: what a score is compared with), eager_ms an eager pass (older tables: gpu_time_ms), kernel_ms
-// the profiler's total kernel time of a pass.
+// the profiler's total kernel time of a pass. graph_suspect: true says the tracer found graph_ms out of what a
+// correct capture gives (slower than the eager pass, or well below the kernel time; the table's header says by how
+// much): the score check then uses kernel_ms, as where the capture failed.
 // Every problem is reported as "file:line:column: field 'name': what is wrong".
 #include <optional>
 #include <string>
@@ -47,6 +49,7 @@ struct ModelMeasurement {
   std::string device, precision;
   double gpu_time_ms = 0;  // the eager pass: `eager_ms`, or an older table's `gpu_time_ms`
   std::optional<double> graph_ms, eager_ms, kernel_ms;  // where the table gives them
+  bool graph_suspect = false;  // graph_ms is not the model's time (the tracer's bounds; see above)
 };
 
 struct ModelTable {

@@ -53,6 +53,14 @@ inline double number(const std::string& path, const YAML::Node& node, const std:
   return v;
 }
 
+// A flag: exactly `true` or `false` (YAML's y, on, yes, ... are refused, so a typo is not read as either).
+inline bool boolean(const std::string& path, const YAML::Node& node, const std::string& field) {
+  const std::string text = scalar(path, node, field);
+  if (text != "true" && text != "false")
+    throw TableError(where_of(path, node), field, "expected true or false, got '" + text + "'");
+  return text == "true";
+}
+
 // One mapping's keys: each a plain name (a scalar), each once. yaml-cpp keeps a repeated key as a second entry (which
 // one a lookup finds differs between versions) and hands a map or list key to readers that then fail with its
 // "bad conversion", so both are errors here, at the key's position.

@@ -3,7 +3,7 @@
 
     python3 shapes/models/extract_models.py [--models resnet50,bert_base] [--device meta|cuda] [--dtype fp16]
                                             [--out shapes/models] [--train] [--record-calls DIR]
-                                            [--fuse-residual-norm]
+                                            [--fuse-residual-norm] [--diagnose-graph]
 
 Each model runs as its users run it (random weights, no downloads; Hugging Face transformers for BERT, GPT-2 and
 Llama, with attn_implementation="sdpa"), in eval mode without autograd, under two recorders: a torch-function
@@ -30,6 +30,10 @@ With --device cuda the model also runs on the GPU at its default inputs:
     of the whole forward pass (the model without launch gaps, what opmark's score is compared with), eager_ms the
     median eager forward pass (with Python and launch gaps), kernel_ms the profiler's total kernel time of a pass;
   - the table's header says the kernel time covered by benchmarked families (and the largest `other` ops).
+  - a graph_ms outside what a correct capture gives (above 1.05x eager_ms, or below 0.8x kernel_ms) is flagged:
+    a header line says so with the numbers and measured gets graph_suspect: true (the score check then uses
+    kernel_ms). --diagnose-graph (with --device cuda; writes no table) prints, per model, the 15 largest kernels of
+    one graph replay beside those of one eager pass, to see what the graph runs differently.
 With --record-calls DIR each model's profiled pass is also written as DIR/<model>.calls.jsonl (one call per line:
 op, args, kwargs, out as shapes and strides, kernel us): the recorded-trace format of test/data/traces/.
 
@@ -55,7 +59,7 @@ import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from op_mapping import (Record, TensorInfo, VIEW_OPS, attribute_kernels, coverage, encode,  # noqa: E402
-                        fuse_residual_norm, fuse_rmsnorm, map_call, top_uncovered)
+                        fuse_residual_norm, fuse_rmsnorm, kernel_totals, map_call, top_uncovered)
 
 # --fuse-residual-norm: residual add + norm as one add_layernorm / add_rmsnorm (what fused inference kernels do;
 # eager models run two kernels, so the default is off).
@@ -257,6 +261,15 @@ def recorded_pass(model, inputs, train, state):
 TIMED_WARMUP, TIMED_PASSES = 2, 3
 
 
+def chrome_trace(prof):
+    """A finished torch.profiler run as the dict of its Chrome trace (what op_mapping reads)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        path = os.path.join(tmp, "trace.json")
+        prof.export_chrome_trace(path)
+        with open(path) as f:
+            return json.load(f)
+
+
 def profiled_pass(model, inputs, train, keep_calls=False):
     """One recorded pass under torch.profiler: records with us = the kernel time inside each call, the pass's
     whole kernel time and the part launched outside every recorded call (us), and the call log if asked."""
@@ -266,12 +279,7 @@ def profiled_pass(model, inputs, train, keep_calls=False):
     with profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]) as prof:
         recorded_pass(model, inputs, train, state)
         torch.cuda.synchronize()
-    with tempfile.TemporaryDirectory() as tmp:
-        path = os.path.join(tmp, "trace.json")
-        prof.export_chrome_trace(path)
-        with open(path) as f:
-            trace = json.load(f)
-    per_call, total, lost = attribute_kernels(trace)
+    per_call, total, lost = attribute_kernels(chrome_trace(prof))
     calls_with_records = {r.call for r in state.records if r.call is not None}
     for r in state.records:  # before fusion: a fused RMSNorm sums its parts' times
         r.us = per_call.get(r.call, 0.0) if r.call is not None else None
@@ -297,16 +305,23 @@ def trace(spec, symbols, device, dtype, train=False):
     return records, state.assumed
 
 
-def timed_trace(spec, device, dtype, keep_calls=False):
-    """At the default inputs on the GPU: the records with each call's kernel time (median over the profiled
-    passes), the pass's total kernel time and unattributed time (us, medians), the model and inputs, the call log
-    of the first profiled pass."""
+def inference_model(spec, device, dtype):
+    """The model in eval mode at its default inputs on `device` (seeded: every build has the same weights), and
+    those inputs."""
     import torch
     torch.manual_seed(0)
     symbols = dict(spec.defaults)
     model = spec.build(symbols, device).to(device=device, dtype=dtype)
     model.train(False)
-    inputs = spec.inputs(symbols, device, dtype)
+    return model, spec.inputs(symbols, device, dtype)
+
+
+def timed_trace(spec, device, dtype, keep_calls=False):
+    """At the default inputs on the GPU: the records with each call's kernel time (median over the profiled
+    passes), the pass's total kernel time and unattributed time (us, medians), the model and inputs, the call log
+    of the first profiled pass."""
+    import torch
+    model, inputs = inference_model(spec, device, dtype)
     for _ in range(TIMED_WARMUP):
         run_model(model, inputs, False)
     torch.cuda.synchronize()
@@ -449,7 +464,8 @@ def coverage_comment(cov, uncovered, note):
 
 
 def write_table(path, spec, records, fixed, scalable, measured=None, header=(), torch_version=""):
-    """measured: {device, precision, graph_ms, eager_ms, kernel_ms} (values None are left out) or None."""
+    """measured: {device, precision, graph_ms, eager_ms, kernel_ms, graph_suspect} (values None are left out) or
+    None."""
     lines = [
         f"# {spec.name}: operator calls of one " +
         ("training step (forward, then backward)" if spec.mode == "train" else f"{spec.mode} forward pass") +
@@ -473,6 +489,8 @@ def write_table(path, spec, records, fixed, scalable, measured=None, header=(), 
         parts = [f'device: "{measured["device"]}"', f"precision: {measured['precision']}"]
         parts += [f"{k}: {measured[k]:.4f}" for k in ("graph_ms", "eager_ms", "kernel_ms")
                   if measured.get(k) is not None]
+        if measured.get("graph_suspect"):
+            parts.append("graph_suspect: true")
         lines.append("measured: {" + ", ".join(parts) + "}")
     lines.append("ops:")
     for rec, calls, times in aggregate(records):
@@ -504,20 +522,28 @@ def measure_eager_ms(model, inputs, passes=5):
     return statistics.median(times)
 
 
+def capture_graph(model, inputs):
+    """The forward pass captured as a CUDA graph, after warm-up passes on a side stream (as torch's docs ask);
+    raises where the model cannot be captured."""
+    import torch
+    with torch.no_grad():
+        side = torch.cuda.Stream()
+        side.wait_stream(torch.cuda.current_stream())
+        with torch.cuda.stream(side):
+            for _ in range(3):
+                model(*inputs)
+        torch.cuda.current_stream().wait_stream(side)
+        graph = torch.cuda.CUDAGraph()
+        with torch.cuda.graph(graph):
+            model(*inputs)
+    return graph
+
+
 def measure_graph_ms(model, inputs, passes=5, replays=5):
     """Median time of one replay of the forward pass captured as a CUDA graph (no launch gaps), or (None, why)."""
     import torch
     try:
-        with torch.no_grad():
-            side = torch.cuda.Stream()
-            side.wait_stream(torch.cuda.current_stream())
-            with torch.cuda.stream(side):
-                for _ in range(3):
-                    model(*inputs)
-            torch.cuda.current_stream().wait_stream(side)
-            graph = torch.cuda.CUDAGraph()
-            with torch.cuda.graph(graph):
-                model(*inputs)
+        graph = capture_graph(model, inputs)
         for _ in range(3):
             graph.replay()
         times = []
@@ -534,6 +560,88 @@ def measure_graph_ms(model, inputs, passes=5, replays=5):
     except Exception as e:  # a model that syncs with the host or allocates outside the graph's pool
         torch.cuda.synchronize()
         return None, f"{type(e).__name__}: {e}"
+
+
+# A graph replay runs the eager pass's kernels without its launch gaps, so it is not slower than the eager pass, and
+# it runs the same kernels, so it is not much faster than their profiled total. A graph_ms outside these bounds
+# timed other work than the model's pass (another kernel choice under capture, say): the table flags it
+# (graph_suspect) and the score check uses kernel_ms instead. The margins leave room for timing noise.
+GRAPH_OVER_EAGER_MAX = 1.05
+GRAPH_UNDER_KERNEL_MIN = 0.8
+
+
+def graph_suspicion(graph_ms, eager_ms, kernel_ms):
+    """The header line saying why graph_ms is not the model's time, or "" where it is within the bounds."""
+    if graph_ms is None:
+        return ""
+    why = []
+    if eager_ms and graph_ms > GRAPH_OVER_EAGER_MAX * eager_ms:
+        why.append(f"{graph_ms / eager_ms:.2f}x the eager pass ({eager_ms:.3f} ms), which has the same kernels "
+                   "and the launch gaps besides")
+    if kernel_ms and graph_ms < GRAPH_UNDER_KERNEL_MIN * kernel_ms:
+        why.append(f"{graph_ms / kernel_ms:.2f}x the profiled kernel time ({kernel_ms:.3f} ms) of the same pass")
+    if not why:
+        return ""
+    instead = f"kernel_ms ({kernel_ms:.3f} ms)" if kernel_ms else "kernel_ms"
+    return (f"# graph_ms suspect: the CUDA-graph replay ({graph_ms:.3f} ms) is " + "; and ".join(why) +
+            f"; the score check uses {instead} instead (graph_suspect: true).")
+
+
+# ---- --diagnose-graph: which kernels a graph replay runs that the eager pass does not (or runs slower) ----
+
+DIAGNOSE_TOP = 15
+DIAGNOSE_NAME_WIDTH = 60  # kernel names are long templates: their starts tell them apart
+
+
+def profiled_kernels(run):
+    """{kernel name: [launches, total us]} of the kernels `run()` puts on the GPU, from torch.profiler."""
+    import torch
+    from torch.profiler import ProfilerActivity, profile
+    with profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]) as prof:
+        run()
+        torch.cuda.synchronize()
+    return kernel_totals(chrome_trace(prof))
+
+
+def kernels_side_by_side(graph_kernels, eager_kernels, top=DIAGNOSE_TOP, width=DIAGNOSE_NAME_WIDTH):
+    """The `top` largest kernels by total time of a graph replay and of an eager pass, one row each side by side
+    (name, count, total us), under a line with each side's kernel count and total."""
+    def largest(kernels):
+        return sorted(kernels.items(), key=lambda kv: -kv[1][1])[:top]
+
+    def cell(item):
+        if item is None:
+            return " " * (width + 18)
+        name, (count, us) = item
+        return f"{name[:width]:<{width}} {count:>6} {us:>10.1f}"
+
+    def summary(label, kernels):
+        return (f"{label}: {sum(c for c, _ in kernels.values())} kernels, "
+                f"{sum(us for _, us in kernels.values()):.1f} us")
+
+    g, e = largest(graph_kernels), largest(eager_kernels)
+    lines = [f"{summary('graph replay', graph_kernels):<{width + 18}} | {summary('eager pass', eager_kernels)}",
+             f"{'kernel':<{width}} {'count':>6} {'total us':>10} | {'kernel':<{width}} {'count':>6} {'total us':>10}"]
+    for i in range(max(len(g), len(e))):
+        lines.append((cell(g[i] if i < len(g) else None) + " | " + cell(e[i] if i < len(e) else None)).rstrip())
+    return "\n".join(lines)
+
+
+def diagnose_graph(spec, device, dtype):
+    """Prints the largest kernels of one CUDA-graph replay of the model beside those of one eager pass, so a GPU
+    session sees what the graph runs differently (a graph slower than the eager pass runs other kernels: SDPA
+    picking another back end under capture, say)."""
+    import torch
+    model, inputs = inference_model(spec, device, dtype)
+    graph = capture_graph(model, inputs)  # after its warm-up passes: the eager pass below is warm too
+    graph_kernels = profiled_kernels(graph.replay)
+    with torch.no_grad():
+        eager_kernels = profiled_kernels(lambda: model(*inputs))
+    print(f"{spec.name}: the {DIAGNOSE_TOP} largest kernels of one CUDA-graph replay (left) and one eager pass "
+          "(right), by total time")
+    print(kernels_side_by_side(graph_kernels, eager_kernels))
+    del graph, model, inputs
+    torch.cuda.empty_cache()
 
 
 def attach_times(records, timed, defaults):
@@ -578,13 +686,23 @@ def main():
                          "fused kernel of inference libraries; eager models run two)")
     ap.add_argument("--record-calls", default="",
                     help="with --device cuda: write each model's profiled calls to DIR/<model>.calls.jsonl")
+    ap.add_argument("--diagnose-graph", action="store_true",
+                    help="with --device cuda, only diagnose: print the largest kernels of one CUDA-graph replay "
+                         "beside one eager pass, per model (no table is written)")
     args = ap.parse_args()
+    if args.diagnose_graph and not args.device.startswith("cuda"):
+        ap.error("--diagnose-graph needs --device cuda")
     global FUSE_RESIDUAL_NORM
     FUSE_RESIDUAL_NORM = args.fuse_residual_norm
     import torch
     import model_zoo
     dtype = {"fp32": torch.float32, "fp16": torch.float16, "bf16": torch.bfloat16}[args.dtype]
     names = list(model_zoo.MODELS) if args.models == "all" else args.models.split(",")
+    if args.diagnose_graph:
+        torch.backends.cudnn.benchmark = True  # the kernel choices of the timed traces
+        for name in names:
+            diagnose_graph(model_zoo.MODELS[name], args.device, dtype)
+        return 0
     for name in names:
         spec = model_zoo.MODELS[name]
         records, fixed, scalable, assumed, traced_on = shape_trace(spec, args.device, dtype)
@@ -610,6 +728,11 @@ def main():
             eager_ms = measure_eager_ms(model, inputs)
             measured = {"device": torch.cuda.get_device_name(), "precision": args.dtype, "graph_ms": graph_ms,
                         "eager_ms": eager_ms, "kernel_ms": total / 1e3}
+            suspicion = graph_suspicion(graph_ms, eager_ms, total / 1e3)
+            if suspicion:
+                header.append(suspicion)
+                measured["graph_suspect"] = True
+                print(f"{name}: {suspicion[2:]}", file=sys.stderr)
             if calls is not None:
                 os.makedirs(args.record_calls, exist_ok=True)
                 with open(os.path.join(args.record_calls, f"{name}.calls.jsonl"), "w") as f:

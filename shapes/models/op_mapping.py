@@ -587,13 +587,18 @@ LAUNCH_CATEGORIES = ("cuda_runtime", "cuda_driver")
 RANGE_PREFIX = "opmark#"
 
 
+def trace_events(trace):
+    """The events of a Chrome trace: the dict export_chrome_trace writes, or its list of events."""
+    return trace.get("traceEvents", trace) if isinstance(trace, dict) else trace
+
+
 def attribute_kernels(trace):
     """Kernel time per recorded call from a torch.profiler Chrome trace (the dict of export_chrome_trace's JSON):
     each device activity (kernel, memcpy, memset) is linked to its launch by the correlation id, and the launch to
     the innermost `opmark#<call>` range (record_function around each recorded call) that holds it on the same
     thread. Returns ({call: us}, total_us, unattributed_us)."""
     import bisect
-    events = trace.get("traceEvents", trace) if isinstance(trace, dict) else trace
+    events = trace_events(trace)
     ranges, launches, device = [], {}, []
     for e in events:
         if e.get("ph") != "X":
@@ -632,6 +637,19 @@ def attribute_kernels(trace):
         else:
             per_call[owner] = per_call.get(owner, 0.0) + dur
     return per_call, total, lost
+
+
+def kernel_totals(trace):
+    """{kernel name: [launches, total us]} over the kernels of a torch.profiler Chrome trace (as attribute_kernels
+    reads it), for comparing two passes kernel by kernel."""
+    events = trace_events(trace)
+    totals = {}
+    for e in events:
+        if e.get("ph") == "X" and e.get("cat") == "kernel":
+            t = totals.setdefault(e.get("name", ""), [0, 0.0])
+            t[0] += 1
+            t[1] += float(e.get("dur", 0))
+    return totals
 
 
 # ---- coverage ----

@@ -91,6 +91,39 @@ TEST(ScoreValidation, ScoreOverGraphTimeOnTheSameGpu) {
   EXPECT_NEAR(check_score(no_graph, "NVIDIA H200").ratio(), 0.034 / 0.035, 1e-12);
 }
 
+// A graph time the tracer flagged (graph_suspect: a replay slower than the eager pass, or well below the kernel
+// time): the kernel time stands in, as where the capture failed, and the JSON says why.
+TEST(ScoreValidation, SuspectGraphTimeFallsBackToKernelTime) {
+  const std::string table = std::string(kTraced).replace(
+      std::string(kTraced).find("kernel_ms: 0.035}"), 17, "kernel_ms: 0.035, graph_suspect: true}");
+  const core::ModelTable m = core::parse_model_table(table, "tiny.yaml");
+  ASSERT_TRUE(m.measured && m.measured->graph_ms);
+  EXPECT_TRUE(m.measured->graph_suspect);
+  EXPECT_FALSE(core::parse_model_table(kTraced, "tiny.yaml").measured->graph_suspect);
+  const ResultSet r = parse_results(results(11, 4), "r.jsonl", Statistic::median);
+  const ModelScore s = score_model(m, {}, "fp16", r);
+  const ScoreCheck c = check_score(s, "NVIDIA H200");
+  EXPECT_EQ(c.real_kind, "kernel");
+  EXPECT_NEAR(c.ratio(), 0.034 / 0.035, 1e-12);
+  const ScoreReport report{{s}, {}, {}};
+  const nlohmann::json j = score_report_json(report, r, "r.jsonl", "fp16");
+  EXPECT_EQ(j["models"][0]["graph_suspect"], true);
+  EXPECT_DOUBLE_EQ(j["models"][0]["graph_ms"].get<double>(), 0.04);  // still shown, not used
+  EXPECT_EQ(j["models"][0]["real_kind"], "kernel");
+  // Flagged, and no kernel time to fall back on: no ratio, and why.
+  ModelScore no_kernel = s;
+  no_kernel.kernel_ms.reset();
+  EXPECT_EQ(check_score(no_kernel, "NVIDIA H200").why_not,
+            "the table's graph_ms is suspect and it has no kernel_ms (retrace it on a GPU)");
+  try {
+    core::parse_model_table("model: m\nmeasured: {graph_suspect: yes}\nops:\n  - {family: other, calls: 1}\n",
+                            "m.yaml");
+    FAIL() << "graph_suspect: yes was accepted";
+  } catch (const TableError& e) {
+    EXPECT_EQ(std::string(e.what()), "m.yaml:2:27: field 'graph_suspect': expected true or false, got 'yes'");
+  }
+}
+
 TEST(ScoreValidation, FamiliesBesideTracedKernelTime) {
   const ResultSet r = parse_results(results(11, 4), "r.jsonl", Statistic::median);
   const ModelScore s = score(kTraced, r);
@@ -115,6 +148,7 @@ TEST(ScoreValidation, FamiliesBesideTracedKernelTime) {
   const nlohmann::json j = score_report_json(report, r, "r.jsonl", "fp16");
   EXPECT_NEAR(j["models"][0]["score_over_real"].get<double>(), 0.85, 1e-12);
   EXPECT_EQ(j["models"][0]["real_kind"], "graph");
+  EXPECT_FALSE(j["models"][0].contains("graph_suspect"));
   EXPECT_NEAR(j["models"][0]["families"]["pointwise"]["traced_ms"].get<double>(), 0.015, 1e-12);
 }
 

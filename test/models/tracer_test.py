@@ -331,6 +331,57 @@ class KernelAttribution(unittest.TestCase):
         self.assertAlmostEqual(total, 17.5)  # the range's GPU annotation is no kernel
         self.assertAlmostEqual(lost, 4.5)  # launched between the ranges, and one with no launch seen
 
+    def test_kernel_totals(self):
+        with open(os.path.join(DATA, "profile_small.json")) as f:
+            totals = om.kernel_totals(json.load(f))
+        # kernels only: the memset and the range's GPU annotation are not
+        self.assertEqual(totals, {"ampere_fp16_s16816gemm": [1, 7.0], "flash_fwd_kernel": [1, 3.0],
+                                  "elementwise_kernel": [1, 4.0], "vectorized_elementwise_kernel": [1, 2.0],
+                                  "nccl_unlaunched": [1, 0.5]})
+
+
+class GraphTimes(unittest.TestCase):
+    """The tracer's bounds on graph_ms (extract_models.graph_suspicion) on this session's H100 numbers, and the
+    --diagnose-graph listing."""
+
+    def test_within_bounds(self):
+        self.assertEqual(em.graph_suspicion(3.9338, 6.9135, 3.8726), "")  # resnet50
+        self.assertEqual(em.graph_suspicion(None, 6.9, 3.8), "")  # no capture: nothing to doubt
+        self.assertEqual(em.graph_suspicion(1.05, 1.0, 1.0), "")  # the bounds leave room for noise
+
+    def test_slower_than_eager(self):
+        line = em.graph_suspicion(39.8267, 8.4862, 7.8112)  # bert_base
+        self.assertEqual(line, "# graph_ms suspect: the CUDA-graph replay (39.827 ms) is 4.69x the eager pass "
+                               "(8.486 ms), which has the same kernels and the launch gaps besides; the score check "
+                               "uses kernel_ms (7.811 ms) instead (graph_suspect: true).")
+
+    def test_below_kernel_time(self):
+        line = em.graph_suspicion(32.6746, 112.3297, 48.2429)  # deepspeech2
+        self.assertIn("(32.675 ms) is 0.68x the profiled kernel time (48.243 ms) of the same pass;", line)
+
+    def test_flag_in_measured(self):
+        class Spec:
+            name, area, task, source, mode = "tiny", "nlp", "test", "synthetic", "inference"
+            defaults = {"B": 2, "L": 8}
+        records = load_calls("gpt2_layer.calls.jsonl")
+        with tempfile.TemporaryDirectory() as tmp:
+            path = os.path.join(tmp, "tiny.yaml")
+            em.write_table(path, Spec, records, 0, True, {"device": "GPU", "precision": "fp16", "graph_ms": 2.0,
+                                                          "eager_ms": 0.9, "kernel_ms": 0.26, "graph_suspect": True},
+                           [], "2.11.0")
+            with open(path) as f:
+                text = f.read()
+        self.assertIn("graph_ms: 2.0000, eager_ms: 0.9000, kernel_ms: 0.2600, graph_suspect: true}", text)
+
+    def test_kernels_side_by_side(self):
+        graph = {"flash_fwd_kernel": [12, 9000.0], "gemm": [48, 4000.0], "math_sdpa_softmax": [12, 26000.0]}
+        eager = {"flash_fwd_kernel": [12, 850.0], "gemm": [48, 4000.0]}
+        lines = em.kernels_side_by_side(graph, eager, top=2, width=20).splitlines()
+        self.assertEqual(lines[0], "graph replay: 72 kernels, 39000.0 us   | eager pass: 60 kernels, 4850.0 us")
+        self.assertEqual(lines[2], "math_sdpa_softmax        12    26000.0 | gemm                     48     4000.0")
+        self.assertEqual(lines[3], "flash_fwd_kernel         12     9000.0 | flash_fwd_kernel         12      850.0")
+        self.assertEqual(len(lines), 4)  # top=2 rows under the two header lines
+
 
 class Tables(unittest.TestCase):
     def test_fit_and_evaluate(self):
