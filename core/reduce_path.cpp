@@ -56,14 +56,10 @@ int streaming_group(std::int64_t units) {
   return kReduceBlockThreads;
 }
 
-// Threads sharing a row of a tile: one for a handful of columns, 8 up to 64, then a warp (at most 8 elements each).
-// A thread alone walks its row at a stride of `cols` elements from its neighbours' rows: an even stride puts
-// several of a warp's reads in one shared-memory bank, so only odd rows (and the shortest) go one to a thread.
-int tile_group(std::int64_t cols) {
-  if (cols <= 3 || (cols % 2 == 1 && cols <= 16)) return 1;
-  if (cols <= 64) return 8;
-  return 32;
-}
+// Threads sharing a row of a tile: one, or 8 where a row is even. A thread alone walks its row at a stride of
+// `cols` elements from its neighbours' rows: an even stride puts several of a warp's reads in one shared-memory
+// bank, so only odd rows (and the shortest) go one to a thread.
+int tile_group(std::int64_t cols) { return cols <= 3 || cols % 2 == 1 ? 1 : 8; }
 
 }  // namespace
 
@@ -84,7 +80,7 @@ ReducePlan reduce_plan(const std::string& op, std::int64_t rows, std::int64_t co
     plan.path = ReducePath::all_partials;
     plan.group = kReduceBlockThreads;
     how = "1024 blocks of partial sums, then one block sums them";
-  } else if (cols <= (reduce_normalises(op) ? kTileMaxCols : kTileMaxSumCols)) {
+  } else if (reduce_normalises(op) ? cols >= kTileMinCols && cols <= kTileMaxCols : cols <= kTileMaxSumCols) {
     // A few to a few hundred elements a row: loads of a row's own elements are narrow and its reductions are short
     // chains, so whole rows are staged in a tile and the copy in and out runs at full width.
     plan.path = ReducePath::tile;

@@ -15,7 +15,7 @@ enum class ReducePath {
                   // then each normalises its part with the row's combined statistics: the input is read twice
   streaming,      // (sum, mean, max) a group of threads per row reduces as it reads: one read, nothing kept
   all_partials,   // (sum_all) a fixed grid of blocks each reduces a share, then one block sums the partials
-  tile,           // short rows: a block copies a run of whole rows (one contiguous span, so 16-byte loads whatever
+  tile,           // very short rows: a block copies a run of whole rows (one contiguous span, so 16-byte loads whatever
                   // the row length) into a shared-memory tile, groups of threads reduce and normalise rows there,
                   // and the block writes the span back: one read, few instructions per element
 };
@@ -36,8 +36,12 @@ constexpr int kReduceBlockThreads = 256;
 // Shared memory one block may take on an H100 (227 KiB opt-in per block); the caller gives the device's own.
 constexpr std::int64_t kDefaultSharedBytes = 227 * 1024;
 constexpr int kDefaultSms = 132;
-// The tile path: rows of at most kTileMaxCols columns (sum, mean and max: kTileMaxSumCols), kTileBytes of them a tile.
-constexpr std::int64_t kTileMaxCols = 256;
+// The tile path: rows of kTileMinCols to kTileMaxCols columns (sum, mean and max: at most kTileMaxSumCols),
+// kTileBytes of them a tile. Measured on an H100 against the register paths (fp16 sweep_shapes, 2026-11-24): tiles
+// won at 7 columns (softmax 218 -> 76 us, layer norm 353 -> 84) and, for sum/mean/max, at 1 (102 -> 74); they lost
+// at 31 and 97 columns (softmax 82 -> 134, 111 -> 155) and for the normalisations at 1 (116 -> 153).
+constexpr std::int64_t kTileMinCols = 2;
+constexpr std::int64_t kTileMaxCols = 16;
 constexpr std::int64_t kTileMaxSumCols = 4;
 constexpr std::int64_t kTileBytes = 16 * 1024;
 

@@ -71,7 +71,8 @@ void launch_reduce(ReduceOp op, core::DType type, const core::ReducePlan& plan, 
 
 std::vector<double> reduce_reference(ReduceOp op, const std::vector<double>& x, const std::vector<double>& residual,
                                      const std::vector<double>& gamma, const std::vector<double>& beta,
-                                     std::int64_t rows, std::int64_t cols) {
+                                     std::int64_t rows, std::int64_t cols,
+                                     const std::function<double(double)>& stored) {
   const std::size_t r_count = static_cast<std::size_t>(rows), c_count = static_cast<std::size_t>(cols);
   if (op == ReduceOp::sum_all) {
     long double total = 0;
@@ -84,7 +85,13 @@ std::vector<double> reduce_reference(ReduceOp op, const std::vector<double>& x, 
   std::vector<double> out(normalises ? (adds ? 2 * n : n) : r_count);
   std::vector<double> row(c_count);
   for (std::size_t r = 0; r < r_count; ++r) {
-    for (std::size_t c = 0; c < c_count; ++c) row[c] = x[r * c_count + c] + (adds ? residual[r * c_count + c] : 0.0);
+    for (std::size_t c = 0; c < c_count; ++c) {
+      row[c] = x[r * c_count + c];
+      if (adds) {
+        row[c] += residual[r * c_count + c];
+        if (stored) row[c] = stored(row[c]);
+      }
+    }
     double sum = 0, squares = 0, max = row[0];
     for (double v : row) {
       sum += v;

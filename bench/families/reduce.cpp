@@ -1,6 +1,10 @@
 // Reductions and row normalisations (the reduce family): opmark's kernels (kernels/reduce.cu; the path the plan
 // chose is in the label, the reads of the input in the `input_passes` counter) or the cuDNN call for the same op
 // (cudnnReduceTensor, cudnnSoftmaxForward), on a rows x cols tensor. Memory bound: judged by GB/s, no FLOPs.
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+
+#include <functional>
 #include <map>
 #include <memory>
 #include <vector>
@@ -21,6 +25,15 @@
 
 namespace opmark::bench {
 namespace {
+
+// add_*'s x + residual as the kernels store it and then normalise it: added in fp32, rounded to the storage type.
+std::function<double(double)> stored_sum(core::DType type) {
+  switch (type) {
+    case core::DType::f16: return [](double v) { return double(__half2float(__float2half_rn(float(v)))); };
+    case core::DType::bf16: return [](double v) { return double(__bfloat162float(__float2bfloat16_rn(float(v)))); };
+    default: return [](double v) { return double(float(v)); };
+  }
+}
 
 using kernels::DeviceBuffer;
 
@@ -133,7 +146,8 @@ class ReduceWorkload final : public Workload {
     const auto gamma = download_as_double(gamma_, prec_.input, gamma_.get() ? cols : 0, stream);
     const auto beta = download_as_double(beta_, prec_.input, beta_.get() ? cols : 0, stream);
     const DeviceBuffer ref =
-        upload(kernels::reduce_reference(op_, x, residual, gamma, beta, p_.rows, p_.cols), stream);
+        upload(kernels::reduce_reference(op_, x, residual, gamma, beta, p_.rows, p_.cols, stored_sum(prec_.input)),
+               stream);
     const std::size_t outputs = static_cast<std::size_t>(core::reduce_outputs(p_));
     kernels::poison(out_.get(), out_elements(), prec_.input, stream);
     launch(stream);

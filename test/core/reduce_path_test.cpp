@@ -18,30 +18,36 @@ std::int64_t rows_for(std::int64_t cols) { return (33554432 + cols / 2) / cols; 
 
 }  // namespace
 
-TEST(ReducePath, ShortRowsAreStagedInSharedMemoryTiles) {
-  // Up to 256 columns (sum, mean, max: 4) whole rows are copied as one span into a 16 KiB tile.
-  const ReducePlan one = plan("softmax", rows_for(1), 1, 4, false);
-  EXPECT_EQ(one.path, ReducePath::tile);
-  EXPECT_EQ(one.group, 1);
-  EXPECT_EQ(one.tile_rows, 4096);
-  EXPECT_EQ(one.passes, 1);
-  EXPECT_EQ(one.label, "path: one row per thread, 4096-row tiles in shared memory, 16-byte loads, 1 read");
+TEST(ReducePath, VeryShortRowsAreStagedInSharedMemoryTiles) {
+  // 2 to 16 columns (sum, mean, max: 1 to 4) whole rows are copied as one span into a 16 KiB tile.
   const ReducePlan seven = plan("layernorm", rows_for(7), 7, 2, false);  // odd: a thread's rows miss each other's banks
   EXPECT_EQ(seven.path, ReducePath::tile);
   EXPECT_EQ(seven.group, 1);
   EXPECT_EQ(seven.tile_rows, 1170);
+  EXPECT_EQ(seven.passes, 1);
+  EXPECT_EQ(seven.label, "path: one row per thread, 1170-row tiles in shared memory, 16-byte loads, 1 read");
   EXPECT_EQ(plan("softmax", rows_for(16), 16, 4, true).group, 8);  // even: 8 threads share a row
-  EXPECT_EQ(plan("layernorm", rows_for(31), 31, 2, false).group, 8);
-  const ReducePlan warp = plan("softmax", rows_for(197), 197, 2, false);  // a warp per row, 7 elements a lane
-  EXPECT_EQ(warp.path, ReducePath::tile);
-  EXPECT_EQ(warp.group, 32);
-  EXPECT_EQ(warp.tile_rows, 41);
-  EXPECT_EQ(warp.label, "path: one row per warp, 41-row tiles in shared memory, 16-byte loads, 1 read");
-  EXPECT_EQ(plan("add_rmsnorm", rows_for(256), 256, 4, true).path, ReducePath::tile);
-  EXPECT_EQ(plan("add_rmsnorm", rows_for(257), 257, 4, false).path, ReducePath::registers);
-  EXPECT_EQ(plan("sum", rows_for(1), 1, 2, false).path, ReducePath::tile);
+  EXPECT_EQ(plan("add_rmsnorm", rows_for(2), 2, 4, false).group, 1);
+  EXPECT_EQ(plan("add_rmsnorm", rows_for(16), 16, 4, true).path, ReducePath::tile);
+  EXPECT_EQ(plan("add_rmsnorm", rows_for(17), 17, 4, false).path, ReducePath::registers);
+  const ReducePlan sum = plan("sum", rows_for(1), 1, 2, false);
+  EXPECT_EQ(sum.path, ReducePath::tile);
+  EXPECT_EQ(sum.tile_rows, 8192);
   EXPECT_EQ(plan("mean", rows_for(4), 4, 2, false).path, ReducePath::tile);
   EXPECT_EQ(plan("max", rows_for(5), 5, 2, false).path, ReducePath::streaming);
+}
+
+TEST(ReducePath, ShortRowsGoToSmallGroupsInRegisters) {
+  const ReducePlan one = plan("softmax", rows_for(1), 1, 4, false);  // a tile lost here (116 -> 153 us)
+  EXPECT_EQ(one.path, ReducePath::registers);
+  EXPECT_EQ(one.group, 1);
+  EXPECT_EQ(one.label, "path: one row per thread in registers, element loads, 1 read");
+  EXPECT_EQ(plan("layernorm", rows_for(31), 31, 2, false).group, 8);
+  const ReducePlan warp = plan("softmax", rows_for(197), 197, 2, false);  // odd: elements, 7 per lane
+  EXPECT_EQ(warp.path, ReducePath::registers);
+  EXPECT_EQ(warp.group, 32);
+  EXPECT_EQ(warp.cache, 8);
+  EXPECT_EQ(warp.label, "path: one row per warp in registers, element loads, 1 read");
 }
 
 TEST(ReducePath, LongerRowsGoToTheSmallestRegisterCacheThatHoldsThem) {
