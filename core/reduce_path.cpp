@@ -63,6 +63,10 @@ int tile_group(std::int64_t cols) { return cols <= 3 || cols % 2 == 1 ? 1 : 8; }
 
 }  // namespace
 
+bool streaming_reads_pieces(const ReducePlan& plan, std::int64_t cols) {
+  return plan.path == ReducePath::streaming && !plan.vectorised && cols >= kStreamingPiecesMinCols;
+}
+
 bool reduce_normalises(const std::string& op) {
   return op == "softmax" || op == "log_softmax" || op == "layernorm" || op == "rmsnorm" || op == "add_layernorm" ||
          op == "add_rmsnorm";
@@ -116,12 +120,13 @@ ReducePlan reduce_plan(const std::string& op, std::int64_t rows, std::int64_t co
       how = group_words(plan.group) + ", reduced as read";
     }
   }
-  // Rows cached in registers are read in the units they are kept in; every other path reads whole 16-byte vectors
-  // from a row's (or a tile's) first 16-byte boundary on, whatever the row length.
-  const std::string loads = plan.path == ReducePath::registers && !vectorisable ? "element loads"
-                            : vectorisable || plan.path == ReducePath::tile
-                                ? "16-byte loads"
-                                : "16-byte loads past each row's unaligned start";
+  // Rows cached in registers, short streamed rows and sum_all are read in elements where they are not whole
+  // vectors; tiles are copied, and the other paths read, in 16-byte vectors from the first 16-byte boundary on.
+  const bool elements = (plan.path == ReducePath::registers || plan.path == ReducePath::all_partials ||
+                         (plan.path == ReducePath::streaming && !streaming_reads_pieces(plan, cols)));
+  const std::string loads = vectorisable || plan.path == ReducePath::tile ? "16-byte loads"
+                            : elements ? "element loads"
+                                       : "16-byte loads past each row's unaligned start";
   plan.label = "path: " + how + ", " + loads + ", " +
                std::to_string(plan.passes) + (plan.passes == 1 ? " read" : " reads");
   return plan;

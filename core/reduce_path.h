@@ -45,6 +45,11 @@ constexpr std::int64_t kTileMaxCols = 16;
 constexpr std::int64_t kTileMaxSumCols = 4;
 constexpr std::int64_t kTileBytes = 16 * 1024;
 
+// Streaming sums over rows that do not start on 16-byte boundaries read 16-byte vectors past each row's start from
+// this many columns on, elements below it (kernels/reduce_rows.cuh's streaming_kernel says why).
+constexpr std::int64_t kStreamingPiecesMinCols = 16384;
+bool streaming_reads_pieces(const ReducePlan& plan, std::int64_t cols);
+
 // Whether the op writes a rows x cols result (softmax, log_softmax and the norms) rather than one value per row.
 bool reduce_normalises(const std::string& op);
 // Whether the op adds a residual first (add_layernorm, add_rmsnorm) and writes the sum beside the result.

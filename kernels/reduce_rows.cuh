@@ -515,8 +515,11 @@ __device__ __forceinline__ float reduced_value(S s, bool mean, std::int64_t cols
   return mean ? s.v / static_cast<float>(cols) : s.v;
 }
 
-// streaming: kGroup threads per row reduce as they read (16-byte loads from each row's first 16-byte boundary on).
-template <class S, class T, int kGroup>
+// streaming: kGroup threads per row reduce as they read: whole 16-byte vectors (kVec: aligned rows), elements, or
+// (kPieces) 16-byte vectors from each row's first 16-byte boundary on. The last pays some index arithmetic a row,
+// which only long rows repay: on an H100 it took sums over 50257 columns from 32.3 to 28.4 us but sums over 7 columns
+// from 118 to 182 us (2026-11-24); core::kStreamingPiecesMinCols says where it starts.
+template <class S, class T, int kGroup, bool kVec, bool kPieces>
 __global__ void __launch_bounds__(kThreads) streaming_kernel(Rows<T> a, bool mean) {
   constexpr int kPerBlock = kThreads / kGroup;
   const int lane = static_cast<int>(threadIdx.x % kGroup);
@@ -526,12 +529,16 @@ __global__ void __launch_bounds__(kThreads) streaming_kernel(Rows<T> a, bool mea
     const std::int64_t r = base + slot;
     const bool live = r < a.rows;
     S s;
-    read_pieces<T, false>(a.x + (live ? r * a.cols : 0), nullptr, live ? a.cols : 0, lane, kGroup,
-                          [&](std::int64_t, const auto& p) {
-                            float v[std::decay_t<decltype(p)>::kCount];
-                            widen(p, v);
-                            s.add_chunk(v);
-                          });
+    if constexpr (kPieces)
+      read_pieces<T, false>(a.x + (live ? r * a.cols : 0), nullptr, live ? a.cols : 0, lane, kGroup,
+                            [&](std::int64_t, const auto& p) {
+                              float v[std::decay_t<decltype(p)>::kCount];
+                              widen(p, v);
+                              s.add_chunk(v);
+                            });
+    else
+      for_each_chunk<T, kVec>(a.x + (live ? r * a.cols : 0), live ? a.cols : 0, lane, kGroup,
+                              [&](const auto& v) { s.add_chunk(v); });
     s = group_reduce<kGroup>(s);
     if (live && lane == 0) a.out[r] = from_float<T>(reduced_value(s, mean, a.cols));
   }
@@ -645,13 +652,13 @@ void launch_normalise(const ReducePlan& plan, const Rows<T>& a, void* workspace,
   }
 }
 
-template <class S, class T>
+template <class S, class T, bool kVec, bool kPieces>
 void launch_streaming(const ReducePlan& plan, const Rows<T>& a, bool mean, cudaStream_t stream) {
   const unsigned blocks = grid_for(a.rows, kThreads / plan.group);
-  if (plan.group == 1) streaming_kernel<S, T, 1><<<blocks, kThreads, 0, stream>>>(a, mean);
-  else if (plan.group == 8) streaming_kernel<S, T, 8><<<blocks, kThreads, 0, stream>>>(a, mean);
-  else if (plan.group == 32) streaming_kernel<S, T, 32><<<blocks, kThreads, 0, stream>>>(a, mean);
-  else streaming_kernel<S, T, kThreads><<<blocks, kThreads, 0, stream>>>(a, mean);
+  if (plan.group == 1) streaming_kernel<S, T, 1, kVec, kPieces><<<blocks, kThreads, 0, stream>>>(a, mean);
+  else if (plan.group == 8) streaming_kernel<S, T, 8, kVec, kPieces><<<blocks, kThreads, 0, stream>>>(a, mean);
+  else if (plan.group == 32) streaming_kernel<S, T, 32, kVec, kPieces><<<blocks, kThreads, 0, stream>>>(a, mean);
+  else streaming_kernel<S, T, kThreads, kVec, kPieces><<<blocks, kThreads, 0, stream>>>(a, mean);
 }
 
 template <class S, class T>
@@ -674,7 +681,9 @@ void launch_row_reduce(const ReducePlan& plan, const Rows<T>& a, bool mean, void
     return;
   }
   if (plan.path == ReducePath::tile) return launch_tile_reduce<S, T>(plan, a, mean, stream);
-  launch_streaming<S, T>(plan, a, mean, stream);
+  if (plan.vectorised) launch_streaming<S, T, true, false>(plan, a, mean, stream);
+  else if (core::streaming_reads_pieces(plan, a.cols)) launch_streaming<S, T, false, true>(plan, a, mean, stream);
+  else launch_streaming<S, T, false, false>(plan, a, mean, stream);
 }
 
 }  // namespace reduce_detail

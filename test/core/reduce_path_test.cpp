@@ -98,8 +98,9 @@ TEST(ReducePath, SumsReadOnceWhateverTheShape) {
   EXPECT_EQ(plan("sum", rows_for(1), 1, 4, false).group, 1);
   const ReducePlan seven = plan("max", rows_for(7), 7, 2, false);
   EXPECT_EQ(seven.group, 8);
-  EXPECT_EQ(seven.label, "path: 8 threads per row, reduced as read, 16-byte loads past each row's unaligned start, "
-                         "1 read");
+  EXPECT_EQ(seven.label, "path: 8 threads per row, reduced as read, element loads, 1 read");
+  EXPECT_EQ(plan("sum", rows_for(50257), 50257, 2, false).label,
+            "path: block per row, reduced as read, 16-byte loads past each row's unaligned start, 1 read");
   EXPECT_EQ(plan("mean", rows_for(4096), 4096, 4, true).group, 32);
   const ReducePlan block = plan("sum", rows_for(8192), 8192, 4, true);  // 4096 rows: a block each
   EXPECT_EQ(block.path, ReducePath::streaming);
