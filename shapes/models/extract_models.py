@@ -30,7 +30,7 @@ With --device cuda the model also runs on the GPU at its default inputs:
     of the whole forward pass (the model without launch gaps, what opmark's score is compared with), eager_ms the
     median eager forward pass (with Python and launch gaps), kernel_ms the profiler's total kernel time of a pass;
   - the table's header says the kernel time covered by benchmarked families (and the largest `other` ops).
-  - a graph_ms outside what a correct capture gives (above 1.05x eager_ms, or below 0.8x kernel_ms) is flagged:
+  - a graph_ms above what a correct capture gives (above 1.05x eager_ms, or 1.10x kernel_ms) is flagged:
     a header line says so with the numbers and measured gets graph_suspect: true (the score check then uses
     kernel_ms). --diagnose-graph (with --device cuda; writes no table) prints, per model, the 15 largest kernels of
     one graph replay beside those of one eager pass, to see what the graph runs differently.
@@ -562,12 +562,16 @@ def measure_graph_ms(model, inputs, passes=5, replays=5):
         return None, f"{type(e).__name__}: {e}"
 
 
-# A graph replay runs the eager pass's kernels without its launch gaps, so it is not slower than the eager pass, and
-# it runs the same kernels, so it is not much faster than their profiled total. A graph_ms outside these bounds
-# timed other work than the model's pass (another kernel choice under capture, say): the table flags it
-# (graph_suspect) and the score check uses kernel_ms instead. The margins leave room for timing noise.
+# A graph replay runs the eager pass's kernels without its launch gaps, so it is not slower than the eager pass, nor
+# much slower than the eager pass's profiled kernel total. A graph_ms above these bounds timed other work than the
+# model's pass: on the H100 (2026-11-24, --diagnose-graph) transformers' BertModel ran its attention unfused in fp32
+# under capture (413 kernels, 39.9 ms, against 154 kernels and 7.7 ms eagerly). The table flags it (graph_suspect)
+# and the score check uses kernel_ms instead. A replay may be well below the kernel total: kernels the pass puts on
+# several streams overlap in the graph (DeepSpeech2's two GRU directions: 32.7 ms replayed, 48.2 ms of kernels).
+# The margins leave room for timing noise and for the few percent a graph still spends between kernels (vision
+# models: 1.00-1.04x their kernel time).
 GRAPH_OVER_EAGER_MAX = 1.05
-GRAPH_UNDER_KERNEL_MIN = 0.8
+GRAPH_OVER_KERNEL_MAX = 1.10
 
 
 def graph_suspicion(graph_ms, eager_ms, kernel_ms):
@@ -578,8 +582,8 @@ def graph_suspicion(graph_ms, eager_ms, kernel_ms):
     if eager_ms and graph_ms > GRAPH_OVER_EAGER_MAX * eager_ms:
         why.append(f"{graph_ms / eager_ms:.2f}x the eager pass ({eager_ms:.3f} ms), which has the same kernels "
                    "and the launch gaps besides")
-    if kernel_ms and graph_ms < GRAPH_UNDER_KERNEL_MIN * kernel_ms:
-        why.append(f"{graph_ms / kernel_ms:.2f}x the profiled kernel time ({kernel_ms:.3f} ms) of the same pass")
+    if kernel_ms and graph_ms > GRAPH_OVER_KERNEL_MAX * kernel_ms:
+        why.append(f"{graph_ms / kernel_ms:.2f}x the eager pass's profiled kernel time ({kernel_ms:.3f} ms)")
     if not why:
         return ""
     instead = f"kernel_ms ({kernel_ms:.3f} ms)" if kernel_ms else "kernel_ms"
