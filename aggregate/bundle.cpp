@@ -190,7 +190,7 @@ int run_pack(PackOptions f) {
     }
     // A stale sheet from an earlier pack would be a file no run explains.
     fs::remove_all(dir / bundle_path::spreadsheet);
-    for (const auto& [rel, text] : derived_files(results, rules, core::load_models(rules.model_names, {f.shapes}), f.shapes)) {
+    for (const auto& [rel, text] : derived_files(results, rules, core::load_models(rules.model_names, {f.shapes}, rules.model_folder), f.shapes)) {
       write_file(dir / rel, text);
       std::printf("wrote %s\n", (dir / rel).string().c_str());
     }

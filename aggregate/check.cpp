@@ -560,7 +560,7 @@ CheckReport check_bundle_report(const std::string& bundle, const std::string& ru
             "run the suite again with --opmark_timing=" + rules.timing + " (opmark-submit's default)");
   }
   // The tables and models are read once: the required cases and the derived scores both come from them.
-  const std::vector<core::ModelTable> models = core::load_models(rules.model_names, {shapes_dir});
+  const std::vector<core::ModelTable> models = core::load_models(rules.model_names, {shapes_dir}, rules.model_folder);
   check_cases(results, rules, core::suite_cases(rules, core::load_tables({shapes_dir}), models), p);
   check_lines(results, p);
   if (present(raw_file(bundle, bundle_path::benchmark_json))) check_raw_agree(dir, results, p);

@@ -239,7 +239,7 @@ int run(int argc, char** argv, bench::ProcessGroup& group) {
     const std::string rules = options.suite == "submission"
                                   ? (fs::path(shape_dirs.front()) / "submission.yaml").string() : options.suite;
     suite = core::load_suite(rules);
-    cases = core::suite_cases(*suite, tables, core::load_models(suite->model_names, shape_dirs));
+    cases = core::suite_cases(*suite, tables, core::load_models(suite->model_names, shape_dirs, suite->model_folder));
     std::printf("opmark: the submission rules %s (version %d) require %zu distinct cases\n", rules.c_str(),
                 suite->rules_version, cases.size());
     if (!options.min_time_given) options.min_time_s = suite->min_time_s;

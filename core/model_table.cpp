@@ -136,11 +136,12 @@ ModelTable load_model_table(const std::string& path) {
 
 std::vector<std::string> find_model_files(const std::string& dir) { return find_yaml_files(dir, "model:", "model tables"); }
 
-std::vector<ModelTable> load_models(const std::vector<std::string>& names, const std::vector<std::string>& shape_dirs) {
+std::vector<ModelTable> load_models(const std::vector<std::string>& names, const std::vector<std::string>& shape_dirs,
+                                   const std::string& tables_folder) {
   namespace fs = std::filesystem;
   std::vector<ModelTable> known;
   for (const auto& dir : shape_dirs) {
-    const fs::path folder = fs::path(dir) / "models";
+    const fs::path folder = fs::path(dir) / tables_folder;
     if (fs::is_directory(folder))
       for (const auto& file : find_model_files(folder.string())) known.push_back(load_model_table(file));
   }

@@ -69,7 +69,9 @@ std::vector<std::string> find_model_files(const std::string& dir);
 // `shape_dirs`, "all" takes every forward-pass table there (the ones the areas score), "all_train" every
 // training-step table (mode: train), and a path to a table file is read as it is. Throws opmark::Error
 // naming an unknown model and the known ones.
-std::vector<ModelTable> load_models(const std::vector<std::string>& names, const std::vector<std::string>& shape_dirs);
+// `folder`: the tables' folder in each shapes folder (submission rules name their own, core::Suite::model_folder).
+std::vector<ModelTable> load_models(const std::vector<std::string>& names, const std::vector<std::string>& shape_dirs,
+                                   const std::string& folder = "models");
 
 // One operator of a model at given inputs and precision: its case (family "other": no case) and its calls.
 struct ModelCall {

@@ -92,9 +92,10 @@ Suite parse_suite(const std::string& yaml_text, const std::string& path) {
     suite.tables.push_back(std::move(t));
   }
   const YAML::Node m = s["models"];
-  only_keys(path, m, {"names", "precision"}, "models");
+  only_keys(path, m, {"names", "precision", "folder"}, "models");
   suite.model_names = string_list(path, m["names"], "names");
   suite.model_precision = yaml::scalar(path, m["precision"], "precision");
+  if (m["folder"]) suite.model_folder = yaml::scalar(path, m["folder"], "folder");
   return suite;
 }
 

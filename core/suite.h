@@ -41,6 +41,7 @@ struct Suite {
   double max_median_noise = 0;  // over the run: the median of the cases' noise (a noisy system)
   std::vector<SuiteTables> tables;
   std::vector<std::string> model_names;  // as load_models takes them ("all", names, paths)
+  std::string model_folder = "models";   // where they are, in the shapes folder: rules keep the tables they name
   std::string model_precision;
 };
 

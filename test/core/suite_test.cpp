@@ -167,27 +167,34 @@ TEST(Suite, ARuleThatMatchesNothingIsAnError) {
 TEST(Suite, TheRepositoryRulesLoadAndExpand) {
   const std::string shapes = std::string(OPMARK_SOURCE_DIR) + "/shapes";
   const Suite s = load_suite(shapes + "/submission.yaml");
-  EXPECT_EQ(s.rules_version, 2);
+  EXPECT_EQ(s.rules_version, 3);
   EXPECT_EQ(s.repetitions, 3);
   EXPECT_DOUBLE_EQ(s.noise_target, 0.01);
   EXPECT_EQ(s.timing, "graph");
+  EXPECT_EQ(s.model_folder, "models");
   // The rules files beside the tables are no shape tables.
   const std::vector<Table> tables = load_tables({shapes});
   for (const auto& t : tables) EXPECT_EQ(t.path.find("submission"), std::string::npos) << t.path;
-  const std::vector<Case> cases = suite_cases(s, tables, load_models(s.model_names, {shapes}));
+  const std::vector<Case> cases = suite_cases(s, tables, load_models(s.model_names, {shapes}, s.model_folder));
   EXPECT_GT(cases.size(), 1000u);
   std::set<std::string> families;
   for (const auto& c : cases) families.insert(c.family);
   // Every family: the nine the rules name, and attention, gather and permute from the model tables' cases.
   EXPECT_EQ(families.size(), 12u);
-  // Version 1, kept for the bundles made under it: the same cases, 5 fixed repetitions, no timing named.
+  // Versions 1 and 2, kept for the bundles made under them: the model tables they were made with (their own
+  // folder), so the same cases as when they were current; 1 asked for 5 fixed repetitions and named no timing.
+  const Suite v2 = load_suite(shapes + "/submission_v2.yaml");
+  EXPECT_EQ(v2.rules_version, 2);
+  EXPECT_EQ(v2.model_folder, "models_rules_v2");
+  const std::vector<Case> v2_cases = suite_cases(v2, tables, load_models(v2.model_names, {shapes}, v2.model_folder));
+  EXPECT_EQ(v2_cases.size(), 1322u);  // the committed v2 H100 bundle's cases
   const Suite v1 = load_suite(shapes + "/submission_v1.yaml");
   EXPECT_EQ(v1.rules_version, 1);
   EXPECT_EQ(v1.repetitions, 5);
   EXPECT_EQ(v1.timing, "");
   EXPECT_DOUBLE_EQ(v1.max_noise, s.max_noise);
   EXPECT_DOUBLE_EQ(v1.max_median_noise, s.max_median_noise);
-  EXPECT_EQ(suite_cases(v1, tables, load_models(v1.model_names, {shapes})).size(), cases.size());
+  EXPECT_EQ(suite_cases(v1, tables, load_models(v1.model_names, {shapes}, v1.model_folder)).size(), v2_cases.size());
 }
 
 // Issue 21: a rule given twice is an error (which one yaml-cpp's lookup sees differs between versions).
