@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "aggregate/results.h"
+#include "aggregate/system_description.h"
 #include "core/error.h"
 #include "core/result_record.h"
 
@@ -115,4 +116,23 @@ TEST(ResultRecord, ErrorsNameTheLineAndTheField) {
   EXPECT_EQ(error(R"({"type":"run","name":"","status":"ok","time_us":1})"),
             "r.jsonl:7: field 'name': expected a case name, got an empty string");
   EXPECT_EQ(error("[1]"), "r.jsonl:7: expected a JSON object, got an array");
+}
+
+// A run's context as the writer types it now (numbers) and as the committed bundles hold it (all text): the
+// aggregator reads the same facts, and pack writes the same system.yaml from both.
+TEST(ResultRecord, TypedAndTextContextsPackTheSameSystemDescription) {
+  const std::string text = R"({"type":"context","context":{"gpu":"G","gpu_count_used":"1","memory_gib":"79.178711",)"
+                           R"("rules_version":"2","results_format":"2","compute_capability":"9.0","git":"abc"}})";
+  const std::string typed = R"({"type":"context","context":{"gpu":"G","gpu_count_used":1,"memory_gib":79.1787109375,)"
+                            R"("rules_version":2,"results_format":2,"compute_capability":"9.0","git":"abc"}})";
+  const auto context_of = [](const std::string& line) {
+    return aggregate::parse_results(line + "\n", "r.jsonl", aggregate::Statistic::median).context;
+  };
+  const auto old_context = context_of(text), new_context = context_of(typed);
+  EXPECT_EQ(new_context.at("rules_version"), "2");
+  EXPECT_EQ(new_context.at("results_format"), "2");
+  aggregate::Submitter who;
+  who.vendor = "V";
+  EXPECT_EQ(aggregate::system_yaml(new_context, who), aggregate::system_yaml(old_context, who));
+  EXPECT_EQ(aggregate::system_value(new_context, "memory_gib"), "79.2");
 }
