@@ -133,15 +133,9 @@ void read_system(const fs::path& dir, Bundle& b) {
 void add_details(const core::ResultRecord& line, Bundle& b) {
   json& d = b.details[line.name];
   if (d.is_null()) d = {{"reps", json::array()}, {"counters", json::object()}};
-  const auto copy = [&](const char* key, const auto& field) {
-    if (field) d[key] = *field;
-  };
-  copy("family", line.family);
-  copy("direction", line.direction);
-  copy("precision", line.precision);
-  copy("sets", line.sets);
-  copy("models", line.models);
-  copy("applications", line.applications);
+  const json written = core::to_json(line);  // the case's fields as the log has them
+  for (const char* key : {"family", "direction", "precision", "sets", "models", "applications"})
+    if (written.contains(key)) d[key] = written[key];
   if (line.verification && !line.verification->empty()) d["verification"] = *line.verification;
   if (line.label && !line.label->empty()) d["label"] = *line.label;
   if (!line.timed()) return;  // a case that did not run: one line with the reason

@@ -1,5 +1,6 @@
 #include "core/result_record.h"
 
+#include <array>
 #include <cmath>
 #include <limits>
 #include <set>
@@ -56,6 +57,20 @@ const std::set<std::string> kCaseKeys = {"type", "name", "status", "family", "di
                                          "applications", "models", "iterations", "time_us", "counters", "reason",
                                          "verification", "label", "logged_at"};
 
+// A case line's optional text fields and lists of names, by key: read and written from one table.
+template <class Record>
+auto text_fields(Record& r) {
+  return std::array{std::pair{"family", &r.family},       std::pair{"direction", &r.direction},
+                    std::pair{"precision", &r.precision}, std::pair{"reason", &r.reason},
+                    std::pair{"label", &r.label},         std::pair{"verification", &r.verification},
+                    std::pair{"logged_at", &r.logged_at}};
+}
+template <class Record>
+auto name_lists(Record& r) {
+  return std::array{std::pair{"sets", &r.sets}, std::pair{"models", &r.models},
+                    std::pair{"applications", &r.applications}};
+}
+
 std::optional<std::string> optional_field(const json& j, const char* key, const std::string& where) {
   if (!j.contains(key)) return std::nullopt;
   return text_of(j, key, where);
@@ -100,16 +115,8 @@ void read_case(const json& j, const std::string& where, ResultRecord& r) {
   const auto parsed = parse_case_status(status);
   if (!parsed) field_error(where, "status", "ok, unstable, skipped or failed", "'" + status + "'");
   r.status = *parsed;
-  r.family = optional_field(j, "family", where);
-  r.direction = optional_field(j, "direction", where);
-  r.precision = optional_field(j, "precision", where);
-  r.reason = optional_field(j, "reason", where);
-  r.sets = names_field(j, "sets", where);
-  r.models = names_field(j, "models", where);
-  r.applications = names_field(j, "applications", where);
-  r.label = optional_field(j, "label", where);
-  r.verification = optional_field(j, "verification", where);
-  r.logged_at = optional_field(j, "logged_at", where);
+  for (const auto& [key, field] : text_fields(r)) *field = optional_field(j, key, where);
+  for (const auto& [key, field] : name_lists(r)) *field = names_field(j, key, where);
   if (r.kind == RecordKind::aggregate) r.aggregate = text_of(j, "aggregate", where);
   if (r.kind == RecordKind::run && j.contains("repetition"))
     r.repetition = whole_field(j["repetition"], "repetition", where, 1e9, "a repetition number (0, 1, ...)");
@@ -167,22 +174,13 @@ json to_json(const ResultRecord& r) {
   if (r.kind == RecordKind::aggregate) j["aggregate"] = r.aggregate;
   if (r.repetition) j["repetition"] = *r.repetition;
   j["status"] = name_of(r.status);
-  const auto put = [&](const char* key, const auto& field) {
-    if (field) j[key] = *field;
-  };
-  put("family", r.family);
-  put("direction", r.direction);
-  put("precision", r.precision);
-  put("sets", r.sets);
-  put("applications", r.applications);
-  put("models", r.models);
-  put("iterations", r.iterations);
-  put("time_us", r.time_us);
-  put("counters", r.counters);
-  put("reason", r.reason);
-  put("verification", r.verification);
-  put("label", r.label);
-  put("logged_at", r.logged_at);
+  for (const auto& [key, field] : text_fields(r))
+    if (*field) j[key] = **field;
+  for (const auto& [key, field] : name_lists(r))
+    if (*field) j[key] = **field;
+  if (r.iterations) j["iterations"] = *r.iterations;
+  if (r.time_us) j["time_us"] = *r.time_us;
+  if (r.counters) j["counters"] = *r.counters;
   return j;
 }
 
