@@ -235,9 +235,9 @@ bool close_to(double value, double expected, double tolerance) {
 // energy_counters), recomputed: the first that disagrees by more than 1%, as a message; empty where all agree. The
 // mean line is not compared (a rules-v1 run's mean line holds the mean of the repetitions' counters).
 std::string derived_disagreement(const ResultLine& l, double peak_tflops, double peak_gb_per_s) {
-  const auto& c = l.counters;
+  const std::map<std::string, double> c = l.finite_counters();
   const auto has = [&](const char* key) { return c.count(key) > 0; };
-  const double t = l.time_us, flops = has("flops") ? c.at("flops") : 0, bytes = has("bytes") ? c.at("bytes") : -1;
+  const double t = l.time_us.value_or(0), flops = has("flops") ? c.at("flops") : 0, bytes = has("bytes") ? c.at("bytes") : -1;
   std::string out;
   const auto compare = [&](const char* key, double expected, const std::string& from) {
     if (!out.empty() || !has(key)) return;
@@ -296,7 +296,8 @@ void check_lines(const ResultSet& results, Problems& p) {
     if (not_run && r.lines.size() > 1) {
       const ResultLine& other = &r.lines.front() == not_run ? r.lines[1] : r.lines.front();
       p.add("conflicting status lines", "conflicting status lines for " + name + ": " + line(*not_run) + " says " +
-                                            not_run->status + ", " + line(other) + " says " + other.status,
+                                            name_of(not_run->status) + ", " + line(other) + " says " +
+                                            name_of(other.status),
             "a case either ran (its repetitions, median and mean) or did not (one line with the reason): " + keep);
       continue;
     }
@@ -305,7 +306,7 @@ void check_lines(const ResultSet& results, Problems& p) {
     const ResultLine* first = nullptr;
     bool conflict = false;
     for (const auto& l : r.lines) {
-      if (l.type == "run") runs.push_back(&l);
+      if (l.kind == core::RecordKind::run) runs.push_back(&l);
       else if (l.aggregate == "median") medians.push_back(&l);
       else if (l.aggregate == "mean") means.push_back(&l);
       else if (l.aggregate == "recheck") rechecks.push_back(&l);
@@ -316,7 +317,7 @@ void check_lines(const ResultSet& results, Problems& p) {
       else if (l.status != first->status) {
         conflict = true;
         p.add("conflicting status lines", "conflicting status lines for " + name + ": " + line(*first) + " says " +
-                                              first->status + ", " + line(l) + " says " + l.status,
+                                              name_of(first->status) + ", " + line(l) + " says " + name_of(l.status),
               "the repetitions, median and mean of a case share one status: " + keep);
       }
     }
@@ -325,14 +326,14 @@ void check_lines(const ResultSet& results, Problems& p) {
                                             " recheck lines; the end-of-run re-time writes one", keep);
     // Every measured line verified, in the harness's words for a result within tolerance.
     for (const auto& l : r.lines) {
-      if (l.verification.empty()) {
+      if (!l.verification || l.verification->empty()) {
         p.add("unverified cases", "case has no verification record in " + log + ": " + name + " (" + line(l) + ")",
               "every time must come from a verified case: run it with opmark-bench unmodified");
         break;
       }
-      if (!states_success(l.verification)) {
+      if (!states_success(*l.verification)) {
         p.add("unverified cases", "case's verification does not state success in " + log + " " + line(l) + ": " +
-                                      name + ": '" + l.verification + "'",
+                                      name + ": '" + *l.verification + "'",
               "a time counts only for a result within tolerance (\"all N elements within tolerance ...\"): a wrong "
               "result fails the case; fix the cause and run it again");
         break;
@@ -340,12 +341,12 @@ void check_lines(const ResultSet& results, Problems& p) {
     }
     // The repetitions, their median and mean.
     std::vector<double> times;
-    for (const auto* l : runs) times.push_back(l->time_us);
+    for (const auto* l : runs) times.push_back(l->time_us.value_or(0));
     const std::size_t n = times.size();
     if (n == 0) continue;  // check_cases: too few repetitions
     std::vector<long long> numbers;
     for (const auto* l : runs)
-      if (l->repetition >= 0) numbers.push_back(l->repetition);
+      if (l->repetition) numbers.push_back(*l->repetition);
     if (numbers.size() == n) {
       std::sort(numbers.begin(), numbers.end());
       for (std::size_t i = 0; i < n; ++i)
@@ -365,9 +366,10 @@ void check_lines(const ResultSet& results, Problems& p) {
       p.add("repetitions", name + " has " + std::to_string(medians.size()) + " median and " +
                                std::to_string(means.size()) + " mean line(s); opmark-bench writes one of each", keep);
     const auto says = [&](const ResultLine& l, double expected, const char* of) {
-      if (close_to(l.time_us, expected, 1e-6)) return;
+      const double t = l.time_us.value_or(0);
+      if (close_to(t, expected, 1e-6)) return;
       p.add("aggregates disagree", "the " + (l.aggregate.empty() ? std::string("aggregate") : l.aggregate) +
-                                       " line of " + name + " (" + line(l) + ") says " + us(l.time_us) + ", the " +
+                                       " line of " + name + " (" + line(l) + ") says " + us(t) + ", the " +
                                        of + " of its " + std::to_string(n) + " repetitions is " + us(expected),
             "the median and mean lines are the run's own over all of the case's repetitions: " + keep);
     };
@@ -378,21 +380,23 @@ void check_lines(const ResultSet& results, Problems& p) {
     // results format 2 as its repetitions counter and its iterations as the launches of all repetitions.
     if (medians.size() == 1) {
       const ResultLine& m = *medians.front();
-      const auto count = m.counters.find("repetitions");
-      if (format2 && count != m.counters.end() && count->second != static_cast<double>(n))
+      const std::map<std::string, double> counters = m.finite_counters();
+      const auto count = counters.find("repetitions");
+      if (format2 && count != counters.end() && count->second != static_cast<double>(n))
         p.add("repetitions", name + ": the median line (" + line(m) + ") counts " + number(count->second) +
                                  " repetitions, the log holds " + std::to_string(n), keep);
       double launches = 0;
       bool all_counted = true;
       for (const auto* l : runs) {
-        all_counted = all_counted && l->iterations >= 0;
-        launches += l->iterations;
+        all_counted = all_counted && l->iterations.has_value();
+        launches += static_cast<double>(l->iterations.value_or(0));
       }
-      if (!format2 && m.iterations >= 0 && m.iterations != static_cast<double>(n))
-        p.add("repetitions", name + ": the median line (" + line(m) + ") is over " + number(m.iterations) +
+      const double iterations = m.iterations ? static_cast<double>(*m.iterations) : -1;
+      if (!format2 && iterations >= 0 && iterations != static_cast<double>(n))
+        p.add("repetitions", name + ": the median line (" + line(m) + ") is over " + number(iterations) +
                                  " repetitions, the log holds " + std::to_string(n), keep);
-      if (format2 && all_counted && m.iterations >= 0 && m.iterations != launches)
-        p.add("repetitions", name + ": the median line (" + line(m) + ") counts " + number(m.iterations) +
+      if (format2 && all_counted && iterations >= 0 && iterations != launches)
+        p.add("repetitions", name + ": the median line (" + line(m) + ") counts " + number(iterations) +
                                  " launches, its repetitions " + number(launches), keep);
     }
     // The derived counters, and the rates against the GPU's peaks.

@@ -202,14 +202,4 @@ nlohmann::json parse_json_document(std::string_view text, const std::string& pat
   }
 }
 
-std::string json_kind(const nlohmann::json& value) {
-  if (value.is_string()) return "a string";
-  if (value.is_number()) return "a number";
-  if (value.is_object()) return "an object";
-  if (value.is_array()) return "an array";
-  if (value.is_boolean()) return "true or false";
-  if (value.is_null()) return "null";
-  return "something else";
-}
-
 }  // namespace opmark::aggregate

@@ -11,6 +11,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/json_fields.h"
+
 namespace opmark::aggregate {
 
 // The limits on what a reader takes. The defaults are far above any real run and far below what hurts:
@@ -66,7 +68,7 @@ nlohmann::json parse_json_document(std::string_view text, const std::string& pat
 // The line (1-based) of a byte offset in `text`.
 int line_at(std::string_view text, std::size_t offset);
 
-// What a JSON value is, for messages: "a string", "a number", "an object", "an array", "true or false", "null".
-std::string json_kind(const nlohmann::json& value);
+// What a JSON value is, for messages (core/json_fields.h).
+using core::json_kind;
 
 }  // namespace opmark::aggregate

@@ -28,6 +28,7 @@
 #include "core/case.h"
 #include "core/error.h"
 #include "core/precision.h"
+#include "core/result_record.h"
 #include "core/schema.h"
 #include "core/table.h"
 #include "core/yaml_nodes.h"
@@ -129,28 +130,26 @@ void read_system(const fs::path& dir, Bundle& b) {
 // What the drill-down shows and ResultSet does not keep: every repetition, the median and mean lines with their
 // counters (and a recheck line's over them), verification, and the sets and models a case belongs to. Called by
 // parse_results with each case line once it has checked it (types, status, time; see results.h).
-void add_details(const json& j, Bundle& b) {
-  const std::string type = j.at("type").get<std::string>();
-  json& d = b.details[j.at("name").get<std::string>()];
+void add_details(const core::ResultRecord& line, Bundle& b) {
+  json& d = b.details[line.name];
   if (d.is_null()) d = {{"reps", json::array()}, {"counters", json::object()}};
+  const json written = core::to_json(line);  // the case's fields as the log has them
   for (const char* key : {"family", "direction", "precision", "sets", "models", "applications"})
-    if (j.contains(key)) d[key] = j[key];
-  for (const char* key : {"verification", "label"})
-    if (j.contains(key) && !j[key].get<std::string>().empty()) d[key] = j[key];
-  const std::string status = j.at("status").get<std::string>();
-  if (status != "ok" && status != "unstable") return;  // a case that did not run: one line with the reason
-  const double t = j.at("time_us").get<double>();
-  const json counters = j.value("counters", json::object());
-  if (type == "run") {
+    if (written.contains(key)) d[key] = written[key];
+  if (line.verification && !line.verification->empty()) d["verification"] = *line.verification;
+  if (line.label && !line.label->empty()) d["label"] = *line.label;
+  if (!line.timed()) return;  // a case that did not run: one line with the reason
+  const double t = *line.time_us;
+  const json counters = line.counters ? json(*line.counters) : json::object();
+  if (line.kind == core::RecordKind::run) {
     json rep = {{"time_us", t}};
-    if (j.contains("iterations")) rep["iterations"] = j["iterations"];
+    if (line.iterations) rep["iterations"] = *line.iterations;
     d["reps"].push_back(rep);
     if (d["counters"].empty()) d["counters"] = counters;  // until a median line brings its own
   } else {
-    const std::string aggregate = j.at("aggregate").get<std::string>();
-    if (aggregate == "median" || aggregate == "mean") d[aggregate] = t;
-    if (aggregate == "median") d["counters"] = counters;
-    if (aggregate == "recheck")  // the end-of-run re-time's counters, over the median line's
+    if (line.aggregate == "median" || line.aggregate == "mean") d[line.aggregate] = t;
+    if (line.aggregate == "median") d["counters"] = counters;
+    if (line.aggregate == "recheck")  // the end-of-run re-time's counters, over the median line's
       for (const auto& [k, v] : counters.items()) d["counters"][k] = v;
   }
 }
@@ -201,7 +200,7 @@ Bundle load_bundle(const fs::path& root, const fs::path& dir) {
   read_system(dir, b);
   // Read (and decompress) once: the scores' times and the drill-down's details come from the same lines. Every file
   // is the bundle's own (no symbolic links), within the read limits.
-  b.results = load_bundle_results(dir.string(), Statistic::median, [&](int, const json& line) { add_details(line, b); });
+  b.results = load_bundle_results(dir.string(), Statistic::median, [&](int, const core::ResultRecord& line) { add_details(line, b); });
   read_scores(dir, b);
   // The run's context says how it was timed (results format 2: graph or eager, the noise target, NVML's state and the
 // GPU's power limit, ECC and MIG) and which peaks its percentages and roofs use.

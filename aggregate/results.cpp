@@ -10,15 +10,14 @@
 
 #include <nlohmann/json.hpp>
 
+#include "aggregate/benchmark_json.h"
 #include "core/error.h"
+#include "core/json_fields.h"
 #include "core/stats.h"
 
 namespace opmark::aggregate {
-namespace {
 
 using nlohmann::json;
-
-}  // namespace
 
 double CaseResult::counter(const std::string& key, double otherwise) const {
   auto it = counters.find(key);
@@ -41,65 +40,16 @@ double statistic_of(std::vector<double> v, Statistic s) {
   return core::median_of(std::move(v));
 }
 
-namespace {
-
-bool known_status(const std::string& status) {
-  return status == "ok" || status == "unstable" || status == "skipped" || status == "failed";
-}
-
-// Field readers: every error names the place (file:line, or file: benchmarks[i]), the field and what was expected.
-[[noreturn]] void field_error(const std::string& where, const std::string& key, const std::string& expected,
-                              const std::string& got) {
-  throw Error(where + ": field '" + key + "': expected " + expected + ", got " + got);
-}
-
-const json& need(const json& j, const char* key, const std::string& where) {
-  if (!j.contains(key)) throw Error(where + ": missing key '" + key + "'");
-  return j.at(key);
-}
-
-std::string text_of(const json& j, const char* key, const std::string& where) {
-  const json& v = need(j, key, where);
-  if (!v.is_string()) field_error(where, key, "a string", json_kind(v));
-  return v.get<std::string>();
-}
-
-// A text field that may be absent (then `otherwise`).
-std::string optional_text(const json& j, const char* key, const std::string& where, const std::string& otherwise = "") {
-  return j.contains(key) ? text_of(j, key, where) : otherwise;
-}
-
-double number_of(const json& v, const char* key, const std::string& where) {
-  if (!v.is_number()) field_error(where, key, "a number", json_kind(v));
-  return v.get<double>();
-}
-
-bool flag_of(const json& j, const char* key, const std::string& where) {
-  if (!j.contains(key)) return false;
-  const json& v = j.at(key);
-  if (!v.is_boolean()) field_error(where, key, "true or false", json_kind(v));
-  return v.get<bool>();
-}
-
-// A time in us (after `scale` from the file's unit): a finite number in [kMinTimeUs, kMaxTimeUs].
-double time_of(const json& j, const char* key, const std::string& where, double scale = 1.0) {
-  const double t = number_of(need(j, key, where), key, where) * scale;
+double checked_time_us(double t, const char* key, const std::string& where) {
   if (!(t >= kMinTimeUs && t <= kMaxTimeUs)) {
     char text[96];
     std::snprintf(text, sizeof text, "%g us", t);
-    field_error(where, key, "a time of one operation from 0.001 us (1 ns) to 3.6e9 us (an hour)", text);
+    core::field_error(where, key, "a time of one operation from 0.001 us (1 ns) to 3.6e9 us (an hour)", text);
   }
   return t;
 }
 
-// A list of names (sets, models, applications): an array of strings, where given.
-void check_names(const json& j, const char* key, const std::string& where) {
-  if (!j.contains(key)) return;
-  const json& v = j.at(key);
-  if (!v.is_array()) field_error(where, key, "a list of names", json_kind(v));
-  for (const auto& item : v)
-    if (!item.is_string()) field_error(where, key, "a list of names", "a list holding " + json_kind(item));
-}
+namespace {
 
 // The first non-blank line of `text` closes every bracket it opens: one JSON value per line (results.jsonl).
 bool first_line_balanced(std::string_view text) {
@@ -115,11 +65,73 @@ std::string too_deep(const std::string& where, const ReadLimits& limits) {
          " levels (opmark writes 3): not read";
 }
 
+// Case records gathered into a ResultSet, whichever file they came from (results.jsonl, or benchmark.json through
+// benchmark_json.h): each case's last status, its repetitions' times and its aggregates', its counters.
+class CaseGatherer {
+ public:
+  explicit CaseGatherer(ResultSet& out) : out_(out) {}
+
+  void add_context(const core::ResultRecord& record) {
+    for (const auto& [k, v] : record.context.items()) out_.context[k] = core::context_text(v);
+  }
+
+  // `number` > 0: a results.jsonl line, kept in the case's lines for the checker.
+  void add_case(const core::ResultRecord& record, const std::string& where, int number) {
+    CaseResult& r = out_.cases[record.name];
+    r.status = core::name_of(record.status);
+    for (const auto& [from, into] : {std::pair{&record.applications, &r.applications}, {&record.models, &r.models}})
+      if (*from) into->insert((*from)->begin(), (*from)->end());
+    if (record.label) r.label = *record.label;
+    if (record.reason) r.reason = *record.reason;
+    if (record.verification) r.verification = *record.verification;
+    if (record.timed()) {
+      if (!record.time_us) throw Error(where + ": missing key 'time_us'");
+      const double t = checked_time_us(*record.time_us, "time_us", where);
+      if (record.kind == core::RecordKind::run) r.reps_us.push_back(t);
+      else aggregates_[record.name][record.aggregate] = t;
+      if (record.counters) add_counters(record, r);
+    }
+    if (number > 0) {
+      r.lines.push_back(ResultLine{record, number});
+    }
+  }
+
+  // Each timed case's time by `statistic`: over its repetitions, else its median or mean line (benchmark.json,
+  // `median_for_min`: its median line for the minimum too).
+  void finish(const std::string& path, Statistic statistic, bool median_for_min) {
+    for (auto& [name, r] : out_.cases) {
+      if (!r.timed()) continue;
+      std::map<std::string, double>& aggregates = aggregates_[name];
+      const char* wanted = statistic == Statistic::mean ? "mean" : "median";
+      if (!r.reps_us.empty()) r.time_us = statistic_of(r.reps_us, statistic);
+      else if ((statistic != Statistic::min || median_for_min) && aggregates.count(wanted))
+        r.time_us = aggregates[wanted];
+      else throw Error(path + ": case " + name + " has no repetitions to take the " +
+                       (statistic == Statistic::min && !median_for_min ? "min" : "statistic") + " of");
+    }
+  }
+
+ private:
+  // The counters of the median line; until one comes, the latest repetition's. The end-of-run re-time's line
+  // ("recheck", appended later) adds its own (recheck_us, the remeasured repetitions) over them.
+  void add_counters(const core::ResultRecord& record, CaseResult& r) {
+    const bool recheck = record.aggregate == "recheck", median = record.aggregate == "median";
+    if (!(median || recheck || (record.kind == core::RecordKind::run && !median_counters_.count(record.name))))
+      return;
+    if (!recheck) r.counters.clear();
+    for (const auto& [k, v] : record.finite_counters()) r.counters[k] = v;
+    if (median) median_counters_.insert(record.name);
+  }
+
+  ResultSet& out_;
+  std::map<std::string, std::map<std::string, double>> aggregates_;
+  std::set<std::string> median_counters_;  // cases whose counters came from their median line
+};
+
 // opmark-bench's log: a context line, then per case its repetitions ("run") and aggregates, a summary line.
 void parse_jsonl(std::string_view text, const std::string& path, Statistic statistic, const ReadLimits& limits,
                  const LineVisitor& visit, ResultSet& out) {
-  std::map<std::string, std::map<std::string, double>> aggregates;
-  std::set<std::string> median_counters;  // cases whose counters came from their median line
+  CaseGatherer gather(out);
   std::size_t pos = 0;
   for (int number = 1; pos < text.size(); ++number) {
     const std::size_t newline = text.find('\n', pos);
@@ -148,172 +160,25 @@ void parse_jsonl(std::string_view text, const std::string& path, Statistic stati
     } catch (const json::exception& e) {  // a number out of range (1e999)
       throw Error(where + ": not a JSON line (" + std::string(e.what()) + ")");
     }
-    if (!j.is_object()) throw Error(where + ": expected a JSON object, got " + json_kind(j));
-    const std::string type = text_of(j, "type", where);
-    if (type == "context") {
-      const json& context = need(j, "context", where);
-      if (!context.is_object()) field_error(where, "context", "an object", json_kind(context));
+    const core::ResultRecord record = core::from_json(j, where);
+    if (record.kind == core::RecordKind::context) {
       ++out.context_lines;
-      for (const auto& [k, v] : context.items()) out.context[k] = v.is_string() ? v.get<std::string>() : v.dump();
-      continue;
+      gather.add_context(record);
     }
-    if (type != "run" && type != "aggregate") continue;
-    ResultLine record;
-    record.number = number;
-    record.type = type;
-    const std::string name = text_of(j, "name", where);
-    if (name.empty()) field_error(where, "name", "a case name", "an empty string");
-    record.status = text_of(j, "status", where);
-    if (!known_status(record.status))
-      field_error(where, "status", "ok, unstable, skipped or failed", "'" + record.status + "'");
-    for (const char* key : {"family", "direction", "precision", "reason"}) optional_text(j, key, where);
-    for (const char* key : {"sets", "models", "applications"}) check_names(j, key, where);
-    CaseResult& r = out.cases[name];
-    r.status = record.status;
-    for (const auto& [key, into] : {std::pair<const char*, std::set<std::string>*>{"applications", &r.applications},
-                                    {"models", &r.models}})
-      if (j.contains(key))
-        for (const auto& item : j[key]) into->insert(item.get<std::string>());
-    if (j.contains("label")) r.label = text_of(j, "label", where);
-    if (j.contains("reason")) r.reason = text_of(j, "reason", where);
-    if (j.contains("verification")) r.verification = record.verification = text_of(j, "verification", where);
-    if (type == "aggregate") record.aggregate = text_of(j, "aggregate", where);
-    if (type == "run" && j.contains("repetition")) {
-      const double rep = number_of(j["repetition"], "repetition", where);
-      if (!(rep >= 0 && rep < 1e9 && rep == static_cast<double>(static_cast<long long>(rep))))
-        field_error(where, "repetition", "a repetition number (0, 1, ...)", j["repetition"].dump());
-      record.repetition = static_cast<long long>(rep);
-    }
-    if (j.contains("iterations")) {
-      record.iterations = number_of(j["iterations"], "iterations", where);
-      if (!(record.iterations >= 0)) field_error(where, "iterations", "a count", j["iterations"].dump());
-    }
-    if (!record.timed()) {
-      r.lines.push_back(std::move(record));
-      if (visit) visit(number, j);
-      continue;
-    }
-    const double t = record.time_us = time_of(j, "time_us", where);
-    const std::string& aggregate = record.aggregate;
-    if (type == "run") r.reps_us.push_back(t);
-    else aggregates[name][aggregate] = t;
-    if (j.contains("counters")) {
-      const json& counters = j["counters"];
-      if (!counters.is_object()) field_error(where, "counters", "an object", json_kind(counters));
-      for (const auto& [k, v] : counters.items())
-        if (v.is_number() && std::isfinite(v.get<double>())) record.counters[k] = v.get<double>();
-      // The counters of the median line; until one comes, the latest repetition's. The end-of-run re-time's line
-      // ("recheck", appended later) adds its own (recheck_us, the remeasured repetitions) over them.
-      const bool recheck = aggregate == "recheck";
-      if (aggregate == "median" || recheck || (type == "run" && !median_counters.count(name))) {
-        if (!recheck) r.counters.clear();
-        for (const auto& [k, v] : record.counters) r.counters[k] = v;
-        if (aggregate == "median") median_counters.insert(name);
-      }
-    }
-    r.lines.push_back(std::move(record));
-    if (visit) visit(number, j);
+    if (!record.is_case()) continue;
+    gather.add_case(record, where, number);
+    if (visit) visit(number, record);
   }
-  for (auto& [name, r] : out.cases) {
-    if (!r.timed()) continue;
-    if (!r.reps_us.empty()) r.time_us = statistic_of(r.reps_us, statistic);
-    else if (statistic == Statistic::median && aggregates[name].count("median")) r.time_us = aggregates[name]["median"];
-    else if (statistic == Statistic::mean && aggregates[name].count("mean")) r.time_us = aggregates[name]["mean"];
-    else throw Error(path + ": case " + name + " has no repetitions to take the " +
-                     (statistic == Statistic::min ? "min" : "statistic") + " of");
-  }
+  gather.finish(path, statistic, false);
 }
 
-// Google Benchmark's time units, as the us they are.
-double unit_scale(const json& b, const std::string& where) {
-  const std::string unit = optional_text(b, "time_unit", where, "us");
-  if (unit == "ns") return 1e-3;
-  if (unit == "us") return 1.0;
-  if (unit == "ms") return 1e3;
-  if (unit == "s") return 1e6;
-  field_error(where, "time_unit", "ns, us, ms or s", "'" + unit + "'");
-}
-
-// Google Benchmark's JSON: "context" and "benchmarks" (iterations with run_name, or aggregates).
+// Google Benchmark's JSON, as records (benchmark_json.h).
 void parse_benchmark_json(const json& root, const std::string& path, Statistic statistic, ResultSet& out) {
-  if (root.contains("context")) {
-    const json& context = root["context"];
-    if (!context.is_object()) field_error(path, "context", "an object", json_kind(context));
-    for (const auto& [k, v] : context.items())
-      if (k.rfind("opmark_", 0) == 0) out.context[k.substr(7)] = v.is_string() ? v.get<std::string>() : v.dump();
-  }
-  const json& benchmarks = need(root, "benchmarks", path);
-  if (!benchmarks.is_array()) field_error(path, "benchmarks", "a list", json_kind(benchmarks));
-  std::map<std::string, std::map<std::string, double>> aggregates;
-  for (std::size_t i = 0; i < benchmarks.size(); ++i) {
-    const json& b = benchmarks[i];
-    const std::string where = path + ": benchmarks[" + std::to_string(i) + "]";
-    if (!b.is_object()) throw Error(where + ": expected an object, got " + json_kind(b));
-    std::string name = b.contains("run_name") ? text_of(b, "run_name", where) : text_of(b, "name", where);
-    // Google Benchmark appends the timing mode to a manually timed case's name; opmark's case name has none.
-    const std::string manual = "/manual_time";
-    if (name.size() > manual.size() && name.compare(name.size() - manual.size(), manual.size(), manual) == 0)
-      name.resize(name.size() - manual.size());
-    const std::string run_type = optional_text(b, "run_type", where, "iteration");
-    const std::string aggregate = optional_text(b, "aggregate_name", where);
-    // Aggregates other than the median and mean (stddev, cv: 0, or NaN) are no times: not read.
-    if (run_type == "aggregate" && aggregate != "median" && aggregate != "mean") continue;
-    CaseResult& r = out.cases[name];
-    if (flag_of(b, "error_occurred", where) || flag_of(b, "skipped", where)) {
-      const std::string message = optional_text(b, "error_message", where, optional_text(b, "skip_message", where));
-      r.status = message.rfind("SKIPPED", 0) == 0 ? "skipped" : "failed";
-      r.reason = message;
-      continue;
-    }
-    if (b.contains("label")) r.label = text_of(b, "label", where);
-    const double t = time_of(b, "real_time", where, unit_scale(b, where));
-    if (run_type == "aggregate") aggregates[name][aggregate] = t;
-    else r.reps_us.push_back(t);
-  }
-  for (auto& [name, r] : out.cases) {
-    if (r.status != "ok") continue;
-    if (!r.reps_us.empty()) r.time_us = statistic_of(r.reps_us, statistic);
-    else if (aggregates[name].count(statistic == Statistic::mean ? "mean" : "median"))
-      r.time_us = aggregates[name][statistic == Statistic::mean ? "mean" : "median"];
-    else throw Error(path + ": case " + name + " has no repetitions to take the statistic of");
-  }
-}
-
-// Replaces the bare tokens NaN, -NaN, Infinity, -Infinity, inf, -inf outside strings with null.
-std::string nan_as_null(const std::string& text) {
-  std::string out;
-  out.reserve(text.size());
-  bool in_string = false;
-  for (std::size_t i = 0; i < text.size(); ++i) {
-    const char c = text[i];
-    if (in_string) {
-      out += c;
-      if (c == '\\' && i + 1 < text.size()) out += text[++i];
-      else if (c == '"') in_string = false;
-      continue;
-    }
-    if (c == '"') {
-      in_string = true;
-      out += c;
-      continue;
-    }
-    bool replaced = false;
-    if (c != '-' && c != 'N' && c != 'n' && c != 'I' && c != 'i') {  // no word starts otherwise: skip the search
-      out += c;
-      continue;
-    }
-    for (const char* word : {"-NaN", "NaN", "-nan", "nan", "-Infinity", "Infinity", "-inf", "inf"}) {
-      const std::size_t n = std::char_traits<char>::length(word);
-      if (text.compare(i, n, word) == 0) {
-        out += "null";
-        i += n - 1;
-        replaced = true;
-        break;
-      }
-    }
-    if (!replaced) out += c;
-  }
-  return out;
+  const BenchmarkJsonRecords records = records_from_benchmark_json(root, path);
+  CaseGatherer gather(out);
+  gather.add_context(records.context);
+  for (const auto& [where, record] : records.cases) gather.add_case(record, where, 0);
+  gather.finish(path, statistic, true);
 }
 
 }  // namespace

@@ -7,9 +7,8 @@
 #include <string>
 #include <vector>
 
-#include <nlohmann/json_fwd.hpp>
-
 #include "aggregate/files.h"
+#include "core/result_record.h"
 
 namespace opmark::aggregate {
 
@@ -19,18 +18,9 @@ Statistic parse_statistic(const std::string& name);  // throws opmark::Error nam
 // The median, mean or minimum of some times (0 for none).
 double statistic_of(std::vector<double> values, Statistic statistic);
 
-// One line of a case in results.jsonl, as the checker compares them (the times and counters each line states).
-struct ResultLine {
-  int number = 0;                // 1-based line number in the file
-  std::string type;              // run or aggregate
-  std::string aggregate;         // median, mean, recheck (aggregate lines)
-  std::string status;            // ok, unstable, skipped, failed
-  std::string verification;
-  double time_us = 0;            // 0 where the status has no time
-  double iterations = -1;        // -1: not given
-  long long repetition = -1;     // run lines: their number, -1 where not given
-  std::map<std::string, double> counters;  // the line's numeric counters
-  bool timed() const { return status == "ok" || status == "unstable"; }
+// One line of a case in results.jsonl as the checker compares them: the record (core/result_record.h) and where.
+struct ResultLine : core::ResultRecord {
+  int number = 0;  // 1-based line number in the file
 };
 
 // The times opmark accepts for one operation, in us: 1 ns to one hour. No GPU operation takes less than a
@@ -38,6 +28,10 @@ struct ResultLine {
 // cases takes an hour; a time outside is an edited or broken file.
 inline constexpr double kMinTimeUs = 1e-3;
 inline constexpr double kMaxTimeUs = 3.6e9;
+
+// `t` where it is such a time; else throws opmark::Error naming `where` and the field `key` ("r.jsonl:12: field
+// 'time_us': expected a time of one operation from 0.001 us (1 ns) to 3.6e9 us (an hour), got -40 us").
+double checked_time_us(double t, const char* key, const std::string& where);
 
 struct CaseResult {
   // ok, unstable, skipped, failed. An unstable case has a time like an ok one (two of its measurements disagreed
@@ -78,7 +72,7 @@ struct ResultSet {
 };
 
 // Called with every case line of results.jsonl ("run" and "aggregate") once it has been checked, with its number.
-using LineVisitor = std::function<void(int number, const nlohmann::json& line)>;
+using LineVisitor = std::function<void(int number, const core::ResultRecord& line)>;
 
 // A whole file, gzip-compressed or not (a bundle commits its raw files as .gz), within `limits` (files.h): a regular
 // file, not a device; a symbolic link is followed (the command line's files are the user's choice). Throws

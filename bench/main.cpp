@@ -27,6 +27,7 @@
 #include "bench/harness/version.h"
 #include "core/error.h"
 #include "core/model_table.h"
+#include "core/result_record.h"
 #include "core/shapes_dir.h"
 #include "core/suite.h"
 #include "core/table.h"
@@ -109,14 +110,20 @@ nlohmann::json add_context(const std::optional<bench::DeviceInfo>& device, const
     benchmark::AddCustomContext("opmark_" + key, value);
     ctx[key] = value;
   };
+  // A number is a JSON number in the results log (results format 2, core/result_record.h); Google Benchmark's
+  // context takes text only, so benchmark.json keeps the text it always had.
+  auto put_number = [&](const std::string& key, auto value) {
+    benchmark::AddCustomContext("opmark_" + key, std::to_string(value));
+    ctx[key] = value;
+  };
   put("version", OPMARK_VERSION);
   put("git", OPMARK_GIT_HASH);
   put("command", command);
   if (suite) {
     put("suite", suite->path);
-    put("rules_version", std::to_string(suite->rules_version));
+    put_number("rules_version", suite->rules_version);
   }
-  put("results_format", "2");
+  put_number("results_format", core::kResultsFormat);
   put("timing_mode", o.graph_timing ? "graph" : "eager");
   char timing[512];
   std::snprintf(timing, sizeof timing,
@@ -129,41 +136,41 @@ nlohmann::json add_context(const std::optional<bench::DeviceInfo>& device, const
                 o.min_repetitions, o.max_repetitions, o.noise_target, o.case_time_cap_s,
                 bench::kMinClockFraction * 100);
   put("timing", timing);
-  put("noise_target", std::to_string(o.noise_target));
-  put("min_repetitions", std::to_string(o.min_repetitions));
-  put("max_repetitions", std::to_string(o.max_repetitions));
+  put_number("noise_target", o.noise_target);
+  put_number("min_repetitions", o.min_repetitions);
+  put_number("max_repetitions", o.max_repetitions);
   put("recheck", o.recheck ? "on" : "off");
   put("peaks", peaks.source);
-  for (const auto& [k, v] : peaks.tflops) put("peak_tflops_" + k, std::to_string(v));
-  if (peaks.memory_gb_per_s > 0) put("peak_gb_per_s", std::to_string(peaks.memory_gb_per_s));
+  for (const auto& [k, v] : peaks.tflops) put_number("peak_tflops_" + k, v);
+  if (peaks.memory_gb_per_s > 0) put_number("peak_gb_per_s", peaks.memory_gb_per_s);
   if (device) {
     put("gpu", device->name);
-    put("gpu_count_used", std::to_string(group.size()));
+    put_number("gpu_count_used", group.size());
     int visible = 0;
     if (cudaGetDeviceCount(&visible) == cudaSuccess) {
-      put("visible_gpus", std::to_string(visible));
+      put_number("visible_gpus", visible);
       put("peer_access", bench::peer_access_pairs(visible));
       const std::string nvlink = bench::nvlink_pairs(visible);
       if (!nvlink.empty()) put("nvlink_pairs", nvlink);
     }
     if (group.multi_process()) {
-      put("processes", std::to_string(group.size()));
+      put_number("processes", group.size());
       put("mpi", group.describe());
     }
     put("compute_capability", std::to_string(device->compute_capability / 10) + "." +
                                   std::to_string(device->compute_capability % 10));
-    put("sm_count", std::to_string(device->sm_count));
-    put("memory_gib", std::to_string(device->memory_gib));
-    put("l2_bytes", std::to_string(device->l2_bytes));
-    put("sm_clock_mhz", std::to_string(device->sm_clock_mhz));
-    put("memory_clock_mhz", std::to_string(device->memory_clock_mhz));
-    put("memory_bus_bits", std::to_string(device->memory_bus_bits));
+    put_number("sm_count", device->sm_count);
+    put_number("memory_gib", device->memory_gib);
+    put_number("l2_bytes", device->l2_bytes);
+    put_number("sm_clock_mhz", device->sm_clock_mhz);
+    put_number("memory_clock_mhz", device->memory_clock_mhz);
+    put_number("memory_bus_bits", device->memory_bus_bits);
     if (monitor && monitor->available()) {
       put("nvml", "ok");
       const std::string uuid = monitor->uuid();
       if (!uuid.empty()) put("gpu_uuid", uuid);
-      if (auto w = monitor->power_limit_watts()) put("power_limit_w", std::to_string(*w));
-      if (auto mhz = monitor->max_sm_mhz()) put("max_sm_clock_mhz", std::to_string(*mhz));
+      if (auto w = monitor->power_limit_watts()) put_number("power_limit_w", *w);
+      if (auto mhz = monitor->max_sm_mhz()) put_number("max_sm_clock_mhz", *mhz);
       if (auto e = monitor->ecc_enabled()) put("ecc", *e ? "on" : "off");
       if (auto m = monitor->mig_enabled()) put("mig", *m ? "on" : "off");
     } else {

@@ -1,15 +1,71 @@
-"""Reading opmark-bench's results.jsonl for the reference scripts (no PyTorch needed)."""
+"""Reading opmark-bench's results.jsonl for the comparison scripts (no PyTorch needed).
+
+The one reader of the results log in Python, following the schema in results/README.md ("results.jsonl, format 2"),
+which core/result_record.h defines for the C++ tools: every script here reads the log through read_records.
+"""
+import gzip
 import json
 import re
 
 # An all-reduce case's name: precision, count, ranks, op, inplace.
 ALLREDUCE_NAME = re.compile(r"^allreduce/fwd/(\w+)/count=(\d+)/ranks=(\d+)/op=(\w+)/inplace=(\w+)$")
 
+STATUSES = ("ok", "unstable", "skipped", "failed")
+CASE_TYPES = ("run", "aggregate")
+
+
+def _open_text(path):
+    """The log as text, gzip-compressed (a bundle's run/results.jsonl.gz) or not."""
+    with open(path, "rb") as f:
+        compressed = f.read(2) == b"\x1f\x8b"
+    return gzip.open(path, "rt") if compressed else open(path)
+
+
+def _check_case(rec, where):
+    """A case line's fields as the schema types them; raises ValueError naming the line and the field."""
+    name = rec.get("name")
+    if not isinstance(name, str) or not name:
+        raise ValueError(f"{where}: field 'name': expected a case name, got {name!r}")
+    if rec.get("status") not in STATUSES:
+        raise ValueError(f"{where}: field 'status': expected ok, unstable, skipped or failed, got {rec.get('status')!r}")
+    if rec["type"] == "aggregate" and not isinstance(rec.get("aggregate"), str):
+        raise ValueError(f"{where}: field 'aggregate': expected median, mean or recheck, got {rec.get('aggregate')!r}")
+    if "time_us" in rec and not isinstance(rec["time_us"], (int, float)):
+        raise ValueError(f"{where}: field 'time_us': expected a number, got {rec['time_us']!r}")
+    if not isinstance(rec.get("counters", {}), dict):
+        raise ValueError(f"{where}: field 'counters': expected an object, got {rec['counters']!r}")
+
+
+def read_records(path):
+    """Every line of the log as a dict (context, run, aggregate, summary; lines of other types as they are), in file
+    order. Blank lines are skipped, and so is a last line cut off mid-write (a killed run): everything before it
+    stands. Context values are numbers or text as the log typed them (logs before results format 2 hold text)."""
+    with _open_text(path) as f:
+        lines = f.read().split("\n")
+    for number, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        where = f"{path}:{number}"
+        try:
+            rec = json.loads(line)
+        except json.JSONDecodeError as e:
+            if number == len(lines):  # no newline after it: where the run stopped writing
+                return
+            raise ValueError(f"{where}: not a JSON line ({e})") from None
+        if not isinstance(rec, dict) or not isinstance(rec.get("type"), str):
+            raise ValueError(f"{where}: expected a JSON object with a 'type'")
+        if rec["type"] in CASE_TYPES:
+            _check_case(rec, where)
+        yield rec
+
+
+def case_records(path):
+    """The case lines (run and aggregate), in file order."""
+    return (rec for rec in read_records(path) if rec["type"] in CASE_TYPES)
+
 
 def median_records(path):
     """The median aggregate of every case the run measured and verified (status ok), as logged."""
-    with open(path) as f:
-        for line in f:
-            rec = json.loads(line)
-            if rec.get("type") == "aggregate" and rec.get("aggregate") == "median" and rec.get("status") == "ok":
-                yield rec
+    for rec in case_records(path):
+        if rec["type"] == "aggregate" and rec["aggregate"] == "median" and rec["status"] == "ok":
+            yield rec

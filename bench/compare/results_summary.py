@@ -9,35 +9,26 @@ end-of-run re-time, and its status. The last lines count the cases by status and
 """
 import argparse
 import collections
-import json
 import re
 import sys
+
+from opmark_results import case_records
 
 
 def last_records(path):
     """Each case's median line and its last status (a re-time line can make a case unstable)."""
     medians, status, reason = {}, {}, {}
-    with open(path) as f:
-        for line in f:
-            line = line.strip()
-            if not line:
-                continue
-            try:
-                rec = json.loads(line)
-            except json.JSONDecodeError:
-                continue  # a torn last line: the run was killed there
-            if rec.get("type") not in ("run", "aggregate"):
-                continue
-            name = rec["name"]
-            status[name] = rec.get("status", "?")
-            if rec.get("reason"):
-                reason[name] = rec["reason"]
-            if rec.get("type") == "aggregate" and rec.get("aggregate") in ("median", "recheck"):
-                prev = medians.get(name, {})
-                merged = dict(prev)
-                merged.update(rec)
-                merged["counters"] = {**prev.get("counters", {}), **rec.get("counters", {})}
-                medians[name] = merged
+    for rec in case_records(path):
+        name = rec["name"]
+        status[name] = rec["status"]
+        if rec.get("reason"):
+            reason[name] = rec["reason"]
+        if rec["type"] == "aggregate" and rec["aggregate"] in ("median", "recheck"):
+            prev = medians.get(name, {})
+            merged = dict(prev)
+            merged.update(rec)
+            merged["counters"] = {**prev.get("counters", {}), **rec.get("counters", {})}
+            medians[name] = merged
     return medians, status, reason
 
 

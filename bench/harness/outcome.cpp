@@ -4,16 +4,6 @@
 
 namespace opmark::bench {
 
-const char* name_of(Status s) {
-  switch (s) {
-    case Status::ok: return "ok";
-    case Status::skipped: return "skipped";
-    case Status::failed: return "failed";
-    case Status::unstable: return "unstable";
-  }
-  return "?";
-}
-
 Outcome outcome_from_exception(std::exception_ptr e) noexcept {
   Outcome o;
   try {

@@ -7,10 +7,13 @@
 #include <map>
 #include <string>
 
+#include "core/result_record.h"
+
 namespace opmark::bench {
 
-enum class Status { ok, skipped, failed, unstable };
-const char* name_of(Status s);
+// The status a case's results lines carry (core/result_record.h): written as it is decided.
+using Status = core::CaseStatus;
+using core::name_of;
 
 struct Outcome {
   Status status = Status::ok;

@@ -22,8 +22,13 @@ void ResultsLogReporter::append(const nlohmann::json& line) {
   log_.flush();  // each line reaches the file as soon as its case is done
 }
 
+void ResultsLogReporter::append(const core::ResultRecord& record) { append(core::to_json(record)); }
+
 bool ResultsLogReporter::ReportContext(const Context& context) {
-  append({{"type", "context"}, {"context", context_}});
+  core::ResultRecord line;
+  line.kind = core::RecordKind::context;
+  line.context = context_;
+  append(line);
   display_->SetOutputStream(&GetOutputStream());
   display_->SetErrorStream(&GetErrorStream());
   return display_->ReportContext(context);
@@ -42,35 +47,34 @@ static std::string utc_now() {
 nlohmann::json run_record(const std::string& case_name, const core::Case* c, const Outcome* outcome,
                           bool is_aggregate, const std::string& aggregate_name, long long repetition,
                           long long iterations, double time_us, const std::map<std::string, double>& counters) {
-  nlohmann::json j;
-  j["type"] = is_aggregate ? "aggregate" : "run";
-  j["logged_at"] = utc_now();
-  j["name"] = case_name;
-  if (is_aggregate) j["aggregate"] = aggregate_name;
-  else j["repetition"] = repetition;
+  core::ResultRecord r;
+  r.kind = is_aggregate ? core::RecordKind::aggregate : core::RecordKind::run;
+  r.logged_at = utc_now();
+  r.name = case_name;
+  if (is_aggregate) r.aggregate = aggregate_name;
+  else r.repetition = repetition;
   if (c) {
-    j["family"] = c->family;
-    j["direction"] = c->direction;
-    j["precision"] = c->precision;
-    j["sets"] = c->sets;
-    j["applications"] = c->applications;
-    j["models"] = c->models;
+    r.family = c->family;
+    r.direction = c->direction;
+    r.precision = c->precision;
+    r.sets = std::vector<std::string>(c->sets.begin(), c->sets.end());
+    r.applications = std::vector<std::string>(c->applications.begin(), c->applications.end());
+    r.models = std::vector<std::string>(c->models.begin(), c->models.end());
   }
-  const Status status = outcome ? outcome->status : Status::failed;
-  j["status"] = name_of(status);
-  if (status == Status::ok || status == Status::unstable) {
-    j["iterations"] = iterations;
-    j["time_us"] = time_us;
-    j["counters"] = counters;
+  r.status = outcome ? outcome->status : Status::failed;
+  if (r.timed()) {  // only a case that ran and was verified reports a time
+    r.iterations = iterations;
+    r.time_us = time_us;
+    r.counters = counters;
   }
   if (outcome) {
-    if (!outcome->reason.empty()) j["reason"] = outcome->reason;
-    if (!outcome->verification.empty()) j["verification"] = outcome->verification;
-    if (!outcome->label.empty()) j["label"] = outcome->label;
+    if (!outcome->reason.empty()) r.reason = outcome->reason;
+    if (!outcome->verification.empty()) r.verification = outcome->verification;
+    if (!outcome->label.empty()) r.label = outcome->label;
   } else {
-    j["reason"] = "the harness has no outcome for this case";
+    r.reason = "the harness has no outcome for this case";
   }
-  return j;
+  return core::to_json(r);
 }
 
 // A repetition's own counters: its clock, the clock-event reasons it saw, samples taken again, its energy.
@@ -134,11 +138,11 @@ void ResultsLogReporter::append_recheck(const std::string& name) {
 void ResultsLogReporter::Finalize() { display_->Finalize(); }
 
 void ResultsLogReporter::append_summary() {
-  append({{"type", "summary"},
-          {"ok", harness_.count(Status::ok)},
-          {"skipped", harness_.count(Status::skipped)},
-          {"failed", harness_.count(Status::failed)},
-          {"unstable", harness_.count(Status::unstable)}});
+  core::ResultRecord line;
+  line.kind = core::RecordKind::summary;
+  for (Status s : {Status::ok, Status::skipped, Status::failed, Status::unstable})
+    line.counts[name_of(s)] = harness_.count(s);
+  append(line);
 }
 
 }  // namespace opmark::bench

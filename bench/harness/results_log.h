@@ -14,6 +14,7 @@
 
 #include "bench/harness/harness.h"
 #include "bench/harness/progress.h"
+#include "core/result_record.h"
 
 namespace opmark::bench {
 
@@ -35,6 +36,7 @@ class ResultsLogReporter : public benchmark::BenchmarkReporter {
 
  private:
   void append(const nlohmann::json& line);
+  void append(const core::ResultRecord& line);
   void append_case(const std::string& case_name);
   std::unique_ptr<benchmark::BenchmarkReporter> display_;
   std::ofstream log_;
@@ -44,8 +46,8 @@ class ResultsLogReporter : public benchmark::BenchmarkReporter {
   Progress* progress_ = nullptr;  // skipped or failed cases already in the log
 };
 
-// One log line for one run: the case (name, family, precision, sets, applications), the time in microseconds,
-// the counters, and opmark's status with its reason and verification summary.
+// One log line for one run (core/result_record.h, as JSON): the case (name, family, precision, sets, applications),
+// the time in microseconds, the counters, and opmark's status with its reason and verification summary.
 nlohmann::json run_record(const std::string& case_name, const core::Case* c, const Outcome* outcome,
                           bool is_aggregate, const std::string& aggregate_name, long long repetition,
                           long long iterations, double time_us, const std::map<std::string, double>& counters);
