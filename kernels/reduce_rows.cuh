@@ -397,9 +397,12 @@ __device__ __forceinline__ Tile<T> tile_at(const Rows<T>& a, std::int64_t t, std
   return tile;
 }
 
-template <ReduceOp Op, class T, int kGroup>
-__global__ void __launch_bounds__(kThreads) tile_normalise_kernel(Rows<T> a, std::int64_t tile_rows) {
-  using M = Norm<Op>;
+// Block b walks tiles b, b + gridDim.x, ...: each is copied into shared memory, row(tile, row, r, cols, lane) runs
+// for every row r of it (row tile.row0 + r of the tensor) in its group of kGroup threads (cols 0 for a thread without
+// a row: every lane still calls, the shuffles need it), then done(tile, rows) once every row is, before the next tile
+// overwrites the shared memory.
+template <class T, int kGroup, bool kAdd, class RowFn, class DoneFn>
+__device__ __forceinline__ void walk_tiles(const Rows<T>& a, std::int64_t tile_rows, RowFn&& row, DoneFn&& done) {
   extern __shared__ __align__(16) unsigned char shared_bytes[];
   T* saved = reinterpret_cast<T*>(shared_bytes);
   constexpr int kPerPass = kThreads / kGroup;
@@ -408,47 +411,49 @@ __global__ void __launch_bounds__(kThreads) tile_normalise_kernel(Rows<T> a, std
   const std::int64_t tiles = (a.rows + tile_rows - 1) / tile_rows;
   for (std::int64_t t = blockIdx.x; t < tiles; t += gridDim.x) {
     const Tile<T> tile = tile_at(a, t, tile_rows);
-    T* rows = saved + load_span<T, M::kAdd>(a, saved, tile.start, tile.count);
+    T* rows = saved + load_span<T, kAdd>(a, saved, tile.start, tile.count);
     for (std::int64_t base = 0; base < tile.rows; base += kPerPass) {  // uniform: every lane reaches the shuffles
       const std::int64_t r = base + slot;
       const std::int64_t cols = r < tile.rows ? a.cols : 0;
-      T* row = rows + (cols ? r * a.cols : 0);
-      const float2 c = shared_row_coef<Op, kGroup>(row, cols, lane);
-      for (std::int64_t col = lane; col < cols; col += kGroup) {
-        const float g = M::kGamma ? to_float(a.gamma[col]) : 1.0f, b = M::kBeta ? to_float(a.beta[col]) : 0.0f;
-        row[col] = from_float<T>(M::apply(to_float(row[col]), c, g, b));
-      }
+      row(tile, rows + (cols ? r * a.cols : 0), r, cols, lane);
     }
     __syncthreads();
-    each_piece(a.out + tile.start, tile.count, threadIdx.x, kThreads, [&](std::int64_t e, auto n) {
-      using P = Piece<T, decltype(n)::value>;
-      *reinterpret_cast<P*>(a.out + tile.start + e) = *reinterpret_cast<const P*>(rows + e);
-    });
+    done(tile, rows);
     __syncthreads();  // the next tile overwrites this one
   }
 }
 
+template <ReduceOp Op, class T, int kGroup>
+__global__ void __launch_bounds__(kThreads) tile_normalise_kernel(Rows<T> a, std::int64_t tile_rows) {
+  using M = Norm<Op>;
+  walk_tiles<T, kGroup, M::kAdd>(
+      a, tile_rows,
+      [&](const Tile<T>&, T* row, std::int64_t, std::int64_t cols, int lane) {  // normalised in place
+        const float2 c = shared_row_coef<Op, kGroup>(row, cols, lane);
+        for (std::int64_t col = lane; col < cols; col += kGroup) {
+          const float g = M::kGamma ? to_float(a.gamma[col]) : 1.0f, b = M::kBeta ? to_float(a.beta[col]) : 0.0f;
+          row[col] = from_float<T>(M::apply(to_float(row[col]), c, g, b));
+        }
+      },
+      [&](const Tile<T>& tile, const T* rows) {  // the span written back in 16-byte pieces
+        each_piece(a.out + tile.start, tile.count, threadIdx.x, kThreads, [&](std::int64_t e, auto n) {
+          using P = Piece<T, decltype(n)::value>;
+          *reinterpret_cast<P*>(a.out + tile.start + e) = *reinterpret_cast<const P*>(rows + e);
+        });
+      });
+}
+
 template <class S, class T, int kGroup>
 __global__ void __launch_bounds__(kThreads) tile_reduce_kernel(Rows<T> a, std::int64_t tile_rows, bool mean) {
-  extern __shared__ __align__(16) unsigned char shared_bytes[];
-  T* saved = reinterpret_cast<T*>(shared_bytes);
-  constexpr int kPerPass = kThreads / kGroup;
-  const int lane = static_cast<int>(threadIdx.x % kGroup);
-  const std::int64_t slot = threadIdx.x / kGroup;
-  const std::int64_t tiles = (a.rows + tile_rows - 1) / tile_rows;
-  for (std::int64_t t = blockIdx.x; t < tiles; t += gridDim.x) {
-    const Tile<T> tile = tile_at(a, t, tile_rows);
-    const T* rows = saved + load_span<T, false>(a, saved, tile.start, tile.count);
-    for (std::int64_t base = 0; base < tile.rows; base += kPerPass) {
-      const std::int64_t r = base + slot;
-      const std::int64_t cols = r < tile.rows ? a.cols : 0;
-      S s;
-      for (std::int64_t col = lane; col < cols; col += kGroup) s.add(to_float(rows[r * a.cols + col]));
-      s = group_reduce<kGroup>(s);
-      if (cols && lane == 0) a.out[tile.row0 + r] = from_float<T>(mean ? s.v / static_cast<float>(a.cols) : s.v);
-    }
-    __syncthreads();  // the next tile overwrites this one
-  }
+  walk_tiles<T, kGroup, false>(
+      a, tile_rows,
+      [&](const Tile<T>& tile, const T* row, std::int64_t r, std::int64_t cols, int lane) {
+        S s;
+        for (std::int64_t col = lane; col < cols; col += kGroup) s.add(to_float(row[col]));
+        s = group_reduce<kGroup>(s);
+        if (cols && lane == 0) a.out[tile.row0 + r] = from_float<T>(mean ? s.v / static_cast<float>(a.cols) : s.v);
+      },
+      [](const Tile<T>&, const T*) {});
 }
 
 // ---- slices of rows (two_pass, split_rows): block b of rows x splits takes slice b % splits of row b / splits ----
