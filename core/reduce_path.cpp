@@ -85,8 +85,8 @@ ReducePlan reduce_plan(const std::string& op, std::int64_t rows, std::int64_t co
     plan.group = kReduceBlockThreads;
     how = "1024 blocks of partial sums, then one block sums them";
   } else if (reduce_normalises(op) ? cols >= kTileMinCols && cols <= kTileMaxCols : cols <= kTileMaxSumCols) {
-    // A few to a few hundred elements a row: loads of a row's own elements are narrow and its reductions are short
-    // chains, so whole rows are staged in a tile and the copy in and out runs at full width.
+    // A handful of elements a row: loads of a row's own elements are narrow and its reductions short chains, so
+    // whole rows are staged in a tile and the copy in and out runs at full width (where that won: reduce_path.h).
     plan.path = ReducePath::tile;
     plan.vectorised = true;
     plan.group = tile_group(cols);

@@ -15,9 +15,9 @@ enum class ReducePath {
                   // then each normalises its part with the row's combined statistics: the input is read twice
   streaming,      // (sum, mean, max) a group of threads per row reduces as it reads: one read, nothing kept
   all_partials,   // (sum_all) a fixed grid of blocks each reduces a share, then one block sums the partials
-  tile,           // very short rows: a block copies a run of whole rows (one contiguous span, so 16-byte loads whatever
-                  // the row length) into a shared-memory tile, groups of threads reduce and normalise rows there,
-                  // and the block writes the span back: one read, few instructions per element
+  tile,           // very short rows: a block copies a run of whole rows (one contiguous span, so 16-byte loads
+                  // whatever the row length) into a shared-memory tile, groups of threads reduce and normalise rows
+                  // there, and the block writes the span back: one read, few instructions per element
 };
 
 struct ReducePlan {

@@ -6,7 +6,7 @@
 //   streaming      sum, mean, max: a group of threads per row reduces as it reads
 //   split_rows     sum, mean, max on few long rows: partial states per slice, then one thread per row combines
 //   all_partials   sum_all: a fixed grid of partial sums, then one block sums them
-//   tile           short rows: a run of whole rows (one contiguous span) staged in shared memory, reduced there
+//   tile           very short rows: a run of whole rows (one contiguous span) staged in shared memory, reduced there
 // Included by reduce_f32.cu, reduce_f16.cu and reduce_bf16.cu only.
 #include <cstring>
 #include <algorithm>
@@ -378,18 +378,23 @@ __global__ void __launch_bounds__(kThreads) shared_row_kernel(Rows<T> a) {
   }
 }
 
+// sum, mean, max: the row's value from its state (mean: the sum over the columns).
+template <class S>
+__device__ __forceinline__ float reduced_value(S s, bool mean, std::int64_t cols) {
+  return mean ? s.v / static_cast<float>(cols) : s.v;
+}
+
 // tile: block b takes tiles b, b + gridDim.x, ... of tile_rows whole rows each. The tile is one contiguous span, so
 // it is copied in and out with 16-byte accesses whatever the row length; groups of kGroup threads reduce its rows
 // in shared memory. Normalising ops write each row back in place, then the block writes the span; sum, mean and
 // max write one value per row.
-template <class T>
 struct Tile {
   std::int64_t row0, rows, start, count;
 };
 
 template <class T>
-__device__ __forceinline__ Tile<T> tile_at(const Rows<T>& a, std::int64_t t, std::int64_t tile_rows) {
-  Tile<T> tile;
+__device__ __forceinline__ Tile tile_at(const Rows<T>& a, std::int64_t t, std::int64_t tile_rows) {
+  Tile tile;
   tile.row0 = t * tile_rows;
   tile.rows = std::min(tile_rows, a.rows - tile.row0);
   tile.start = tile.row0 * a.cols;
@@ -410,7 +415,7 @@ __device__ __forceinline__ void walk_tiles(const Rows<T>& a, std::int64_t tile_r
   const std::int64_t slot = threadIdx.x / kGroup;
   const std::int64_t tiles = (a.rows + tile_rows - 1) / tile_rows;
   for (std::int64_t t = blockIdx.x; t < tiles; t += gridDim.x) {
-    const Tile<T> tile = tile_at(a, t, tile_rows);
+    const Tile tile = tile_at(a, t, tile_rows);
     T* rows = saved + load_span<T, kAdd>(a, saved, tile.start, tile.count);
     for (std::int64_t base = 0; base < tile.rows; base += kPerPass) {  // uniform: every lane reaches the shuffles
       const std::int64_t r = base + slot;
@@ -428,14 +433,13 @@ __global__ void __launch_bounds__(kThreads) tile_normalise_kernel(Rows<T> a, std
   using M = Norm<Op>;
   walk_tiles<T, kGroup, M::kAdd>(
       a, tile_rows,
-      [&](const Tile<T>&, T* row, std::int64_t, std::int64_t cols, int lane) {  // normalised in place
+      [&](const Tile&, T* row, std::int64_t, std::int64_t cols, int lane) {  // normalised in place
         const float2 c = shared_row_coef<Op, kGroup>(row, cols, lane);
-        for (std::int64_t col = lane; col < cols; col += kGroup) {
-          const float g = M::kGamma ? to_float(a.gamma[col]) : 1.0f, b = M::kBeta ? to_float(a.beta[col]) : 0.0f;
-          row[col] = from_float<T>(M::apply(to_float(row[col]), c, g, b));
-        }
+        for (std::int64_t col = lane; col < cols; col += kGroup)
+          write_piece<Op, T, 1, false>(*reinterpret_cast<const Piece<T, 1>*>(row + col), c, a.gamma + col,
+                                       a.beta + col, row, nullptr, col);
       },
-      [&](const Tile<T>& tile, const T* rows) {  // the span written back in 16-byte pieces
+      [&](const Tile& tile, const T* rows) {  // the span written back in 16-byte pieces
         each_piece(a.out + tile.start, tile.count, threadIdx.x, kThreads, [&](std::int64_t e, auto n) {
           using P = Piece<T, decltype(n)::value>;
           *reinterpret_cast<P*>(a.out + tile.start + e) = *reinterpret_cast<const P*>(rows + e);
@@ -447,13 +451,13 @@ template <class S, class T, int kGroup>
 __global__ void __launch_bounds__(kThreads) tile_reduce_kernel(Rows<T> a, std::int64_t tile_rows, bool mean) {
   walk_tiles<T, kGroup, false>(
       a, tile_rows,
-      [&](const Tile<T>& tile, const T* row, std::int64_t r, std::int64_t cols, int lane) {
+      [&](const Tile& tile, const T* row, std::int64_t r, std::int64_t cols, int lane) {
         S s;
         for (std::int64_t col = lane; col < cols; col += kGroup) s.add(to_float(row[col]));
         s = group_reduce<kGroup>(s);
-        if (cols && lane == 0) a.out[tile.row0 + r] = from_float<T>(mean ? s.v / static_cast<float>(a.cols) : s.v);
+        if (cols && lane == 0) a.out[tile.row0 + r] = from_float<T>(reduced_value(s, mean, a.cols));
       },
-      [](const Tile<T>&, const T*) {});
+      [](const Tile&, const T*) {});
 }
 
 // ---- slices of rows (two_pass, split_rows): block b of rows x splits takes slice b % splits of row b / splits ----
@@ -514,11 +518,6 @@ __global__ void __launch_bounds__(kThreads) slice_normalise_kernel(Rows<T> a, st
 }
 
 // ---- sum, mean, max ----
-
-template <class S>
-__device__ __forceinline__ float reduced_value(S s, bool mean, std::int64_t cols) {
-  return mean ? s.v / static_cast<float>(cols) : s.v;
-}
 
 // streaming: kGroup threads per row reduce as they read: whole 16-byte vectors (kVec: aligned rows), elements, or
 // (kPieces) 16-byte vectors from each row's first 16-byte boundary on. The last pays some index arithmetic a row,
