@@ -140,13 +140,21 @@ std::vector<ModelTable> load_models(const std::vector<std::string>& names, const
                                    const std::string& tables_folder) {
   namespace fs = std::filesystem;
   std::vector<ModelTable> known;
+  bool found_folder = false;
   for (const auto& dir : shape_dirs) {
     const fs::path folder = fs::path(dir) / tables_folder;
-    if (fs::is_directory(folder))
-      for (const auto& file : find_model_files(folder.string())) known.push_back(load_model_table(file));
+    if (!fs::is_directory(folder)) continue;
+    found_folder = true;
+    for (const auto& file : find_model_files(folder.string())) known.push_back(load_model_table(file));
   }
   std::vector<ModelTable> out;
   for (const auto& name : names) {
+    // A folder that is not there would make "all" mean none: rules naming it would silently require no model case.
+    if (!found_folder && !fs::is_regular_file(name)) {
+      std::string dirs;
+      for (const auto& dir : shape_dirs) dirs += (dirs.empty() ? "" : ", ") + dir;
+      throw Error("no model tables folder '" + tables_folder + "' in " + (dirs.empty() ? "no shapes folder" : dirs));
+    }
     // "all": every forward-pass table (what the areas score); "all_train": every training-step table.
     if (name == "all" || name == "all_train") {
       for (const auto& m : known)

@@ -190,6 +190,15 @@ TEST(ModelTables, LoadByNameAllOrPathAndNameTheUnknown) {
   } catch (const Error& e) {
     EXPECT_EQ(std::string(e.what()).rfind("no model 'resnet5' (known: bert_base, ", 0), 0u) << e.what();
   }
+  // A tables folder that is in no shapes folder (a rules file's models.folder mistyped) is an error, not "all" as
+  // none.
+  try {
+    load_models({"all"}, dirs, "models_rules_v9");
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_EQ(std::string(e.what()).rfind("no model tables folder 'models_rules_v9' in ", 0), 0u) << e.what();
+  }
+  EXPECT_EQ(load_models({"all"}, dirs, "models_rules_v2").size(), 16u);
 }
 
 // ---- Issue 21: bad input in model tables and --opmark_inputs ----
