@@ -37,7 +37,7 @@ bool fits_registers(std::int64_t units, ReducePlan* plan) {
   };
   // Each cache size is a kernel of its own: registers are sized for the whole cache whatever the row uses, and a
   // cache twice the row's need halves the blocks a multiprocessor holds (latency, not bandwidth, then bounds it).
-  static const Fit fits[] = {{1, 4},  {8, 4},  {32, 4},  {32, 8}, {32, 16}, {kReduceBlockThreads, 4},
+  static const Fit fits[] = {{1, 1}, {1, 4},  {8, 4},  {32, 4},  {32, 8}, {32, 16}, {kReduceBlockThreads, 4},
                              {kReduceBlockThreads, 8}, {kReduceBlockThreads, 16}};
   for (const Fit& f : fits)
     if (units <= std::int64_t{f.group} * f.cache) {
@@ -95,7 +95,9 @@ ReducePlan reduce_plan(const std::string& op, std::int64_t rows, std::int64_t co
   } else if (reduce_normalises(op)) {
     if (fits_registers(units, &plan)) {
       plan.path = ReducePath::registers;
-      how = group_words(plan.group) + " in registers";
+      plan.rows_in_flight = registers_rows_in_flight(plan.group, plan.cache, vectorisable ? 16 : elem_bytes);
+      how = group_words(plan.group) + " in registers" +
+            (plan.rows_in_flight > 1 ? ", " + std::to_string(plan.rows_in_flight) + " rows at once" : "");
     } else if (cols * elem_bytes <= shared_bytes && rows >= sms) {
       plan.path = ReducePath::shared_memory;
       plan.group = kReduceBlockThreads;

@@ -25,6 +25,7 @@ struct ReducePlan {
   bool vectorised = false;  // 16-byte loads (cols a multiple of the vector): the unit below is a vector, else an element
   int group = 32;           // threads sharing a row: 1, 8, 32 or kReduceBlockThreads
   int cache = 0;            // registers path: units (vectors or elements) each thread keeps
+  int rows_in_flight = 1;   // registers path: rows a group holds at once (registers_rows_in_flight)
   std::int64_t splits = 1;  // split_rows, two_pass: blocks per row
   std::int64_t tile_rows = 0;  // tile: rows per tile
   int passes = 1;           // reads of the input
@@ -44,6 +45,16 @@ constexpr std::int64_t kTileMinCols = 2;
 constexpr std::int64_t kTileMaxCols = 16;
 constexpr std::int64_t kTileMaxSumCols = 4;
 constexpr std::int64_t kTileBytes = 16 * 1024;
+
+// Rows a group of the registers path holds at once, for groups of a warp or less caching `cache` units of
+// unit_bytes each: enough that a thread has about 32 bytes in flight. One row of 97 fp16 columns gives a warp's lanes
+// 8 bytes each, and a softmax over it ran at 1.5x PyTorch's time on an H100 (2026-11-24): too few loads in flight to
+// cover the memory's latency. A constant expression: the kernels take it as a template constant.
+constexpr int registers_rows_in_flight(int group, int cache, std::int64_t unit_bytes) {
+  if (group > 32 || cache * unit_bytes >= 32) return 1;
+  const std::int64_t rows = 32 / (cache * unit_bytes);
+  return rows >= 8 ? 8 : rows >= 4 ? 4 : rows >= 2 ? 2 : 1;
+}
 
 // Streaming sums over rows that do not start on 16-byte boundaries read 16-byte vectors past each row's start from
 // this many columns on, elements below it (kernels/reduce_rows.cuh's streaming_kernel says why).

@@ -41,13 +41,17 @@ TEST(ReducePath, ShortRowsGoToSmallGroupsInRegisters) {
   const ReducePlan one = plan("softmax", rows_for(1), 1, 4, false);  // a tile lost here (116 -> 153 us)
   EXPECT_EQ(one.path, ReducePath::registers);
   EXPECT_EQ(one.group, 1);
-  EXPECT_EQ(one.label, "path: one row per thread in registers, element loads, 1 read");
+  EXPECT_EQ(one.cache, 1);
+  EXPECT_EQ(one.rows_in_flight, 8);  // 4 bytes a row: 8 rows at once
+  EXPECT_EQ(one.label, "path: one row per thread in registers, 8 rows at once, element loads, 1 read");
   EXPECT_EQ(plan("layernorm", rows_for(31), 31, 2, false).group, 8);
   const ReducePlan warp = plan("softmax", rows_for(197), 197, 2, false);  // odd: elements, 7 per lane
   EXPECT_EQ(warp.path, ReducePath::registers);
   EXPECT_EQ(warp.group, 32);
   EXPECT_EQ(warp.cache, 8);
-  EXPECT_EQ(warp.label, "path: one row per warp in registers, element loads, 1 read");
+  EXPECT_EQ(warp.rows_in_flight, 2);  // 8 fp16 elements a lane: 16 bytes a row
+  EXPECT_EQ(warp.label, "path: one row per warp in registers, 2 rows at once, element loads, 1 read");
+  EXPECT_EQ(plan("softmax", rows_for(97), 97, 2, false).rows_in_flight, 4);  // 4 elements a lane: 8 bytes a row
 }
 
 TEST(ReducePath, LongerRowsGoToTheSmallestRegisterCacheThatHoldsThem) {
@@ -55,12 +59,14 @@ TEST(ReducePath, LongerRowsGoToTheSmallestRegisterCacheThatHoldsThem) {
   EXPECT_EQ(warp.path, ReducePath::registers);
   EXPECT_EQ(warp.group, 32);
   EXPECT_EQ(warp.cache, 4);
+  EXPECT_EQ(warp.rows_in_flight, 1);  // 64 bytes a lane already
   EXPECT_EQ(warp.label, "path: one row per warp in registers, 16-byte loads, 1 read");
   EXPECT_EQ(plan("layernorm", rows_for(2048), 2048, 2, true).cache, 8);   // 256 vectors: 8 per lane
   EXPECT_EQ(plan("softmax", rows_for(2048), 2048, 4, true).cache, 16);    // 512 vectors: 16 per lane
   const ReducePlan odd = plan("softmax", rows_for(401), 401, 2, false);  // odd: elements, 13 per lane
   EXPECT_EQ(odd.group, 32);
   EXPECT_EQ(odd.cache, 16);  // 401 elements: past 32 x 8
+  EXPECT_EQ(odd.rows_in_flight, 1);  // 16 fp16 elements a lane: 32 bytes
   EXPECT_EQ(odd.label, "path: one row per warp in registers, element loads, 1 read");
 }
 
