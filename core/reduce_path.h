@@ -46,12 +46,14 @@ constexpr std::int64_t kTileMaxCols = 16;
 constexpr std::int64_t kTileMaxSumCols = 4;
 constexpr std::int64_t kTileBytes = 16 * 1024;
 
-// Rows a group of the registers path holds at once, for groups of a warp or less caching `cache` units of
-// unit_bytes each: enough that a thread has about 32 bytes in flight. One row of 97 fp16 columns gives a warp's lanes
-// 8 bytes each, and a softmax over it ran at 1.5x PyTorch's time on an H100 (2026-11-24): too few loads in flight to
-// cover the memory's latency. A constant expression: the kernels take it as a template constant.
+// Rows a thread of the registers path holds at once where it holds a row alone (group 1, `cache` units of
+// unit_bytes each): enough for about 32 bytes in flight. A softmax over one fp16 column went from 116 to 81 us
+// (PyTorch's 81) with 8 rows a thread, on an H100 (2026-11-24). Groups of 8 and 32 lanes keep one row: 2 or 4 rows a
+// warp at once made rows of 31 to 197 columns 10-40% slower there (softmax over 97 fp16 columns 111 -> 126 us; the
+// cache's registers halved the warps a multiprocessor holds). A constant expression: the kernels take it as a
+// template constant.
 constexpr int registers_rows_in_flight(int group, int cache, std::int64_t unit_bytes) {
-  if (group > 32 || cache * unit_bytes >= 32) return 1;
+  if (group != 1 || cache * unit_bytes >= 32) return 1;
   const std::int64_t rows = 32 / (cache * unit_bytes);
   return rows >= 8 ? 8 : rows >= 4 ? 4 : rows >= 2 ? 2 : 1;
 }

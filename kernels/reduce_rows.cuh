@@ -325,14 +325,15 @@ __device__ __forceinline__ std::int64_t shared_shift(const T* row, std::int64_t 
 
 // Copies the span [start, start + count) of x (with kAdd: x + residual rounded to T, which is also the second
 // output and is written here) into shared memory at saved + shift, and returns the shift. Nothing is computed
-// while loading; the block waits for the whole span. Without kAdd the 16-byte vectors are asynchronous copies
-// (cp.async), all of a thread's in flight at once and none through registers: staged kInFlight at a time through
-// registers, a block-per-row softmax over 50257 fp16 columns ran at 26% of the copy bandwidth on an H100, 2.2x
-// PyTorch's time (2026-11-24).
-template <class T, bool kAdd>
+// while loading; the block waits for the whole span. kAsync (a whole row of the shared_memory path, without kAdd):
+// the 16-byte vectors are asynchronous copies (cp.async), all of a thread's in flight at once and none through
+// registers. On an H100 (2026-11-24) that took a softmax over 50257 fp16 columns from 174 to 149 us and layer norm
+// over 32000 fp32 columns from 207 to 193, but made the tiles of sums over one column 16% slower (85 -> 98 us), so
+// tiles stage kInFlight vectors at a time through registers.
+template <class T, bool kAdd, bool kAsync = false>
 __device__ __forceinline__ std::int64_t load_span(const Rows<T>& a, T* saved, std::int64_t start, std::int64_t count) {
   const std::int64_t shift = shared_shift(a.x + start, count);
-  if constexpr (!kAdd) {
+  if constexpr (kAsync && !kAdd) {
     constexpr int kC = Vec<T>::kCount;
     const T* x = a.x + start;
     T* to = saved + shift;
@@ -345,15 +346,14 @@ __device__ __forceinline__ std::int64_t load_span(const Rows<T>& a, T* saved, st
     const std::int64_t tail = head + vectors * kC + threadIdx.x;
     if (tail < count) to[tail] = x[tail];  // fewer than a vector: one each for the first threads
     __pipeline_wait_prior(0);
-    __syncthreads();
-    return shift;
+  } else {
+    read_pieces<T, kAdd>(a.x + start, a.residual + start, count, threadIdx.x, kThreads,
+                         [&](std::int64_t e, const auto& p) {
+                           using P = std::decay_t<decltype(p)>;
+                           *reinterpret_cast<P*>(saved + shift + e) = p;
+                           if constexpr (kAdd) *reinterpret_cast<P*>(a.sum + start + e) = p;
+                         });
   }
-  read_pieces<T, kAdd>(a.x + start, a.residual + start, count, threadIdx.x, kThreads,
-                       [&](std::int64_t e, const auto& p) {
-                         using P = std::decay_t<decltype(p)>;
-                         *reinterpret_cast<P*>(saved + shift + e) = p;
-                         if constexpr (kAdd) *reinterpret_cast<P*>(a.sum + start + e) = p;
-                       });
   __syncthreads();
   return shift;
 }
@@ -401,7 +401,7 @@ __global__ void __launch_bounds__(kThreads) shared_row_kernel(Rows<T> a) {
   T* saved = reinterpret_cast<T*>(shared_bytes);
   for (std::int64_t r = blockIdx.x; r < a.rows; r += gridDim.x) {
     const std::int64_t start = r * a.cols;
-    const T* row = saved + load_span<T, Norm<Op>::kAdd>(a, saved, start, a.cols);
+    const T* row = saved + load_span<T, Norm<Op>::kAdd, true>(a, saved, start, a.cols);
     const float2 c = shared_row_coef<Op, kThreads>(row, a.cols, threadIdx.x);
     each_piece(a.out + start, a.cols, threadIdx.x, kThreads, [&](std::int64_t e, auto n) {
       using P = Piece<T, decltype(n)::value>;
