@@ -6,6 +6,7 @@
 //   call and the harness reports the mean over ranks (and the slowest).
 // Verified once: every rank's result against the float64 reduction of all ranks' inputs, computed on each GPU by
 // regenerating them (rank r's input is a seeded fill, seed + r, so no input has to travel).
+#ifdef OPMARK_HAVE_NCCL  // built where NCCL was found (bench/CMakeLists.txt compiles every file of families/)
 #include <nccl.h>
 
 #include <cstdio>
@@ -258,4 +259,8 @@ std::unique_ptr<Workload> make_allreduce_workload(const core::Case& c, const Run
   return std::make_unique<AllreduceWorkload>(c, ctx);
 }
 
+OPMARK_REGISTER_WORKLOAD("allreduce", make_allreduce_workload);
+
 }  // namespace opmark::bench
+
+#endif  // OPMARK_HAVE_NCCL

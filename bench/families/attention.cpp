@@ -1,6 +1,7 @@
 // Fused scaled-dot-product attention through cuDNN's graph API (bench/attention_graph.h): every engine
 // configuration cuDNN offers for the graph is a candidate for the harness's tuner. Verified on a sample of output
 // rows against a float64 reference (kernels/reference_attention.h).
+#ifdef OPMARK_HAVE_CUDNN  // built where cuDNN was found (bench/CMakeLists.txt compiles every file of families/)
 #include <cmath>
 #include <cstdio>
 #include <limits>
@@ -125,4 +126,8 @@ std::unique_ptr<Workload> make_attention_workload(const core::Case& c, const Run
   return std::make_unique<AttentionWorkload>(c, ctx);
 }
 
+OPMARK_REGISTER_WORKLOAD("attention", make_attention_workload);
+
 }  // namespace opmark::bench
+
+#endif  // OPMARK_HAVE_CUDNN

@@ -1,3 +1,4 @@
+#ifdef OPMARK_HAVE_CUDNN  // built where cuDNN was found (bench/CMakeLists.txt compiles every file of families/)
 #include "bench/families/attention_graph.h"
 
 #include <initializer_list>
@@ -166,3 +167,5 @@ std::vector<GraphPlan> attention_graph_plans(cudnnHandle_t handle, const Attenti
 }
 
 }  // namespace opmark::bench
+
+#endif  // OPMARK_HAVE_CUDNN

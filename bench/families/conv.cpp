@@ -3,6 +3,7 @@
 // fallback list, as PyTorch's cudnn.benchmark sees them) and the legacy API's ranked algorithms. The harness's
 // tuner times every candidate within the workspace limit and keeps the fastest; the graph heuristic's first choice
 // (the first candidate) is the default, so the label shows what autotuning buys (Benanza's analysis).
+#ifdef OPMARK_HAVE_CUDNN  // built where cuDNN was found (bench/CMakeLists.txt compiles every file of families/)
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -379,4 +380,8 @@ std::unique_ptr<Workload> make_conv_workload(const core::Case& c, const RunConte
   return std::make_unique<ConvWorkload>(c, ctx);
 }
 
+OPMARK_REGISTER_WORKLOAD("conv", make_conv_workload);
+
 }  // namespace opmark::bench
+
+#endif  // OPMARK_HAVE_CUDNN

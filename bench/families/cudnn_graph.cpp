@@ -1,3 +1,4 @@
+#ifdef OPMARK_HAVE_CUDNN  // built where cuDNN was found (bench/CMakeLists.txt compiles every file of families/)
 #include "bench/families/cudnn_graph.h"
 
 #include <algorithm>
@@ -297,3 +298,5 @@ void execute_graph_plan(cudnnHandle_t handle, const GraphPlan& plan) {
 }
 
 }  // namespace opmark::bench
+
+#endif  // OPMARK_HAVE_CUDNN

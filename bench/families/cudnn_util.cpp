@@ -1,3 +1,4 @@
+#ifdef OPMARK_HAVE_CUDNN  // built where cuDNN was found (bench/CMakeLists.txt compiles every file of families/)
 #include "bench/families/cudnn_util.h"
 
 #include <string>
@@ -40,3 +41,5 @@ cudnnDataType_t cudnn_type(core::DType t) {
 }
 
 }  // namespace opmark::bench
+
+#endif  // OPMARK_HAVE_CUDNN

@@ -1,5 +1,7 @@
 #include "bench/families/factories.h"
 
+#include <cstdio>
+#include <cstdlib>
 #include <map>
 
 #include "core/error.h"
@@ -8,29 +10,22 @@ namespace opmark::bench {
 
 namespace {
 
-const std::map<std::string, WorkloadFactory>& factories() {
-  static const std::map<std::string, WorkloadFactory> table = {
-      {"gemm", &make_gemm_workload},
-      {"pointwise", &make_pointwise_workload},
-      {"reduce", &make_reduce_workload},
-      {"batchnorm", &make_batchnorm_workload},
-      {"pool", &make_pool_workload},
-      {"gather", &make_gather_workload},
-      {"permute", &make_permute_workload},
-      {"spmm", &make_spmm_workload},
-#ifdef OPMARK_HAVE_CUDNN
-      {"conv", &make_conv_workload},
-      {"attention", &make_attention_workload},
-      {"rnn", &make_rnn_workload},
-#endif
-#ifdef OPMARK_HAVE_NCCL
-      {"allreduce", &make_allreduce_workload},
-#endif
-  };
+// Filled during static initialisation by the families' registrations: a function-local static, so it exists
+// before the first of them runs whatever the order of the files.
+std::map<std::string, WorkloadFactory>& factories() {
+  static std::map<std::string, WorkloadFactory> table;
   return table;
 }
 
 }  // namespace
+
+WorkloadRegistration::WorkloadRegistration(const char* family, WorkloadFactory factory) {
+  if (!factories().emplace(family, factory).second) {
+    // Two files claiming one family is a build mistake; nothing can be reported more gracefully this early.
+    std::fprintf(stderr, "opmark: the family '%s' registers two workload factories\n", family);
+    std::abort();
+  }
+}
 
 bool has_workload(const std::string& family) { return factories().count(family) > 0; }
 

@@ -1,29 +1,25 @@
 #pragma once
-// The explicit list of benchmark families (bench/families.cpp): family name -> workload factory.
+// Family name -> workload factory. Each family's file registers its own factory, after defining it:
+//   OPMARK_REGISTER_WORKLOAD("gemm", make_gemm_workload);
+// so a new family touches no list here (core/schemas.cpp holds its one registry line).
 #include <memory>
+#include <string>
 
 #include "bench/harness/workload.h"
 
 namespace opmark::bench {
 
-std::unique_ptr<Workload> make_gemm_workload(const core::Case& c, const RunContext& ctx);
-std::unique_ptr<Workload> make_pointwise_workload(const core::Case& c, const RunContext& ctx);
-std::unique_ptr<Workload> make_reduce_workload(const core::Case& c, const RunContext& ctx);
-std::unique_ptr<Workload> make_batchnorm_workload(const core::Case& c, const RunContext& ctx);
-std::unique_ptr<Workload> make_pool_workload(const core::Case& c, const RunContext& ctx);
-std::unique_ptr<Workload> make_attention_workload(const core::Case& c, const RunContext& ctx);
-std::unique_ptr<Workload> make_gather_workload(const core::Case& c, const RunContext& ctx);
-std::unique_ptr<Workload> make_permute_workload(const core::Case& c, const RunContext& ctx);
-std::unique_ptr<Workload> make_spmm_workload(const core::Case& c, const RunContext& ctx);
-#ifdef OPMARK_HAVE_CUDNN
-std::unique_ptr<Workload> make_conv_workload(const core::Case& c, const RunContext& ctx);
-std::unique_ptr<Workload> make_rnn_workload(const core::Case& c, const RunContext& ctx);
-#endif
-#ifdef OPMARK_HAVE_NCCL
-std::unique_ptr<Workload> make_allreduce_workload(const core::Case& c, const RunContext& ctx);
-#endif
+// Adds a factory to the table make_workload reads; a static object of each family's file makes one at start-up.
+struct WorkloadRegistration {
+  WorkloadRegistration(const char* family, WorkloadFactory factory);
+};
 
-// Whether this build can run the family's cases (its tables may exist before its benchmark does).
+#define OPMARK_REGISTER_WORKLOAD(family, factory)                                             \
+  std::unique_ptr<Workload> factory(const core::Case& c, const RunContext& ctx);              \
+  static const ::opmark::bench::WorkloadRegistration factory##_registration { family, &factory }
+
+// Whether this build can run the family's cases (its tables may exist before its benchmark does; cuDNN's and
+// NCCL's families exist only where those libraries were found).
 bool has_workload(const std::string& family);
 
 // Dispatches on c.family; throws UnsupportedError for a family that has no workload in this build.

@@ -2,6 +2,7 @@
 // cudnnRNNBackwardWeights_v8): vanilla ReLU/tanh, LSTM, GRU; stacked, bidirectional, skip or projected input.
 // Reference: the same network in float64 through cuDNN's double path, with the same weights and inputs widened;
 // test/bench/rnn_gpu_test.cpp checks that path against the host reference (kernels/reference_rnn.h).
+#ifdef OPMARK_HAVE_CUDNN  // built where cuDNN was found (bench/CMakeLists.txt compiles every file of families/)
 #include "bench/families/rnn.h"
 
 #include <cmath>
@@ -365,4 +366,8 @@ std::unique_ptr<Workload> make_rnn_workload(const core::Case& c, const RunContex
   return std::make_unique<RnnWorkload>(c, ctx);
 }
 
+OPMARK_REGISTER_WORKLOAD("rnn", make_rnn_workload);
+
 }  // namespace opmark::bench
+
+#endif  // OPMARK_HAVE_CUDNN

@@ -25,7 +25,7 @@ TEST(AllreduceGpu, VerifiedOnOneAndTwoRanks) {
             test::expect_verified(core::make_case("allreduce", "fwd", precision,
                                                   {{"count", count}, {"ranks", ranks}, {"op", op},
                                                    {"inplace", inplace}}),
-                                  &bench::make_allreduce_workload, options, stream);
+                                  &bench::make_workload, options, stream);
   if (gpus < 2) std::printf("one GPU: the two-rank cases need a second GPU and were not run\n");
 }
 #endif

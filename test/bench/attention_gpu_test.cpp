@@ -37,7 +37,7 @@ TEST_P(AttentionCase, VerifiedAgainstFloat64) {
   test::TestStream test_stream;
   const auto check = [&](std::int64_t b, std::int64_t hq, std::int64_t hkv, std::int64_t sq, std::int64_t skv,
                          std::int64_t d, const char* mask, const char* layout) {
-    test::expect_verified(attention(precision, b, hq, hkv, sq, skv, d, mask, layout), &bench::make_attention_workload,
+    test::expect_verified(attention(precision, b, hq, hkv, sq, skv, d, mask, layout), &bench::make_workload,
                           options, test_stream.stream);
   };
   check(2, 4, 4, 128, 128, 64, "none", "bshd");      // MHA

@@ -30,7 +30,7 @@ TEST_P(BatchnormCase, VerifiedOnOddShapes) {
       test::expect_verified(core::make_case("batchnorm", "fwd", precision,
                                             {{"n", s.n}, {"c", s.c}, {"h", s.h}, {"w", s.w}, {"mode", mode},
                                              {"impl", impl}}),
-                            &bench::make_batchnorm_workload, options, stream, /*unsupported_ok=*/impl == "cudnn");
+                            &bench::make_workload, options, stream, /*unsupported_ok=*/impl == "cudnn");
 }
 
 INSTANTIATE_TEST_SUITE_P(BothModesAllPrecisions, BatchnormCase,

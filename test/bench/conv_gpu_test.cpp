@@ -45,7 +45,7 @@ TEST_P(ConvCase, VerifiedOnSmallShapes) {
   cudaStream_t stream;
   OPMARK_CHECK_CUDA(cudaStreamCreate(&stream));
   for (const auto& f : shapes)
-    test::expect_verified(core::make_case("conv", direction, precision, f), &bench::make_conv_workload, options,
+    test::expect_verified(core::make_case("conv", direction, precision, f), &bench::make_workload, options,
                           stream, /*unsupported_ok=*/true);
   OPMARK_CHECK_CUDA(cudaStreamDestroy(stream));
 }

@@ -33,7 +33,7 @@ TEST_P(PrecisionCase, GatherVerified) {
            {1, 1, 1}, {100, 768, 50257}, {64, 4096, 32000}, {33, 7, 5}, {1000, 1001, 300}})
     test::expect_verified(core::make_case("gather", "fwd", GetParam(),
                                           {{"rows", rows}, {"cols", cols}, {"table_rows", table}}),
-                          &bench::make_gather_workload, options, ts.stream);
+                          &bench::make_workload, options, ts.stream);
 }
 
 TEST_P(PrecisionCase, PermuteVerified) {
@@ -46,7 +46,7 @@ TEST_P(PrecisionCase, PermuteVerified) {
     for (const auto& d : shapes)
       test::expect_verified(core::make_case("permute", "fwd", GetParam(),
                                             {{"d0", d[0]}, {"d1", d[1]}, {"d2", d[2]}, {"d3", d[3]}, {"perm", perm}}),
-                            &bench::make_permute_workload, options, ts.stream);
+                            &bench::make_workload, options, ts.stream);
 }
 
 INSTANTIATE_TEST_SUITE_P(AllPrecisions, PrecisionCase, ::testing::Values("fp32", "fp16", "bf16"));

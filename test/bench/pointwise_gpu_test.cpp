@@ -36,7 +36,7 @@ TEST_P(PointwiseCase, VerifiedOnVectorAndOddShapes) {
     for (const auto& [rows, cols] : shapes)
       test::expect_verified(core::make_case("pointwise", "fwd", precision,
                                             {{"op", op}, {"rows", rows}, {"cols", cols}, {"impl", impl}}),
-                            &bench::make_pointwise_workload, options, stream, /*unsupported_ok=*/impl == "cudnn");
+                            &bench::make_workload, options, stream, /*unsupported_ok=*/impl == "cudnn");
 }
 
 INSTANTIATE_TEST_SUITE_P(AllOpsAndPrecisions, PointwiseCase,

@@ -30,7 +30,7 @@ TEST_P(PoolCase, VerifiedWithPaddingAndStrides) {
                                             {{"n", s.n}, {"c", s.c}, {"h", s.h}, {"w", s.w}, {"r", s.r}, {"s", s.r},
                                              {"pad_h", s.pad}, {"pad_w", s.pad}, {"stride_h", s.stride},
                                              {"stride_w", s.stride}, {"mode", mode}, {"impl", impl}}),
-                            &bench::make_pool_workload, options, stream, /*unsupported_ok=*/impl == "cudnn");
+                            &bench::make_workload, options, stream, /*unsupported_ok=*/impl == "cudnn");
 }
 
 INSTANTIATE_TEST_SUITE_P(BothModesAllPrecisions, PoolCase,

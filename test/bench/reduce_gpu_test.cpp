@@ -45,7 +45,7 @@ TEST_P(ReduceCase, VerifiedOnShortLongAndOddRows) {
     for (const auto& [rows, cols] : shapes)
       test::expect_verified(core::make_case("reduce", "fwd", precision,
                                             {{"op", op}, {"rows", rows}, {"cols", cols}, {"impl", impl}}),
-                            &bench::make_reduce_workload, options, stream, /*unsupported_ok=*/impl == "cudnn");
+                            &bench::make_workload, options, stream, /*unsupported_ok=*/impl == "cudnn");
 }
 
 INSTANTIATE_TEST_SUITE_P(AllOpsAndPrecisions, ReduceCase,

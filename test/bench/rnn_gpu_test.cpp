@@ -123,7 +123,7 @@ TEST_P(RnnCase, VerifiedOnSmallShapes) {
         f["bidir"] = std::string("yes");
         f["input_mode"] = std::string("linear");
       }
-      test::expect_verified(core::make_case("rnn", direction, precision, f), &bench::make_rnn_workload, options,
+      test::expect_verified(core::make_case("rnn", direction, precision, f), &bench::make_workload, options,
                             stream, /*unsupported_ok=*/true);
     }
   }

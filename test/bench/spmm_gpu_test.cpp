@@ -29,7 +29,7 @@ TEST_P(SpmmCase, VerifiedAgainstTheDenseProduct) {
                          Shape{64, 8, 512, "0.99"}})
     test::expect_verified(core::make_case("spmm", "fwd", precision,
                                           {{"m", s.m}, {"n", s.n}, {"k", s.k}, {"sparsity", std::string(s.sparsity)}}),
-                          &bench::make_spmm_workload, options, stream, /*unsupported_ok=*/precision != "fp32");
+                          &bench::make_workload, options, stream, /*unsupported_ok=*/precision != "fp32");
 }
 
 TEST_P(SpmmCase, BlockedEllVerifiedAgainstTheDenseProduct) {
@@ -46,7 +46,7 @@ TEST_P(SpmmCase, BlockedEllVerifiedAgainstTheDenseProduct) {
     test::expect_verified(core::make_case("spmm", "fwd", precision,
                                           {{"m", s.m}, {"n", s.n}, {"k", s.k}, {"sparsity", std::string(s.sparsity)},
                                            {"format", std::string("bell")}}),
-                          &bench::make_spmm_workload, options, test_stream.stream, /*unsupported_ok=*/true);
+                          &bench::make_workload, options, test_stream.stream, /*unsupported_ok=*/true);
 }
 
 INSTANTIATE_TEST_SUITE_P(AllPrecisions, SpmmCase, ::testing::Values("fp32", "fp16", "bf16"));
