@@ -5,15 +5,6 @@ namespace opmark::core {
 namespace {
 
 FieldSpec positive(const char* name, const char* help) { return {name, FieldKind::positive_int, std::nullopt, {}, help, ""}; }
-FieldSpec with_default(const char* name, FieldKind kind, std::int64_t v, const char* help) {
-  return {name, kind, FieldValue{v}, {}, help, ""};
-}
-// Padding, stride and dilation: bounded far below the sizes (kMaxPadStrideDilation).
-FieldSpec step(const char* name, FieldKind kind, std::int64_t v, const char* help) {
-  FieldSpec f = with_default(name, kind, v, help);
-  f.max = kMaxPadStrideDilation;
-  return f;
-}
 
 // The tensors as run must be sizes a GPU could hold; this also keeps ConvProblem's element counts inside int64.
 std::string check_conv_sizes(const ConvProblem& p) {
@@ -44,22 +35,22 @@ Schema conv_schema() {
   s.fields = {
       positive("n", "batch"),
       positive("c", "input channels"),
-      with_default("d", FieldKind::positive_int, 1, "input depth (3D); 1 for 2D"),
+      field_with_default("d", FieldKind::positive_int, 1, "input depth (3D); 1 for 2D"),
       positive("h", "input height"),
       positive("w", "input width"),
       positive("k", "output channels (filters)"),
-      with_default("t", FieldKind::positive_int, 1, "filter depth (3D); 1 for 2D"),
+      field_with_default("t", FieldKind::positive_int, 1, "filter depth (3D); 1 for 2D"),
       positive("r", "filter height"),
       positive("s", "filter width"),
-      step("pad_d", FieldKind::count, 0, "zero padding in depth, each side"),
-      step("pad_h", FieldKind::count, 0, "zero padding in height, each side"),
-      step("pad_w", FieldKind::count, 0, "zero padding in width, each side"),
-      step("stride_d", FieldKind::positive_int, 1, "stride in depth"),
-      step("stride_h", FieldKind::positive_int, 1, "stride in height"),
-      step("stride_w", FieldKind::positive_int, 1, "stride in width"),
-      step("dil_h", FieldKind::positive_int, 1, "dilation in height"),
-      step("dil_w", FieldKind::positive_int, 1, "dilation in width"),
-      with_default("groups", FieldKind::positive_int, 1, "grouped convolution; groups = c is depthwise"),
+      window_step_field("pad_d", FieldKind::count, 0, "zero padding in depth, each side"),
+      window_step_field("pad_h", FieldKind::count, 0, "zero padding in height, each side"),
+      window_step_field("pad_w", FieldKind::count, 0, "zero padding in width, each side"),
+      window_step_field("stride_d", FieldKind::positive_int, 1, "stride in depth"),
+      window_step_field("stride_h", FieldKind::positive_int, 1, "stride in height"),
+      window_step_field("stride_w", FieldKind::positive_int, 1, "stride in width"),
+      window_step_field("dil_h", FieldKind::positive_int, 1, "dilation in height"),
+      window_step_field("dil_w", FieldKind::positive_int, 1, "dilation in width"),
+      field_with_default("groups", FieldKind::positive_int, 1, "grouped convolution; groups = c is depthwise"),
       {"layout", FieldKind::choice, FieldValue{std::string("NCHW")}, {"NCHW", "NHWC"}, "tensor layout", ""},
   };
   s.directions = {"fwd", "bwd_data", "bwd_filter"};

@@ -4,16 +4,6 @@
 namespace opmark::core {
 namespace {
 
-FieldSpec with_default(const char* name, FieldKind kind, std::int64_t v, const char* help) {
-  return {name, kind, FieldValue{v}, {}, help, ""};
-}
-// Padding and stride: bounded far below the sizes (kMaxPadStrideDilation).
-FieldSpec step(const char* name, FieldKind kind, std::int64_t v, const char* help) {
-  FieldSpec f = with_default(name, kind, v, help);
-  f.max = kMaxPadStrideDilation;
-  return f;
-}
-
 std::string check_pool(const Case& c) {
   const PoolProblem p = pool_problem(c);
   if (p.p < 1 || p.q < 1) return "the output is empty: the window is larger than the padded input";
@@ -35,10 +25,10 @@ Schema pool_schema() {
       {"w", FieldKind::positive_int, std::nullopt, {}, "input width", ""},
       {"r", FieldKind::positive_int, std::nullopt, {}, "window height", ""},
       {"s", FieldKind::positive_int, std::nullopt, {}, "window width", ""},
-      step("pad_h", FieldKind::count, 0, "zero padding in height, each side"),
-      step("pad_w", FieldKind::count, 0, "zero padding in width, each side"),
-      step("stride_h", FieldKind::positive_int, 1, "stride in height"),
-      step("stride_w", FieldKind::positive_int, 1, "stride in width"),
+      window_step_field("pad_h", FieldKind::count, 0, "zero padding in height, each side"),
+      window_step_field("pad_w", FieldKind::count, 0, "zero padding in width, each side"),
+      window_step_field("stride_h", FieldKind::positive_int, 1, "stride in height"),
+      window_step_field("stride_w", FieldKind::positive_int, 1, "stride in width"),
       {"mode", FieldKind::choice, FieldValue{std::string("max")}, {"max", "avg"},
        "max, or average counting the padding (PyTorch's default)", ""},
       {"impl", FieldKind::choice, FieldValue{std::string("opmark")}, {"opmark", "cudnn"},

@@ -58,6 +58,17 @@ struct FieldSpec {
   bool is_required() const { return !default_value && default_from.empty(); }
 };
 
+// An integer field with a default value, and one bounded as padding, stride and dilation are
+// (kMaxPadStrideDilation): the windowed families' (conv, pool) fields.
+inline FieldSpec field_with_default(const char* name, FieldKind kind, std::int64_t v, const char* help) {
+  return {name, kind, FieldValue{v}, {}, help, ""};
+}
+inline FieldSpec window_step_field(const char* name, FieldKind kind, std::int64_t v, const char* help) {
+  FieldSpec f = field_with_default(name, kind, v, help);
+  f.max = kMaxPadStrideDilation;
+  return f;
+}
+
 struct Schema {
   std::string family;
   std::string help;
