@@ -142,6 +142,14 @@ class State:
             rf.__exit__(None, None, None)
         self.suppress -= 1
 
+    def record_call(self, func, args, kwargs):
+        """Runs func as call number n, recorded whole (open .. close): returns (n, its output)."""
+        n = self.open()
+        try:
+            return n, func(*args, **kwargs)
+        finally:
+            self.close(n)
+
     def add(self, rec, n, op=None, args=None, kwargs=None, out=None):
         records = rec if isinstance(rec, list) else [rec] if rec is not None else []
         for r in records:
@@ -169,11 +177,7 @@ def make_modes(state):
                 return True
             if name != "scaled_dot_product_attention" or state.suppress:
                 return func(*args, **kwargs)
-            n = state.open()
-            try:
-                out = func(*args, **kwargs)
-            finally:
-                state.close(n)
+            n, out = state.record_call(func, args, kwargs)
             state.suppress += 1  # reading the mask's pattern runs operators: not the model's
             try:
                 a = [infos(x, mask=(i == 3)) for i, x in enumerate(args)]
@@ -189,11 +193,7 @@ def make_modes(state):
             op = func.overloadpacket.__name__
             if state.suppress or op in VIEW_OPS:
                 return func(*args, **kwargs)
-            n = state.open()
-            try:
-                out = func(*args, **kwargs)
-            finally:
-                state.close(n)
+            n, out = state.record_call(func, args, kwargs)
             a, k, o = infos(list(args)), infos(kwargs), infos(out)
             state.add(map_call(op, a, k, o), n, op, a, k, o)
             return out
