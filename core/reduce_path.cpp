@@ -98,10 +98,17 @@ ReducePlan reduce_plan(const std::string& op, std::int64_t rows, std::int64_t co
       plan.rows_in_flight = registers_rows_in_flight(plan.group, plan.cache, vectorisable ? 16 : elem_bytes);
       how = group_words(plan.group) + " in registers" +
             (plan.rows_in_flight > 1 ? ", " + std::to_string(plan.rows_in_flight) + " rows at once" : "");
-    } else if (cols * elem_bytes <= shared_bytes && rows >= sms) {
+    } else if (cols * elem_bytes <= shared_bytes && rows >= sms && (op == "softmax" || op == "log_softmax")) {
       plan.path = ReducePath::shared_memory;
       plan.group = kReduceBlockThreads;
       how = "block per row, shared memory";
+    } else if (cols * elem_bytes <= shared_bytes && rows >= sms) {
+      plan.path = ReducePath::rereads;
+      plan.group = kRereadThreads;
+      plan.passes = 2;
+      plan.l2_rereads = true;
+      plan.blocks = std::min<std::int64_t>(rows, std::int64_t{sms} * (cols * elem_bytes <= kRereadTwoPerSmBytes ? 2 : 1));
+      how = std::to_string(plan.group) + " threads per row, " + statistics_words(op) + ", read again from L2";
     } else {
       plan.path = ReducePath::two_pass;
       plan.group = kReduceBlockThreads;
@@ -129,8 +136,8 @@ ReducePlan reduce_plan(const std::string& op, std::int64_t rows, std::int64_t co
   const std::string loads = vectorisable || plan.path == ReducePath::tile ? "16-byte loads"
                             : elements ? "element loads"
                                        : "16-byte loads past each row's unaligned start";
-  plan.label = "path: " + how + ", " + loads + ", " +
-               std::to_string(plan.passes) + (plan.passes == 1 ? " read" : " reads");
+  plan.label = "path: " + how + ", " + loads + ", " + std::to_string(plan.passes) +
+               (plan.passes == 1 ? " read" : plan.l2_rereads ? " reads (one from memory)" : " reads");
   return plan;
 }
 

@@ -1,5 +1,5 @@
 #pragma once
-// Block-wide reductions for kernels of 256 threads: partial states (a sum, a max, softmax's running max and sum of
+// Block-wide reductions (blocks of 256 threads unless a kernel names its own size): partial states (a sum, a max, softmax's running max and sum of
 // exponentials, Welford's mean and variance), how two combine, and the block's combined state. Shared by the
 // reduce and batch-norm kernels.
 #include <cfloat>
@@ -7,7 +7,6 @@
 namespace opmark::kernels {
 
 constexpr unsigned kThreads = 256;  // core::kReduceBlockThreads: the reduce plan counts on it
-constexpr unsigned kWarps = kThreads / 32;
 
 // Partial states and how two combine: a sum, a max, softmax's (max, sum of exp(x - max)) and Welford's
 // (count, mean, sum of squared deviations). add_chunk folds in a small array at once (a loaded vector), so the
@@ -113,11 +112,14 @@ __device__ S warp_reduce(S s) {
   return s;
 }
 
-// Combines one state per thread (blockDim.x == kThreads) into the block's state, returned to every thread.
-template <class S>
-__device__ S block_reduce(S s) {
+// Combines one state per thread (blockDim.x == kBlock, a multiple of 32 up to 1024) into the block's state,
+// returned to every thread.
+template <unsigned kBlock, class S>
+__device__ S block_reduce_of(S s) {
+  static_assert(kBlock % 32 == 0 && kBlock <= 1024, "whole warps, at most 32 of them");
+  constexpr unsigned kBlockWarps = kBlock / 32;
   // Raw storage: shared memory is never constructed, and the states have default member initializers.
-  __shared__ alignas(S) unsigned char warp_storage[sizeof(S) * kWarps];
+  __shared__ alignas(S) unsigned char warp_storage[sizeof(S) * kBlockWarps];
   __shared__ alignas(S) unsigned char result_storage[sizeof(S)];
   S* warp_states = reinterpret_cast<S*>(warp_storage);
   S& result = *reinterpret_cast<S*>(result_storage);
@@ -126,13 +128,19 @@ __device__ S block_reduce(S s) {
   if (lane == 0) warp_states[warp] = s;
   __syncthreads();
   if (warp == 0) {
-    const S w = warp_reduce(lane < kWarps ? warp_states[lane] : S{});
+    const S w = warp_reduce(lane < kBlockWarps ? warp_states[lane] : S{});
     if (lane == 0) result = w;
   }
   __syncthreads();
   const S out = result;
   __syncthreads();  // `result` is reused by the next row
   return out;
+}
+
+// The same for blocks of kThreads.
+template <class S>
+__device__ S block_reduce(S s) {
+  return block_reduce_of<kThreads>(s);
 }
 
 }  // namespace opmark::kernels

@@ -1,7 +1,8 @@
 #pragma once
 // The reduce family's kernels, one template per path of core::reduce_plan (core/reduce_path.h):
 //   registers      a group of 1, 8, 32 or 256 threads holds a row in registers: read once, reduced, written
-//   shared_memory  a block copies its row into shared memory while reducing it, then writes from there
+//   shared_memory  a block copies its row into shared memory, takes its statistics there, then writes from there
+//   rereads        a block per row: statistics as it reads, then a second read (from L2) writes the row normalised
 //   two_pass       blocks each take a slice of a row: partial statistics, then (second read) the normalised slice
 //   streaming      sum, mean, max: a group of threads per row reduces as it reads
 //   split_rows     sum, mean, max on few long rows: partial states per slice, then one thread per row combines
@@ -93,20 +94,100 @@ struct alignas(sizeof(T) * N) Piece {
   T v[N];
 };
 
-// bf16 pairs handled as 32-bit words: widening is two integer operations and narrowing one packed conversion, so a
-// cached 16-byte vector stays in 4 registers. Element by element (__bfloat162float, __float2bfloat16_rn), ptxas
-// kept every bf16 in a register of its own: 160 registers where fp16 took 99 in the block-per-row kernels, half the
-// blocks per multiprocessor, and bf16 norms at 0.6x PyTorch's speed where fp16 matched it (H100, 2026-11-24).
-template <class T, int N>
-constexpr bool kWordPairs = std::is_same_v<T, __nv_bfloat16> && N % 2 == 0;
+// Pieces move through memory as one word of their size. Copied as structs, pieces of __half were split member by
+// member: eight 2-byte shared-memory loads and global stores where one 16-byte access was meant (the PTX of the
+// shared-memory kernel had no vector access but its cp.async; a softmax over 50257 fp16 columns ran at 1.7x PyTorch's
+// time, stalled on the load-store queue, H100 ncu, 2026-11-24).
+template <int kBytes>
+struct WordOf;
+template <>
+struct WordOf<16> {
+  using type = uint4;
+};
+template <>
+struct WordOf<8> {
+  using type = uint2;
+};
+template <>
+struct WordOf<4> {
+  using type = unsigned;
+};
+template <>
+struct WordOf<2> {
+  using type = unsigned short;
+};
 
-__device__ __forceinline__ float2 bf16_pair_to_float2(unsigned w) {
-  return {__uint_as_float(w << 16), __uint_as_float(w & 0xffff0000u)};
+template <class P, class T>
+__device__ __forceinline__ P load_whole(const T* from) {
+  using W = typename WordOf<sizeof(P)>::type;
+  const W w = *reinterpret_cast<const W*>(from);
+  P p;
+  memcpy(&p, &w, sizeof p);
+  return p;
 }
-__device__ __forceinline__ unsigned float2_to_bf16_pair(float lo, float hi) {
-  const __nv_bfloat162 p = __floats2bfloat162_rn(lo, hi);  // .x, the low half, is lo
-  unsigned w;
+template <class P, class T>
+__device__ __forceinline__ void store_whole(T* to, const P& p) {
+  using W = typename WordOf<sizeof(P)>::type;
+  W w;
   memcpy(&w, &p, sizeof w);
+  *reinterpret_cast<W*>(to) = w;
+}
+// A piece of a tensor the kernel only reads. 16-byte pieces through the read-only path by request (__ldg:
+// ld.global.nc), which the compiler had chosen itself until the stores below became requests it cannot see through.
+// Single elements stay plain loads: through __ldg each computed its own address, and softmax over 97 and 197 fp16
+// columns (a warp per row, element loads) ran 15-20% slower (H100, 2026-11-24).
+template <class P, class T>
+__device__ __forceinline__ P load_global(const T* from) {
+  if constexpr (sizeof(P) == 16) {
+    const uint4 w = __ldg(reinterpret_cast<const uint4*>(from));
+    P p;
+    memcpy(&p, &w, sizeof p);
+    return p;
+  } else {
+    return load_whole<P>(from);
+  }
+}
+// The same into global memory, where a 16-byte store is one instruction by request (__stwb: st.global.wb, the
+// default caching): a uint4 assigned was still split into four 4-byte stores where its halves had been computed.
+template <class P, class T>
+__device__ __forceinline__ void store_global(T* to, const P& p) {
+  if constexpr (sizeof(P) == 16) {
+    uint4 w;
+    memcpy(&w, &p, sizeof w);
+    __stwb(reinterpret_cast<uint4*>(to), w);
+  } else {
+    store_whole(to, p);
+  }
+}
+
+// Pairs of 16-bit values handled as 32-bit words. bf16 element by element (__bfloat162float, __float2bfloat16_rn):
+// ptxas kept every bf16 in a register of its own, 160 registers where fp16 took 99 in the block-per-row kernels,
+// half the blocks per multiprocessor, and bf16 norms at 0.6x PyTorch's speed where fp16 matched it. fp16 element by
+// element: a narrowed vector was stored as four pairs (st.global.v2.u16), not one 16-byte store, wherever the store
+// was not next to its load (H100, 2026-11-24).
+template <class T, int N>
+constexpr bool kWordPairs = (std::is_same_v<T, __nv_bfloat16> || std::is_same_v<T, __half>) && N % 2 == 0;
+
+template <class T>
+__device__ __forceinline__ float2 pair_to_float2(unsigned w) {
+  if constexpr (std::is_same_v<T, __nv_bfloat16>) {
+    return {__uint_as_float(w << 16), __uint_as_float(w & 0xffff0000u)};
+  } else {
+    __half2 h;
+    memcpy(&h, &w, sizeof w);
+    return __half22float2(h);
+  }
+}
+template <class T>
+__device__ __forceinline__ unsigned float2_to_pair(float lo, float hi) {
+  unsigned w;
+  if constexpr (std::is_same_v<T, __nv_bfloat16>) {
+    const __nv_bfloat162 p = __floats2bfloat162_rn(lo, hi);  // .x, the low half, is lo
+    memcpy(&w, &p, sizeof w);
+  } else {
+    const __half2 p = __floats2half2_rn(lo, hi);
+    memcpy(&w, &p, sizeof w);
+  }
   return w;
 }
 
@@ -117,7 +198,7 @@ __device__ __forceinline__ void widen(const Piece<T, N>& p, float (&v)[N]) {
     memcpy(w, p.v, sizeof w);
 #pragma unroll
     for (int k = 0; k < N / 2; ++k) {
-      const float2 f = bf16_pair_to_float2(w[k]);
+      const float2 f = pair_to_float2<T>(w[k]);
       v[2 * k] = f.x;
       v[2 * k + 1] = f.y;
     }
@@ -134,7 +215,7 @@ __device__ __forceinline__ Piece<T, N> narrow(const float (&v)[N]) {
   if constexpr (kWordPairs<T, N>) {
     unsigned w[N / 2];
 #pragma unroll
-    for (int k = 0; k < N / 2; ++k) w[k] = float2_to_bf16_pair(v[2 * k], v[2 * k + 1]);
+    for (int k = 0; k < N / 2; ++k) w[k] = float2_to_pair<T>(v[2 * k], v[2 * k + 1]);
     memcpy(p.v, w, sizeof w);
   } else {
 #pragma unroll
@@ -148,9 +229,9 @@ __device__ __forceinline__ Piece<T, N> narrow(const float (&v)[N]) {
 template <class T, int N, bool kAdd>
 __device__ __forceinline__ Piece<T, N> load_piece(const T* __restrict__ x, const T* __restrict__ res, std::int64_t e) {
   using P = Piece<T, N>;
-  P a = *reinterpret_cast<const P*>(x + e);
+  P a = load_global<P>(x + e);
   if constexpr (kAdd) {
-    const P b = *reinterpret_cast<const P*>(res + e);
+    const P b = load_global<P>(res + e);
     float va[N], vb[N];
     widen(a, va);
     widen(b, vb);
@@ -229,8 +310,8 @@ __device__ __forceinline__ void write_piece(const Piece<T, N>& in, float2 c, con
     const float g = M::kGamma ? to_float(gamma[k]) : 1.0f, b = M::kBeta ? to_float(beta[k]) : 0.0f;
     v[k] = M::apply(v[k], c, g, b);
   }
-  *reinterpret_cast<Piece<T, N>*>(out + e) = narrow<T>(v);
-  if constexpr (kWriteSum) *reinterpret_cast<Piece<T, N>*>(sum + e) = in;
+  store_global(out + e, narrow<T>(v));
+  if constexpr (kWriteSum) store_global(sum + e, in);
 }
 
 // Calls f(e, piece) for every piece of [0, count) of a span of T at p that thread `tid` of `step` owns: single
@@ -247,8 +328,8 @@ __device__ __forceinline__ void each_piece(const T* p, std::int64_t count, std::
   for (std::int64_t e = head + vectors * kC + tid; e < count; e += step) f(e, std::integral_constant<int, 1>{});
 }
 
-// Combines the states of a group of kGroup threads (1, a power of two up to 32 within a warp, or the block); every
-// thread of the warp or block must call it (the loops over rows below are uniform across them).
+// Combines the states of a group of kGroup threads (1, a power of two up to 32 within a warp, or the whole block of
+// kGroup threads); every thread of the warp or block must call it (the loops over rows below are uniform across them).
 template <int kGroup, class S>
 __device__ __forceinline__ S group_reduce(S s) {
   if constexpr (kGroup == 1) return s;
@@ -256,8 +337,52 @@ __device__ __forceinline__ S group_reduce(S s) {
     for (int offset = kGroup / 2; offset > 0; offset /= 2) s = S::combine(s, s.shuffled(offset));
     return s;
   } else {
-    static_assert(kGroup == kThreads, "a group is a part of a warp or the whole block");
-    return block_reduce(s);
+    return block_reduce_of<kGroup>(s);
+  }
+}
+
+template <int N>
+__device__ __forceinline__ float sum_of_exp(const float (&v)[N], float max) {
+  float e = 0.0f;
+#pragma unroll
+  for (int k = 0; k < N; ++k) e += __expf(v[k] - max);
+  return e;
+}
+template <int N>
+__device__ __forceinline__ float sum_of_squared_deviations(const float (&v)[N], float mean) {
+  float d2 = 0.0f;
+#pragma unroll
+  for (int k = 0; k < N; ++k) d2 += (v[k] - mean) * (v[k] - mean);
+  return d2;
+}
+
+// The coefficients of a row whose values are at hand (in registers or shared memory), in two exact steps over them:
+// softmax's max, then its sum of exponentials (one exponential per element, none to rescale a running sum, where
+// the online update takes two); layer norm's mean, then its sum of squared deviations (no division per element, as
+// Welford's update takes); RMSNorm's sum of squares. each(f) calls f(float (&v)[N]) for every chunk of this thread's
+// share of the row (none for a thread without a row); it runs twice. All kGroup threads sharing the row call this.
+template <ReduceOp Op, int kGroup, class Each>
+__device__ __forceinline__ float2 exact_coef(Each&& each, float cols) {
+  using M = Norm<Op>;
+  using State = typename M::State;
+  if constexpr (std::is_same_v<State, SoftmaxState>) {
+    Max m;
+    each([&](const auto& v) { m.add_chunk(v); });
+    m = group_reduce<kGroup>(m);
+    Sum e;
+    each([&](const auto& v) { e.v += sum_of_exp(v, m.v); });
+    return M::coef(SoftmaxState{m.v, group_reduce<kGroup>(e).v}, cols);
+  } else if constexpr (std::is_same_v<State, Welford>) {
+    Sum sum;
+    each([&](const auto& v) { sum.add_chunk(v); });
+    const float mean = group_reduce<kGroup>(sum).v / cols;
+    Sum deviations;
+    each([&](const auto& v) { deviations.v += sum_of_squared_deviations(v, mean); });
+    return M::coef(Welford{cols, mean, group_reduce<kGroup>(deviations).v}, cols);
+  } else {
+    SumSquares q;
+    each([&](const auto& v) { q.add_chunk(v); });
+    return M::coef(group_reduce<kGroup>(q), cols);
   }
 }
 
@@ -265,7 +390,8 @@ __device__ __forceinline__ S group_reduce(S s) {
 
 // kRows rows a group at once (core::registers_rows_in_flight): group g of a block takes rows base + j * kPerBlock + g,
 // j < kRows, so that a warp's loads of one j stay contiguous. All loads of all kRows rows are issued before the
-// first use.
+// first use. The statistics are exact_coef's two steps over the cache: an online update per element (unit 1) cost
+// softmax two exponentials an element and layer norm a division.
 template <ReduceOp Op, class T, int kUnit, int kGroup, int kCache>
 __global__ void __launch_bounds__(kThreads) registers_kernel(Rows<T> a) {
   using M = Norm<Op>;
@@ -278,7 +404,7 @@ __global__ void __launch_bounds__(kThreads) registers_kernel(Rows<T> a) {
   for (std::int64_t base = std::int64_t(blockIdx.x) * kPerBlock * kRows; base < a.rows;
        base += std::int64_t(gridDim.x) * kPerBlock * kRows) {
     U cache[kRows][kCache];
-    typename M::State s[kRows];
+    float2 c[kRows];
 #pragma unroll
     for (int j = 0; j < kRows; ++j) {
       const std::int64_t r = base + j * kPerBlock + slot;
@@ -289,26 +415,28 @@ __global__ void __launch_bounds__(kThreads) registers_kernel(Rows<T> a) {
     }
 #pragma unroll
     for (int j = 0; j < kRows; ++j) {
-      const std::int64_t r = base + j * kPerBlock + slot;
+      const bool live = base + j * kPerBlock + slot < a.rows;
+      c[j] = exact_coef<Op, kGroup>(  // every lane of the group, live or not
+          [&](auto&& f) {
 #pragma unroll
-      for (int u = 0; u < kCache; ++u)
-        if (r < a.rows && lane + u * kGroup < units) {
-          float v[kUnit];
-          widen(cache[j][u], v);
-          s[j].add_chunk(v);
-        }
-      s[j] = group_reduce<kGroup>(s[j]);  // every lane of the group, live or not
+            for (int u = 0; u < kCache; ++u)
+              if (live && lane + u * kGroup < units) {
+                float v[kUnit];
+                widen(cache[j][u], v);
+                f(v);
+              }
+          },
+          static_cast<float>(a.cols));
     }
 #pragma unroll
     for (int j = 0; j < kRows; ++j) {
       const std::int64_t r = base + j * kPerBlock + slot;
       if (r >= a.rows) break;  // rows only grow with j
-      const float2 c = M::coef(s[j], static_cast<float>(a.cols));
 #pragma unroll
       for (int u = 0; u < kCache; ++u) {
         const std::int64_t col = (lane + u * kGroup) * std::int64_t(kUnit);
         if (col >= a.cols) break;
-        write_piece<Op>(cache[j][u], c, a.gamma + col, a.beta + col, a.out, a.sum, r * a.cols + col);
+        write_piece<Op>(cache[j][u], c[j], a.gamma + col, a.beta + col, a.out, a.sum, r * a.cols + col);
       }
     }
   }
@@ -330,7 +458,8 @@ __device__ __forceinline__ std::int64_t shared_shift(const T* row, std::int64_t 
 // registers. On an H100 (2026-11-24) that took a softmax over 50257 fp16 columns from 174 to 149 us and layer norm
 // over 32000 fp32 columns from 207 to 193, but made the tiles of sums over one column 16% slower (85 -> 98 us), so
 // tiles stage kInFlight vectors at a time through registers.
-template <class T, bool kAdd, bool kAsync = false>
+// kBlock: the block's threads.
+template <class T, bool kAdd, bool kAsync = false, int kBlock = kThreads>
 __device__ __forceinline__ std::int64_t load_span(const Rows<T>& a, T* saved, std::int64_t start, std::int64_t count) {
   const std::int64_t shift = shared_shift(a.x + start, count);
   if constexpr (kAsync && !kAdd) {
@@ -339,7 +468,7 @@ __device__ __forceinline__ std::int64_t load_span(const Rows<T>& a, T* saved, st
     T* to = saved + shift;
     const std::int64_t head = head_elements(x, count);
     const std::int64_t vectors = (count - head) / kC;
-    for (std::int64_t i = threadIdx.x; i < vectors; i += kThreads)
+    for (std::int64_t i = threadIdx.x; i < vectors; i += kBlock)
       __pipeline_memcpy_async(to + head + i * kC, x + head + i * kC, 16);
     __pipeline_commit();
     if (threadIdx.x < head) to[threadIdx.x] = x[threadIdx.x];
@@ -347,65 +476,55 @@ __device__ __forceinline__ std::int64_t load_span(const Rows<T>& a, T* saved, st
     if (tail < count) to[tail] = x[tail];  // fewer than a vector: one each for the first threads
     __pipeline_wait_prior(0);
   } else {
-    read_pieces<T, kAdd>(a.x + start, a.residual + start, count, threadIdx.x, kThreads,
+    read_pieces<T, kAdd>(a.x + start, a.residual + start, count, threadIdx.x, kBlock,
                          [&](std::int64_t e, const auto& p) {
                            using P = std::decay_t<decltype(p)>;
-                           *reinterpret_cast<P*>(saved + shift + e) = p;
-                           if constexpr (kAdd) *reinterpret_cast<P*>(a.sum + start + e) = p;
+                           store_whole(saved + shift + e, p);
+                           if constexpr (kAdd) store_global(a.sum + start + e, p);
                          });
   }
   __syncthreads();
   return shift;
 }
 
-// The coefficients of a row of `cols` elements in shared memory, computed by the kGroup threads sharing it (lane:
-// this thread's place among them) in two exact steps over the row, since it is at hand: softmax's max, then its sum
-// of exponentials (one exponential per element, no rescaling); layer norm's mean, then its sum of squared
-// deviations (no divisions per element, as Welford's update takes); RMSNorm's sum of squares. Every thread of the
-// warp (kGroup <= 32) or block must call it; cols 0 for a thread without a row.
+// The coefficients of a row of `cols` elements in shared memory (exact_coef), computed by the kGroup threads sharing
+// it (lane: this thread's place among them): a block walks the row in 16-byte pieces (element by element, an fp16
+// row took eight times the shared-memory loads), a group within a warp element by element (a tile's short rows).
+// Every thread of the warp (kGroup <= 32) or block must call it; cols 0 for a thread without a row.
 template <ReduceOp Op, int kGroup, class T>
 __device__ __forceinline__ float2 shared_row_coef(const T* row, std::int64_t cols, int lane) {
-  using M = Norm<Op>;
-  using State = typename M::State;
-  const float n = static_cast<float>(cols);
-  if constexpr (std::is_same_v<State, SoftmaxState>) {
-    Max m;
-    for (std::int64_t c = lane; c < cols; c += kGroup) m.add(to_float(row[c]));
-    m = group_reduce<kGroup>(m);
-    Sum e;
-    for (std::int64_t c = lane; c < cols; c += kGroup) e.add(__expf(to_float(row[c]) - m.v));
-    e = group_reduce<kGroup>(e);
-    return M::coef(SoftmaxState{m.v, e.v}, n);
-  } else if constexpr (std::is_same_v<State, Welford>) {
-    Sum sum;
-    for (std::int64_t c = lane; c < cols; c += kGroup) sum.add(to_float(row[c]));
-    const float mean = group_reduce<kGroup>(sum).v / n;
-    Sum deviations;
-    for (std::int64_t c = lane; c < cols; c += kGroup) {
-      const float d = to_float(row[c]) - mean;
-      deviations.add(d * d);
-    }
-    return M::coef(Welford{n, mean, group_reduce<kGroup>(deviations).v}, n);
-  } else {
-    SumSquares q;
-    for (std::int64_t c = lane; c < cols; c += kGroup) q.add(to_float(row[c]));
-    return M::coef(group_reduce<kGroup>(q), n);
-  }
+  return exact_coef<Op, kGroup>(
+      [&](auto&& f) {
+        if constexpr (kGroup > 32) {
+          each_piece(row, cols, lane, kGroup, [&](std::int64_t e, auto n) {
+            using P = Piece<T, decltype(n)::value>;
+            float v[P::kCount];
+            widen(load_whole<P>(row + e), v);
+            f(v);
+          });
+        } else {
+          for (std::int64_t c = lane; c < cols; c += kGroup) {
+            const float v[1] = {to_float(row[c])};
+            f(v);
+          }
+        }
+      },
+      static_cast<float>(cols));
 }
 
-// shared_memory: a block per row; the row (x, or x + residual) is copied into shared memory, its statistics come
-// from there, and it is written normalised from there.
-template <ReduceOp Op, class T>
-__global__ void __launch_bounds__(kThreads) shared_row_kernel(Rows<T> a) {
+// shared_memory: a block of kBlock threads per row (core::shared_row_threads); the row (x, or x + residual) is
+// copied into shared memory, its statistics come from there, and it is written normalised from there.
+template <ReduceOp Op, class T, int kBlock>
+__global__ void __launch_bounds__(kBlock, 1024 / kBlock) shared_row_kernel(Rows<T> a) {
   extern __shared__ __align__(16) unsigned char shared_bytes[];
   T* saved = reinterpret_cast<T*>(shared_bytes);
   for (std::int64_t r = blockIdx.x; r < a.rows; r += gridDim.x) {
     const std::int64_t start = r * a.cols;
-    const T* row = saved + load_span<T, Norm<Op>::kAdd, true>(a, saved, start, a.cols);
-    const float2 c = shared_row_coef<Op, kThreads>(row, a.cols, threadIdx.x);
-    each_piece(a.out + start, a.cols, threadIdx.x, kThreads, [&](std::int64_t e, auto n) {
+    const T* row = saved + load_span<T, Norm<Op>::kAdd, true, kBlock>(a, saved, start, a.cols);
+    const float2 c = shared_row_coef<Op, kBlock>(row, a.cols, threadIdx.x);
+    each_piece(a.out + start, a.cols, threadIdx.x, kBlock, [&](std::int64_t e, auto n) {
       using P = Piece<T, decltype(n)::value>;
-      write_piece<Op, T, P::kCount, false>(*reinterpret_cast<const P*>(row + e), c, a.gamma + e, a.beta + e, a.out,
+      write_piece<Op, T, P::kCount, false>(load_whole<P>(row + e), c, a.gamma + e, a.beta + e, a.out,
                                            nullptr, start + e);
     });
     __syncthreads();  // the next row overwrites `saved`
@@ -470,13 +589,13 @@ __global__ void __launch_bounds__(kThreads) tile_normalise_kernel(Rows<T> a, std
       [&](const Tile&, T* row, std::int64_t, std::int64_t cols, int lane) {  // normalised in place
         const float2 c = shared_row_coef<Op, kGroup>(row, cols, lane);
         for (std::int64_t col = lane; col < cols; col += kGroup)
-          write_piece<Op, T, 1, false>(*reinterpret_cast<const Piece<T, 1>*>(row + col), c, a.gamma + col,
+          write_piece<Op, T, 1, false>(load_whole<Piece<T, 1>>(row + col), c, a.gamma + col,
                                        a.beta + col, row, nullptr, col);
       },
       [&](const Tile& tile, const T* rows) {  // the span written back in 16-byte pieces
         each_piece(a.out + tile.start, tile.count, threadIdx.x, kThreads, [&](std::int64_t e, auto n) {
           using P = Piece<T, decltype(n)::value>;
-          *reinterpret_cast<P*>(a.out + tile.start + e) = *reinterpret_cast<const P*>(rows + e);
+          store_global(a.out + tile.start + e, load_whole<P>(rows + e));
         });
       });
 }
@@ -548,6 +667,28 @@ __global__ void __launch_bounds__(kThreads) slice_normalise_kernel(Rows<T> a, st
                             [&](std::int64_t e, const auto& p) {
                               write_piece<Op>(p, c, a.gamma + sl.begin + e, a.beta + sl.begin + e, a.out, a.sum, at + e);
                             });
+  }
+}
+
+// rereads (the norms): a block of kBlock threads per row (grid-strided) reads it for its statistics (online, as it
+// streams in), then reads it again and writes it normalised. The grid holds few rows at once (ReducePlan::blocks), so
+// the second read finds them in L2; no shared memory, so the loads of one block overlap another's arithmetic.
+// core/reduce_path.h has the measurements against the shared-memory path.
+template <ReduceOp Op, class T, int kBlock>
+__global__ void __launch_bounds__(kBlock, 1024 / kBlock) reread_row_kernel(Rows<T> a) {
+  using M = Norm<Op>;
+  for (std::int64_t r = blockIdx.x; r < a.rows; r += gridDim.x) {
+    const std::int64_t at = r * a.cols;
+    typename M::State s;
+    read_pieces<T, M::kAdd>(a.x + at, a.residual + at, a.cols, threadIdx.x, kBlock, [&](std::int64_t, const auto& p) {
+      float v[std::decay_t<decltype(p)>::kCount];
+      widen(p, v);
+      s.add_chunk(v);
+    });
+    const float2 c = M::coef(group_reduce<kBlock>(s), static_cast<float>(a.cols));
+    read_pieces<T, M::kAdd>(a.x + at, a.residual + at, a.cols, threadIdx.x, kBlock, [&](std::int64_t e, const auto& p) {
+      write_piece<Op>(p, c, a.gamma + e, a.beta + e, a.out, a.sum, at + e);
+    });
   }
 }
 
@@ -653,6 +794,21 @@ void launch_tile_normalise(const ReducePlan& plan, const Rows<T>& a, cudaStream_
   else go(tile_normalise_kernel<Op, T, 8>);
 }
 
+// A shared_row_kernel's launch. Above 48 KiB a kernel must ask for its shared memory: once per kernel (kKernel: the
+// flag is its own), before its first launch (outside any capture: the first launch is the harness's verification).
+template <auto kKernel, class T>
+void launch_shared_row(int threads, std::size_t bytes, const Rows<T>& a, cudaStream_t stream) {
+  static bool raised = false;
+  if (!raised) {
+    int optin = 0, device = 0;
+    OPMARK_CHECK_CUDA(cudaGetDevice(&device));
+    OPMARK_CHECK_CUDA(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
+    OPMARK_CHECK_CUDA(cudaFuncSetAttribute(kKernel, cudaFuncAttributeMaxDynamicSharedMemorySize, optin - 1024));
+    raised = true;
+  }
+  kKernel<<<grid_for(a.rows, 1), threads, bytes, stream>>>(a);
+}
+
 template <ReduceOp Op, class T>
 void launch_normalise(const ReducePlan& plan, const Rows<T>& a, void* workspace, cudaStream_t stream) {
   using State = typename Norm<Op>::State;
@@ -664,20 +820,13 @@ void launch_normalise(const ReducePlan& plan, const Rows<T>& a, void* workspace,
     case ReducePath::shared_memory: {
       // The row plus a vector's room for the alignment shift.
       const std::size_t bytes = static_cast<std::size_t>(a.cols + Vec<T>::kCount) * sizeof(T);
-      // Above 48 KiB a kernel must ask for it; once per kernel, before the first launch (outside any capture: the
-      // first launch is the harness's verification).
-      static bool raised = false;
-      if (!raised) {
-        int optin = 0, device = 0;
-        OPMARK_CHECK_CUDA(cudaGetDevice(&device));
-        OPMARK_CHECK_CUDA(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
-        OPMARK_CHECK_CUDA(cudaFuncSetAttribute(shared_row_kernel<Op, T>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                               optin - 1024));
-        raised = true;
-      }
-      shared_row_kernel<Op, T><<<grid_for(a.rows, 1), kThreads, bytes, stream>>>(a);
+      launch_shared_row<shared_row_kernel<Op, T, kThreads>>(kThreads, bytes, a, stream);
       return;
     }
+    case ReducePath::rereads:
+      static_assert(core::kRereadThreads == 512, "the kernel below");
+      reread_row_kernel<Op, T, 512><<<static_cast<unsigned>(plan.blocks), 512, 0, stream>>>(a);
+      return;
     case ReducePath::tile: return launch_tile_normalise<Op, T>(plan, a, stream);
     case ReducePath::two_pass: {
       auto* partials = static_cast<State*>(workspace);

@@ -172,10 +172,12 @@ class ReduceWorkload final : public Workload {
     return cudnn_active() ? base : base + " | " + plan_.label;
   }
 
-  // Reads of the input: 1 where a row is kept (registers, shared memory) or reduced as read, 2 for two passes.
+  // Reads of the input: 1 where a row is kept (registers, shared memory) or reduced as read, 2 for two passes and
+  // rereads; `memory_passes` counts the reads memory serves (a reread from L2 is not one).
   std::map<std::string, double> counters() const override {
     if (cudnn_active()) return {};
-    return {{"input_passes", static_cast<double>(plan_.passes)}};
+    return {{"input_passes", static_cast<double>(plan_.passes)},
+            {"memory_passes", static_cast<double>(plan_.l2_rereads ? 1 : plan_.passes)}};
   }
 
  private:

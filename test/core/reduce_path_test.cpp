@@ -78,15 +78,25 @@ TEST(ReducePath, LongerRowsTakeTheBlockThenSharedMemoryThenTwoPasses) {
   EXPECT_EQ(block.cache, 8);
   EXPECT_EQ(block.passes, 1);
   EXPECT_EQ(plan("layernorm", rows_for(32000), 32000, 2, true).cache, 16);  // 4000 vectors
-  // 50257 odd columns: 98 KiB (fp16) or 196 KiB (fp32) a row, in shared memory, read once.
+  // 50257 odd columns: 98 KiB (fp16) or 196 KiB (fp32) a row. softmax: in shared memory, read once; the norms read
+  // it twice, the second time from L2, with as many blocks in flight as keep it there.
   for (std::int64_t elem : {2, 4}) {
     const ReducePlan shared = plan("softmax", rows_for(50257), 50257, elem, false);
     EXPECT_EQ(shared.path, ReducePath::shared_memory) << elem;
     EXPECT_EQ(shared.passes, 1);
     EXPECT_EQ(shared.label,
               "path: block per row, shared memory, 16-byte loads past each row's unaligned start, 1 read");
+    const ReducePlan rereads = plan("layernorm", rows_for(50257), 50257, elem, false);
+    EXPECT_EQ(rereads.path, ReducePath::rereads) << elem;
+    EXPECT_EQ(rereads.passes, 2);
+    EXPECT_TRUE(rereads.l2_rereads);
+    EXPECT_EQ(rereads.group, kRereadThreads);
+    EXPECT_EQ(rereads.blocks, elem == 2 ? 2 * 132 : 132);  // two 98 KiB rows a multiprocessor, one of 196 KiB
+    EXPECT_EQ(rereads.label, "path: 512 threads per row, Welford statistics, read again from L2, 16-byte loads past "
+                             "each row's unaligned start, 2 reads (one from memory)");
   }
   EXPECT_EQ(plan("softmax", rows_for(32000), 32000, 4, true).path, ReducePath::shared_memory);  // 8000 vectors
+  EXPECT_EQ(plan("add_rmsnorm", rows_for(32000), 32000, 4, true).path, ReducePath::rereads);
   // 131072 fp16 (256 KiB) and 262144 in any precision: past shared memory, two passes over slices of each row.
   const ReducePlan two = plan("softmax", rows_for(262144), 262144, 2, true);
   EXPECT_EQ(two.path, ReducePath::two_pass);
@@ -132,8 +142,9 @@ TEST(ReducePath, EverySweepShapeHasAPlanThatHoldsItsRow) {
         if (p.path == ReducePath::registers) EXPECT_LE(units, std::int64_t{p.group} * p.cache);
         if (p.path == ReducePath::shared_memory) EXPECT_LE(cols * elem, kShared);
         if (p.path == ReducePath::tile) EXPECT_LE(p.tile_rows * cols * elem, kTileBytes);
-        EXPECT_EQ(p.passes, p.path == ReducePath::two_pass ? 2 : 1);
-        // Read once wherever the row fits one multiprocessor's shared memory.
-        if (cols * elem <= kShared) EXPECT_EQ(p.passes, 1);
+        EXPECT_EQ(p.passes, p.path == ReducePath::two_pass || p.path == ReducePath::rereads ? 2 : 1);
+        // Read once from memory wherever the row fits one multiprocessor's shared memory (rereads: the second read
+        // comes from L2).
+        if (cols * elem <= kShared) EXPECT_TRUE(p.passes == 1 || p.l2_rereads);
       }
 }
