@@ -167,7 +167,7 @@ TEST(Suite, ARuleThatMatchesNothingIsAnError) {
 TEST(Suite, TheRepositoryRulesLoadAndExpand) {
   const std::string shapes = std::string(OPMARK_SOURCE_DIR) + "/shapes";
   const Suite s = load_suite(shapes + "/submission.yaml");
-  EXPECT_EQ(s.rules_version, 3);
+  EXPECT_EQ(s.rules_version, 4);
   EXPECT_EQ(s.repetitions, 3);
   EXPECT_DOUBLE_EQ(s.noise_target, 0.01);
   EXPECT_EQ(s.timing, "graph");
@@ -181,6 +181,15 @@ TEST(Suite, TheRepositoryRulesLoadAndExpand) {
   for (const auto& c : cases) families.insert(c.family);
   // Every family: the nine the rules name, and attention, gather and permute from the model tables' cases.
   EXPECT_EQ(families.size(), 12u);
+  // Version 3, kept for the committed bundles made under it: its own tables, the 1367 cases those bundles ran; version
+  // 4's retraced tables add cases (embeddings as gather, log_softmax as reduce, ...).
+  const Suite v3 = load_suite(shapes + "/submission_v3.yaml");
+  EXPECT_EQ(v3.rules_version, 3);
+  EXPECT_EQ(v3.model_folder, "models_rules_v3");
+  const std::size_t v3_cases =
+      suite_cases(v3, tables, load_models(v3.model_names, {shapes}, v3.model_folder)).size();
+  EXPECT_EQ(v3_cases, 1367u);
+  EXPECT_GT(cases.size(), v3_cases);
   // Versions 1 and 2, kept for the bundles made under them: the model tables they were made with (their own
   // folder), so the same cases as when they were current; 1 asked for 5 fixed repetitions and named no timing.
   const Suite v2 = load_suite(shapes + "/submission_v2.yaml");
