@@ -67,6 +67,8 @@ bool streaming_reads_pieces(const ReducePlan& plan, std::int64_t cols) {
   return plan.path == ReducePath::streaming && !plan.vectorised && cols >= kStreamingPiecesMinCols;
 }
 
+int memory_reads(const ReducePlan& plan) { return plan.path == ReducePath::rereads ? 1 : plan.passes; }
+
 bool reduce_normalises(const std::string& op) {
   return op == "softmax" || op == "log_softmax" || op == "layernorm" || op == "rmsnorm" || op == "add_layernorm" ||
          op == "add_rmsnorm";
@@ -106,7 +108,6 @@ ReducePlan reduce_plan(const std::string& op, std::int64_t rows, std::int64_t co
       plan.path = ReducePath::rereads;
       plan.group = kRereadThreads;
       plan.passes = 2;
-      plan.l2_rereads = true;
       plan.blocks = std::min<std::int64_t>(rows, std::int64_t{sms} * (cols * elem_bytes <= kRereadTwoPerSmBytes ? 2 : 1));
       how = std::to_string(plan.group) + " threads per row, " + statistics_words(op) + ", read again from L2";
     } else {
@@ -137,7 +138,7 @@ ReducePlan reduce_plan(const std::string& op, std::int64_t rows, std::int64_t co
                             : elements ? "element loads"
                                        : "16-byte loads past each row's unaligned start";
   plan.label = "path: " + how + ", " + loads + ", " + std::to_string(plan.passes) +
-               (plan.passes == 1 ? " read" : plan.l2_rereads ? " reads (one from memory)" : " reads");
+               (plan.passes == 1 ? " read" : memory_reads(plan) == 1 ? " reads (one from memory)" : " reads");
   return plan;
 }
 

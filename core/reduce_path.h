@@ -32,7 +32,6 @@ struct ReducePlan {
   std::int64_t tile_rows = 0;  // tile: rows per tile
   std::int64_t blocks = 0;  // rereads: the grid, so the rows in flight at once (a block each) stay in L2
   int passes = 1;           // reads of the input
-  bool l2_rereads = false;  // rereads: the second read comes from L2, so memory sees one
   std::string label;        // "path: one row per warp in registers, 16-byte loads, 1 read"
 };
 
@@ -78,6 +77,9 @@ constexpr int registers_rows_in_flight(int group, int cache, std::int64_t unit_b
 // 2048: sums over 4095 columns 28.8 -> 27.5 us in fp16 (PyTorch 26.6) and 46.5 -> 44.1 in fp32 (H100, 2026-11-24).
 constexpr std::int64_t kStreamingPiecesMinCols = 2048;
 bool streaming_reads_pieces(const ReducePlan& plan, std::int64_t cols);
+
+// Reads of the input that memory serves: the plan's passes, but one for rereads (the second read comes from L2).
+int memory_reads(const ReducePlan& plan);
 
 // Whether the op writes a rows x cols result (softmax, log_softmax and the norms) rather than one value per row.
 bool reduce_normalises(const std::string& op);

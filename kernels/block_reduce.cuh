@@ -1,7 +1,7 @@
 #pragma once
-// Block-wide reductions (blocks of 256 threads unless a kernel names its own size): partial states (a sum, a max, softmax's running max and sum of
-// exponentials, Welford's mean and variance), how two combine, and the block's combined state. Shared by the
-// reduce and batch-norm kernels.
+// Block-wide reductions (blocks of 256 threads unless a kernel names its own size): partial states (a sum, a max,
+// softmax's running max and sum of exponentials, Welford's mean and variance), how two combine, and the block's
+// combined state. Shared by the reduce and batch-norm kernels.
 #include <cfloat>
 
 namespace opmark::kernels {

@@ -458,8 +458,7 @@ __device__ __forceinline__ std::int64_t shared_shift(const T* row, std::int64_t 
 // registers. On an H100 (2026-11-24) that took a softmax over 50257 fp16 columns from 174 to 149 us and layer norm
 // over 32000 fp32 columns from 207 to 193, but made the tiles of sums over one column 16% slower (85 -> 98 us), so
 // tiles stage kInFlight vectors at a time through registers.
-// kBlock: the block's threads.
-template <class T, bool kAdd, bool kAsync = false, int kBlock = kThreads>
+template <class T, bool kAdd, bool kAsync = false>
 __device__ __forceinline__ std::int64_t load_span(const Rows<T>& a, T* saved, std::int64_t start, std::int64_t count) {
   const std::int64_t shift = shared_shift(a.x + start, count);
   if constexpr (kAsync && !kAdd) {
@@ -468,7 +467,7 @@ __device__ __forceinline__ std::int64_t load_span(const Rows<T>& a, T* saved, st
     T* to = saved + shift;
     const std::int64_t head = head_elements(x, count);
     const std::int64_t vectors = (count - head) / kC;
-    for (std::int64_t i = threadIdx.x; i < vectors; i += kBlock)
+    for (std::int64_t i = threadIdx.x; i < vectors; i += kThreads)
       __pipeline_memcpy_async(to + head + i * kC, x + head + i * kC, 16);
     __pipeline_commit();
     if (threadIdx.x < head) to[threadIdx.x] = x[threadIdx.x];
@@ -476,7 +475,7 @@ __device__ __forceinline__ std::int64_t load_span(const Rows<T>& a, T* saved, st
     if (tail < count) to[tail] = x[tail];  // fewer than a vector: one each for the first threads
     __pipeline_wait_prior(0);
   } else {
-    read_pieces<T, kAdd>(a.x + start, a.residual + start, count, threadIdx.x, kBlock,
+    read_pieces<T, kAdd>(a.x + start, a.residual + start, count, threadIdx.x, kThreads,
                          [&](std::int64_t e, const auto& p) {
                            using P = std::decay_t<decltype(p)>;
                            store_whole(saved + shift + e, p);
@@ -512,17 +511,18 @@ __device__ __forceinline__ float2 shared_row_coef(const T* row, std::int64_t col
       static_cast<float>(cols));
 }
 
-// shared_memory: a block of kBlock threads per row (core::shared_row_threads); the row (x, or x + residual) is
-// copied into shared memory, its statistics come from there, and it is written normalised from there.
-template <ReduceOp Op, class T, int kBlock>
-__global__ void __launch_bounds__(kBlock, 1024 / kBlock) shared_row_kernel(Rows<T> a) {
+// shared_memory: a block per row; the row (x, or x + residual) is copied into shared memory, its statistics come
+// from there, and it is written normalised from there. Registers bounded for 4 blocks a multiprocessor (64 a thread):
+// the build measured on the H100 (2026-11-24).
+template <ReduceOp Op, class T>
+__global__ void __launch_bounds__(kThreads, 4) shared_row_kernel(Rows<T> a) {
   extern __shared__ __align__(16) unsigned char shared_bytes[];
   T* saved = reinterpret_cast<T*>(shared_bytes);
   for (std::int64_t r = blockIdx.x; r < a.rows; r += gridDim.x) {
     const std::int64_t start = r * a.cols;
-    const T* row = saved + load_span<T, Norm<Op>::kAdd, true, kBlock>(a, saved, start, a.cols);
-    const float2 c = shared_row_coef<Op, kBlock>(row, a.cols, threadIdx.x);
-    each_piece(a.out + start, a.cols, threadIdx.x, kBlock, [&](std::int64_t e, auto n) {
+    const T* row = saved + load_span<T, Norm<Op>::kAdd, true>(a, saved, start, a.cols);
+    const float2 c = shared_row_coef<Op, kThreads>(row, a.cols, threadIdx.x);
+    each_piece(a.out + start, a.cols, threadIdx.x, kThreads, [&](std::int64_t e, auto n) {
       using P = Piece<T, decltype(n)::value>;
       write_piece<Op, T, P::kCount, false>(load_whole<P>(row + e), c, a.gamma + e, a.beta + e, a.out,
                                            nullptr, start + e);
@@ -794,21 +794,6 @@ void launch_tile_normalise(const ReducePlan& plan, const Rows<T>& a, cudaStream_
   else go(tile_normalise_kernel<Op, T, 8>);
 }
 
-// A shared_row_kernel's launch. Above 48 KiB a kernel must ask for its shared memory: once per kernel (kKernel: the
-// flag is its own), before its first launch (outside any capture: the first launch is the harness's verification).
-template <auto kKernel, class T>
-void launch_shared_row(int threads, std::size_t bytes, const Rows<T>& a, cudaStream_t stream) {
-  static bool raised = false;
-  if (!raised) {
-    int optin = 0, device = 0;
-    OPMARK_CHECK_CUDA(cudaGetDevice(&device));
-    OPMARK_CHECK_CUDA(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
-    OPMARK_CHECK_CUDA(cudaFuncSetAttribute(kKernel, cudaFuncAttributeMaxDynamicSharedMemorySize, optin - 1024));
-    raised = true;
-  }
-  kKernel<<<grid_for(a.rows, 1), threads, bytes, stream>>>(a);
-}
-
 template <ReduceOp Op, class T>
 void launch_normalise(const ReducePlan& plan, const Rows<T>& a, void* workspace, cudaStream_t stream) {
   using State = typename Norm<Op>::State;
@@ -820,12 +805,23 @@ void launch_normalise(const ReducePlan& plan, const Rows<T>& a, void* workspace,
     case ReducePath::shared_memory: {
       // The row plus a vector's room for the alignment shift.
       const std::size_t bytes = static_cast<std::size_t>(a.cols + Vec<T>::kCount) * sizeof(T);
-      launch_shared_row<shared_row_kernel<Op, T, kThreads>>(kThreads, bytes, a, stream);
+      // Above 48 KiB a kernel must ask for it; once per kernel, before the first launch (outside any capture: the
+      // first launch is the harness's verification).
+      static bool raised = false;
+      if (!raised) {
+        int optin = 0, device = 0;
+        OPMARK_CHECK_CUDA(cudaGetDevice(&device));
+        OPMARK_CHECK_CUDA(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
+        OPMARK_CHECK_CUDA(cudaFuncSetAttribute(shared_row_kernel<Op, T>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                               optin - 1024));
+        raised = true;
+      }
+      shared_row_kernel<Op, T><<<grid_for(a.rows, 1), kThreads, bytes, stream>>>(a);
       return;
     }
     case ReducePath::rereads:
-      static_assert(core::kRereadThreads == 512, "the kernel below");
-      reread_row_kernel<Op, T, 512><<<static_cast<unsigned>(plan.blocks), 512, 0, stream>>>(a);
+      reread_row_kernel<Op, T, core::kRereadThreads>
+          <<<static_cast<unsigned>(plan.blocks), core::kRereadThreads, 0, stream>>>(a);
       return;
     case ReducePath::tile: return launch_tile_normalise<Op, T>(plan, a, stream);
     case ReducePath::two_pass: {

@@ -177,7 +177,7 @@ class ReduceWorkload final : public Workload {
   std::map<std::string, double> counters() const override {
     if (cudnn_active()) return {};
     return {{"input_passes", static_cast<double>(plan_.passes)},
-            {"memory_passes", static_cast<double>(plan_.l2_rereads ? 1 : plan_.passes)}};
+            {"memory_passes", static_cast<double>(core::memory_reads(plan_))}};
   }
 
  private:
