@@ -210,6 +210,7 @@ std::vector<Sheet> deepbench_sheets(const ResultSet& results) {
     std::set<std::string> applications, models;
   };
   std::map<std::string, std::map<std::string, Shape>> shapes;  // sheet -> shape key -> a case of the shape
+  std::map<std::string, std::set<std::string>> directions_run;  // sheet -> the directions its cases ran in
   for (const auto& [name, r] : results.cases) {
     core::Case c;
     try {
@@ -218,6 +219,7 @@ std::vector<Sheet> deepbench_sheets(const ResultSet& results) {
       continue;  // not an opmark case name (another benchmark in the same file)
     }
     const std::string sheet = c.precision + "_" + c.family;
+    directions_run[sheet].insert(c.direction);
     std::string key;
     for (const auto& v : c.values) key += core::to_string(v) + "/";
     Shape& shape = shapes[sheet].emplace(key, Shape{c, {}, {}}).first->second;
@@ -240,6 +242,11 @@ std::vector<Sheet> deepbench_sheets(const ResultSet& results) {
     const core::FamilyInfo& info = core::family_info(first.family);
     s.title = info.title;
     const core::Schema& schema = first.schema();
+    // Columns for the directions the run has, in the schema's order: a run of forward cases alone gets no empty
+    // backward columns, and a family that gains a direction leaves the sheets of runs without it as they were.
+    std::vector<std::string> directions;
+    for (const auto& d : schema.directions)
+      if (directions_run[sheet_name].count(d)) directions.push_back(d);
     const auto column = [&s](const std::string& name, const std::string& format) {
       s.header.push_back(name);
       s.formats.push_back(format);
@@ -255,10 +262,10 @@ std::vector<Sheet> deepbench_sheets(const ResultSet& results) {
     // With energy, its energy and efficiency after each direction's columns.
     bool compute = false;
     for (const Shape* shape : by_shape)
-      for (const auto& d : schema.directions)
+      for (const auto& d : directions)
         compute = compute || core::work_of(with_direction(shape->c, d)).flops > 0;
     const bool bandwidth = !compute && !allreduce;
-    for (const auto& d : schema.directions) {
+    for (const auto& d : directions) {
       column(d + " time (us)", "0.000");
       column(d + " time (ms)", "0.000000");
       if (compute) column(d + " TFLOPS", "0.00");
@@ -286,7 +293,7 @@ std::vector<Sheet> deepbench_sheets(const ResultSet& results) {
       std::vector<SheetCell> row = {SheetCell::of_text(application_of(shape->applications, shape->models))};
       for (std::size_t f = 0; f < c.values.size(); ++f) row.push_back(field_cell(schema.fields[f], c.values[f]));
       std::string notes;
-      for (const auto& d : schema.directions) {
+      for (const auto& d : directions) {
         const core::Case in_direction = with_direction(c, d);
         const Measured m = measured(results, in_direction);
         const core::Work work = core::work_of(in_direction);

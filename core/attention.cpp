@@ -34,7 +34,8 @@ Schema attention_schema() {
       "fused scaled-dot-product attention (flash attention) through cuDNN: O = softmax(Q K^T / sqrt(head_dim)) V "
       "per batch and query head; K and V heads shared by groups of query heads (GQA, MQA). FLOPs: 4 x batch x "
       "heads_q x head_dim x the (query, key) pairs computed; a causal mask computes seq_q (seq_q + 1) / 2 pairs "
-      "per head, not seq_q x seq_kv";
+      "per head, not seq_q x seq_kv. bwd: dQ, dK and dV from dO, with the softmax statistics the forward pass "
+      "keeps (FlashAttention-2's backward: Q K^T recomputed), 2.5 x the forward's FLOPs";
   s.fields = {
       {"batch", FieldKind::positive_int, std::nullopt, {}, "sequences", ""},
       {"heads_q", FieldKind::positive_int, std::nullopt, {}, "query heads", ""},
@@ -49,7 +50,7 @@ Schema attention_schema() {
        "bhsd (heads outer)",
        ""},
   };
-  s.directions = {"fwd"};
+  s.directions = {"fwd", "bwd"};
   s.precisions = {"fp16", "bf16"};
   s.check = &check_attention;
   return s;
@@ -76,16 +77,26 @@ double attention_pairs(const AttentionProblem& p) {
 }
 
 // FLOPs: two matrix products (Q K^T and P V) of 2 x head_dim each per computed pair, as FlashAttention and
-// PyTorch's benchmarks count; the softmax's exponentials are left out. Bytes: Q, K and V read once, O written once
-// (the scores never reach memory in a fused kernel).
+// PyTorch's benchmarks count; the softmax's exponentials are left out. Backward: five products (Q K^T again,
+// dO V^T, P^T dO, dS^T Q, dS K), 2.5 x forward, FlashAttention's count. Bytes: forward Q, K and V read once, O
+// written once (the scores never reach memory in a fused kernel); backward Q, K, V, O, dO and the statistics (a
+// float per query row) read, dQ, dK and dV written.
 Work attention_work(const Case& c) {
   const AttentionProblem p = attention_problem(c);
   const double elem = static_cast<double>(size_of(precision_info(c.precision).input));
   const double b = static_cast<double>(p.batch), d = static_cast<double>(p.head_dim);
   Work w;
-  w.flops = 4.0 * b * static_cast<double>(p.heads_q) * d * attention_pairs(p);
-  const double q_elems = b * static_cast<double>(p.heads_q) * static_cast<double>(p.seq_q) * d;
+  const double forward_flops = 4.0 * b * static_cast<double>(p.heads_q) * d * attention_pairs(p);
+  const double q_rows = b * static_cast<double>(p.heads_q) * static_cast<double>(p.seq_q);
+  const double q_elems = q_rows * d;
   const double kv_elems = b * static_cast<double>(p.heads_kv) * static_cast<double>(p.seq_kv) * d;
+  if (c.direction == "bwd") {
+    w.flops = 2.5 * forward_flops;
+    w.bytes_read = (3 * q_elems + 2 * kv_elems) * elem + q_rows * 4;  // Q, O, dO, K, V; float statistics
+    w.bytes_written = (q_elems + 2 * kv_elems) * elem;                // dQ, dK, dV
+    return w;
+  }
+  w.flops = forward_flops;
   w.bytes_read = (q_elems + 2 * kv_elems) * elem;
   w.bytes_written = q_elems * elem;
   return w;

@@ -164,7 +164,8 @@ struct AttentionProblem {
 
 AttentionProblem attention_problem(const Case& c);
 double attention_pairs(const AttentionProblem& p);
-// FLOPs 4 x batch x heads_q x head_dim x pairs (causal: the unmasked pairs); bytes Q, K, V read and O written once.
+// FLOPs 4 x batch x heads_q x head_dim x pairs (causal: the unmasked pairs), backward 2.5x that; bytes Q, K, V
+// read and O written once (backward: Q, K, V, O, dO and the statistics read, dQ, dK, dV written).
 Work attention_work(const Case& c);
 
 // ---- pointwise: element-wise ops on rows x cols elements, through our kernels or cuDNN ----

@@ -8,27 +8,14 @@
 
 #include "kernels/cuda_check.h"
 #include "kernels/dtype_dispatch.cuh"
+#include "kernels/reference_attention.cuh"
 
 namespace opmark::kernels {
 namespace {
 
-constexpr int kThreads = 128;     // keys per tile, and output columns per pass of a thread
-constexpr int kMaxHeadDim = 256;  // the attention schema's bound
-
-__device__ double block_reduce(double v, bool take_max, double* scratch) {
-  scratch[threadIdx.x] = v;
-  __syncthreads();
-  for (int step = kThreads / 2; step > 0; step /= 2) {
-    if (static_cast<int>(threadIdx.x) < step) {
-      const double other = scratch[threadIdx.x + step];
-      scratch[threadIdx.x] = take_max ? fmax(scratch[threadIdx.x], other) : scratch[threadIdx.x] + other;
-    }
-    __syncthreads();
-  }
-  const double out = scratch[0];
-  __syncthreads();
-  return out;
-}
+using attention_ref::block_reduce;
+using attention_ref::kMaxHeadDim;
+using attention_ref::kThreads;
 
 // One block per sampled row: the scores of its keys in tiles of kThreads (thread t scores key t of the tile),
 // their maximum, then the exponentials and, per output column, the weighted sum of V; everything in float64.

@@ -47,6 +47,7 @@ PyTorch's wheels bring their own cuDNN (printed first). To compare the same libr
   permute  x.permute(perm).contiguous() of the d0 x d1 x d2 x d3 tensor.
 """
 import argparse
+import collections
 import csv
 import math
 import os
@@ -162,6 +163,11 @@ def time_us(fn, eager=False, warmup_s=0.01, measure_s=0.06, min_samples=10):
             torch.cuda.synchronize()  # nothing of the failed capture left running when the eager timing starts
     batch = 1 if per_call >= 1000 else min(2000, math.ceil(2000 / per_call))
     return median_of_samples(lambda: eager_sample(fn, batch), batch, measure_s, min_samples), mode
+
+
+# A case PyTorch cannot time alone: the time of `total` less that of `part` (a backward that captures only
+# together with its forward: SDPA's backward outside the forward's graph fails on the random-number offset).
+Difference = collections.namedtuple("Difference", "total part")
 
 
 def uniform(shape, dtype, **kw):
@@ -345,8 +351,10 @@ def pool_case(direction, precision, f):
 def attention_case(direction, precision, f):
     """F.scaled_dot_product_attention on the case's Q, K, V ([B, H, L, D] views; bshd stores them tokens-outer,
     as a fused QKV projection writes them), with PyTorch's own choice of kernel unless OPMARK_SDPA_BACKEND names
-    one (cudnn, flash, efficient, math)."""
-    if precision not in ("fp16", "bf16") or direction != "fwd":
+    one (cudnn, flash, efficient, math). bwd: dQ, dK and dV for a random dO through torch.autograd.grad, timed as
+    forward and backward in one graph less the forward alone (both the training forward, which keeps the
+    statistics): captured alone, the backward fails on the random-number generator's offset."""
+    if precision not in ("fp16", "bf16") or direction not in ("fwd", "bwd"):
         return None
     dtype = DTYPES[precision]
     b, hq, hkv, d = f["batch"], f["heads_q"], f["heads_kv"], f["head_dim"]
@@ -361,16 +369,22 @@ def attention_case(direction, precision, f):
     if hkv != hq:
         kw["enable_gqa"] = True
     backend = os.environ.get("OPMARK_SDPA_BACKEND")
-    if not backend:
-        return lambda: F.scaled_dot_product_attention(q, k, v, **kw)
-    from torch.nn.attention import SDPBackend, sdpa_kernel
-    chosen = {"cudnn": SDPBackend.CUDNN_ATTENTION, "flash": SDPBackend.FLASH_ATTENTION,
-              "efficient": SDPBackend.EFFICIENT_ATTENTION, "math": SDPBackend.MATH}[backend]
+    if backend:
+        from torch.nn.attention import SDPBackend, sdpa_kernel
+        chosen = {"cudnn": SDPBackend.CUDNN_ATTENTION, "flash": SDPBackend.FLASH_ATTENTION,
+                  "efficient": SDPBackend.EFFICIENT_ATTENTION, "math": SDPBackend.MATH}[backend]
 
-    def forced():
+    def forward():
+        if not backend:
+            return F.scaled_dot_product_attention(q, k, v, **kw)
         with sdpa_kernel(chosen):
             return F.scaled_dot_product_attention(q, k, v, **kw)
-    return forced
+    if direction == "fwd":
+        return forward
+    for t in (q, k, v):
+        t.requires_grad_(True)
+    grad_out = uniform((b, hq, f["seq_q"], d), dtype)
+    return Difference(lambda: torch.autograd.grad(forward(), (q, k, v), grad_out), forward)
 
 
 def gather_case(direction, precision, f):
@@ -427,6 +441,9 @@ def time_torch(family, direction, precision, fields, eager=False):
     set_precision(precision)
     try:
         fn = BUILDERS[family](direction, precision, fields)
+        if isinstance(fn, Difference):
+            (total, how), (part, _) = time_us(fn.total, eager), time_us(fn.part, eager)
+            return total - part, how + " (difference)"
         return None if fn is None else time_us(fn, eager)
     except (RuntimeError, torch.cuda.OutOfMemoryError) as e:  # a shape PyTorch refuses: say so, go on
         return str(e).splitlines()[0]

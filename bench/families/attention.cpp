@@ -1,10 +1,13 @@
-// Fused scaled-dot-product attention through cuDNN's graph API (bench/attention_graph.h): every engine
-// configuration cuDNN offers for the graph is a candidate for the harness's tuner. Verified on a sample of output
-// rows against a float64 reference (kernels/reference_attention.h).
+// Fused scaled-dot-product attention through cuDNN's graph API (bench/attention_graph.h), forward and backward:
+// every engine configuration cuDNN offers for the graph is a candidate for the harness's tuner. The forward is
+// verified on a sample of output rows against a float64 reference (kernels/reference_attention.h), the backward on
+// one whole K/V group's dQ, dK and dV (kernels/reference_attention_bwd.h).
 #ifdef OPMARK_HAVE_CUDNN  // built where cuDNN was found (bench/CMakeLists.txt compiles every file of families/)
 #include <cmath>
 #include <cstdio>
 #include <limits>
+#include <random>
+#include <utility>
 
 #include "bench/families/attention_graph.h"
 #include "bench/families/cudnn_util.h"
@@ -15,6 +18,7 @@
 #include "kernels/device_buffer.h"
 #include "kernels/fill.h"
 #include "kernels/reference_attention.h"
+#include "kernels/reference_attention_bwd.h"
 
 namespace opmark::bench {
 namespace {
@@ -25,32 +29,50 @@ using kernels::DeviceBuffer;
 // enough that the reference (seq_kv x head_dim float64 products per row, twice) stays well under a second.
 constexpr std::size_t kVerifiedRows = 512;
 
+// The worst of the three gradients' comparisons (the first wrong one), over all their elements.
+kernels::CompareResult worst_of(const std::vector<kernels::CompareResult>& results) {
+  kernels::CompareResult out = results.front();
+  std::size_t count = 0;
+  for (const auto& r : results) {
+    count += r.count;
+    if (out.ok() && (!r.ok() || r.max_scaled_error > out.max_scaled_error)) out = r;
+  }
+  out.count = count;
+  return out;
+}
+
 class AttentionWorkload final : public Workload {
  public:
   AttentionWorkload(const core::Case& c, const RunContext& ctx)
-      : prec_(core::precision_info(c.precision)), p_(core::attention_problem(c)), seed_(ctx.seed) {
-    if (c.direction != "fwd") throw UnsupportedError("attention " + c.direction + " is not built yet");
+      : prec_(core::precision_info(c.precision)),
+        p_(core::attention_problem(c)),
+        seed_(ctx.seed),
+        backward_(c.direction == "bwd") {
     type_ = prec_.input;
-    q_ = DeviceBuffer(type_, static_cast<std::size_t>(p_.elements_q()));
-    k_ = DeviceBuffer(type_, static_cast<std::size_t>(p_.elements_kv()));
-    v_ = DeviceBuffer(type_, static_cast<std::size_t>(p_.elements_kv()));
-    o_ = DeviceBuffer(type_, static_cast<std::size_t>(p_.elements_q()));
-    kernels::fill_random(q_.get(), static_cast<std::size_t>(p_.elements_q()), type_, ctx.seed, ctx.stream);
-    kernels::fill_random(k_.get(), static_cast<std::size_t>(p_.elements_kv()), type_, ctx.seed + 1, ctx.stream);
-    kernels::fill_random(v_.get(), static_cast<std::size_t>(p_.elements_kv()), type_, ctx.seed + 2, ctx.stream);
-
-    AttentionGraphSpec spec{cudnn_type(type_), p_.batch, p_.heads_q,  p_.heads_kv, p_.seq_q, p_.seq_kv,
-                            p_.head_dim,       p_.causal, p_.strides(p_.heads_q, p_.seq_q),
-                            p_.strides(p_.heads_kv, p_.seq_kv)};
-    std::string why;
-    plans_ = attention_graph_plans(cudnn_handle(), spec, ctx.options.workspace_bytes, &why, &excluded_);
-    if (plans_.empty()) throw UnsupportedError(why);
-    std::size_t workspace = 0;
-    for (const auto& plan : plans_) workspace = std::max(workspace, static_cast<std::size_t>(plan.workspace));
-    workspace_ = DeviceBuffer(std::max<std::size_t>(workspace, 1));
+    const auto q_elems = static_cast<std::size_t>(p_.elements_q()), kv_elems = static_cast<std::size_t>(p_.elements_kv());
+    const auto rows = static_cast<std::size_t>(p_.batch * p_.heads_q * p_.seq_q);
+    q_ = DeviceBuffer(type_, q_elems);
+    k_ = DeviceBuffer(type_, kv_elems);
+    v_ = DeviceBuffer(type_, kv_elems);
+    o_ = DeviceBuffer(type_, q_elems);
+    kernels::fill_random(q_.get(), q_elems, type_, ctx.seed, ctx.stream);
+    kernels::fill_random(k_.get(), kv_elems, type_, ctx.seed + 1, ctx.stream);
+    kernels::fill_random(v_.get(), kv_elems, type_, ctx.seed + 2, ctx.stream);
     scale_ = static_cast<float>(1.0 / std::sqrt(static_cast<double>(p_.head_dim)));
     // A large negative rather than -inf: exp(-inf - max) is 0 either way, and no engine meets inf - inf.
     neg_inf_ = std::numeric_limits<float>::lowest();
+
+    AttentionGraphSpec spec{AttentionPass::forward,
+                            cudnn_type(type_),
+                            p_.batch,
+                            p_.heads_q,
+                            p_.heads_kv,
+                            p_.seq_q,
+                            p_.seq_kv,
+                            p_.head_dim,
+                            p_.causal,
+                            p_.strides(p_.heads_q, p_.seq_q),
+                            p_.strides(p_.heads_kv, p_.seq_kv)};
     // The variant pack names exactly the graph's tensors: the masking scalar exists only in a causal graph.
     std::vector<std::int64_t> uids = {kUidQ, kUidK, kUidV, kUidO, kUidScale};
     std::vector<void*> pointers = {q_.get(), k_.get(), v_.get(), o_.get(), &scale_};
@@ -58,12 +80,37 @@ class AttentionWorkload final : public Workload {
       uids.push_back(kUidNegInf);
       pointers.push_back(&neg_inf_);
     }
+    std::string why;
+    if (backward_) {
+      stats_ = DeviceBuffer(core::DType::f32, rows);
+      d_o_ = DeviceBuffer(type_, q_elems);
+      kernels::fill_random(d_o_.get(), q_elems, type_, ctx.seed + 3, ctx.stream);
+      run_training_forward(spec, uids, pointers, ctx);
+      dq_ = DeviceBuffer(type_, q_elems);
+      dk_ = DeviceBuffer(type_, kv_elems);
+      dv_ = DeviceBuffer(type_, kv_elems);
+      delta_ = DeviceBuffer(core::DType::f32, rows);
+      dq_accum_ = DeviceBuffer(core::DType::f32, q_elems);
+      spec.pass = AttentionPass::backward;
+      for (auto [uid, pointer] : {std::pair<std::int64_t, void*>{kUidStats, stats_.get()}, {kUidDO, d_o_.get()},
+                                  {kUidDQ, dq_.get()}, {kUidDK, dk_.get()}, {kUidDV, dv_.get()},
+                                  {kUidDelta, delta_.get()}, {kUidDQAccum, dq_accum_.get()},
+                                  {kUidOne, static_cast<void*>(&one_)}})
+        uids.push_back(uid), pointers.push_back(pointer);
+    }
+    plans_ = attention_graph_plans(cudnn_handle(), spec, ctx.options.workspace_bytes, &why, &excluded_);
+    if (plans_.empty()) throw UnsupportedError(why);
+    workspace_ = DeviceBuffer(std::max<std::size_t>(largest_workspace(plans_), 1));
     bind_graph_plans(plans_, uids, pointers, workspace_.get());
   }
 
   void launch(cudaStream_t stream) override {
     cudnnHandle_t h = cudnn_handle();
     OPMARK_CHECK_CUDNN(cudnnSetStream(h, stream));
+    // Before cuDNN 9.6 the backward adds into dQ's float accumulator, which must start at zero (the frontend
+    // clears it then too); later versions write it.
+    if (backward_ && cudnnGetVersion() < 90600)
+      OPMARK_CHECK_CUDA(cudaMemsetAsync(dq_accum_.get(), 0, dq_accum_.bytes(), stream));
     execute_graph_plan(h, plans_[static_cast<std::size_t>(chosen())]);
   }
 
@@ -76,6 +123,52 @@ class AttentionWorkload final : public Workload {
     s.seq_kv = p_.seq_kv, s.head_dim = p_.head_dim, s.causal = p_.causal;
     const auto qs = p_.strides(p_.heads_q, p_.seq_q), kvs = p_.strides(p_.heads_kv, p_.seq_kv);
     for (int i = 0; i < 4; ++i) s.q_stride[i] = qs[i], s.kv_stride[i] = kvs[i];
+    return backward_ ? verify_backward(s, stream) : verify_forward(s, stream);
+  }
+
+  std::string label() const override {
+    char buf[256];
+    std::snprintf(buf, sizeof buf, "cuDNN fused attention%s | in %s, compute fp32, out %s | %s, %s | scale 1/sqrt(%lld)",
+                  backward_ ? " backward (dQ, dK, dV)" : "", core::name_of(type_), core::name_of(type_),
+                  p_.bshd ? "bshd" : "bhsd", p_.causal ? "causal" : "no mask", static_cast<long long>(p_.head_dim));
+    std::string out = buf;
+    if (!training_forward_.empty()) out += " | statistics from " + training_forward_;
+    if (!excluded_.empty()) out += " | engines left out: " + excluded_;
+    return out;
+  }
+
+  std::map<std::string, double> counters() const override {
+    return {{"workspace_mib", static_cast<double>(workspace_.bytes()) / (1 << 20)},
+            {"gqa_group", static_cast<double>(p_.heads_q / p_.heads_kv)}};
+  }
+
+ private:
+  static std::size_t largest_workspace(const std::vector<GraphPlan>& plans) {
+    std::size_t bytes = 0;
+    for (const auto& plan : plans) bytes = std::max(bytes, static_cast<std::size_t>(plan.workspace));
+    return bytes;
+  }
+
+  // The forward pass training runs before the backward: O and the softmax statistics, by cuDNN's first choice,
+  // once, outside any timing.
+  void run_training_forward(AttentionGraphSpec spec, std::vector<std::int64_t> uids, std::vector<void*> pointers,
+                            const RunContext& ctx) {
+    spec.pass = AttentionPass::forward_training;
+    std::string why, excluded;
+    auto plans = attention_graph_plans(cudnn_handle(), spec, ctx.options.workspace_bytes, &why, &excluded);
+    if (plans.empty()) throw UnsupportedError("the forward pass that keeps the statistics: " + why);
+    plans.resize(1);
+    DeviceBuffer workspace(std::max<std::size_t>(largest_workspace(plans), 1));
+    uids.push_back(kUidStats);
+    pointers.push_back(stats_.get());
+    bind_graph_plans(plans, uids, pointers, workspace.get());
+    OPMARK_CHECK_CUDNN(cudnnSetStream(cudnn_handle(), ctx.stream));
+    execute_graph_plan(cudnn_handle(), plans.front());
+    OPMARK_CHECK_CUDA(cudaStreamSynchronize(ctx.stream));  // before the workspace is freed
+    training_forward_ = plans.front().name;
+  }
+
+  kernels::CompareResult verify_forward(const kernels::AttentionRefShape& s, cudaStream_t stream) {
     const auto rows = kernels::sample_attention_rows(s, kVerifiedRows, seed_);
     DeviceBuffer rows_dev(rows.size() * sizeof(kernels::AttentionRow));
     OPMARK_CHECK_CUDA(cudaMemcpyAsync(rows_dev.get(), rows.data(), rows_dev.bytes(), cudaMemcpyHostToDevice, stream));
@@ -94,30 +187,48 @@ class AttentionWorkload final : public Workload {
                                          stream, prec_.tolerance);
   }
 
-  std::string label() const override {
-    char buf[256];
-    std::snprintf(buf, sizeof buf, "cuDNN fused attention | in %s, compute fp32, out %s | %s, %s | scale 1/sqrt(%lld)",
-                  core::name_of(type_), core::name_of(type_), p_.bshd ? "bshd" : "bhsd",
-                  p_.causal ? "causal" : "no mask", static_cast<long long>(p_.head_dim));
-    std::string out = buf;
-    if (!excluded_.empty()) out += " | engines left out: " + excluded_;
-    return out;
+  // One K/V group (a batch and a K/V head, picked by the seed) in full: dQ of its query heads, its dK and dV.
+  kernels::CompareResult verify_backward(const kernels::AttentionRefShape& s, cudaStream_t stream) {
+    std::mt19937_64 gen(seed_);
+    const kernels::AttentionGroup group{static_cast<std::int64_t>(gen() % static_cast<std::uint64_t>(p_.batch)),
+                                        static_cast<std::int64_t>(gen() % static_cast<std::uint64_t>(p_.heads_kv))};
+    const std::int64_t heads = p_.heads_q / p_.heads_kv;
+    const auto dq_count = static_cast<std::size_t>(heads * p_.seq_q * p_.head_dim);
+    const auto kv_count = static_cast<std::size_t>(p_.seq_kv * p_.head_dim);
+    DeviceBuffer dq_ref(core::DType::f64, dq_count), dk_ref(core::DType::f64, kv_count),
+        dv_ref(core::DType::f64, kv_count);
+    kernels::reference_attention_backward(s, q_.get(), k_.get(), v_.get(), o_.get(), d_o_.get(), type_, group,
+                                          dq_ref.as<double>(), dk_ref.as<double>(), dv_ref.as<double>(), stream);
+    for (DeviceBuffer* out : {&dq_, &dk_, &dv_}) kernels::poison(out->get(), out->bytes() / core::size_of(type_), type_, stream);
+    launch(stream);
+    DeviceBuffer dq_got(type_, dq_count), dk_got(type_, kv_count), dv_got(type_, kv_count);
+    kernels::gather_attention_group(s, dq_.get(), dk_.get(), dv_.get(), type_, group, dq_got.get(), dk_got.get(),
+                                    dv_got.get(), stream);
+    // dQ sums seq_kv terms per element; dK and dV sum seq_q terms of every query head of the group. P and dS enter
+    // their products rounded to the input type, as in the forward pass, and dS = P (dP - delta) cancels where a
+    // row's dP are close: element by element the gradients get twice the forward's tolerance (bf16: 6 of 196608
+    // elements of a GQA case measured 4-6% off on every engine cuDNN 9.14 offers, with the whole within 0.25%
+    // in norm), FlashAttention's own tests allow twice a low-precision reference's error. The norm bound stays.
+    const double keys = static_cast<double>(p_.seq_kv), queries = static_cast<double>(heads * p_.seq_q);
+    auto compare = [&](const DeviceBuffer& got, const DeviceBuffer& ref, std::size_t count, double depth) {
+      return kernels::compare_to_reference(got.get(), type_, ref.as<double>(), count,
+                                           2 * core::depth_tolerance(prec_.tolerance, depth), stream,
+                                           prec_.tolerance);
+    };
+    return worst_of({compare(dq_got, dq_ref, dq_count, keys), compare(dk_got, dk_ref, kv_count, queries),
+                     compare(dv_got, dv_ref, kv_count, queries)});
   }
 
-  std::map<std::string, double> counters() const override {
-    return {{"workspace_mib", static_cast<double>(workspace_.bytes()) / (1 << 20)},
-            {"gqa_group", static_cast<double>(p_.heads_q / p_.heads_kv)}};
-  }
-
- private:
   const core::PrecisionInfo& prec_;
   core::AttentionProblem p_;
   std::uint64_t seed_;
+  bool backward_;
   core::DType type_;
   DeviceBuffer q_, k_, v_, o_, workspace_;
+  DeviceBuffer d_o_, stats_, dq_, dk_, dv_, delta_, dq_accum_;  // backward only
   std::vector<GraphPlan> plans_;
-  std::string excluded_;
-  float scale_ = 1, neg_inf_ = 0;  // passed by value: the variant pack holds their host addresses
+  std::string excluded_, training_forward_;
+  float scale_ = 1, neg_inf_ = 0, one_ = 1;  // passed by value: the variant pack holds their host addresses
 };
 
 }  // namespace

@@ -70,6 +70,12 @@ class GraphBuilder {
                    {CUDNN_ATTR_OPERATION_MATMUL_CDESC, c}});
   }
 
+  // y = x viewed with y's dimensions and strides (a transpose without a copy).
+  void reshape(cudnnBackendDescriptor_t x, cudnnBackendDescriptor_t y) {
+    add_operation(CUDNN_BACKEND_OPERATION_RESHAPE_DESCRIPTOR,
+                  {{CUDNN_ATTR_OPERATION_RESHAPE_XDESC, x}, {CUDNN_ATTR_OPERATION_RESHAPE_YDESC, y}});
+  }
+
   const std::vector<cudnnBackendDescriptor_t>& ops() const { return ops_; }
 
  private:
@@ -97,53 +103,152 @@ class GraphBuilder {
   std::vector<cudnnBackendDescriptor_t> ops_;
 };
 
-void build(cudnnHandle_t handle, const AttentionGraphSpec& s, AttentionGraph& g) {
-  GraphBuilder gb(g);
+// The same tensor described with its last two dimensions swapped (strides only: no data moves).
+std::vector<std::int64_t> transposed(std::vector<std::int64_t> strides) {
+  std::swap(strides[2], strides[3]);
+  return strides;
+}
+
+// The shapes every pass shares: the score matrix [b, hq, sq, skv] and a value per query row [b, hq, sq, 1], both
+// packed, and the tensors the user passes (K described transposed: the backend multiplies Q by K^T, so K's last
+// two dimensions and strides are swapped).
+struct AttentionTensors {
+  std::vector<std::int64_t> full, full_strides, row, row_strides;
+  cudnnBackendDescriptor_t q, kt, scale;
+};
+
+AttentionTensors common_tensors(GraphBuilder& gb, const AttentionGraphSpec& s) {
+  const std::int64_t b = s.batch, hq = s.heads_q, sq = s.seq_q, skv = s.seq_kv;
+  AttentionTensors t;
+  t.full = {b, hq, sq, skv}, t.full_strides = {hq * sq * skv, sq * skv, skv, 1};
+  t.row = {b, hq, sq, 1}, t.row_strides = {hq * sq, sq, 1, 1};
+  t.q = gb.tensor(s.type, {b, hq, sq, s.head_dim}, s.q_strides, kUidQ);
+  t.kt = gb.tensor(s.type, {b, s.heads_kv, s.head_dim, skv}, transposed(s.kv_strides), kUidK);
+  const std::vector<std::int64_t> ones = {1, 1, 1, 1};
+  t.scale = gb.tensor(CUDNN_DATA_FLOAT, ones, ones, kUidScale, true);
+  return t;
+}
+
+// scores with the keys after each query (top-left aligned, PyTorch's is_causal) set to a large negative.
+cudnnBackendDescriptor_t causal_mask(GraphBuilder& gb, const AttentionTensors& t, cudnnBackendDescriptor_t scores) {
+  const auto row_index = gb.virtual_tensor(CUDNN_DATA_INT32, t.full, t.full_strides);
+  gb.pointwise(CUDNN_POINTWISE_GEN_INDEX, CUDNN_DATA_INT32, scores, nullptr, nullptr, row_index, 2);
+  const auto col_index = gb.virtual_tensor(CUDNN_DATA_INT32, t.full, t.full_strides);
+  gb.pointwise(CUDNN_POINTWISE_GEN_INDEX, CUDNN_DATA_INT32, scores, nullptr, nullptr, col_index, 3);
+  const auto keep = gb.virtual_tensor(CUDNN_DATA_BOOLEAN, t.full, t.full_strides);
+  gb.pointwise(CUDNN_POINTWISE_CMP_GE, CUDNN_DATA_BOOLEAN, row_index, col_index, nullptr, keep);
+  const std::vector<std::int64_t> ones = {1, 1, 1, 1};
+  const auto neg_inf = gb.tensor(CUDNN_DATA_FLOAT, ones, ones, kUidNegInf, true);
+  const auto masked = gb.virtual_tensor(CUDNN_DATA_FLOAT, t.full, t.full_strides);
+  gb.pointwise(CUDNN_POINTWISE_BINARY_SELECT, CUDNN_DATA_FLOAT, scores, neg_inf, keep, masked);
+  return masked;
+}
+
+void build_forward(const AttentionGraphSpec& s, GraphBuilder& gb) {
   const std::int64_t b = s.batch, hq = s.heads_q, hkv = s.heads_kv, sq = s.seq_q, skv = s.seq_kv, d = s.head_dim;
   const cudnnDataType_t f32 = CUDNN_DATA_FLOAT;
-  const auto q = gb.tensor(s.type, {b, hq, sq, d}, s.q_strides, kUidQ);
-  // The backend multiplies Q by K^T: K described transposed, its last two dimensions and strides swapped.
-  const auto kt = gb.tensor(s.type, {b, hkv, d, skv}, {s.kv_strides[0], s.kv_strides[1], s.kv_strides[3], s.kv_strides[2]},
-                            kUidK);
+  const AttentionTensors t = common_tensors(gb, s);
   const auto v = gb.tensor(s.type, {b, hkv, skv, d}, s.kv_strides, kUidV);
   const auto o = gb.tensor(s.type, {b, hq, sq, d}, s.q_strides, kUidO);
-  const std::vector<std::int64_t> ones = {1, 1, 1, 1};
-  const auto scale = gb.tensor(f32, ones, ones, kUidScale, true);
-
-  const std::vector<std::int64_t> full = {b, hq, sq, skv}, full_strides = {hq * sq * skv, sq * skv, skv, 1};
-  const std::vector<std::int64_t> row = {b, hq, sq, 1}, row_strides = {hq * sq, sq, 1, 1};
-  const auto scores = gb.virtual_tensor(f32, full, full_strides);
-  gb.matmul(q, kt, scores);
-  auto scaled = gb.virtual_tensor(f32, full, full_strides);
-  gb.pointwise(CUDNN_POINTWISE_MUL, f32, scores, scale, nullptr, scaled);
-  if (s.causal) {  // keep key j for query i where i >= j (top-left aligned, PyTorch's is_causal)
-    const auto row_index = gb.virtual_tensor(CUDNN_DATA_INT32, full, full_strides);
-    gb.pointwise(CUDNN_POINTWISE_GEN_INDEX, CUDNN_DATA_INT32, scaled, nullptr, nullptr, row_index, 2);
-    const auto col_index = gb.virtual_tensor(CUDNN_DATA_INT32, full, full_strides);
-    gb.pointwise(CUDNN_POINTWISE_GEN_INDEX, CUDNN_DATA_INT32, scaled, nullptr, nullptr, col_index, 3);
-    const auto keep = gb.virtual_tensor(CUDNN_DATA_BOOLEAN, full, full_strides);
-    gb.pointwise(CUDNN_POINTWISE_CMP_GE, CUDNN_DATA_BOOLEAN, row_index, col_index, nullptr, keep);
-    const auto neg_inf = gb.tensor(f32, ones, ones, kUidNegInf, true);
-    const auto masked = gb.virtual_tensor(f32, full, full_strides);
-    gb.pointwise(CUDNN_POINTWISE_BINARY_SELECT, f32, scaled, neg_inf, keep, masked);
-    scaled = masked;
-  }
-  const auto row_max = gb.virtual_tensor(f32, row, row_strides);
+  const auto scores = gb.virtual_tensor(f32, t.full, t.full_strides);
+  gb.matmul(t.q, t.kt, scores);
+  auto scaled = gb.virtual_tensor(f32, t.full, t.full_strides);
+  gb.pointwise(CUDNN_POINTWISE_MUL, f32, scores, t.scale, nullptr, scaled);
+  if (s.causal) scaled = causal_mask(gb, t, scaled);
+  const auto row_max = gb.virtual_tensor(f32, t.row, t.row_strides);
   gb.reduction(CUDNN_REDUCE_TENSOR_MAX, scaled, row_max);
-  const auto shifted = gb.virtual_tensor(f32, full, full_strides);
+  const auto shifted = gb.virtual_tensor(f32, t.full, t.full_strides);
   gb.pointwise(CUDNN_POINTWISE_SUB, f32, scaled, row_max, nullptr, shifted);
-  const auto exps = gb.virtual_tensor(f32, full, full_strides);
+  const auto exps = gb.virtual_tensor(f32, t.full, t.full_strides);
   gb.pointwise(CUDNN_POINTWISE_EXP, f32, shifted, nullptr, nullptr, exps);
-  const auto row_sum = gb.virtual_tensor(f32, row, row_strides);
+  const auto row_sum = gb.virtual_tensor(f32, t.row, t.row_strides);
   gb.reduction(CUDNN_REDUCE_TENSOR_ADD, exps, row_sum);
-  // The softmax statistics (max + log sum), which training keeps for the backward pass; virtual here.
-  const auto log_sum = gb.virtual_tensor(f32, row, row_strides);
+  // The softmax statistics (max + log sum), which training keeps for the backward pass.
+  const auto log_sum = gb.virtual_tensor(f32, t.row, t.row_strides);
   gb.pointwise(CUDNN_POINTWISE_LOG, f32, row_sum, nullptr, nullptr, log_sum);
-  const auto stats = gb.virtual_tensor(f32, row, row_strides);
+  const auto stats = s.pass == AttentionPass::forward_training
+                         ? gb.tensor(f32, t.row, t.row_strides, kUidStats)
+                         : gb.virtual_tensor(f32, t.row, t.row_strides);
   gb.pointwise(CUDNN_POINTWISE_ADD, f32, row_max, log_sum, nullptr, stats);
-  const auto probs = gb.virtual_tensor(s.type, full, full_strides);  // P enters the second product in the input type
+  const auto probs = gb.virtual_tensor(s.type, t.full, t.full_strides);  // P enters P V in the input type
   gb.pointwise(CUDNN_POINTWISE_DIV, f32, exps, row_sum, nullptr, probs);
   gb.matmul(probs, v, o);
+}
+
+// dK or dV: with GQA the product covers every query head and a reduction sums each group into its K/V head.
+void grouped_gradient(GraphBuilder& gb, const AttentionGraphSpec& s, cudnnBackendDescriptor_t a,
+                      cudnnBackendDescriptor_t b, cudnnBackendDescriptor_t out) {
+  if (s.heads_q == s.heads_kv) return gb.matmul(a, b, out);
+  const std::int64_t hq = s.heads_q, skv = s.seq_kv, d = s.head_dim;
+  const auto per_head = gb.virtual_tensor(s.type, {s.batch, hq, skv, d}, {hq * skv * d, skv * d, d, 1});
+  gb.matmul(a, b, per_head);
+  gb.reduction(CUDNN_REDUCE_TENSOR_ADD, per_head, out);
+}
+
+void build_backward(const AttentionGraphSpec& s, GraphBuilder& gb) {
+  const std::int64_t b = s.batch, hq = s.heads_q, hkv = s.heads_kv, sq = s.seq_q, skv = s.seq_kv, d = s.head_dim;
+  const cudnnDataType_t f32 = CUDNN_DATA_FLOAT;
+  const AttentionTensors t = common_tensors(gb, s);
+  const std::vector<std::int64_t> q_dims = {b, hq, sq, d}, kv_dims = {b, hkv, skv, d}, ones = {1, 1, 1, 1};
+  const auto vt = gb.tensor(s.type, {b, hkv, d, skv}, transposed(s.kv_strides), kUidV);
+  const auto o = gb.tensor(s.type, q_dims, s.q_strides, kUidO);
+  const auto d_o = gb.tensor(s.type, q_dims, s.q_strides, kUidDO);
+  const auto stats = gb.tensor(f32, t.row, t.row_strides, kUidStats);
+  const auto one = gb.tensor(f32, ones, ones, kUidOne, true);
+  const auto dq = gb.tensor(s.type, q_dims, s.q_strides, kUidDQ);
+  const auto dk = gb.tensor(s.type, kv_dims, s.kv_strides, kUidDK);
+  const auto dv = gb.tensor(s.type, kv_dims, s.kv_strides, kUidDV);
+  const auto delta = gb.tensor(f32, t.row, t.row_strides, kUidDelta);
+  const auto dq_accum = gb.tensor(f32, q_dims, {hq * sq * d, sq * d, d, 1}, kUidDQAccum);
+
+  // delta = rowsum(dO o O) (times 1: the frontend's dropout scale, part of the pattern cuDNN matches)
+  const auto do_o = gb.virtual_tensor(f32, q_dims, {hq * sq * d, sq * d, d, 1});
+  gb.pointwise(CUDNN_POINTWISE_MUL, f32, d_o, o, nullptr, do_o);
+  const auto do_o_sum = gb.virtual_tensor(f32, t.row, t.row_strides);
+  gb.reduction(CUDNN_REDUCE_TENSOR_ADD, do_o, do_o_sum);
+  gb.pointwise(CUDNN_POINTWISE_MUL, f32, do_o_sum, one, nullptr, delta);
+
+  // P = exp(mask(scale Q K^T) - stats), recomputed from the forward's statistics
+  const auto scores = gb.virtual_tensor(f32, t.full, t.full_strides);
+  gb.matmul(t.q, t.kt, scores);
+  const auto scaled = gb.virtual_tensor(f32, t.full, t.full_strides);
+  gb.pointwise(CUDNN_POINTWISE_MUL, f32, scores, t.scale, nullptr, scaled);
+  auto shifted = gb.virtual_tensor(f32, t.full, t.full_strides);
+  gb.pointwise(CUDNN_POINTWISE_SUB, f32, scaled, stats, nullptr, shifted);
+  if (s.causal) shifted = causal_mask(gb, t, shifted);
+  const auto probs = gb.virtual_tensor(f32, t.full, t.full_strides);
+  gb.pointwise(CUDNN_POINTWISE_EXP, f32, shifted, nullptr, nullptr, probs);
+  const std::vector<std::int64_t> full_t = {b, hq, skv, sq}, full_t_strides = {hq * sq * skv, sq * skv, 1, skv};
+  const auto probs_t = gb.virtual_tensor(s.type, full_t, full_t_strides);
+  gb.reshape(probs, probs_t);
+  grouped_gradient(gb, s, probs_t, d_o, dv);  // dV = P^T dO
+
+  // dS = scale P o (dO V^T - delta)
+  const auto dp = gb.virtual_tensor(f32, t.full, t.full_strides);
+  gb.matmul(d_o, vt, dp);
+  const auto centred = gb.virtual_tensor(f32, t.full, t.full_strides);
+  gb.pointwise(CUDNN_POINTWISE_SUB, f32, dp, delta, nullptr, centred);
+  const auto weighted = gb.virtual_tensor(f32, t.full, t.full_strides);
+  gb.pointwise(CUDNN_POINTWISE_MUL, f32, centred, probs, nullptr, weighted);
+  const auto ds = gb.virtual_tensor(f32, t.full, t.full_strides);
+  gb.pointwise(CUDNN_POINTWISE_MUL, f32, weighted, t.scale, nullptr, ds);
+  const auto ds_t = gb.virtual_tensor(s.type, full_t, full_t_strides);
+  gb.reshape(ds, ds_t);
+  grouped_gradient(gb, s, ds_t, t.q, dk);  // dK = dS^T Q
+
+  // dQ = dS K, accumulated in float, then converted
+  const auto k = gb.virtual_tensor(f32, kv_dims, s.kv_strides);
+  gb.reshape(t.kt, k);
+  gb.matmul(ds, k, dq_accum);
+  gb.pointwise(CUDNN_POINTWISE_IDENTITY, f32, dq_accum, nullptr, nullptr, dq);
+}
+
+void build(cudnnHandle_t handle, const AttentionGraphSpec& s, AttentionGraph& g) {
+  GraphBuilder gb(g);
+  if (s.pass == AttentionPass::backward)
+    build_backward(s, gb);
+  else
+    build_forward(s, gb);
   g.graph = operation_graph(handle, gb.ops());
 }
 

@@ -130,16 +130,21 @@ TEST(AggregateSpreadsheet, DirectionsOfOneShapeShareARowAsInDeepBench) {
                           "stride_h=1/stride_w=1/dil_h=1/dil_w=1/groups=1/layout=NCHW";
   std::string data = fwd;
   data.replace(data.find("/fwd/"), 5, "/bwd_data/");
-  const std::string text = "{\"type\":\"context\",\"context\":{\"gpu\":\"NVIDIA H200\"}}\n"
-                           "{\"type\":\"aggregate\",\"aggregate\":\"median\",\"name\":\"" + fwd +
-                           "\",\"status\":\"ok\",\"time_us\":2.0}\n"
-                           "{\"type\":\"aggregate\",\"aggregate\":\"median\",\"name\":\"" + data +
-                           "\",\"status\":\"ok\",\"time_us\":4.0}\n";
+  // Another shape (c=16) ran bwd_filter, so the sheet has its columns, and the first shape's cell says "not run".
+  std::string filter = fwd;
+  filter.replace(filter.find("/fwd/"), 5, "/bwd_filter/");
+  filter.replace(filter.find("/c=8/"), 5, "/c=16/");
+  const auto line = [](const std::string& name, double us) {
+    return "{\"type\":\"aggregate\",\"aggregate\":\"median\",\"name\":\"" + name +
+           "\",\"status\":\"ok\",\"time_us\":" + std::to_string(us) + "}\n";
+  };
+  const std::string text = "{\"type\":\"context\",\"context\":{\"gpu\":\"NVIDIA H200\"}}\n" + line(fwd, 2.0) +
+                           line(data, 4.0) + line(filter, 5.0);
   const auto sheets = deepbench_sheets(parse_results(text, "r.jsonl", Statistic::median));
   ASSERT_EQ(sheets.size(), 2u);  // fp16_conv and specs
   const Sheet& conv = sheets[0];
   EXPECT_EQ(conv.name, "fp16_conv");
-  ASSERT_EQ(conv.rows.size(), 1u);
+  ASSERT_EQ(conv.rows.size(), 2u);
   EXPECT_EQ(conv.title, "Convolution");
   const auto column = [&](const std::string& h) {
     return conv.rows[0][static_cast<std::size_t>(std::find(conv.header.begin(), conv.header.end(), h) -
@@ -157,6 +162,13 @@ TEST(AggregateSpreadsheet, DirectionsOfOneShapeShareARowAsInDeepBench) {
   EXPECT_EQ(column("application").text, "");  // the lines name none
   EXPECT_EQ(sheets[1].name, "specs");
   EXPECT_EQ(row_texts(sheets[1].rows[0]), (std::vector<std::string>{"gpu", "NVIDIA H200"}));
+  // A direction no case of the sheet ran has no columns: forward alone gives forward columns alone.
+  const auto forward_only = deepbench_sheets(parse_results(
+      "{\"type\":\"context\",\"context\":{}}\n" + line(fwd, 2.0), "r.jsonl", Statistic::median));
+  const auto& header = forward_only[0].header;
+  EXPECT_NE(std::find(header.begin(), header.end(), "fwd time (us)"), header.end());
+  EXPECT_EQ(std::find(header.begin(), header.end(), "bwd_data time (us)"), header.end());
+  EXPECT_EQ(std::find(header.begin(), header.end(), "bwd_filter TFLOPS"), header.end());
 }
 
 TEST(AggregatePlots, SvgWithOneMarkerPerCaseAndTheRoofs) {

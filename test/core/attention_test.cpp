@@ -12,8 +12,8 @@ using namespace opmark::core;
 
 static Case attention(std::int64_t b, std::int64_t hq, std::int64_t hkv, std::int64_t sq, std::int64_t skv,
                       std::int64_t d, const char* mask = "none", const char* layout = "bshd",
-                      const char* precision = "fp16") {
-  return make_case("attention", "fwd", precision,
+                      const char* precision = "fp16", const char* direction = "fwd") {
+  return make_case("attention", direction, precision,
                    {{"batch", b}, {"heads_q", hq}, {"heads_kv", hkv}, {"seq_q", sq}, {"seq_kv", skv},
                     {"head_dim", d}, {"mask", std::string(mask)}, {"layout", std::string(layout)}});
 }
@@ -32,6 +32,18 @@ TEST(Attention, BytesAreQKVReadAndOWrittenOnce) {
   const Work w = work_of(attention(2, 32, 8, 100, 300, 128));
   EXPECT_DOUBLE_EQ(w.bytes_read, (2.0 * 32 * 100 * 128 + 2 * (2.0 * 8 * 300 * 128)) * 2);
   EXPECT_DOUBLE_EQ(w.bytes_written, 2.0 * 32 * 100 * 128 * 2);
+}
+
+TEST(Attention, BackwardCountsFiveProductsAndItsTensors) {
+  // FlashAttention's convention: Q K^T again, dO V^T, P^T dO, dS^T Q, dS K: 2.5 x the forward's FLOPs.
+  const Case fwd = attention(4, 32, 8, 2048, 2048, 128, "causal");
+  const Case bwd = attention(4, 32, 8, 2048, 2048, 128, "causal", "bshd", "fp16", "bwd");
+  EXPECT_DOUBLE_EQ(work_of(bwd).flops, 2.5 * work_of(fwd).flops);
+  // Read: Q, O, dO (32 heads), K, V (8 heads), and a float statistic per query row; written: dQ, dK, dV.
+  const double q = 4.0 * 32 * 2048 * 128, kv = 4.0 * 8 * 2048 * 128;
+  EXPECT_DOUBLE_EQ(work_of(bwd).bytes_read, (3 * q + 2 * kv) * 2 + 4.0 * 32 * 2048 * 4);
+  EXPECT_DOUBLE_EQ(work_of(bwd).bytes_written, (q + 2 * kv) * 2);
+  EXPECT_EQ(make_case_name(bwd).rfind("attention/bwd/fp16/batch=4/", 0), 0u);
 }
 
 TEST(Attention, ChecksNameTheRule) {
