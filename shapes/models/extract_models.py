@@ -45,7 +45,7 @@ The GPU command (about 15-25 minutes on one H100, most of it Llama's 7B/8B build
 transformers):
 
     python3 shapes/models/extract_models.py --device cuda --dtype fp16 --record-calls /tmp/opmark_calls
-    python3 shapes/models/extract_models.py --train
+    python3 shapes/models/extract_models.py --train-only --models resnet50,vgg16,mobilenet_v2,bert_base,gpt2,pointnet
 """
 import argparse
 import collections
@@ -685,6 +685,8 @@ def main():
     ap.add_argument("--out", default=os.path.dirname(os.path.abspath(__file__)))
     ap.add_argument("--train", action="store_true",
                     help="also write <model>_train.yaml: one training step, for the models in TRAIN_TRACE")
+    ap.add_argument("--train-only", action="store_true",
+                    help="write only the <model>_train.yaml tables (the forward tables stay as they are)")
     ap.add_argument("--fuse-residual-norm", action="store_true",
                     help="write each residual add + layer norm / RMSNorm as one add_layernorm / add_rmsnorm (the "
                          "fused kernel of inference libraries; eager models run two)")
@@ -709,6 +711,10 @@ def main():
         return 0
     for name in names:
         spec = model_zoo.MODELS[name]
+        if args.train_only:
+            if name in TRAIN_TRACE:
+                write_training_table(spec, args.out, torch.__version__)
+            continue
         records, fixed, scalable, assumed, traced_on = shape_trace(spec, args.device, dtype)
         measured, header = None, []
         if assumed:
