@@ -395,6 +395,11 @@ def evaluate(text, symbols):
     return v // int(den) if den else v
 
 
+# The fields fit_records could not write as expressions, with their traced values (for the message of a table not
+# written): "aten::op field {None: base value, symbol: value with it doubled, ..., '3x': value at 3x}".
+UNFITTED = []
+
+
 def fit_records(records, doubled, check, base, check_symbols):
     """Writes each integer field of `records` (traced at `base`) as an expression fitted on the traces with one
     symbol doubled and checked on the trace at `check_symbols`; returns (constant fields, same call sequence)."""
@@ -411,6 +416,8 @@ def fit_records(records, doubled, check, base, check_symbols):
                 rec.fields[field] = Expr(text) if not text.isdigit() else int(text)
             else:
                 fixed += 1  # it varies with the inputs in a way no monomial reproduces: the traced constant stays
+                values["3x"] = check[i].fields.get(field)
+                UNFITTED.append(f"{rec.source_op} {field} {values}")
     return fixed, same_shape
 
 
@@ -774,7 +781,7 @@ def write_training_table(spec, out_dir, torch_version):
         model_zoo.ATTENTION_DROPOUT = None
     name = f"{spec.name}_train"
     if fixed or not scalable:
-        print(f"{name}: not written: {fixed} field(s) fit no expression of the inputs"
+        print(f"{name}: not written: {fixed} field(s) fit no expression of the inputs ({'; '.join(UNFITTED[-fixed:])})"
               if scalable else f"{name}: not written: the operator sequence changes with the inputs")
         return
     train_spec = model_zoo.Spec(name, spec.area, f"{spec.task}, training step", spec.source, spec.defaults,
