@@ -80,6 +80,19 @@ class AttentionWorkload final : public Workload {
       uids.push_back(kUidNegInf);
       pointers.push_back(&neg_inf_);
     }
+    if (type_ == core::DType::f8_e4m3) {
+      // Per-tensor scales as an fp8 training recipe sets them for these inputs (uniform in [-1, 1], unit scale):
+      // P (at most 1) is scaled by 448, e4m3's largest value, to use its range, and descaled after P V; the rest
+      // are 1. The last two floats receive the absolute maxima of P and of O.
+      const float host[kScaleCount] = {1, 1, 1, 1.0f / kFp8Max, kFp8Max, 1, 0, 0};
+      scales_ = DeviceBuffer(sizeof host);
+      OPMARK_CHECK_CUDA(cudaMemcpyAsync(scales_.get(), host, sizeof host, cudaMemcpyHostToDevice, ctx.stream));
+      OPMARK_CHECK_CUDA(cudaStreamSynchronize(ctx.stream));
+      const std::int64_t scale_uids[kScaleCount] = {kUidDescaleQ, kUidDescaleK, kUidDescaleV, kUidDescaleS,
+                                                    kUidScaleS,   kUidScaleO,   kUidAmaxS,    kUidAmaxO};
+      for (int i = 0; i < kScaleCount; ++i)
+        uids.push_back(scale_uids[i]), pointers.push_back(scales_.as<float>() + i);
+    }
     std::string why;
     if (backward_) {
       stats_ = DeviceBuffer(core::DType::f32, rows);
@@ -132,6 +145,8 @@ class AttentionWorkload final : public Workload {
                   backward_ ? " backward (dQ, dK, dV)" : "", core::name_of(type_), core::name_of(type_),
                   p_.bshd ? "bshd" : "bhsd", p_.causal ? "causal" : "no mask", static_cast<long long>(p_.head_dim));
     std::string out = buf;
+    if (type_ == core::DType::f8_e4m3)
+      out += " | per-tensor scales: Q, K, V 1, P x 448 into e4m3 (descaled after P V), O in e4m3; amax of P and O kept";
     if (!training_forward_.empty()) out += " | statistics from " + training_forward_;
     if (!excluded_.empty()) out += " | engines left out: " + excluded_;
     return out;
@@ -181,7 +196,10 @@ class AttentionWorkload final : public Workload {
     launch(stream);
     kernels::gather_attention_rows(s, o_.get(), type_, rows_ptr, rows.size(), got.get(), stream);
     // Each output element sums up to seq_kv products of a probability (rounded to the input type, as every fused
-    // kernel does) and a value.
+    // kernel does) and a value. fp8 writes O in e4m3 (3 mantissa bits): an element may be off by one unit in the
+    // last place (1/8) after P's own rounding, the whole by half of one (1/16) in norm.
+    if (type_ == core::DType::f8_e4m3)
+      return kernels::compare_to_reference(got.get(), type_, ref.as<double>(), count, 0.125, stream, 0.0625);
     return kernels::compare_to_reference(got.get(), type_, ref.as<double>(), count,
                                          core::depth_tolerance(prec_.tolerance, static_cast<double>(p_.seq_kv)),
                                          stream, prec_.tolerance);
@@ -226,6 +244,9 @@ class AttentionWorkload final : public Workload {
   core::DType type_;
   DeviceBuffer q_, k_, v_, o_, workspace_;
   DeviceBuffer d_o_, stats_, dq_, dk_, dv_, delta_, dq_accum_;  // backward only
+  static constexpr int kScaleCount = 8;
+  static constexpr float kFp8Max = 448.0f;  // e4m3's largest finite value
+  DeviceBuffer scales_;                     // fp8 only: the six scales, then the two absolute maxima
   std::vector<GraphPlan> plans_;
   std::string excluded_, training_forward_;
   float scale_ = 1, neg_inf_ = 0, one_ = 1;  // passed by value: the variant pack holds their host addresses

@@ -147,13 +147,23 @@ cudnnBackendDescriptor_t causal_mask(GraphBuilder& gb, const AttentionTensors& t
 void build_forward(const AttentionGraphSpec& s, GraphBuilder& gb) {
   const std::int64_t b = s.batch, hq = s.heads_q, hkv = s.heads_kv, sq = s.seq_q, skv = s.seq_kv, d = s.head_dim;
   const cudnnDataType_t f32 = CUDNN_DATA_FLOAT;
+  const bool fp8 = s.type == CUDNN_DATA_FP8_E4M3;
   const AttentionTensors t = common_tensors(gb, s);
   const auto v = gb.tensor(s.type, {b, hkv, skv, d}, s.kv_strides, kUidV);
   const auto o = gb.tensor(s.type, {b, hq, sq, d}, s.q_strides, kUidO);
+  const std::vector<std::int64_t> ones = {1, 1, 1, 1};
+  // x times the float at `uid` (device memory), in float: fp8's per-tensor scales.
+  const auto scaled_by = [&](cudnnBackendDescriptor_t x, std::int64_t uid, const std::vector<std::int64_t>& dims,
+                             const std::vector<std::int64_t>& strides, cudnnBackendDescriptor_t out = nullptr) {
+    if (!out) out = gb.virtual_tensor(f32, dims, strides);
+    gb.pointwise(CUDNN_POINTWISE_MUL, f32, x, gb.tensor(f32, ones, ones, uid), nullptr, out);
+    return out;
+  };
   const auto scores = gb.virtual_tensor(f32, t.full, t.full_strides);
   gb.matmul(t.q, t.kt, scores);
   auto scaled = gb.virtual_tensor(f32, t.full, t.full_strides);
   gb.pointwise(CUDNN_POINTWISE_MUL, f32, scores, t.scale, nullptr, scaled);
+  if (fp8) scaled = scaled_by(scaled_by(scaled, kUidDescaleQ, t.full, t.full_strides), kUidDescaleK, t.full, t.full_strides);
   if (s.causal) scaled = causal_mask(gb, t, scaled);
   const auto row_max = gb.virtual_tensor(f32, t.row, t.row_strides);
   gb.reduction(CUDNN_REDUCE_TENSOR_MAX, scaled, row_max);
@@ -170,9 +180,24 @@ void build_forward(const AttentionGraphSpec& s, GraphBuilder& gb) {
                          ? gb.tensor(f32, t.row, t.row_strides, kUidStats)
                          : gb.virtual_tensor(f32, t.row, t.row_strides);
   gb.pointwise(CUDNN_POINTWISE_ADD, f32, row_max, log_sum, nullptr, stats);
-  const auto probs = gb.virtual_tensor(s.type, t.full, t.full_strides);  // P enters P V in the input type
+  if (!fp8) {
+    const auto probs = gb.virtual_tensor(s.type, t.full, t.full_strides);  // P enters P V in the input type
+    gb.pointwise(CUDNN_POINTWISE_DIV, f32, exps, row_sum, nullptr, probs);
+    gb.matmul(probs, v, o);
+    return;
+  }
+  const auto probs = gb.virtual_tensor(f32, t.full, t.full_strides);
   gb.pointwise(CUDNN_POINTWISE_DIV, f32, exps, row_sum, nullptr, probs);
-  gb.matmul(probs, v, o);
+  gb.reduction(CUDNN_REDUCE_TENSOR_AMAX, probs, gb.tensor(f32, ones, ones, kUidAmaxS));
+  const auto probs8 = gb.virtual_tensor(s.type, t.full, t.full_strides);
+  scaled_by(probs, kUidScaleS, t.full, t.full_strides, probs8);
+  const std::vector<std::int64_t> out_dims = {b, hq, sq, d}, out_strides = {hq * sq * d, sq * d, d, 1};
+  const auto product = gb.virtual_tensor(f32, out_dims, out_strides);
+  gb.matmul(probs8, v, product);
+  const auto descaled = scaled_by(scaled_by(product, kUidDescaleS, out_dims, out_strides), kUidDescaleV, out_dims,
+                                  out_strides);
+  scaled_by(descaled, kUidScaleO, out_dims, out_strides, o);
+  gb.reduction(CUDNN_REDUCE_TENSOR_AMAX, descaled, gb.tensor(f32, ones, ones, kUidAmaxO));
 }
 
 // dK or dV: with GQA the product covers every query head and a reduction sums each group into its K/V head.

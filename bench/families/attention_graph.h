@@ -8,6 +8,9 @@
 //   delta = rowsum(dO o O); P = exp(mask(scale Q K^T) - stats) recomputed; dV = P^T dO;
 //   dS = scale P o (dO V^T - delta); dK = dS^T Q; dQ = dS K (accumulated in float, then converted).
 // Under GQA the products run over every query head and a reduction sums dK and dV over each group.
+// fp8 (the graph of the frontend's sdpa_fp8): S is descaled by Q's and K's scales after Q K^T; P's absolute maximum
+// is kept, then P is scaled into e4m3 for P V, whose result is descaled by P's and V's scales, its absolute maximum
+// kept, and scaled into O (e4m3: on Hopper cuDNN writes fp8 attention's O in fp8 only).
 #include <cudnn.h>
 
 #include <cstdint>
@@ -23,7 +26,7 @@ enum class AttentionPass { forward, forward_training, backward };
 
 struct AttentionGraphSpec {
   AttentionPass pass;
-  cudnnDataType_t type;  // of Q, K, V, O: CUDNN_DATA_HALF or CUDNN_DATA_BFLOAT16
+  cudnnDataType_t type;  // CUDNN_DATA_FP8_E4M3: the fp8 graph below (forward only)  // of Q, K, V, O: CUDNN_DATA_HALF or CUDNN_DATA_BFLOAT16
   std::int64_t batch, heads_q, heads_kv, seq_q, seq_kv, head_dim;
   bool causal;
   std::vector<std::int64_t> q_strides, kv_strides;  // [batch, heads, tokens, head_dim]; O has Q's
@@ -32,9 +35,13 @@ struct AttentionGraphSpec {
 // The unique ids of the variant pack: the tensors, and the scalars passed by value (host floats). Stats is float
 // [batch, heads_q, seq_q, 1] (max + log sum of each row's scaled scores); the backward also takes two float
 // buffers of its own, delta [batch, heads_q, seq_q, 1] and dQ's accumulator [batch, heads_q, seq_q, head_dim].
+// fp8 (per-tensor scaling, as Transformer Engine runs it): Q, K, V and O in e4m3 with a float in device memory for
+// each scale (kUidDescaleQ..kUidScaleO, [1, 1, 1, 1]), and the absolute maxima of P and of O before its scaling
+// written out (kUidAmaxS, kUidAmaxO), which the next step's scales come from.
 enum AttentionUid : std::int64_t {
   kUidQ = 1, kUidK, kUidV, kUidO, kUidScale, kUidNegInf,
-  kUidStats, kUidDO, kUidDQ, kUidDK, kUidDV, kUidDelta, kUidDQAccum, kUidOne
+  kUidStats, kUidDO, kUidDQ, kUidDK, kUidDV, kUidDelta, kUidDQAccum, kUidOne,
+  kUidDescaleQ, kUidDescaleK, kUidDescaleV, kUidDescaleS, kUidScaleS, kUidScaleO, kUidAmaxS, kUidAmaxO
 };
 
 // Every engine configuration cuDNN offers for the graph (graph_plans); empty with `why` when it has none.

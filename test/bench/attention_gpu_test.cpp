@@ -67,6 +67,17 @@ TEST_P(AttentionCase, BackwardVerifiedAgainstFloat64) {
   check(2, 8, 2, 256, 128, "causal", "bhsd");   // GQA 8/2: dK and dV summed over each group
 }
 
+// fp8 (e4m3 Q, K, V and O, per-tensor scales) forward: MHA, and causal GQA in BHSD.
+TEST(AttentionFp8, VerifiedAgainstFloat64) {
+  OPMARK_REQUIRE_GPU();
+  bench::Options options;
+  test::TestStream test_stream;
+  test::expect_verified(attention("fp8", 2, 4, 4, 128, 128, 64, "none", "bshd"), &bench::make_workload, options,
+                        test_stream.stream);
+  test::expect_verified(attention("fp8", 2, 8, 2, 256, 256, 128, "causal", "bhsd"), &bench::make_workload, options,
+                        test_stream.stream);
+}
+
 INSTANTIATE_TEST_SUITE_P(HalfPrecisions, AttentionCase, ::testing::Values("fp16", "bf16"),
                          [](const auto& info) { return info.param; });
 #endif
