@@ -196,10 +196,12 @@ class AttentionWorkload final : public Workload {
     launch(stream);
     kernels::gather_attention_rows(s, o_.get(), type_, rows_ptr, rows.size(), got.get(), stream);
     // Each output element sums up to seq_kv products of a probability (rounded to the input type, as every fused
-    // kernel does) and a value. fp8 writes O in e4m3 (3 mantissa bits): an element may be off by one unit in the
-    // last place (1/8) after P's own rounding, the whole by half of one (1/16) in norm.
+    // kernel does) and a value. fp8 rounds P (scaled by 448) and O to e4m3, 3 mantissa bits: in norm O stays within
+    // half a unit in the last place (1/16; measured 2.6-3.7%), but an element of a row with few keys carries P's
+    // rounding undivided (one measured 0.26 of the rows' rms off). Element by element the check is a bound on gross
+    // errors (0.5): cuDNN 9.14's fp8 engines, whose grids past one wave of SMs wrote wrong tiles, were 12-38 off.
     if (type_ == core::DType::f8_e4m3)
-      return kernels::compare_to_reference(got.get(), type_, ref.as<double>(), count, 0.125, stream, 0.0625);
+      return kernels::compare_to_reference(got.get(), type_, ref.as<double>(), count, 0.5, stream, 0.0625);
     return kernels::compare_to_reference(got.get(), type_, ref.as<double>(), count,
                                          core::depth_tolerance(prec_.tolerance, static_cast<double>(p_.seq_kv)),
                                          stream, prec_.tolerance);
