@@ -48,6 +48,7 @@ transformers):
     python3 shapes/models/extract_models.py --train-only --models resnet50,vgg16,mobilenet_v2,bert_base,gpt2,pointnet
 """
 import argparse
+import re
 import collections
 import datetime
 import fractions
@@ -356,7 +357,12 @@ class Expr(str):
 
 def fit_expression(values, base, symbols):
     """values[s] is the field at base with symbol s doubled; returns the expression text (e.g. 'B*H*W/64') for a
-    monomial c * prod(s^e), or None."""
+    monomial c * prod(s^e), else for an affine a * s + k in one symbol ('L+1': a concatenation of the sequence with
+    one more position), or None."""
+    return fit_monomial(values, base, symbols) or fit_affine(values, base, symbols)
+
+
+def fit_monomial(values, base, symbols):
     v0 = values[None]
     if not isinstance(v0, int):
         return None
@@ -386,13 +392,36 @@ def fit_expression(values, base, symbols):
     return text
 
 
+def fit_affine(values, base, symbols):
+    """a * s + k with integer a > 0 and k != 0, where s is the one symbol whose doubling changes the value."""
+    v0 = values[None]
+    if not isinstance(v0, int) or not all(isinstance(values[s], int) for s in symbols):
+        return None
+    moved = [s for s in symbols if values[s] != v0]
+    if len(moved) != 1:
+        return None
+    s = moved[0]
+    a = fractions.Fraction(values[s] - v0, base[s])
+    if a.denominator != 1 or a <= 0:
+        return None
+    k = v0 - int(a) * base[s]
+    if k == 0:
+        return None  # a monomial, which fit_monomial would have found
+    return (f"{int(a)}*{s}" if a != 1 else s) + (f"+{k}" if k > 0 else f"-{-k}")
+
+
 def evaluate(text, symbols):
-    # opmark's integer expressions, left to right: products, then one integer division at the end
-    num, _, den = text.partition("/")
-    v = 1
-    for f in num.split("*"):
-        v *= symbols[f] if f in symbols else int(f)
-    return v // int(den) if den else v
+    # opmark's integer expressions as the fits write them: sums of products, one integer division at the end of a
+    # monomial (positive values: flooring and truncating agree)
+    total = 0
+    for sign, term in re.findall(r"([+-]?)([^+-]+)", text):
+        num, _, den = term.partition("/")
+        v = 1
+        for f in num.split("*"):
+            v *= symbols[f] if f in symbols else int(f)
+        v = v // int(den) if den else v
+        total += -v if sign == "-" else v
+    return total
 
 
 # The fields fit_records could not write as expressions, with their traced values (for the message of a table not

@@ -396,7 +396,9 @@ class Tables(unittest.TestCase):
         self.assertEqual(em.fit_expression({None: 16, "B": 32, "L": 32}, base, ["B", "L"]), "B*L")
         self.assertEqual(em.fit_expression({None: 12, "B": 24, "L": 12}, base, ["B", "L"]), "6*B")
         self.assertEqual(em.fit_expression({None: 4, "B": 4, "L": 8}, base, ["B", "L"]), "L/2")
-        self.assertIsNone(em.fit_expression({None: 3, "B": 5, "L": 3}, base, ["B", "L"]))
+        # 3 at B = 2 and 5 at B = 4: no monomial, B + 1 (fit_records checks every fit at 3x the inputs)
+        self.assertEqual(em.fit_expression({None: 3, "B": 5, "L": 3}, base, ["B", "L"]), "B+1")
+        self.assertIsNone(em.fit_expression({None: 3, "B": 4, "L": 3}, base, ["B", "L"]))
         self.assertEqual(em.evaluate("L/2", {"L": 24}), 12)
 
     def test_fit_records_keeps_choice_fields(self):
@@ -409,6 +411,22 @@ class Tables(unittest.TestCase):
         self.assertEqual((fixed, same), (0, True))
         f = records[0].fields
         self.assertEqual((f["batch"], f["seq_q"], f["heads_q"], f["mask"]), ("B", "L", 12, "causal"))
+
+    def test_fit_expressions(self):
+        base = {"B": 2, "L": 16}
+        # monomials: B*L, a constant, L/2
+        self.assertEqual(em.fit_expression({None: 32, "B": 64, "L": 64}, base, ["B", "L"]), "B*L")
+        self.assertEqual(em.fit_expression({None: 768, "B": 768, "L": 768}, base, ["B", "L"]), "768")
+        self.assertEqual(em.fit_expression({None: 8, "B": 8, "L": 16}, base, ["B", "L"]), "L/2")
+        # affine in one symbol: GPT-2's training step concatenates L + 1 positions
+        self.assertEqual(em.fit_expression({None: 17, "B": 17, "L": 33}, base, ["B", "L"]), "L+1")
+        self.assertEqual(em.fit_expression({None: 31, "B": 31, "L": 63}, base, ["B", "L"]), "2*L-1")
+        self.assertEqual(em.evaluate("L+1", {"B": 6, "L": 48}), 49)
+        self.assertEqual(em.evaluate("2*L-1", {"L": 48}), 95)
+        self.assertEqual(em.evaluate("B*L/4", {"B": 6, "L": 48}), 72)
+        # neither: moved by two symbols, or not by a whole multiple
+        self.assertIsNone(em.fit_expression({None: 19, "B": 21, "L": 35}, base, ["B", "L"]))
+        self.assertIsNone(em.fit_expression({None: 17, "B": 17, "L": 40}, base, ["B", "L"]))
 
     def test_write_table(self):
         class Spec:
