@@ -39,7 +39,8 @@ Schema attention_schema() {
       "per batch and query head; K and V heads shared by groups of query heads (GQA, MQA). FLOPs: 4 x batch x "
       "heads_q x head_dim x the (query, key) pairs computed; a causal mask computes seq_q (seq_q + 1) / 2 pairs "
       "per head, not seq_q x seq_kv. fp8: Q, K, V and O in e4m3 with per-tensor scales (forward). bwd: dQ, dK "
-      "and dV from dO, with the softmax statistics the forward pass keeps (FlashAttention-2's backward: Q K^T recomputed), 2.5 x the forward's FLOPs";
+      "and dV from dO, with the softmax statistics the forward pass keeps (FlashAttention-2's backward: Q K^T "
+      "recomputed), 2.5 x the forward's FLOPs";
   s.fields = {
       {"batch", FieldKind::positive_int, std::nullopt, {}, "sequences", ""},
       {"heads_q", FieldKind::positive_int, std::nullopt, {}, "query heads", ""},

@@ -159,8 +159,8 @@ __global__ void gather_heads_kernel(const T* x, std::array<std::int64_t, 4> stri
 }  // namespace
 
 void reference_attention_backward(const AttentionRefShape& s, const void* q, const void* k, const void* v,
-                                  const void* o, const void* d_o, core::DType type, AttentionGroup group, double* dq, double* dk,
-                                  double* dv, cudaStream_t stream) {
+                                  const void* o, const void* d_o, core::DType type, AttentionGroup group, double* dq,
+                                  double* dk, double* dv, cudaStream_t stream) {
   if (s.head_dim > kMaxHeadDim) throw Error("the attention reference takes head_dim up to 256");
   const std::int64_t query_rows = s.heads_q / s.heads_kv * s.seq_q;
   DeviceBuffer lse(core::DType::f64, static_cast<std::size_t>(query_rows));

@@ -24,8 +24,8 @@ struct AttentionGroup {
 // Packed float64 results: dq [group heads][seq_q][head_dim], dk and dv [seq_kv][head_dim]. Q, K, V, O and dO are
 // read in `type`; O and dO have Q's strides.
 void reference_attention_backward(const AttentionRefShape& s, const void* q, const void* k, const void* v,
-                                  const void* o, const void* d_o, core::DType type, AttentionGroup group, double* dq, double* dk,
-                                  double* dv, cudaStream_t stream);
+                                  const void* o, const void* d_o, core::DType type, AttentionGroup group, double* dq,
+                                  double* dk, double* dv, cudaStream_t stream);
 
 // The same elements of a case's dQ, dK and dV (dQ in Q's strides, dK and dV in K's), packed in that order into
 // `dq_out`, `dk_out` and `dv_out` (element type `type`), to compare with the reference.

@@ -49,7 +49,8 @@ class AttentionWorkload final : public Workload {
         seed_(ctx.seed),
         backward_(c.direction == "bwd") {
     type_ = prec_.input;
-    const auto q_elems = static_cast<std::size_t>(p_.elements_q()), kv_elems = static_cast<std::size_t>(p_.elements_kv());
+    const auto q_elems = static_cast<std::size_t>(p_.elements_q());
+    const auto kv_elems = static_cast<std::size_t>(p_.elements_kv());
     const auto rows = static_cast<std::size_t>(p_.batch * p_.heads_q * p_.seq_q);
     q_ = DeviceBuffer(type_, q_elems);
     k_ = DeviceBuffer(type_, kv_elems);
@@ -141,7 +142,8 @@ class AttentionWorkload final : public Workload {
 
   std::string label() const override {
     char buf[256];
-    std::snprintf(buf, sizeof buf, "cuDNN fused attention%s | in %s, compute fp32, out %s | %s, %s | scale 1/sqrt(%lld)",
+    std::snprintf(buf, sizeof buf,
+                  "cuDNN fused attention%s | in %s, compute fp32, out %s | %s, %s | scale 1/sqrt(%lld)",
                   backward_ ? " backward (dQ, dK, dV)" : "", core::name_of(type_), core::name_of(type_),
                   p_.bshd ? "bshd" : "bhsd", p_.causal ? "causal" : "no mask", static_cast<long long>(p_.head_dim));
     std::string out = buf;
@@ -225,7 +227,8 @@ class AttentionWorkload final : public Workload {
         dv_ref(core::DType::f64, kv_count);
     kernels::reference_attention_backward(s, q_.get(), k_.get(), v_.get(), o_.get(), d_o_.get(), type_, group,
                                           dq_ref.as<double>(), dk_ref.as<double>(), dv_ref.as<double>(), stream);
-    for (DeviceBuffer* out : {&dq_, &dk_, &dv_}) kernels::poison(out->get(), out->bytes() / core::size_of(type_), type_, stream);
+    for (DeviceBuffer* out : {&dq_, &dk_, &dv_})
+      kernels::poison(out->get(), out->bytes() / core::size_of(type_), type_, stream);
     launch(stream);
     DeviceBuffer dq_got(type_, dq_count), dk_got(type_, kv_count), dv_got(type_, kv_count);
     kernels::gather_attention_group(s, dq_.get(), dk_.get(), dv_.get(), type_, group, dq_got.get(), dk_got.get(),

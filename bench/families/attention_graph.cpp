@@ -163,7 +163,10 @@ void build_forward(const AttentionGraphSpec& s, GraphBuilder& gb) {
   gb.matmul(t.q, t.kt, scores);
   auto scaled = gb.virtual_tensor(f32, t.full, t.full_strides);
   gb.pointwise(CUDNN_POINTWISE_MUL, f32, scores, t.scale, nullptr, scaled);
-  if (fp8) scaled = scaled_by(scaled_by(scaled, kUidDescaleQ, t.full, t.full_strides), kUidDescaleK, t.full, t.full_strides);
+  if (fp8) {
+    scaled = scaled_by(scaled, kUidDescaleQ, t.full, t.full_strides);
+    scaled = scaled_by(scaled, kUidDescaleK, t.full, t.full_strides);
+  }
   if (s.causal) scaled = causal_mask(gb, t, scaled);
   const auto row_max = gb.virtual_tensor(f32, t.row, t.row_strides);
   gb.reduction(CUDNN_REDUCE_TENSOR_MAX, scaled, row_max);

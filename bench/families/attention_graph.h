@@ -26,7 +26,7 @@ enum class AttentionPass { forward, forward_training, backward };
 
 struct AttentionGraphSpec {
   AttentionPass pass;
-  cudnnDataType_t type;  // CUDNN_DATA_FP8_E4M3: the fp8 graph below (forward only)  // of Q, K, V, O: CUDNN_DATA_HALF or CUDNN_DATA_BFLOAT16
+  cudnnDataType_t type;  // of Q, K, V, O: CUDNN_DATA_HALF, _BFLOAT16, or _FP8_E4M3 (the fp8 graph, forward only)
   std::int64_t batch, heads_q, heads_kv, seq_q, seq_kv, head_dim;
   bool causal;
   std::vector<std::int64_t> q_strides, kv_strides;  // [batch, heads, tokens, head_dim]; O has Q's

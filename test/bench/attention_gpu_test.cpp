@@ -151,7 +151,8 @@ TEST(AttentionReference, BackwardMatchesHost) {
     s.kv_stride = {HKV * SKV * D, SKV * D, D, 1};
     std::vector<float> q(B * HQ * SQ * D), k(B * HKV * SKV * D), v(k.size()), d_o(q.size()), o(q.size(), 0.0f);
     for (std::size_t i = 0; i < q.size(); ++i) q[i] = std::sin(0.37f * float(i)), d_o[i] = std::cos(0.71f * float(i));
-    for (std::size_t i = 0; i < k.size(); ++i) k[i] = std::cos(0.53f * float(i)), v[i] = std::sin(1.3f * float(i) + 0.2f);
+    for (std::size_t i = 0; i < k.size(); ++i)
+      k[i] = std::cos(0.53f * float(i)), v[i] = std::sin(1.3f * float(i) + 0.2f);
     const kernels::AttentionGroup group{1, 1};
     auto Q = [&](int h, int i, int c) { return double(q[std::size_t(((group.b * HQ + h) * SQ + i) * D + c)]); };
     auto dO = [&](int h, int i, int c) { return double(d_o[std::size_t(((group.b * HQ + h) * SQ + i) * D + c)]); };
@@ -166,7 +167,10 @@ TEST(AttentionReference, BackwardMatchesHost) {
         std::vector<double> p(std::size_t(keys), 0.0), dp(std::size_t(keys), 0.0);
         double m = -1e300, z = 0, delta = 0;
         for (int j = 0; j < keys; ++j) {
-          for (int c = 0; c < D; ++c) p[std::size_t(j)] += scale * Q(h, i, c) * K(j, c), dp[std::size_t(j)] += dO(h, i, c) * V(j, c);
+          for (int c = 0; c < D; ++c) {
+            p[std::size_t(j)] += scale * Q(h, i, c) * K(j, c);
+            dp[std::size_t(j)] += dO(h, i, c) * V(j, c);
+          }
           m = std::max(m, p[std::size_t(j)]);
         }
         for (auto& x : p) z += (x = std::exp(x - m));
