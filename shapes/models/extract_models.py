@@ -424,16 +424,13 @@ def evaluate(text, symbols):
     return total
 
 
-# The fields fit_records could not write as expressions, with their traced values (for the message of a table not
-# written): "aten::op field {None: base value, symbol: value with it doubled, ..., '3x': value at 3x}".
-UNFITTED = []
-
-
 def fit_records(records, doubled, check, base, check_symbols):
     """Writes each integer field of `records` (traced at `base`) as an expression fitted on the traces with one
-    symbol doubled and checked on the trace at `check_symbols`; returns (constant fields, same call sequence)."""
+    symbol doubled and checked on the trace at `check_symbols`; returns (the fields kept constant, same call
+    sequence). A field kept constant is described with its traced values, for the message of a table not written:
+    "aten::op field {None: base value, symbol: value with it doubled, ..., '3x': value at 3x}"."""
     same_shape = all(len(r) == len(records) for r in list(doubled.values()) + [check])
-    fixed = 0
+    unfitted = []
     for i, rec in enumerate(records):
         for field, v0 in list(rec.fields.items()):
             if not isinstance(v0, int) or isinstance(v0, bool) or not same_shape:
@@ -444,15 +441,16 @@ def fit_records(records, doubled, check, base, check_symbols):
             if text is not None and evaluate(text, check_symbols) == check[i].fields.get(field):
                 rec.fields[field] = Expr(text) if not text.isdigit() else int(text)
             else:
-                fixed += 1  # it varies with the inputs in a way no monomial reproduces: the traced constant stays
+                # it varies with the inputs in a way no fitted expression reproduces: the traced constant stays
                 values["3x"] = check[i].fields.get(field)
-                UNFITTED.append(f"{rec.source_op} {field} {values}")
-    return fixed, same_shape
+                unfitted.append(f"{rec.source_op} {field} {values}")
+    return unfitted, same_shape
 
 
 def symbolic(spec, device, dtype, base=None, train=False):
-    """The records at `base` (default: the model's inputs) with expressions; also how many data-dependent branches
-    on meta values were assumed True."""
+    """The records at `base` (default: the model's inputs) with expressions, the fields kept constant (fit_records),
+    whether the call sequence stays the same, and how many data-dependent branches on meta values were assumed
+    True."""
     base = dict(base or spec.defaults)
     records, assumed = trace(spec, base, device, dtype, train=train)
     doubled = {}
@@ -462,8 +460,8 @@ def symbolic(spec, device, dtype, base=None, train=False):
         doubled[s] = trace(spec, sym, device, dtype, train=train)[0]
     check_symbols = {s: v * 3 for s, v in base.items()}
     check = trace(spec, check_symbols, device, dtype, train=train)[0]
-    fixed, same_shape = fit_records(records, doubled, check, base, check_symbols)
-    return records, fixed, same_shape, assumed
+    unfitted, same_shape = fit_records(records, doubled, check, base, check_symbols)
+    return records, unfitted, same_shape, assumed
 
 
 def aggregate(records):
@@ -751,7 +749,8 @@ def main():
             if name in TRAIN_TRACE:
                 write_training_table(spec, args.out, torch.__version__)
             continue
-        records, fixed, scalable, assumed, traced_on = shape_trace(spec, args.device, dtype)
+        records, unfitted, scalable, assumed, traced_on = shape_trace(spec, args.device, dtype)
+        fixed = len(unfitted)
         measured, header = None, []
         if assumed:
             header.append(f"# ({assumed} branch(es) on a meta tensor's value taken as True while tracing shapes.)")
@@ -805,17 +804,19 @@ def write_training_table(spec, out_dir, torch_version):
     import model_zoo
     model_zoo.ATTENTION_DROPOUT = 0.0  # the fused attention calls the GPU runs (see model_zoo.ATTENTION_DROPOUT)
     try:
-        records, fixed, scalable, _ = symbolic(spec, "cpu", torch.float32, base=TRAIN_TRACE[spec.name], train=True)
+        records, unfitted, scalable, _ = symbolic(spec, "cpu", torch.float32, base=TRAIN_TRACE[spec.name],
+                                                  train=True)
     finally:
         model_zoo.ATTENTION_DROPOUT = None
     name = f"{spec.name}_train"
-    if fixed or not scalable:
-        print(f"{name}: not written: {fixed} field(s) fit no expression of the inputs ({'; '.join(UNFITTED[-fixed:])})"
+    if unfitted or not scalable:
+        print(f"{name}: not written: {len(unfitted)} field(s) fit no expression of the inputs "
+              f"({'; '.join(unfitted)})"
               if scalable else f"{name}: not written: the operator sequence changes with the inputs")
         return
     train_spec = model_zoo.Spec(name, spec.area, f"{spec.task}, training step", spec.source, spec.defaults,
                                 spec.build, spec.inputs, mode="train")
-    write_table(os.path.join(out_dir, f"{name}.yaml"), train_spec, records, fixed, scalable, None, (),
+    write_table(os.path.join(out_dir, f"{name}.yaml"), train_spec, records, len(unfitted), scalable, None, (),
                 torch_version)
     calls = len(records)
     covered = sum(1 for r in records if r.family != "other")

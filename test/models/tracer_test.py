@@ -407,10 +407,17 @@ class Tables(unittest.TestCase):
                                T([b, 12, l, 64]))
         base, check = {"B": 2, "L": 8}, {"B": 6, "L": 24}
         records = [att(2, 8)]
-        fixed, same = em.fit_records(records, {"B": [att(4, 8)], "L": [att(2, 16)]}, [att(6, 24)], base, check)
-        self.assertEqual((fixed, same), (0, True))
+        unfitted, same = em.fit_records(records, {"B": [att(4, 8)], "L": [att(2, 16)]}, [att(6, 24)], base, check)
+        self.assertEqual((len(unfitted), same), (0, True))
         f = records[0].fields
         self.assertEqual((f["batch"], f["seq_q"], f["heads_q"], f["mask"]), ("B", "L", 12, "causal"))
+        # A check trace the fit misses (25 tokens at 3x, not 24): seq_q and seq_kv stay constant, each named with its
+        # traced values.
+        records = [att(2, 8)]
+        unfitted, _ = em.fit_records(records, {"B": [att(4, 8)], "L": [att(2, 16)]}, [att(6, 25)], base, check)
+        self.assertEqual(len(unfitted), 2)
+        self.assertEqual(unfitted[0], "aten::scaled_dot_product_attention seq_q {None: 8, 'B': 8, 'L': 16, '3x': 25}")
+        self.assertEqual(records[0].fields["seq_q"], 8)
 
     def test_fit_expressions(self):
         base = {"B": 2, "L": 16}
