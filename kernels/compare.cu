@@ -70,6 +70,10 @@ __global__ void read_one_kernel(const T* out, std::size_t i, double* value) {
 
 }  // namespace
 
+CompareResult worse_of(const CompareResult& a, const CompareResult& b) {
+  return a.ok() && (!b.ok() || b.max_scaled_error > a.max_scaled_error) ? b : a;
+}
+
 std::string CompareResult::summary() const {
   char buf[512];
   if (wrong == 0 && norm_ok()) {

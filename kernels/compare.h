@@ -35,4 +35,8 @@ struct CompareResult {
 CompareResult compare_to_reference(const void* out, core::DType out_type, const double* ref, std::size_t count,
                                    double tolerance, cudaStream_t stream, double norm_tolerance = -1);
 
+// The worse of two checks of one case (several outputs, or ranks): the first one wrong, else the one with the larger
+// max scaled error.
+CompareResult worse_of(const CompareResult& a, const CompareResult& b);
+
 }  // namespace opmark::kernels

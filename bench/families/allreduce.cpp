@@ -164,7 +164,7 @@ class AllreduceWorkload final : public Workload {
       const kernels::CompareResult c = kernels::compare_to_reference(
           p_.inplace ? send_[l].get() : recv_[l].get(), prec_.input, ref.as<double>(), count,
           core::depth_tolerance(prec_.tolerance, double(n)), nullptr, prec_.tolerance);
-      if (l == 0 || !c.ok() || c.max_scaled_error > worst.max_scaled_error) worst = c;
+      worst = l == 0 ? c : kernels::worse_of(worst, c);
       if (!c.ok()) break;
     }
     return worst;

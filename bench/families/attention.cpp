@@ -29,18 +29,6 @@ using kernels::DeviceBuffer;
 // enough that the reference (seq_kv x head_dim float64 products per row, twice) stays well under a second.
 constexpr std::size_t kVerifiedRows = 512;
 
-// The worst of the three gradients' comparisons (the first wrong one), over all their elements.
-kernels::CompareResult worst_of(const std::vector<kernels::CompareResult>& results) {
-  kernels::CompareResult out = results.front();
-  std::size_t count = 0;
-  for (const auto& r : results) {
-    count += r.count;
-    if (out.ok() && (!r.ok() || r.max_scaled_error > out.max_scaled_error)) out = r;
-  }
-  out.count = count;
-  return out;
-}
-
 class AttentionWorkload final : public Workload {
  public:
   AttentionWorkload(const core::Case& c, const RunContext& ctx)
@@ -244,8 +232,12 @@ class AttentionWorkload final : public Workload {
                                            2 * core::depth_tolerance(prec_.tolerance, depth), stream,
                                            prec_.tolerance);
     };
-    return worst_of({compare(dq_got, dq_ref, dq_count, keys), compare(dk_got, dk_ref, kv_count, queries),
-                     compare(dv_got, dv_ref, kv_count, queries)});
+    // The worst of the three, counted over all their elements.
+    kernels::CompareResult worst = compare(dq_got, dq_ref, dq_count, keys);
+    for (const auto& [got, ref] : {std::pair{&dk_got, &dk_ref}, {&dv_got, &dv_ref}})
+      worst = kernels::worse_of(worst, compare(*got, *ref, kv_count, queries));
+    worst.count = dq_count + 2 * kv_count;
+    return worst;
   }
 
   const core::PrecisionInfo& prec_;

@@ -164,3 +164,15 @@ TEST(Compare, NormBoundCatchesAnErrorSpreadOverEveryElement) {
   EXPECT_FALSE(bounded.ok());
   EXPECT_NE(bounded.summary().find("rel norm error 2.000e-02 above 1.0e-02"), std::string::npos) << bounded.summary();
 }
+
+// Several checks of one case reported as one (no GPU): the first wrong one wins, else the larger scaled error.
+TEST(Compare, WorseOfTwoChecks) {
+  kernels::CompareResult small, large, wrong, also_wrong;
+  small.max_scaled_error = 1e-4, large.max_scaled_error = 3e-3;
+  wrong.wrong = 2, wrong.max_scaled_error = 1e-5;
+  also_wrong.wrong = 7;
+  EXPECT_EQ(kernels::worse_of(small, large).max_scaled_error, 3e-3);
+  EXPECT_EQ(kernels::worse_of(large, small).max_scaled_error, 3e-3);
+  EXPECT_EQ(kernels::worse_of(large, wrong).wrong, 2u);  // wrong beats a larger error within tolerance
+  EXPECT_EQ(kernels::worse_of(wrong, also_wrong).wrong, 2u);  // the first wrong one stays
+}
