@@ -103,6 +103,14 @@ class GraphBuilder {
   std::vector<cudnnBackendDescriptor_t> ops_;
 };
 
+// The strides of a packed tensor of these dimensions (the last one innermost).
+std::vector<std::int64_t> packed(const std::vector<std::int64_t>& dims) {
+  std::vector<std::int64_t> strides(dims.size());
+  std::int64_t stride = 1;
+  for (std::size_t i = dims.size(); i-- > 0;) strides[i] = stride, stride *= dims[i];
+  return strides;
+}
+
 // The same tensor described with its last two dimensions swapped (strides only: no data moves).
 std::vector<std::int64_t> transposed(std::vector<std::int64_t> strides) {
   std::swap(strides[2], strides[3]);
@@ -120,8 +128,8 @@ struct AttentionTensors {
 AttentionTensors common_tensors(GraphBuilder& gb, const AttentionGraphSpec& s) {
   const std::int64_t b = s.batch, hq = s.heads_q, sq = s.seq_q, skv = s.seq_kv;
   AttentionTensors t;
-  t.full = {b, hq, sq, skv}, t.full_strides = {hq * sq * skv, sq * skv, skv, 1};
-  t.row = {b, hq, sq, 1}, t.row_strides = {hq * sq, sq, 1, 1};
+  t.full = {b, hq, sq, skv}, t.full_strides = packed(t.full);
+  t.row = {b, hq, sq, 1}, t.row_strides = packed(t.row);
   t.q = gb.tensor(s.type, {b, hq, sq, s.head_dim}, s.q_strides, kUidQ);
   t.kt = gb.tensor(s.type, {b, s.heads_kv, s.head_dim, skv}, transposed(s.kv_strides), kUidK);
   const std::vector<std::int64_t> ones = {1, 1, 1, 1};
@@ -194,7 +202,7 @@ void build_forward(const AttentionGraphSpec& s, GraphBuilder& gb) {
   gb.reduction(CUDNN_REDUCE_TENSOR_AMAX, probs, gb.tensor(f32, ones, ones, kUidAmaxS));
   const auto probs8 = gb.virtual_tensor(s.type, t.full, t.full_strides);
   scaled_by(probs, kUidScaleS, t.full, t.full_strides, probs8);
-  const std::vector<std::int64_t> out_dims = {b, hq, sq, d}, out_strides = {hq * sq * d, sq * d, d, 1};
+  const std::vector<std::int64_t> out_dims = {b, hq, sq, d}, out_strides = packed(out_dims);
   const auto product = gb.virtual_tensor(f32, out_dims, out_strides);
   gb.matmul(probs8, v, product);
   const auto descaled = scaled_by(scaled_by(product, kUidDescaleS, out_dims, out_strides), kUidDescaleV, out_dims,
@@ -207,8 +215,8 @@ void build_forward(const AttentionGraphSpec& s, GraphBuilder& gb) {
 void grouped_gradient(GraphBuilder& gb, const AttentionGraphSpec& s, cudnnBackendDescriptor_t a,
                       cudnnBackendDescriptor_t b, cudnnBackendDescriptor_t out) {
   if (s.heads_q == s.heads_kv) return gb.matmul(a, b, out);
-  const std::int64_t hq = s.heads_q, skv = s.seq_kv, d = s.head_dim;
-  const auto per_head = gb.virtual_tensor(s.type, {s.batch, hq, skv, d}, {hq * skv * d, skv * d, d, 1});
+  const std::vector<std::int64_t> per_head_dims = {s.batch, s.heads_q, s.seq_kv, s.head_dim};
+  const auto per_head = gb.virtual_tensor(s.type, per_head_dims, packed(per_head_dims));
   gb.matmul(a, b, per_head);
   gb.reduction(CUDNN_REDUCE_TENSOR_ADD, per_head, out);
 }
@@ -227,10 +235,10 @@ void build_backward(const AttentionGraphSpec& s, GraphBuilder& gb) {
   const auto dk = gb.tensor(s.type, kv_dims, s.kv_strides, kUidDK);
   const auto dv = gb.tensor(s.type, kv_dims, s.kv_strides, kUidDV);
   const auto delta = gb.tensor(f32, t.row, t.row_strides, kUidDelta);
-  const auto dq_accum = gb.tensor(f32, q_dims, {hq * sq * d, sq * d, d, 1}, kUidDQAccum);
+  const auto dq_accum = gb.tensor(f32, q_dims, packed(q_dims), kUidDQAccum);
 
   // delta = rowsum(dO o O) (times 1: the frontend's dropout scale, part of the pattern cuDNN matches)
-  const auto do_o = gb.virtual_tensor(f32, q_dims, {hq * sq * d, sq * d, d, 1});
+  const auto do_o = gb.virtual_tensor(f32, q_dims, packed(q_dims));
   gb.pointwise(CUDNN_POINTWISE_MUL, f32, d_o, o, nullptr, do_o);
   const auto do_o_sum = gb.virtual_tensor(f32, t.row, t.row_strides);
   gb.reduction(CUDNN_REDUCE_TENSOR_ADD, do_o, do_o_sum);
