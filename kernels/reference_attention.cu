@@ -16,6 +16,8 @@ namespace {
 using attention_ref::block_reduce;
 using attention_ref::kMaxHeadDim;
 using attention_ref::kThreads;
+using attention_ref::kv_offset;
+using attention_ref::q_offset;
 
 // One block per sampled row: the scores of its keys in tiles of kThreads (thread t scores key t of the tile),
 // their maximum, then the exponentials and, per output column, the weighted sum of V; everything in float64.
@@ -29,8 +31,7 @@ __global__ void attention_rows_kernel(AttentionRefShape s, const T* q, const T* 
   const std::int64_t d = s.head_dim, group = s.heads_q / s.heads_kv, g = row.h / group;
   const std::int64_t keys = s.causal ? std::min<std::int64_t>(row.i + 1, s.seq_kv) : s.seq_kv;
   const double scale = 1.0 / sqrt(static_cast<double>(d));
-  const std::int64_t q_base = row.b * s.q_stride[0] + row.h * s.q_stride[1] + row.i * s.q_stride[2];
-  const std::int64_t kv_base = row.b * s.kv_stride[0] + g * s.kv_stride[1];
+  const std::int64_t q_base = q_offset(s, row.b, row.h, row.i), kv_base = kv_offset(s, row.b, g, 0);
   for (std::int64_t c = threadIdx.x; c < d; c += kThreads) q_row[c] = load_as_double(q, q_base + c * s.q_stride[3]);
   __syncthreads();
   auto score = [&](std::int64_t j) {
@@ -70,7 +71,7 @@ __global__ void attention_rows_kernel(AttentionRefShape s, const T* q, const T* 
 template <class T>
 __global__ void gather_rows_kernel(AttentionRefShape s, const T* o, const AttentionRow* rows, T* out) {
   const AttentionRow row = rows[blockIdx.x];
-  const std::int64_t base = row.b * s.q_stride[0] + row.h * s.q_stride[1] + row.i * s.q_stride[2];
+  const std::int64_t base = q_offset(s, row.b, row.h, row.i);
   for (std::int64_t c = threadIdx.x; c < s.head_dim; c += blockDim.x)
     out[blockIdx.x * s.head_dim + c] = o[base + c * s.q_stride[3]];
 }

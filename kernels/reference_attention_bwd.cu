@@ -15,16 +15,8 @@ using attention_ref::block_reduce;
 using attention_ref::kColumnParts;
 using attention_ref::kMaxHeadDim;
 using attention_ref::kThreads;
-
-// Element offsets of row `token` of head `head` in batch `b`, for Q-shaped (Q, O, dO, dQ) and K-shaped tensors.
-__device__ inline std::int64_t q_offset(const AttentionRefShape& s, std::int64_t b, std::int64_t head,
-                                        std::int64_t token) {
-  return b * s.q_stride[0] + head * s.q_stride[1] + token * s.q_stride[2];
-}
-__device__ inline std::int64_t kv_offset(const AttentionRefShape& s, std::int64_t b, std::int64_t head,
-                                         std::int64_t token) {
-  return b * s.kv_stride[0] + head * s.kv_stride[1] + token * s.kv_stride[2];
-}
+using attention_ref::kv_offset;
+using attention_ref::q_offset;
 
 // One block per (query head of the group, query row): the row's scores, their log-sum-exp and
 // delta = rowsum(dO o O) (both kept for the key pass), then dQ's row = scale sum_j P_ij (dO_i . V_j - delta) K_j.
