@@ -22,7 +22,7 @@ const std::vector<std::string>& reduce_ops() {
 
 // cudnnReduceTensor (sum, mean, max, and sum over everything) and cudnnSoftmaxForward (softmax, and log_softmax as
 // CUDNN_SOFTMAX_LOG); the norms have no single legacy cuDNN call.
-bool reduce_has_cudnn(const std::string& op) { return !reduce_normalises(op) || op == "softmax" || op == "log_softmax"; }
+bool reduce_has_cudnn(const std::string& op) { return !reduce_normalises(op) || reduce_is_softmax(op); }
 
 int reduce_inputs(const std::string& op) { return reduce_adds_residual(op) ? 2 : 1; }
 

@@ -25,7 +25,7 @@ std::string group_words(int group) {
 }
 
 std::string statistics_words(const std::string& op) {
-  if (op == "softmax" || op == "log_softmax") return "online softmax";
+  if (reduce_is_softmax(op)) return "online softmax";
   if (op == "layernorm" || op == "add_layernorm") return "Welford statistics";
   return "sum of squares";
 }
@@ -69,8 +69,10 @@ bool streaming_reads_pieces(const ReducePlan& plan, std::int64_t cols) {
 
 int memory_reads(const ReducePlan& plan) { return plan.path == ReducePath::rereads ? 1 : plan.passes; }
 
+bool reduce_is_softmax(const std::string& op) { return op == "softmax" || op == "log_softmax"; }
+
 bool reduce_normalises(const std::string& op) {
-  return op == "softmax" || op == "log_softmax" || op == "layernorm" || op == "rmsnorm" || op == "add_layernorm" ||
+  return reduce_is_softmax(op) || op == "layernorm" || op == "rmsnorm" || op == "add_layernorm" ||
          op == "add_rmsnorm";
 }
 
@@ -100,7 +102,7 @@ ReducePlan reduce_plan(const std::string& op, std::int64_t rows, std::int64_t co
       plan.rows_in_flight = registers_rows_in_flight(plan.group, plan.cache, vectorisable ? 16 : elem_bytes);
       how = group_words(plan.group) + " in registers" +
             (plan.rows_in_flight > 1 ? ", " + std::to_string(plan.rows_in_flight) + " rows at once" : "");
-    } else if (cols * elem_bytes <= shared_bytes && rows >= sms && (op == "softmax" || op == "log_softmax")) {
+    } else if (cols * elem_bytes <= shared_bytes && rows >= sms && reduce_is_softmax(op)) {
       plan.path = ReducePath::shared_memory;
       plan.group = kReduceBlockThreads;
       how = "block per row, shared memory";

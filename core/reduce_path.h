@@ -83,6 +83,8 @@ int memory_reads(const ReducePlan& plan);
 
 // Whether the op writes a rows x cols result (softmax, log_softmax and the norms) rather than one value per row.
 bool reduce_normalises(const std::string& op);
+// Whether the op is softmax or log_softmax (a max and a sum of exponentials per row).
+bool reduce_is_softmax(const std::string& op);
 // Whether the op adds a residual first (add_layernorm, add_rmsnorm) and writes the sum beside the result.
 bool reduce_adds_residual(const std::string& op);
 

@@ -43,7 +43,7 @@ using kernels::DeviceBuffer;
 class CudnnReduce {
  public:
   CudnnReduce(const std::string& op, core::DType type, std::int64_t rows, std::int64_t cols)
-      : softmax_(op == "softmax" || op == "log_softmax"), log_(op == "log_softmax") {
+      : softmax_(core::reduce_is_softmax(op)), log_(op == "log_softmax") {
     if (rows * cols > INT32_MAX) throw UnsupportedError("cuDNN tensor descriptors take at most 2^31 - 1 elements");
     // cudnnReduceTensor answers CUDNN_STATUS_BAD_PARAM when no dimension shrinks (checked before anything is made).
     if (!softmax_ && (op == "sum_all" ? rows * cols == 1 : cols == 1))
