@@ -17,8 +17,6 @@ std::string check_attention(const Case& c) {
   // Top-left causal alignment (PyTorch's is_causal): query i sees keys 0..i. More queries than keys would leave
   // rows with no key at all.
   if (p.causal && p.seq_q > p.seq_kv) return "a causal mask needs seq_q <= seq_kv (query i sees keys 0..i)";
-  if (c.precision == "fp8" && c.direction != "fwd")
-    return "fp8 attention is built forward only (cuDNN's fp8 backward graph is not)";
   if (c.precision == "fp8" && p.head_dim % 16 != 0)
     return "fp8 attention needs head_dim a multiple of 16 (cuDNN on Hopper), got " + std::to_string(p.head_dim);
   return first_problem({check_tensor_size("Q", "batch x heads_q x seq_q x head_dim",
@@ -38,7 +36,8 @@ Schema attention_schema() {
       "fused scaled-dot-product attention (flash attention) through cuDNN: O = softmax(Q K^T / sqrt(head_dim)) V "
       "per batch and query head; K and V heads shared by groups of query heads (GQA, MQA). FLOPs: 4 x batch x "
       "heads_q x head_dim x the (query, key) pairs computed; a causal mask computes seq_q (seq_q + 1) / 2 pairs "
-      "per head, not seq_q x seq_kv. fp8: Q, K, V and O in e4m3 with per-tensor scales (forward). bwd: dQ, dK "
+      "per head, not seq_q x seq_kv. fp8: Q, K, V and O (backward: dO, dQ, dK, dV too) in e4m3 with per-tensor "
+      "scales; cuDNN runs its backward on Hopper at head_dim 128 only. bwd: dQ, dK "
       "and dV from dO, with the softmax statistics the forward pass keeps (FlashAttention-2's backward: Q K^T "
       "recomputed), 2.5 x the forward's FLOPs";
   s.fields = {

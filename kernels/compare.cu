@@ -36,12 +36,12 @@ __global__ void sum_squares_kernel(const double* ref, std::size_t count, Totals*
 }
 
 template <class T>
-__global__ void compare_kernel(const T* out, const double* ref, std::size_t count, double tolerance, double rms,
-                               Totals* t) {
+__global__ void compare_kernel(const T* out, double out_scale, const double* ref, std::size_t count,
+                               double tolerance, double rms, Totals* t) {
   double diff_sq = 0;
   for (std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; i < count;
        i += std::size_t(gridDim.x) * blockDim.x) {
-    const double got = load_as_double(out, i);
+    const double got = load_as_double(out, i) * out_scale;
     const double want = ref[i];
     const double err = fabs(got - want);
     const double scale = fmax(fabs(want), rms);
@@ -64,8 +64,8 @@ __global__ void compare_kernel(const T* out, const double* ref, std::size_t coun
 }
 
 template <class T>
-__global__ void read_one_kernel(const T* out, std::size_t i, double* value) {
-  *value = load_as_double(out, i);
+__global__ void read_one_kernel(const T* out, double out_scale, std::size_t i, double* value) {
+  *value = load_as_double(out, i) * out_scale;
 }
 
 }  // namespace
@@ -95,7 +95,7 @@ std::string CompareResult::summary() const {
 }
 
 CompareResult compare_to_reference(const void* out, core::DType out_type, const double* ref, std::size_t count,
-                                   double tolerance, cudaStream_t stream, double norm_tolerance) {
+                                   double tolerance, cudaStream_t stream, double norm_tolerance, double out_scale) {
   CompareResult r;
   r.count = count;
   r.tolerance = tolerance;
@@ -116,13 +116,14 @@ CompareResult compare_to_reference(const void* out, core::DType out_type, const 
   DeviceBuffer first_value(sizeof(double));
   dispatch_dtype(out_type, [&](auto tag) {
     using T = typename decltype(tag)::type;
-    compare_kernel<T><<<blocks, kThreads, 0, stream>>>(static_cast<const T*>(out), ref, count, tolerance, r.ref_rms,
-                                                       totals);
+    compare_kernel<T><<<blocks, kThreads, 0, stream>>>(static_cast<const T*>(out), out_scale, ref, count, tolerance,
+                                                       r.ref_rms, totals);
     OPMARK_CHECK_LAUNCH();
     OPMARK_CHECK_CUDA(cudaMemcpyAsync(&host, totals, sizeof host, cudaMemcpyDeviceToHost, stream));
     OPMARK_CHECK_CUDA(cudaStreamSynchronize(stream));
     if (host.wrong > 0) {
-      read_one_kernel<T><<<1, 1, 0, stream>>>(static_cast<const T*>(out), host.first_wrong, first_value.as<double>());
+      read_one_kernel<T><<<1, 1, 0, stream>>>(static_cast<const T*>(out), out_scale, host.first_wrong,
+                                              first_value.as<double>());
       OPMARK_CHECK_LAUNCH();
     }
   });

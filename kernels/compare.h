@@ -31,9 +31,11 @@ struct CompareResult {
 // Scaling by the reference's rms keeps elements that cancel to near zero from failing on rounding alone.
 // tolerance = 0 demands exact equality (integer results). With norm_tolerance >= 0 the result is also wrong when
 // ||out - ref|| / ||ref|| exceeds it: a depth-scaled elementwise tolerance (core::depth_tolerance) then cannot hide
-// an error spread over the whole output.
+// an error spread over the whole output. Each element of `out` is multiplied by `out_scale` first: an fp8 result
+// stored scaled (a per-tensor scale s) is compared with its descale 1/s.
 CompareResult compare_to_reference(const void* out, core::DType out_type, const double* ref, std::size_t count,
-                                   double tolerance, cudaStream_t stream, double norm_tolerance = -1);
+                                   double tolerance, cudaStream_t stream, double norm_tolerance = -1,
+                                   double out_scale = 1);
 
 // The worse of two checks of one case (several outputs, or ranks): the first one wrong, else the one with the larger
 // max scaled error.

@@ -3,10 +3,12 @@
 // verified on a sample of output rows against a float64 reference (kernels/reference_attention.h), the backward on
 // one whole K/V group's dQ, dK and dV (kernels/reference_attention_bwd.h).
 #ifdef OPMARK_HAVE_CUDNN  // built where cuDNN was found (bench/CMakeLists.txt compiles every file of families/)
+#include <array>
 #include <cmath>
 #include <cstdio>
 #include <limits>
 #include <random>
+#include <tuple>
 #include <utility>
 
 #include "bench/families/attention_graph.h"
@@ -62,48 +64,61 @@ class AttentionWorkload final : public Workload {
                             p_.causal,
                             p_.strides(p_.heads_q, p_.seq_q),
                             p_.strides(p_.heads_kv, p_.seq_kv)};
-    // The variant pack names exactly the graph's tensors: the masking scalar exists only in a causal graph.
+    // The variant pack names exactly the graph's tensors: the masking scalar exists only in a causal graph, each
+    // fp8 scale only in the passes that apply it.
     std::vector<std::int64_t> uids = {kUidQ, kUidK, kUidV, kUidO, kUidScale};
     std::vector<void*> pointers = {q_.get(), k_.get(), v_.get(), o_.get(), &scale_};
     if (p_.causal) {
       uids.push_back(kUidNegInf);
       pointers.push_back(&neg_inf_);
     }
-    if (type_ == core::DType::f8_e4m3) {
+    const bool fp8 = type_ == core::DType::f8_e4m3;
+    if (fp8) {
       // Per-tensor scales as an fp8 training recipe sets them for these inputs (uniform in [-1, 1], unit scale):
-      // P (at most 1) is scaled by 448, e4m3's largest value, to use its range, and descaled after P V; the rest
-      // are 1. The last two floats receive the absolute maxima of P and of O.
-      const float host[kScaleCount] = {1, 1, 1, 1.0f / kFp8Max, kFp8Max, 1, 0, 0};
-      scales_ = DeviceBuffer(sizeof host);
-      OPMARK_CHECK_CUDA(cudaMemcpyAsync(scales_.get(), host, sizeof host, cudaMemcpyHostToDevice, ctx.stream));
-      OPMARK_CHECK_CUDA(cudaStreamSynchronize(ctx.stream));
-      const std::int64_t scale_uids[kScaleCount] = {kUidDescaleQ, kUidDescaleK, kUidDescaleV, kUidDescaleS,
-                                                    kUidScaleS,   kUidScaleO,   kUidAmaxS,    kUidAmaxO};
-      for (int i = 0; i < kScaleCount; ++i)
-        uids.push_back(scale_uids[i]), pointers.push_back(scales_.as<float>() + i);
+      // P (at most 1) is scaled by 448, e4m3's largest value, to use its range, and descaled after its product; the
+      // rest start at 1 (the backward's dS and gradient scales are calibrated below). Amax slots receive maxima.
+      fp8_scales_.fill(1.0f);
+      fp8_slot(kUidDescaleS) = 1.0f / kFp8Max;
+      fp8_slot(kUidScaleS) = kFp8Max;
+      scales_ = DeviceBuffer(sizeof fp8_scales_);
+      upload_fp8_scales(ctx.stream);
     }
+    std::vector<std::int64_t> forward_uids = uids;
+    std::vector<void*> forward_pointers = pointers;
+    if (fp8) bind_fp8_scales(kUidDescaleQ, kUidAmaxO, forward_uids, forward_pointers);
     std::string why;
-    if (backward_) {
+    if (!backward_) {
+      uids = forward_uids, pointers = forward_pointers;
+    } else {
       stats_ = DeviceBuffer(core::DType::f32, rows);
       d_o_ = DeviceBuffer(type_, q_elems);
       kernels::fill_random(d_o_.get(), q_elems, type_, ctx.seed + 3, ctx.stream);
-      run_training_forward(spec, uids, pointers, ctx);
+      run_training_forward(spec, forward_uids, forward_pointers, ctx);
       dq_ = DeviceBuffer(type_, q_elems);
       dk_ = DeviceBuffer(type_, kv_elems);
       dv_ = DeviceBuffer(type_, kv_elems);
-      delta_ = DeviceBuffer(core::DType::f32, rows);
-      dq_accum_ = DeviceBuffer(core::DType::f32, q_elems);
       spec.pass = AttentionPass::backward;
       for (auto [uid, pointer] : {std::pair<std::int64_t, void*>{kUidStats, stats_.get()}, {kUidDO, d_o_.get()},
-                                  {kUidDQ, dq_.get()}, {kUidDK, dk_.get()}, {kUidDV, dv_.get()},
-                                  {kUidDelta, delta_.get()}, {kUidDQAccum, dq_accum_.get()},
-                                  {kUidOne, static_cast<void*>(&one_)}})
+                                  {kUidDQ, dq_.get()}, {kUidDK, dk_.get()}, {kUidDV, dv_.get()}})
         uids.push_back(uid), pointers.push_back(pointer);
+      if (fp8) {
+        bind_fp8_scales(kUidDescaleQ, kUidScaleS, uids, pointers);
+        bind_fp8_scales(kUidDescaleO, kUidAmaxDP, uids, pointers);
+      } else {
+        delta_ = DeviceBuffer(core::DType::f32, rows);
+        dq_accum_ = DeviceBuffer(core::DType::f32, q_elems);
+        for (auto [uid, pointer] : {std::pair<std::int64_t, void*>{kUidDelta, delta_.get()},
+                                    {kUidDQAccum, dq_accum_.get()}, {kUidOne, static_cast<void*>(&one_)}})
+          uids.push_back(uid), pointers.push_back(pointer);
+      }
     }
     plans_ = attention_graph_plans(cudnn_handle(), spec, ctx.options.workspace_bytes, &why, &excluded_);
+    if (plans_.empty() && fp8 && backward_ && p_.head_dim != 128)
+      why += " (cuDNN's frontend allows the fp8 backward on Hopper at head_dim 128 only)";
     if (plans_.empty()) throw UnsupportedError(why);
     workspace_ = DeviceBuffer(std::max<std::size_t>(largest_workspace(plans_), 1));
     bind_graph_plans(plans_, uids, pointers, workspace_.get());
+    if (fp8 && backward_) calibrate_fp8_backward(ctx.stream);
   }
 
   void launch(cudaStream_t stream) override {
@@ -111,7 +126,7 @@ class AttentionWorkload final : public Workload {
     OPMARK_CHECK_CUDNN(cudnnSetStream(h, stream));
     // Before cuDNN 9.6 the backward adds into dQ's float accumulator, which must start at zero (the frontend
     // clears it then too); later versions write it.
-    if (backward_ && cudnnGetVersion() < 90600)
+    if (dq_accum_.get() && cudnnGetVersion() < 90600)
       OPMARK_CHECK_CUDA(cudaMemsetAsync(dq_accum_.get(), 0, dq_accum_.bytes(), stream));
     execute_graph_plan(h, plans_[static_cast<std::size_t>(chosen())]);
   }
@@ -135,8 +150,16 @@ class AttentionWorkload final : public Workload {
                   backward_ ? " backward (dQ, dK, dV)" : "", core::name_of(type_), core::name_of(type_),
                   p_.bshd ? "bshd" : "bhsd", p_.causal ? "causal" : "no mask", static_cast<long long>(p_.head_dim));
     std::string out = buf;
-    if (type_ == core::DType::f8_e4m3) {
+    if (type_ == core::DType::f8_e4m3 && backward_) {
+      char scales[200];
+      std::snprintf(scales, sizeof scales, " | per-tensor scales: Q, K, V, O, dO 1, P x 448, dS x %g, dQ x %g, dK x %g, "
+                    "dV x %g (powers of 2 from two calibration passes' amax); gradients in e4m3",
+                    fp8_slot(kUidScaleDP), fp8_slot(kUidScaleDQ), fp8_slot(kUidScaleDK), fp8_slot(kUidScaleDV));
+      out += scales;
+    } else if (type_ == core::DType::f8_e4m3) {
       out += " | per-tensor scales: Q, K, V 1, P x 448 into e4m3 (descaled after P V), O in e4m3; amax of P and O kept";
+    }
+    if (type_ == core::DType::f8_e4m3) {
       // Measured on an H100 (2026-11-24): cuDNN 9.14's fp8 engines wrote wrong tiles once the grid passed one wave of
       // SMs, 9.19's verified. Said where a wrong result is reported, so it is not read as opmark's.
       if (cudnnGetVersion() < 91900)
@@ -158,6 +181,45 @@ class AttentionWorkload final : public Workload {
     std::size_t bytes = 0;
     for (const auto& plan : plans) bytes = std::max(bytes, static_cast<std::size_t>(plan.workspace));
     return bytes;
+  }
+
+  float& fp8_slot(std::int64_t uid) { return fp8_scales_[static_cast<std::size_t>(uid - kUidDescaleQ)]; }
+  float fp8_slot(std::int64_t uid) const { return fp8_scales_[static_cast<std::size_t>(uid - kUidDescaleQ)]; }
+  void upload_fp8_scales(cudaStream_t stream) {
+    OPMARK_CHECK_CUDA(
+        cudaMemcpyAsync(scales_.get(), fp8_scales_.data(), sizeof fp8_scales_, cudaMemcpyHostToDevice, stream));
+    OPMARK_CHECK_CUDA(cudaStreamSynchronize(stream));
+  }
+  // The scales (and amax outputs) of the fp8 uids first..last, in device memory, into a variant pack.
+  void bind_fp8_scales(std::int64_t first, std::int64_t last, std::vector<std::int64_t>& uids,
+                       std::vector<void*>& pointers) {
+    for (std::int64_t uid = first; uid <= last; ++uid)
+      uids.push_back(uid), pointers.push_back(scales_.as<float>() + (uid - kUidDescaleQ));
+  }
+
+  // Delayed scaling, as fp8 training sets its scales: each comes from the absolute maximum its tensor had in the
+  // step before. Two passes by cuDNN's first engine, outside any timing: the first measures dS's maximum (the
+  // gradients' products need dS in e4m3's range, so their maxima are measured after that), the second the
+  // gradients'. Each scale is the power of 2 that puts the maximum just under 448, so descaling is exact.
+  void calibrate_fp8_backward(cudaStream_t stream) {
+    const auto pass = [&] {
+      OPMARK_CHECK_CUDNN(cudnnSetStream(cudnn_handle(), stream));
+      execute_graph_plan(cudnn_handle(), plans_.front());
+      OPMARK_CHECK_CUDA(cudaMemcpyAsync(fp8_scales_.data(), scales_.get(), sizeof fp8_scales_,
+                                        cudaMemcpyDeviceToHost, stream));
+      OPMARK_CHECK_CUDA(cudaStreamSynchronize(stream));
+    };
+    const auto power_of_2_scale = [](float amax) {
+      return amax > 0 && std::isfinite(amax) ? std::exp2(std::floor(std::log2(kFp8Max / amax))) : 1.0f;
+    };
+    pass();
+    fp8_slot(kUidScaleDP) = power_of_2_scale(fp8_slot(kUidAmaxDP));
+    fp8_slot(kUidDescaleDP) = 1.0f / fp8_slot(kUidScaleDP);
+    upload_fp8_scales(stream);
+    pass();
+    for (auto [scale, amax] : {std::pair{kUidScaleDQ, kUidAmaxDQ}, {kUidScaleDK, kUidAmaxDK}, {kUidScaleDV, kUidAmaxDV}})
+      fp8_slot(scale) = power_of_2_scale(fp8_slot(amax));
+    upload_fp8_scales(stream);
   }
 
   // The forward pass training runs before the backward: O and the softmax statistics, by cuDNN's first choice,
@@ -226,16 +288,25 @@ class AttentionWorkload final : public Workload {
     // row's dP are close: element by element the gradients get twice the forward's tolerance (bf16: 6 of 196608
     // elements of a GQA case measured 4-6% off on every engine cuDNN 9.14 offers, with the whole within 0.25%
     // in norm), FlashAttention's own tests allow twice a low-precision reference's error. The norm bound stays.
+    //   fp8 stores each gradient times its scale (compared through its descale). P and dS enter their products in
+    // e4m3 and the gradients are rounded to it, each a relative rounding of up to 1/16: the bound in norm is 1/8
+    // (two such roundings); element by element, as in the forward, 0.5 of the rows' scale catches gross errors only.
     const double keys = static_cast<double>(p_.seq_kv), queries = static_cast<double>(heads * p_.seq_q);
-    auto compare = [&](const DeviceBuffer& got, const DeviceBuffer& ref, std::size_t count, double depth) {
+    const bool fp8 = type_ == core::DType::f8_e4m3;
+    auto compare = [&](const DeviceBuffer& got, const DeviceBuffer& ref, std::size_t count, double depth,
+                       std::int64_t scale_uid) {
+      if (fp8)
+        return kernels::compare_to_reference(got.get(), type_, ref.as<double>(), count, 0.5, stream, 0.125,
+                                             1.0 / fp8_slot(scale_uid));
       return kernels::compare_to_reference(got.get(), type_, ref.as<double>(), count,
                                            2 * core::depth_tolerance(prec_.tolerance, depth), stream,
                                            prec_.tolerance);
     };
     // The worst of the three, counted over all their elements.
-    kernels::CompareResult worst = compare(dq_got, dq_ref, dq_count, keys);
-    for (const auto& [got, ref] : {std::pair{&dk_got, &dk_ref}, {&dv_got, &dv_ref}})
-      worst = kernels::worse_of(worst, compare(*got, *ref, kv_count, queries));
+    kernels::CompareResult worst = compare(dq_got, dq_ref, dq_count, keys, kUidScaleDQ);
+    for (const auto& [got, ref, uid] :
+         {std::tuple{&dk_got, &dk_ref, kUidScaleDK}, std::tuple{&dv_got, &dv_ref, kUidScaleDV}})
+      worst = kernels::worse_of(worst, compare(*got, *ref, kv_count, queries, uid));
     worst.count = dq_count + 2 * kv_count;
     return worst;
   }
@@ -247,9 +318,10 @@ class AttentionWorkload final : public Workload {
   core::DType type_;
   DeviceBuffer q_, k_, v_, o_, workspace_;
   DeviceBuffer d_o_, stats_, dq_, dk_, dv_, delta_, dq_accum_;  // backward only
-  static constexpr int kScaleCount = 8;
   static constexpr float kFp8Max = 448.0f;  // e4m3's largest finite value
-  DeviceBuffer scales_;                     // fp8 only: the six scales, then the two absolute maxima
+  // fp8 only: every scale and absolute maximum of the fp8 graphs, indexed by uid - kUidDescaleQ, and its device copy.
+  std::array<float, kFp8ScaleCount> fp8_scales_{};
+  DeviceBuffer scales_;
   std::vector<GraphPlan> plans_;
   std::string excluded_, training_forward_;
   float scale_ = 1, neg_inf_ = 0, one_ = 1;  // passed by value: the variant pack holds their host addresses

@@ -2,6 +2,7 @@
 #include "bench/families/attention_graph.h"
 
 #include <initializer_list>
+#include <map>
 #include <memory>
 #include <optional>
 #include <utility>
@@ -22,9 +23,13 @@ class GraphBuilder {
  public:
   explicit GraphBuilder(AttentionGraph& g) : g_(g) {}
 
+  // A tensor of the variant pack; asked for again by its uid, the same descriptor (a graph names each tensor once:
+  // the fp8 backward applies one scale in several places).
   cudnnBackendDescriptor_t tensor(cudnnDataType_t type, std::vector<std::int64_t> dims,
                                   std::vector<std::int64_t> strides, std::int64_t uid, bool by_value = false) {
-    return own(graph_tensor({type, std::move(dims), std::move(strides)}, uid, false, by_value));
+    auto& known = by_uid_[uid];
+    if (!known) known = own(graph_tensor({type, std::move(dims), std::move(strides)}, uid, false, by_value));
+    return known;
   }
   cudnnBackendDescriptor_t virtual_tensor(cudnnDataType_t type, std::vector<std::int64_t> dims,
                                           std::vector<std::int64_t> strides) {
@@ -100,6 +105,7 @@ class GraphBuilder {
 
   AttentionGraph& g_;
   std::int64_t next_virtual_uid_ = 100;
+  std::map<std::int64_t, cudnnBackendDescriptor_t> by_uid_;
   std::vector<cudnnBackendDescriptor_t> ops_;
 };
 
@@ -152,6 +158,17 @@ cudnnBackendDescriptor_t causal_mask(GraphBuilder& gb, const AttentionTensors& t
   return masked;
 }
 
+// x times the float at `uid` (device memory), in float, into `out` (a new float virtual tensor when null): fp8's
+// per-tensor scales.
+cudnnBackendDescriptor_t scaled_by(GraphBuilder& gb, cudnnBackendDescriptor_t x, std::int64_t uid,
+                                   const std::vector<std::int64_t>& dims, const std::vector<std::int64_t>& strides,
+                                   cudnnBackendDescriptor_t out = nullptr) {
+  const std::vector<std::int64_t> ones = {1, 1, 1, 1};
+  if (!out) out = gb.virtual_tensor(CUDNN_DATA_FLOAT, dims, strides);
+  gb.pointwise(CUDNN_POINTWISE_MUL, CUDNN_DATA_FLOAT, x, gb.tensor(CUDNN_DATA_FLOAT, ones, ones, uid), nullptr, out);
+  return out;
+}
+
 void build_forward(const AttentionGraphSpec& s, GraphBuilder& gb) {
   const std::int64_t b = s.batch, hq = s.heads_q, hkv = s.heads_kv, sq = s.seq_q, skv = s.seq_kv, d = s.head_dim;
   const cudnnDataType_t f32 = CUDNN_DATA_FLOAT;
@@ -160,20 +177,13 @@ void build_forward(const AttentionGraphSpec& s, GraphBuilder& gb) {
   const auto v = gb.tensor(s.type, {b, hkv, skv, d}, s.kv_strides, kUidV);
   const auto o = gb.tensor(s.type, {b, hq, sq, d}, s.q_strides, kUidO);
   const std::vector<std::int64_t> ones = {1, 1, 1, 1};
-  // x times the float at `uid` (device memory), in float: fp8's per-tensor scales.
-  const auto scaled_by = [&](cudnnBackendDescriptor_t x, std::int64_t uid, const std::vector<std::int64_t>& dims,
-                             const std::vector<std::int64_t>& strides, cudnnBackendDescriptor_t out = nullptr) {
-    if (!out) out = gb.virtual_tensor(f32, dims, strides);
-    gb.pointwise(CUDNN_POINTWISE_MUL, f32, x, gb.tensor(f32, ones, ones, uid), nullptr, out);
-    return out;
-  };
   const auto scores = gb.virtual_tensor(f32, t.full, t.full_strides);
   gb.matmul(t.q, t.kt, scores);
   auto scaled = gb.virtual_tensor(f32, t.full, t.full_strides);
   gb.pointwise(CUDNN_POINTWISE_MUL, f32, scores, t.scale, nullptr, scaled);
   if (fp8) {
-    scaled = scaled_by(scaled, kUidDescaleQ, t.full, t.full_strides);
-    scaled = scaled_by(scaled, kUidDescaleK, t.full, t.full_strides);
+    scaled = scaled_by(gb, scaled, kUidDescaleQ, t.full, t.full_strides);
+    scaled = scaled_by(gb, scaled, kUidDescaleK, t.full, t.full_strides);
   }
   if (s.causal) scaled = causal_mask(gb, t, scaled);
   const auto row_max = gb.virtual_tensor(f32, t.row, t.row_strides);
@@ -201,13 +211,13 @@ void build_forward(const AttentionGraphSpec& s, GraphBuilder& gb) {
   gb.pointwise(CUDNN_POINTWISE_DIV, f32, exps, row_sum, nullptr, probs);
   gb.reduction(CUDNN_REDUCE_TENSOR_AMAX, probs, gb.tensor(f32, ones, ones, kUidAmaxS));
   const auto probs8 = gb.virtual_tensor(s.type, t.full, t.full_strides);
-  scaled_by(probs, kUidScaleS, t.full, t.full_strides, probs8);
+  scaled_by(gb, probs, kUidScaleS, t.full, t.full_strides, probs8);
   const std::vector<std::int64_t> out_dims = {b, hq, sq, d}, out_strides = packed(out_dims);
   const auto product = gb.virtual_tensor(f32, out_dims, out_strides);
   gb.matmul(probs8, v, product);
-  const auto descaled = scaled_by(scaled_by(product, kUidDescaleS, out_dims, out_strides), kUidDescaleV, out_dims,
-                                  out_strides);
-  scaled_by(descaled, kUidScaleO, out_dims, out_strides, o);
+  const auto descaled = scaled_by(gb, scaled_by(gb, product, kUidDescaleS, out_dims, out_strides), kUidDescaleV,
+                                  out_dims, out_strides);
+  scaled_by(gb, descaled, kUidScaleO, out_dims, out_strides, o);
   gb.reduction(CUDNN_REDUCE_TENSOR_AMAX, descaled, gb.tensor(f32, ones, ones, kUidAmaxO));
 }
 
@@ -279,9 +289,99 @@ void build_backward(const AttentionGraphSpec& s, GraphBuilder& gb) {
   gb.pointwise(CUDNN_POINTWISE_IDENTITY, f32, dq_accum, nullptr, nullptr, dq);
 }
 
+// One product of the fp8 backward into a gradient (the frontend's matmul_fp8): a b in float, summed over each GQA
+// group when `out` has fewer heads than the product, descaled by both operands' scales, its absolute maximum
+// written to `amax_uid`, and scaled by `scale_uid` into `out` (e4m3).
+void fp8_gradient(GraphBuilder& gb, cudnnBackendDescriptor_t a, cudnnBackendDescriptor_t b,
+                  std::vector<std::int64_t> product_dims, const std::vector<std::int64_t>& out_dims,
+                  std::int64_t descale_a_uid, std::int64_t descale_b_uid, std::int64_t scale_uid,
+                  cudnnBackendDescriptor_t out, std::int64_t amax_uid) {
+  auto sum = gb.virtual_tensor(CUDNN_DATA_FLOAT, product_dims, packed(product_dims));
+  gb.matmul(a, b, sum);
+  if (product_dims != out_dims) {
+    const auto grouped = gb.virtual_tensor(CUDNN_DATA_FLOAT, out_dims, packed(out_dims));
+    gb.reduction(CUDNN_REDUCE_TENSOR_ADD, sum, grouped);
+    sum = grouped;
+  }
+  const auto descaled = scaled_by(gb, scaled_by(gb, sum, descale_a_uid, out_dims, packed(out_dims)), descale_b_uid,
+                                  out_dims, packed(out_dims));
+  const std::vector<std::int64_t> ones = {1, 1, 1, 1};
+  gb.reduction(CUDNN_REDUCE_TENSOR_AMAX, descaled, gb.tensor(CUDNN_DATA_FLOAT, ones, ones, amax_uid));
+  scaled_by(gb, descaled, scale_uid, out_dims, packed(out_dims), out);
+}
+
+// The fp8 backward, step for step as cuDNN's frontend builds sdpa_fp8_backward (cuDNN's engines match this pattern).
+void build_backward_fp8(const AttentionGraphSpec& s, GraphBuilder& gb) {
+  const std::int64_t b = s.batch, hq = s.heads_q, hkv = s.heads_kv, sq = s.seq_q, skv = s.seq_kv, d = s.head_dim;
+  const cudnnDataType_t f32 = CUDNN_DATA_FLOAT;
+  const AttentionTensors t = common_tensors(gb, s);
+  const std::vector<std::int64_t> q_dims = {b, hq, sq, d}, kv_dims = {b, hkv, skv, d};
+  const auto vt = gb.tensor(s.type, {b, hkv, d, skv}, transposed(s.kv_strides), kUidV);
+  const auto o = gb.tensor(s.type, q_dims, s.q_strides, kUidO);
+  const auto d_o = gb.tensor(s.type, q_dims, s.q_strides, kUidDO);
+  const auto stats = gb.tensor(f32, t.row, t.row_strides, kUidStats);
+
+  // delta = rowsum(dO o O) descaled by dO's and O's scales
+  const auto do_o = gb.virtual_tensor(f32, q_dims, packed(q_dims));
+  gb.pointwise(CUDNN_POINTWISE_MUL, f32, d_o, o, nullptr, do_o);
+  const auto do_o_sum = gb.virtual_tensor(f32, t.row, t.row_strides);
+  gb.reduction(CUDNN_REDUCE_TENSOR_ADD, do_o, do_o_sum);
+  const auto delta = scaled_by(gb, scaled_by(gb, do_o_sum, kUidDescaleDO, t.row, t.row_strides), kUidDescaleO,
+                               t.row, t.row_strides);
+
+  // P = exp(mask(scale Q K^T descaled) - stats), then scaled into e4m3 and viewed transposed for dV = P^T dO
+  const auto scores = gb.virtual_tensor(f32, t.full, t.full_strides);
+  gb.matmul(t.q, t.kt, scores);
+  auto scaled = gb.virtual_tensor(f32, t.full, t.full_strides);
+  gb.pointwise(CUDNN_POINTWISE_MUL, f32, scores, t.scale, nullptr, scaled);
+  scaled = scaled_by(gb, scaled_by(gb, scaled, kUidDescaleQ, t.full, t.full_strides), kUidDescaleK, t.full,
+                     t.full_strides);
+  if (s.causal) scaled = causal_mask(gb, t, scaled);
+  const auto shifted = gb.virtual_tensor(f32, t.full, t.full_strides);
+  gb.pointwise(CUDNN_POINTWISE_SUB, f32, scaled, stats, nullptr, shifted);
+  const auto probs = gb.virtual_tensor(f32, t.full, t.full_strides);
+  gb.pointwise(CUDNN_POINTWISE_EXP, f32, shifted, nullptr, nullptr, probs);
+  const auto probs8 = gb.virtual_tensor(s.type, t.full, t.full_strides);
+  scaled_by(gb, probs, kUidScaleS, t.full, t.full_strides, probs8);
+  const std::vector<std::int64_t> full_t = {b, hq, skv, sq}, full_t_strides = {hq * sq * skv, sq * skv, 1, skv};
+  const auto probs8_t = gb.virtual_tensor(s.type, full_t, full_t_strides);
+  gb.reshape(probs8, probs8_t);
+  const std::vector<std::int64_t> per_query_head = {b, hq, skv, d};
+  fp8_gradient(gb, probs8_t, d_o, per_query_head, kv_dims, kUidDescaleS, kUidDescaleDO, kUidScaleDV,
+               gb.tensor(s.type, kv_dims, s.kv_strides, kUidDV), kUidAmaxDV);
+
+  // dS = scale P o (dO V^T descaled - delta); its absolute maximum kept; scaled into e4m3
+  const auto dp = gb.virtual_tensor(f32, t.full, t.full_strides);
+  gb.matmul(d_o, vt, dp);
+  const auto dp_descaled = scaled_by(gb, scaled_by(gb, dp, kUidDescaleDO, t.full, t.full_strides), kUidDescaleV,
+                                     t.full, t.full_strides);
+  const auto centred = gb.virtual_tensor(f32, t.full, t.full_strides);
+  gb.pointwise(CUDNN_POINTWISE_SUB, f32, dp_descaled, delta, nullptr, centred);
+  const auto weighted = gb.virtual_tensor(f32, t.full, t.full_strides);
+  gb.pointwise(CUDNN_POINTWISE_MUL, f32, centred, probs, nullptr, weighted);
+  const auto ds = gb.virtual_tensor(f32, t.full, t.full_strides);
+  gb.pointwise(CUDNN_POINTWISE_MUL, f32, weighted, t.scale, nullptr, ds);
+  const std::vector<std::int64_t> ones = {1, 1, 1, 1};
+  gb.reduction(CUDNN_REDUCE_TENSOR_AMAX, ds, gb.tensor(f32, ones, ones, kUidAmaxDP));
+  const auto ds8 = gb.virtual_tensor(s.type, t.full, t.full_strides);
+  scaled_by(gb, ds, kUidScaleDP, t.full, t.full_strides, ds8);
+
+  // dQ = dS K, dK = dS^T Q
+  const auto k = gb.virtual_tensor(f32, kv_dims, s.kv_strides);
+  gb.reshape(t.kt, k);
+  fp8_gradient(gb, ds8, k, q_dims, q_dims, kUidDescaleDP, kUidDescaleK, kUidScaleDQ,
+               gb.tensor(s.type, q_dims, s.q_strides, kUidDQ), kUidAmaxDQ);
+  const auto ds8_t = gb.virtual_tensor(s.type, full_t, full_t_strides);
+  gb.reshape(ds8, ds8_t);
+  fp8_gradient(gb, ds8_t, t.q, per_query_head, kv_dims, kUidDescaleDP, kUidDescaleQ, kUidScaleDK,
+               gb.tensor(s.type, kv_dims, s.kv_strides, kUidDK), kUidAmaxDK);
+}
+
 void build(cudnnHandle_t handle, const AttentionGraphSpec& s, AttentionGraph& g) {
   GraphBuilder gb(g);
-  if (s.pass == AttentionPass::backward)
+  if (s.pass == AttentionPass::backward && s.type == CUDNN_DATA_FP8_E4M3)
+    build_backward_fp8(s, gb);
+  else if (s.pass == AttentionPass::backward)
     build_backward(s, gb);
   else
     build_forward(s, gb);

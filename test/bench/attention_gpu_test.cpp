@@ -1,6 +1,6 @@
 // The attention family on the GPU: cuDNN's fused attention verified against the float64 reference (no mask,
-// causal, GQA and MQA, both layouts, decoding, odd lengths), its backward (dQ, dK, dV of a whole K/V group), and
-// both references checked against host computations, with a planted wrong result caught.
+// causal, GQA and MQA, both layouts, decoding, odd lengths), its backward (dQ, dK, dV of a whole K/V group), fp8
+// forward and backward, and both references checked against host computations, with a planted wrong result caught.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -76,6 +76,18 @@ TEST(AttentionFp8, VerifiedAgainstFloat64) {
                         test_stream.stream);
   test::expect_verified(attention("fp8", 2, 8, 2, 256, 256, 128, "causal", "bhsd"), &bench::make_workload, options,
                         test_stream.stream);
+}
+
+// fp8 backward (e4m3 dO, dQ, dK and dV, scales calibrated from two passes' maxima), at head_dim 128 (Hopper's only):
+// causal MHA, and GQA 8/2 in BHSD.
+TEST(AttentionFp8, BackwardVerifiedAgainstFloat64) {
+  OPMARK_REQUIRE_GPU();
+  bench::Options options;
+  test::TestStream test_stream;
+  test::expect_verified(attention("fp8", 2, 4, 4, 256, 256, 128, "causal", "bshd", "bwd"), &bench::make_workload,
+                        options, test_stream.stream);
+  test::expect_verified(attention("fp8", 2, 8, 2, 256, 256, 128, "none", "bhsd", "bwd"), &bench::make_workload,
+                        options, test_stream.stream);
 }
 
 INSTANTIATE_TEST_SUITE_P(HalfPrecisions, AttentionCase, ::testing::Values("fp16", "bf16"),

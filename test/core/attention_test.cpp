@@ -62,12 +62,15 @@ TEST(Attention, ChecksNameTheRule) {
   EXPECT_NE(message([] { attention(1, 8, 8, 32, 16, 64, "causal"); }).find("seq_q <= seq_kv"), std::string::npos);
   EXPECT_NE(message([] { attention(1, 8, 8, 16, 16, 64, "sliding"); }).find("mask"), std::string::npos);
   EXPECT_NE(message([] { attention(1, 8, 8, 16, 16, 64, "none", "bshd", "fp32"); }).find("fp32"), std::string::npos);
-  // fp8: forward only, head_dim a multiple of 16; one byte an element.
-  EXPECT_NE(message([] { attention(1, 8, 8, 16, 16, 64, "none", "bshd", "fp8", "bwd"); }).find("forward only"),
-            std::string::npos);
-  EXPECT_NE(message([] { attention(1, 8, 8, 16, 16, 72, "none", "bshd", "fp8"); }).find("multiple of 16"),
+  // fp8: forward and backward, head_dim a multiple of 16 (which head_dim an engine takes is the device's: Hopper's
+  // fp8 backward takes 128 only, reported as unsupported when the case runs); one byte an element.
+  EXPECT_EQ(message([] { attention(1, 8, 8, 16, 16, 64, "none", "bshd", "fp8", "bwd"); }), "no error");
+  EXPECT_NE(message([] { attention(1, 8, 8, 16, 16, 72, "none", "bshd", "fp8", "bwd"); }).find("multiple of 16"),
             std::string::npos);
   EXPECT_DOUBLE_EQ(work_of(attention(2, 8, 8, 16, 16, 64, "none", "bshd", "fp8")).bytes_written, 2.0 * 8 * 16 * 64);
+  // The fp8 backward writes dQ, dK and dV in e4m3: one byte each.
+  EXPECT_DOUBLE_EQ(work_of(attention(2, 8, 8, 16, 16, 64, "none", "bshd", "fp8", "bwd")).bytes_written,
+                   3.0 * 2 * 8 * 16 * 64);
 }
 
 TEST(Attention, NamesAndLayouts) {
