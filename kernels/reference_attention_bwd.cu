@@ -18,11 +18,20 @@ using attention_ref::kThreads;
 using attention_ref::kv_offset;
 using attention_ref::q_offset;
 
-// One block per (query head of the group, query row): the row's scores, their log-sum-exp and
-// delta = rowsum(dO o O) (both kept for the key pass), then dQ's row = scale sum_j P_ij (dO_i . V_j - delta) K_j.
+// x as cuDNN's fp8 backward passes it to a product: scaled, rounded to e4m3 (saturating), descaled. A scale of 0
+// leaves x as it is (the fp16 and bf16 graphs).
+__device__ __forceinline__ double through_e4m3(double x, double scale) {
+  if (scale == 0) return x;
+  return static_cast<double>(static_cast<float>(__nv_fp8_e4m3(static_cast<float>(x * scale)))) / scale;
+}
+
+// One block per (query head of the group, query row): the row's scores, their log-sum-exp (or the one given) and
+// delta = rowsum(dO o O) (both kept for the key pass), then dQ's row = sum_j dS_ij K_j with
+// dS_ij = scale P_ij (dO_i . V_j - delta).
 template <class T>
 __global__ void attention_grad_query_kernel(AttentionRefShape s, const T* q, const T* k, const T* v, const T* o,
-                                            const T* d_o, AttentionGroup grp, double* lse_out, double* delta_out,
+                                            const T* d_o, AttentionGroup grp, AttentionFp8Rounding fp8,
+                                            const float* stats, double* own_lse, double* lse_out, double* delta_out,
                                             double* dq) {
   __shared__ double q_row[kMaxHeadDim], do_row[kMaxHeadDim];
   __shared__ double tile[kThreads];
@@ -69,25 +78,29 @@ __global__ void attention_grad_query_kernel(AttentionRefShape s, const T* q, con
   for (std::int64_t j = threadIdx.x; j < keys; j += kThreads) local_sum += exp(scale * dot(q_row, k, j) - m);
   for (std::int64_t c = threadIdx.x; c < d; c += kThreads)
     local_delta += do_row[c] * load_as_double(o, q_base + c * s.q_stride[3]);
-  const double lse = m + log(block_reduce(local_sum, false, scratch));
+  const double computed_lse = m + log(block_reduce(local_sum, false, scratch));
+  const double lse = stats ? static_cast<double>(stats[(grp.b * s.heads_q + h) * s.seq_q + i]) : computed_lse;
   const double delta = block_reduce(local_delta, false, scratch);
   double grad[kColumnParts] = {};
   accumulate(k, [&](std::int64_t j) {
-    return exp(scale * dot(q_row, k, j) - lse) * (dot(do_row, v, j) - delta);
+    return through_e4m3(scale * exp(scale * dot(q_row, k, j) - lse) * (dot(do_row, v, j) - delta), fp8.ds_scale);
   }, grad);
   for (int part = 0; part < kColumnParts; ++part) {
     const std::int64_t c = threadIdx.x + part * kThreads;
-    if (c < d) dq[blockIdx.x * d + c] = scale * grad[part];
+    if (c < d) dq[blockIdx.x * d + c] = grad[part];
   }
-  if (threadIdx.x == 0) lse_out[blockIdx.x] = lse, delta_out[blockIdx.x] = delta;
+  if (threadIdx.x == 0) {
+    lse_out[blockIdx.x] = lse, delta_out[blockIdx.x] = delta;
+    if (own_lse) own_lse[blockIdx.x] = computed_lse;
+  }
 }
 
 // One block per key row j: dV_j = sum over the group's heads and queries i of P_ij dO_i, and
-// dK_j = scale sum P_ij (dO_i . V_j - delta_i) Q_i, from the query pass's log-sum-exp and delta.
+// dK_j = sum dS_ij Q_i, from the query pass's log-sum-exp and delta.
 template <class T>
 __global__ void attention_grad_key_kernel(AttentionRefShape s, const T* q, const T* k, const T* v, const T* d_o,
-                                          AttentionGroup grp, const double* lse, const double* delta, double* dk,
-                                          double* dv) {
+                                          AttentionGroup grp, AttentionFp8Rounding fp8, const double* lse,
+                                          const double* delta, double* dk, double* dv) {
   __shared__ double k_row[kMaxHeadDim], v_row[kMaxHeadDim];
   __shared__ double p_tile[kThreads], ds_tile[kThreads];
   const std::int64_t d = s.head_dim, group = s.heads_q / s.heads_kv, j = blockIdx.x;
@@ -114,7 +127,8 @@ __global__ void attention_grad_key_kernel(AttentionRefShape s, const T* q, const
           dp += load_as_double(d_o, base + c * s.q_stride[3]) * v_row[c];
         }
         p = exp(scale * score - lse[row]);
-        ds = p * (dp - delta[row]);
+        ds = through_e4m3(scale * p * (dp - delta[row]), fp8.ds_scale);
+        p = through_e4m3(p, fp8.p_scale);
       }
       p_tile[threadIdx.x] = p, ds_tile[threadIdx.x] = ds;
       __syncthreads();
@@ -135,7 +149,7 @@ __global__ void attention_grad_key_kernel(AttentionRefShape s, const T* q, const
   }
   for (int part = 0; part < kColumnParts; ++part) {
     const std::int64_t c = threadIdx.x + part * kThreads;
-    if (c < d) dv[j * d + c] = dv_acc[part], dk[j * d + c] = scale * dk_acc[part];
+    if (c < d) dv[j * d + c] = dv_acc[part], dk[j * d + c] = dk_acc[part];
   }
 }
 
@@ -152,7 +166,8 @@ __global__ void gather_heads_kernel(const T* x, std::array<std::int64_t, 4> stri
 
 void reference_attention_backward(const AttentionRefShape& s, const void* q, const void* k, const void* v,
                                   const void* o, const void* d_o, core::DType type, AttentionGroup group, double* dq,
-                                  double* dk, double* dv, cudaStream_t stream) {
+                                  double* dk, double* dv, cudaStream_t stream, AttentionFp8Rounding fp8,
+                                  const float* stats, double* own_lse) {
   if (s.head_dim > kMaxHeadDim) throw Error("the attention reference takes head_dim up to 256");
   const std::int64_t query_rows = s.heads_q / s.heads_kv * s.seq_q;
   DeviceBuffer lse(core::DType::f64, static_cast<std::size_t>(query_rows));
@@ -162,10 +177,10 @@ void reference_attention_backward(const AttentionRefShape& s, const void* q, con
     const T *qt = static_cast<const T*>(q), *kt = static_cast<const T*>(k), *vt = static_cast<const T*>(v);
     const T *ot = static_cast<const T*>(o), *dot = static_cast<const T*>(d_o);
     attention_grad_query_kernel<T><<<static_cast<unsigned>(query_rows), kThreads, 0, stream>>>(
-        s, qt, kt, vt, ot, dot, group, lse.as<double>(), delta.as<double>(), dq);
+        s, qt, kt, vt, ot, dot, group, fp8, stats, own_lse, lse.as<double>(), delta.as<double>(), dq);
     OPMARK_CHECK_LAUNCH();
     attention_grad_key_kernel<T><<<static_cast<unsigned>(s.seq_kv), kThreads, 0, stream>>>(
-        s, qt, kt, vt, dot, group, lse.as<double>(), delta.as<double>(), dk, dv);
+        s, qt, kt, vt, dot, group, fp8, lse.as<double>(), delta.as<double>(), dk, dv);
     OPMARK_CHECK_LAUNCH();
   });
   // The scratch buffers are freed on return: finish with them first.
