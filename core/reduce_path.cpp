@@ -1,6 +1,8 @@
 #include "core/reduce_path.h"
 
 #include <algorithm>
+#include <initializer_list>
+#include <vector>
 
 namespace opmark::core {
 namespace {
@@ -31,14 +33,26 @@ std::string statistics_words(const std::string& op) {
 }
 
 // The group and register cache for rows of `units` vectors or elements: the smallest that holds the row.
-bool fits_registers(std::int64_t units, ReducePlan* plan) {
+// `element_bytes`: the unit's size where the units are elements (0 for 16-byte vectors).
+bool fits_registers(const std::string& op, std::int64_t units, std::int64_t element_bytes, ReducePlan* plan) {
   struct Fit {
     int group, cache;
   };
   // Each cache size is a kernel of its own: registers are sized for the whole cache whatever the row uses, and a
   // cache twice the row's need halves the blocks a multiprocessor holds (latency, not bandwidth, then bounds it).
-  static const Fit fits[] = {{1, 1}, {1, 4},  {8, 4},  {32, 4},  {32, 8}, {32, 16}, {kReduceBlockThreads, 4},
-                             {kReduceBlockThreads, 8}, {kReduceBlockThreads, 16}};
+  std::vector<Fit> fits = {{1, 1}, {1, 4}, {8, 4}};
+  // Rows of 33 to 64 elements: 16 lanes a row (two rows a warp) use all of a 4-element cache where a warp used half.
+  // H100, 2026-11-24, the same process alternating both: 33 fp16 columns softmax 154.7 -> 89.8 us, RMSNorm 112.8 ->
+  // 72.5; 63 fp16 columns log_softmax 90.5 -> 57.4; 33 fp32 columns layer norm 158.8 -> 111.8; nothing slower (fp32
+  // RMSNorm over 63: 102.9 -> 102.7). 16-byte vectors were not measured.
+  if (element_bytes > 0) fits.push_back({16, 4});
+  // softmax and log_softmax over 65 to 128 2-byte elements: 16 lanes with 8 each (each shuffle serves two rows)
+  // were 3-5% faster than a warp with 4 (97 columns: fp16 log_softmax 69.9 -> 67.4 us, bf16 softmax 71.8 -> 68.6);
+  // the norms were slower that way (fp16 RMSNorm 58.3 -> 75.4) and so was fp32 softmax (100.7 -> 104.2).
+  if (element_bytes == 2 && reduce_is_softmax(op)) fits.push_back({16, 8});
+  for (Fit f : std::initializer_list<Fit>{{32, 4}, {32, 8}, {32, 16}, {kReduceBlockThreads, 4},
+                                          {kReduceBlockThreads, 8}, {kReduceBlockThreads, 16}})
+    fits.push_back(f);
   for (const Fit& f : fits)
     if (units <= std::int64_t{f.group} * f.cache) {
       plan->group = f.group;
@@ -46,6 +60,18 @@ bool fits_registers(std::int64_t units, ReducePlan* plan) {
       return true;
     }
   return false;
+}
+
+// Whether the registers path launches a block for every block's worth of rows instead of looping blocks. Measured
+// both ways in one process on an H100 (2026-11-24): over 4-byte elements (fp32 rows of 31 to 197 columns, groups of
+// 8 to 32 lanes) one-shot grids were 1-10% faster for softmax, log_softmax and RMSNorm (softmax over 31 columns
+// 113.0 -> 101.4 us, over 97 98.8 -> 97.0; RMSNorm over 150 99.9 -> 93.9), and for layer norm with 4 units a lane
+// (31 columns 111.6 -> 100.1) but not 8 (150 columns 119.4 -> 128.2). Over 2-byte elements they were mostly slower
+// (fp16 layer norm over 97 67.3 -> 74.7, log_softmax over 63 57.6 -> 63.0). Not measured: one lane a row, 16-byte
+// vectors, the residual-add norms.
+bool registers_one_shot(const std::string& op, const ReducePlan& plan, std::int64_t element_bytes) {
+  if (element_bytes != 4 || plan.group < 8 || plan.group > 32) return false;
+  return reduce_is_softmax(op) || op == "rmsnorm" || (op == "layernorm" && plan.cache <= 4);
 }
 
 // Threads per row for a streaming reduction: enough lanes for the row's units, a warp up to 1024, then the block.
@@ -97,11 +123,13 @@ ReducePlan reduce_plan(const std::string& op, std::int64_t rows, std::int64_t co
     plan.tile_rows = std::max<std::int64_t>(1, kTileBytes / (cols * elem_bytes));
     how = group_words(plan.group) + ", " + std::to_string(plan.tile_rows) + "-row tiles in shared memory";
   } else if (reduce_normalises(op)) {
-    if (fits_registers(units, &plan)) {
+    if (fits_registers(op, units, vectorisable ? 0 : elem_bytes, &plan)) {
       plan.path = ReducePath::registers;
       plan.rows_in_flight = registers_rows_in_flight(plan.group, plan.cache, vectorisable ? 16 : elem_bytes);
+      plan.one_shot = registers_one_shot(op, plan, vectorisable ? 0 : elem_bytes);
       how = group_words(plan.group) + " in registers" +
-            (plan.rows_in_flight > 1 ? ", " + std::to_string(plan.rows_in_flight) + " rows at once" : "");
+            (plan.rows_in_flight > 1 ? ", " + std::to_string(plan.rows_in_flight) + " rows at once" : "") +
+            (plan.one_shot ? ", one-shot grid" : "");
     } else if (cols * elem_bytes <= shared_bytes && rows >= sms && reduce_is_softmax(op)) {
       plan.path = ReducePath::shared_memory;
       plan.group = kReduceBlockThreads;

@@ -31,6 +31,8 @@ struct ReducePlan {
   std::int64_t splits = 1;  // split_rows, two_pass: blocks per row
   std::int64_t tile_rows = 0;  // tile: rows per tile
   std::int64_t blocks = 0;  // rereads: the grid, so the rows in flight at once (a block each) stay in L2
+  bool one_shot = false;    // registers path: a block for every block's worth of rows, none looping (else at most
+                            // 64 blocks an SM, each looping over rows)
   int passes = 1;           // reads of the input
   std::string label;        // "path: one row per warp in registers, 16-byte loads, 1 read"
 };

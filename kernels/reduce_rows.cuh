@@ -762,11 +762,15 @@ inline unsigned grid_for(std::int64_t work, std::int64_t per_block) {
 
 template <ReduceOp Op, class T, int kUnit>
 void launch_registers(const ReducePlan& plan, const Rows<T>& a, cudaStream_t stream) {
-  const unsigned blocks = grid_for(a.rows, kThreads / plan.group * plan.rows_in_flight);
+  const std::int64_t per_block = kThreads / plan.group * plan.rows_in_flight;
+  const unsigned blocks = plan.one_shot ? static_cast<unsigned>((a.rows + per_block - 1) / per_block)
+                                        : grid_for(a.rows, per_block);
   const auto go = [&](auto kernel) { kernel<<<blocks, kThreads, 0, stream>>>(a); };
   if (plan.group == 1 && plan.cache == 1) go(registers_kernel<Op, T, kUnit, 1, 1>);
   else if (plan.group == 1) go(registers_kernel<Op, T, kUnit, 1, 4>);
   else if (plan.group == 8) go(registers_kernel<Op, T, kUnit, 8, 4>);
+  else if (plan.group == 16 && plan.cache <= 4) go(registers_kernel<Op, T, kUnit, 16, 4>);
+  else if (plan.group == 16) go(registers_kernel<Op, T, kUnit, 16, 8>);
   else if (plan.group == 32 && plan.cache <= 4) go(registers_kernel<Op, T, kUnit, 32, 4>);
   else if (plan.group == 32 && plan.cache <= 8) go(registers_kernel<Op, T, kUnit, 32, 8>);
   else if (plan.group == 32) go(registers_kernel<Op, T, kUnit, 32, 16>);

@@ -52,6 +52,37 @@ TEST(ReducePath, ShortRowsGoToSmallGroupsInRegisters) {
   EXPECT_EQ(warp.rows_in_flight, 1);  // groups of 8 and 32 keep one row (several were slower)
   EXPECT_EQ(warp.label, "path: one row per warp in registers, element loads, 1 read");
   EXPECT_EQ(plan("softmax", rows_for(97), 97, 2, false).rows_in_flight, 1);
+  // 33 to 64 elements: 16 lanes a row, every op and precision (a warp used half its cache there).
+  for (const char* op : {"softmax", "log_softmax", "layernorm", "rmsnorm", "add_layernorm"})
+    for (int bytes : {2, 4}) {
+      const ReducePlan half_warp = plan(op, rows_for(63), 63, bytes, false);
+      EXPECT_EQ(half_warp.group, 16) << op << " " << bytes;
+      EXPECT_EQ(half_warp.cache, 4) << op << " " << bytes;
+      EXPECT_EQ(plan(op, rows_for(33), 33, bytes, false).group, 16) << op << " " << bytes;
+      EXPECT_EQ(plan(op, rows_for(512), 512, 2, true).group, 32) << op;  // 64 16-byte vectors: a warp, as before
+    }
+  EXPECT_EQ(plan("rmsnorm", rows_for(63), 63, 2, false).label,
+            "path: 16 threads per row in registers, element loads, 1 read");
+  // 65 to 128 2-byte elements: 16 lanes with 8 each for softmax and log_softmax only.
+  const ReducePlan pairs = plan("log_softmax", rows_for(97), 97, 2, false);
+  EXPECT_EQ(pairs.group, 16);
+  EXPECT_EQ(pairs.cache, 8);
+  EXPECT_EQ(plan("softmax", rows_for(128), 127, 2, false).group, 16);
+  EXPECT_EQ(plan("softmax", rows_for(97), 97, 4, false).group, 32);  // fp32: a warp
+  EXPECT_EQ(plan("rmsnorm", rows_for(97), 97, 2, false).group, 32);  // the norms: a warp
+  EXPECT_EQ(plan("layernorm", rows_for(97), 97, 2, false).group, 32);
+  // One-shot grids: 4-byte elements, 8 to 32 lanes a row, softmax, log_softmax, RMSNorm, and layer norm with 4 a lane.
+  EXPECT_TRUE(plan("softmax", rows_for(97), 97, 4, false).one_shot);
+  EXPECT_EQ(plan("softmax", rows_for(97), 97, 4, false).label,
+            "path: one row per warp in registers, one-shot grid, element loads, 1 read");
+  EXPECT_TRUE(plan("log_softmax", rows_for(31), 31, 4, false).one_shot);
+  EXPECT_TRUE(plan("rmsnorm", rows_for(197), 197, 4, false).one_shot);
+  EXPECT_TRUE(plan("layernorm", rows_for(97), 97, 4, false).one_shot);
+  EXPECT_FALSE(plan("layernorm", rows_for(197), 197, 4, false).one_shot);   // 8 a lane
+  EXPECT_FALSE(plan("add_rmsnorm", rows_for(97), 97, 4, false).one_shot);   // not measured
+  EXPECT_FALSE(plan("softmax", rows_for(97), 97, 2, false).one_shot);       // 2-byte elements
+  EXPECT_FALSE(plan("softmax", rows_for(400), 400, 4, true).one_shot);      // 16-byte vectors
+  EXPECT_FALSE(plan("softmax", rows_for(1), 1, 4, false).one_shot);         // a lane a row
   EXPECT_EQ(plan("softmax", rows_for(1), 1, 2, false).rows_in_flight, 8);  // fp16: 2 bytes a row
 }
 
