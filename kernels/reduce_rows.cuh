@@ -531,10 +531,12 @@ __global__ void __launch_bounds__(kThreads, 4) shared_row_kernel(Rows<T> a) {
   }
 }
 
-// sum, mean, max: the row's value from its state (mean: the sum over the columns).
-template <class S>
-__device__ __forceinline__ float reduced_value(S s, bool mean, std::int64_t cols) {
-  return mean ? s.v / static_cast<float>(cols) : s.v;
+// sum, mean, max: the factor a row's state is multiplied by: 1, or for mean the reciprocal of the column count,
+// computed once per thread. A division per row cost mean over 7 bf16 columns 130.3 us against sum's 116.9 (H100,
+// 2026-11-24: one lane of each row's group divides while the rest of the warp waits); the product differs from the
+// quotient by at most about an ulp.
+__device__ __forceinline__ float value_scale(bool mean, std::int64_t cols) {
+  return mean ? 1.0f / static_cast<float>(cols) : 1.0f;
 }
 
 // tile: block b takes tiles b, b + gridDim.x, ... of tile_rows whole rows each. The tile is one contiguous span, so
@@ -602,13 +604,14 @@ __global__ void __launch_bounds__(kThreads) tile_normalise_kernel(Rows<T> a, std
 
 template <class S, class T, int kGroup>
 __global__ void __launch_bounds__(kThreads) tile_reduce_kernel(Rows<T> a, std::int64_t tile_rows, bool mean) {
+  const float scale = value_scale(mean, a.cols);
   walk_tiles<T, kGroup, false>(
       a, tile_rows,
       [&](const Tile& tile, const T* row, std::int64_t r, std::int64_t cols, int lane) {
         S s;
         for (std::int64_t col = lane; col < cols; col += kGroup) s.add(to_float(row[col]));
         s = group_reduce<kGroup>(s);
-        if (cols && lane == 0) a.out[tile.row0 + r] = from_float<T>(reduced_value(s, mean, a.cols));
+        if (cols && lane == 0) a.out[tile.row0 + r] = from_float<T>(s.v * scale);
       },
       [](const Tile&, const T*) {});
 }
@@ -703,6 +706,7 @@ __global__ void __launch_bounds__(kThreads) streaming_kernel(Rows<T> a, bool mea
   constexpr int kPerBlock = kThreads / kGroup;
   const int lane = static_cast<int>(threadIdx.x % kGroup);
   const std::int64_t slot = threadIdx.x / kGroup;
+  const float scale = value_scale(mean, a.cols);
   for (std::int64_t base = std::int64_t(blockIdx.x) * kPerBlock; base < a.rows;
        base += std::int64_t(gridDim.x) * kPerBlock) {
     const std::int64_t r = base + slot;
@@ -719,16 +723,17 @@ __global__ void __launch_bounds__(kThreads) streaming_kernel(Rows<T> a, bool mea
       for_each_chunk<T, kVec>(a.x + (live ? r * a.cols : 0), live ? a.cols : 0, lane, kGroup,
                               [&](const auto& v) { s.add_chunk(v); });
     s = group_reduce<kGroup>(s);
-    if (live && lane == 0) a.out[r] = from_float<T>(reduced_value(s, mean, a.cols));
+    if (live && lane == 0) a.out[r] = from_float<T>(s.v * scale);
   }
 }
 
 // split_rows, second kernel: one thread per row combines its slices.
 template <class S, class T>
 __global__ void combine_slices_kernel(Rows<T> a, std::int64_t splits, const S* __restrict__ partials, bool mean) {
+  const float scale = value_scale(mean, a.cols);
   for (std::int64_t r = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x; r < a.rows;
        r += std::int64_t(gridDim.x) * blockDim.x)
-    a.out[r] = from_float<T>(reduced_value(combine_slices(partials, r, splits), mean, a.cols));
+    a.out[r] = from_float<T>(combine_slices(partials, r, splits).v * scale);
 }
 
 // sum_all: each block sums a grid-strided share into partials[block], then one block sums the partials (two fixed
