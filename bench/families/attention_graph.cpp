@@ -221,6 +221,19 @@ void build_forward(const AttentionGraphSpec& s, GraphBuilder& gb) {
   gb.reduction(CUDNN_REDUCE_TENSOR_AMAX, descaled, gb.tensor(f32, ones, ones, kUidAmaxO));
 }
 
+// dS = scale P o (dP - delta), in float over the score matrix: the softmax's gradient, both backward graphs' step.
+cudnnBackendDescriptor_t score_gradient(GraphBuilder& gb, const AttentionTensors& t, cudnnBackendDescriptor_t dp,
+                                        cudnnBackendDescriptor_t delta, cudnnBackendDescriptor_t probs) {
+  const cudnnDataType_t f32 = CUDNN_DATA_FLOAT;
+  const auto centred = gb.virtual_tensor(f32, t.full, t.full_strides);
+  gb.pointwise(CUDNN_POINTWISE_SUB, f32, dp, delta, nullptr, centred);
+  const auto weighted = gb.virtual_tensor(f32, t.full, t.full_strides);
+  gb.pointwise(CUDNN_POINTWISE_MUL, f32, centred, probs, nullptr, weighted);
+  const auto ds = gb.virtual_tensor(f32, t.full, t.full_strides);
+  gb.pointwise(CUDNN_POINTWISE_MUL, f32, weighted, t.scale, nullptr, ds);
+  return ds;
+}
+
 // dK or dV: with GQA the product covers every query head and a reduction sums each group into its K/V head.
 void grouped_gradient(GraphBuilder& gb, const AttentionGraphSpec& s, cudnnBackendDescriptor_t a,
                       cudnnBackendDescriptor_t b, cudnnBackendDescriptor_t out) {
@@ -272,12 +285,7 @@ void build_backward(const AttentionGraphSpec& s, GraphBuilder& gb) {
   // dS = scale P o (dO V^T - delta)
   const auto dp = gb.virtual_tensor(f32, t.full, t.full_strides);
   gb.matmul(d_o, vt, dp);
-  const auto centred = gb.virtual_tensor(f32, t.full, t.full_strides);
-  gb.pointwise(CUDNN_POINTWISE_SUB, f32, dp, delta, nullptr, centred);
-  const auto weighted = gb.virtual_tensor(f32, t.full, t.full_strides);
-  gb.pointwise(CUDNN_POINTWISE_MUL, f32, centred, probs, nullptr, weighted);
-  const auto ds = gb.virtual_tensor(f32, t.full, t.full_strides);
-  gb.pointwise(CUDNN_POINTWISE_MUL, f32, weighted, t.scale, nullptr, ds);
+  const auto ds = score_gradient(gb, t, dp, delta, probs);
   const auto ds_t = gb.virtual_tensor(s.type, full_t, full_t_strides);
   gb.reshape(ds, ds_t);
   grouped_gradient(gb, s, ds_t, t.q, dk);  // dK = dS^T Q
@@ -355,12 +363,7 @@ void build_backward_fp8(const AttentionGraphSpec& s, GraphBuilder& gb) {
   gb.matmul(d_o, vt, dp);
   const auto dp_descaled = scaled_by(gb, scaled_by(gb, dp, kUidDescaleDO, t.full, t.full_strides), kUidDescaleV,
                                      t.full, t.full_strides);
-  const auto centred = gb.virtual_tensor(f32, t.full, t.full_strides);
-  gb.pointwise(CUDNN_POINTWISE_SUB, f32, dp_descaled, delta, nullptr, centred);
-  const auto weighted = gb.virtual_tensor(f32, t.full, t.full_strides);
-  gb.pointwise(CUDNN_POINTWISE_MUL, f32, centred, probs, nullptr, weighted);
-  const auto ds = gb.virtual_tensor(f32, t.full, t.full_strides);
-  gb.pointwise(CUDNN_POINTWISE_MUL, f32, weighted, t.scale, nullptr, ds);
+  const auto ds = score_gradient(gb, t, dp_descaled, delta, probs);
   const std::vector<std::int64_t> ones = {1, 1, 1, 1};
   gb.reduction(CUDNN_REDUCE_TENSOR_AMAX, ds, gb.tensor(f32, ones, ones, kUidAmaxDP));
   const auto ds8 = gb.virtual_tensor(s.type, t.full, t.full_strides);
