@@ -1,7 +1,6 @@
 #include "core/reduce_path.h"
 
 #include <algorithm>
-#include <initializer_list>
 #include <vector>
 
 namespace opmark::core {
@@ -50,9 +49,8 @@ bool fits_registers(const std::string& op, std::int64_t units, std::int64_t elem
   // were 3-5% faster than a warp with 4 (97 columns: fp16 log_softmax 69.9 -> 67.4 us, bf16 softmax 71.8 -> 68.6);
   // the norms were slower that way (fp16 RMSNorm 58.3 -> 75.4) and so was fp32 softmax (100.7 -> 104.2).
   if (element_bytes == 2 && reduce_is_softmax(op)) fits.push_back({16, 8});
-  for (Fit f : std::initializer_list<Fit>{{32, 4}, {32, 8}, {32, 16}, {kReduceBlockThreads, 4},
-                                          {kReduceBlockThreads, 8}, {kReduceBlockThreads, 16}})
-    fits.push_back(f);
+  fits.insert(fits.end(), {{32, 4}, {32, 8}, {32, 16}, {kReduceBlockThreads, 4}, {kReduceBlockThreads, 8},
+                           {kReduceBlockThreads, 16}});
   for (const Fit& f : fits)
     if (units <= std::int64_t{f.group} * f.cache) {
       plan->group = f.group;
@@ -123,10 +121,11 @@ ReducePlan reduce_plan(const std::string& op, std::int64_t rows, std::int64_t co
     plan.tile_rows = std::max<std::int64_t>(1, kTileBytes / (cols * elem_bytes));
     how = group_words(plan.group) + ", " + std::to_string(plan.tile_rows) + "-row tiles in shared memory";
   } else if (reduce_normalises(op)) {
-    if (fits_registers(op, units, vectorisable ? 0 : elem_bytes, &plan)) {
+    const std::int64_t element_bytes = vectorisable ? 0 : elem_bytes;  // 0: the units are 16-byte vectors
+    if (fits_registers(op, units, element_bytes, &plan)) {
       plan.path = ReducePath::registers;
       plan.rows_in_flight = registers_rows_in_flight(plan.group, plan.cache, vectorisable ? 16 : elem_bytes);
-      plan.one_shot = registers_one_shot(op, plan, vectorisable ? 0 : elem_bytes);
+      plan.one_shot = registers_one_shot(op, plan, element_bytes);
       how = group_words(plan.group) + " in registers" +
             (plan.rows_in_flight > 1 ? ", " + std::to_string(plan.rows_in_flight) + " rows at once" : "") +
             (plan.one_shot ? ", one-shot grid" : "");
