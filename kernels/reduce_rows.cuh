@@ -36,12 +36,17 @@ static_assert(kThreads == core::kReduceBlockThreads, "the plan's block size is t
 template <ReduceOp Op>
 struct Norm;
 
+// exp(v - m) as 2^(v log2(e) - m log2(e)): one fused multiply-add and the hardware's 2^x (what __expf(v - m) takes
+// a subtraction and a multiplication for), with m log2(e) computed once a row.
+constexpr float kLog2e = 1.4426950408889634f;
+__device__ __forceinline__ float exp_less(float v, float scaled_max) { return exp2f(fmaf(v, kLog2e, -scaled_max)); }
+
 template <>
 struct Norm<ReduceOp::softmax> {
   using State = SoftmaxState;
   static constexpr bool kGamma = false, kBeta = false, kAdd = false;
-  __device__ static float2 coef(State s, float) { return {s.m, 1.0f / s.s}; }
-  __device__ static float apply(float v, float2 c, float, float) { return __expf(v - c.x) * c.y; }
+  __device__ static float2 coef(State s, float) { return {s.m * kLog2e, 1.0f / s.s}; }
+  __device__ static float apply(float v, float2 c, float, float) { return exp_less(v, c.x) * c.y; }
 };
 template <>
 struct Norm<ReduceOp::log_softmax> {
@@ -298,19 +303,26 @@ __device__ __forceinline__ void read_pieces(const T* __restrict__ x, const T* __
 // Writes a normalised piece (and with kAdd the sum beside it) at element e of a row; gamma and beta start at the
 // piece's column, element by element (their alignment is the column's, not the row's; they stay in L1).
 // kWriteSum: false where the sum was written as it was read (the shared-memory paths).
+// write_values: the normalised values of v[0..N) (the input, widened) stored at out.
+template <ReduceOp Op, class T, int N>
+__device__ __forceinline__ void write_values(const float (&v)[N], float2 c, const T* __restrict__ gamma,
+                                             const T* __restrict__ beta, T* __restrict__ out) {
+  using M = Norm<Op>;
+  float o[N];
+#pragma unroll
+  for (int k = 0; k < N; ++k) {
+    const float g = M::kGamma ? to_float(gamma[k]) : 1.0f, b = M::kBeta ? to_float(beta[k]) : 0.0f;
+    o[k] = M::apply(v[k], c, g, b);
+  }
+  store_global(out, narrow<T>(o));
+}
 template <ReduceOp Op, class T, int N, bool kWriteSum = Norm<Op>::kAdd>
 __device__ __forceinline__ void write_piece(const Piece<T, N>& in, float2 c, const T* __restrict__ gamma,
                                             const T* __restrict__ beta, T* __restrict__ out, T* __restrict__ sum,
                                             std::int64_t e) {
-  using M = Norm<Op>;
   float v[N];
   widen(in, v);
-#pragma unroll
-  for (int k = 0; k < N; ++k) {
-    const float g = M::kGamma ? to_float(gamma[k]) : 1.0f, b = M::kBeta ? to_float(beta[k]) : 0.0f;
-    v[k] = M::apply(v[k], c, g, b);
-  }
-  store_global(out + e, narrow<T>(v));
+  write_values<Op>(v, c, gamma, beta, out + e);
   if constexpr (kWriteSum) store_global(sum + e, in);
 }
 
@@ -342,11 +354,9 @@ __device__ __forceinline__ S group_reduce(S s) {
 }
 
 template <int N>
-__device__ __forceinline__ float sum_of_exp(const float (&v)[N], float max) {
-  float e = 0.0f;
+__device__ __forceinline__ void add_exp(float& e, const float (&v)[N], float scaled_max) {
 #pragma unroll
-  for (int k = 0; k < N; ++k) e += __expf(v[k] - max);
-  return e;
+  for (int k = 0; k < N; ++k) e += exp_less(v[k], scaled_max);
 }
 template <int N>
 __device__ __forceinline__ float sum_of_squared_deviations(const float (&v)[N], float mean) {
@@ -360,9 +370,11 @@ __device__ __forceinline__ float sum_of_squared_deviations(const float (&v)[N], 
 // softmax's max, then its sum of exponentials (one exponential per element, none to rescale a running sum, where
 // the online update takes two); layer norm's mean, then its sum of squared deviations (no division per element, as
 // Welford's update takes); RMSNorm's sum of squares. each(f) calls f(float (&v)[N]) for every chunk of this thread's
-// share of the row (none for a thread without a row); it runs twice. All kGroup threads sharing the row call this.
-template <ReduceOp Op, int kGroup, class Each>
-__device__ __forceinline__ float2 exact_coef(Each&& each, float cols) {
+// share of the row (none for a thread without a row); it may also hand f padding that leaves a max, a sum and a sum
+// of exponentials or squares as they are (Norm's pad_value). each_real(f) hands f the row's own values only, for
+// layer norm's deviations, which padding would change. All kGroup threads sharing the row call this.
+template <ReduceOp Op, int kGroup, class Each, class EachReal>
+__device__ __forceinline__ float2 exact_coef(Each&& each, EachReal&& each_real, float cols) {
   using M = Norm<Op>;
   using State = typename M::State;
   if constexpr (std::is_same_v<State, SoftmaxState>) {
@@ -370,14 +382,15 @@ __device__ __forceinline__ float2 exact_coef(Each&& each, float cols) {
     each([&](const auto& v) { m.add_chunk(v); });
     m = group_reduce<kGroup>(m);
     Sum e;
-    each([&](const auto& v) { e.v += sum_of_exp(v, m.v); });
+    const float scaled_max = m.v * kLog2e;
+    each([&](const auto& v) { add_exp(e.v, v, scaled_max); });
     return M::coef(SoftmaxState{m.v, group_reduce<kGroup>(e).v}, cols);
   } else if constexpr (std::is_same_v<State, Welford>) {
     Sum sum;
     each([&](const auto& v) { sum.add_chunk(v); });
     const float mean = group_reduce<kGroup>(sum).v / cols;
     Sum deviations;
-    each([&](const auto& v) { deviations.v += sum_of_squared_deviations(v, mean); });
+    each_real([&](const auto& v) { deviations.v += sum_of_squared_deviations(v, mean); });
     return M::coef(Welford{cols, mean, group_reduce<kGroup>(deviations).v}, cols);
   } else {
     SumSquares q;
@@ -385,58 +398,109 @@ __device__ __forceinline__ float2 exact_coef(Each&& each, float cols) {
     return M::coef(group_reduce<kGroup>(q), cols);
   }
 }
+template <ReduceOp Op, int kGroup, class Each>
+__device__ __forceinline__ float2 exact_coef(Each&& each, float cols) {
+  return exact_coef<Op, kGroup>(each, each, cols);
+}
 
-// ---- registers: kGroup threads per row, each keeping kCache units (U: a 16-byte vector or one element) ----
+// What a missing element of the register cache holds: a value each pass over the whole cache may take in without
+// changing its result (exp(-inf) = 0 in a sum of exponentials; 0 in a sum).
+template <ReduceOp Op>
+__device__ __forceinline__ float pad_value() {
+  return std::is_same_v<typename Norm<Op>::State, SoftmaxState> ? -INFINITY : 0.0f;
+}
+
+// The register cache's unit: single elements widened to float once, as they load (a 2-byte element takes a register
+// either way, and every pass then skips its conversion); 16-byte vectors as stored (half the registers of their
+// floats).
+template <class T, int kUnit>
+struct CachedUnit {
+  using type = Piece<T, kUnit>;
+};
+template <class T>
+struct CachedUnit<T, 1> {
+  using type = Piece<float, 1>;
+};
+
+// ---- registers: kGroup threads per row, each keeping kCache units (a 16-byte vector or one element) ----
 
 // kRows rows a group at once (core::registers_rows_in_flight): group g of a block takes rows base + j * kPerBlock + g,
 // j < kRows, so that a warp's loads of one j stay contiguous. All loads of all kRows rows are issued before the
 // first use. The statistics are exact_coef's two steps over the cache: an online update per element (unit 1) cost
 // softmax two exponentials an element and layer norm a division.
+// Per element, bookkeeping is most of the work, so which units a lane holds is counted once (lane_units), each row's
+// offset is taken once (its units sit at constant distances from it), and single elements are widened once and
+// padded (pad_value), so that the passes over them run unmasked (layer norm's deviations excepted). Masked in every
+// pass, with 64-bit bounds and offsets per unit, log_softmax over 197 fp16 columns executed 50.7 M warp instructions
+// to PyTorch's 40.2 M and ran 1.06x its time; after, 37.6 M (H100 ncu, 2026-11-24). 16-byte vectors stay masked
+// and packed: padded, and with their masks kept in an array through the kernel, softmax over 4096 and 32000 fp16
+// columns ran 1.1x and 1.4x slower.
 template <ReduceOp Op, class T, int kUnit, int kGroup, int kCache>
 __global__ void __launch_bounds__(kThreads) registers_kernel(Rows<T> a) {
   using M = Norm<Op>;
   using U = Piece<T, kUnit>;
+  using C = typename CachedUnit<T, kUnit>::type;
+  constexpr bool kPadded = kUnit == 1;
   constexpr int kPerBlock = kThreads / kGroup;
   constexpr int kRows = core::registers_rows_in_flight(kGroup, kCache, sizeof(U));
+  constexpr std::int64_t kStride = std::int64_t{kGroup} * kUnit;  // elements from one of a lane's units to the next
   const std::int64_t units = a.cols / kUnit;
   const int lane = static_cast<int>(threadIdx.x % kGroup);
   const std::int64_t slot = threadIdx.x / kGroup;
+  const std::int64_t lane_col = std::int64_t{lane} * kUnit;
+  // The units this lane holds of any row: units lane, lane + kGroup, ... below the row's.
+  const int lane_units =
+      units > lane ? static_cast<int>(std::min<std::int64_t>(kCache, (units - lane + kGroup - 1) / kGroup)) : 0;
   for (std::int64_t base = std::int64_t(blockIdx.x) * kPerBlock * kRows; base < a.rows;
        base += std::int64_t(gridDim.x) * kPerBlock * kRows) {
-    U cache[kRows][kCache];
+    C cache[kRows][kCache];
+    bool live[kRows];
     float2 c[kRows];
 #pragma unroll
-    for (int j = 0; j < kRows; ++j) {
-      const std::int64_t r = base + j * kPerBlock + slot;
-#pragma unroll
-      for (int u = 0; u < kCache; ++u)
-        if (r < a.rows && lane + u * kGroup < units)
-          cache[j][u] = load_piece<T, kUnit, M::kAdd>(a.x, a.residual, r * a.cols + (lane + u * kGroup) * kUnit);
-    }
+    for (int j = 0; j < kRows; ++j) live[j] = base + j * kPerBlock + slot < a.rows;
+    const auto has = [&](int j, int u) { return live[j] && u < lane_units; };
 #pragma unroll
     for (int j = 0; j < kRows; ++j) {
-      const bool live = base + j * kPerBlock + slot < a.rows;
-      c[j] = exact_coef<Op, kGroup>(  // every lane of the group, live or not
-          [&](auto&& f) {
-#pragma unroll
-            for (int u = 0; u < kCache; ++u)
-              if (live && lane + u * kGroup < units) {
-                float v[kUnit];
-                widen(cache[j][u], v);
-                f(v);
-              }
-          },
-          static_cast<float>(a.cols));
-    }
-#pragma unroll
-    for (int j = 0; j < kRows; ++j) {
-      const std::int64_t r = base + j * kPerBlock + slot;
-      if (r >= a.rows) break;  // rows only grow with j
+      const std::int64_t at = (base + j * kPerBlock + slot) * a.cols + lane_col;
 #pragma unroll
       for (int u = 0; u < kCache; ++u) {
-        const std::int64_t col = (lane + u * kGroup) * std::int64_t(kUnit);
-        if (col >= a.cols) break;
-        write_piece<Op>(cache[j][u], c[j], a.gamma + col, a.beta + col, a.out, a.sum, r * a.cols + col);
+        if constexpr (kPadded) cache[j][u].v[0] = pad_value<Op>();
+        if (has(j, u)) {
+          const U piece = load_piece<T, kUnit, M::kAdd>(a.x + at, a.residual + at, u * kStride);
+          if constexpr (kPadded) cache[j][u].v[0] = to_float(piece.v[0]);
+          else cache[j][u] = piece;
+        }
+      }
+    }
+#pragma unroll
+    for (int j = 0; j < kRows; ++j) {
+      const auto each_unit = [&](bool real_only, auto&& f) {
+#pragma unroll
+        for (int u = 0; u < kCache; ++u)
+          if ((kPadded && !real_only) || has(j, u)) {
+            float v[kUnit];
+            widen(cache[j][u], v);
+            f(v);
+          }
+      };
+      c[j] = exact_coef<Op, kGroup>(  // every lane of the group, live or not
+          [&](auto&& f) { each_unit(false, f); }, [&](auto&& f) { each_unit(true, f); }, static_cast<float>(a.cols));
+    }
+#pragma unroll
+    for (int j = 0; j < kRows; ++j) {
+      if (!live[j]) break;  // rows only grow with j
+      const std::int64_t at = (base + j * kPerBlock + slot) * a.cols + lane_col;
+#pragma unroll
+      for (int u = 0; u < kCache; ++u) {
+        if (u >= lane_units) break;
+        const std::int64_t col = lane_col + u * kStride;
+        float v[kUnit];
+        widen(cache[j][u], v);
+        write_values<Op>(v, c[j], a.gamma + col, a.beta + col, a.out + at + u * kStride);
+        if constexpr (M::kAdd) {
+          if constexpr (kPadded) store_global(a.sum + at + u * kStride, narrow<T>(v));  // exact: v came from T
+          else store_global(a.sum + at + u * kStride, cache[j][u]);
+        }
       }
     }
   }
@@ -531,13 +595,12 @@ __global__ void __launch_bounds__(kThreads, 4) shared_row_kernel(Rows<T> a) {
   }
 }
 
-// sum, mean, max: the factor a row's state is multiplied by: 1, or for mean the reciprocal of the column count,
-// computed once per thread. A division per row cost mean over 7 bf16 columns 130.3 us against sum's 116.9 (H100,
-// 2026-11-24: one lane of each row's group divides while the rest of the warp waits); the product differs from the
-// quotient by at most about an ulp.
-__device__ __forceinline__ float value_scale(bool mean, std::int64_t cols) {
-  return mean ? 1.0f / static_cast<float>(cols) : 1.0f;
-}
+// sum, mean, max: the factor a row's state is multiplied by (`scale` of the kernels below): 1, or for mean the
+// reciprocal of the column count, computed once on the host. A division per row cost mean over 7 bf16 columns
+// 130.3 us against sum's 116.9 (H100, 2026-11-24: one lane of each row's group divides while the rest of the warp
+// waits). Divided once per thread instead, sums (the same kernel as means) over 50257 fp32 columns went from 48.2 to
+// 58.2 us and max's stayed at 48.1. The product differs from the quotient by at most about an ulp.
+inline float value_scale(bool mean, std::int64_t cols) { return mean ? 1.0f / static_cast<float>(cols) : 1.0f; }
 
 // tile: block b takes tiles b, b + gridDim.x, ... of tile_rows whole rows each. The tile is one contiguous span, so
 // it is copied in and out with 16-byte accesses whatever the row length; groups of kGroup threads reduce its rows
@@ -603,8 +666,7 @@ __global__ void __launch_bounds__(kThreads) tile_normalise_kernel(Rows<T> a, std
 }
 
 template <class S, class T, int kGroup>
-__global__ void __launch_bounds__(kThreads) tile_reduce_kernel(Rows<T> a, std::int64_t tile_rows, bool mean) {
-  const float scale = value_scale(mean, a.cols);
+__global__ void __launch_bounds__(kThreads) tile_reduce_kernel(Rows<T> a, std::int64_t tile_rows, float scale) {
   walk_tiles<T, kGroup, false>(
       a, tile_rows,
       [&](const Tile& tile, const T* row, std::int64_t r, std::int64_t cols, int lane) {
@@ -702,11 +764,10 @@ __global__ void __launch_bounds__(kBlock, 1024 / kBlock) reread_row_kernel(Rows<
 // which only long rows repay: on an H100 it took sums over 50257 columns from 32.3 to 28.4 us but sums over 7 columns
 // from 118 to 182 us (2026-11-24); core::kStreamingPiecesMinCols says where it starts.
 template <class S, class T, int kGroup, bool kVec, bool kPieces>
-__global__ void __launch_bounds__(kThreads) streaming_kernel(Rows<T> a, bool mean) {
+__global__ void __launch_bounds__(kThreads) streaming_kernel(Rows<T> a, float scale) {
   constexpr int kPerBlock = kThreads / kGroup;
   const int lane = static_cast<int>(threadIdx.x % kGroup);
   const std::int64_t slot = threadIdx.x / kGroup;
-  const float scale = value_scale(mean, a.cols);
   for (std::int64_t base = std::int64_t(blockIdx.x) * kPerBlock; base < a.rows;
        base += std::int64_t(gridDim.x) * kPerBlock) {
     const std::int64_t r = base + slot;
@@ -729,8 +790,7 @@ __global__ void __launch_bounds__(kThreads) streaming_kernel(Rows<T> a, bool mea
 
 // split_rows, second kernel: one thread per row combines its slices.
 template <class S, class T>
-__global__ void combine_slices_kernel(Rows<T> a, std::int64_t splits, const S* __restrict__ partials, bool mean) {
-  const float scale = value_scale(mean, a.cols);
+__global__ void combine_slices_kernel(Rows<T> a, std::int64_t splits, const S* __restrict__ partials, float scale) {
   for (std::int64_t r = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x; r < a.rows;
        r += std::int64_t(gridDim.x) * blockDim.x)
     a.out[r] = from_float<T>(combine_slices(partials, r, splits).v * scale);
@@ -846,18 +906,18 @@ void launch_normalise(const ReducePlan& plan, const Rows<T>& a, void* workspace,
 }
 
 template <class S, class T, bool kVec, bool kPieces>
-void launch_streaming(const ReducePlan& plan, const Rows<T>& a, bool mean, cudaStream_t stream) {
+void launch_streaming(const ReducePlan& plan, const Rows<T>& a, float scale, cudaStream_t stream) {
   const unsigned blocks = grid_for(a.rows, kThreads / plan.group);
-  if (plan.group == 1) streaming_kernel<S, T, 1, kVec, kPieces><<<blocks, kThreads, 0, stream>>>(a, mean);
-  else if (plan.group == 8) streaming_kernel<S, T, 8, kVec, kPieces><<<blocks, kThreads, 0, stream>>>(a, mean);
-  else if (plan.group == 32) streaming_kernel<S, T, 32, kVec, kPieces><<<blocks, kThreads, 0, stream>>>(a, mean);
-  else streaming_kernel<S, T, kThreads, kVec, kPieces><<<blocks, kThreads, 0, stream>>>(a, mean);
+  if (plan.group == 1) streaming_kernel<S, T, 1, kVec, kPieces><<<blocks, kThreads, 0, stream>>>(a, scale);
+  else if (plan.group == 8) streaming_kernel<S, T, 8, kVec, kPieces><<<blocks, kThreads, 0, stream>>>(a, scale);
+  else if (plan.group == 32) streaming_kernel<S, T, 32, kVec, kPieces><<<blocks, kThreads, 0, stream>>>(a, scale);
+  else streaming_kernel<S, T, kThreads, kVec, kPieces><<<blocks, kThreads, 0, stream>>>(a, scale);
 }
 
 template <class S, class T>
-void launch_tile_reduce(const ReducePlan& plan, const Rows<T>& a, bool mean, cudaStream_t stream) {
+void launch_tile_reduce(const ReducePlan& plan, const Rows<T>& a, float scale, cudaStream_t stream) {
   const auto go = [&](auto kernel) {
-    kernel<<<tile_blocks(plan, a), kThreads, tile_bytes(plan, a), stream>>>(a, plan.tile_rows, mean);
+    kernel<<<tile_blocks(plan, a), kThreads, tile_bytes(plan, a), stream>>>(a, plan.tile_rows, scale);
   };
   if (plan.group == 1) go(tile_reduce_kernel<S, T, 1>);
   else go(tile_reduce_kernel<S, T, 8>);
@@ -865,18 +925,19 @@ void launch_tile_reduce(const ReducePlan& plan, const Rows<T>& a, bool mean, cud
 
 template <class S, class T>
 void launch_row_reduce(const ReducePlan& plan, const Rows<T>& a, bool mean, void* workspace, cudaStream_t stream) {
+  const float scale = value_scale(mean, a.cols);
   if (plan.path == ReducePath::split_rows) {
     auto* partials = static_cast<S*>(workspace);
     slice_state_kernel<S, T, false><<<grid_for(a.rows * plan.splits, 1), kThreads, 0, stream>>>(a, plan.splits,
                                                                                                  partials);
     OPMARK_CHECK_LAUNCH();
-    combine_slices_kernel<S, T><<<grid_for(a.rows, kThreads), kThreads, 0, stream>>>(a, plan.splits, partials, mean);
+    combine_slices_kernel<S, T><<<grid_for(a.rows, kThreads), kThreads, 0, stream>>>(a, plan.splits, partials, scale);
     return;
   }
-  if (plan.path == ReducePath::tile) return launch_tile_reduce<S, T>(plan, a, mean, stream);
-  if (plan.vectorised) launch_streaming<S, T, true, false>(plan, a, mean, stream);
-  else if (core::streaming_reads_pieces(plan, a.cols)) launch_streaming<S, T, false, true>(plan, a, mean, stream);
-  else launch_streaming<S, T, false, false>(plan, a, mean, stream);
+  if (plan.path == ReducePath::tile) return launch_tile_reduce<S, T>(plan, a, scale, stream);
+  if (plan.vectorised) launch_streaming<S, T, true, false>(plan, a, scale, stream);
+  else if (core::streaming_reads_pieces(plan, a.cols)) launch_streaming<S, T, false, true>(plan, a, scale, stream);
+  else launch_streaming<S, T, false, false>(plan, a, scale, stream);
 }
 
 }  // namespace reduce_detail
