@@ -148,7 +148,11 @@ ReducePlan reduce_plan(const std::string& op, std::int64_t rows, std::int64_t co
             (plan.splits == 1 ? "block per row" : std::to_string(plan.splits) + " blocks per row");
     }
   } else {
-    plan.group = streaming_group(units);
+    // Rows read in 16-byte pieces past an unaligned start count their vectors, as aligned rows do: counted in
+    // elements, rows of 4095 2-byte columns took a block each and summed in 27.1 us against 23.5 for 4096 columns
+    // (a warp each; PyTorch 25.4-26.7, H100, 2026-11-24).
+    const bool pieces = !vectorisable && cols >= kStreamingPiecesMinCols;
+    plan.group = streaming_group(pieces ? (cols * elem_bytes + 15) / 16 : units);
     const std::int64_t splits = splits_for(rows, cols, sms);
     if (plan.group == kReduceBlockThreads && rows < kBlocksPerSm / 2 * sms && splits > 1) {
       plan.path = ReducePath::split_rows;

@@ -150,6 +150,11 @@ TEST(ReducePath, SumsReadOnceWhateverTheShape) {
   EXPECT_EQ(plan("sum", rows_for(50257), 50257, 2, false).label,
             "path: block per row, reduced as read, 16-byte loads past each row's unaligned start, 1 read");
   EXPECT_EQ(plan("mean", rows_for(4096), 4096, 4, true).group, 32);
+  // Unaligned rows read in 16-byte pieces count their vectors: 4095 2-byte columns are 512 of them, a warp's share.
+  const ReducePlan odd = plan("sum", rows_for(4095), 4095, 2, false);
+  EXPECT_EQ(odd.group, 32);
+  EXPECT_EQ(odd.label, "path: one row per warp, reduced as read, 16-byte loads past each row's unaligned start, 1 read");
+  EXPECT_EQ(plan("sum", rows_for(1000), 1000, 2, false).group, 32);  // element loads: a warp up to 1024 elements
   const ReducePlan block = plan("sum", rows_for(8192), 8192, 4, true);  // 4096 rows: a block each
   EXPECT_EQ(block.path, ReducePath::streaming);
   EXPECT_EQ(block.group, kReduceBlockThreads);
