@@ -31,6 +31,12 @@ class GraphBuilder {
     if (!known) known = own(graph_tensor({type, std::move(dims), std::move(strides)}, uid, false, by_value));
     return known;
   }
+  // A float of the variant pack, one element: a per-tensor scale or amax in device memory, or (by_value) a constant
+  // passed with the pack.
+  cudnnBackendDescriptor_t scalar(std::int64_t uid, bool by_value = false) {
+    const std::vector<std::int64_t> ones = {1, 1, 1, 1};
+    return tensor(kFloat, ones, ones, uid, by_value);
+  }
   cudnnBackendDescriptor_t virtual_tensor(cudnnDataType_t type, std::vector<std::int64_t> dims,
                                           std::vector<std::int64_t> strides) {
     return own(graph_tensor({type, std::move(dims), std::move(strides)}, next_virtual_uid_++, true, false));
@@ -138,8 +144,7 @@ AttentionTensors common_tensors(GraphBuilder& gb, const AttentionGraphSpec& s) {
   t.row = {b, hq, sq, 1}, t.row_strides = packed(t.row);
   t.q = gb.tensor(s.type, {b, hq, sq, s.head_dim}, s.q_strides, kUidQ);
   t.kt = gb.tensor(s.type, {b, s.heads_kv, s.head_dim, skv}, transposed(s.kv_strides), kUidK);
-  const std::vector<std::int64_t> ones = {1, 1, 1, 1};
-  t.scale = gb.tensor(CUDNN_DATA_FLOAT, ones, ones, kUidScale, true);
+  t.scale = gb.scalar(kUidScale, true);
   return t;
 }
 
@@ -151,8 +156,7 @@ cudnnBackendDescriptor_t causal_mask(GraphBuilder& gb, const AttentionTensors& t
   gb.pointwise(CUDNN_POINTWISE_GEN_INDEX, CUDNN_DATA_INT32, scores, nullptr, nullptr, col_index, 3);
   const auto keep = gb.virtual_tensor(CUDNN_DATA_BOOLEAN, t.full, t.full_strides);
   gb.pointwise(CUDNN_POINTWISE_CMP_GE, CUDNN_DATA_BOOLEAN, row_index, col_index, nullptr, keep);
-  const std::vector<std::int64_t> ones = {1, 1, 1, 1};
-  const auto neg_inf = gb.tensor(CUDNN_DATA_FLOAT, ones, ones, kUidNegInf, true);
+  const auto neg_inf = gb.scalar(kUidNegInf, true);
   const auto masked = gb.virtual_tensor(CUDNN_DATA_FLOAT, t.full, t.full_strides);
   gb.pointwise(CUDNN_POINTWISE_BINARY_SELECT, CUDNN_DATA_FLOAT, scores, neg_inf, keep, masked);
   return masked;
@@ -163,10 +167,29 @@ cudnnBackendDescriptor_t causal_mask(GraphBuilder& gb, const AttentionTensors& t
 cudnnBackendDescriptor_t scaled_by(GraphBuilder& gb, cudnnBackendDescriptor_t x, std::int64_t uid,
                                    const std::vector<std::int64_t>& dims, const std::vector<std::int64_t>& strides,
                                    cudnnBackendDescriptor_t out = nullptr) {
-  const std::vector<std::int64_t> ones = {1, 1, 1, 1};
   if (!out) out = gb.virtual_tensor(CUDNN_DATA_FLOAT, dims, strides);
-  gb.pointwise(CUDNN_POINTWISE_MUL, CUDNN_DATA_FLOAT, x, gb.tensor(CUDNN_DATA_FLOAT, ones, ones, uid), nullptr, out);
+  gb.pointwise(CUDNN_POINTWISE_MUL, CUDNN_DATA_FLOAT, x, gb.scalar(uid), nullptr, out);
   return out;
+}
+
+// One product of e4m3 operands into an e4m3 output (the forward's O = P V, the backward's gradients: the frontend's
+// matmul_fp8): a b in float, summed over each GQA group when `out` has fewer heads than the product, descaled by
+// both operands' scales, its absolute maximum written to `amax_uid`, and scaled by `scale_uid` into `out`.
+void fp8_product(GraphBuilder& gb, cudnnBackendDescriptor_t a, cudnnBackendDescriptor_t b,
+                 std::vector<std::int64_t> product_dims, const std::vector<std::int64_t>& out_dims,
+                 std::int64_t descale_a_uid, std::int64_t descale_b_uid, std::int64_t scale_uid,
+                 cudnnBackendDescriptor_t out, std::int64_t amax_uid) {
+  auto sum = gb.virtual_tensor(CUDNN_DATA_FLOAT, product_dims, packed(product_dims));
+  gb.matmul(a, b, sum);
+  if (product_dims != out_dims) {
+    const auto grouped = gb.virtual_tensor(CUDNN_DATA_FLOAT, out_dims, packed(out_dims));
+    gb.reduction(CUDNN_REDUCE_TENSOR_ADD, sum, grouped);
+    sum = grouped;
+  }
+  const auto descaled = scaled_by(gb, scaled_by(gb, sum, descale_a_uid, out_dims, packed(out_dims)), descale_b_uid,
+                                  out_dims, packed(out_dims));
+  gb.reduction(CUDNN_REDUCE_TENSOR_AMAX, descaled, gb.scalar(amax_uid));
+  scaled_by(gb, descaled, scale_uid, out_dims, packed(out_dims), out);
 }
 
 void build_forward(const AttentionGraphSpec& s, GraphBuilder& gb) {
@@ -176,7 +199,6 @@ void build_forward(const AttentionGraphSpec& s, GraphBuilder& gb) {
   const AttentionTensors t = common_tensors(gb, s);
   const auto v = gb.tensor(s.type, {b, hkv, skv, d}, s.kv_strides, kUidV);
   const auto o = gb.tensor(s.type, {b, hq, sq, d}, s.q_strides, kUidO);
-  const std::vector<std::int64_t> ones = {1, 1, 1, 1};
   const auto scores = gb.virtual_tensor(f32, t.full, t.full_strides);
   gb.matmul(t.q, t.kt, scores);
   auto scaled = gb.virtual_tensor(f32, t.full, t.full_strides);
@@ -209,16 +231,10 @@ void build_forward(const AttentionGraphSpec& s, GraphBuilder& gb) {
   }
   const auto probs = gb.virtual_tensor(f32, t.full, t.full_strides);
   gb.pointwise(CUDNN_POINTWISE_DIV, f32, exps, row_sum, nullptr, probs);
-  gb.reduction(CUDNN_REDUCE_TENSOR_AMAX, probs, gb.tensor(f32, ones, ones, kUidAmaxS));
+  gb.reduction(CUDNN_REDUCE_TENSOR_AMAX, probs, gb.scalar(kUidAmaxS));
   const auto probs8 = gb.virtual_tensor(s.type, t.full, t.full_strides);
   scaled_by(gb, probs, kUidScaleS, t.full, t.full_strides, probs8);
-  const std::vector<std::int64_t> out_dims = {b, hq, sq, d}, out_strides = packed(out_dims);
-  const auto product = gb.virtual_tensor(f32, out_dims, out_strides);
-  gb.matmul(probs8, v, product);
-  const auto descaled = scaled_by(gb, scaled_by(gb, product, kUidDescaleS, out_dims, out_strides), kUidDescaleV,
-                                  out_dims, out_strides);
-  scaled_by(gb, descaled, kUidScaleO, out_dims, out_strides, o);
-  gb.reduction(CUDNN_REDUCE_TENSOR_AMAX, descaled, gb.tensor(f32, ones, ones, kUidAmaxO));
+  fp8_product(gb, probs8, v, {b, hq, sq, d}, {b, hq, sq, d}, kUidDescaleS, kUidDescaleV, kUidScaleO, o, kUidAmaxO);
 }
 
 // dS = scale P o (dP - delta), in float over the score matrix: the softmax's gradient, both backward graphs' step.
@@ -248,12 +264,12 @@ void build_backward(const AttentionGraphSpec& s, GraphBuilder& gb) {
   const std::int64_t b = s.batch, hq = s.heads_q, hkv = s.heads_kv, sq = s.seq_q, skv = s.seq_kv, d = s.head_dim;
   const cudnnDataType_t f32 = CUDNN_DATA_FLOAT;
   const AttentionTensors t = common_tensors(gb, s);
-  const std::vector<std::int64_t> q_dims = {b, hq, sq, d}, kv_dims = {b, hkv, skv, d}, ones = {1, 1, 1, 1};
+  const std::vector<std::int64_t> q_dims = {b, hq, sq, d}, kv_dims = {b, hkv, skv, d};
   const auto vt = gb.tensor(s.type, {b, hkv, d, skv}, transposed(s.kv_strides), kUidV);
   const auto o = gb.tensor(s.type, q_dims, s.q_strides, kUidO);
   const auto d_o = gb.tensor(s.type, q_dims, s.q_strides, kUidDO);
   const auto stats = gb.tensor(f32, t.row, t.row_strides, kUidStats);
-  const auto one = gb.tensor(f32, ones, ones, kUidOne, true);
+  const auto one = gb.scalar(kUidOne, true);
   const auto dq = gb.tensor(s.type, q_dims, s.q_strides, kUidDQ);
   const auto dk = gb.tensor(s.type, kv_dims, s.kv_strides, kUidDK);
   const auto dv = gb.tensor(s.type, kv_dims, s.kv_strides, kUidDV);
@@ -297,27 +313,6 @@ void build_backward(const AttentionGraphSpec& s, GraphBuilder& gb) {
   gb.pointwise(CUDNN_POINTWISE_IDENTITY, f32, dq_accum, nullptr, nullptr, dq);
 }
 
-// One product of the fp8 backward into a gradient (the frontend's matmul_fp8): a b in float, summed over each GQA
-// group when `out` has fewer heads than the product, descaled by both operands' scales, its absolute maximum
-// written to `amax_uid`, and scaled by `scale_uid` into `out` (e4m3).
-void fp8_gradient(GraphBuilder& gb, cudnnBackendDescriptor_t a, cudnnBackendDescriptor_t b,
-                  std::vector<std::int64_t> product_dims, const std::vector<std::int64_t>& out_dims,
-                  std::int64_t descale_a_uid, std::int64_t descale_b_uid, std::int64_t scale_uid,
-                  cudnnBackendDescriptor_t out, std::int64_t amax_uid) {
-  auto sum = gb.virtual_tensor(CUDNN_DATA_FLOAT, product_dims, packed(product_dims));
-  gb.matmul(a, b, sum);
-  if (product_dims != out_dims) {
-    const auto grouped = gb.virtual_tensor(CUDNN_DATA_FLOAT, out_dims, packed(out_dims));
-    gb.reduction(CUDNN_REDUCE_TENSOR_ADD, sum, grouped);
-    sum = grouped;
-  }
-  const auto descaled = scaled_by(gb, scaled_by(gb, sum, descale_a_uid, out_dims, packed(out_dims)), descale_b_uid,
-                                  out_dims, packed(out_dims));
-  const std::vector<std::int64_t> ones = {1, 1, 1, 1};
-  gb.reduction(CUDNN_REDUCE_TENSOR_AMAX, descaled, gb.tensor(CUDNN_DATA_FLOAT, ones, ones, amax_uid));
-  scaled_by(gb, descaled, scale_uid, out_dims, packed(out_dims), out);
-}
-
 // The fp8 backward, step for step as cuDNN's frontend builds sdpa_fp8_backward (cuDNN's engines match this pattern).
 void build_backward_fp8(const AttentionGraphSpec& s, GraphBuilder& gb) {
   const std::int64_t b = s.batch, hq = s.heads_q, hkv = s.heads_kv, sq = s.seq_q, skv = s.seq_kv, d = s.head_dim;
@@ -355,8 +350,8 @@ void build_backward_fp8(const AttentionGraphSpec& s, GraphBuilder& gb) {
   const auto probs8_t = gb.virtual_tensor(s.type, full_t, full_t_strides);
   gb.reshape(probs8, probs8_t);
   const std::vector<std::int64_t> per_query_head = {b, hq, skv, d};
-  fp8_gradient(gb, probs8_t, d_o, per_query_head, kv_dims, kUidDescaleS, kUidDescaleDO, kUidScaleDV,
-               gb.tensor(s.type, kv_dims, s.kv_strides, kUidDV), kUidAmaxDV);
+  fp8_product(gb, probs8_t, d_o, per_query_head, kv_dims, kUidDescaleS, kUidDescaleDO, kUidScaleDV,
+              gb.tensor(s.type, kv_dims, s.kv_strides, kUidDV), kUidAmaxDV);
 
   // dS = scale P o (dO V^T descaled - delta); its absolute maximum kept; scaled into e4m3
   const auto dp = gb.virtual_tensor(f32, t.full, t.full_strides);
@@ -364,20 +359,19 @@ void build_backward_fp8(const AttentionGraphSpec& s, GraphBuilder& gb) {
   const auto dp_descaled = scaled_by(gb, scaled_by(gb, dp, kUidDescaleDO, t.full, t.full_strides), kUidDescaleV,
                                      t.full, t.full_strides);
   const auto ds = score_gradient(gb, t, dp_descaled, delta, probs);
-  const std::vector<std::int64_t> ones = {1, 1, 1, 1};
-  gb.reduction(CUDNN_REDUCE_TENSOR_AMAX, ds, gb.tensor(f32, ones, ones, kUidAmaxDP));
+  gb.reduction(CUDNN_REDUCE_TENSOR_AMAX, ds, gb.scalar(kUidAmaxDP));
   const auto ds8 = gb.virtual_tensor(s.type, t.full, t.full_strides);
   scaled_by(gb, ds, kUidScaleDP, t.full, t.full_strides, ds8);
 
   // dQ = dS K, dK = dS^T Q
   const auto k = gb.virtual_tensor(f32, kv_dims, s.kv_strides);
   gb.reshape(t.kt, k);
-  fp8_gradient(gb, ds8, k, q_dims, q_dims, kUidDescaleDP, kUidDescaleK, kUidScaleDQ,
-               gb.tensor(s.type, q_dims, s.q_strides, kUidDQ), kUidAmaxDQ);
+  fp8_product(gb, ds8, k, q_dims, q_dims, kUidDescaleDP, kUidDescaleK, kUidScaleDQ,
+              gb.tensor(s.type, q_dims, s.q_strides, kUidDQ), kUidAmaxDQ);
   const auto ds8_t = gb.virtual_tensor(s.type, full_t, full_t_strides);
   gb.reshape(ds8, ds8_t);
-  fp8_gradient(gb, ds8_t, t.q, per_query_head, kv_dims, kUidDescaleDP, kUidDescaleQ, kUidScaleDK,
-               gb.tensor(s.type, kv_dims, s.kv_strides, kUidDK), kUidAmaxDK);
+  fp8_product(gb, ds8_t, t.q, per_query_head, kv_dims, kUidDescaleDP, kUidDescaleQ, kUidScaleDK,
+              gb.tensor(s.type, kv_dims, s.kv_strides, kUidDK), kUidAmaxDK);
 }
 
 void build(cudnnHandle_t handle, const AttentionGraphSpec& s, AttentionGraph& g) {
