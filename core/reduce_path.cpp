@@ -49,8 +49,14 @@ bool fits_registers(const std::string& op, std::int64_t units, std::int64_t elem
   // were 3-5% faster than a warp with 4 (97 columns: fp16 log_softmax 69.9 -> 67.4 us, bf16 softmax 71.8 -> 68.6);
   // the norms were slower that way (fp16 RMSNorm 58.3 -> 75.4) and so was fp32 softmax (100.7 -> 104.2).
   if (element_bytes == 2 && reduce_is_softmax(op)) fits.push_back({16, 8});
-  fits.insert(fits.end(), {{32, 4}, {32, 8}, {32, 16}, {kReduceBlockThreads, 4}, {kReduceBlockThreads, 8},
-                           {kReduceBlockThreads, 16}});
+  fits.insert(fits.end(), {{32, 4}, {32, 8}});
+  // Rows of 257 to 512 16-byte vectors take the block with 4 a thread, not a warp with 16 (half of the block's cache
+  // unused, but 8 times the rows' threads in flight). Both in one process on an H100 (2026-11-24): over 4096 fp16
+  // columns softmax 55.7 -> 47.0 us, layer norm 63.6 -> 57.0, add + layer norm 119.4 -> 95.4; over 2048 fp32 columns
+  // softmax 50.5 -> 46.8, RMSNorm 51.9 -> 47.3; over 3000 fp16 columns layer norm 63.4 -> 62.1. At 256 vectors the
+  // warp stays ahead (softmax over 2048 fp16 columns 48.2 against 51.2). Elements were not measured.
+  if (element_bytes > 0) fits.push_back({32, 16});
+  fits.insert(fits.end(), {{kReduceBlockThreads, 4}, {kReduceBlockThreads, 8}, {kReduceBlockThreads, 16}});
   for (const Fit& f : fits)
     if (units <= std::int64_t{f.group} * f.cache) {
       plan->group = f.group;
@@ -112,7 +118,8 @@ ReducePlan reduce_plan(const std::string& op, std::int64_t rows, std::int64_t co
     plan.path = ReducePath::all_partials;
     plan.group = kReduceBlockThreads;
     how = "1024 blocks of partial sums, then one block sums them";
-  } else if (reduce_normalises(op) ? cols >= kTileMinCols && cols <= kTileMaxCols : cols <= kTileMaxSumCols) {
+  } else if (reduce_normalises(op) ? cols >= kTileMinCols && cols <= kTileMaxCols
+                                   : cols <= kTileMaxSumCols || (cols % 2 == 1 && cols <= kTileMaxOddSumCols)) {
     // A handful of elements a row: loads of a row's own elements are narrow and its reductions short chains, so
     // whole rows are staged in a tile and the copy in and out runs at full width (where that won: reduce_path.h).
     plan.path = ReducePath::tile;

@@ -42,13 +42,19 @@ constexpr int kReduceBlockThreads = 256;
 // Shared memory one block may take on an H100 (227 KiB opt-in per block); the caller gives the device's own.
 constexpr std::int64_t kDefaultSharedBytes = 227 * 1024;
 constexpr int kDefaultSms = 132;
-// The tile path: rows of kTileMinCols to kTileMaxCols columns (sum, mean and max: at most kTileMaxSumCols),
-// kTileBytes of them a tile. Measured on an H100 against the register paths (fp16 sweep_shapes, 2026-11-24): tiles
-// won at 7 columns (softmax 218 -> 76 us, layer norm 353 -> 84) and, for sum/mean/max, at 1 (102 -> 74); they lost
-// at 31 and 97 columns (softmax 82 -> 134, 111 -> 155) and for the normalisations at 1 (116 -> 153).
+// The tile path: rows of kTileMinCols to kTileMaxCols columns (sum, mean and max: at most kTileMaxSumCols, or an odd
+// number up to kTileMaxOddSumCols), kTileBytes of them a tile. Measured on an H100 against the register paths (fp16
+// sweep_shapes, 2026-11-24): tiles won at 7 columns (softmax 218 -> 76 us, layer norm 353 -> 84) and, for
+// sum/mean/max, at 1 (102 -> 74); they lost at 31 and 97 columns (softmax 82 -> 134, 111 -> 155) and for the
+// normalisations at 1 (116 -> 153). Sums over odd rows (a thread a row, at an odd stride: no bank conflicts) against
+// streaming, both in one process (64 MiB, fp16 unless named): 5 columns 167.6 -> 40.6 us, 7 120.7 -> 36.9,
+// 31 42.3 -> 26.6, 97 61.2 -> 28.0, 197 38.1 -> 30.5, 255 30.8 -> 25.7, fp32 over 7 60.3 -> 32.4 and over 197
+// 29.8 -> 25.2; but 513 28.8 -> 38.6 and 1001 29.2 -> 46.1. Even rows gained at most 7% (6, 10, 14 columns; 8 threads
+// a row) or lost (8 and 16 columns, read as aligned vectors: 28.6 -> 99.3, 25.4 -> 60.0), and stay streamed.
 constexpr std::int64_t kTileMinCols = 2;
 constexpr std::int64_t kTileMaxCols = 16;
 constexpr std::int64_t kTileMaxSumCols = 4;
+constexpr std::int64_t kTileMaxOddSumCols = 255;
 constexpr std::int64_t kTileBytes = 16 * 1024;
 
 // Rows too long for registers that fit one block's shared memory. softmax and log_softmax copy the row into shared

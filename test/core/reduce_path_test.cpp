@@ -34,7 +34,7 @@ TEST(ReducePath, VeryShortRowsAreStagedInSharedMemoryTiles) {
   EXPECT_EQ(sum.path, ReducePath::tile);
   EXPECT_EQ(sum.tile_rows, 8192);
   EXPECT_EQ(plan("mean", rows_for(4), 4, 2, false).path, ReducePath::tile);
-  EXPECT_EQ(plan("max", rows_for(5), 5, 2, false).path, ReducePath::streaming);
+  EXPECT_EQ(plan("max", rows_for(6), 6, 2, false).path, ReducePath::streaming);
 }
 
 TEST(ReducePath, ShortRowsGoToSmallGroupsInRegisters) {
@@ -94,7 +94,12 @@ TEST(ReducePath, LongerRowsGoToTheSmallestRegisterCacheThatHoldsThem) {
   EXPECT_EQ(warp.rows_in_flight, 1);  // 64 bytes a lane already
   EXPECT_EQ(warp.label, "path: one row per warp in registers, 16-byte loads, 1 read");
   EXPECT_EQ(plan("layernorm", rows_for(2048), 2048, 2, true).cache, 8);   // 256 vectors: 8 per lane
-  EXPECT_EQ(plan("softmax", rows_for(2048), 2048, 4, true).cache, 16);    // 512 vectors: 16 per lane
+  // 512 vectors (2048 fp32 columns, 4096 fp16): the block, 4 per thread; a warp keeps up to 256 vectors
+  const ReducePlan wide = plan("softmax", rows_for(2048), 2048, 4, true);
+  EXPECT_EQ(wide.group, kReduceBlockThreads);
+  EXPECT_EQ(wide.cache, 4);
+  EXPECT_EQ(plan("layernorm", rows_for(4096), 4096, 2, true).group, kReduceBlockThreads);
+  EXPECT_EQ(plan("layernorm", rows_for(2056), 2056, 2, true).group, kReduceBlockThreads);  // 257 vectors
   const ReducePlan odd = plan("softmax", rows_for(401), 401, 2, false);  // odd: elements, 13 per lane
   EXPECT_EQ(odd.group, 32);
   EXPECT_EQ(odd.cache, 16);  // 401 elements: past 32 x 8
@@ -142,11 +147,25 @@ TEST(ReducePath, LongerRowsTakeTheBlockThenSharedMemoryThenTwoPasses) {
   EXPECT_EQ(plan("softmax", 8, 50257, 2, false).path, ReducePath::two_pass);
 }
 
+TEST(ReducePath, SumsOverOddShortRowsGoToTiles) {
+  for (std::int64_t cols : {5, 7, 31, 97, 197, 255}) {
+    const ReducePlan p = plan("sum", rows_for(cols), cols, 2, false);
+    EXPECT_EQ(p.path, ReducePath::tile) << cols;
+    EXPECT_EQ(p.group, 1) << cols;  // a thread a row, at an odd stride
+  }
+  EXPECT_EQ(plan("max", rows_for(97), 97, 4, false).path, ReducePath::tile);
+  EXPECT_EQ(plan("mean", rows_for(257), 257, 2, false).path, ReducePath::streaming);
+  EXPECT_EQ(plan("sum", rows_for(6), 6, 2, false).path, ReducePath::streaming);  // even: streamed
+  EXPECT_EQ(plan("sum", rows_for(8), 8, 2, true).path, ReducePath::streaming);   // aligned vectors
+}
+
 TEST(ReducePath, SumsReadOnceWhateverTheShape) {
   EXPECT_EQ(plan("sum", rows_for(1), 1, 4, false).group, 1);
-  const ReducePlan seven = plan("max", rows_for(7), 7, 2, false);
-  EXPECT_EQ(seven.group, 8);
-  EXPECT_EQ(seven.label, "path: 8 threads per row, reduced as read, element loads, 1 read");
+  const ReducePlan six = plan("max", rows_for(6), 6, 2, false);
+  EXPECT_EQ(six.group, 8);
+  EXPECT_EQ(six.label, "path: 8 threads per row, reduced as read, element loads, 1 read");
+  EXPECT_EQ(plan("max", rows_for(7), 7, 2, false).label,
+            "path: one row per thread, 1170-row tiles in shared memory, 16-byte loads, 1 read");
   EXPECT_EQ(plan("sum", rows_for(50257), 50257, 2, false).label,
             "path: block per row, reduced as read, 16-byte loads past each row's unaligned start, 1 read");
   EXPECT_EQ(plan("mean", rows_for(4096), 4096, 4, true).group, 32);
