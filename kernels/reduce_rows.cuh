@@ -300,10 +300,8 @@ __device__ __forceinline__ void read_pieces(const T* __restrict__ x, const T* __
   for (std::int64_t e = tail_at + tid; e < count; e += step) f(e, load_piece<T, 1, kAdd>(x, res, e));
 }
 
-// Writes a normalised piece (and with kAdd the sum beside it) at element e of a row; gamma and beta start at the
-// piece's column, element by element (their alignment is the column's, not the row's; they stay in L1).
-// kWriteSum: false where the sum was written as it was read (the shared-memory paths).
-// write_values: the normalised values of v[0..N) (the input, widened) stored at out.
+// The normalised values of v[0..N) (the input, widened) stored at out; gamma and beta start at the values' column,
+// element by element (their alignment is the column's, not the row's; they stay in L1).
 template <ReduceOp Op, class T, int N>
 __device__ __forceinline__ void write_values(const float (&v)[N], float2 c, const T* __restrict__ gamma,
                                              const T* __restrict__ beta, T* __restrict__ out) {
@@ -316,6 +314,8 @@ __device__ __forceinline__ void write_values(const float (&v)[N], float2 c, cons
   }
   store_global(out, narrow<T>(o));
 }
+// Writes a normalised piece (and with kAdd the sum beside it) at element e of a row.
+// kWriteSum: false where the sum was written as it was read (the shared-memory paths).
 template <ReduceOp Op, class T, int N, bool kWriteSum = Norm<Op>::kAdd>
 __device__ __forceinline__ void write_piece(const Piece<T, N>& in, float2 c, const T* __restrict__ gamma,
                                             const T* __restrict__ beta, T* __restrict__ out, T* __restrict__ sum,
@@ -433,8 +433,8 @@ struct CachedUnit<T, 1> {
 // padded (pad_value), so that the passes over them run unmasked (layer norm's deviations excepted). Masked in every
 // pass, with 64-bit bounds and offsets per unit, log_softmax over 197 fp16 columns executed 50.7 M warp instructions
 // to PyTorch's 40.2 M and ran 1.06x its time; after, 37.6 M (H100 ncu, 2026-11-24). 16-byte vectors stay masked
-// and packed: padded, and with their masks kept in an array through the kernel, softmax over 4096 and 32000 fp16
-// columns ran 1.1x and 1.4x slower.
+// and packed: padded, and with their masks kept in an array through the kernel, they took 254-255 registers a
+// thread and softmax over 4096 and 32000 fp16 columns ran 1.1x and 1.4x slower.
 template <ReduceOp Op, class T, int kUnit, int kGroup, int kCache>
 __global__ void __launch_bounds__(kThreads) registers_kernel(Rows<T> a) {
   using M = Norm<Op>;
