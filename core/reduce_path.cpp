@@ -91,10 +91,13 @@ int streaming_group(std::int64_t units) {
 // bank, so only odd rows (and the shortest) go one to a thread.
 int tile_group(std::int64_t cols) { return cols <= 3 || cols % 2 == 1 ? 1 : 8; }
 
+// Whether a streamed row is read in 16-byte pieces past its unaligned start (long rows that are not whole vectors).
+bool reads_pieces(bool vectorised, std::int64_t cols) { return !vectorised && cols >= kStreamingPiecesMinCols; }
+
 }  // namespace
 
 bool streaming_reads_pieces(const ReducePlan& plan, std::int64_t cols) {
-  return plan.path == ReducePath::streaming && !plan.vectorised && cols >= kStreamingPiecesMinCols;
+  return plan.path == ReducePath::streaming && reads_pieces(plan.vectorised, cols);
 }
 
 int memory_reads(const ReducePlan& plan) { return plan.path == ReducePath::rereads ? 1 : plan.passes; }
@@ -158,8 +161,7 @@ ReducePlan reduce_plan(const std::string& op, std::int64_t rows, std::int64_t co
     // Rows read in 16-byte pieces past an unaligned start count their vectors, as aligned rows do: counted in
     // elements, rows of 4095 2-byte columns took a block each and summed in 27.1 us against 23.5 for 4096 columns
     // (a warp each; PyTorch 25.4-26.7, H100, 2026-11-24).
-    const bool pieces = !vectorisable && cols >= kStreamingPiecesMinCols;
-    plan.group = streaming_group(pieces ? (cols * elem_bytes + 15) / 16 : units);
+    plan.group = streaming_group(reads_pieces(vectorisable, cols) ? (cols * elem_bytes + 15) / 16 : units);
     const std::int64_t splits = splits_for(rows, cols, sms);
     if (plan.group == kReduceBlockThreads && rows < kBlocksPerSm / 2 * sms && splits > 1) {
       plan.path = ReducePath::split_rows;
