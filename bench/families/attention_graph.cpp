@@ -237,6 +237,17 @@ void build_forward(const AttentionGraphSpec& s, GraphBuilder& gb) {
   fp8_product(gb, probs8, v, {b, hq, sq, d}, {b, hq, sq, d}, kUidDescaleS, kUidDescaleV, kUidScaleO, o, kUidAmaxO);
 }
 
+// rowsum(a o b) over the last dimension of two [b, hq, sq, d] tensors, in float: dO o O, both backward graphs' first
+// step (delta before its scale).
+cudnnBackendDescriptor_t row_sum_of_product(GraphBuilder& gb, const AttentionTensors& t, cudnnBackendDescriptor_t a,
+                                            cudnnBackendDescriptor_t b, const std::vector<std::int64_t>& dims) {
+  const auto product = gb.virtual_tensor(CUDNN_DATA_FLOAT, dims, packed(dims));
+  gb.pointwise(CUDNN_POINTWISE_MUL, CUDNN_DATA_FLOAT, a, b, nullptr, product);
+  const auto sum = gb.virtual_tensor(CUDNN_DATA_FLOAT, t.row, t.row_strides);
+  gb.reduction(CUDNN_REDUCE_TENSOR_ADD, product, sum);
+  return sum;
+}
+
 // dS = scale P o (dP - delta), in float over the score matrix: the softmax's gradient, both backward graphs' step.
 cudnnBackendDescriptor_t score_gradient(GraphBuilder& gb, const AttentionTensors& t, cudnnBackendDescriptor_t dp,
                                         cudnnBackendDescriptor_t delta, cudnnBackendDescriptor_t probs) {
@@ -277,11 +288,7 @@ void build_backward(const AttentionGraphSpec& s, GraphBuilder& gb) {
   const auto dq_accum = gb.tensor(f32, q_dims, packed(q_dims), kUidDQAccum);
 
   // delta = rowsum(dO o O) (times 1: the frontend's dropout scale, part of the pattern cuDNN matches)
-  const auto do_o = gb.virtual_tensor(f32, q_dims, packed(q_dims));
-  gb.pointwise(CUDNN_POINTWISE_MUL, f32, d_o, o, nullptr, do_o);
-  const auto do_o_sum = gb.virtual_tensor(f32, t.row, t.row_strides);
-  gb.reduction(CUDNN_REDUCE_TENSOR_ADD, do_o, do_o_sum);
-  gb.pointwise(CUDNN_POINTWISE_MUL, f32, do_o_sum, one, nullptr, delta);
+  gb.pointwise(CUDNN_POINTWISE_MUL, f32, row_sum_of_product(gb, t, d_o, o, q_dims), one, nullptr, delta);
 
   // P = exp(mask(scale Q K^T) - stats), recomputed from the forward's statistics
   const auto scores = gb.virtual_tensor(f32, t.full, t.full_strides);
@@ -325,10 +332,7 @@ void build_backward_fp8(const AttentionGraphSpec& s, GraphBuilder& gb) {
   const auto stats = gb.tensor(f32, t.row, t.row_strides, kUidStats);
 
   // delta = rowsum(dO o O) descaled by dO's and O's scales
-  const auto do_o = gb.virtual_tensor(f32, q_dims, packed(q_dims));
-  gb.pointwise(CUDNN_POINTWISE_MUL, f32, d_o, o, nullptr, do_o);
-  const auto do_o_sum = gb.virtual_tensor(f32, t.row, t.row_strides);
-  gb.reduction(CUDNN_REDUCE_TENSOR_ADD, do_o, do_o_sum);
+  const auto do_o_sum = row_sum_of_product(gb, t, d_o, o, q_dims);
   const auto delta = scaled_by(gb, scaled_by(gb, do_o_sum, kUidDescaleDO, t.row, t.row_strides), kUidDescaleO,
                                t.row, t.row_strides);
 
