@@ -66,6 +66,18 @@ bool fits_registers(const std::string& op, std::int64_t units, std::int64_t elem
   return false;
 }
 
+// softmax and log_softmax over more than kSoftmaxSharedMinVectors 16-byte vectors of 2-byte elements go to shared
+// memory although the block's registers (16 vectors a thread) would hold them. Both alternating in one process on an
+// H100 (2026-11-24): fp16 softmax over 16400 columns 59.9 -> 52.5 us, over 32000 57.3 -> 54.0, bf16 over 32000
+// 57.6 -> 54.1; log_softmax 1-7% (fp16 32000: 54.3 -> 53.2). fp32 rows of 2049 to 4096 vectors (8200 to 16384
+// columns) lost 2-5% that way, fp16 rows of 1536 vectors (12288 columns, 8 a thread) 8%. Adopted, the sweep's
+// builds before and after alternating twice in one call: softmax over 32000 fp16 columns 57.5 -> 54.2 us (83% of
+// copy), log_softmax 54.2 -> 53.4.
+constexpr std::int64_t kSoftmaxSharedMinVectors = 2048;
+bool softmax_prefers_shared(const std::string& op, std::int64_t units, bool vectorised, std::int64_t elem_bytes) {
+  return reduce_is_softmax(op) && vectorised && elem_bytes == 2 && units > kSoftmaxSharedMinVectors;
+}
+
 // Whether the registers path launches a block for every block's worth of rows instead of looping blocks. Measured
 // both ways in one process on an H100 (2026-11-24): over 4-byte elements (fp32 rows of 31 to 197 columns, groups of
 // 8 to 32 lanes) one-shot grids were 1-10% faster for softmax, log_softmax and RMSNorm (softmax over 31 columns
@@ -132,18 +144,23 @@ ReducePlan reduce_plan(const std::string& op, std::int64_t rows, std::int64_t co
     how = group_words(plan.group) + ", " + std::to_string(plan.tile_rows) + "-row tiles in shared memory";
   } else if (reduce_normalises(op)) {
     const std::int64_t element_bytes = vectorisable ? 0 : elem_bytes;  // 0: the units are 16-byte vectors
-    if (fits_registers(op, units, element_bytes, &plan)) {
+    const bool fits_shared = cols * elem_bytes <= shared_bytes && rows >= sms;
+    if (fits_shared && softmax_prefers_shared(op, units, vectorisable, elem_bytes)) {
+      plan.path = ReducePath::shared_memory;
+      plan.group = kReduceBlockThreads;
+      how = "block per row, shared memory";
+    } else if (fits_registers(op, units, element_bytes, &plan)) {
       plan.path = ReducePath::registers;
       plan.rows_in_flight = registers_rows_in_flight(plan.group, plan.cache, vectorisable ? 16 : elem_bytes);
       plan.one_shot = registers_one_shot(op, plan, element_bytes);
       how = group_words(plan.group) + " in registers" +
             (plan.rows_in_flight > 1 ? ", " + std::to_string(plan.rows_in_flight) + " rows at once" : "") +
             (plan.one_shot ? ", one-shot grid" : "");
-    } else if (cols * elem_bytes <= shared_bytes && rows >= sms && reduce_is_softmax(op)) {
+    } else if (fits_shared && reduce_is_softmax(op)) {
       plan.path = ReducePath::shared_memory;
       plan.group = kReduceBlockThreads;
       how = "block per row, shared memory";
-    } else if (cols * elem_bytes <= shared_bytes && rows >= sms) {
+    } else if (fits_shared) {
       plan.path = ReducePath::rereads;
       plan.group = kRereadThreads;
       plan.passes = 2;

@@ -132,6 +132,14 @@ TEST(ReducePath, LongerRowsTakeTheBlockThenSharedMemoryThenTwoPasses) {
                              "each row's unaligned start, 2 reads (one from memory)");
   }
   EXPECT_EQ(plan("softmax", rows_for(32000), 32000, 4, true).path, ReducePath::shared_memory);  // 8000 vectors
+  // softmax over more than 2048 vectors of 2-byte elements: shared memory, although the block's registers hold 4096.
+  for (const char* op : {"softmax", "log_softmax"}) {
+    EXPECT_EQ(plan(op, rows_for(32000), 32000, 2, true).path, ReducePath::shared_memory) << op;  // 4000 vectors
+    EXPECT_EQ(plan(op, rows_for(16400), 16400, 2, true).path, ReducePath::shared_memory) << op;  // 2050
+    EXPECT_EQ(plan(op, rows_for(16384), 16384, 2, true).path, ReducePath::registers) << op;      // 2048
+    EXPECT_EQ(plan(op, rows_for(16384), 16384, 4, true).path, ReducePath::registers) << op;      // fp32: 4096
+  }
+  EXPECT_EQ(plan("rmsnorm", rows_for(32000), 32000, 2, true).path, ReducePath::registers);
   EXPECT_EQ(plan("add_rmsnorm", rows_for(32000), 32000, 4, true).path, ReducePath::rereads);
   // 131072 fp16 (256 KiB) and 262144 in any precision: past shared memory, two passes over slices of each row.
   const ReducePlan two = plan("softmax", rows_for(262144), 262144, 2, true);
