@@ -112,6 +112,10 @@ bool streaming_reads_pieces(const ReducePlan& plan, std::int64_t cols) {
   return plan.path == ReducePath::streaming && reads_pieces(plan.vectorised, cols);
 }
 
+bool packs_rows(std::int64_t cols, std::int64_t elem_bytes) {
+  return cols >= 1 && cols <= kPackedMaxCols && (16 / elem_bytes) % cols == 0;
+}
+
 int memory_reads(const ReducePlan& plan) { return plan.path == ReducePath::rereads ? 1 : plan.passes; }
 
 bool reduce_is_softmax(const std::string& op) { return op == "softmax" || op == "log_softmax"; }
@@ -133,6 +137,11 @@ ReducePlan reduce_plan(const std::string& op, std::int64_t rows, std::int64_t co
     plan.path = ReducePath::all_partials;
     plan.group = kReduceBlockThreads;
     how = "1024 blocks of partial sums, then one block sums them";
+  } else if (packs_rows(cols, elem_bytes)) {
+    plan.path = ReducePath::packed;
+    plan.vectorised = true;
+    plan.group = 1;
+    how = "one thread per 16-byte vector of " + std::to_string(16 / elem_bytes / cols) + " whole rows";
   } else if (reduce_normalises(op) ? cols >= kTileMinCols && cols <= kTileMaxCols
                                    : cols <= kTileMaxSumCols || (cols % 2 == 1 && cols <= kTileMaxOddSumCols)) {
     // A handful of elements a row: loads of a row's own elements are narrow and its reductions short chains, so
@@ -193,7 +202,7 @@ ReducePlan reduce_plan(const std::string& op, std::int64_t rows, std::int64_t co
   // vectors; tiles are copied, and the other paths read, in 16-byte vectors from the first 16-byte boundary on.
   const bool elements = (plan.path == ReducePath::registers || plan.path == ReducePath::all_partials ||
                          (plan.path == ReducePath::streaming && !streaming_reads_pieces(plan, cols)));
-  const std::string loads = vectorisable || plan.path == ReducePath::tile ? "16-byte loads"
+  const std::string loads = plan.vectorised ? "16-byte loads"
                             : elements ? "element loads"
                                        : "16-byte loads past each row's unaligned start";
   plan.label = "path: " + how + ", " + loads + ", " + std::to_string(plan.passes) +

@@ -20,6 +20,9 @@ enum class ReducePath {
   tile,           // very short rows: a block copies a run of whole rows (one contiguous span, so 16-byte loads
                   // whatever the row length) into a shared-memory tile, groups of threads reduce and normalise rows
                   // there, and the block writes the span back: one read, few instructions per element
+  packed,         // rows of 1, 2, 4 (2-byte elements: or 8) elements: every 16-byte vector holds whole rows, so the
+                  // tensor is read and written as a pointwise op's (16-byte vectors, several in flight a thread)
+                  // and each thread reduces its vectors' rows in registers: one read
 };
 
 struct ReducePlan {
@@ -42,15 +45,27 @@ constexpr int kReduceBlockThreads = 256;
 // Shared memory one block may take on an H100 (227 KiB opt-in per block); the caller gives the device's own.
 constexpr std::int64_t kDefaultSharedBytes = 227 * 1024;
 constexpr int kDefaultSms = 132;
-// The tile path: rows of kTileMinCols to kTileMaxCols columns (sum, mean and max: at most kTileMaxSumCols, or an odd
-// number up to kTileMaxOddSumCols), kTileBytes of them a tile. Measured on an H100 against the register paths (fp16
-// sweep_shapes, 2026-11-24): tiles won at 7 columns (softmax 218 -> 76 us, layer norm 353 -> 84) and, for
-// sum/mean/max, at 1 (102 -> 74); they lost at 31 and 97 columns (softmax 82 -> 134, 111 -> 155) and for the
-// normalisations at 1 (116 -> 153). Sums over odd rows (a thread a row, at an odd stride: no bank conflicts) against
-// streaming, both in one process (64 MiB, fp16 unless named): 5 columns 167.6 -> 40.6 us, 7 120.7 -> 36.9,
-// 31 42.3 -> 26.6, 97 61.2 -> 28.0, 197 38.1 -> 30.5, 255 30.8 -> 25.7, fp32 over 7 60.3 -> 32.4 and over 197
-// 29.8 -> 25.2; but 513 28.8 -> 38.6 and 1001 29.2 -> 46.1. Even rows gained at most 7% (6, 10, 14 columns; 8 threads
-// a row) or lost (8 and 16 columns, read as aligned vectors: 28.6 -> 99.3, 25.4 -> 60.0), and stay streamed.
+// The packed path: rows of at most kPackedMaxCols columns that divide a 16-byte vector's count (1, 2, 4, 8 2-byte
+// columns; 1, 2, 4 4-byte). Against the paths they had, both alternating in one process on an H100 (2026-11-24, 64
+// MiB, fp16 unless named), packed rows ran at 2770-2900 GB/s (the copy's 2994) everywhere: softmax over 1 column
+// 53.7 us (one row a thread in registers, 8 at once) -> 48.5, over 2 101.8 (tiles) -> 47.6, 4 394.7 -> 47.3, 8
+// 202.5 -> 47.2; layer norm over 1 126.1 -> 47.6, 4 457.2 -> 47.4; add + layer norm over 1 146.0 -> 93.4; sum over
+// 1 86.6 (tiles) -> 46.9, 2 52.8 -> 35.0, 4 191.4 -> 29.1, 8 28.4 (streamed) -> 26.3; fp32 softmax over 1 47.3 ->
+// 47.5 (level), 2 61.6 -> 47.1, 4 210.5 -> 47.1; fp32 sum over 1 49.8 -> 46.8.
+constexpr std::int64_t kPackedMaxCols = 8;
+bool packs_rows(std::int64_t cols, std::int64_t elem_bytes);
+
+// The tile path, for rows the packed path does not take: rows of kTileMinCols to kTileMaxCols columns (sum, mean
+// and max: at most kTileMaxSumCols, or an odd number up to kTileMaxOddSumCols), kTileBytes of them a tile. Measured
+// on an H100 against the register paths (fp16 sweep_shapes, 2026-11-24): tiles won at 7 columns (softmax 218 -> 76
+// us, layer norm 353 -> 84) and, for sum/mean/max, at 1 (102 -> 74; packed rows since); they lost at 31 and 97
+// columns (softmax 82 -> 134, 111 -> 155) and for the normalisations at 1 (116 -> 153). Sums over odd rows (a thread
+// a row, at an odd stride: no bank conflicts) against streaming, both in one process (64 MiB, fp16 unless named): 5
+// columns 167.6 -> 40.6 us, 7 120.7 -> 36.9, 31 42.3 -> 26.6, 97 61.2 -> 28.0, 197 38.1 -> 30.5, 255 30.8 -> 25.7,
+// fp32 over 7 60.3 -> 32.4 and over 197 29.8 -> 25.2; but 513 28.8 -> 38.6 and 1001 29.2 -> 46.1. Even rows gained
+// at most 7% (6, 10, 14 columns; 8 threads a row) or lost (8 and 16 columns, read as aligned vectors: 28.6 -> 99.3,
+// 25.4 -> 60.0), and stay streamed.
+
 constexpr std::int64_t kTileMinCols = 2;
 constexpr std::int64_t kTileMaxCols = 16;
 constexpr std::int64_t kTileMaxSumCols = 4;

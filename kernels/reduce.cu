@@ -44,9 +44,12 @@ core::ReducePlan plan_reduce(const std::string& op, core::DType type, const Redu
   const bool vectorisable = cols % (16 / elem) == 0 && aligned16(t.x) && aligned16(t.residual) && aligned16(t.out);
   // Room for the kernel's own shared memory beside the row (kernels/reduce_rows.cuh asks for the opt-in less 1 KiB).
   core::ReducePlan plan = core::reduce_plan(op, rows, cols, elem, vectorisable, std::max(0, optin - 2048), sms);
-  // A tile is copied as one span: every tensor must share its offset from a 16-byte boundary.
-  if (plan.path == core::ReducePath::tile && !(aligned16(t.x) && aligned16(t.residual) && aligned16(t.out)))
-    throw Error("reduce: the tile path needs 16-byte aligned tensors (" + plan.label + ")");
+  // Tiles are copied as one span, packed rows as 16-byte vectors of whole rows: every tensor must start on a 16-byte
+  // boundary.
+  if ((plan.path == core::ReducePath::tile || plan.path == core::ReducePath::packed) &&
+      !(aligned16(t.x) && aligned16(t.residual) && aligned16(t.out)))
+    throw Error("reduce: the " + std::string(plan.path == core::ReducePath::tile ? "tile" : "packed") +
+                " path needs 16-byte aligned tensors (" + plan.label + ")");
   return plan;
 }
 

@@ -38,7 +38,10 @@ TEST_P(ReduceCase, VerifiedOnShortLongAndOddRows) {
       {3, 50257}, {5, 131072}, {4, 262144}, {2, 262143},
       // Tiles: many, the last one partial (13 columns: 630 fp16 rows a tile), even short rows (8 threads, 1 thread),
       // and sum/mean/max's tiled rows; a warp with a cache of 8 (97, 256 columns).
-      {5000, 13}, {1000, 16}, {700, 2}, {999, 4}, {5000, 97}, {3000, 256}};
+      {5000, 13}, {1000, 16}, {999, 3}, {5000, 97}, {3000, 256},
+      // Packed rows (1, 2, 4 columns, and 8 of 2-byte elements; fp32's 8 are tiled), with rows past the last whole
+      // vector.
+      {1003, 1}, {700, 2}, {999, 4}, {1001, 8}};
   std::vector<std::string> impls = {"opmark"};
   if (core::reduce_has_cudnn(op)) impls.push_back("cudnn");
   for (const auto& impl : impls)
@@ -59,8 +62,8 @@ TEST(ReduceGpu, APlantedWrongElementIsCaughtOnEveryPath) {
   OPMARK_REQUIRE_GPU();
   test::TestStream test_stream;
   const cudaStream_t s = test_stream.stream;
-  const std::vector<std::pair<std::int64_t, std::int64_t>> shapes = {{300, 7}, {300, 512}, {40, 12288}, {20, 50257},
-                                                                     {3, 131072}};
+  const std::vector<std::pair<std::int64_t, std::int64_t>> shapes = {{301, 1},    {301, 4},   {300, 7},  {300, 512},
+                                                                     {40, 12288}, {20, 50257}, {3, 131072}};
   for (const char* name : {"rmsnorm", "log_softmax", "add_layernorm", "add_rmsnorm", "softmax", "layernorm", "sum"})
     for (const auto& [rows, cols] : shapes) {
       SCOPED_TRACE(std::string(name) + " " + std::to_string(rows) + " x " + std::to_string(cols));

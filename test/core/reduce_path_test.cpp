@@ -27,23 +27,47 @@ TEST(ReducePath, VeryShortRowsAreStagedInSharedMemoryTiles) {
   EXPECT_EQ(seven.passes, 1);
   EXPECT_EQ(seven.label, "path: one row per thread, 1170-row tiles in shared memory, 16-byte loads, 1 read");
   EXPECT_EQ(plan("softmax", rows_for(16), 16, 4, true).group, 8);  // even: 8 threads share a row
-  EXPECT_EQ(plan("add_rmsnorm", rows_for(2), 2, 4, false).group, 1);
+  EXPECT_EQ(plan("add_rmsnorm", rows_for(3), 3, 4, false).group, 1);
   EXPECT_EQ(plan("add_rmsnorm", rows_for(16), 16, 4, true).path, ReducePath::tile);
   EXPECT_EQ(plan("add_rmsnorm", rows_for(17), 17, 4, false).path, ReducePath::registers);
-  const ReducePlan sum = plan("sum", rows_for(1), 1, 2, false);
+  const ReducePlan sum = plan("sum", rows_for(3), 3, 2, false);
   EXPECT_EQ(sum.path, ReducePath::tile);
-  EXPECT_EQ(sum.tile_rows, 8192);
-  EXPECT_EQ(plan("mean", rows_for(4), 4, 2, false).path, ReducePath::tile);
+  EXPECT_EQ(sum.tile_rows, 2730);
+  EXPECT_EQ(plan("mean", rows_for(3), 3, 4, false).path, ReducePath::tile);
   EXPECT_EQ(plan("max", rows_for(6), 6, 2, false).path, ReducePath::streaming);
 }
 
+TEST(ReducePath, RowsThatDivideAVectorArePacked) {
+  // 1, 2, 4 (or 8 2-byte) columns: a 16-byte vector holds whole rows, read and written as a pointwise op's.
+  for (const char* op : {"sum", "mean", "max", "softmax", "log_softmax", "layernorm", "rmsnorm", "add_layernorm",
+                         "add_rmsnorm"})
+    for (std::int64_t elem : {2, 4})
+      for (std::int64_t cols : {1, 2, 4, 8}) {
+        const ReducePlan p = plan(op, rows_for(cols), cols, elem, cols % (16 / elem) == 0);
+        SCOPED_TRACE(std::string(op) + " " + std::to_string(elem) + " bytes, " + std::to_string(cols) + " cols");
+        if (cols * elem > 16) {
+          EXPECT_NE(p.path, ReducePath::packed);
+          continue;
+        }
+        EXPECT_EQ(p.path, ReducePath::packed);
+        EXPECT_TRUE(p.vectorised);
+        EXPECT_EQ(p.passes, 1);
+        EXPECT_EQ(p.label, "path: one thread per 16-byte vector of " + std::to_string(16 / elem / cols) +
+                               " whole rows, 16-byte loads, 1 read");
+      }
+  EXPECT_TRUE(packs_rows(8, 2));
+  EXPECT_FALSE(packs_rows(8, 4));   // 32 bytes
+  EXPECT_FALSE(packs_rows(3, 2));   // 3 does not divide 8
+  EXPECT_FALSE(packs_rows(16, 1));  // past kPackedMaxCols
+  EXPECT_EQ(plan("sum_all", 1, 1, 2, false).path, ReducePath::all_partials);
+}
+
 TEST(ReducePath, ShortRowsGoToSmallGroupsInRegisters) {
-  const ReducePlan one = plan("softmax", rows_for(1), 1, 4, false);  // a tile lost here (116 -> 153 us)
-  EXPECT_EQ(one.path, ReducePath::registers);
-  EXPECT_EQ(one.group, 1);
-  EXPECT_EQ(one.cache, 1);
-  EXPECT_EQ(one.rows_in_flight, 8);  // 4 bytes a row: 8 rows at once
-  EXPECT_EQ(one.label, "path: one row per thread in registers, 8 rows at once, element loads, 1 read");
+  // A lane holding one short row alone holds several at once (about 32 bytes in flight).
+  EXPECT_EQ(registers_rows_in_flight(1, 1, 4), 8);
+  EXPECT_EQ(registers_rows_in_flight(1, 1, 2), 8);
+  EXPECT_EQ(registers_rows_in_flight(1, 4, 4), 2);
+  EXPECT_EQ(registers_rows_in_flight(32, 1, 2), 1);
   EXPECT_EQ(plan("layernorm", rows_for(31), 31, 2, false).group, 8);
   const ReducePlan warp = plan("softmax", rows_for(197), 197, 2, false);  // odd: elements, 7 per lane
   EXPECT_EQ(warp.path, ReducePath::registers);
@@ -82,8 +106,6 @@ TEST(ReducePath, ShortRowsGoToSmallGroupsInRegisters) {
   EXPECT_FALSE(plan("add_rmsnorm", rows_for(97), 97, 4, false).one_shot);   // not measured
   EXPECT_FALSE(plan("softmax", rows_for(97), 97, 2, false).one_shot);       // 2-byte elements
   EXPECT_FALSE(plan("softmax", rows_for(400), 400, 4, true).one_shot);      // 16-byte vectors
-  EXPECT_FALSE(plan("softmax", rows_for(1), 1, 4, false).one_shot);         // a lane a row
-  EXPECT_EQ(plan("softmax", rows_for(1), 1, 2, false).rows_in_flight, 8);  // fp16: 2 bytes a row
 }
 
 TEST(ReducePath, LongerRowsGoToTheSmallestRegisterCacheThatHoldsThem) {
@@ -164,11 +186,11 @@ TEST(ReducePath, SumsOverOddShortRowsGoToTiles) {
   EXPECT_EQ(plan("max", rows_for(97), 97, 4, false).path, ReducePath::tile);
   EXPECT_EQ(plan("mean", rows_for(257), 257, 2, false).path, ReducePath::streaming);
   EXPECT_EQ(plan("sum", rows_for(6), 6, 2, false).path, ReducePath::streaming);  // even: streamed
-  EXPECT_EQ(plan("sum", rows_for(8), 8, 2, true).path, ReducePath::streaming);   // aligned vectors
+  EXPECT_EQ(plan("sum", rows_for(16), 16, 2, true).path, ReducePath::streaming);  // aligned vectors
 }
 
 TEST(ReducePath, SumsReadOnceWhateverTheShape) {
-  EXPECT_EQ(plan("sum", rows_for(1), 1, 4, false).group, 1);
+  EXPECT_EQ(plan("sum", rows_for(3), 3, 4, false).group, 1);
   const ReducePlan six = plan("max", rows_for(6), 6, 2, false);
   EXPECT_EQ(six.group, 8);
   EXPECT_EQ(six.label, "path: 8 threads per row, reduced as read, element loads, 1 read");
