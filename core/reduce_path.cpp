@@ -98,10 +98,23 @@ int streaming_group(std::int64_t units) {
   return kReduceBlockThreads;
 }
 
-// Threads sharing a row of a tile: one, or 8 where a row is even. A thread alone walks its row at a stride of
-// `cols` elements from its neighbours' rows: an even stride puts several of a warp's reads in one shared-memory
-// bank, so only odd rows (and the shortest) go one to a thread.
-int tile_group(std::int64_t cols) { return cols <= 3 || cols % 2 == 1 ? 1 : 8; }
+// Threads sharing a row of a tile: one, or 8 where a thread alone would meet 8 or more of its warp in a shared-memory
+// bank. A thread walks its row at a stride of the row's bytes from its neighbours' rows: a multiple of 32 bytes puts
+// every 8th (or closer) thread of a warp in one bank; other strides meet at most 4. Rows of 6 to 14 2-byte columns
+// (strides of 3 to 7 words) went from 8 threads a row to one, both in one process on an H100 (2026-11-24, 64 MiB):
+// softmax over 6 fp16 columns 273.1 -> 74.3 us, 12 179.3 -> 62.8, layer norm over 10 246.2 -> 72.6, fp32 softmax
+// over 6 149.2 -> 50.2 and over 12 (4-way) 103.9 -> 53.5; but over 16 fp32 columns (16-way) 80.1 -> 146.1.
+int tile_group(std::int64_t cols, std::int64_t elem_bytes) {
+  return cols <= 3 || cols % 2 == 1 || (cols * elem_bytes) % 32 != 0 ? 1 : 8;
+}
+
+// Rows of exactly two 16-byte vectors (16 2-byte columns, 8 4-byte) are a thread's, in registers, not a tile's (8
+// threads a row there, or bank conflicts alone). H100, both in one process (2026-11-24): fp16 over 16 columns
+// softmax 133.6 -> 54.4 us, layer norm 157.3 -> 53.2, add + layer norm 175.0 -> 110.5; fp32 over 8 softmax 113.4 ->
+// 54.8, RMSNorm 84.9 -> 62.3. Four vectors (16 fp32 columns) stay tiled: softmax there 80.1 against 88.0.
+bool two_vector_row(std::int64_t cols, std::int64_t elem_bytes, bool vectorisable) {
+  return vectorisable && cols * elem_bytes == 32;
+}
 
 // Whether a streamed row is read in 16-byte pieces past its unaligned start (long rows that are not whole vectors).
 bool reads_pieces(bool vectorised, std::int64_t cols) { return !vectorised && cols >= kStreamingPiecesMinCols; }
@@ -142,13 +155,14 @@ ReducePlan reduce_plan(const std::string& op, std::int64_t rows, std::int64_t co
     plan.vectorised = true;
     plan.group = 1;
     how = "one thread per 16-byte vector of " + std::to_string(16 / elem_bytes / cols) + " whole rows";
-  } else if (reduce_normalises(op) ? cols >= kTileMinCols && cols <= kTileMaxCols
-                                   : cols <= kTileMaxSumCols || (cols % 2 == 1 && cols <= kTileMaxOddSumCols)) {
+  } else if (reduce_normalises(op)
+                 ? cols >= kTileMinCols && cols <= kTileMaxCols && !two_vector_row(cols, elem_bytes, vectorisable)
+                 : cols <= kTileMaxSumCols || (cols % 2 == 1 && cols <= kTileMaxOddSumCols)) {
     // A handful of elements a row: loads of a row's own elements are narrow and its reductions short chains, so
     // whole rows are staged in a tile and the copy in and out runs at full width (where that won: reduce_path.h).
     plan.path = ReducePath::tile;
     plan.vectorised = true;
-    plan.group = tile_group(cols);
+    plan.group = tile_group(cols, elem_bytes);
     plan.tile_rows = std::max<std::int64_t>(1, kTileBytes / (cols * elem_bytes));
     how = group_words(plan.group) + ", " + std::to_string(plan.tile_rows) + "-row tiles in shared memory";
   } else if (reduce_normalises(op)) {

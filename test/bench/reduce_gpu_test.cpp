@@ -36,11 +36,11 @@ TEST_P(ReduceCase, VerifiedOnShortLongAndOddRows) {
       {4, 1000}, {1, 1},     {3, 7919},  {64, 4096},  {1000, 33},  {2, 8192},   {5, 2048},   {1000, 1},
       {999, 7},  {513, 31},  {300, 197}, {200, 512},  {40, 4095},  {40, 12288}, {200, 50257}, {140, 32000},
       {3, 50257}, {5, 131072}, {4, 262144}, {2, 262143},
-      // Tiles: many, the last one partial (13 columns: 630 fp16 rows a tile), even short rows (8 threads, 1 thread),
-      // and sum/mean/max's tiled rows; a warp with a cache of 8 (97, 256 columns).
-      {5000, 13}, {1000, 16}, {999, 3}, {5000, 97}, {3000, 256},
-      // Packed rows (1, 2, 4 columns, and 8 of 2-byte elements; fp32's 8 are tiled), with rows past the last whole
-      // vector.
+      // Tiles: many, the last one partial (13 columns: 630 fp16 rows a tile), even short rows (16 fp32 columns: 8
+      // threads a row; 6 and 12: a thread a row), and sum/mean/max's tiled rows; a warp with a cache of 8 (97, 256).
+      {5000, 13}, {1000, 16}, {999, 3}, {1001, 6}, {777, 12}, {5000, 97}, {3000, 256},
+      // Packed rows (1, 2, 4 columns, and 8 of 2-byte elements; fp32's 8 are two vectors, a thread's registers),
+      // with rows past the last whole vector.
       {1003, 1}, {700, 2}, {999, 4}, {1001, 8}};
   std::vector<std::string> impls = {"opmark"};
   if (core::reduce_has_cudnn(op)) impls.push_back("cudnn");

@@ -29,6 +29,16 @@ TEST(ReducePath, VeryShortRowsAreStagedInSharedMemoryTiles) {
   EXPECT_EQ(plan("softmax", rows_for(16), 16, 4, true).group, 8);  // even: 8 threads share a row
   EXPECT_EQ(plan("add_rmsnorm", rows_for(3), 3, 4, false).group, 1);
   EXPECT_EQ(plan("add_rmsnorm", rows_for(16), 16, 4, true).path, ReducePath::tile);
+  // Even rows go a thread a row unless their stride is a multiple of 32 bytes (8 or more threads a bank).
+  for (std::int64_t cols : {6, 10, 12, 14}) EXPECT_EQ(plan("layernorm", rows_for(cols), cols, 2, false).group, 1);
+  for (std::int64_t cols : {6, 10, 12, 14}) EXPECT_EQ(plan("softmax", rows_for(cols), cols, 4, false).group, 1);
+  // Rows of two 16-byte vectors: one thread's registers.
+  for (const auto& [cols, elem] : {std::pair<std::int64_t, std::int64_t>{16, 2}, {8, 4}}) {
+    const ReducePlan two = plan("rmsnorm", rows_for(cols), cols, elem, true);
+    EXPECT_EQ(two.path, ReducePath::registers) << cols;
+    EXPECT_EQ(two.group, 1) << cols;
+    EXPECT_EQ(two.cache, 4) << cols;
+  }
   EXPECT_EQ(plan("add_rmsnorm", rows_for(17), 17, 4, false).path, ReducePath::registers);
   const ReducePlan sum = plan("sum", rows_for(3), 3, 2, false);
   EXPECT_EQ(sum.path, ReducePath::tile);
