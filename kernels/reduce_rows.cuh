@@ -309,13 +309,13 @@ __device__ __forceinline__ void read_pieces(const T* __restrict__ x, const T* __
 // layer norm 8-14% faster over 512 to 32000 columns (512: 51.5 -> 47.4 us, 12288: 56.1 -> 49.5, 32000: 70.0 ->
 // 60.5), add + layer norm up to 7% (32000: 127.4 -> 119.1), RMSNorm 1-3%, fp32 layer norm over 12288 108.4 -> 98.3.
 // They stay in L1.
-template <bool kUsed, class T, int N>
+template <bool kUsed, bool kVectors, class T, int N>
 __device__ __forceinline__ void load_parameters(const T* __restrict__ p, float fallback, float (&f)[N]) {
   if constexpr (!kUsed) {
 #pragma unroll
     for (int k = 0; k < N; ++k) f[k] = fallback;
   } else {
-    if constexpr (sizeof(Piece<T, N>) == 16) {
+    if constexpr (kVectors && sizeof(Piece<T, N>) == 16) {
       if (reinterpret_cast<std::uintptr_t>(p) % 16 == 0) {
         widen(load_global<Piece<T, N>>(p), f);
         return;
@@ -326,14 +326,15 @@ __device__ __forceinline__ void load_parameters(const T* __restrict__ p, float f
   }
 }
 
-// The normalised values of v[0..N) (the input, widened) stored at out; gamma and beta start at the values' column.
-template <ReduceOp Op, class T, int N>
+// The normalised values of v[0..N) (the input, widened) stored at out; gamma and beta start at the values' column
+// (kVectorParameters: as 16-byte vectors where they can be).
+template <ReduceOp Op, class T, int N, bool kVectorParameters = true>
 __device__ __forceinline__ void write_values(const float (&v)[N], float2 c, const T* __restrict__ gamma,
                                              const T* __restrict__ beta, T* __restrict__ out) {
   using M = Norm<Op>;
   float g[N], b[N], o[N];
-  load_parameters<M::kGamma>(gamma, 1.0f, g);
-  load_parameters<M::kBeta>(beta, 0.0f, b);
+  load_parameters<M::kGamma, kVectorParameters>(gamma, 1.0f, g);
+  load_parameters<M::kBeta, kVectorParameters>(beta, 0.0f, b);
 #pragma unroll
   for (int k = 0; k < N; ++k) o[k] = M::apply(v[k], c, g[k], b[k]);
   store_global(out, narrow<T>(o));
@@ -468,6 +469,10 @@ __global__ void __launch_bounds__(kThreads) registers_kernel(Rows<T> a) {
   constexpr int kPerBlock = kThreads / kGroup;
   constexpr int kRows = core::registers_rows_in_flight(kGroup, kCache, sizeof(U));
   constexpr std::int64_t kStride = std::int64_t{kGroup} * kUnit;  // elements from one of a lane's units to the next
+  // gamma and beta element by element for fp32 add + layer norm with 16 vectors a thread: as vectors, that kernel
+  // took 155 registers (120 element by element), one block a multiprocessor, and ran over 12288 columns in 146.8 us
+  // against 117.8 (H100, both builds in one call, 2026-11-24); layer norm there gained 60.4 -> 53.7.
+  constexpr bool kVectorParameters = !(M::kAdd && M::kBeta && sizeof(T) == 4 && kCache >= 16);
   const std::int64_t units = a.cols / kUnit;
   const int lane = static_cast<int>(threadIdx.x % kGroup);
   const std::int64_t slot = threadIdx.x / kGroup;
@@ -520,7 +525,7 @@ __global__ void __launch_bounds__(kThreads) registers_kernel(Rows<T> a) {
         const std::int64_t col = lane_col + u * kStride;
         float v[kUnit];
         widen(cache[j][u], v);
-        write_values<Op>(v, c[j], a.gamma + col, a.beta + col, a.out + at + u * kStride);
+        write_values<Op, T, kUnit, kVectorParameters>(v, c[j], a.gamma + col, a.beta + col, a.out + at + u * kStride);
         if constexpr (M::kAdd) {
           if constexpr (kPadded) store_global(a.sum + at + u * kStride, narrow<T>(v));  // exact: v came from T
           else store_global(a.sum + at + u * kStride, cache[j][u]);
@@ -675,7 +680,8 @@ __device__ __forceinline__ void walk_tiles(const Rows<T>& a, std::int64_t tile_r
 // element with the row's length known only at run time, a tile's softmax over 7 fp16 columns executed 12.4 warp
 // instructions a row (57 a thread and element; H100 ncu, 2026-11-24); this way, 35.1 M instructions where it took
 // 59.5 M, and 71.8 -> 51.4 us. gamma and beta come from L1 as the row is written: kept in registers for all rows
-// (kMax each), they took layer norm to 80 registers a thread, 3 blocks a multiprocessor.
+// (kMax each), they took layer norm to 80 registers a thread, 3 blocks a multiprocessor, and 68.6 us over 7 fp16
+// columns, 59.2 from L1 (two calls).
 template <ReduceOp Op, class T, int kMax>
 __device__ __forceinline__ void normalise_own_row(T* row, int cols, const T* __restrict__ gamma,
                                                   const T* __restrict__ beta) {
@@ -725,14 +731,13 @@ __global__ void __launch_bounds__(kThreads) tile_normalise_kernel(Rows<T> a, std
       [&](const Tile& tile, const T* rows) { write_tile(a, tile, rows); });
 }
 
-// Tiles whose rows are a thread's own (normalise_own_row), with at least 4 blocks a multiprocessor (at most 64
-// registers a thread; a few spill): the compiler's own choice gave these kernels 62 to 80 registers (softmax, layer
-// norm), and tiles wait on their loads in turn. Both in one call on an H100 (2026-11-24, 7 columns unless named;
-// builds whose compiler took 111-115 registers without the bound): fp16 softmax 72.6 -> 63.2 us, layer norm 85.2 ->
-// 70.2, add + layer norm 136.1 -> 107.8, over 13 columns 84.3 -> 63.9; fp32 RMSNorm 58.9 -> 48.3, layer norm over
-// 12 columns 72.5 -> 51.7.
+// Tiles whose rows are a thread's own (normalise_own_row). The compiler's own register count: at most 4 or 3
+// blocks a multiprocessor asked for (__launch_bounds__) cost 64 registers' spills or fewer rows in flight. Builds of
+// each alternating in one call on an H100 (2026-11-24, 7 columns unless named; none, 3, 4): fp16 softmax 51.3, 58.6,
+// 63.2 us; layer norm 59.2, 66.7, 70.1; fp32 layer norm 49.1, 52.5, 58.6; but fp16 softmax over 3 columns 62.0,
+// 62.7, 55.9.
 template <ReduceOp Op, class T, int kMax>
-__global__ void __launch_bounds__(kThreads, 4) tile_own_rows_kernel(Rows<T> a, std::int64_t tile_rows) {
+__global__ void __launch_bounds__(kThreads) tile_own_rows_kernel(Rows<T> a, std::int64_t tile_rows) {
   walk_tiles<T, 1, Norm<Op>::kAdd>(
       a, tile_rows,
       [&](const Tile&, T* row, std::int64_t, std::int64_t cols, int) {
