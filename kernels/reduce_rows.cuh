@@ -340,14 +340,15 @@ __device__ __forceinline__ void write_values(const float (&v)[N], float2 c, cons
   store_global(out, narrow<T>(o));
 }
 // Writes a normalised piece (and with kAdd the sum beside it) at element e of a row.
-// kWriteSum: false where the sum was written as it was read (the shared-memory paths).
-template <ReduceOp Op, class T, int N, bool kWriteSum = Norm<Op>::kAdd>
+// kWriteSum: false where the sum was written as it was read (the shared-memory paths); kVectorParameters: as
+// write_values'.
+template <ReduceOp Op, class T, int N, bool kWriteSum = Norm<Op>::kAdd, bool kVectorParameters = true>
 __device__ __forceinline__ void write_piece(const Piece<T, N>& in, float2 c, const T* __restrict__ gamma,
                                             const T* __restrict__ beta, T* __restrict__ out, T* __restrict__ sum,
                                             std::int64_t e) {
   float v[N];
   widen(in, v);
-  write_values<Op>(v, c, gamma, beta, out + e);
+  write_values<Op, T, N, kVectorParameters>(v, c, gamma, beta, out + e);
   if constexpr (kWriteSum) store_global(sum + e, in);
 }
 
@@ -908,13 +909,19 @@ template <ReduceOp Op, class T>
 __global__ void __launch_bounds__(kThreads) slice_normalise_kernel(Rows<T> a, std::int64_t splits,
                                                                    const typename Norm<Op>::State* __restrict__ partials) {
   using M = Norm<Op>;
+  // gamma and beta element by element for 2-byte add + layer norm: as vectors, both builds alternating in one call
+  // on an H100 (2026-11-24), fp16 over 262144 columns 215.3 us against 172.8, over 131072 196.9 against 180.4, bf16
+  // over 262144 192.8 against 172.2; fp32 166.0 against 168.0, layer norm and add + RMSNorm level.
+  constexpr bool kVectorParameters = !(M::kAdd && M::kBeta && sizeof(T) == 2);
   for (std::int64_t b = blockIdx.x; b < a.rows * splits; b += gridDim.x) {
     const Slice sl = slice_of(b, splits, a.cols);
     const float2 c = M::coef(combine_slices(partials, sl.row, splits), static_cast<float>(a.cols));
     const std::int64_t at = sl.row * a.cols + sl.begin;
     read_pieces<T, M::kAdd>(a.x + at, a.residual + at, sl.count, threadIdx.x, kThreads,
                             [&](std::int64_t e, const auto& p) {
-                              write_piece<Op>(p, c, a.gamma + sl.begin + e, a.beta + sl.begin + e, a.out, a.sum, at + e);
+                              using P = std::decay_t<decltype(p)>;
+                              write_piece<Op, T, P::kCount, M::kAdd, kVectorParameters>(
+                                  p, c, a.gamma + sl.begin + e, a.beta + sl.begin + e, a.out, a.sum, at + e);
                             });
   }
 }
