@@ -168,11 +168,9 @@ ReducePlan reduce_plan(const std::string& op, std::int64_t rows, std::int64_t co
   } else if (reduce_normalises(op)) {
     const std::int64_t element_bytes = vectorisable ? 0 : elem_bytes;  // 0: the units are 16-byte vectors
     const bool fits_shared = cols * elem_bytes <= shared_bytes && rows >= sms;
-    if (fits_shared && softmax_prefers_shared(op, units, vectorisable, elem_bytes)) {
-      plan.path = ReducePath::shared_memory;
-      plan.group = kReduceBlockThreads;
-      how = "block per row, shared memory";
-    } else if (fits_registers(op, units, element_bytes, &plan)) {
+    // softmax_prefers_shared implies reduce_is_softmax: such rows skip the registers for the shared-memory branch.
+    const bool shared_first = fits_shared && softmax_prefers_shared(op, units, vectorisable, elem_bytes);
+    if (!shared_first && fits_registers(op, units, element_bytes, &plan)) {
       plan.path = ReducePath::registers;
       plan.rows_in_flight = registers_rows_in_flight(plan.group, plan.cache, vectorisable ? 16 : elem_bytes);
       plan.one_shot = registers_one_shot(op, plan, element_bytes);

@@ -84,7 +84,8 @@ constexpr std::int64_t kRereadTwoPerSmBytes = 128 * 1024;
 
 // Rows a thread of the registers path holds at once where it holds a row alone (group 1, `cache` units of
 // unit_bytes each): enough for about 32 bytes in flight. A softmax over one fp16 column went from 116 to 81 us
-// (PyTorch's 81) with 8 rows a thread, on an H100 (2026-11-24). Groups of 8 and 32 lanes keep one row: 2 or 4 rows a
+// (PyTorch's 81) with 8 rows a thread, on an H100 (2026-11-24). reduce_plan gives more than one no longer: rows
+// that short are packed or tiled. Groups of 8 and 32 lanes keep one row: 2 or 4 rows a
 // warp at once made rows of 31 to 197 columns 10-40% slower there (softmax over 97 fp16 columns 111 -> 126 us; the
 // cache's registers halved the warps a multiprocessor holds), and with the exact two-step statistics 2 rows a warp
 // were still within 3% at 97 columns and 10% slower at 197. A constant expression: the kernels take it as a

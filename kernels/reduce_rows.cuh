@@ -771,7 +771,7 @@ struct Packed {
   static_assert(kC % kCols == 0, "a packed row divides a 16-byte vector");
   std::int64_t vectors, tail_row;  // whole vectors, and the first row past them
   __device__ explicit Packed(std::int64_t rows) : vectors(rows * kCols / kC), tail_row(vectors * kRowsPerVector) {}
-  // f(vector index, element index) for this thread's vectors, kInFlight at a time (loads in read_vectors).
+  // f(element index, 16-byte piece) for this thread's vectors, kInFlight at a time (loads in read_vectors).
   template <bool kAdd, class F>
   __device__ void each_vector(const Rows<T>& a, F&& f) const {
     read_vectors<T, kAdd>(a.x, a.residual, 0, vectors, std::int64_t(blockIdx.x) * kThreads + threadIdx.x,
@@ -784,7 +784,7 @@ struct Packed {
   }
 };
 
-// Row k of kRows in v, as its own array.
+// Row k of the rows packed in v, as its own array.
 template <int kCols, int N>
 __device__ __forceinline__ void row_of(const float (&v)[N], int k, float (&row)[kCols]) {
 #pragma unroll
@@ -1058,10 +1058,11 @@ void launch_tile_normalise(const ReducePlan& plan, const Rows<T>& a, cudaStream_
   else go(tile_normalise_kernel<Op, T, 8>);
 }
 
-// The packed path's launch: a thread for each kInFlight vectors; kCols from the plan (1, 2, 4 or 8).
+// The packed path's launch: a thread for each kInFlight vectors (at least one block: block 0 takes the tail rows);
+// kCols from the plan (1, 2, 4 or 8).
 template <class T>
 unsigned packed_blocks(const Rows<T>& a) {
-  return grid_for(a.rows * a.cols / Vec<T>::kCount + 1, std::int64_t{kThreads} * kInFlight);
+  return grid_for(a.rows * a.cols / Vec<T>::kCount, std::int64_t{kThreads} * kInFlight);
 }
 // go(std::integral_constant<int, cols>) for the packed row lengths T's vector holds: 1, 2, 4 (and 8 for 2-byte T).
 template <class T, class Go>
