@@ -116,6 +116,17 @@ bool two_vector_row(std::int64_t cols, std::int64_t elem_bytes, bool vectorisabl
   return vectorisable && cols * elem_bytes == 32;
 }
 
+// Whether rows the registers path would hold as `plan` (its group and cache) go to staged tiles instead (where that
+// won: reduce_path.h). Rows of whole vectors are read as vectors in place and stay there.
+bool stages_rows(const std::string& op, std::int64_t cols, std::int64_t elem_bytes, bool vectorisable) {
+  if (vectorisable || cols < kStagedMinCols || cols > kStagedMaxCols) return false;
+  if (op == "add_rmsnorm") return cols <= 64 || cols > 128;  // a warp with 4 a lane stays (slower staged)
+  if (reduce_adds_residual(op)) return true;
+  if (elem_bytes != 2) return false;
+  if (op == "softmax" || op == "rmsnorm") return cols <= 128;
+  return cols <= 32;  // layernorm, log_softmax
+}
+
 // Whether a streamed row is read in 16-byte pieces past its unaligned start (long rows that are not whole vectors).
 bool reads_pieces(bool vectorised, std::int64_t cols) { return !vectorised && cols >= kStreamingPiecesMinCols; }
 
@@ -140,8 +151,14 @@ bool reduce_normalises(const std::string& op) {
 
 bool reduce_adds_residual(const std::string& op) { return op == "add_layernorm" || op == "add_rmsnorm"; }
 
+ReduceAlignment reduce_alignment(bool tensors_aligned, std::int64_t cols, std::int64_t elem_bytes) {
+  return {tensors_aligned, tensors_aligned && cols % (16 / elem_bytes) == 0};
+}
+
 ReducePlan reduce_plan(const std::string& op, std::int64_t rows, std::int64_t cols, std::int64_t elem_bytes,
-                       bool vectorisable, std::int64_t shared_bytes, int sms) {
+                       ReduceAlignment alignment, std::int64_t shared_bytes, int sms) {
+  const bool vectorisable = alignment.vectorisable;
+  const bool aligned = alignment.aligned || vectorisable;
   ReducePlan plan;
   plan.vectorised = vectorisable;
   const std::int64_t units = vectorisable ? cols / (16 / elem_bytes) : cols;
@@ -150,27 +167,39 @@ ReducePlan reduce_plan(const std::string& op, std::int64_t rows, std::int64_t co
     plan.path = ReducePath::all_partials;
     plan.group = kReduceBlockThreads;
     how = "1024 blocks of partial sums, then one block sums them";
-  } else if (packs_rows(cols, elem_bytes)) {
+  } else if (aligned && packs_rows(cols, elem_bytes)) {
     plan.path = ReducePath::packed;
     plan.vectorised = true;
     plan.group = 1;
     how = "one thread per 16-byte vector of " + std::to_string(16 / elem_bytes / cols) + " whole rows";
-  } else if (reduce_normalises(op)
-                 ? cols >= kTileMinCols && cols <= kTileMaxCols && !two_vector_row(cols, elem_bytes, vectorisable)
-                 : cols <= kTileMaxSumCols || (cols % 2 == 1 && cols <= kTileMaxOddSumCols)) {
+  } else if (aligned &&
+             (reduce_normalises(op)
+                  ? cols >= kTileMinCols && cols <= kTileMaxCols && !two_vector_row(cols, elem_bytes, vectorisable)
+                  : cols <= kTileMaxSumCols || (cols % 2 == 1 && cols <= kTileMaxOddSumCols))) {
     // A handful of elements a row: loads of a row's own elements are narrow and its reductions short chains, so
     // whole rows are staged in a tile and the copy in and out runs at full width (where that won: reduce_path.h).
     plan.path = ReducePath::tile;
     plan.vectorised = true;
     plan.group = tile_group(cols, elem_bytes);
-    plan.tile_rows = std::max<std::int64_t>(1, kTileBytes / (cols * elem_bytes));
-    how = group_words(plan.group) + ", " + std::to_string(plan.tile_rows) + "-row tiles in shared memory";
+    plan.staged = !reduce_normalises(op) && cols >= kStagedSumMinCols;
+    plan.tile_rows = std::max<std::int64_t>(1, (plan.staged ? kStagedTileBytes : kTileBytes) / (cols * elem_bytes));
+    how = group_words(plan.group) + ", " + std::to_string(plan.tile_rows) + "-row tiles in shared memory" +
+          (plan.staged ? " (asynchronous copies, two tiles in flight)" : "");
   } else if (reduce_normalises(op)) {
     const std::int64_t element_bytes = vectorisable ? 0 : elem_bytes;  // 0: the units are 16-byte vectors
     const bool fits_shared = cols * elem_bytes <= shared_bytes && rows >= sms;
     // softmax_prefers_shared implies reduce_is_softmax: such rows skip the registers for the shared-memory branch.
     const bool shared_first = fits_shared && softmax_prefers_shared(op, units, vectorisable, elem_bytes);
-    if (!shared_first && fits_registers(op, units, element_bytes, &plan)) {
+    const bool in_registers = !shared_first && fits_registers(op, units, element_bytes, &plan);
+    if (in_registers && aligned && stages_rows(op, cols, elem_bytes, vectorisable)) {
+      plan.path = ReducePath::tile;
+      plan.vectorised = true;
+      plan.staged = true;
+      const std::int64_t tile_bytes = reduce_adds_residual(op) ? kStagedAddTileBytes : kStagedTileBytes;
+      plan.tile_rows = std::max<std::int64_t>(1, tile_bytes / (cols * elem_bytes));
+      how = group_words(plan.group) + " in registers from " + std::to_string(plan.tile_rows) +
+            "-row tiles in shared memory (asynchronous copies, two tiles in flight)";
+    } else if (in_registers) {
       plan.path = ReducePath::registers;
       plan.rows_in_flight = registers_rows_in_flight(plan.group, plan.cache, vectorisable ? 16 : elem_bytes);
       plan.one_shot = registers_one_shot(op, plan, element_bytes);

@@ -17,9 +17,11 @@ enum class ReducePath {
                   // then each normalises its part with the row's combined statistics: the input is read twice
   streaming,      // (sum, mean, max) a group of threads per row reduces as it reads: one read, nothing kept
   all_partials,   // (sum_all) a fixed grid of blocks each reduces a share, then one block sums the partials
-  tile,           // very short rows: a block copies a run of whole rows (one contiguous span, so 16-byte loads
+  tile,           // short rows: a block copies a run of whole rows (one contiguous span, so 16-byte loads
                   // whatever the row length) into a shared-memory tile, groups of threads reduce and normalise rows
-                  // there, and the block writes the span back: one read, few instructions per element
+                  // there, and the block writes the span back: one read, few instructions per element. Rows of
+                  // tens to hundreds of elements (staged tiles) are copied asynchronously, two tiles in
+                  // flight, and taken into registers as the registers path holds them
   packed,         // rows of 1, 2, 4 (2-byte elements: or 8) elements: every 16-byte vector holds whole rows, so the
                   // tensor is read and written as a pointwise op's (16-byte vectors, several in flight a thread)
                   // and each thread reduces its vectors' rows in registers: one read
@@ -29,10 +31,11 @@ struct ReducePlan {
   ReducePath path = ReducePath::streaming;
   bool vectorised = false;  // 16-byte loads (cols a multiple of the vector): the unit below is a vector, else an element
   int group = 32;           // threads sharing a row: 1, 8, 32, kReduceBlockThreads or kRereadThreads
-  int cache = 0;            // registers path: units (vectors or elements) each thread keeps
+  int cache = 0;            // registers path and staged tiles: units (vectors or elements) each thread keeps
   int rows_in_flight = 1;   // registers path: rows a group holds at once (registers_rows_in_flight)
   std::int64_t splits = 1;  // split_rows, two_pass: blocks per row
   std::int64_t tile_rows = 0;  // tile: rows per tile
+  bool staged = false;      // tile: staged tiles (asynchronous copies, two tiles in flight; kStagedMinCols on)
   std::int64_t blocks = 0;  // rereads: the grid, so the rows in flight at once (a block each) stay in L2
   bool one_shot = false;    // registers path: a block for every block's worth of rows, none looping (else at most
                             // 64 blocks an SM, each looping over rows)
@@ -71,6 +74,32 @@ constexpr std::int64_t kTileMaxCols = 16;
 constexpr std::int64_t kTileMaxSumCols = 4;
 constexpr std::int64_t kTileMaxOddSumCols = 255;
 constexpr std::int64_t kTileBytes = 16 * 1024;
+
+// Staged tiles, the tile path for rows the registers path would read element by element (not whole 16-byte vectors)
+// from kStagedMinCols to kStagedMaxCols columns: a block copies tiles of whole rows into shared memory as
+// asynchronous 16-byte copies, two tiles in flight, and the registers path's groups (its group and cache) take each
+// row from there. A tile holds kStagedTileBytes of x (the residual ops: kStagedAddTileBytes each of x and the
+// residual). Against the registers path, alternating in one process on an H100 (2026-11-24, 64 MiB, fp16 unless
+// named; 16 and 24 KiB tiles):
+// - add + layer norm and add + RMSNorm gained at 17 to 255 columns: add + RMSNorm over 31 174.7 -> 97.7 us, over 197
+//   122.8 -> 97.1; add + layer norm over 31 169.0 -> 132.6, 97 124.0 -> 108.5; fp32 add + RMSNorm over 31 166.2 ->
+//   97.8. Slower only add + RMSNorm over 65 to 128 columns (a warp, 4 a lane), in three calls (97: 126.3 -> 130.6,
+//   126.7 -> 131.4; bf16 125.8 -> 132.7; fp32 108.1 -> 119.7, 108.4 -> 114.7; 127: 116.0 -> 116.8): those stay.
+// - softmax and RMSNorm over 2-byte rows of up to 128 columns: softmax over 31 59.6 -> 52.5, 127 55.2 -> 48.8;
+//   RMSNorm over 17 81.9 -> 63.4, 31 67.1 -> 50.4, 97 58.2 -> 54.4; level at 33 (softmax 75.4 -> 76.3). Past 128
+//   columns (a warp with 8 a lane) softmax lost at 151 and 197 (51.2 -> 57.9) and gained at 255 (51.0 -> 48.7).
+// - layer norm and log_softmax gained over rows of up to 32 columns (31: 67.5 -> 60.6, 64.3 -> 57.5) and lost past
+//   them (layer norm over 63 57.1 -> 67.1, log_softmax 56.7 -> 60.2).
+// - fp32 softmax and layer norm lost at 31 to 197 columns (softmax over 31 46.6 -> 49.3), and stay in registers.
+// - sum, mean and max over odd rows (their tiles, a thread a row) from 7 columns: 7 36.9 -> 31.2 us, 13 33.3 -> 28.5,
+//   17 31.9 -> 28.0, 63 29.3 -> 26.6, 97 28.0 -> 25.9, 197 30.5 -> 25.9; level at 31, 127 and 255 (26.6 -> 27.0,
+//   25.4 -> 25.0, 25.7 -> 25.5) and in fp32 (17 to 255: 26.0 -> 25.8 at 17, 26.7 -> 25.6 at 97). 8 or 32 threads
+//   a row there were slower (fp16 over 31: 45.1 and 93.2).
+constexpr std::int64_t kStagedSumMinCols = 7;
+constexpr std::int64_t kStagedMinCols = kTileMaxCols + 1;
+constexpr std::int64_t kStagedMaxCols = 256;
+constexpr std::int64_t kStagedTileBytes = 16 * 1024;
+constexpr std::int64_t kStagedAddTileBytes = 12 * 1024;
 
 // Rows too long for registers that fit one block's shared memory. softmax and log_softmax copy the row into shared
 // memory and take its max, then its sum of exponentials, from there (one exponential an element; online statistics
@@ -112,10 +141,20 @@ bool reduce_is_softmax(const std::string& op);
 // Whether the op adds a residual first (add_layernorm, add_rmsnorm) and writes the sum beside the result.
 bool reduce_adds_residual(const std::string& op);
 
-// The plan for `op` on rows x cols elements of elem_bytes each; `vectorisable`: rows start on 16-byte boundaries
-// and cols is a multiple of the vector (the caller checks the pointers). `shared_bytes`: the most shared memory
-// one block may use; `sms`: the device's multiprocessors (few rows of long columns are split over blocks).
+// What the caller knows of the tensors' addresses (it checks the pointers): `aligned`, every tensor a row is read
+// from or written to starts on a 16-byte boundary; `vectorisable`, and cols is a multiple of the vector too, so every
+// row starts on one. The packed and tile paths read whole tensors as 16-byte vectors and need `aligned`; without it
+// short rows take the registers path (normalisations) or are streamed (sums), both read element by element.
+struct ReduceAlignment {
+  bool aligned = true;
+  bool vectorisable = false;
+};
+ReduceAlignment reduce_alignment(bool tensors_aligned, std::int64_t cols, std::int64_t elem_bytes);
+
+// The plan for `op` on rows x cols elements of elem_bytes each. `shared_bytes`: the most shared memory one block may
+// use; `sms`: the device's multiprocessors (few rows of long columns are split over blocks).
 ReducePlan reduce_plan(const std::string& op, std::int64_t rows, std::int64_t cols, std::int64_t elem_bytes,
-                       bool vectorisable, std::int64_t shared_bytes = kDefaultSharedBytes, int sms = kDefaultSms);
+                       ReduceAlignment alignment, std::int64_t shared_bytes = kDefaultSharedBytes,
+                       int sms = kDefaultSms);
 
 }  // namespace opmark::core

@@ -39,17 +39,20 @@ core::ReducePlan plan_reduce(const std::string& op, core::DType type, const Redu
   OPMARK_CHECK_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
   OPMARK_CHECK_CUDA(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
   const std::int64_t elem = static_cast<std::int64_t>(core::size_of(type));
-  // Rows start on 16-byte boundaries in every tensor a row is read from or written to (add_*'s sum follows the
-  // normalised rows in `out`, at rows x cols elements: aligned when cols is a multiple of the vector).
-  const bool vectorisable = cols % (16 / elem) == 0 && aligned16(t.x) && aligned16(t.residual) && aligned16(t.out);
+  // The kernels find a row's first 16-byte boundary from x and take it for the residual and the output too (rows
+  // read past an unaligned start, reduce_rows.cuh's head_elements): the three must lie equally far from one.
+  const auto offset = [](const void* p) { return reinterpret_cast<std::uintptr_t>(p) % 16; };
+  for (const void* p : {t.residual, static_cast<const void*>(t.out)})
+    if (p != nullptr && offset(p) != offset(t.x))
+      throw Error("reduce: x, residual and out must lie equally far from a 16-byte boundary (x at +" +
+                  std::to_string(offset(t.x)) + " bytes, another at +" + std::to_string(offset(p)) + ")");
+  // Every tensor a row is read from or written to (add_*'s sum follows the normalised rows in `out`, at rows x cols
+  // elements: aligned when cols is a multiple of the vector). Tensors off a 16-byte boundary (a slice of a larger
+  // one) get element loads where the packed and tile paths would read whole vectors, not an error.
+  const core::ReduceAlignment alignment =
+      core::reduce_alignment(aligned16(t.x) && aligned16(t.residual) && aligned16(t.out), cols, elem);
   // Room for the kernel's own shared memory beside the row (kernels/reduce_rows.cuh asks for the opt-in less 1 KiB).
-  core::ReducePlan plan = core::reduce_plan(op, rows, cols, elem, vectorisable, std::max(0, optin - 2048), sms);
-  // Tiles are copied as one span, packed rows as 16-byte vectors of whole rows: every tensor must start on a 16-byte
-  // boundary.
-  if ((plan.path == core::ReducePath::tile || plan.path == core::ReducePath::packed) &&
-      !(aligned16(t.x) && aligned16(t.residual) && aligned16(t.out)))
-    throw Error("reduce: the " + std::string(plan.path == core::ReducePath::tile ? "tile" : "packed") +
-                " path needs 16-byte aligned tensors (" + plan.label + ")");
+  core::ReducePlan plan = core::reduce_plan(op, rows, cols, elem, alignment, std::max(0, optin - 2048), sms);
   return plan;
 }
 

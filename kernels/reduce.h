@@ -44,7 +44,8 @@ struct ReduceTensors {
 };
 
 // core::reduce_plan for these tensors on the current device (its shared memory per block and multiprocessors; 16-byte
-// loads where every tensor a row touches starts each row on a 16-byte boundary).
+// loads where every tensor a row touches starts each row on a 16-byte boundary, element loads for short rows of
+// tensors off one). Throws where x, residual and out lie at different distances from a 16-byte boundary.
 core::ReducePlan plan_reduce(const std::string& op, core::DType type, const ReduceTensors& t, std::int64_t rows,
                              std::int64_t cols);
 

@@ -11,7 +11,7 @@ namespace {
 // An H100: 227 KiB of shared memory a block less the kernels' 2 KiB, 132 multiprocessors.
 constexpr std::int64_t kShared = 227 * 1024 - 2048;
 ReducePlan plan(const char* op, std::int64_t rows, std::int64_t cols, std::int64_t elem, bool vec) {
-  return reduce_plan(op, rows, cols, elem, vec, kShared, 132);
+  return reduce_plan(op, rows, cols, elem, ReduceAlignment{true, vec}, kShared, 132);
 }
 // Rows holding 32 Mi elements, as the sweep_shapes set writes them.
 std::int64_t rows_for(std::int64_t cols) { return (33554432 + cols / 2) / cols; }
@@ -24,6 +24,7 @@ TEST(ReducePath, VeryShortRowsAreStagedInSharedMemoryTiles) {
   EXPECT_EQ(seven.path, ReducePath::tile);
   EXPECT_EQ(seven.group, 1);
   EXPECT_EQ(seven.tile_rows, 1170);
+  EXPECT_FALSE(seven.staged);  // copied in one go, from registers
   EXPECT_EQ(seven.passes, 1);
   EXPECT_EQ(seven.label, "path: one row per thread, 1170-row tiles in shared memory, 16-byte loads, 1 read");
   EXPECT_EQ(plan("softmax", rows_for(16), 16, 4, true).group, 8);  // even: 8 threads share a row
@@ -39,7 +40,7 @@ TEST(ReducePath, VeryShortRowsAreStagedInSharedMemoryTiles) {
     EXPECT_EQ(two.group, 1) << cols;
     EXPECT_EQ(two.cache, 4) << cols;
   }
-  EXPECT_EQ(plan("add_rmsnorm", rows_for(17), 17, 4, false).path, ReducePath::registers);
+  EXPECT_EQ(plan("add_rmsnorm", rows_for(17), 17, 4, true).path, ReducePath::registers);  // 17 vectors' worth
   const ReducePlan sum = plan("sum", rows_for(3), 3, 2, false);
   EXPECT_EQ(sum.path, ReducePath::tile);
   EXPECT_EQ(sum.tile_rows, 2730);
@@ -72,6 +73,27 @@ TEST(ReducePath, RowsThatDivideAVectorArePacked) {
   EXPECT_EQ(plan("sum_all", 1, 1, 2, false).path, ReducePath::all_partials);
 }
 
+TEST(ReducePath, UnalignedTensorsReadShortRowsElementByElement) {
+  // Packed rows and tiles read whole tensors as 16-byte vectors. A tensor off a 16-byte boundary (a slice of a larger
+  // one) sends short rows to the registers path (normalisations) or streams them (sums), both element by element.
+  const ReduceAlignment unaligned{false, false};
+  for (const char* op : {"softmax", "layernorm", "add_rmsnorm", "sum", "max"})
+    for (std::int64_t cols : {1, 2, 4, 7, 8, 13, 16, 31}) {
+      const ReducePlan p = reduce_plan(op, rows_for(cols), cols, 2, unaligned, kShared, 132);
+      SCOPED_TRACE(std::string(op) + " " + std::to_string(cols) + " cols");
+      EXPECT_EQ(p.path, reduce_normalises(op) ? ReducePath::registers : ReducePath::streaming);
+      EXPECT_FALSE(p.vectorised);
+      EXPECT_NE(p.label.find("element loads"), std::string::npos) << p.label;
+    }
+  // One column a thread, 8 rows at once (about 32 bytes in flight).
+  EXPECT_EQ(reduce_plan("softmax", 1000, 1, 2, unaligned, kShared, 132).rows_in_flight, 8);
+  // Alignment alone decides nothing for long rows; whether rows are whole vectors does.
+  EXPECT_EQ(reduce_alignment(true, 4096, 2).vectorisable, true);
+  EXPECT_EQ(reduce_alignment(true, 4095, 2).vectorisable, false);
+  EXPECT_EQ(reduce_alignment(false, 4096, 2).vectorisable, false);
+  EXPECT_EQ(reduce_plan("layernorm", 8192, 4096, 2, unaligned, kShared, 132).path, ReducePath::registers);
+}
+
 TEST(ReducePath, ShortRowsGoToSmallGroupsInRegisters) {
   // A lane holding one short row alone holds several at once (about 32 bytes in flight).
   EXPECT_EQ(registers_rows_in_flight(1, 1, 4), 8);
@@ -95,7 +117,7 @@ TEST(ReducePath, ShortRowsGoToSmallGroupsInRegisters) {
       EXPECT_EQ(plan(op, rows_for(33), 33, bytes, false).group, 16) << op << " " << bytes;
       EXPECT_EQ(plan(op, rows_for(512), 512, 2, true).group, 32) << op;  // 64 16-byte vectors: a warp, as before
     }
-  EXPECT_EQ(plan("rmsnorm", rows_for(63), 63, 2, false).label,
+  EXPECT_EQ(plan("layernorm", rows_for(63), 63, 2, false).label,
             "path: 16 threads per row in registers, element loads, 1 read");
   // 65 to 128 2-byte elements: 16 lanes with 8 each for softmax and log_softmax only.
   const ReducePlan pairs = plan("log_softmax", rows_for(97), 97, 2, false);
@@ -116,6 +138,44 @@ TEST(ReducePath, ShortRowsGoToSmallGroupsInRegisters) {
   EXPECT_FALSE(plan("add_rmsnorm", rows_for(97), 97, 4, false).one_shot);   // not measured
   EXPECT_FALSE(plan("softmax", rows_for(97), 97, 2, false).one_shot);       // 2-byte elements
   EXPECT_FALSE(plan("softmax", rows_for(400), 400, 4, true).one_shot);      // 16-byte vectors
+}
+
+TEST(ReducePath, RowsOfTensToHundredsOfElementsAreStagedWhereThatWon) {
+  // Rows not of whole vectors, 17 to 256 columns: the registers path's group and cache, rows taken from tiles copied
+  // asynchronously (two in flight).
+  const ReducePlan rms = plan("rmsnorm", rows_for(31), 31, 2, false);
+  EXPECT_EQ(rms.path, ReducePath::tile);
+  EXPECT_EQ(rms.group, 8);
+  EXPECT_EQ(rms.cache, 4);
+  EXPECT_TRUE(rms.vectorised);
+  EXPECT_TRUE(rms.staged);
+  EXPECT_EQ(rms.tile_rows, 16384 / 62);
+  EXPECT_EQ(rms.passes, 1);
+  EXPECT_EQ(rms.label,
+            "path: 8 threads per row in registers from 264-row tiles in shared memory (asynchronous copies, two tiles "
+            "in flight), 16-byte loads, 1 read");
+  // The residual ops: every precision, up to 256 columns, 12 KiB of x and 12 of the residual a tile.
+  for (std::int64_t bytes : {2, 4})
+    for (std::int64_t cols : {17, 31, 97, 197, 255}) {
+      const ReducePlan add = plan("add_layernorm", rows_for(cols), cols, bytes, false);
+      EXPECT_EQ(add.path, ReducePath::tile) << cols;
+      EXPECT_GT(add.cache, 0) << cols;
+      EXPECT_EQ(add.tile_rows, 12288 / (cols * bytes)) << cols;
+    }
+  EXPECT_EQ(plan("add_rmsnorm", rows_for(257), 257, 2, false).path, ReducePath::registers);  // past 256
+  EXPECT_EQ(plan("add_rmsnorm", rows_for(97), 97, 2, false).path, ReducePath::registers);    // slower staged
+  EXPECT_EQ(plan("add_rmsnorm", rows_for(197), 197, 4, false).path, ReducePath::tile);
+  EXPECT_EQ(plan("add_rmsnorm", rows_for(96), 96, 2, true).path, ReducePath::registers);     // whole vectors
+  // softmax and RMSNorm over 2-byte rows up to 128 columns, layer norm and log_softmax up to 32; fp32 stays.
+  EXPECT_EQ(plan("softmax", rows_for(127), 127, 2, false).path, ReducePath::tile);
+  EXPECT_EQ(plan("softmax", rows_for(197), 197, 2, false).path, ReducePath::registers);
+  EXPECT_EQ(plan("log_softmax", rows_for(31), 31, 2, false).path, ReducePath::tile);
+  EXPECT_EQ(plan("log_softmax", rows_for(63), 63, 2, false).path, ReducePath::registers);
+  EXPECT_EQ(plan("layernorm", rows_for(97), 97, 2, false).path, ReducePath::registers);
+  EXPECT_EQ(plan("softmax", rows_for(31), 31, 4, false).path, ReducePath::registers);
+  // Unaligned tensors cannot be copied as vectors: the registers path reads them.
+  EXPECT_EQ(reduce_plan("add_layernorm", 1000, 31, 2, ReduceAlignment{false, false}, kShared, 132).path,
+            ReducePath::registers);
 }
 
 TEST(ReducePath, LongerRowsGoToTheSmallestRegisterCacheThatHoldsThem) {
@@ -194,6 +254,14 @@ TEST(ReducePath, SumsOverOddShortRowsGoToTiles) {
     EXPECT_EQ(p.group, 1) << cols;  // a thread a row, at an odd stride
   }
   EXPECT_EQ(plan("max", rows_for(97), 97, 4, false).path, ReducePath::tile);
+  // From 7 columns, staged (asynchronous copies, two tiles in flight) of 16 KiB.
+  const ReducePlan staged = plan("sum", rows_for(97), 97, 2, false);
+  EXPECT_TRUE(staged.staged);
+  EXPECT_EQ(staged.tile_rows, 16384 / 194);
+  EXPECT_EQ(staged.label,
+            "path: one row per thread, 84-row tiles in shared memory (asynchronous copies, two tiles in flight), "
+            "16-byte loads, 1 read");
+  EXPECT_FALSE(plan("mean", rows_for(5), 5, 2, false).staged);
   EXPECT_EQ(plan("mean", rows_for(257), 257, 2, false).path, ReducePath::streaming);
   EXPECT_EQ(plan("sum", rows_for(6), 6, 2, false).path, ReducePath::streaming);  // even: streamed
   EXPECT_EQ(plan("sum", rows_for(16), 16, 2, true).path, ReducePath::streaming);  // aligned vectors
@@ -205,7 +273,8 @@ TEST(ReducePath, SumsReadOnceWhateverTheShape) {
   EXPECT_EQ(six.group, 8);
   EXPECT_EQ(six.label, "path: 8 threads per row, reduced as read, element loads, 1 read");
   EXPECT_EQ(plan("max", rows_for(7), 7, 2, false).label,
-            "path: one row per thread, 1170-row tiles in shared memory, 16-byte loads, 1 read");
+            "path: one row per thread, 1170-row tiles in shared memory (asynchronous copies, two tiles in flight), "
+            "16-byte loads, 1 read");
   EXPECT_EQ(plan("sum", rows_for(50257), 50257, 2, false).label,
             "path: block per row, reduced as read, 16-byte loads past each row's unaligned start, 1 read");
   EXPECT_EQ(plan("mean", rows_for(4096), 4096, 4, true).group, 32);
