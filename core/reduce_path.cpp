@@ -184,7 +184,7 @@ ReducePlan reduce_plan(const std::string& op, std::int64_t rows, std::int64_t co
     plan.staged = !reduce_normalises(op) && cols >= kStagedSumMinCols;
     plan.tile_rows = std::max<std::int64_t>(1, (plan.staged ? kStagedTileBytes : kTileBytes) / (cols * elem_bytes));
     how = group_words(plan.group) + ", " + std::to_string(plan.tile_rows) + "-row tiles in shared memory" +
-          (plan.staged ? " (asynchronous copies, two tiles in flight)" : "");
+          (plan.staged ? " (asynchronous copies)" : "");
   } else if (reduce_normalises(op)) {
     const std::int64_t element_bytes = vectorisable ? 0 : elem_bytes;  // 0: the units are 16-byte vectors
     const bool fits_shared = cols * elem_bytes <= shared_bytes && rows >= sms;
@@ -198,7 +198,7 @@ ReducePlan reduce_plan(const std::string& op, std::int64_t rows, std::int64_t co
       const std::int64_t tile_bytes = reduce_adds_residual(op) ? kStagedAddTileBytes : kStagedTileBytes;
       plan.tile_rows = std::max<std::int64_t>(1, tile_bytes / (cols * elem_bytes));
       how = group_words(plan.group) + " in registers from " + std::to_string(plan.tile_rows) +
-            "-row tiles in shared memory (asynchronous copies, two tiles in flight)";
+            "-row tiles in shared memory (asynchronous copies)";
     } else if (in_registers) {
       plan.path = ReducePath::registers;
       plan.rows_in_flight = registers_rows_in_flight(plan.group, plan.cache, vectorisable ? 16 : elem_bytes);

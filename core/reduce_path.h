@@ -35,7 +35,7 @@ struct ReducePlan {
   int rows_in_flight = 1;   // registers path: rows a group holds at once (registers_rows_in_flight)
   std::int64_t splits = 1;  // split_rows, two_pass: blocks per row
   std::int64_t tile_rows = 0;  // tile: rows per tile
-  bool staged = false;      // tile: staged tiles (asynchronous copies, two tiles in flight; kStagedMinCols on)
+  bool staged = false;      // tile: staged tiles (asynchronous 16-byte copies; kStagedMinCols on)
   std::int64_t blocks = 0;  // rereads: the grid, so the rows in flight at once (a block each) stay in L2
   bool one_shot = false;    // registers path: a block for every block's worth of rows, none looping (else at most
                             // 64 blocks an SM, each looping over rows)
@@ -77,8 +77,11 @@ constexpr std::int64_t kTileBytes = 16 * 1024;
 
 // Staged tiles, the tile path for rows the registers path would read element by element (not whole 16-byte vectors)
 // from kStagedMinCols to kStagedMaxCols columns: a block copies tiles of whole rows into shared memory as
-// asynchronous 16-byte copies, two tiles in flight, and the registers path's groups (its group and cache) take each
-// row from there. A tile holds kStagedTileBytes of x (the residual ops: kStagedAddTileBytes each of x and the
+// asynchronous 16-byte copies and the registers path's groups (its group and cache) take each row from there. A
+// block walking several tiles has the next one's copies in flight while it works (two buffers); on a grid of a block
+// a tile (kernels/reduce_rows.cuh's grid_for: up to 64 blocks a multiprocessor, every 64 MiB sweep tensor) there is
+// one buffer. Capping the grid so blocks walk 2 to 8 tiles each was slower everywhere (fp16 softmax over 31 columns
+// 53.1 -> 55.8 to 63.6 us, sum over 97 26.0 -> 27.8 to 30.4; H100, 2026-11-24). A tile holds kStagedTileBytes of x (the residual ops: kStagedAddTileBytes each of x and the
 // residual). Against the registers path, alternating in one process on an H100 (2026-11-24, 64 MiB, fp16 unless
 // named; 16 and 24 KiB tiles):
 // - add + layer norm and add + RMSNorm gained at 17 to 255 columns: add + RMSNorm over 31 174.7 -> 97.7 us, over 197

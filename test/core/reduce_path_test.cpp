@@ -142,7 +142,7 @@ TEST(ReducePath, ShortRowsGoToSmallGroupsInRegisters) {
 
 TEST(ReducePath, RowsOfTensToHundredsOfElementsAreStagedWhereThatWon) {
   // Rows not of whole vectors, 17 to 256 columns: the registers path's group and cache, rows taken from tiles copied
-  // asynchronously (two in flight).
+  // asynchronously.
   const ReducePlan rms = plan("rmsnorm", rows_for(31), 31, 2, false);
   EXPECT_EQ(rms.path, ReducePath::tile);
   EXPECT_EQ(rms.group, 8);
@@ -152,8 +152,8 @@ TEST(ReducePath, RowsOfTensToHundredsOfElementsAreStagedWhereThatWon) {
   EXPECT_EQ(rms.tile_rows, 16384 / 62);
   EXPECT_EQ(rms.passes, 1);
   EXPECT_EQ(rms.label,
-            "path: 8 threads per row in registers from 264-row tiles in shared memory (asynchronous copies, two tiles "
-            "in flight), 16-byte loads, 1 read");
+            "path: 8 threads per row in registers from 264-row tiles in shared memory (asynchronous copies), "
+            "16-byte loads, 1 read");
   // The residual ops: every precision, up to 256 columns, 12 KiB of x and 12 of the residual a tile.
   for (std::int64_t bytes : {2, 4})
     for (std::int64_t cols : {17, 31, 97, 197, 255}) {
@@ -254,12 +254,12 @@ TEST(ReducePath, SumsOverOddShortRowsGoToTiles) {
     EXPECT_EQ(p.group, 1) << cols;  // a thread a row, at an odd stride
   }
   EXPECT_EQ(plan("max", rows_for(97), 97, 4, false).path, ReducePath::tile);
-  // From 7 columns, staged (asynchronous copies, two tiles in flight) of 16 KiB.
+  // From 7 columns, staged (asynchronous copies) of 16 KiB.
   const ReducePlan staged = plan("sum", rows_for(97), 97, 2, false);
   EXPECT_TRUE(staged.staged);
   EXPECT_EQ(staged.tile_rows, 16384 / 194);
   EXPECT_EQ(staged.label,
-            "path: one row per thread, 84-row tiles in shared memory (asynchronous copies, two tiles in flight), "
+            "path: one row per thread, 84-row tiles in shared memory (asynchronous copies), "
             "16-byte loads, 1 read");
   EXPECT_FALSE(plan("mean", rows_for(5), 5, 2, false).staged);
   EXPECT_EQ(plan("mean", rows_for(257), 257, 2, false).path, ReducePath::streaming);
@@ -273,7 +273,7 @@ TEST(ReducePath, SumsReadOnceWhateverTheShape) {
   EXPECT_EQ(six.group, 8);
   EXPECT_EQ(six.label, "path: 8 threads per row, reduced as read, element loads, 1 read");
   EXPECT_EQ(plan("max", rows_for(7), 7, 2, false).label,
-            "path: one row per thread, 1170-row tiles in shared memory (asynchronous copies, two tiles in flight), "
+            "path: one row per thread, 1170-row tiles in shared memory (asynchronous copies), "
             "16-byte loads, 1 read");
   EXPECT_EQ(plan("sum", rows_for(50257), 50257, 2, false).label,
             "path: block per row, reduced as read, 16-byte loads past each row's unaligned start, 1 read");
