@@ -118,13 +118,21 @@ bool two_vector_row(std::int64_t cols, std::int64_t elem_bytes, bool vectorisabl
 
 // Whether rows the registers path would hold as `plan` (its group and cache) go to staged tiles instead (where that
 // won: reduce_path.h). Rows of whole vectors are read as vectors in place and stay there.
-bool stages_rows(const std::string& op, std::int64_t cols, std::int64_t elem_bytes, bool vectorisable) {
+bool stages_rows(const std::string& op, std::int64_t cols, std::int64_t elem_bytes, bool vectorisable,
+                 const ReducePlan& plan) {
   if (vectorisable || cols < kStagedMinCols || cols > kStagedMaxCols) return false;
   if (op == "add_rmsnorm") return cols <= 64 || cols > 128;  // a warp with 4 a lane stays (slower staged)
   if (reduce_adds_residual(op)) return true;
   if (elem_bytes != 2) return false;
-  if (op == "softmax" || op == "rmsnorm") return cols <= 128;
-  return cols <= 32;  // layernorm, log_softmax
+  if (op == "rmsnorm") return cols <= 128;
+  if (op == "layernorm") return cols <= 32;
+  // softmax and log_softmax: where the row fills its group's registers (a tile's rows take turns through them, and
+  // padding costs every turn): three quarters of them for 8 lanes or 16 with 8 each, nearly all for a warp; not 16
+  // lanes with 4 each (33 to 64 columns).
+  const std::int64_t slots = std::int64_t{plan.group} * plan.cache;
+  if (plan.group == 32) return 20 * cols >= 19 * slots;
+  if (plan.group == 16 && plan.cache == 4) return false;
+  return 4 * cols >= 3 * slots;
 }
 
 // Whether a streamed row is read in 16-byte pieces past its unaligned start (long rows that are not whole vectors).
@@ -191,7 +199,7 @@ ReducePlan reduce_plan(const std::string& op, std::int64_t rows, std::int64_t co
     // softmax_prefers_shared implies reduce_is_softmax: such rows skip the registers for the shared-memory branch.
     const bool shared_first = fits_shared && softmax_prefers_shared(op, units, vectorisable, elem_bytes);
     const bool in_registers = !shared_first && fits_registers(op, units, element_bytes, &plan);
-    if (in_registers && aligned && stages_rows(op, cols, elem_bytes, vectorisable)) {
+    if (in_registers && aligned && stages_rows(op, cols, elem_bytes, vectorisable, plan)) {
       plan.path = ReducePath::tile;
       plan.vectorised = true;
       plan.staged = true;

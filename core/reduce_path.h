@@ -88,11 +88,18 @@ constexpr std::int64_t kTileBytes = 16 * 1024;
 //   122.8 -> 97.1; add + layer norm over 31 169.0 -> 132.6, 97 124.0 -> 108.5; fp32 add + RMSNorm over 31 166.2 ->
 //   97.8. Slower only add + RMSNorm over 65 to 128 columns (a warp, 4 a lane), in three calls (97: 126.3 -> 130.6,
 //   126.7 -> 131.4; bf16 125.8 -> 132.7; fp32 108.1 -> 119.7, 108.4 -> 114.7; 127: 116.0 -> 116.8): those stay.
-// - softmax and RMSNorm over 2-byte rows of up to 128 columns: softmax over 31 59.6 -> 52.5, 127 55.2 -> 48.8;
-//   RMSNorm over 17 81.9 -> 63.4, 31 67.1 -> 50.4, 97 58.2 -> 54.4; level at 33 (softmax 75.4 -> 76.3). Past 128
-//   columns (a warp with 8 a lane) softmax lost at 151 and 197 (51.2 -> 57.9) and gained at 255 (51.0 -> 48.7).
-// - layer norm and log_softmax gained over rows of up to 32 columns (31: 67.5 -> 60.6, 64.3 -> 57.5) and lost past
-//   them (layer norm over 63 57.1 -> 67.1, log_softmax 56.7 -> 60.2).
+// - RMSNorm over 2-byte rows of up to 128 columns: 17 81.9 -> 63.4, 31 67.1 -> 50.4, 97 58.2 -> 54.4; softmax over
+//   31 59.6 -> 52.5, 127 55.2 -> 48.8, and level at 33 (75.4 -> 76.3). RMSNorm past 128: 151 54.1 -> 57.9.
+// - layer norm gained over rows of up to 32 columns (31: 67.5 -> 60.6) and lost past them (63: 57.1 -> 67.1, 97
+//   64.8 -> 75.4; gamma and beta from L1 instead of registers there: 78.5).
+// - softmax and log_softmax gained where the row fills its group's registers (group x cache): log_softmax over 31
+//   64.3 -> 57.5, 97 61.8 -> 60.2, 113 58.9 -> 55.2, 127 56.8 -> 49.3, 255 51.4 -> 48.8; softmax over 63 55.8 ->
+//   54.8, 255 51.0 -> 48.7. They lost where it does not: log_softmax over 33 (16 lanes, 4 each) 81.2 -> 87.0, 65 (16
+//   lanes, 8 each) 64.4 -> 73.2, 151 (a warp, 8 each) 55.2 -> 65.6, 197 52.0 -> 60.1 (softmax 51.2 -> 57.9); level at
+//   80 (49.8 -> 48.0, bf16 47.5 -> 48.0). Over 63 (16 lanes, 4 each, nearly full) log_softmax lost (56.7 -> 60.2)
+//   and softmax gained 2%; over 17 (8 lanes, 4 each, half full) softmax gained 7% (78.9 -> 73.7) and log_softmax was
+//   level, left out by the rule. Staged: rows at least three quarters of 8 lanes' or of 16 lanes' with 8 each, 95% of a
+//   warp's.
 // - fp32 softmax and layer norm lost at 31 to 197 columns (softmax over 31 46.6 -> 49.3), and stay in registers.
 // - sum, mean and max over odd rows (their tiles, a thread a row) from 7 columns: 7 36.9 -> 31.2 us, 13 33.3 -> 28.5,
 //   17 31.9 -> 28.0, 63 29.3 -> 26.6, 97 28.0 -> 25.9, 197 30.5 -> 25.9; level at 31, 127 and 255 (26.6 -> 27.0,

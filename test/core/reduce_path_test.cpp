@@ -170,7 +170,12 @@ TEST(ReducePath, RowsOfTensToHundredsOfElementsAreStagedWhereThatWon) {
   EXPECT_EQ(plan("softmax", rows_for(127), 127, 2, false).path, ReducePath::tile);
   EXPECT_EQ(plan("softmax", rows_for(197), 197, 2, false).path, ReducePath::registers);
   EXPECT_EQ(plan("log_softmax", rows_for(31), 31, 2, false).path, ReducePath::tile);
-  EXPECT_EQ(plan("log_softmax", rows_for(63), 63, 2, false).path, ReducePath::registers);
+  EXPECT_EQ(plan("log_softmax", rows_for(63), 63, 2, false).path, ReducePath::registers);  // 16 x 4: not staged
+  EXPECT_EQ(plan("log_softmax", rows_for(33), 33, 2, false).path, ReducePath::registers);  // 33 of 16 x 4
+  EXPECT_EQ(plan("softmax", rows_for(80), 80, 2, false).path, ReducePath::registers);      // 80 of 16 x 8
+  EXPECT_EQ(plan("log_softmax", rows_for(97), 97, 2, false).path, ReducePath::tile);       // 97 of 16 x 8
+  EXPECT_EQ(plan("softmax", rows_for(255), 255, 2, false).path, ReducePath::tile);         // 255 of 32 x 8
+  EXPECT_EQ(plan("log_softmax", rows_for(197), 197, 2, false).path, ReducePath::registers);  // 197 of 32 x 8
   EXPECT_EQ(plan("layernorm", rows_for(97), 97, 2, false).path, ReducePath::registers);
   EXPECT_EQ(plan("softmax", rows_for(31), 31, 4, false).path, ReducePath::registers);
   // Unaligned tensors cannot be copied as vectors: the registers path reads them.
