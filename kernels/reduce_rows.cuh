@@ -431,6 +431,23 @@ __device__ __forceinline__ float2 exact_coef(Each&& each, float cols) {
   return exact_coef<Op, kGroup>(each, each, cols);
 }
 
+// exact_coef over a row share held in registers, v[0..real) this thread's values and the rest padding (pad_value):
+// the whole array for the passes padding leaves alone, the real values for layer norm's deviations.
+template <ReduceOp Op, int kGroup, int N>
+__device__ __forceinline__ float2 padded_coef(const float (&v)[N], int real, float cols) {
+  return exact_coef<Op, kGroup>(
+      [&](auto&& f) { f(v); },
+      [&](auto&& f) {
+#pragma unroll
+        for (int k = 0; k < N; ++k)
+          if (k < real) {
+            const float one[1] = {v[k]};
+            f(one);
+          }
+      },
+      cols);
+}
+
 // What a missing element of the register cache holds: a value each pass over the whole cache may take in without
 // changing its result (exp(-inf) = 0 in a sum of exponentials; 0 in a sum).
 template <ReduceOp Op>
@@ -692,17 +709,7 @@ __device__ __forceinline__ void normalise_own_row(T* row, int cols, const T* __r
   float v[kMax];
 #pragma unroll
   for (int k = 0; k < kMax; ++k) v[k] = k < cols ? to_float(row[k]) : pad_value<Op>();
-  const float2 c = exact_coef<Op, 1>(
-      [&](auto&& f) { f(v); },
-      [&](auto&& f) {
-#pragma unroll
-        for (int k = 0; k < kMax; ++k)
-          if (k < cols) {
-            const float one[1] = {v[k]};
-            f(one);
-          }
-      },
-      static_cast<float>(cols));
+  const float2 c = padded_coef<Op, 1>(v, cols, static_cast<float>(cols));
 #pragma unroll
   for (int k = 0; k < kMax; ++k)
     if (k < cols)
@@ -911,17 +918,7 @@ __global__ void __launch_bounds__(kThreads) tile_registers_kernel(Rows<T> a, std
         v[u] = x;
       }
     }
-    const float2 c = exact_coef<Op, kGroup>(
-        [&](auto&& f) { f(v); },
-        [&](auto&& f) {
-#pragma unroll
-          for (int u = 0; u < kCache; ++u)
-            if (u < units) {
-              const float one[1] = {v[u]};
-              f(one);
-            }
-        },
-        static_cast<float>(cols));
+    const float2 c = padded_coef<Op, kGroup>(v, units, static_cast<float>(cols));
 #pragma unroll
     for (int u = 0; u < kCache; ++u)
       if (u < units) xs[at + u * kGroup] = from_float<T>(M::apply(v[u], c, g[u], b[u]));

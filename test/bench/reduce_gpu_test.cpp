@@ -23,6 +23,53 @@ namespace {
 
 class ReduceCase : public ::testing::TestWithParam<std::tuple<std::string, std::string>> {};
 
+// One fp32 reduce launch on seeded tensors, each starting `offset` elements into its allocation (1: 4 bytes past a
+// 16-byte boundary), with its float64 reference: the normalised rows (or one value per row), then for the residual
+// ops the sum, which the launch writes at kernels::reduce_sum_offset after its normalised rows.
+struct ReduceLaunch {
+  ReduceLaunch(const char* name, std::int64_t rows, std::int64_t cols, std::size_t offset, cudaStream_t s)
+      : n(static_cast<std::size_t>(rows * cols)),
+        outputs(static_cast<std::size_t>(core::reduce_outputs(core::tensor_op_problem(core::make_case(
+            "reduce", "fwd", "fp32", {{"op", std::string(name)}, {"rows", rows}, {"cols", cols}}))))),
+        adds(core::reduce_adds_residual(name)),
+        sum_at(static_cast<std::size_t>(kernels::reduce_sum_offset(rows, cols))),
+        x(core::DType::f32, n + offset),
+        res(core::DType::f32, n + offset),
+        g(core::DType::f32, static_cast<std::size_t>(cols)),
+        b(core::DType::f32, static_cast<std::size_t>(cols)),
+        out(core::DType::f32, (adds ? sum_at + n : outputs) + offset),
+        tensors{x.as<float>() + offset, res.as<float>() + offset, g.get(), b.get(), out.as<float>() + offset,
+                nullptr},
+        plan(kernels::plan_reduce(name, core::DType::f32, tensors, rows, cols)),
+        workspace(kernels::reduce_workspace_bytes(plan, rows)) {
+    const std::size_t c = static_cast<std::size_t>(cols);
+    kernels::fill_random(x.get(), n + offset, core::DType::f32, 1, s);
+    kernels::fill_random(res.get(), n + offset, core::DType::f32, 2, s);
+    kernels::fill_uniform(g.get(), c, core::DType::f32, 3, 0.5, 1.5, s);
+    kernels::fill_random(b.get(), c, core::DType::f32, 4, s);
+    tensors.workspace = workspace.get();
+    const kernels::ReduceOp op = kernels::reduce_op(name);
+    kernels::launch_reduce(op, core::DType::f32, plan, tensors, rows, cols, s);
+    const auto download = [&](const kernels::DeviceBuffer& d, std::size_t count, std::size_t from) {
+      std::vector<double> v = bench::download_as_double(d, core::DType::f32, count + from, s);
+      v.erase(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(from));
+      return v;
+    };
+    reference = bench::upload(kernels::reduce_reference(op, download(x, n, offset), download(res, n, offset),
+                                                        download(g, c, 0), download(b, c, 0), rows, cols),
+                              s);
+  }
+  float* output() const { return static_cast<float*>(tensors.out); }
+
+  std::size_t n, outputs;
+  bool adds;
+  std::size_t sum_at;
+  kernels::DeviceBuffer x, res, g, b, out;
+  kernels::ReduceTensors tensors;
+  core::ReducePlan plan;
+  kernels::DeviceBuffer workspace, reference;
+};
+
 }  // namespace
 
 TEST_P(ReduceCase, VerifiedOnShortLongAndOddRows) {
@@ -69,45 +116,23 @@ TEST(ReduceGpu, APlantedWrongElementIsCaughtOnEveryPath) {
   for (const char* name : {"rmsnorm", "log_softmax", "add_layernorm", "add_rmsnorm", "softmax", "layernorm", "sum"})
     for (const auto& [rows, cols] : shapes) {
       SCOPED_TRACE(std::string(name) + " " + std::to_string(rows) + " x " + std::to_string(cols));
-      const kernels::ReduceOp op = kernels::reduce_op(name);
-      const std::size_t n = static_cast<std::size_t>(rows * cols), c = static_cast<std::size_t>(cols);
-      const std::size_t outputs = static_cast<std::size_t>(core::reduce_outputs(
-          core::tensor_op_problem(core::make_case("reduce", "fwd", "fp32",
-                                                  {{"op", std::string(name)}, {"rows", rows}, {"cols", cols}}))));
-      // The add ops write their sum at an aligned offset after the normalised rows (kernels::reduce_sum_offset).
-      const bool adds = core::reduce_adds_residual(name);
-      const std::size_t sum_at = static_cast<std::size_t>(kernels::reduce_sum_offset(rows, cols));
-      kernels::DeviceBuffer x(core::DType::f32, n), res(core::DType::f32, n), g(core::DType::f32, c),
-          b(core::DType::f32, c), out(core::DType::f32, adds ? sum_at + n : outputs);
-      kernels::fill_random(x.get(), n, core::DType::f32, 1, s);
-      kernels::fill_random(res.get(), n, core::DType::f32, 2, s);
-      kernels::fill_uniform(g.get(), c, core::DType::f32, 3, 0.5, 1.5, s);
-      kernels::fill_random(b.get(), c, core::DType::f32, 4, s);
-      kernels::ReduceTensors t{x.get(), res.get(), g.get(), b.get(), out.get(), nullptr};
-      const core::ReducePlan plan = kernels::plan_reduce(name, core::DType::f32, t, rows, cols);
-      kernels::DeviceBuffer workspace(kernels::reduce_workspace_bytes(plan, rows));
-      t.workspace = workspace.get();
-      kernels::launch_reduce(op, core::DType::f32, plan, t, rows, cols, s);
-      if (adds && sum_at != n) {  // the sum moved next to the normalised rows, as the reference has them
+      ReduceLaunch launch(name, rows, cols, 0, s);
+      const std::size_t n = launch.n, outputs = launch.outputs;
+      float* out = launch.output();
+      if (launch.adds && launch.sum_at != n) {  // the sum moved next to the normalised rows, as the reference has them
         kernels::DeviceBuffer sum(core::DType::f32, n);
-        OPMARK_CHECK_CUDA(cudaMemcpyAsync(sum.get(), out.as<float>() + sum_at, n * sizeof(float),
-                                          cudaMemcpyDeviceToDevice, s));
-        OPMARK_CHECK_CUDA(cudaMemcpyAsync(out.as<float>() + n, sum.get(), n * sizeof(float),
-                                          cudaMemcpyDeviceToDevice, s));
+        OPMARK_CHECK_CUDA(
+            cudaMemcpyAsync(sum.get(), out + launch.sum_at, n * sizeof(float), cudaMemcpyDeviceToDevice, s));
+        OPMARK_CHECK_CUDA(cudaMemcpyAsync(out + n, sum.get(), n * sizeof(float), cudaMemcpyDeviceToDevice, s));
         OPMARK_CHECK_CUDA(cudaStreamSynchronize(s));
       }
       const std::size_t at = outputs - 3;
       const float wrong = 1e6f;
-      OPMARK_CHECK_CUDA(cudaMemcpyAsync(out.as<float>() + at, &wrong, sizeof wrong, cudaMemcpyHostToDevice, s));
-      const auto h = [&](const kernels::DeviceBuffer& d, std::size_t count) {
-        return bench::download_as_double(d, core::DType::f32, count, s);
-      };
-      const kernels::DeviceBuffer ref =
-          bench::upload(kernels::reduce_reference(op, h(x, n), h(res, n), h(g, c), h(b, c), rows, cols), s);
+      OPMARK_CHECK_CUDA(cudaMemcpyAsync(out + at, &wrong, sizeof wrong, cudaMemcpyHostToDevice, s));
       const kernels::CompareResult r =
-          kernels::compare_to_reference(out.get(), core::DType::f32, ref.as<double>(), outputs,
+          kernels::compare_to_reference(out, core::DType::f32, launch.reference.as<double>(), outputs,
                                         core::depth_tolerance(1e-4, static_cast<double>(cols)), s);
-      EXPECT_EQ(r.wrong, 1u) << plan.label << ": " << r.summary();
+      EXPECT_EQ(r.wrong, 1u) << launch.plan.label << ": " << r.summary();
       EXPECT_EQ(r.first_wrong, at);
     }
 }
@@ -124,46 +149,18 @@ TEST(ReduceGpu, TensorsOffA16ByteBoundaryVerify) {
   for (const char* name : {"softmax", "layernorm", "add_rmsnorm", "sum", "max"})
     for (const auto& [rows, cols] : shapes) {
       SCOPED_TRACE(std::string(name) + " " + std::to_string(rows) + " x " + std::to_string(cols));
-      const kernels::ReduceOp op = kernels::reduce_op(name);
-      const std::size_t n = static_cast<std::size_t>(rows * cols), c = static_cast<std::size_t>(cols);
-      const std::size_t outputs = static_cast<std::size_t>(core::reduce_outputs(
-          core::tensor_op_problem(core::make_case("reduce", "fwd", "fp32",
-                                                  {{"op", std::string(name)}, {"rows", rows}, {"cols", cols}}))));
-      const bool adds = core::reduce_adds_residual(name);
-      const std::size_t sum_at = static_cast<std::size_t>(kernels::reduce_sum_offset(rows, cols));
-      // One element more than each tensor needs: the tensors start at element 1, 4 bytes past the boundary.
-      kernels::DeviceBuffer x(core::DType::f32, n + 1), res(core::DType::f32, n + 1), g(core::DType::f32, c),
-          b(core::DType::f32, c), out(core::DType::f32, (adds ? sum_at + n : outputs) + 1);
-      kernels::fill_random(x.get(), n + 1, core::DType::f32, 1, s);
-      kernels::fill_random(res.get(), n + 1, core::DType::f32, 2, s);
-      kernels::fill_uniform(g.get(), c, core::DType::f32, 3, 0.5, 1.5, s);
-      kernels::fill_random(b.get(), c, core::DType::f32, 4, s);
-      float* out1 = out.as<float>() + 1;
-      kernels::ReduceTensors t{x.as<float>() + 1, res.as<float>() + 1, g.get(), b.get(), out1, nullptr};
-      const core::ReducePlan plan = kernels::plan_reduce(name, core::DType::f32, t, rows, cols);
-      EXPECT_FALSE(plan.vectorised) << plan.label;
-      kernels::DeviceBuffer workspace(kernels::reduce_workspace_bytes(plan, rows));
-      t.workspace = workspace.get();
-      kernels::launch_reduce(op, core::DType::f32, plan, t, rows, cols, s);
-      const auto from_one = [&](const kernels::DeviceBuffer& d) {
-        std::vector<double> v = bench::download_as_double(d, core::DType::f32, n + 1, s);
-        v.erase(v.begin());
-        return v;
-      };
-      const auto h = [&](const kernels::DeviceBuffer& d, std::size_t count) {
-        return bench::download_as_double(d, core::DType::f32, count, s);
-      };
-      const kernels::DeviceBuffer ref =
-          bench::upload(kernels::reduce_reference(op, from_one(x), from_one(res), h(g, c), h(b, c), rows, cols), s);
+      const ReduceLaunch launch(name, rows, cols, 1, s);
+      EXPECT_FALSE(launch.plan.vectorised) << launch.plan.label;
       const double tolerance = core::depth_tolerance(1e-4, static_cast<double>(cols));
-      const std::size_t normalised = adds ? n : outputs;
+      const double* ref = launch.reference.as<double>();
+      const std::size_t normalised = launch.adds ? launch.n : launch.outputs;
       const kernels::CompareResult r =
-          kernels::compare_to_reference(out1, core::DType::f32, ref.as<double>(), normalised, tolerance, s);
-      EXPECT_EQ(r.wrong, 0u) << plan.label << ": " << r.summary();
-      if (adds) {  // the sum, at its offset after the normalised rows
-        const kernels::CompareResult sum =
-            kernels::compare_to_reference(out1 + sum_at, core::DType::f32, ref.as<double>() + n, n, tolerance, s);
-        EXPECT_EQ(sum.wrong, 0u) << plan.label << ": " << sum.summary();
+          kernels::compare_to_reference(launch.output(), core::DType::f32, ref, normalised, tolerance, s);
+      EXPECT_EQ(r.wrong, 0u) << launch.plan.label << ": " << r.summary();
+      if (launch.adds) {  // the sum, at its offset after the normalised rows
+        const kernels::CompareResult sum = kernels::compare_to_reference(
+            launch.output() + launch.sum_at, core::DType::f32, ref + launch.n, launch.n, tolerance, s);
+        EXPECT_EQ(sum.wrong, 0u) << launch.plan.label << ": " << sum.summary();
       }
     }
   // x 4 bytes past a boundary, out on one: refused.
