@@ -159,14 +159,9 @@ bool reduce_normalises(const std::string& op) {
 
 bool reduce_adds_residual(const std::string& op) { return op == "add_layernorm" || op == "add_rmsnorm"; }
 
-ReduceAlignment reduce_alignment(bool tensors_aligned, std::int64_t cols, std::int64_t elem_bytes) {
-  return {tensors_aligned, tensors_aligned && cols % (16 / elem_bytes) == 0};
-}
-
 ReducePlan reduce_plan(const std::string& op, std::int64_t rows, std::int64_t cols, std::int64_t elem_bytes,
-                       ReduceAlignment alignment, std::int64_t shared_bytes, int sms) {
-  const bool vectorisable = alignment.vectorisable;
-  const bool aligned = alignment.aligned || vectorisable;
+                       bool aligned, std::int64_t shared_bytes, int sms) {
+  const bool vectorisable = aligned && cols % (16 / elem_bytes) == 0;  // every row starts on a 16-byte boundary
   ReducePlan plan;
   plan.vectorised = vectorisable;
   const std::int64_t units = vectorisable ? cols / (16 / elem_bytes) : cols;

@@ -123,8 +123,8 @@ constexpr std::int64_t kRereadTwoPerSmBytes = 128 * 1024;
 
 // Rows a thread of the registers path holds at once where it holds a row alone (group 1, `cache` units of
 // unit_bytes each): enough for about 32 bytes in flight. A softmax over one fp16 column went from 116 to 81 us
-// (PyTorch's 81) with 8 rows a thread, on an H100 (2026-11-24). reduce_plan gives more than one no longer: rows
-// that short are packed or tiled. Groups of 8 and 32 lanes keep one row: 2 or 4 rows a
+// (PyTorch's 81) with 8 rows a thread, on an H100 (2026-11-24). Rows that short are packed or tiled where the
+// tensors are aligned; unaligned ones come here. Groups of 8 and 32 lanes keep one row: 2 or 4 rows a
 // warp at once made rows of 31 to 197 columns 10-40% slower there (softmax over 97 fp16 columns 111 -> 126 us; the
 // cache's registers halved the warps a multiprocessor holds), and with the exact two-step statistics 2 rows a warp
 // were still within 3% at 97 columns and 10% slower at 197. A constant expression: the kernels take it as a
@@ -151,20 +151,13 @@ bool reduce_is_softmax(const std::string& op);
 // Whether the op adds a residual first (add_layernorm, add_rmsnorm) and writes the sum beside the result.
 bool reduce_adds_residual(const std::string& op);
 
-// What the caller knows of the tensors' addresses (it checks the pointers): `aligned`, every tensor a row is read
-// from or written to starts on a 16-byte boundary; `vectorisable`, and cols is a multiple of the vector too, so every
-// row starts on one. The packed and tile paths read whole tensors as 16-byte vectors and need `aligned`; without it
-// short rows take the registers path (normalisations) or are streamed (sums), both read element by element.
-struct ReduceAlignment {
-  bool aligned = true;
-  bool vectorisable = false;
-};
-ReduceAlignment reduce_alignment(bool tensors_aligned, std::int64_t cols, std::int64_t elem_bytes);
-
-// The plan for `op` on rows x cols elements of elem_bytes each. `shared_bytes`: the most shared memory one block may
-// use; `sms`: the device's multiprocessors (few rows of long columns are split over blocks).
+// The plan for `op` on rows x cols elements of elem_bytes each. `aligned`: every tensor a row is read from or written
+// to starts on a 16-byte boundary (the caller checks the pointers); rows are then read as 16-byte vectors where cols
+// is a multiple of the vector. The packed and tile paths read whole tensors as 16-byte vectors and need it; without
+// it short rows take the registers path (normalisations) or are streamed (sums), both read element by element.
+// `shared_bytes`: the most shared memory one block may use; `sms`: the device's multiprocessors (few rows of long
+// columns are split over blocks).
 ReducePlan reduce_plan(const std::string& op, std::int64_t rows, std::int64_t cols, std::int64_t elem_bytes,
-                       ReduceAlignment alignment, std::int64_t shared_bytes = kDefaultSharedBytes,
-                       int sms = kDefaultSms);
+                       bool aligned, std::int64_t shared_bytes = kDefaultSharedBytes, int sms = kDefaultSms);
 
 }  // namespace opmark::core

@@ -49,10 +49,9 @@ core::ReducePlan plan_reduce(const std::string& op, core::DType type, const Redu
   // Every tensor a row is read from or written to (add_*'s sum follows the normalised rows in `out`, at rows x cols
   // elements: aligned when cols is a multiple of the vector). Tensors off a 16-byte boundary (a slice of a larger
   // one) get element loads where the packed and tile paths would read whole vectors, not an error.
-  const core::ReduceAlignment alignment =
-      core::reduce_alignment(aligned16(t.x) && aligned16(t.residual) && aligned16(t.out), cols, elem);
-  // Room for the kernel's own shared memory beside the row (kernels/reduce_rows.cuh asks for the opt-in less 1 KiB).
-  core::ReducePlan plan = core::reduce_plan(op, rows, cols, elem, alignment, std::max(0, optin - 2048), sms);
+  const bool aligned = aligned16(t.x) && aligned16(t.residual) && aligned16(t.out);
+  // Room for the kernels' own static shared memory beside the row, which they ask for as dynamic shared memory.
+  core::ReducePlan plan = core::reduce_plan(op, rows, cols, elem, aligned, std::max(0, optin - 2048), sms);
   return plan;
 }
 

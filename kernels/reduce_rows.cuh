@@ -1218,11 +1218,9 @@ template <class T>
 std::size_t tile_bytes(const ReducePlan& plan, const Rows<T>& a) {
   return static_cast<std::size_t>(plan.tile_rows * a.cols + Vec<T>::kCount) * sizeof(T);
 }
-// A block a tile, or at most plan.blocks (staged tiles: a block then walks several, the next one's copies in flight).
 template <class T>
 unsigned tile_blocks(const ReducePlan& plan, const Rows<T>& a) {
-  const unsigned blocks = grid_for((a.rows + plan.tile_rows - 1) / plan.tile_rows, 1);
-  return plan.blocks > 0 ? static_cast<unsigned>(std::min<std::int64_t>(blocks, plan.blocks)) : blocks;
+  return grid_for((a.rows + plan.tile_rows - 1) / plan.tile_rows, 1);
 }
 
 // Lets `kernel` take `bytes` of dynamic shared memory: above 48 KiB a kernel must ask, once (the first launch is the
@@ -1307,17 +1305,7 @@ void launch_normalise(const ReducePlan& plan, const Rows<T>& a, void* workspace,
     case ReducePath::shared_memory: {
       // The row plus a vector's room for the alignment shift.
       const std::size_t bytes = static_cast<std::size_t>(a.cols + Vec<T>::kCount) * sizeof(T);
-      // Above 48 KiB a kernel must ask for it; once per kernel, before the first launch (outside any capture: the
-      // first launch is the harness's verification).
-      static bool raised = false;
-      if (!raised) {
-        int optin = 0, device = 0;
-        OPMARK_CHECK_CUDA(cudaGetDevice(&device));
-        OPMARK_CHECK_CUDA(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
-        OPMARK_CHECK_CUDA(cudaFuncSetAttribute(shared_row_kernel<Op, T>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                               optin - 1024));
-        raised = true;
-      }
+      allow_shared_bytes(reinterpret_cast<const void*>(shared_row_kernel<Op, T>), bytes);
       shared_row_kernel<Op, T><<<grid_for(a.rows, 1), kThreads, bytes, stream>>>(a);
       return;
     }

@@ -10,8 +10,10 @@ namespace {
 
 // An H100: 227 KiB of shared memory a block less the kernels' 2 KiB, 132 multiprocessors.
 constexpr std::int64_t kShared = 227 * 1024 - 2048;
+// `vec`: whether every row starts on a 16-byte boundary. Rows of whole vectors that do not are rows of tensors off
+// a boundary; other rows are of aligned tensors.
 ReducePlan plan(const char* op, std::int64_t rows, std::int64_t cols, std::int64_t elem, bool vec) {
-  return reduce_plan(op, rows, cols, elem, ReduceAlignment{true, vec}, kShared, 132);
+  return reduce_plan(op, rows, cols, elem, /*aligned=*/vec || cols % (16 / elem) != 0, kShared, 132);
 }
 // Rows holding 32 Mi elements, as the sweep_shapes set writes them.
 std::int64_t rows_for(std::int64_t cols) { return (33554432 + cols / 2) / cols; }
@@ -32,7 +34,8 @@ TEST(ReducePath, VeryShortRowsAreStagedInSharedMemoryTiles) {
   EXPECT_EQ(plan("add_rmsnorm", rows_for(16), 16, 4, true).path, ReducePath::tile);
   // Even rows go a thread a row unless their stride is a multiple of 32 bytes (8 or more threads a bank).
   for (std::int64_t cols : {6, 10, 12, 14}) EXPECT_EQ(plan("layernorm", rows_for(cols), cols, 2, false).group, 1);
-  for (std::int64_t cols : {6, 10, 12, 14}) EXPECT_EQ(plan("softmax", rows_for(cols), cols, 4, false).group, 1);
+  for (std::int64_t cols : {6, 10, 12, 14})
+    EXPECT_EQ(plan("softmax", rows_for(cols), cols, 4, cols % 4 == 0).group, 1);
   // Rows of two 16-byte vectors: one thread's registers.
   for (const auto& [cols, elem] : {std::pair<std::int64_t, std::int64_t>{16, 2}, {8, 4}}) {
     const ReducePlan two = plan("rmsnorm", rows_for(cols), cols, elem, true);
@@ -40,7 +43,10 @@ TEST(ReducePath, VeryShortRowsAreStagedInSharedMemoryTiles) {
     EXPECT_EQ(two.group, 1) << cols;
     EXPECT_EQ(two.cache, 4) << cols;
   }
-  EXPECT_EQ(plan("add_rmsnorm", rows_for(17), 17, 4, true).path, ReducePath::registers);  // 17 vectors' worth
+  // 17 columns: past the short tiles, a staged tile (8 threads a row in registers).
+  const ReducePlan seventeen = plan("add_rmsnorm", rows_for(17), 17, 4, false);
+  EXPECT_TRUE(seventeen.staged);
+  EXPECT_EQ(seventeen.group, 8);
   const ReducePlan sum = plan("sum", rows_for(3), 3, 2, false);
   EXPECT_EQ(sum.path, ReducePath::tile);
   EXPECT_EQ(sum.tile_rows, 2730);
@@ -76,7 +82,7 @@ TEST(ReducePath, RowsThatDivideAVectorArePacked) {
 TEST(ReducePath, UnalignedTensorsReadShortRowsElementByElement) {
   // Packed rows and tiles read whole tensors as 16-byte vectors. A tensor off a 16-byte boundary (a slice of a larger
   // one) sends short rows to the registers path (normalisations) or streams them (sums), both element by element.
-  const ReduceAlignment unaligned{false, false};
+  const bool unaligned = false;
   for (const char* op : {"softmax", "layernorm", "add_rmsnorm", "sum", "max"})
     for (std::int64_t cols : {1, 2, 4, 7, 8, 13, 16, 31}) {
       const ReducePlan p = reduce_plan(op, rows_for(cols), cols, 2, unaligned, kShared, 132);
@@ -87,10 +93,10 @@ TEST(ReducePath, UnalignedTensorsReadShortRowsElementByElement) {
     }
   // One column a thread, 8 rows at once (about 32 bytes in flight).
   EXPECT_EQ(reduce_plan("softmax", 1000, 1, 2, unaligned, kShared, 132).rows_in_flight, 8);
-  // Alignment alone decides nothing for long rows; whether rows are whole vectors does.
-  EXPECT_EQ(reduce_alignment(true, 4096, 2).vectorisable, true);
-  EXPECT_EQ(reduce_alignment(true, 4095, 2).vectorisable, false);
-  EXPECT_EQ(reduce_alignment(false, 4096, 2).vectorisable, false);
+  // Rows of whole vectors are read as vectors only where the tensors are aligned.
+  EXPECT_TRUE(reduce_plan("layernorm", 8192, 4096, 2, true, kShared, 132).vectorised);
+  EXPECT_FALSE(reduce_plan("layernorm", 8192, 4095, 2, true, kShared, 132).vectorised);
+  EXPECT_FALSE(reduce_plan("layernorm", 8192, 4096, 2, unaligned, kShared, 132).vectorised);
   EXPECT_EQ(reduce_plan("layernorm", 8192, 4096, 2, unaligned, kShared, 132).path, ReducePath::registers);
 }
 
@@ -172,14 +178,14 @@ TEST(ReducePath, RowsOfTensToHundredsOfElementsAreStagedWhereThatWon) {
   EXPECT_EQ(plan("log_softmax", rows_for(31), 31, 2, false).path, ReducePath::tile);
   EXPECT_EQ(plan("log_softmax", rows_for(63), 63, 2, false).path, ReducePath::registers);  // 16 x 4: not staged
   EXPECT_EQ(plan("log_softmax", rows_for(33), 33, 2, false).path, ReducePath::registers);  // 33 of 16 x 4
-  EXPECT_EQ(plan("softmax", rows_for(80), 80, 2, false).path, ReducePath::registers);      // 80 of 16 x 8
+  EXPECT_EQ(plan("softmax", rows_for(81), 81, 2, false).path, ReducePath::registers);      // 81 of 16 x 8
   EXPECT_EQ(plan("log_softmax", rows_for(97), 97, 2, false).path, ReducePath::tile);       // 97 of 16 x 8
   EXPECT_EQ(plan("softmax", rows_for(255), 255, 2, false).path, ReducePath::tile);         // 255 of 32 x 8
   EXPECT_EQ(plan("log_softmax", rows_for(197), 197, 2, false).path, ReducePath::registers);  // 197 of 32 x 8
   EXPECT_EQ(plan("layernorm", rows_for(97), 97, 2, false).path, ReducePath::registers);
   EXPECT_EQ(plan("softmax", rows_for(31), 31, 4, false).path, ReducePath::registers);
   // Unaligned tensors cannot be copied as vectors: the registers path reads them.
-  EXPECT_EQ(reduce_plan("add_layernorm", 1000, 31, 2, ReduceAlignment{false, false}, kShared, 132).path,
+  EXPECT_EQ(reduce_plan("add_layernorm", 1000, 31, 2, /*aligned=*/false, kShared, 132).path,
             ReducePath::registers);
 }
 
