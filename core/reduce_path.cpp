@@ -135,6 +135,68 @@ bool stages_rows(const std::string& op, std::int64_t cols, std::int64_t elem_byt
   return 4 * cols >= 3 * slots;
 }
 
+// The cluster path's blocks and cache (16-byte vectors a thread) for rows of `units` vectors: of the fits below, the
+// one with the fewest slots (blocks x kReduceBlockThreads x cache) for the row, on a tie the larger cache, but the
+// smaller for the residual ops. Measured on an H100 against each other (2026-11-25, 64 MiB): fp16 RMSNorm over
+// 50257 columns 7 blocks with 4 vectors 61.7 us, 4 with 8 64.1; over 131072 8 with 8 58.8, 16 with 4 63.2; fp32 layer
+// norm over 50257 7 with 8 74.9, 13 with 4 83.7; over 32000 4 with 8 63.6, 8 with 4 65.4; fp32 add + layer norm over
+// 32000 8 with 4 111.4, 4 with 8 122.9; fp16 add + RMSNorm over 131072 16 with 4 113.2, 8 with 8 120.1; over 4095
+// fp16 columns a block with 2 49.5 (RMSNorm), with 4 52.4; 16 vectors a thread (one block a multiprocessor) lost
+// everywhere (fp16 RMSNorm over 262144: 8 with 16 80.4, 16 with 8 64.4).
+bool fits_cluster(const std::string& op, std::int64_t units, ReducePlan* plan) {
+  struct Fit {
+    int cache, most_blocks;
+  };
+  const bool residual = reduce_adds_residual(op);
+  const Fit fits[] = {{2, 1}, {4, residual ? kMostClusterBlocks : 8}, {8, kMostClusterBlocks}};
+  std::int64_t best_slots = 0;
+  for (const Fit& f : fits) {
+    const std::int64_t per_block = std::int64_t{kReduceBlockThreads} * f.cache;
+    const std::int64_t blocks = ceil_div(units, per_block);
+    if (blocks > f.most_blocks) continue;
+    const std::int64_t slots = blocks * per_block;
+    if (best_slots == 0 || slots < best_slots || (slots == best_slots && !residual)) {
+      best_slots = slots;
+      plan->cluster = static_cast<int>(blocks);
+      plan->cache = f.cache;
+    }
+  }
+  return best_slots > 0;
+}
+
+// Whether a normalising op's rows go to the cluster path (where it won, against the paths they had, both in one
+// process on an H100, 2026-11-25, 64 MiB; the blocks and cache as fits_cluster chooses):
+// - rows past one block's registers: RMSNorm over 50257 fp16 columns 68.4 -> 61.7 us (read twice from L2), 131072
+//   81.1 -> 58.8 and 262144 84.3 -> 64.4 (read twice from memory); fp32 layer norm over 32000 70.8 -> 63.6, 50257
+//   94.7 -> 74.9, 131072 93.2 -> 77.8; fp32 add + layer norm over 50257 176.1 -> 138.8; fp16 add + RMSNorm over
+//   50257 150.3 -> 113.3; softmax over 131072 fp16 columns 80.4 -> 69.8, fp32 80.6 -> 68.2. softmax and log_softmax
+//   stay in shared memory where a row fits it (fp16 over 50257: 53.9 there, 71-74 in clusters; fp32 over 50257 55.4
+//   against 61.7), though fp32 over 32000 was 7% faster in clusters.
+// - rows that are not whole vectors, over kClusterUnalignedMinCols columns (read element by element in registers):
+//   RMSNorm over 4095 fp16 columns 57.8 -> 49.5, fp32 51.1 -> 48.3; add + RMSNorm 108.4 -> 94.1; fp32 add + layer
+//   norm 109.7 -> 99.2; fp32 layer norm level (50.6 -> 50.1); softmax level (fp16 51.9 -> 51.4), and stays.
+// - the residual ops over rows of more than 2048 vectors, which one block holds with 8 or 16 a thread: fp16 add +
+//   RMSNorm over 32000 columns 110.7 -> 101.3, fp32 add + layer norm over 12288 118.1 -> 105.4 (fp32 add + RMSNorm
+//   100.6 -> 98.0). fp32 layer norm over 12288 lost (53.9 -> 61.5), and stays.
+// - not layer norm or add + layer norm over 2-byte elements: slower or level at every length but 131072 (fp16 layer
+//   norm over 4095 63.6 -> 70.2, 32000 60.8 -> 73.5, 262144 95.0 -> 107.6; add + layer norm over 32000 118.3 ->
+//   138.0, over 50257 and 131072 faster, 168.9 -> 163.2 and 180.5 -> 163.8).
+// A cluster of few rows would leave the GPU idle: rows x blocks at least two blocks a multiprocessor.
+bool clusters_rows(const std::string& op, std::int64_t rows, std::int64_t cols, std::int64_t elem_bytes,
+                   bool vectorisable, bool in_registers, bool fits_shared, int sms, ReducePlan* plan) {
+  const bool layer_norm = op == "layernorm" || op == "add_layernorm";
+  if (elem_bytes == 2 && layer_norm) return false;
+  const std::int64_t units = ceil_div(cols * elem_bytes, 16);
+  const bool wanted = reduce_is_softmax(op) ? !in_registers && !fits_shared
+                      : !vectorisable && cols > kClusterUnalignedMinCols ? true
+                      : !in_registers || (reduce_adds_residual(op) && units > 2048);
+  ReducePlan fit;
+  if (!wanted || !fits_cluster(op, units, &fit) || rows * fit.cluster < 2 * std::int64_t{sms}) return false;
+  plan->cluster = fit.cluster;
+  plan->cache = fit.cache;
+  return true;
+}
+
 // Whether a streamed row is read in 16-byte pieces past its unaligned start (long rows that are not whole vectors).
 bool reads_pieces(bool vectorised, std::int64_t cols) { return !vectorised && cols >= kStreamingPiecesMinCols; }
 
@@ -194,7 +256,13 @@ ReducePlan reduce_plan(const std::string& op, std::int64_t rows, std::int64_t co
     // softmax_prefers_shared implies reduce_is_softmax: such rows skip the registers for the shared-memory branch.
     const bool shared_first = fits_shared && softmax_prefers_shared(op, units, vectorisable, elem_bytes);
     const bool in_registers = !shared_first && fits_registers(op, units, element_bytes, &plan);
-    if (in_registers && aligned && stages_rows(op, cols, elem_bytes, vectorisable, plan)) {
+    if (clusters_rows(op, rows, cols, elem_bytes, vectorisable, in_registers, fits_shared, sms, &plan)) {
+      plan.path = ReducePath::cluster;
+      plan.group = kReduceBlockThreads * plan.cluster;
+      how = (plan.cluster == 1 ? std::string("block per row") : "row over a cluster of " +
+                                 std::to_string(plan.cluster) + " blocks") +
+            ", " + std::to_string(plan.cache) + " 16-byte vectors a thread in registers";
+    } else if (in_registers && aligned && stages_rows(op, cols, elem_bytes, vectorisable, plan)) {
       plan.path = ReducePath::tile;
       plan.vectorised = true;
       plan.staged = true;
@@ -217,7 +285,8 @@ ReducePlan reduce_plan(const std::string& op, std::int64_t rows, std::int64_t co
       plan.path = ReducePath::rereads;
       plan.group = kRereadThreads;
       plan.passes = 2;
-      plan.blocks = std::min<std::int64_t>(rows, std::int64_t{sms} * (cols * elem_bytes <= kRereadTwoPerSmBytes ? 2 : 1));
+      plan.blocks =
+          std::min<std::int64_t>(rows, std::int64_t{sms} * (cols * elem_bytes <= kRereadTwoPerSmBytes ? 2 : 1));
       how = std::to_string(plan.group) + " threads per row, " + statistics_words(op) + ", read again from L2";
     } else {
       plan.path = ReducePath::two_pass;

@@ -22,6 +22,9 @@ enum class ReducePath {
                   // there, and the block writes the span back: one read, few instructions per element. Rows of
                   // tens to hundreds of elements (staged tiles) are copied asynchronously, two tiles in
                   // flight, and taken into registers as the registers path holds them
+  cluster,        // (norms) long rows, or rows that are not whole 16-byte vectors: a cluster of blocks per row
+                  // (sm_90), each thread keeping 16-byte vectors of it in registers, statistics combined through
+                  // the blocks' shared memory: one read
   packed,         // rows of 1, 2, 4 (2-byte elements: or 8) elements: every 16-byte vector holds whole rows, so the
                   // tensor is read and written as a pointwise op's (16-byte vectors, several in flight a thread)
                   // and each thread reduces its vectors' rows in registers: one read
@@ -32,6 +35,7 @@ struct ReducePlan {
   bool vectorised = false;  // 16-byte loads (cols a multiple of the vector): the unit below is a vector, else an element
   int group = 32;           // threads sharing a row: 1, 8, 32, kReduceBlockThreads or kRereadThreads
   int cache = 0;            // registers path and staged tiles: units (vectors or elements) each thread keeps
+  int cluster = 1;          // cluster path: blocks per row
   int rows_in_flight = 1;   // registers path: rows a group holds at once (registers_rows_in_flight)
   std::int64_t splits = 1;  // split_rows, two_pass: blocks per row
   std::int64_t tile_rows = 0;  // tile: rows per tile
@@ -118,8 +122,17 @@ constexpr std::int64_t kStagedAddTileBytes = 12 * 1024;
 // in L2), else one. Measured both ways on an H100 (2026-11-24, 32000 and 50257 columns): softmax 25% faster in
 // shared memory (fp16 50257: 54.7 against 71.3 us); layer norm over 32000 fp32 columns 25% faster as rereads (142.5
 // against 190.0 us), RMSNorm over 50257 fp32 columns 18% (161.7 against 198.0); fp16 and bf16 norms within 10%.
+// Most such rows of the norms now go to clusters (kMostClusterBlocks); rereads keep layer norm and add + layer norm
+// over 2-byte elements.
 constexpr int kRereadThreads = 512;
 constexpr std::int64_t kRereadTwoPerSmBytes = 128 * 1024;
+
+// The cluster path: at most kMostClusterBlocks blocks a row (past 8, a cluster size an H100 or H200 allows but not
+// every sm_90 part promises: the launch asks for it), and rows that are not whole 16-byte vectors from more than
+// kClusterUnalignedMinCols columns (measured at 4095; from 2049 to 4094 not measured). reduce_path.cpp's
+// clusters_rows says where the path won.
+constexpr int kMostClusterBlocks = 16;
+constexpr std::int64_t kClusterUnalignedMinCols = 2048;
 
 // Rows a thread of the registers path holds at once where it holds a row alone (group 1, `cache` units of
 // unit_bytes each): enough for about 32 bytes in flight. A softmax over one fp16 column went from 116 to 81 us

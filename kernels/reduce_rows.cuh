@@ -1,6 +1,8 @@
 #pragma once
 // The reduce family's kernels, one template per path of core::reduce_plan (core/reduce_path.h):
 //   registers      a group of 1, 8, 32 or 256 threads holds a row in registers: read once, reduced, written
+//   cluster        a cluster of 1 to 16 blocks holds a long (or unaligned) row in registers, statistics combined
+//                  through the blocks' shared memory: read once
 //   shared_memory  a block copies its row into shared memory, takes its statistics there, then writes from there
 //   rereads        a block per row: statistics as it reads, then a second read (from L2) writes the row normalised
 //   two_pass       blocks each take a slice of a row: partial statistics, then (second read) the normalised slice
@@ -10,6 +12,7 @@
 //   tile           very short rows: a run of whole rows (one contiguous span) staged in shared memory, reduced there
 //   packed         rows of 1, 2, 4 (or 8) elements: 16-byte vectors of whole rows, each thread's reduced in registers
 // Included by reduce_f32.cu, reduce_f16.cu and reduce_bf16.cu only.
+#include <cooperative_groups.h>
 #include <cuda_pipeline_primitives.h>
 
 #include <algorithm>
@@ -400,31 +403,36 @@ __device__ __forceinline__ float sum_of_squared_deviations(const float (&v)[N], 
 // Welford's update takes); RMSNorm's sum of squares. each(f) calls f(float (&v)[N]) for every chunk of this thread's
 // share of the row (none for a thread without a row); it may also hand f padding that leaves a max, a sum and a sum
 // of exponentials or squares as they are (Norm's pad_value). each_real(f) hands f the row's own values only, for
-// layer norm's deviations, which padding would change. All kGroup threads sharing the row call this.
-template <ReduceOp Op, int kGroup, class Each, class EachReal>
-__device__ __forceinline__ float2 exact_coef(Each&& each, EachReal&& each_real, float cols) {
+// layer norm's deviations, which padding would change. reduce(state) combines a state over the threads sharing the
+// row (all of them call this); exact_coef below takes a group's.
+template <ReduceOp Op, class Reduce, class Each, class EachReal>
+__device__ __forceinline__ float2 exact_coef_by(Reduce&& reduce, Each&& each, EachReal&& each_real, float cols) {
   using M = Norm<Op>;
   using State = typename M::State;
   if constexpr (std::is_same_v<State, SoftmaxState>) {
     Max m;
     each([&](const auto& v) { m.add_chunk(v); });
-    m = group_reduce<kGroup>(m);
+    m = reduce(m);
     Sum e;
     const float scaled_max = m.v * kLog2e;
     each([&](const auto& v) { add_exp(e.v, v, scaled_max); });
-    return M::coef(SoftmaxState{m.v, group_reduce<kGroup>(e).v}, cols);
+    return M::coef(SoftmaxState{m.v, reduce(e).v}, cols);
   } else if constexpr (std::is_same_v<State, Welford>) {
     Sum sum;
     each([&](const auto& v) { sum.add_chunk(v); });
-    const float mean = group_reduce<kGroup>(sum).v / cols;
+    const float mean = reduce(sum).v / cols;
     Sum deviations;
     each_real([&](const auto& v) { deviations.v += sum_of_squared_deviations(v, mean); });
-    return M::coef(Welford{cols, mean, group_reduce<kGroup>(deviations).v}, cols);
+    return M::coef(Welford{cols, mean, reduce(deviations).v}, cols);
   } else {
     SumSquares q;
     each([&](const auto& v) { q.add_chunk(v); });
-    return M::coef(group_reduce<kGroup>(q), cols);
+    return M::coef(reduce(q), cols);
   }
+}
+template <ReduceOp Op, int kGroup, class Each, class EachReal>
+__device__ __forceinline__ float2 exact_coef(Each&& each, EachReal&& each_real, float cols) {
+  return exact_coef_by<Op>([](auto s) { return group_reduce<kGroup>(s); }, each, each_real, cols);
 }
 template <ReduceOp Op, int kGroup, class Each>
 __device__ __forceinline__ float2 exact_coef(Each&& each, float cols) {
@@ -552,6 +560,102 @@ __global__ void __launch_bounds__(kThreads) registers_kernel(Rows<T> a) {
         }
       }
     }
+  }
+}
+
+// ---- cluster: a row over a cluster of blocks, in registers ----
+
+// A state combined over a cluster of `blocks` blocks (kThreads threads each), returned to every thread: each block's
+// own (block_reduce), then all of theirs through distributed shared memory, lane r of every warp taking block r's.
+// Every block combines the same states in the same order, and the states combined here (sums and maxima: the
+// exact_coef steps) are symmetric, so every lane of the butterfly ends with the same bits: the blocks of a row agree.
+// `slot`: the block's shared slot for this step of a row, a fresh one each step, so that no block overwrites a slot
+// another may still be reading (the caller keeps blocks from starting the next row before all have read).
+template <class S>
+__device__ __forceinline__ S cluster_reduce(S s, S* slot, unsigned blocks) {
+  s = block_reduce_of<kThreads>(s);
+  if (blocks == 1) return s;
+  const cooperative_groups::cluster_group cluster = cooperative_groups::this_cluster();
+  if (threadIdx.x == 0) *slot = s;
+  cluster.sync();  // every block's slot written
+  const unsigned lane = threadIdx.x % 32;
+  return warp_reduce(lane < blocks ? *cluster.map_shared_rank(slot, lane) : S{});
+}
+
+// cluster: a row over a cluster of blocks (sm_90 thread block clusters, 1 to 16 blocks: the launch's cluster
+// dimension), each thread keeping kCache 16-byte vectors of it in registers from the row's first 16-byte boundary
+// on, and the cluster's first threads one element each of the unaligned head and tail. The blocks combine their
+// statistics through each other's shared memory (cluster_reduce), so a row too long for one block's registers is
+// still read once, with every load of it issued before the first use; and rows that are not whole 16-byte vectors
+// are read in 16-byte pieces, not element by element. The grid is a cluster a row, or fewer clusters looping over
+// rows.
+template <ReduceOp Op, class T, int kCache>
+__global__ void __launch_bounds__(kThreads) cluster_row_kernel(Rows<T> a) {
+  using M = Norm<Op>;
+  constexpr int kC = Vec<T>::kCount;
+  using V = Piece<T, kC>;
+  using E = Piece<T, 1>;
+  const cooperative_groups::cluster_group cluster = cooperative_groups::this_cluster();
+  const unsigned blocks = cluster.num_blocks();
+  const std::int64_t t = std::int64_t{cluster.block_rank()} * kThreads + threadIdx.x;  // this thread in the row
+  const std::int64_t step = std::int64_t{blocks} * kThreads;
+  __shared__ alignas(16) float slots[2][4];  // the block's state at each step of a row, for the other blocks
+  for (std::int64_t row = blockIdx.x / blocks; row < a.rows; row += gridDim.x / blocks) {
+    const std::int64_t at = row * a.cols;
+    const T* x = a.x + at;
+    const T* res = a.residual + at;
+    const std::int64_t head = head_elements(x, a.cols);
+    const std::int64_t vectors = (a.cols - head) / kC;
+    const std::int64_t tail_at = head + vectors * kC;
+    const bool has_head = t < head, has_tail = tail_at + t < a.cols;
+    const int held =  // vectors t, t + step, ... below the row's
+        t < vectors ? static_cast<int>(std::min<std::int64_t>(kCache, (vectors - t + step - 1) / step)) : 0;
+    V cache[kCache];
+    E first, last;
+    if (has_head) first = load_piece<T, 1, M::kAdd>(x, res, t);
+#pragma unroll
+    for (int u = 0; u < kCache; ++u)
+      if (u < held) cache[u] = load_piece<T, kC, M::kAdd>(x, res, head + (t + u * step) * kC);
+    if (has_tail) last = load_piece<T, 1, M::kAdd>(x, res, tail_at + t);
+    const auto each = [&](auto&& f) {
+#pragma unroll
+      for (int u = 0; u < kCache; ++u)
+        if (u < held) {
+          float v[kC];
+          widen(cache[u], v);
+          f(v);
+        }
+      if (has_head) {
+        const float v[1] = {to_float(first.v[0])};
+        f(v);
+      }
+      if (has_tail) {
+        const float v[1] = {to_float(last.v[0])};
+        f(v);
+      }
+    };
+    // exact_coef's steps (two for softmax and layer norm), each combined over the cluster. One combined state a row
+    // instead (each thread's exact mean and squared deviations, or max and sum of exponentials, merged as Welford
+    // and online softmax merge) was slower, both against the production plans in two calls on an H100 (2026-11-25):
+    // fp32 layer norm over 32000 columns (4 blocks, 8 vectors a thread) 63.6 -> 91.6 us, fp16 over 4095 70.2 -> 80.1.
+    int reduction = 0;
+    const auto reduce = [&](auto s) {
+      return cluster_reduce(s, reinterpret_cast<decltype(s)*>(slots[reduction++]), blocks);
+    };
+    const float2 c = exact_coef_by<Op>(reduce, each, each, static_cast<float>(a.cols));
+    // Past its last read of the other blocks' slots, a block may go on writing; none leaves (or writes a slot for
+    // the next row) before every block has read its slots.
+    if (blocks > 1) cluster.barrier_arrive();
+#pragma unroll
+    for (int u = 0; u < kCache; ++u)
+      if (u < held) {
+        const std::int64_t e = head + (t + u * step) * kC;
+        write_piece<Op>(cache[u], c, a.gamma + e, a.beta + e, a.out, a.sum, at + e);
+      }
+    if (has_head) write_piece<Op>(first, c, a.gamma + t, a.beta + t, a.out, a.sum, at + t);
+    if (has_tail)
+      write_piece<Op>(last, c, a.gamma + tail_at + t, a.beta + tail_at + t, a.out, a.sum, at + tail_at + t);
+    if (blocks > 1) cluster.barrier_wait();
   }
 }
 
@@ -1213,6 +1317,52 @@ void launch_registers(const ReducePlan& plan, const Rows<T>& a, cudaStream_t str
   else go(registers_kernel<Op, T, kUnit, kThreads, 16>);
 }
 
+// Lets `kernel` run in clusters of more than 8 blocks, once per kernel (the first launch is the harness's
+// verification, outside any capture).
+inline void allow_nonportable_clusters(const void* kernel) {
+  static std::vector<const void*> allowed;
+  if (std::find(allowed.begin(), allowed.end(), kernel) != allowed.end()) return;
+  OPMARK_CHECK_CUDA(cudaFuncSetAttribute(kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1));
+  allowed.push_back(kernel);
+}
+
+// A cluster of plan.cluster blocks a row (more than 8 is a non-portable cluster size, which the kernel must allow),
+// at most grid_for's blocks, a whole number of clusters. Fewer clusters, each walking rows (a grid the GPU holds at
+// once, so that each block keeps its columns of gamma and beta in L1), were slower, against a cluster a row in one
+// process on an H100 (2026-11-25): fp32 layer norm over 50257 columns (7 blocks) 74.5 us, 86.1 with 37 clusters and
+// 102.9 with 56; over 32000 (4 blocks) 63.4, 72.4 with 66 clusters; RMSNorm over 50257 57.7, 60.9 with 56; fp16 softmax
+// over 131072 (8 blocks) 69.8, 78.2 with 33; fp32 add + layer norm over 50257 (13 blocks) 139.0, 135.4 with 40.
+template <ReduceOp Op, class T>
+void launch_cluster(const ReducePlan& plan, const Rows<T>& a, cudaStream_t stream) {
+  const unsigned blocks = static_cast<unsigned>(plan.cluster);
+  const int cache = plan.cache <= 2 ? 2 : plan.cache <= 4 ? 4 : plan.cache <= 8 ? 8 : 16;
+  if (plan.cluster < 1 || plan.cluster > core::kMostClusterBlocks ||
+      std::int64_t{blocks} * kThreads * cache * Vec<T>::kCount < a.cols)
+    throw Error("reduce: a cluster of " + std::to_string(plan.cluster) + " blocks with " + std::to_string(cache) +
+                " vectors a thread does not hold a row of " + std::to_string(a.cols) + " columns");
+  const auto go = [&](auto kernel) {
+    if (blocks > 8) allow_nonportable_clusters(reinterpret_cast<const void*>(kernel));
+    cudaLaunchConfig_t config{};
+    const std::int64_t clusters =
+        std::min<std::int64_t>(a.rows, std::max<std::int64_t>(1, grid_for(a.rows * blocks, 1) / blocks));
+    config.gridDim = dim3(static_cast<unsigned>(clusters * blocks));
+    config.blockDim = dim3(kThreads);
+    config.stream = stream;
+    cudaLaunchAttribute cluster{};
+    cluster.id = cudaLaunchAttributeClusterDimension;
+    cluster.val.clusterDim.x = blocks;
+    cluster.val.clusterDim.y = 1;
+    cluster.val.clusterDim.z = 1;
+    config.attrs = &cluster;
+    config.numAttrs = 1;
+    OPMARK_CHECK_CUDA(cudaLaunchKernelEx(&config, kernel, a));
+  };
+  if (cache == 2) go(cluster_row_kernel<Op, T, 2>);
+  else if (cache == 4) go(cluster_row_kernel<Op, T, 4>);
+  else if (cache == 8) go(cluster_row_kernel<Op, T, 8>);
+  else go(cluster_row_kernel<Op, T, 16>);
+}
+
 // The tile path's launch: the tile plus a vector's room for the alignment shift (at most 16 KiB: no opt-in).
 template <class T>
 std::size_t tile_bytes(const ReducePlan& plan, const Rows<T>& a) {
@@ -1314,6 +1464,7 @@ void launch_normalise(const ReducePlan& plan, const Rows<T>& a, void* workspace,
           <<<static_cast<unsigned>(plan.blocks), core::kRereadThreads, 0, stream>>>(a);
       return;
     case ReducePath::tile: return launch_tile_normalise<Op, T>(plan, a, stream);
+    case ReducePath::cluster: return launch_cluster<Op, T>(plan, a, stream);
     case ReducePath::packed:
       return with_packed_cols<T>(a.cols, [&](auto cols) {
         packed_normalise_kernel<Op, T, decltype(cols)::value><<<packed_blocks(a), kThreads, 0, stream>>>(a);

@@ -4,6 +4,8 @@
 // planted wrong element in each new op's output is caught.
 #include <gtest/gtest.h>
 
+#include <functional>
+
 #include "../gpu_test_util.h"
 #include "bench/families/factories.h"
 #include "bench/families/memory_bound.h"
@@ -25,9 +27,11 @@ class ReduceCase : public ::testing::TestWithParam<std::tuple<std::string, std::
 
 // One fp32 reduce launch on seeded tensors, each starting `offset` elements into its allocation (1: 4 bytes past a
 // 16-byte boundary), with its float64 reference: the normalised rows (or one value per row), then for the residual
-// ops the sum, which the launch writes at kernels::reduce_sum_offset after its normalised rows.
+// ops the sum, which the launch writes at kernels::reduce_sum_offset after its normalised rows. `change`, where given,
+// edits the plan before the launch.
 struct ReduceLaunch {
-  ReduceLaunch(const char* name, std::int64_t rows, std::int64_t cols, std::size_t offset, cudaStream_t s)
+  ReduceLaunch(const char* name, std::int64_t rows, std::int64_t cols, std::size_t offset, cudaStream_t s,
+               const std::function<void(core::ReducePlan&)>& change = {})
       : n(static_cast<std::size_t>(rows * cols)),
         outputs(static_cast<std::size_t>(core::reduce_outputs(core::tensor_op_problem(core::make_case(
             "reduce", "fwd", "fp32", {{"op", std::string(name)}, {"rows", rows}, {"cols", cols}}))))),
@@ -47,6 +51,7 @@ struct ReduceLaunch {
     kernels::fill_random(res.get(), n + offset, core::DType::f32, 2, s);
     kernels::fill_uniform(g.get(), c, core::DType::f32, 3, 0.5, 1.5, s);
     kernels::fill_random(b.get(), c, core::DType::f32, 4, s);
+    if (change) change(plan);
     tensors.workspace = workspace.get();
     const kernels::ReduceOp op = kernels::reduce_op(name);
     kernels::launch_reduce(op, core::DType::f32, plan, tensors, rows, cols, s);
@@ -78,8 +83,9 @@ TEST_P(ReduceCase, VerifiedOnShortLongAndOddRows) {
   bench::Options options;
   test::TestStream test_stream;
   const cudaStream_t stream = test_stream.stream;
-  // Paths in order: tiles of very short rows, one thread, 8 threads, a warp (small and large cache), the block in registers, shared memory
-  // (odd 50257, and 32000 in vectors), two passes / split rows (few long rows, 131072 and 262144 columns).
+  // Paths in order: tiles of very short rows, one thread, 8 threads, a warp (small and large cache), the block in
+  // registers, shared memory (odd 50257, and 32000 in vectors), two passes / split rows (few long rows, 131072 and
+  // 262144 columns); clusters (300 rows of 4095, 70 of 131072, fp32 200 of 50257 and 140 of 32000).
   const std::vector<std::pair<std::int64_t, std::int64_t>> shapes = {
       {4, 1000}, {1, 1},     {3, 7919},  {64, 4096},  {1000, 33},  {2, 8192},   {5, 2048},   {1000, 1},
       {999, 7},  {513, 31},  {300, 197}, {200, 512},  {40, 4095},  {40, 12288}, {200, 50257}, {140, 32000},
@@ -111,8 +117,8 @@ TEST(ReduceGpu, APlantedWrongElementIsCaughtOnEveryPath) {
   OPMARK_REQUIRE_GPU();
   test::TestStream test_stream;
   const cudaStream_t s = test_stream.stream;
-  const std::vector<std::pair<std::int64_t, std::int64_t>> shapes = {{301, 1},    {301, 4},   {300, 7},  {300, 512},
-                                                                     {40, 12288}, {20, 50257}, {3, 131072}};
+  const std::vector<std::pair<std::int64_t, std::int64_t>> shapes = {
+      {301, 1}, {301, 4}, {300, 7}, {300, 512}, {40, 12288}, {20, 50257}, {3, 131072}, {300, 4095}, {40, 131072}};
   for (const char* name : {"rmsnorm", "log_softmax", "add_layernorm", "add_rmsnorm", "softmax", "layernorm", "sum"})
     for (const auto& [rows, cols] : shapes) {
       SCOPED_TRACE(std::string(name) + " " + std::to_string(rows) + " x " + std::to_string(cols));
@@ -134,6 +140,43 @@ TEST(ReduceGpu, APlantedWrongElementIsCaughtOnEveryPath) {
                                         core::depth_tolerance(1e-4, static_cast<double>(cols)), s);
       EXPECT_EQ(r.wrong, 1u) << launch.plan.label << ": " << r.summary();
       EXPECT_EQ(r.first_wrong, at);
+    }
+}
+
+// The cluster path with every cache and with clusters of 1 to 16 blocks, rows that are whole vectors and rows that are
+// not (tensors on and off a 16-byte boundary), and more rows than the grid's clusters (each cluster walks several).
+TEST(ReduceGpu, ClustersOfEverySizeVerify) {
+  OPMARK_REQUIRE_GPU();
+  test::TestStream test_stream;
+  const cudaStream_t s = test_stream.stream;
+  struct Shape {
+    std::int64_t rows, cols;
+    int blocks, cache;
+    std::size_t offset;
+  };
+  const std::vector<Shape> shapes = {{300, 4095, 1, 4, 0},  {300, 4095, 3, 2, 1},    {9000, 2049, 1, 4, 0},
+                                     {50, 50257, 13, 4, 0}, {50, 50257, 7, 8, 1},    {20, 131072, 16, 8, 0},
+                                     {20, 65536, 4, 16, 0}, {600, 4096, 16, 2, 0}};
+  for (const char* name : {"softmax", "log_softmax", "layernorm", "rmsnorm", "add_layernorm", "add_rmsnorm"})
+    for (const Shape& shape : shapes) {
+      SCOPED_TRACE(std::string(name) + " " + std::to_string(shape.rows) + " x " + std::to_string(shape.cols) + ", " +
+                   std::to_string(shape.blocks) + " blocks, " + std::to_string(shape.cache) + " a thread");
+      const ReduceLaunch launch(name, shape.rows, shape.cols, shape.offset, s, [&](core::ReducePlan& plan) {
+        plan.path = core::ReducePath::cluster;
+        plan.cluster = shape.blocks;
+        plan.cache = shape.cache;
+        plan.passes = 1;
+      });
+      const double tolerance = core::depth_tolerance(1e-4, static_cast<double>(shape.cols));
+      const double* ref = launch.reference.as<double>();
+      const kernels::CompareResult r =
+          kernels::compare_to_reference(launch.output(), core::DType::f32, ref, launch.n, tolerance, s);
+      EXPECT_EQ(r.wrong, 0u) << r.summary();
+      if (launch.adds) {
+        const kernels::CompareResult sum = kernels::compare_to_reference(
+            launch.output() + launch.sum_at, core::DType::f32, ref + launch.n, launch.n, tolerance, s);
+        EXPECT_EQ(sum.wrong, 0u) << sum.summary();
+      }
     }
 }
 

@@ -210,31 +210,47 @@ TEST(ReducePath, LongerRowsGoToTheSmallestRegisterCacheThatHoldsThem) {
   EXPECT_EQ(odd.label, "path: one row per warp in registers, element loads, 1 read");
 }
 
-TEST(ReducePath, LongerRowsTakeTheBlockThenSharedMemoryThenTwoPasses) {
+TEST(ReducePath, LongerRowsTakeTheBlockThenClustersOrSharedMemoryThenTwoPasses) {
   const ReducePlan block = plan("layernorm", rows_for(12288), 12288, 2, true);  // 1536 vectors over 256 threads
   EXPECT_EQ(block.path, ReducePath::registers);
   EXPECT_EQ(block.group, kReduceBlockThreads);
   EXPECT_EQ(block.cache, 8);
   EXPECT_EQ(block.passes, 1);
   EXPECT_EQ(plan("layernorm", rows_for(32000), 32000, 2, true).cache, 16);  // 4000 vectors
-  // 50257 odd columns: 98 KiB (fp16) or 196 KiB (fp32) a row. softmax: in shared memory, read once; the norms read
-  // it twice, the second time from L2, with as many blocks in flight as keep it there.
+  // 50257 odd columns: 98 KiB (fp16) or 196 KiB (fp32) a row. softmax: in shared memory, read once; fp32 layer norm
+  // over a cluster of blocks in registers; fp16 layer norm reads the row twice, the second time from L2, with as
+  // many blocks in flight as keep it there.
   for (std::int64_t elem : {2, 4}) {
     const ReducePlan shared = plan("softmax", rows_for(50257), 50257, elem, false);
     EXPECT_EQ(shared.path, ReducePath::shared_memory) << elem;
     EXPECT_EQ(shared.passes, 1);
     EXPECT_EQ(shared.label,
               "path: block per row, shared memory, 16-byte loads past each row's unaligned start, 1 read");
-    const ReducePlan rereads = plan("layernorm", rows_for(50257), 50257, elem, false);
-    EXPECT_EQ(rereads.path, ReducePath::rereads) << elem;
-    EXPECT_EQ(rereads.passes, 2);
-    EXPECT_EQ(memory_reads(rereads), 1);
-    EXPECT_EQ(rereads.group, kRereadThreads);
-    EXPECT_EQ(rereads.blocks, elem == 2 ? 2 * 132 : 132);  // two 98 KiB rows a multiprocessor, one of 196 KiB
-    EXPECT_EQ(rereads.label, "path: 512 threads per row, Welford statistics, read again from L2, 16-byte loads past "
-                             "each row's unaligned start, 2 reads (one from memory)");
   }
+  const ReducePlan rereads = plan("layernorm", rows_for(50257), 50257, 2, false);
+  EXPECT_EQ(rereads.path, ReducePath::rereads);
+  EXPECT_EQ(rereads.passes, 2);
+  EXPECT_EQ(memory_reads(rereads), 1);
+  EXPECT_EQ(rereads.group, kRereadThreads);
+  EXPECT_EQ(rereads.blocks, 2 * 132);  // two 98 KiB rows a multiprocessor
+  EXPECT_EQ(rereads.label, "path: 512 threads per row, Welford statistics, read again from L2, 16-byte loads past "
+                           "each row's unaligned start, 2 reads (one from memory)");
+  const ReducePlan cluster = plan("layernorm", rows_for(50257), 50257, 4, false);  // 12565 vectors
+  EXPECT_EQ(cluster.path, ReducePath::cluster);
+  EXPECT_EQ(cluster.cluster, 7);  // 7 x 256 x 8 = 14336 slots; 4 a thread would take 13 blocks
+  EXPECT_EQ(cluster.cache, 8);
+  EXPECT_EQ(cluster.passes, 1);
+  EXPECT_EQ(cluster.label, "path: row over a cluster of 7 blocks, 8 16-byte vectors a thread in registers, 16-byte "
+                           "loads past each row's unaligned start, 1 read");
+  EXPECT_EQ(plan("rmsnorm", rows_for(50257), 50257, 2, false).cluster, 7);  // 6283 vectors: 7 x 256 x 4
   EXPECT_EQ(plan("softmax", rows_for(32000), 32000, 4, true).path, ReducePath::shared_memory);  // 8000 vectors
+  const ReducePlan even = plan("layernorm", rows_for(32000), 32000, 4, true);  // 8192 slots either way: the larger
+  EXPECT_EQ(even.cluster, 4);                                                   // cache, but for residual ops
+  EXPECT_EQ(even.cache, 8);
+  const ReducePlan residual = plan("add_rmsnorm", rows_for(32000), 32000, 4, true);
+  EXPECT_EQ(residual.path, ReducePath::cluster);
+  EXPECT_EQ(residual.cluster, 8);
+  EXPECT_EQ(residual.cache, 4);
   // softmax over more than 2048 vectors of 2-byte elements: shared memory, although the block's registers hold 4096.
   for (const char* op : {"softmax", "log_softmax"}) {
     EXPECT_EQ(plan(op, rows_for(32000), 32000, 2, true).path, ReducePath::shared_memory) << op;  // 4000 vectors
@@ -243,19 +259,49 @@ TEST(ReducePath, LongerRowsTakeTheBlockThenSharedMemoryThenTwoPasses) {
     EXPECT_EQ(plan(op, rows_for(16384), 16384, 4, true).path, ReducePath::registers) << op;      // fp32: 4096
   }
   EXPECT_EQ(plan("rmsnorm", rows_for(32000), 32000, 2, true).path, ReducePath::registers);
-  EXPECT_EQ(plan("add_rmsnorm", rows_for(32000), 32000, 4, true).path, ReducePath::rereads);
-  // 131072 fp16 (256 KiB) and 262144 in any precision: past shared memory, two passes over slices of each row.
-  const ReducePlan two = plan("softmax", rows_for(262144), 262144, 2, true);
+  // Past shared memory: clusters of up to 16 blocks with 8 vectors a thread hold 32768 vectors (262144 fp16
+  // columns, 131072 fp32); longer rows, and fp16 layer norms, take two passes over slices of each row.
+  const ReducePlan sixteen = plan("softmax", rows_for(262144), 262144, 2, true);
+  EXPECT_EQ(sixteen.path, ReducePath::cluster);
+  EXPECT_EQ(sixteen.cluster, 16);
+  EXPECT_EQ(sixteen.cache, 8);
+  EXPECT_EQ(plan("add_rmsnorm", rows_for(131072), 131072, 4, true).cluster, 16);
+  const ReducePlan two = plan("softmax", rows_for(262144), 262144, 4, true);
   EXPECT_EQ(two.path, ReducePath::two_pass);
   EXPECT_EQ(two.passes, 2);
   EXPECT_EQ(two.splits, 9);  // 128 rows: 9 slices each fill 8 blocks on each of 132 multiprocessors
   EXPECT_EQ(two.label, "path: online softmax, 2 passes, 9 blocks per row, 16-byte loads, 2 reads");
   EXPECT_EQ(plan("layernorm", rows_for(131072), 131072, 2, true).label.rfind("path: Welford statistics, 2 passes", 0),
             0u);
-  EXPECT_EQ(plan("add_rmsnorm", rows_for(131072), 131072, 4, true).label.rfind("path: sum of squares, 2 passes", 0),
+  EXPECT_EQ(plan("add_rmsnorm", rows_for(262144), 262144, 4, true).label.rfind("path: sum of squares, 2 passes", 0),
             0u);
-  // Few rows would leave multiprocessors idle in shared memory: two passes over slices instead.
+  // Few rows would leave multiprocessors idle in shared memory or clusters: two passes over slices instead.
   EXPECT_EQ(plan("softmax", 8, 50257, 2, false).path, ReducePath::two_pass);
+  EXPECT_EQ(plan("rmsnorm", 8, 131072, 2, true).path, ReducePath::two_pass);
+}
+
+TEST(ReducePath, ClustersTakeUnalignedLongRowsAndTheResidualOpsPastTwoThousandVectors) {
+  // 4095 columns: 16-byte pieces past each row's unaligned start, where the registers path reads elements.
+  const ReducePlan rms = plan("rmsnorm", rows_for(4095), 4095, 2, false);
+  EXPECT_EQ(rms.path, ReducePath::cluster);
+  EXPECT_EQ(rms.cluster, 1);
+  EXPECT_EQ(rms.cache, 2);  // 512 vectors
+  EXPECT_EQ(rms.label, "path: block per row, 2 16-byte vectors a thread in registers, 16-byte loads past each row's "
+                       "unaligned start, 1 read");
+  EXPECT_EQ(plan("layernorm", rows_for(4095), 4095, 4, false).cache, 4);  // fp32: 1024 vectors
+  EXPECT_EQ(plan("layernorm", rows_for(4095), 4095, 4, false).path, ReducePath::cluster);
+  EXPECT_EQ(plan("layernorm", rows_for(4095), 4095, 2, false).path, ReducePath::registers);  // fp16 layer norm stays
+  EXPECT_EQ(plan("softmax", rows_for(4095), 4095, 2, false).path, ReducePath::registers);
+  EXPECT_EQ(plan("rmsnorm", rows_for(2047), 2047, 2, false).path, ReducePath::registers);  // up to 2048 columns
+  // The residual ops over more than 2048 vectors, which the block would hold 8 or 16 a thread.
+  const ReducePlan add = plan("add_layernorm", rows_for(12288), 12288, 4, true);  // 3072 vectors
+  EXPECT_EQ(add.path, ReducePath::cluster);
+  EXPECT_EQ(add.cluster, 3);
+  EXPECT_EQ(add.cache, 4);
+  EXPECT_EQ(plan("layernorm", rows_for(12288), 12288, 4, true).path, ReducePath::registers);
+  EXPECT_EQ(plan("add_rmsnorm", rows_for(32000), 32000, 2, true).cluster, 4);  // 4000 vectors
+  EXPECT_EQ(plan("add_layernorm", rows_for(32000), 32000, 2, true).path, ReducePath::registers);  // fp16 stays
+  EXPECT_EQ(plan("add_rmsnorm", rows_for(8192), 8192, 4, true).path, ReducePath::registers);  // 2048 vectors
 }
 
 TEST(ReducePath, SumsOverOddShortRowsGoToTiles) {
