@@ -188,8 +188,8 @@ bool clusters_rows(const std::string& op, std::int64_t rows, std::int64_t cols, 
   if (elem_bytes == 2 && layer_norm) return false;
   const std::int64_t units = ceil_div(cols * elem_bytes, 16);
   const bool wanted = reduce_is_softmax(op) ? !in_registers && !fits_shared
-                      : !vectorisable && cols > kClusterUnalignedMinCols ? true
-                      : !in_registers || (reduce_adds_residual(op) && units > 2048);
+                                            : (!vectorisable && cols > kClusterUnalignedMinCols) || !in_registers ||
+                                                  (reduce_adds_residual(op) && units > 2048);
   ReducePlan fit;
   if (!wanted || !fits_cluster(op, units, &fit) || rows * fit.cluster < 2 * std::int64_t{sms}) return false;
   plan->cluster = fit.cluster;
@@ -259,8 +259,8 @@ ReducePlan reduce_plan(const std::string& op, std::int64_t rows, std::int64_t co
     if (clusters_rows(op, rows, cols, elem_bytes, vectorisable, in_registers, fits_shared, sms, &plan)) {
       plan.path = ReducePath::cluster;
       plan.group = kReduceBlockThreads * plan.cluster;
-      how = (plan.cluster == 1 ? std::string("block per row") : "row over a cluster of " +
-                                 std::to_string(plan.cluster) + " blocks") +
+      how = (plan.cluster == 1 ? group_words(kReduceBlockThreads)
+                               : "row over a cluster of " + std::to_string(plan.cluster) + " blocks") +
             ", " + std::to_string(plan.cache) + " 16-byte vectors a thread in registers";
     } else if (in_registers && aligned && stages_rows(op, cols, elem_bytes, vectorisable, plan)) {
       plan.path = ReducePath::tile;

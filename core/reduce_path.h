@@ -33,8 +33,9 @@ enum class ReducePath {
 struct ReducePlan {
   ReducePath path = ReducePath::streaming;
   bool vectorised = false;  // 16-byte loads (cols a multiple of the vector): the unit below is a vector, else an element
-  int group = 32;           // threads sharing a row: 1, 8, 32, kReduceBlockThreads or kRereadThreads
-  int cache = 0;            // registers path and staged tiles: units (vectors or elements) each thread keeps
+  int group = 32;           // threads sharing a row: 1, 8, 32, kReduceBlockThreads, kRereadThreads, or (cluster
+                            // path) kReduceBlockThreads x cluster
+  int cache = 0;            // registers path, staged tiles and clusters: units (vectors or elements) each thread keeps
   int cluster = 1;          // cluster path: blocks per row
   int rows_in_flight = 1;   // registers path: rows a group holds at once (registers_rows_in_flight)
   std::int64_t splits = 1;  // split_rows, two_pass: blocks per row

@@ -19,7 +19,6 @@
 #include <cstring>
 #include <cstdint>
 #include <type_traits>
-#include <utility>
 #include <vector>
 
 #include "core/error.h"
@@ -261,6 +260,19 @@ __device__ __forceinline__ std::int64_t head_elements(const T* p, std::int64_t c
   return misalign == 0 ? 0 : std::min<std::int64_t>(count, kC - misalign);
 }
 
+// A run of `count` elements at p as 16-byte pieces: `head` single elements up to its first 16-byte boundary,
+// `vectors` whole 16-byte vectors from there, then single elements from `tail_at` to the end (fewer than a vector).
+struct Pieces {
+  std::int64_t head, vectors, tail_at;
+};
+template <class T>
+__device__ __forceinline__ Pieces pieces_of(const T* p, std::int64_t count) {
+  constexpr std::int64_t kC = Vec<T>::kCount;
+  const std::int64_t head = head_elements(p, count);
+  const std::int64_t vectors = (count - head) / kC;
+  return {head, vectors, head + vectors * kC};
+}
+
 // read_pieces' 16-byte vectors: `vectors` of them from element `head` on, kInFlight at a time.
 template <class T, bool kAdd, class F>
 __device__ __forceinline__ void read_vectors(const T* __restrict__ x, const T* __restrict__ res, std::int64_t head,
@@ -285,9 +297,7 @@ template <class T, bool kAdd, class F>
 __device__ __forceinline__ void read_pieces(const T* __restrict__ x, const T* __restrict__ res, std::int64_t count,
                                             std::int64_t tid, std::int64_t step, F&& f) {
   constexpr int kC = Vec<T>::kCount;
-  const std::int64_t head = head_elements(x, count);
-  const std::int64_t vectors = (count - head) / kC;
-  const std::int64_t tail_at = head + vectors * kC;
+  const auto [head, vectors, tail_at] = pieces_of(x, count);
   if (step >= kC) {
     // At most one head and one tail element a thread: their loads go out with the first vectors', and are used
     // after them. Loaded in three rounds (head, vectors, tail), rows of a few vectors paid three trips to memory:
@@ -364,11 +374,10 @@ template <class T, class F>
 __device__ __forceinline__ void each_piece(const T* p, std::int64_t count, std::int64_t tid, std::int64_t step,
                                            F&& f) {
   constexpr int kC = Vec<T>::kCount;
-  const std::int64_t head = head_elements(p, count);
-  const std::int64_t vectors = (count - head) / kC;
+  const auto [head, vectors, tail_at] = pieces_of(p, count);
   for (std::int64_t e = tid; e < head; e += step) f(e, std::integral_constant<int, 1>{});
   for (std::int64_t i = tid; i < vectors; i += step) f(head + i * kC, std::integral_constant<int, kC>{});
-  for (std::int64_t e = head + vectors * kC + tid; e < count; e += step) f(e, std::integral_constant<int, 1>{});
+  for (std::int64_t e = tail_at + tid; e < count; e += step) f(e, std::integral_constant<int, 1>{});
 }
 
 // Combines the states of a group of kGroup threads (1, a power of two up to 32 within a warp, or the whole block of
@@ -604,9 +613,7 @@ __global__ void __launch_bounds__(kThreads) cluster_row_kernel(Rows<T> a) {
     const std::int64_t at = row * a.cols;
     const T* x = a.x + at;
     const T* res = a.residual + at;
-    const std::int64_t head = head_elements(x, a.cols);
-    const std::int64_t vectors = (a.cols - head) / kC;
-    const std::int64_t tail_at = head + vectors * kC;
+    const auto [head, vectors, tail_at] = pieces_of(x, a.cols);
     const bool has_head = t < head, has_tail = tail_at + t < a.cols;
     const int held =  // vectors t, t + step, ... below the row's
         t < vectors ? static_cast<int>(std::min<std::int64_t>(kCache, (vectors - t + step - 1) / step)) : 0;
@@ -672,6 +679,41 @@ __device__ __forceinline__ std::int64_t shared_shift(const T* row, std::int64_t 
   return head == 0 ? 0 : Vec<T>::kCount - head;
 }
 
+// The single elements before a span's first 16-byte boundary and after its last (fewer than a vector each), which
+// cp.async cannot copy: loaded into registers as the copies are issued, stored to shared memory once they are waited
+// for (the loads' latency hidden behind the tile in hand).
+template <class T>
+struct SpanEdges {
+  T head, tail;
+  int head_at = -1, tail_at = -1;  // where they go in the span, or -1 (no element for this thread)
+
+  __device__ void store(T* to) const {
+    if (head_at >= 0) to[head_at] = head;
+    if (tail_at >= 0) to[tail_at] = tail;
+  }
+};
+
+// Issues the copy of [0, count) of src to `to` (16-byte vectors where src's are on 16-byte boundaries; `to` is
+// shifted so theirs are too, shared_shift) and returns this thread's edges.
+template <class T>
+__device__ __forceinline__ SpanEdges<T> issue_span(const T* __restrict__ src, T* to, std::int64_t count) {
+  constexpr int kC = Vec<T>::kCount;
+  const auto [head, vectors, tail_at] = pieces_of(src, count);
+  for (std::int64_t i = threadIdx.x; i < vectors; i += kThreads)
+    __pipeline_memcpy_async(to + head + i * kC, src + head + i * kC, 16);
+  SpanEdges<T> edges;
+  if (threadIdx.x < head) {
+    edges.head_at = static_cast<int>(threadIdx.x);
+    edges.head = src[threadIdx.x];
+  }
+  const std::int64_t tail = tail_at + threadIdx.x;
+  if (tail < count) {
+    edges.tail_at = static_cast<int>(tail);
+    edges.tail = src[tail];
+  }
+  return edges;
+}
+
 // Copies the span [start, start + count) of x (with kAdd: x + residual rounded to T, which is also the second
 // output and is written here) into shared memory at saved + shift, and returns the shift. Nothing is computed
 // while loading; the block waits for the whole span. kAsync (a whole row of the shared_memory path, without kAdd):
@@ -683,17 +725,9 @@ template <class T, bool kAdd, bool kAsync = false>
 __device__ __forceinline__ std::int64_t load_span(const Rows<T>& a, T* saved, std::int64_t start, std::int64_t count) {
   const std::int64_t shift = shared_shift(a.x + start, count);
   if constexpr (kAsync && !kAdd) {
-    constexpr int kC = Vec<T>::kCount;
-    const T* x = a.x + start;
-    T* to = saved + shift;
-    const std::int64_t head = head_elements(x, count);
-    const std::int64_t vectors = (count - head) / kC;
-    for (std::int64_t i = threadIdx.x; i < vectors; i += kThreads)
-      __pipeline_memcpy_async(to + head + i * kC, x + head + i * kC, 16);
+    const SpanEdges<T> edges = issue_span(a.x + start, saved + shift, count);
     __pipeline_commit();
-    if (threadIdx.x < head) to[threadIdx.x] = x[threadIdx.x];
-    const std::int64_t tail = head + vectors * kC + threadIdx.x;
-    if (tail < count) to[tail] = x[tail];  // fewer than a vector: one each for the first threads
+    edges.store(saved + shift);
     __pipeline_wait_prior(0);
   } else {
     read_pieces<T, kAdd>(a.x + start, a.residual + start, count, threadIdx.x, kThreads,
@@ -886,42 +920,6 @@ __global__ void __launch_bounds__(kThreads) tile_reduce_kernel(Rows<T> a, std::i
 // flight while it works on this one (two buffers); groups of kGroup lanes take each row into registers (kCache
 // elements a lane, padded as the registers path pads them), normalise it in place, and the block writes the span
 // back in 16-byte pieces.
-
-// The single elements before a span's first 16-byte boundary and after its last (fewer than a vector each), which
-// cp.async cannot copy: loaded into registers as the copies are issued, stored to shared memory once they are waited
-// for (the loads' latency hidden behind the tile in hand).
-template <class T>
-struct SpanEdges {
-  T head, tail;
-  int head_at = -1, tail_at = -1;  // where they go in the span, or -1 (no element for this thread)
-
-  __device__ void store(T* to) const {
-    if (head_at >= 0) to[head_at] = head;
-    if (tail_at >= 0) to[tail_at] = tail;
-  }
-};
-
-// Issues the copy of [0, count) of src to `to` (16-byte vectors where src's are on 16-byte boundaries; `to` is
-// shifted so theirs are too, shared_shift) and returns this thread's edges.
-template <class T>
-__device__ __forceinline__ SpanEdges<T> issue_span(const T* __restrict__ src, T* to, std::int64_t count) {
-  constexpr int kC = Vec<T>::kCount;
-  const std::int64_t head = head_elements(src, count);
-  const std::int64_t vectors = (count - head) / kC;
-  for (std::int64_t i = threadIdx.x; i < vectors; i += kThreads)
-    __pipeline_memcpy_async(to + head + i * kC, src + head + i * kC, 16);
-  SpanEdges<T> edges;
-  if (threadIdx.x < head) {
-    edges.head_at = static_cast<int>(threadIdx.x);
-    edges.head = src[threadIdx.x];
-  }
-  const std::int64_t tail = head + vectors * kC + threadIdx.x;
-  if (tail < count) {
-    edges.tail_at = static_cast<int>(tail);
-    edges.tail = src[tail];
-  }
-  return edges;
-}
 
 // A tile in flight: its edges (x's, and with kAdd the residual's) and its shift in its buffer.
 template <class T>
@@ -1321,13 +1319,25 @@ void launch_registers(const ReducePlan& plan, const Rows<T>& a, cudaStream_t str
   else go(registers_kernel<Op, T, kUnit, kThreads, 16>);
 }
 
-// Lets `kernel` run in clusters of more than 8 blocks, once per kernel (the first launch is the harness's
-// verification, outside any capture).
-inline void allow_nonportable_clusters(const void* kernel) {
-  static std::vector<const void*> allowed;
-  if (std::find(allowed.begin(), allowed.end(), kernel) != allowed.end()) return;
-  OPMARK_CHECK_CUDA(cudaFuncSetAttribute(kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1));
-  allowed.push_back(kernel);
+// Raises a kernel's attribute to at least `value`, once per kernel, attribute and value (the first launch is the
+// harness's verification, outside any capture, where setting it is allowed).
+inline void raise_attribute(const void* kernel, cudaFuncAttribute attribute, int value) {
+  struct Raised {
+    const void* kernel;
+    cudaFuncAttribute attribute;
+    int value;
+  };
+  static std::vector<Raised> raised;
+  for (const Raised& r : raised)
+    if (r.kernel == kernel && r.attribute == attribute && r.value >= value) return;
+  OPMARK_CHECK_CUDA(cudaFuncSetAttribute(kernel, attribute, value));
+  raised.push_back({kernel, attribute, value});
+}
+
+// Lets `kernel` take `bytes` of dynamic shared memory (above 48 KiB a kernel must ask).
+inline void allow_shared_bytes(const void* kernel, std::size_t bytes) {
+  if (bytes > 48 * 1024)
+    raise_attribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(bytes));
 }
 
 // A cluster of plan.cluster blocks a row (more than 8 is a non-portable cluster size, which the kernel must allow),
@@ -1345,7 +1355,8 @@ void launch_cluster(const ReducePlan& plan, const Rows<T>& a, cudaStream_t strea
     throw Error("reduce: a cluster of " + std::to_string(plan.cluster) + " blocks with " + std::to_string(cache) +
                 " vectors a thread does not hold a row of " + std::to_string(a.cols) + " columns");
   const auto go = [&](auto kernel) {
-    if (blocks > 8) allow_nonportable_clusters(reinterpret_cast<const void*>(kernel));
+    if (blocks > 8)
+      raise_attribute(reinterpret_cast<const void*>(kernel), cudaFuncAttributeNonPortableClusterSizeAllowed, 1);
     cudaLaunchConfig_t config{};
     const std::int64_t clusters =
         std::min<std::int64_t>(a.rows, std::max<std::int64_t>(1, grid_for(a.rows * blocks, 1) / blocks));
@@ -1375,17 +1386,6 @@ std::size_t tile_bytes(const ReducePlan& plan, const Rows<T>& a) {
 template <class T>
 unsigned tile_blocks(const ReducePlan& plan, const Rows<T>& a) {
   return grid_for((a.rows + plan.tile_rows - 1) / plan.tile_rows, 1);
-}
-
-// Lets `kernel` take `bytes` of dynamic shared memory: above 48 KiB a kernel must ask, once (the first launch is the
-// harness's verification, outside any capture).
-inline void allow_shared_bytes(const void* kernel, std::size_t bytes) {
-  static std::vector<std::pair<const void*, std::size_t>> allowed;
-  if (bytes <= 48 * 1024) return;
-  for (const auto& [k, b] : allowed)
-    if (k == kernel && b >= bytes) return;
-  OPMARK_CHECK_CUDA(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(bytes)));
-  allowed.emplace_back(kernel, bytes);
 }
 
 // Staged tiles' shared memory: `regions` (x, and the residual's for the residual ops) of tile_rows rows for each

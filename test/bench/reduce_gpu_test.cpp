@@ -65,6 +65,19 @@ struct ReduceLaunch {
                               s);
   }
   float* output() const { return static_cast<float*>(tensors.out); }
+  // No element of the output (the residual ops: the normalised rows and the sum after them) off the reference.
+  void expect_verified(std::int64_t cols, cudaStream_t s) const {
+    const double tolerance = core::depth_tolerance(1e-4, static_cast<double>(cols));
+    const double* ref = reference.as<double>();
+    const kernels::CompareResult r =
+        kernels::compare_to_reference(output(), core::DType::f32, ref, adds ? n : outputs, tolerance, s);
+    EXPECT_EQ(r.wrong, 0u) << plan.label << ": " << r.summary();
+    if (adds) {  // the sum, at its offset after the normalised rows
+      const kernels::CompareResult sum =
+          kernels::compare_to_reference(output() + sum_at, core::DType::f32, ref + n, n, tolerance, s);
+      EXPECT_EQ(sum.wrong, 0u) << plan.label << ": " << sum.summary();
+    }
+  }
 
   std::size_t n, outputs;
   bool adds;
@@ -167,16 +180,7 @@ TEST(ReduceGpu, ClustersOfEverySizeVerify) {
         plan.cache = shape.cache;
         plan.passes = 1;
       });
-      const double tolerance = core::depth_tolerance(1e-4, static_cast<double>(shape.cols));
-      const double* ref = launch.reference.as<double>();
-      const kernels::CompareResult r =
-          kernels::compare_to_reference(launch.output(), core::DType::f32, ref, launch.n, tolerance, s);
-      EXPECT_EQ(r.wrong, 0u) << r.summary();
-      if (launch.adds) {
-        const kernels::CompareResult sum = kernels::compare_to_reference(
-            launch.output() + launch.sum_at, core::DType::f32, ref + launch.n, launch.n, tolerance, s);
-        EXPECT_EQ(sum.wrong, 0u) << sum.summary();
-      }
+      launch.expect_verified(shape.cols, s);
     }
 }
 
@@ -194,17 +198,7 @@ TEST(ReduceGpu, TensorsOffA16ByteBoundaryVerify) {
       SCOPED_TRACE(std::string(name) + " " + std::to_string(rows) + " x " + std::to_string(cols));
       const ReduceLaunch launch(name, rows, cols, 1, s);
       EXPECT_FALSE(launch.plan.vectorised) << launch.plan.label;
-      const double tolerance = core::depth_tolerance(1e-4, static_cast<double>(cols));
-      const double* ref = launch.reference.as<double>();
-      const std::size_t normalised = launch.adds ? launch.n : launch.outputs;
-      const kernels::CompareResult r =
-          kernels::compare_to_reference(launch.output(), core::DType::f32, ref, normalised, tolerance, s);
-      EXPECT_EQ(r.wrong, 0u) << launch.plan.label << ": " << r.summary();
-      if (launch.adds) {  // the sum, at its offset after the normalised rows
-        const kernels::CompareResult sum = kernels::compare_to_reference(
-            launch.output() + launch.sum_at, core::DType::f32, ref + launch.n, launch.n, tolerance, s);
-        EXPECT_EQ(sum.wrong, 0u) << launch.plan.label << ": " << sum.summary();
-      }
+      launch.expect_verified(cols, s);
     }
   // x 4 bytes past a boundary, out on one: refused.
   kernels::DeviceBuffer x(core::DType::f32, 1025), out(core::DType::f32, 1024);
