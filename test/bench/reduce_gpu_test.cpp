@@ -97,12 +97,13 @@ TEST_P(ReduceCase, VerifiedOnShortLongAndOddRows) {
   test::TestStream test_stream;
   const cudaStream_t stream = test_stream.stream;
   // Paths in order: tiles of very short rows, one thread, 8 threads, a warp (small and large cache), the block in
-  // registers, shared memory (odd 50257, and 32000 in vectors), two passes / split rows (few long rows, 131072 and
-  // 262144 columns); clusters (300 rows of 4095, 70 of 131072, fp32 200 of 50257 and 140 of 32000).
+  // registers, shared memory (odd 50257, and 32000 in vectors), rereads (2-byte layer norms over 32001), two passes /
+  // split rows (few long rows, 131072 and 262144 columns); clusters (300 rows of 4095, 70 of 131072, 200 of 50257,
+  // fp32 140 of 32000).
   const std::vector<std::pair<std::int64_t, std::int64_t>> shapes = {
       {4, 1000}, {1, 1},     {3, 7919},  {64, 4096},  {1000, 33},  {2, 8192},   {5, 2048},   {1000, 1},
       {999, 7},  {513, 31},  {300, 197}, {200, 512},  {40, 4095},  {40, 12288}, {200, 50257}, {140, 32000},
-      {3, 50257}, {5, 131072}, {4, 262144}, {2, 262143},
+      {3, 50257}, {5, 131072}, {4, 262144}, {2, 262143}, {264, 32001},
       // Tiles: many, the last one partial (13 columns: 630 fp16 rows a tile), even short rows (16 fp32 columns: 8
       // threads a row; 6 and 12: a thread a row), and sum/mean/max's tiled rows; a warp with a cache of 8 (97, 256).
       // Staged tiles (asynchronous copies): 31, 33, 97 and 197 columns, sums over 13 and 97, the last tile partial.
@@ -131,7 +132,8 @@ TEST(ReduceGpu, APlantedWrongElementIsCaughtOnEveryPath) {
   test::TestStream test_stream;
   const cudaStream_t s = test_stream.stream;
   const std::vector<std::pair<std::int64_t, std::int64_t>> shapes = {
-      {301, 1}, {301, 4}, {300, 7}, {300, 512}, {40, 12288}, {20, 50257}, {3, 131072}, {300, 4095}, {40, 131072}};
+      {301, 1}, {301, 4}, {300, 7}, {300, 512}, {40, 12288}, {20, 50257}, {3, 131072}, {300, 4095}, {40, 131072},
+      {140, 32001}};
   for (const char* name : {"rmsnorm", "log_softmax", "add_layernorm", "add_rmsnorm", "softmax", "layernorm", "sum"})
     for (const auto& [rows, cols] : shapes) {
       SCOPED_TRACE(std::string(name) + " " + std::to_string(rows) + " x " + std::to_string(cols));

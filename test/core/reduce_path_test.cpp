@@ -217,9 +217,8 @@ TEST(ReducePath, LongerRowsTakeTheBlockThenClustersOrSharedMemoryThenTwoPasses) 
   EXPECT_EQ(block.cache, 8);
   EXPECT_EQ(block.passes, 1);
   EXPECT_EQ(plan("layernorm", rows_for(32000), 32000, 2, true).cache, 16);  // 4000 vectors
-  // 50257 odd columns: 98 KiB (fp16) or 196 KiB (fp32) a row. softmax: in shared memory, read once; fp32 layer norm
-  // over a cluster of blocks in registers; fp16 layer norm reads the row twice, the second time from L2, with as
-  // many blocks in flight as keep it there.
+  // 50257 odd columns: 98 KiB (fp16) or 196 KiB (fp32) a row. softmax: in shared memory, read once; layer norm over
+  // a cluster of blocks in registers.
   for (std::int64_t elem : {2, 4}) {
     const ReducePlan shared = plan("softmax", rows_for(50257), 50257, elem, false);
     EXPECT_EQ(shared.path, ReducePath::shared_memory) << elem;
@@ -227,14 +226,10 @@ TEST(ReducePath, LongerRowsTakeTheBlockThenClustersOrSharedMemoryThenTwoPasses) 
     EXPECT_EQ(shared.label,
               "path: block per row, shared memory, 16-byte loads past each row's unaligned start, 1 read");
   }
-  const ReducePlan rereads = plan("layernorm", rows_for(50257), 50257, 2, false);
-  EXPECT_EQ(rereads.path, ReducePath::rereads);
-  EXPECT_EQ(rereads.passes, 2);
-  EXPECT_EQ(memory_reads(rereads), 1);
-  EXPECT_EQ(rereads.group, kRereadThreads);
-  EXPECT_EQ(rereads.blocks, 2 * 132);  // two 98 KiB rows a multiprocessor
-  EXPECT_EQ(rereads.label, "path: 512 threads per row, Welford statistics, read again from L2, 16-byte loads past "
-                           "each row's unaligned start, 2 reads (one from memory)");
+  const ReducePlan two_byte = plan("layernorm", rows_for(50257), 50257, 2, false);  // 6283 vectors
+  EXPECT_EQ(two_byte.path, ReducePath::cluster);
+  EXPECT_EQ(two_byte.cluster, 7);  // 7 x 256 x 4
+  EXPECT_EQ(two_byte.cache, 4);
   const ReducePlan cluster = plan("layernorm", rows_for(50257), 50257, 4, false);  // 12565 vectors
   EXPECT_EQ(cluster.path, ReducePath::cluster);
   EXPECT_EQ(cluster.cluster, 7);  // 7 x 256 x 8 = 14336 slots; 4 a thread would take 13 blocks
@@ -260,7 +255,7 @@ TEST(ReducePath, LongerRowsTakeTheBlockThenClustersOrSharedMemoryThenTwoPasses) 
   }
   EXPECT_EQ(plan("rmsnorm", rows_for(32000), 32000, 2, true).path, ReducePath::registers);
   // Past shared memory: clusters of up to 16 blocks with 8 vectors a thread hold 32768 vectors (262144 fp16
-  // columns, 131072 fp32); longer rows, and fp16 layer norms, take two passes over slices of each row.
+  // columns, 131072 fp32); longer rows, and fp16 layer norms past 131072 columns, take two passes over slices.
   const ReducePlan sixteen = plan("softmax", rows_for(262144), 262144, 2, true);
   EXPECT_EQ(sixteen.path, ReducePath::cluster);
   EXPECT_EQ(sixteen.cluster, 16);
@@ -271,7 +266,7 @@ TEST(ReducePath, LongerRowsTakeTheBlockThenClustersOrSharedMemoryThenTwoPasses) 
   EXPECT_EQ(two.passes, 2);
   EXPECT_EQ(two.splits, 9);  // 128 rows: 9 slices each fill 8 blocks on each of 132 multiprocessors
   EXPECT_EQ(two.label, "path: online softmax, 2 passes, 9 blocks per row, 16-byte loads, 2 reads");
-  EXPECT_EQ(plan("layernorm", rows_for(131072), 131072, 2, true).label.rfind("path: Welford statistics, 2 passes", 0),
+  EXPECT_EQ(plan("layernorm", rows_for(262144), 262144, 2, true).label.rfind("path: Welford statistics, 2 passes", 0),
             0u);
   EXPECT_EQ(plan("add_rmsnorm", rows_for(262144), 262144, 4, true).label.rfind("path: sum of squares, 2 passes", 0),
             0u);
@@ -302,6 +297,27 @@ TEST(ReducePath, ClustersTakeUnalignedLongRowsAndTheResidualOpsPastTwoThousandVe
   EXPECT_EQ(plan("add_rmsnorm", rows_for(32000), 32000, 2, true).cluster, 4);  // 4000 vectors
   EXPECT_EQ(plan("add_layernorm", rows_for(32000), 32000, 2, true).path, ReducePath::registers);  // fp16 stays
   EXPECT_EQ(plan("add_rmsnorm", rows_for(8192), 8192, 4, true).path, ReducePath::registers);  // 2048 vectors
+}
+
+TEST(ReducePath, TwoByteLayerNormsTakeClustersBetweenTheirBounds) {
+  // Between 32768 and 131072 columns the cluster won; at 32000 and 262144 it lost (kClusterTwoByteLayerNormCols).
+  for (const char* op : {"layernorm", "add_layernorm"}) {
+    EXPECT_NE(plan(op, rows_for(32768), 32768, 2, true).path, ReducePath::cluster) << op;
+    EXPECT_EQ(plan(op, rows_for(32776), 32776, 2, true).path, ReducePath::cluster) << op;
+    EXPECT_EQ(plan(op, rows_for(131072), 131072, 2, true).path, ReducePath::cluster) << op;
+    EXPECT_EQ(plan(op, rows_for(131072), 131072, 2, true).cluster, op[0] == 'a' ? 16 : 8) << op;
+    EXPECT_EQ(plan(op, rows_for(131080), 131080, 2, true).path, ReducePath::two_pass) << op;
+    EXPECT_EQ(plan(op, rows_for(50257), 50257, 4, false).path, ReducePath::cluster) << op;  // fp32: no bounds
+  }
+  // The rereads path keeps 2-byte layer norms too long for one block's registers below the first bound.
+  const ReducePlan rereads = plan("layernorm", rows_for(32001), 32001, 2, false);
+  EXPECT_EQ(rereads.path, ReducePath::rereads);
+  EXPECT_EQ(rereads.passes, 2);
+  EXPECT_EQ(memory_reads(rereads), 1);
+  EXPECT_EQ(rereads.group, kRereadThreads);
+  EXPECT_EQ(rereads.blocks, 2 * 132);  // two 62.5 KiB rows a multiprocessor
+  EXPECT_EQ(rereads.label, "path: 512 threads per row, Welford statistics, read again from L2, 16-byte loads past "
+                           "each row's unaligned start, 2 reads (one from memory)");
 }
 
 TEST(ReducePath, SumsOverOddShortRowsGoToTiles) {
