@@ -598,8 +598,22 @@ __device__ __forceinline__ S cluster_reduce(S s, S* slot, unsigned blocks) {
 // still read once, with every load of it issued before the first use; and rows that are not whole 16-byte vectors
 // are read in 16-byte pieces, not element by element. The grid is a cluster a row, or fewer clusters looping over
 // rows.
+//
+// Layer norm and add + layer norm over 2-byte elements are held to 4 blocks a multiprocessor with 4 vectors a thread
+// and 3 with 8 (at most 64 and 80 registers; ptxas chose 76 for fp16 add + layer norm with 4, 90 and 94 for layer
+// norm and add + layer norm with 8: a block fewer). In one call on an H100 against no minimum (2026-11-25): fp16
+// layer norm over 131072 columns 89.3 -> 73.7 us, add + layer norm over 50257 155.6 -> 138.2 and 131072 155.5 ->
+// 137.1 (bf16, which ptxas had fitted, level). A minimum for every kernel lost where it let ptxas take more registers
+// than it had (fp32 add + layer norm over 50257 133.1 -> 141.2, 48 -> 63 registers: 5 blocks -> 4; fp16 RMSNorm over
+// 4095 49.4 -> 51.7). 0 is no minimum, as if none were given (ptxas' registers as without it); 1 is not: with it
+// ptxas took more (fp16 RMSNorm with 4 a thread 48 -> 71).
 template <ReduceOp Op, class T, int kCache>
-__global__ void __launch_bounds__(kThreads) cluster_row_kernel(Rows<T> a) {
+constexpr int cluster_min_blocks() {
+  if (sizeof(T) == 2 && Norm<Op>::kBeta) return kCache == 4 ? 4 : kCache == 8 ? 3 : 0;
+  return 0;
+}
+template <ReduceOp Op, class T, int kCache>
+__global__ void __launch_bounds__(kThreads, (cluster_min_blocks<Op, T, kCache>())) cluster_row_kernel(Rows<T> a) {
   using M = Norm<Op>;
   constexpr int kC = Vec<T>::kCount;
   using V = Piece<T, kC>;
