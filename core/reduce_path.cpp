@@ -178,18 +178,20 @@ bool fits_cluster(const std::string& op, std::int64_t units, ReducePlan* plan) {
 // - the residual ops over rows of more than 2048 vectors, which one block holds with 8 or 16 a thread: fp16 add +
 //   RMSNorm over 32000 columns 110.7 -> 101.3, fp32 add + layer norm over 12288 118.1 -> 105.4 (fp32 add + RMSNorm
 //   100.6 -> 98.0). fp32 layer norm over 12288 lost (53.9 -> 61.5), and stays.
-// - layer norm and add + layer norm over 2-byte elements only between kClusterTwoByteLayerNormCols' bounds. Before
-//   the cluster's last arrival was relaxed (kernels/reduce_rows.cuh), slower or level at every length but 131072
-//   (fp16 layer norm over 4095 63.6 -> 70.2, 32000 60.8 -> 73.5, 262144 95.0 -> 107.6; add + layer norm over 32000
-//   118.3 -> 138.0, over 50257 and 131072 faster, 168.9 -> 163.2 and 180.5 -> 163.8). Relaxed, in one call on an H100
-//   (2026-11-25): fp16 layer norm over 50257 94.0 -> 88.9 (bf16 94.1 -> 89.0), 131072 95.0 -> 89.3; over 32000 still
-//   60.4 -> 69.4, over 4095 63.7 -> 72.0, add + layer norm over 32000 118.4 -> 133.4.
+// - layer norm and add + layer norm over 2-byte elements only past kClusterTwoByteLayerNormMinCols and
+//   kClusterTwoByteAddLayerNormMinCols columns. Before the cluster's last arrival was relaxed and these kernels held
+//   to fewer registers (kernels/reduce_rows.cuh), slower or level at every length but 131072 (fp16 layer norm over
+//   4095 63.6 -> 70.2, 32000 60.8 -> 73.5, 262144 95.0 -> 107.6; add + layer norm over 32000 118.3 -> 138.0, over
+//   50257 and 131072 faster, 168.9 -> 163.2 and 180.5 -> 163.8). With both, in one call on an H100 (2026-11-25):
+//   fp16 layer norm over 262144 94.9 -> 83.5 (bf16 94.7 -> 82.4), add + layer norm over 262144 173.3 -> 157.0, over
+//   32000 118.6 -> 114.8; layer norm over 32000 still 59.9 -> 67.3 (2 blocks, 8 a thread; 69.2 with 4 and 4). With
+//   the relaxed arrival alone: fp16 layer norm over 50257 94.0 -> 88.9, 131072 95.0 -> 89.3; over 4095 63.7 -> 72.0.
 // A cluster of few rows would leave the GPU idle: rows x blocks at least two blocks a multiprocessor.
 bool clusters_rows(const std::string& op, std::int64_t rows, std::int64_t cols, std::int64_t elem_bytes,
                    bool vectorisable, bool in_registers, bool fits_shared, int sms, ReducePlan* plan) {
   const bool layer_norm = op == "layernorm" || op == "add_layernorm";
   if (elem_bytes == 2 && layer_norm &&
-      (cols <= kClusterTwoByteLayerNormCols[0] || cols > kClusterTwoByteLayerNormCols[1]))
+      cols <= (op == "layernorm" ? kClusterTwoByteLayerNormMinCols : kClusterTwoByteAddLayerNormMinCols))
     return false;
   const std::int64_t units = ceil_div(cols * elem_bytes, 16);
   const bool wanted = reduce_is_softmax(op) ? !in_registers && !fits_shared

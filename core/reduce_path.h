@@ -124,7 +124,7 @@ constexpr std::int64_t kStagedAddTileBytes = 12 * 1024;
 // shared memory (fp16 50257: 54.7 against 71.3 us); layer norm over 32000 fp32 columns 25% faster as rereads (142.5
 // against 190.0 us), RMSNorm over 50257 fp32 columns 18% (161.7 against 198.0); fp16 and bf16 norms within 10%.
 // Most such rows of the norms now go to clusters (kMostClusterBlocks); rereads keep layer norm and add + layer norm
-// over 2-byte elements up to kClusterTwoByteLayerNormCols' first bound.
+// over 2-byte elements up to kClusterTwoByteLayerNormMinCols.
 constexpr int kRereadThreads = 512;
 constexpr std::int64_t kRereadTwoPerSmBytes = 128 * 1024;
 
@@ -134,9 +134,10 @@ constexpr std::int64_t kRereadTwoPerSmBytes = 128 * 1024;
 // clusters_rows says where the path won.
 constexpr int kMostClusterBlocks = 16;
 constexpr std::int64_t kClusterUnalignedMinCols = 2048;
-// Layer norm and add + layer norm over 2-byte elements take the cluster path only for rows of more than the first
-// and at most the second (measured at 32000, 50257, 131072 and 262144 columns: reduce_path.cpp).
-constexpr std::int64_t kClusterTwoByteLayerNormCols[2] = {32768, 131072};
+// Layer norm and add + layer norm over 2-byte elements take the cluster path only for rows of more than these many
+// columns (layer norm lost at 32000 and won from 50257; add + layer norm won at 32000: reduce_path.cpp).
+constexpr std::int64_t kClusterTwoByteLayerNormMinCols = 32768;
+constexpr std::int64_t kClusterTwoByteAddLayerNormMinCols = 16384;
 
 // Rows a thread of the registers path holds at once where it holds a row alone (group 1, `cache` units of
 // unit_bytes each): enough for about 32 bytes in flight. A softmax over one fp16 column went from 116 to 81 us

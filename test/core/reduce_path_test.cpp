@@ -255,7 +255,7 @@ TEST(ReducePath, LongerRowsTakeTheBlockThenClustersOrSharedMemoryThenTwoPasses) 
   }
   EXPECT_EQ(plan("rmsnorm", rows_for(32000), 32000, 2, true).path, ReducePath::registers);
   // Past shared memory: clusters of up to 16 blocks with 8 vectors a thread hold 32768 vectors (262144 fp16
-  // columns, 131072 fp32); longer rows, and fp16 layer norms past 131072 columns, take two passes over slices.
+  // columns, 131072 fp32); longer rows take two passes over slices.
   const ReducePlan sixteen = plan("softmax", rows_for(262144), 262144, 2, true);
   EXPECT_EQ(sixteen.path, ReducePath::cluster);
   EXPECT_EQ(sixteen.cluster, 16);
@@ -266,7 +266,7 @@ TEST(ReducePath, LongerRowsTakeTheBlockThenClustersOrSharedMemoryThenTwoPasses) 
   EXPECT_EQ(two.passes, 2);
   EXPECT_EQ(two.splits, 9);  // 128 rows: 9 slices each fill 8 blocks on each of 132 multiprocessors
   EXPECT_EQ(two.label, "path: online softmax, 2 passes, 9 blocks per row, 16-byte loads, 2 reads");
-  EXPECT_EQ(plan("layernorm", rows_for(262144), 262144, 2, true).label.rfind("path: Welford statistics, 2 passes", 0),
+  EXPECT_EQ(plan("layernorm", rows_for(262144), 262144, 4, true).label.rfind("path: Welford statistics, 2 passes", 0),
             0u);
   EXPECT_EQ(plan("add_rmsnorm", rows_for(262144), 262144, 4, true).label.rfind("path: sum of squares, 2 passes", 0),
             0u);
@@ -295,19 +295,27 @@ TEST(ReducePath, ClustersTakeUnalignedLongRowsAndTheResidualOpsPastTwoThousandVe
   EXPECT_EQ(add.cache, 4);
   EXPECT_EQ(plan("layernorm", rows_for(12288), 12288, 4, true).path, ReducePath::registers);
   EXPECT_EQ(plan("add_rmsnorm", rows_for(32000), 32000, 2, true).cluster, 4);  // 4000 vectors
-  EXPECT_EQ(plan("add_layernorm", rows_for(32000), 32000, 2, true).path, ReducePath::registers);  // fp16 stays
+  EXPECT_EQ(plan("add_layernorm", rows_for(12288), 12288, 2, true).path, ReducePath::registers);  // 1536 vectors
   EXPECT_EQ(plan("add_rmsnorm", rows_for(8192), 8192, 4, true).path, ReducePath::registers);  // 2048 vectors
 }
 
-TEST(ReducePath, TwoByteLayerNormsTakeClustersBetweenTheirBounds) {
-  // Between 32768 and 131072 columns the cluster won; at 32000 and 262144 it lost (kClusterTwoByteLayerNormCols).
+TEST(ReducePath, TwoByteLayerNormsTakeClustersPastTheirBounds) {
+  // Layer norm past 32768 columns (it lost at 32000), add + layer norm past 16384 (it won at 32000).
+  EXPECT_NE(plan("layernorm", rows_for(32768), 32768, 2, true).path, ReducePath::cluster);
+  EXPECT_EQ(plan("layernorm", rows_for(32776), 32776, 2, true).path, ReducePath::cluster);
+  EXPECT_EQ(plan("add_layernorm", rows_for(32000), 32000, 2, true).path, ReducePath::cluster);
+  EXPECT_EQ(plan("add_layernorm", rows_for(32000), 32000, 2, true).cluster, 4);  // 4000 vectors: 4 x 256 x 4
+  EXPECT_NE(plan("add_layernorm", rows_for(16384), 16384, 2, true).path, ReducePath::cluster);
+  EXPECT_NE(plan("add_layernorm", rows_for(4095), 4095, 2, false).path, ReducePath::cluster);
   for (const char* op : {"layernorm", "add_layernorm"}) {
-    EXPECT_NE(plan(op, rows_for(32768), 32768, 2, true).path, ReducePath::cluster) << op;
-    EXPECT_EQ(plan(op, rows_for(32776), 32776, 2, true).path, ReducePath::cluster) << op;
     EXPECT_EQ(plan(op, rows_for(131072), 131072, 2, true).path, ReducePath::cluster) << op;
     EXPECT_EQ(plan(op, rows_for(131072), 131072, 2, true).cluster, op[0] == 'a' ? 16 : 8) << op;
-    EXPECT_EQ(plan(op, rows_for(131080), 131080, 2, true).path, ReducePath::two_pass) << op;
-    EXPECT_EQ(plan(op, rows_for(50257), 50257, 4, false).path, ReducePath::cluster) << op;  // fp32: no bounds
+    const ReducePlan longest = plan(op, rows_for(262144), 262144, 2, true);  // 32768 vectors
+    EXPECT_EQ(longest.path, ReducePath::cluster) << op;
+    EXPECT_EQ(longest.cluster, 16) << op;
+    EXPECT_EQ(longest.cache, 8) << op;
+    EXPECT_EQ(plan(op, rows_for(262152), 262152, 2, true).path, ReducePath::two_pass) << op;  // past 16 x 256 x 8
+    EXPECT_EQ(plan(op, rows_for(50257), 50257, 4, false).path, ReducePath::cluster) << op;      // fp32: no bound
   }
   // The rereads path keeps 2-byte layer norms too long for one block's registers below the first bound.
   const ReducePlan rereads = plan("layernorm", rows_for(32001), 32001, 2, false);
