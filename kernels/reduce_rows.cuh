@@ -591,10 +591,89 @@ __device__ __forceinline__ S cluster_reduce(S s, S* slot, unsigned blocks) {
   return warp_reduce(lane < blocks ? *cluster.map_shared_rank(slot, lane) : S{});
 }
 
+// The same by pushing, for the ops that combine twice a row (softmax, log_softmax and the layer norms): warp 0's
+// lane r of each block stores the block's state into block r's inbox with st.async, which completes its bytes on
+// block r's mbarrier (the block's own state: a plain store before its arrival); every thread then waits on its own
+// block's mbarrier and combines the inbox in rank order, the same order in every block, so they agree to the bit.
+// No cluster barrier a step: cluster.sync() is a release fence (MEMBAR, ERRBAR), the barrier and an L1 invalidation
+// each time. Steps alternate between two inboxes and mbarriers (`pushes`, the block's steps so far): a block can be
+// at most one step ahead of another, since a step needs every block's state of the step before, which each sends only
+// after reading its inbox of the step before that. A block leaves only after every state sent to it has arrived, so
+// no barrier guards the exit. In one call on an H100 against cluster_reduce (2026-11-25, 64 MiB): fp16 layer norm
+// over 50257 columns 88.8 -> 78.4 us, 262144 83.9 -> 71.4; softmax over 131072 fp16 columns 68.8 -> 56.2, fp32 65.9
+// -> 51.9; log_softmax over 262144 fp16 68.8 -> 55.0; fp32 layer norm over 50257 71.1 -> 63.5, add + layer norm 131.3
+// -> 110.4. For the one-step norms it lost (fp16 add + RMSNorm over 50257 109.1 -> 119.0: 8 more registers, a block
+// fewer; fp32 add + RMSNorm over 32000 97.5 -> 102.3), and they keep cluster_reduce.
+struct ClusterInbox {
+  float states[2][core::kMostClusterBlocks];  // one 32-bit state a block, for each of the two alternating steps
+  std::uint64_t arrivals[2];                  // their mbarriers: one arrival (the block's own) and the others' bytes
+};
+
+__device__ __forceinline__ std::uint32_t shared_address(const void* p) {
+  return static_cast<std::uint32_t>(__cvta_generic_to_shared(p));
+}
+
+// Initialises the block's mbarriers and arrives (relaxed) at the cluster barrier that cluster_inbox_join waits for:
+// no block pushes before every block's mbarriers are initialised. Called before the row's loads, so that the wait
+// costs little.
+__device__ __forceinline__ void cluster_inbox_open(ClusterInbox& inbox) {
+  if (threadIdx.x == 0) {
+    for (std::uint64_t& arrival : inbox.arrivals)
+      asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" ::"r"(shared_address(&arrival)) : "memory");
+    asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+  }
+  asm volatile("barrier.cluster.arrive.relaxed.aligned;" ::: "memory");
+}
+__device__ __forceinline__ void cluster_inbox_join() { asm volatile("barrier.cluster.wait.aligned;" ::: "memory"); }
+
+template <class S>
+__device__ __forceinline__ S cluster_push_reduce(S s, ClusterInbox& inbox, int& pushes, unsigned blocks,
+                                                 unsigned rank) {
+  static_assert(sizeof(S) == sizeof(float), "one 32-bit word a state");
+  constexpr unsigned kWarps = kThreads / 32;
+  __shared__ alignas(S) unsigned char warp_storage[sizeof(S) * kWarps];
+  S* warp_states = reinterpret_cast<S*>(warp_storage);
+  const unsigned warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+  s = warp_reduce(s);
+  if (lane == 0) warp_states[warp] = s;
+  __syncthreads();  // the next step's writes of warp_states come after this step's wait: warp 0 has read them
+  const int step = pushes & 1;
+  const std::uint32_t parity = (pushes >> 1) & 1;
+  ++pushes;
+  S* states = reinterpret_cast<S*>(inbox.states[step]);
+  const std::uint32_t arrival = shared_address(&inbox.arrivals[step]);
+  if (warp == 0) {
+    const S block_state = warp_reduce(lane < kWarps ? warp_states[lane] : S{});
+    if (lane == rank) {
+      states[rank] = block_state;
+      asm volatile("{ .reg .b64 state; mbarrier.arrive.expect_tx.shared::cta.b64 state, [%0], %1; }" ::"r"(arrival),
+                   "r"(static_cast<std::uint32_t>((blocks - 1) * sizeof(S)))
+                   : "memory");
+    } else if (lane < blocks) {
+      std::uint32_t word, their_state, their_arrival;
+      memcpy(&word, &block_state, sizeof word);
+      asm("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(their_state) : "r"(shared_address(&states[rank])), "r"(lane));
+      asm("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(their_arrival) : "r"(arrival), "r"(lane));
+      asm volatile("st.async.shared::cluster.mbarrier::complete_tx::bytes.b32 [%0], %1, [%2];" ::"r"(their_state),
+                   "r"(word), "r"(their_arrival)
+                   : "memory");
+    }
+  }
+  std::uint32_t arrived = 0;
+  do {
+    asm volatile(
+        "{ .reg .pred p; mbarrier.try_wait.parity.acquire.cluster.shared::cta.b64 p, [%1], %2; selp.u32 %0, 1, 0, p; }"
+        : "=r"(arrived)
+        : "r"(arrival), "r"(parity)
+        : "memory");
+  } while (!arrived);
+  return warp_reduce(lane < blocks ? states[lane] : S{});
+}
+
 // cluster: a row over a cluster of blocks (sm_90 thread block clusters, 1 to 16 blocks: the launch's cluster
 // dimension), each thread keeping kCache 16-byte vectors of it in registers from the row's first 16-byte boundary
 // on, and the cluster's first threads one element each of the unaligned head and tail. The blocks combine their
-// statistics through each other's shared memory (cluster_reduce), so a row too long for one block's registers is
+// statistics through each other's shared memory (cluster_reduce, cluster_push_reduce), so a row too long for one block's registers is
 // still read once, with every load of it issued before the first use; and rows that are not whole 16-byte vectors
 // are read in 16-byte pieces, not element by element. The grid is a cluster a row, or fewer clusters looping over
 // rows.
@@ -622,7 +701,14 @@ __global__ void __launch_bounds__(kThreads, (cluster_min_blocks<Op, T, kCache>()
   const unsigned blocks = cluster.num_blocks();
   const std::int64_t t = std::int64_t{cluster.block_rank()} * kThreads + threadIdx.x;  // this thread in the row
   const std::int64_t step = std::int64_t{blocks} * kThreads;
+  // The ops that combine twice a row push their states (cluster_push_reduce); RMSNorm's one step goes through
+  // cluster_reduce's slots.
+  constexpr bool kPushes = !std::is_same_v<typename M::State, SumSquares>;
   __shared__ alignas(16) float slots[2][4];  // the block's state at each step of a row, for the other blocks
+  __shared__ ClusterInbox inbox;
+  int pushes = 0;
+  bool joined = !kPushes || blocks == 1;
+  if (!joined) cluster_inbox_open(inbox);
   for (std::int64_t row = blockIdx.x / blocks; row < a.rows; row += gridDim.x / blocks) {
     const std::int64_t at = row * a.cols;
     const T* x = a.x + at;
@@ -663,19 +749,28 @@ __global__ void __launch_bounds__(kThreads, (cluster_min_blocks<Op, T, kCache>()
     // instead (each thread's exact mean and squared deviations, or max and sum of exponentials, merged as Welford
     // and online softmax merge) was slower, both against the production plans in two calls on an H100 (2026-11-25):
     // fp32 layer norm over 32000 columns (4 blocks, 8 vectors a thread) 63.6 -> 91.6 us, fp16 over 4095 70.2 -> 80.1.
+    if (!joined) {
+      cluster_inbox_join();
+      joined = true;
+    }
     int reduction = 0;
     const auto reduce = [&](auto s) {
-      return cluster_reduce(s, reinterpret_cast<decltype(s)*>(slots[reduction++]), blocks);
+      if constexpr (kPushes) {
+        if (blocks == 1) return block_reduce_of<kThreads>(s);
+        return cluster_push_reduce(s, inbox, pushes, blocks, cluster.block_rank());
+      } else {
+        return cluster_reduce(s, reinterpret_cast<decltype(s)*>(slots[reduction++]), blocks);
+      }
     };
     const float2 c = exact_coef_by<Op>(reduce, each, each, static_cast<float>(a.cols));
-    // Past its last read of the other blocks' slots, a block may go on writing; none leaves (or writes a slot for
-    // the next row) before every block has read its slots. The arrival is relaxed: what it must order are those
+    // cluster_reduce's ops: past its last read of the other blocks' slots, a block may go on writing; none leaves (or
+    // writes a slot for the next row) before every block has read its slots. The arrival is relaxed: what it must order are those
     // reads, and their values were used (warp_reduce) before it, so they are done; cooperative_groups' arrival
     // releases (a fence: MEMBAR and ERRBAR in the SASS, 7% of layer norm's warp stall samples under ncu). Relaxed, on
     // an H100 against the release, alternating in one call (2026-11-25): fp16 layer norm over 50257 columns 94.7 ->
     // 88.9 us, RMSNorm over 50257 61.5 -> 57.5, fp32 RMSNorm over 131072 66.6 -> 62.7, fp32 layer norm over 50257
     // 74.6 -> 70.7, fp16 add + RMSNorm over 50257 112.6 -> 108.6; every cluster of more than one block 2-7% faster.
-    if (blocks > 1) asm volatile("barrier.cluster.arrive.relaxed.aligned;" ::: "memory");
+    if (!kPushes && blocks > 1) asm volatile("barrier.cluster.arrive.relaxed.aligned;" ::: "memory");
 #pragma unroll
     for (int u = 0; u < kCache; ++u)
       if (u < held) {
@@ -685,7 +780,7 @@ __global__ void __launch_bounds__(kThreads, (cluster_min_blocks<Op, T, kCache>()
     if (has_head) write_piece<Op>(first, c, a.gamma + t, a.beta + t, a.out, a.sum, at + t);
     if (has_tail)
       write_piece<Op>(last, c, a.gamma + tail_at + t, a.beta + tail_at + t, a.out, a.sum, at + tail_at + t);
-    if (blocks > 1) cluster.barrier_wait();
+    if (!kPushes && blocks > 1) cluster.barrier_wait();
   }
 }
 
