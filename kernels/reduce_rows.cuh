@@ -602,8 +602,9 @@ __device__ __forceinline__ S cluster_reduce(S s, S* slot, unsigned blocks) {
 // no barrier guards the exit. In one call on an H100 against cluster_reduce (2026-11-25, 64 MiB): fp16 layer norm
 // over 50257 columns 88.8 -> 78.4 us, 262144 83.9 -> 71.4; softmax over 131072 fp16 columns 68.8 -> 56.2, fp32 65.9
 // -> 51.9; log_softmax over 262144 fp16 68.8 -> 55.0; fp32 layer norm over 50257 71.1 -> 63.5, add + layer norm 131.3
-// -> 110.4. For the one-step norms it lost (fp16 add + RMSNorm over 50257 109.1 -> 119.0: 8 more registers, a block
-// fewer; fp32 add + RMSNorm over 32000 97.5 -> 102.3), and they keep cluster_reduce.
+// -> 110.4 (not confirmed: in a later call fp32 add + layer norm lost, and keeps cluster_reduce). For the one-step
+// norms it lost (fp16 add + RMSNorm over 50257 109.1 -> 119.0: 8 more registers, a block fewer; fp32 add + RMSNorm
+// over 32000 97.5 -> 102.3), and they keep cluster_reduce.
 struct ClusterInbox {
   float states[2][core::kMostClusterBlocks];  // one 32-bit state a block, for each of the two alternating steps
   std::uint64_t arrivals[2];                  // their mbarriers: one arrival (the block's own) and the others' bytes
@@ -701,9 +702,13 @@ __global__ void __launch_bounds__(kThreads, (cluster_min_blocks<Op, T, kCache>()
   const unsigned blocks = cluster.num_blocks();
   const std::int64_t t = std::int64_t{cluster.block_rank()} * kThreads + threadIdx.x;  // this thread in the row
   const std::int64_t step = std::int64_t{blocks} * kThreads;
-  // The ops that combine twice a row push their states (cluster_push_reduce); RMSNorm's one step goes through
-  // cluster_reduce's slots.
-  constexpr bool kPushes = !std::is_same_v<typename M::State, SumSquares>;
+  // The ops that combine twice a row push their states (cluster_push_reduce); RMSNorm's one step, and fp32 add +
+  // layer norm, go through cluster_reduce's slots. fp32 add + layer norm pushing lost, 128 MiB (the sweep's) in one
+  // call on an H100 (2026-11-25): 12288 columns 195.9 -> 203.2 us, 32000 202.4 -> 215.8, 50257 243.6 -> 258.1 (4
+  // vectors a thread, 48 -> 68 registers); held to 5 blocks a multiprocessor it spilled and still lost at 12288 and
+  // 32000 (201.2, 207.9).
+  constexpr bool kPushes =
+      !std::is_same_v<typename M::State, SumSquares> && !(sizeof(T) == 4 && Op == ReduceOp::add_layernorm);
   __shared__ alignas(16) float slots[2][4];  // the block's state at each step of a row, for the other blocks
   __shared__ ClusterInbox inbox;
   int pushes = 0;
