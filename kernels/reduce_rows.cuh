@@ -653,7 +653,9 @@ __device__ __forceinline__ S cluster_push_reduce(S s, ClusterInbox& inbox, int& 
     } else if (lane < blocks) {
       std::uint32_t word, their_state, their_arrival;
       memcpy(&word, &block_state, sizeof word);
-      asm("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(their_state) : "r"(shared_address(&states[rank])), "r"(lane));
+      asm("mapa.shared::cluster.u32 %0, %1, %2;"
+          : "=r"(their_state)
+          : "r"(shared_address(&states[rank])), "r"(lane));
       asm("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(their_arrival) : "r"(arrival), "r"(lane));
       asm volatile("st.async.shared::cluster.mbarrier::complete_tx::bytes.b32 [%0], %1, [%2];" ::"r"(their_state),
                    "r"(word), "r"(their_arrival)
@@ -674,10 +676,10 @@ __device__ __forceinline__ S cluster_push_reduce(S s, ClusterInbox& inbox, int& 
 // cluster: a row over a cluster of blocks (sm_90 thread block clusters, 1 to 16 blocks: the launch's cluster
 // dimension), each thread keeping kCache 16-byte vectors of it in registers from the row's first 16-byte boundary
 // on, and the cluster's first threads one element each of the unaligned head and tail. The blocks combine their
-// statistics through each other's shared memory (cluster_reduce, cluster_push_reduce), so a row too long for one block's registers is
-// still read once, with every load of it issued before the first use; and rows that are not whole 16-byte vectors
-// are read in 16-byte pieces, not element by element. The grid is a cluster a row, or fewer clusters looping over
-// rows.
+// statistics through each other's shared memory (cluster_reduce, cluster_push_reduce), so a row too long for one
+// block's registers is still read once, with every load of it issued before the first use; and rows that are not
+// whole 16-byte vectors are read in 16-byte pieces, not element by element. The grid is a cluster a row, or fewer
+// clusters looping over rows.
 //
 // Layer norm and add + layer norm over 2-byte elements are held to 4 blocks a multiprocessor with 4 vectors a thread
 // and 3 with 8 (at most 64 and 80 registers; ptxas chose 76 for fp16 add + layer norm with 4, 90 and 94 for layer
@@ -769,12 +771,13 @@ __global__ void __launch_bounds__(kThreads, (cluster_min_blocks<Op, T, kCache>()
     };
     const float2 c = exact_coef_by<Op>(reduce, each, each, static_cast<float>(a.cols));
     // cluster_reduce's ops: past its last read of the other blocks' slots, a block may go on writing; none leaves (or
-    // writes a slot for the next row) before every block has read its slots. The arrival is relaxed: what it must order are those
-    // reads, and their values were used (warp_reduce) before it, so they are done; cooperative_groups' arrival
-    // releases (a fence: MEMBAR and ERRBAR in the SASS, 7% of layer norm's warp stall samples under ncu). Relaxed, on
-    // an H100 against the release, alternating in one call (2026-11-25): fp16 layer norm over 50257 columns 94.7 ->
-    // 88.9 us, RMSNorm over 50257 61.5 -> 57.5, fp32 RMSNorm over 131072 66.6 -> 62.7, fp32 layer norm over 50257
-    // 74.6 -> 70.7, fp16 add + RMSNorm over 50257 112.6 -> 108.6; every cluster of more than one block 2-7% faster.
+    // writes a slot for the next row) before every block has read its slots. The arrival is relaxed: what it must order
+    // are those reads, and their values were used (warp_reduce) before it, so they are done; cooperative_groups'
+    // arrival releases (a fence: MEMBAR and ERRBAR in the SASS, 7% of layer norm's warp stall samples under ncu).
+    // Relaxed, on an H100 against the release, alternating in one call (2026-11-25): fp16 layer norm over 50257 columns
+    // 94.7 -> 88.9 us, RMSNorm over 50257 61.5 -> 57.5, fp32 RMSNorm over 131072 66.6 -> 62.7, fp32 layer norm over
+    // 50257 74.6 -> 70.7, fp16 add + RMSNorm over 50257 112.6 -> 108.6; every cluster of more than one block 2-7%
+    // faster.
     if (!kPushes && blocks > 1) asm volatile("barrier.cluster.arrive.relaxed.aligned;" ::: "memory");
 #pragma unroll
     for (int u = 0; u < kCache; ++u)
