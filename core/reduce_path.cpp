@@ -175,9 +175,9 @@ bool fits_cluster(const std::string& op, std::int64_t units, ReducePlan* plan) {
 // - rows that are not whole vectors, over kClusterUnalignedMinCols columns (read element by element in registers):
 //   RMSNorm over 4095 fp16 columns 57.8 -> 49.5, fp32 51.1 -> 48.3; add + RMSNorm 108.4 -> 94.1; fp32 add + layer
 //   norm 109.7 -> 99.2; fp32 layer norm level (50.6 -> 50.1); softmax level (fp16 51.9 -> 51.4), and stays.
-// - the residual ops over rows of more than 2048 vectors, which one block holds with 8 or 16 a thread: fp16 add +
-//   RMSNorm over 32000 columns 110.7 -> 101.3, fp32 add + layer norm over 12288 118.1 -> 105.4 (fp32 add + RMSNorm
-//   100.6 -> 98.0). fp32 layer norm over 12288 lost (53.9 -> 61.5), and stays.
+// - the residual ops over rows of more than kClusterResidualMinVectors vectors (8 or 16 a thread in one block):
+//   fp16 add + RMSNorm over 32000 columns 110.7 -> 101.3, fp32 add + layer norm over 12288 118.1 -> 105.4 (fp32 add
+//   + RMSNorm 100.6 -> 98.0). fp32 layer norm over 12288 lost (53.9 -> 61.5), and stays.
 // - layer norm and add + layer norm over 2-byte elements only past kClusterTwoByteLayerNormMinCols and
 //   kClusterTwoByteAddLayerNormMinCols columns. Before the cluster's last arrival was relaxed and these kernels held
 //   to fewer registers (kernels/reduce_rows.cuh), slower or level at every length but 131072 (fp16 layer norm over
@@ -196,7 +196,7 @@ bool clusters_rows(const std::string& op, std::int64_t rows, std::int64_t cols, 
   const std::int64_t units = ceil_div(cols * elem_bytes, 16);
   const bool wanted = reduce_is_softmax(op) ? !in_registers && !fits_shared
                                             : (!vectorisable && cols > kClusterUnalignedMinCols) || !in_registers ||
-                                                  (reduce_adds_residual(op) && units > 2048);
+                                                  (reduce_adds_residual(op) && units > kClusterResidualMinVectors);
   ReducePlan fit;
   if (!wanted || !fits_cluster(op, units, &fit) || rows * fit.cluster < 2 * std::int64_t{sms}) return false;
   plan->cluster = fit.cluster;

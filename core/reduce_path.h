@@ -134,6 +134,9 @@ constexpr std::int64_t kRereadTwoPerSmBytes = 128 * 1024;
 // clusters_rows says where the path won.
 constexpr int kMostClusterBlocks = 16;
 constexpr std::int64_t kClusterUnalignedMinCols = 2048;
+// The residual ops take clusters for rows of more than this many 16-byte vectors, which one block would hold only
+// with 8 or 16 a thread.
+constexpr std::int64_t kClusterResidualMinVectors = 2048;
 // Layer norm and add + layer norm over 2-byte elements take the cluster path only for rows of more than these many
 // columns (layer norm lost at 32000 and won from 50257; add + layer norm won at 32000: reduce_path.cpp).
 constexpr std::int64_t kClusterTwoByteLayerNormMinCols = 32768;
