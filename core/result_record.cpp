@@ -55,7 +55,7 @@ namespace {
 // one kind each: on the other they are unknown keys, kept as read.
 const std::set<std::string> kCaseKeys = {"type", "name", "status", "family", "direction", "precision", "sets",
                                          "applications", "models", "iterations", "time_us", "counters", "reason",
-                                         "verification", "label", "logged_at"};
+                                         "verification", "label", "logged_at", "kernels"};
 
 // A case line's optional text fields and lists of names, by key: read and written from one table.
 template <class Record>
@@ -68,7 +68,7 @@ auto text_fields(Record& r) {
 template <class Record>
 auto name_lists(Record& r) {
   return std::array{std::pair{"sets", &r.sets}, std::pair{"models", &r.models},
-                    std::pair{"applications", &r.applications}};
+                    std::pair{"applications", &r.applications}, std::pair{"kernels", &r.kernels}};
 }
 
 std::optional<std::string> optional_field(const json& j, const char* key, const std::string& where) {
@@ -76,7 +76,7 @@ std::optional<std::string> optional_field(const json& j, const char* key, const 
   return text_of(j, key, where);
 }
 
-// A list of names (sets, models, applications): an array of strings, where given.
+// A list of names (sets, models, applications, kernels): an array of strings, where given.
 std::optional<std::vector<std::string>> names_field(const json& j, const char* key, const std::string& where) {
   if (!j.contains(key)) return std::nullopt;
   const json& v = j.at(key);

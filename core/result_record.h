@@ -56,6 +56,9 @@ struct ResultRecord {
   // Named numbers (flops, tflops, joules_per_op, ...); a counter the run could not compute is NaN (null in JSON).
   std::optional<std::map<std::string, double>> counters;
   std::optional<std::string> reason, verification, label;
+  // Aggregate lines of a traced case: the launch's kernels (demangled), in the order they start; counters
+  // kernel0_us, kernel1_us, ... give each one's own time per launch, kernel_us their sum.
+  std::optional<std::vector<std::string>> kernels;
   std::optional<std::string> logged_at;  // ISO 8601 UTC, when the line was written
 
   // summary: the count of cases by status name (ok, skipped, failed, unstable).

@@ -24,6 +24,11 @@ cases where the labels differ are listed. A second table holds opmark's `isolate
 none overlaps the next) where the results have it. With --csv, ncu's own log is kept beside it
 (OUT.csv.ncu_raw.csv).
 
+Where opmark traced the kernels (its kernel_us counter: CUPTI's start and end stamps of each kernel in a stream of
+launches, as Nsight Systems shows them), two more tables: kernel_us against ncu's durations, and opmark's reported
+time against kernel_us. A line gives ncu's duration of the marker kernel, which does nothing: the least any kernel
+takes under ncu (on an H100 about 1.9 us, where CUPTI gives an empty kernel 0.8 us and a replay 1.05 us a launch).
+
 Per case: kernel time per launch (the case's kernel durations summed, over K), kernels per launch, opmark/kernel and
 the band it must fall in: within 3% where the kernels take 20 us or more, within 10% from 3 us; below 3 us the
 ratio is shown but not judged (a launch's fixed cost is a large share there). The last line says how many judged
@@ -134,16 +139,35 @@ def judge(opmark_us, kernel_us):
     return "n/a", "n/a"
 
 
-def fidelity_rows(profiled, opmark_times):
-    """One row per profiled case: (case, opmark us or None, kernel us per launch, kernels per launch,
-    opmark/kernel, band, verdict)."""
+def reference_rows(reference, opmark_times):
+    """One row per case of `reference` [(case, kernel us per launch, kernels per launch)]: (case, opmark us or
+    None, kernel us per launch, kernels per launch, opmark/kernel, band, verdict)."""
     rows = []
-    for name, launches, durations in profiled:
-        kernel_us, per_launch = sum(durations) / launches, len(durations) / launches
+    for name, kernel_us, per_launch in reference:
         opmark_us = opmark_times.get(name)
         ratio = opmark_us / kernel_us if opmark_us is not None and kernel_us > 0 else float("nan")
         rows.append((name, opmark_us, kernel_us, per_launch, ratio) + judge(opmark_us, kernel_us))
     return rows
+
+
+def fidelity_rows(profiled, opmark_times):
+    """reference_rows against ncu: each profiled case's kernel durations summed per launch."""
+    return reference_rows([(name, sum(durations) / launches, len(durations) / launches)
+                           for name, launches, durations in profiled], opmark_times)
+
+
+def traced_reference(names, results):
+    """[(case, kernel_us, kernels_per_launch)] from opmark's own trace of the kernels (CUPTI: the median line's
+    kernel_us and kernels_per_launch counters), for the cases of `names` that have them, in that order."""
+    kernel_us = counter_medians(results, "kernel_us")
+    per_launch = counter_medians(results, "kernels_per_launch")
+    return [(n, kernel_us[n], per_launch.get(n, float("nan"))) for n in names if n in kernel_us]
+
+
+def marker_durations(kernels):
+    """ncu's durations of the marker kernel, which does nothing (one thread of one block): the least any kernel
+    takes under ncu, a cost no kernel in a stream of launches pays."""
+    return [us for name, us in kernels if MARKER in name]
 
 
 def summary(rows):
@@ -290,6 +314,7 @@ def main(argv=None):
                 except (ToolError, OSError) as e:
                     graph_error = str(e)
             opmark_times = opmark_medians(results)
+            kernel_times = counter_medians(results, "kernel_us")
             isolated_times = counter_medians(results, "isolated_us")
             serial_times = counter_medians(results, "serial_us")
             profiled_results = os.path.join(profiled_dir, "results.jsonl")
@@ -306,6 +331,9 @@ def main(argv=None):
             raise ToolError("opmark-bench printed no opmark-profile: line: no case was profiled")
         split = split_at_markers(kernels, cases)
         rows = fidelity_rows(split, opmark_times)
+        traced_rows = fidelity_rows(split, kernel_times) if kernel_times else []
+        against_traced = reference_rows(traced_reference([name for name, _ in cases], results), opmark_times)
+        floor = sorted(marker_durations(kernels))
         isolated_rows = fidelity_rows(split, isolated_times) if isolated_times else []
         serial_rows = fidelity_rows(split, serial_times) if serial_times else []
     except (ToolError, OSError) as e:
@@ -317,8 +345,17 @@ def main(argv=None):
     if serial_rows:
         print("\nback-to-back replays with no early start (opmark's serial_us, cases whose launches may overlap):")
         print("\n".join(table(serial_rows)))
-    if isolated_rows or serial_rows:
-        print("\nopmark's reported time (back-to-back replays):")
+    if traced_rows:
+        print("\nthe same kernels' own durations in a stream of launches (opmark's kernel_us, CUPTI) against ncu's:")
+        print("\n".join(table(traced_rows)))
+    if floor:
+        print(f"\nncu's duration of the marker kernel, which does nothing: median {floor[len(floor) // 2]:.2f} us, "
+              f"{floor[0]:.2f}-{floor[-1]:.2f} over {len(floor)} cases")
+    if against_traced:
+        print("\nopmark's reported time (back-to-back replays) against the kernels' own durations (kernel_us, CUPTI):")
+        print("\n".join(table(against_traced)))
+    if isolated_rows or serial_rows or traced_rows or against_traced:
+        print("\nopmark's reported time (back-to-back replays) against ncu's:")
     for name in other_candidate:
         print(f"note: the profiled run chose another candidate for {name}")
     print("\n".join(table(rows)))

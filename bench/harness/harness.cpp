@@ -416,6 +416,35 @@ void Harness::measure_with_guard(Prepared& p) {
     // the profiler and the median does not, the difference is programmatic dependent launch's overlap.
     if (p.timer->overlap_edges_per_launch() > 0) p.m.serial_s = time_alone(false, true);
   }
+  trace_kernels(p);
+}
+
+// The launch's kernels and their own durations, from CUPTI's records of three replays of the timed graph (after the
+// median, so tracing's cost stays out of it). Not where untimed work (a flush, a preparation) sits in the graph, its
+// kernels would be counted; not under a profiler (--opmark_profile_launches), which holds CUPTI itself; not in a
+// multi-process run. Where CUPTI refuses, the run's context says why and no case tries again.
+void Harness::trace_kernels(Prepared& p) {
+  KernelTracer& tracer = KernelTracer::instance();
+  if (!options_.kernel_trace || options_.profile_launches > 0 || multi_process() || !tracer.available() ||
+      p.timer->mode() != TimingMode::graph || p.timer->times_each_launch())
+    return;
+  try {
+    tracer.begin();
+  } catch (const Error&) {
+    return;  // CUPTI refused: tracer.why() says why in the context
+  }
+  long long launches = 0;
+  try {
+    for (int i = 0; i < 3; ++i) launches += p.timer->sample().launches;
+  } catch (...) {
+    tracer.end_quietly();  // the case's own error goes on; the tracing stops with it
+    throw;
+  }
+  try {
+    p.m.kernels = summarize_kernels(tracer.end(), launches);
+  } catch (const Error&) {
+    p.m.kernels = {};
+  }
 }
 
 std::string Harness::timing_label(const Prepared& p) const {
@@ -448,6 +477,12 @@ std::map<std::string, double> Harness::case_counters(const Prepared& p, const co
   if (m.isolated_s > 0) k["isolated_us"] = m.isolated_s * 1e6;
   if (m.serial_s > 0) k["serial_us"] = m.serial_s * 1e6;
   if (p.timer->overlap_edges_per_launch() > 0) k["overlap_edges"] = p.timer->overlap_edges_per_launch();
+  if (!m.kernels.empty()) {
+    k["kernel_us"] = m.kernels.seconds_per_launch * 1e6;
+    k["kernels_per_launch"] = m.kernels.kernels_per_launch;
+    for (std::size_t i = 0; i < m.kernels.seconds.size(); ++i)
+      k["kernel" + std::to_string(i) + "_us"] = m.kernels.seconds[i] * 1e6;
+  }
   k["launch_bound"] = is_launch_bound(m.eager_s, m.median_s) ? 1.0 : 0.0;
   k["noise"] = m.noise;
   k["repetitions"] = static_cast<double>(m.reps.size());
@@ -528,7 +563,7 @@ void Harness::profile(Prepared& p) {
 void Harness::run(benchmark::State& state, std::size_t case_index) {
   const core::Case& c = cases_[case_index];
   if (!device_) {
-    Outcome o{Status::skipped, "no CUDA device: " + no_device_reason_, "", "", {}};
+    Outcome o{Status::skipped, "no CUDA device: " + no_device_reason_, "", "", {}, {}};
     outcomes_[core::make_case_name(c)] = o;
     report_not_run(state, o);
     return;
@@ -568,6 +603,7 @@ void Harness::run(benchmark::State& state, std::size_t case_index) {
           if (!p.tuning.eager_note.empty()) label += " | tuned eagerly: " + p.tuning.eager_note;
         }
         p.outcome.label = label;
+        p.outcome.kernels = p.m.kernels.names;
         if (p.tunable)
           chosen_candidate_[p.name] = {p.workload->chosen(), p.workload->candidate_name(p.workload->chosen())};
         if (options_.profile_launches > 0) profile(p);

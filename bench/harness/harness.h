@@ -15,6 +15,7 @@
 #include "bench/harness/autotune.h"
 #include "bench/harness/device_info.h"
 #include "bench/harness/gpu_monitor.h"
+#include "bench/harness/kernel_trace.h"
 #include "bench/harness/measure.h"
 #include "bench/harness/options.h"
 #include "bench/harness/outcome.h"
@@ -78,6 +79,7 @@ struct Measurement {
   double eager_s = 0;
   double isolated_s = 0;        // each launch timed alone (no overlap with the next): what a profiler sees
   double serial_s = 0;          // back-to-back replays with no early start (programmatic edges made full ones)
+  KernelSummary kernels;        // the launch's kernels and their own durations (CUPTI), where traced
   double first_median_s = 0;    // when the guard measured again: the first measurement's median
   double recheck_s = 0;         // the end-of-run re-time
   double remeasured_s = 0;      // after a re-time that moved: the case measured again
@@ -124,6 +126,7 @@ class Harness {
   Measurement measure(Prepared& p);
   void measure_with_guard(Prepared& p);
   void profile(Prepared& p);
+  void trace_kernels(Prepared& p);
   std::map<std::string, double> case_counters(const Prepared& p, const core::Case& c);
   std::string timing_label(const Prepared& p) const;
   cudaStream_t stream();

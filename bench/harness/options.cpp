@@ -101,6 +101,13 @@ bool parse_switch(const std::string& flag, const std::string& value) {
   throw Error("--" + flag + ": expected true or false, got '" + value + "'");
 }
 
+// A flag that is on by default: on or off (true/false and 1/0 too; bare: on).
+bool parse_on_off(const std::string& flag, const std::string& value) {
+  if (value == "on" || value.empty() || value == "true" || value == "1") return true;
+  if (value == "off" || value == "false" || value == "0") return false;
+  throw Error("--" + flag + ": expected on or off, got '" + value + "'");
+}
+
 void apply(Options& o, const std::string& flag, const std::string& value) {
   auto need_value = [&] {
     if (value.empty()) throw Error("--" + flag + " needs a value (--" + flag + "=...)");
@@ -182,9 +189,9 @@ void apply(Options& o, const std::string& flag, const std::string& value) {
   } else if (flag == "opmark_case_time_cap") {
     o.case_time_cap_s = parse_number(flag, value, 0, kMaxSeconds);
   } else if (flag == "opmark_recheck") {
-    if (value == "on" || value.empty() || value == "true" || value == "1") o.recheck = true;
-    else if (value == "off" || value == "false" || value == "0") o.recheck = false;
-    else throw Error("--opmark_recheck: expected on or off, got '" + value + "'");
+    o.recheck = parse_on_off(flag, value);
+  } else if (flag == "opmark_kernel_trace") {
+    o.kernel_trace = parse_on_off(flag, value);
   } else if (flag == "opmark_isolated") {
     o.isolated = parse_switch(flag, value);  // a misspelt value is an error, not a silent off
   } else if (flag == "opmark_profile_launches") {
@@ -210,7 +217,7 @@ const std::vector<std::string> kValueFlags = {
     "opmark_inputs", "opmark_symbols", "opmark_l2", "opmark_out", "opmark_peak", "opmark_candidates",
     "opmark_engines", "opmark_workspace_mib", "opmark_seed", "opmark_min_time", "opmark_warmup_ms",
     "opmark_timing", "opmark_repetitions", "opmark_max_repetitions", "opmark_noise", "opmark_case_time_cap",
-    "opmark_recheck", "opmark_profile_launches", "opmark_pin"};
+    "opmark_recheck", "opmark_kernel_trace", "opmark_profile_launches", "opmark_pin"};
 const std::vector<std::string> kSwitches = {"opmark_validate", "opmark_isolated", "opmark_profile_graph",
                                             "opmark_help"};
 
@@ -333,6 +340,9 @@ opmark flags (Google Benchmark's own flags, e.g. --benchmark_filter, --benchmark
   --opmark_case_time_cap=S      stop repeating once a case has measured for S seconds (default 2)
   --opmark_recheck=on|off       re-time every case briefly at the end of the run; a case that moved more than
                                 1.3x is measured again and, if it still disagrees, reported unstable (default on)
+  --opmark_kernel_trace=on|off  after timing, trace three replays with CUPTI for the launch's kernels, their
+                                names and own durations (kernel_us: what Nsight Systems shows; default on; off
+                                under --opmark_profile_launches, where the profiler holds CUPTI)
   --opmark_isolated             also time each launch alone between event nodes (isolated_us), so none overlaps
                                 the next, as a profiler times a kernel, and, where launches may start early
                                 (programmatic dependent launch), replays without that (serial_us)

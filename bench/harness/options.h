@@ -40,6 +40,7 @@ struct Options {
   double case_time_cap_s = 2.0;         // ... or the case spent this long measuring (after its minimum)
   bool recheck = true;                  // re-time every case briefly at the end of the run (anomaly guard)
   bool isolated = false;                // also time each launch alone (isolated_us), as a profiler sees a kernel
+  bool kernel_trace = true;             // trace each case's kernels and their own durations (CUPTI, kernel_us)
   int profile_launches = 0;             // > 0: after timing, K launches per case inside cudaProfilerStart/Stop (ncu)
   bool profile_graph = false;           // profile K replays of the timed graph instead (ncu --graph-profiling graph)
   std::string pin_path;                 // cases run the candidate this file names instead of tuning (bench/pins.h)

@@ -6,6 +6,7 @@
 #include <exception>
 #include <map>
 #include <string>
+#include <vector>
 
 #include "core/result_record.h"
 
@@ -21,6 +22,7 @@ struct Outcome {
   std::string verification;  // the comparison's summary, when it ran
   std::string label;
   std::map<std::string, double> counters;
+  std::vector<std::string> kernels;  // the launch's kernels, in the order they start (CUPTI; empty: not traced)
 };
 
 // Maps the exception in flight to an outcome: UnsupportedError -> skipped "unsupported: ...",

@@ -71,6 +71,7 @@ nlohmann::json run_record(const std::string& case_name, const core::Case* c, con
     if (!outcome->reason.empty()) r.reason = outcome->reason;
     if (!outcome->verification.empty()) r.verification = outcome->verification;
     if (!outcome->label.empty()) r.label = outcome->label;
+    if (is_aggregate && r.timed() && !outcome->kernels.empty()) r.kernels = outcome->kernels;
   } else {
     r.reason = "the harness has no outcome for this case";
   }

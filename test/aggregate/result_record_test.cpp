@@ -73,7 +73,8 @@ TEST(ResultRecord, UnknownKeysSurvive) {
 TEST(ResultRecord, TypedFields) {
   const core::ResultRecord r = core::from_json(
       json::parse(R"({"type":"aggregate","aggregate":"median","name":"c","status":"unstable","time_us":2.5,
-                      "iterations":40,"counters":{"flops":1e9,"noise":null},"sets":["train"]})"),
+                      "iterations":40,"counters":{"flops":1e9,"noise":null},"sets":["train"],
+                      "kernels":["nvjet_sm90_hsh_64x8_64x16_4x1_v_bz_NNT","splitKreduce_kernel"]})"),
       "r.jsonl:2");
   EXPECT_EQ(r.kind, core::RecordKind::aggregate);
   EXPECT_EQ(r.status, core::CaseStatus::unstable);
@@ -83,6 +84,9 @@ TEST(ResultRecord, TypedFields) {
   EXPECT_DOUBLE_EQ(*r.time_us, 2.5);
   EXPECT_TRUE(std::isnan(r.counters->at("noise")));  // NaN is written as null, and read back as NaN
   EXPECT_EQ(r.sets->at(0), "train");
+  ASSERT_TRUE(r.kernels);
+  EXPECT_EQ(r.kernels->at(1), "splitKreduce_kernel");
+  EXPECT_TRUE(r.extra.empty());  // kernels is a field, not an unknown key
   EXPECT_FALSE(r.repetition);
 }
 

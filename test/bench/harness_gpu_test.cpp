@@ -5,10 +5,13 @@
 #include <cublas_v2.h>
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 #include "../gpu_test_util.h"
 #include "bench/harness/copy_ceiling.h"
 #include "bench/harness/autotune.h"
 #include "bench/harness/harness.h"
+#include "bench/harness/kernel_trace.h"
 #include "bench/harness/measure.h"
 #include "bench/harness/timer.h"
 #include "kernels/cuda_check.h"
@@ -316,4 +319,33 @@ TEST(HarnessGpu, CopyCeilingIsAPlausibleBandwidth) {
   const double gb_per_s = bench::measure_copy_gb_per_s(nullptr, std::size_t{64} << 20, 5);
   EXPECT_GT(gb_per_s, 50.0);      // any GPU's memory moves more than this
   EXPECT_LT(gb_per_s, 20000.0);   // and no GPU's this much
+}
+
+// The kernels' own durations (CUPTI) of graph replays: a launch of one library call that reads 256 MiB runs a
+// whole number of kernels, named, whose durations sum to nearly the replay's time per launch (at ~100 us the gap
+// between launches is a percent or two) and never more than it. Tracing twice works (one client a process).
+TEST(HarnessGpu, KernelTraceGivesTheLaunchsKernelsAndTheirOwnTime) {
+  OPMARK_REQUIRE_GPU();
+  bench::KernelTracer& tracer = bench::KernelTracer::instance();
+  if (!tracer.available()) GTEST_SKIP() << "kernel tracing unavailable: " << tracer.why();
+  test::TestStream s;
+  ReadWorkload w(std::size_t{64} << 20);
+  bench::Timer timer(s.stream, bench::L2Mode::hot);
+  timer.begin(w);
+  timer.warm_up(2.0);
+  ASSERT_EQ(timer.mode(), bench::TimingMode::graph) << timer.eager_reason();
+  for (int round = 0; round < 2; ++round) {
+    const double replay = median_sample(timer);
+    tracer.begin();
+    long long launches = 0;
+    for (int i = 0; i < 3; ++i) launches += timer.sample().launches;
+    const bench::KernelSummary k = bench::summarize_kernels(tracer.end(), launches);
+    ASSERT_FALSE(k.empty()) << "round " << round;
+    EXPECT_GE(k.kernels_per_launch, 1.0);
+    EXPECT_DOUBLE_EQ(k.kernels_per_launch, std::floor(k.kernels_per_launch));
+    ASSERT_FALSE(k.names.empty());
+    EXPECT_FALSE(k.names.front().empty());
+    EXPECT_GT(k.seconds_per_launch, 0.8 * replay) << k.seconds_per_launch * 1e6 << " vs " << replay * 1e6 << " us";
+    EXPECT_LT(k.seconds_per_launch, 1.05 * replay) << k.seconds_per_launch * 1e6 << " vs " << replay * 1e6 << " us";
+  }
 }

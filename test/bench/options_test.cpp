@@ -86,7 +86,8 @@ TEST(Options, CudnnEnginesDefaultToAllListed) {
 
 TEST(Options, TimingAndRepetitionFlags) {
   Argv a({"opmark-bench", "--opmark_timing=eager", "--benchmark_repetitions=5", "--opmark_noise=0.02",
-          "--opmark_case_time_cap=3", "--opmark_recheck=off", "--opmark_profile_launches=4", "--benchmark_filter=x"});
+          "--opmark_case_time_cap=3", "--opmark_recheck=off", "--opmark_kernel_trace=off",
+          "--opmark_profile_launches=4", "--benchmark_filter=x"});
   const Options o = parse_options(a.argc, a.ptrs.data());
   EXPECT_FALSE(o.graph_timing);
   EXPECT_EQ(o.min_repetitions, 5);  // Google Benchmark's repetitions flag sets opmark's minimum...
@@ -95,6 +96,7 @@ TEST(Options, TimingAndRepetitionFlags) {
   EXPECT_DOUBLE_EQ(o.noise_target, 0.02);
   EXPECT_DOUBLE_EQ(o.case_time_cap_s, 3.0);
   EXPECT_FALSE(o.recheck);
+  EXPECT_FALSE(o.kernel_trace);
   EXPECT_EQ(o.profile_launches, 4);
   const Options d = [] {
     Argv none({"opmark-bench"});
@@ -104,10 +106,13 @@ TEST(Options, TimingAndRepetitionFlags) {
   EXPECT_EQ(d.min_repetitions, 3);
   EXPECT_DOUBLE_EQ(d.noise_target, 0.01);
   EXPECT_TRUE(d.recheck);
+  EXPECT_TRUE(d.kernel_trace);  // the kernels' own durations by default
   Argv isolated({"opmark-bench", "--opmark_isolated=yes"});  // a switch: true or false, 1 or 0
   EXPECT_THROW(parse_options(isolated.argc, isolated.ptrs.data()), opmark::Error);
   Argv recheck({"opmark-bench", "--opmark_recheck=maybe"});
   EXPECT_THROW(parse_options(recheck.argc, recheck.ptrs.data()), opmark::Error);
+  Argv trace({"opmark-bench", "--opmark_kernel_trace=sometimes"});
+  EXPECT_THROW(parse_options(trace.argc, trace.ptrs.data()), opmark::Error);
   Argv bad({"opmark-bench", "--opmark_timing=host"});
   EXPECT_THROW(parse_options(bad.argc, bad.ptrs.data()), opmark::Error);
 }

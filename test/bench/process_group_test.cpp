@@ -99,11 +99,11 @@ TEST(ProcessGroup, AWrongResultOnAnyRankFailsTheCaseOnEveryRankWithThatRanksReas
   const std::vector<Status> statuses = {Status::ok, Status::failed, Status::skipped};
   const std::vector<std::string> reasons = {"", "wrong result: 3 of 100 elements wrong", "unsupported: no peer"};
   SimulatedRanks rank0(0, statuses, reasons);
-  const Outcome o = agree_across_ranks(rank0, Outcome{Status::ok, "", "all 100 elements within tolerance", "", {}});
+  const Outcome o = agree_across_ranks(rank0, Outcome{Status::ok, "", "all 100 elements within tolerance", "", {}, {}});
   EXPECT_EQ(o.status, Status::failed);  // failed outranks skipped
   EXPECT_EQ(o.reason, "rank 1: wrong result: 3 of 100 elements wrong");
   SimulatedRanks all_ok(0, {Status::ok, Status::ok}, {"", ""});
-  const Outcome fine = agree_across_ranks(all_ok, Outcome{Status::ok, "", "ok", "", {}});
+  const Outcome fine = agree_across_ranks(all_ok, Outcome{Status::ok, "", "ok", "", {}, {}});
   EXPECT_EQ(fine.status, Status::ok);
   EXPECT_EQ(fine.reason, "");
 }

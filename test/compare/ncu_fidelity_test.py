@@ -130,6 +130,25 @@ class SplitAndJudge(unittest.TestCase):
         self.assertEqual(lines[-1], "1 of 2 judged cases within their band")
 
 
+class TracedKernels(unittest.TestCase):
+    """opmark's own kernel durations (kernel_us, CUPTI) beside ncu's, and ncu's marker floor."""
+
+    def test_traced_reference_and_rows(self):
+        results = os.path.join(DATA, "results.jsonl")
+        ref = nf.traced_reference([GEMM, CONV, "not/traced"], results)
+        self.assertEqual(ref, [(GEMM, 101.0, 1), (CONV, 5.4, 2)])
+        gemm, conv = nf.reference_rows(ref, nf.opmark_medians(results))
+        self.assertEqual(gemm[5:], ("3%", "ok"))   # 102 over 101
+        self.assertEqual(conv[5:], ("10%", "ok"))  # 5.8 over 5.4: 7% over the traced kernels
+        # kernel_us judged against ncu: the convolution's 5.4 us against ncu's 5.0.
+        split = nf.split_at_markers(nf.read_ncu_csv(fixture("ncu.csv")), [(GEMM, 2), (CONV, 2)])
+        rows = nf.fidelity_rows(split, nf.counter_medians(results, "kernel_us"))
+        self.assertEqual([r[6] for r in rows], ["ok", "ok"])
+
+    def test_marker_floor(self):
+        self.assertEqual(nf.marker_durations(nf.read_ncu_csv(fixture("ncu.csv"))), [1.216, 1.184])
+
+
 # Stands in for ncu: records its command line, writes the fixture's log to --log-file and prints what
 # opmark-bench would print under it.
 FAKE_NCU = """#!{python}
