@@ -156,11 +156,10 @@ def fidelity_rows(profiled, opmark_times):
                            for name, launches, durations in profiled], opmark_times)
 
 
-def traced_reference(names, results):
-    """[(case, kernel_us, kernels_per_launch)] from opmark's own trace of the kernels (CUPTI: the median line's
-    kernel_us and kernels_per_launch counters), for the cases of `names` that have them, in that order."""
-    kernel_us = counter_medians(results, "kernel_us")
-    per_launch = counter_medians(results, "kernels_per_launch")
+def traced_reference(names, kernel_us, per_launch):
+    """[(case, kernel_us, kernels_per_launch)] from opmark's own trace of the kernels (CUPTI: the median lines'
+    kernel_us and kernels_per_launch counters, as counter_medians reads them), for the cases of `names` that have
+    them, in that order."""
     return [(n, kernel_us[n], per_launch.get(n, float("nan"))) for n in names if n in kernel_us]
 
 
@@ -315,6 +314,7 @@ def main(argv=None):
                     graph_error = str(e)
             opmark_times = opmark_medians(results)
             kernel_times = counter_medians(results, "kernel_us")
+            kernel_counts = counter_medians(results, "kernels_per_launch")
             isolated_times = counter_medians(results, "isolated_us")
             serial_times = counter_medians(results, "serial_us")
             profiled_results = os.path.join(profiled_dir, "results.jsonl")
@@ -332,7 +332,8 @@ def main(argv=None):
         split = split_at_markers(kernels, cases)
         rows = fidelity_rows(split, opmark_times)
         traced_rows = fidelity_rows(split, kernel_times) if kernel_times else []
-        against_traced = reference_rows(traced_reference([name for name, _ in cases], results), opmark_times)
+        against_traced = reference_rows(traced_reference([name for name, _ in cases], kernel_times, kernel_counts),
+                                        opmark_times)
         floor = sorted(marker_durations(kernels))
         isolated_rows = fidelity_rows(split, isolated_times) if isolated_times else []
         serial_rows = fidelity_rows(split, serial_times) if serial_times else []

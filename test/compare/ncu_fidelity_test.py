@@ -135,7 +135,8 @@ class TracedKernels(unittest.TestCase):
 
     def test_traced_reference_and_rows(self):
         results = os.path.join(DATA, "results.jsonl")
-        ref = nf.traced_reference([GEMM, CONV, "not/traced"], results)
+        ref = nf.traced_reference([GEMM, CONV, "not/traced"], nf.counter_medians(results, "kernel_us"),
+                                  nf.counter_medians(results, "kernels_per_launch"))
         self.assertEqual(ref, [(GEMM, 101.0, 1), (CONV, 5.4, 2)])
         gemm, conv = nf.reference_rows(ref, nf.opmark_medians(results))
         self.assertEqual(gemm[5:], ("3%", "ok"))   # 102 over 101
@@ -152,8 +153,13 @@ class TracedKernels(unittest.TestCase):
 # Stands in for ncu: records its command line, writes the fixture's log to --log-file and prints what
 # opmark-bench would print under it.
 FAKE_NCU = """#!{python}
-import shutil, sys
+import os, shutil, sys
 args = sys.argv[1:]
+if "--log-file" not in args:  # run as opmark-bench itself (the timed run): the fixture's results
+    out = [a for a in args if a.startswith("--opmark_out=")][0].split("=", 1)[1]
+    os.makedirs(out, exist_ok=True)
+    shutil.copy({results!r}, os.path.join(out, "results.jsonl"))
+    sys.exit(0)
 open({argv_out!r}, "w").write("\\n".join(args))
 shutil.copy({log!r}, args[args.index("--log-file") + 1])
 sys.stdout.write(open({stdout!r}).read())
@@ -166,7 +172,8 @@ class WholeScript(unittest.TestCase):
             ncu, argv_out = os.path.join(tmp, "ncu"), os.path.join(tmp, "argv")
             with open(ncu, "w") as f:
                 f.write(FAKE_NCU.format(python=sys.executable, argv_out=argv_out, log=os.path.join(DATA, "ncu.csv"),
-                                        stdout=os.path.join(DATA, "profile_stdout.txt")))
+                                        stdout=os.path.join(DATA, "profile_stdout.txt"),
+                                        results=os.path.join(DATA, "results.jsonl")))
             os.chmod(ncu, os.stat(ncu).st_mode | stat.S_IXUSR)
             out_csv, printed = os.path.join(tmp, "out.csv"), io.StringIO()
             with contextlib.redirect_stdout(printed), contextlib.redirect_stderr(io.StringIO()):
@@ -188,6 +195,26 @@ class WholeScript(unittest.TestCase):
                 rows = list(csv.reader(f))
             self.assertEqual(rows[0][0], "case")
             self.assertEqual([r[-1] for r in rows[1:]], ["ok", "OUT"])
+
+    def test_timed_run_of_its_own(self):
+        # Without --results the script runs opmark-bench first, in a temporary folder: every table, kernel_us's
+        # included, is read before that folder goes.
+        with tempfile.TemporaryDirectory() as tmp:
+            ncu, argv_out = os.path.join(tmp, "ncu"), os.path.join(tmp, "argv")
+            with open(ncu, "w") as f:
+                f.write(FAKE_NCU.format(python=sys.executable, argv_out=argv_out, log=os.path.join(DATA, "ncu.csv"),
+                                        stdout=os.path.join(DATA, "profile_stdout.txt"),
+                                        results=os.path.join(DATA, "results.jsonl")))
+            os.chmod(ncu, os.stat(ncu).st_mode | stat.S_IXUSR)
+            printed = io.StringIO()
+            # The timed run's console goes to stderr by file descriptor: a real file, not a StringIO.
+            with open(os.path.join(tmp, "stderr"), "w") as err:
+                with contextlib.redirect_stdout(printed), contextlib.redirect_stderr(err):
+                    rc = nf.main(["--bench", ncu, "--launches", "2", "--ncu", ncu, "--", "--opmark_family=gemm"])
+            self.assertEqual(rc, 1)
+            text = printed.getvalue()
+            self.assertIn("against the kernels' own durations (kernel_us, CUPTI)", text)
+            self.assertIn("ncu's duration of the marker kernel, which does nothing: median 1.22 us", text)
 
     def test_missing_ncu_is_a_tool_error(self):
         with contextlib.redirect_stderr(io.StringIO()) as err:
