@@ -112,28 +112,36 @@ __device__ S warp_reduce(S s) {
   return s;
 }
 
-// Combines one state per thread (blockDim.x == kBlock, a multiple of 32 up to 1024) into the block's state,
-// returned to every thread.
+// The block's state from one state per thread (blockDim.x == kBlock, a multiple of 32 up to 1024), in warp 0 only
+// (the other warps get their own warp's): each warp combines its 32, then warp 0 combines the warps'. The caller
+// broadcasts it (block_reduce_of) or sends it to other blocks (cluster_push_reduce). The next call writes the warps'
+// states again: every thread must be past warp 0's reads of them by then (a __syncthreads, or a wait that follows
+// warp 0's use of its result).
 template <unsigned kBlock, class S>
-__device__ S block_reduce_of(S s) {
+__device__ S block_state_in_warp0(S s) {
   static_assert(kBlock % 32 == 0 && kBlock <= 1024, "whole warps, at most 32 of them");
   constexpr unsigned kBlockWarps = kBlock / 32;
   // Raw storage: shared memory is never constructed, and the states have default member initializers.
   __shared__ alignas(S) unsigned char warp_storage[sizeof(S) * kBlockWarps];
-  __shared__ alignas(S) unsigned char result_storage[sizeof(S)];
   S* warp_states = reinterpret_cast<S*>(warp_storage);
-  S& result = *reinterpret_cast<S*>(result_storage);
   s = warp_reduce(s);
   const unsigned warp = threadIdx.x / 32, lane = threadIdx.x % 32;
   if (lane == 0) warp_states[warp] = s;
   __syncthreads();
-  if (warp == 0) {
-    const S w = warp_reduce(lane < kBlockWarps ? warp_states[lane] : S{});
-    if (lane == 0) result = w;
-  }
+  if (warp == 0) s = warp_reduce(lane < kBlockWarps ? warp_states[lane] : S{});
+  return s;
+}
+
+// Combines one state per thread (blockDim.x == kBlock) into the block's state, returned to every thread.
+template <unsigned kBlock, class S>
+__device__ S block_reduce_of(S s) {
+  __shared__ alignas(S) unsigned char result_storage[sizeof(S)];
+  S& result = *reinterpret_cast<S*>(result_storage);
+  s = block_state_in_warp0<kBlock>(s);
+  if (threadIdx.x == 0) result = s;
   __syncthreads();
   const S out = result;
-  __syncthreads();  // `result` is reused by the next row
+  __syncthreads();  // `result` (and the warps' states) are reused by the next row
   return out;
 }
 

@@ -631,20 +631,15 @@ template <class S>
 __device__ __forceinline__ S cluster_push_reduce(S s, ClusterInbox& inbox, int& pushes, unsigned blocks,
                                                  unsigned rank) {
   static_assert(sizeof(S) == sizeof(float), "one 32-bit word a state");
-  constexpr unsigned kWarps = kThreads / 32;
-  __shared__ alignas(S) unsigned char warp_storage[sizeof(S) * kWarps];
-  S* warp_states = reinterpret_cast<S*>(warp_storage);
+  // The next step's writes of the warps' states come after this step's wait, which follows warp 0's reads of them.
+  const S block_state = block_state_in_warp0<kThreads>(s);
   const unsigned warp = threadIdx.x / 32, lane = threadIdx.x % 32;
-  s = warp_reduce(s);
-  if (lane == 0) warp_states[warp] = s;
-  __syncthreads();  // the next step's writes of warp_states come after this step's wait: warp 0 has read them
   const int step = pushes & 1;
   const std::uint32_t parity = (pushes >> 1) & 1;
   ++pushes;
   S* states = reinterpret_cast<S*>(inbox.states[step]);
   const std::uint32_t arrival = shared_address(&inbox.arrivals[step]);
   if (warp == 0) {
-    const S block_state = warp_reduce(lane < kWarps ? warp_states[lane] : S{});
     if (lane == rank) {
       states[rank] = block_state;
       asm volatile("{ .reg .b64 state; mbarrier.arrive.expect_tx.shared::cta.b64 state, [%0], %1; }" ::"r"(arrival),
@@ -705,17 +700,22 @@ __global__ void __launch_bounds__(kThreads, (cluster_min_blocks<Op, T, kCache>()
   const std::int64_t t = std::int64_t{cluster.block_rank()} * kThreads + threadIdx.x;  // this thread in the row
   const std::int64_t step = std::int64_t{blocks} * kThreads;
   // The ops that combine twice a row push their states (cluster_push_reduce); RMSNorm's one step, and fp32 add +
-  // layer norm, go through cluster_reduce's slots. fp32 add + layer norm pushing lost, 128 MiB (the sweep's) in one
-  // call on an H100 (2026-11-25): 12288 columns 195.9 -> 203.2 us, 32000 202.4 -> 215.8, 50257 243.6 -> 258.1 (4
-  // vectors a thread, 48 -> 68 registers); held to 5 blocks a multiprocessor it spilled and still lost at 12288 and
-  // 32000 (201.2, 207.9).
-  constexpr bool kPushes =
-      !std::is_same_v<typename M::State, SumSquares> && !(sizeof(T) == 4 && Op == ReduceOp::add_layernorm);
-  __shared__ alignas(16) float slots[2][4];  // the block's state at each step of a row, for the other blocks
-  __shared__ ClusterInbox inbox;
+  // layer norm with 4 vectors a thread, go through cluster_reduce's slots. fp32 add + layer norm pushing lost with 4,
+  // 128 MiB (the sweep's) in one call on an H100 (2026-11-25): 12288 columns 195.9 -> 203.2 us, 32000 202.4 ->
+  // 215.8, 50257 243.6 -> 258.1 (48 -> 68 registers); held to 5 blocks a multiprocessor it spilled and still lost at
+  // 12288 and 32000 (201.2, 207.9). With 8 (131072 columns, 16 blocks) the sweep's cell read 70% of copy pushing
+  // (0422614) and 66% on the barrier (990f41d), in two calls.
+  constexpr bool kPushes = !std::is_same_v<typename M::State, SumSquares> &&
+                           !(sizeof(T) == 4 && Op == ReduceOp::add_layernorm && kCache < 8);
+  struct ClusterSlots {
+    alignas(16) float slots[2][4];  // the block's state at each step of a row, for the other blocks
+  };
+  // Only what the kernel's way of combining uses.
+  __shared__ std::conditional_t<kPushes, ClusterInbox, ClusterSlots> combining;
   int pushes = 0;
   bool joined = !kPushes || blocks == 1;
-  if (!joined) cluster_inbox_open(inbox);
+  if constexpr (kPushes)
+    if (!joined) cluster_inbox_open(combining);
   for (std::int64_t row = blockIdx.x / blocks; row < a.rows; row += gridDim.x / blocks) {
     const std::int64_t at = row * a.cols;
     const T* x = a.x + at;
@@ -764,9 +764,9 @@ __global__ void __launch_bounds__(kThreads, (cluster_min_blocks<Op, T, kCache>()
     const auto reduce = [&](auto s) {
       if constexpr (kPushes) {
         if (blocks == 1) return block_reduce_of<kThreads>(s);
-        return cluster_push_reduce(s, inbox, pushes, blocks, cluster.block_rank());
+        return cluster_push_reduce(s, combining, pushes, blocks, cluster.block_rank());
       } else {
-        return cluster_reduce(s, reinterpret_cast<decltype(s)*>(slots[reduction++]), blocks);
+        return cluster_reduce(s, reinterpret_cast<decltype(s)*>(combining.slots[reduction++]), blocks);
       }
     };
     const float2 c = exact_coef_by<Op>(reduce, each, each, static_cast<float>(a.cols));
@@ -1471,7 +1471,10 @@ inline void allow_shared_bytes(const void* kernel, std::size_t bytes) {
 template <ReduceOp Op, class T>
 void launch_cluster(const ReducePlan& plan, const Rows<T>& a, cudaStream_t stream) {
   const unsigned blocks = static_cast<unsigned>(plan.cluster);
-  const int cache = plan.cache <= 2 ? 2 : plan.cache <= 4 ? 4 : plan.cache <= 8 ? 8 : 16;
+  // 16 vectors a thread (one block a multiprocessor) lost everywhere (core/reduce_path.cpp): not compiled.
+  const int cache = plan.cache <= 2 ? 2 : plan.cache <= 4 ? 4 : 8;
+  if (plan.cache > 8) throw Error("reduce: the cluster path holds at most 8 vectors a thread, not " +
+                                  std::to_string(plan.cache));
   if (plan.cluster < 1 || plan.cluster > core::kMostClusterBlocks ||
       std::int64_t{blocks} * kThreads * cache * Vec<T>::kCount < a.cols)
     throw Error("reduce: a cluster of " + std::to_string(plan.cluster) + " blocks with " + std::to_string(cache) +
@@ -1496,8 +1499,7 @@ void launch_cluster(const ReducePlan& plan, const Rows<T>& a, cudaStream_t strea
   };
   if (cache == 2) go(cluster_row_kernel<Op, T, 2>);
   else if (cache == 4) go(cluster_row_kernel<Op, T, 4>);
-  else if (cache == 8) go(cluster_row_kernel<Op, T, 8>);
-  else go(cluster_row_kernel<Op, T, 16>);
+  else go(cluster_row_kernel<Op, T, 8>);
 }
 
 // The tile path's launch: the tile plus a vector's room for the alignment shift (at most 16 KiB: no opt-in).
