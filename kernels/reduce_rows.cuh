@@ -1117,8 +1117,19 @@ __device__ __forceinline__ void walk_staged_tiles(const Rows<T>& a, std::int64_t
 // l, l + kGroup, ... (at most kCache). gamma and beta are a lane's same columns in every row: loaded once. With kAdd
 // each lane adds the residual's elements (rounded to T, as load_piece does) and leaves the sum in the residual's
 // tile for walk_staged_tiles to write.
+//
+// Add + layer norm with 8 lanes a row is held to 3 blocks a multiprocessor: since fccca27 ptxas took 88 registers
+// for it (80 before), and at 2 blocks add + layer norm over 31 fp16 columns ran 142 us where fccca27 ran 111 (an
+// H100, both builds alternating in one call, 2026-11-25). Held to 3 (80 registers, no spills), against no minimum
+// in one call: fp16 142.0 -> 130.7 us, bf16 144.4 -> 132.2, fp32 232.3 -> 209.8; the rest of the gap to fccca27 is
+// not the registers. The other kernels give 0 (no minimum: see cluster_min_blocks for why not 1).
+template <ReduceOp Op, int kGroup>
+constexpr int tile_registers_min_blocks() {
+  return Op == ReduceOp::add_layernorm && kGroup == 8 ? 3 : 0;
+}
 template <ReduceOp Op, class T, int kGroup, int kCache>
-__global__ void __launch_bounds__(kThreads) tile_registers_kernel(Rows<T> a, std::int64_t tile_rows) {
+__global__ void __launch_bounds__(kThreads, (tile_registers_min_blocks<Op, kGroup>())) tile_registers_kernel(
+    Rows<T> a, std::int64_t tile_rows) {
   using M = Norm<Op>;
   const int cols = static_cast<int>(a.cols);
   const int lane = static_cast<int>(threadIdx.x % kGroup);
