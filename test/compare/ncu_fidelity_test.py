@@ -166,15 +166,21 @@ sys.stdout.write(open({stdout!r}).read())
 """
 
 
+def write_fake_ncu(folder):
+    """The stand-in ncu (and opmark-bench) in `folder`: its path, and the file it writes its command line to."""
+    ncu, argv_out = os.path.join(folder, "ncu"), os.path.join(folder, "argv")
+    with open(ncu, "w") as f:
+        f.write(FAKE_NCU.format(python=sys.executable, argv_out=argv_out, log=os.path.join(DATA, "ncu.csv"),
+                                stdout=os.path.join(DATA, "profile_stdout.txt"),
+                                results=os.path.join(DATA, "results.jsonl")))
+    os.chmod(ncu, os.stat(ncu).st_mode | stat.S_IXUSR)
+    return ncu, argv_out
+
+
 class WholeScript(unittest.TestCase):
     def test_fake_ncu(self):
         with tempfile.TemporaryDirectory() as tmp:
-            ncu, argv_out = os.path.join(tmp, "ncu"), os.path.join(tmp, "argv")
-            with open(ncu, "w") as f:
-                f.write(FAKE_NCU.format(python=sys.executable, argv_out=argv_out, log=os.path.join(DATA, "ncu.csv"),
-                                        stdout=os.path.join(DATA, "profile_stdout.txt"),
-                                        results=os.path.join(DATA, "results.jsonl")))
-            os.chmod(ncu, os.stat(ncu).st_mode | stat.S_IXUSR)
+            ncu, argv_out = write_fake_ncu(tmp)
             out_csv, printed = os.path.join(tmp, "out.csv"), io.StringIO()
             with contextlib.redirect_stdout(printed), contextlib.redirect_stderr(io.StringIO()):
                 rc = nf.main(["--bench", ncu, "--results", os.path.join(DATA, "results.jsonl"), "--launches", "2",
@@ -200,12 +206,7 @@ class WholeScript(unittest.TestCase):
         # Without --results the script runs opmark-bench first, in a temporary folder: every table, kernel_us's
         # included, is read before that folder goes.
         with tempfile.TemporaryDirectory() as tmp:
-            ncu, argv_out = os.path.join(tmp, "ncu"), os.path.join(tmp, "argv")
-            with open(ncu, "w") as f:
-                f.write(FAKE_NCU.format(python=sys.executable, argv_out=argv_out, log=os.path.join(DATA, "ncu.csv"),
-                                        stdout=os.path.join(DATA, "profile_stdout.txt"),
-                                        results=os.path.join(DATA, "results.jsonl")))
-            os.chmod(ncu, os.stat(ncu).st_mode | stat.S_IXUSR)
+            ncu, argv_out = write_fake_ncu(tmp)
             printed = io.StringIO()
             # The timed run's console goes to stderr by file descriptor: a real file, not a StringIO.
             with open(os.path.join(tmp, "stderr"), "w") as err:
