@@ -19,7 +19,6 @@
 #include "bench/harness/gpu_monitor.h"
 #include "bench/harness/harness.h"
 #include "bench/harness/host_info.h"
-#include "bench/harness/kernel_trace.h"
 #include "bench/harness/options.h"
 #include "bench/harness/process_group.h"
 #include "bench/harness/progress.h"
@@ -166,13 +165,8 @@ nlohmann::json add_context(const std::optional<bench::DeviceInfo>& device, const
     put_number("sm_clock_mhz", device->sm_clock_mhz);
     put_number("memory_clock_mhz", device->memory_clock_mhz);
     put_number("memory_bus_bits", device->memory_bus_bits);
-    // The kernels' own durations (kernel_us): on unless turned off, and not under a profiler, which holds CUPTI.
-    if (!o.kernel_trace) put("kernel_trace", "off (--opmark_kernel_trace=off)");
-    else if (o.profile_launches > 0) put("kernel_trace", "off (a profiler holds CUPTI: --opmark_profile_launches)");
-    else if (group.multi_process()) put("kernel_trace", "off (a multi-process run)");
-    else if (!bench::KernelTracer::instance().available())
-      put("kernel_trace", "unavailable: " + bench::KernelTracer::instance().why());
-    else put("kernel_trace", "cupti");
+    // The kernels' own durations (kernel_us), or why not.
+    put("kernel_trace", bench::kernel_trace_off(o, group.multi_process()).value_or("cupti"));
     if (monitor && monitor->available()) {
       put("nvml", "ok");
       const std::string uuid = monitor->uuid();

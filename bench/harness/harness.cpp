@@ -419,19 +419,32 @@ void Harness::measure_with_guard(Prepared& p) {
   trace_kernels(p);
 }
 
+std::optional<std::string> kernel_trace_off(const Options& options, bool multi_process) {
+  if (!options.kernel_trace) return "off (--opmark_kernel_trace=off)";
+  if (options.profile_launches > 0) return "off (a profiler holds CUPTI: --opmark_profile_launches)";
+  if (multi_process) return "off (a multi-process run)";
+  const KernelTracer& tracer = KernelTracer::instance();
+  if (!tracer.available()) return "unavailable: " + tracer.why();
+  return std::nullopt;
+}
+
 // The launch's kernels and their own durations, from CUPTI's records of three replays of the timed graph (after the
-// median, so tracing's cost stays out of it). Not where untimed work (a flush, a preparation) sits in the graph, its
-// kernels would be counted; not under a profiler (--opmark_profile_launches), which holds CUPTI itself; not in a
-// multi-process run. Where CUPTI refuses, the run's context says why and no case tries again.
+// median, so tracing's cost stays out of it). Not where untimed work (a flush, a preparation) sits in the graph: its
+// kernels would be counted. Where CUPTI refuses during the run, that is said once on stderr and no later case tries
+// (tracer.available() turns false).
 void Harness::trace_kernels(Prepared& p) {
-  KernelTracer& tracer = KernelTracer::instance();
-  if (!options_.kernel_trace || options_.profile_launches > 0 || multi_process() || !tracer.available() ||
-      p.timer->mode() != TimingMode::graph || p.timer->times_each_launch())
+  if (kernel_trace_off(options_, multi_process()) || p.timer->mode() != TimingMode::graph ||
+      p.timer->times_each_launch())
     return;
+  KernelTracer& tracer = KernelTracer::instance();
+  const auto refused = [](const Error& e) {
+    std::fprintf(stderr, "opmark: no kernel durations from here on: %s\n", e.what());
+  };
   try {
     tracer.begin();
-  } catch (const Error&) {
-    return;  // CUPTI refused: tracer.why() says why in the context
+  } catch (const Error& e) {
+    refused(e);
+    return;
   }
   long long launches = 0;
   try {
@@ -442,7 +455,8 @@ void Harness::trace_kernels(Prepared& p) {
   }
   try {
     p.m.kernels = summarize_kernels(tracer.end(), launches);
-  } catch (const Error&) {
+  } catch (const Error& e) {
+    refused(e);
     p.m.kernels = {};
   }
 }

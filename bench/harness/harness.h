@@ -53,6 +53,11 @@ std::map<std::string, double> throughput_counters(const core::Work& work, double
 // FLOPs) or gb_per_s_per_w (memory-bound work). Host-only arithmetic, tested on the CPU.
 std::map<std::string, double> energy_counters(const core::Work& work, double seconds_per_op, double joules_per_op);
 
+// Why no case of the run traces its kernels (kernel_trace.h), or nullopt where they do: turned off, under a profiler
+// (--opmark_profile_launches: it holds CUPTI), in a multi-process run, or CUPTI unavailable. The run's context and
+// each case ask the same question here.
+std::optional<std::string> kernel_trace_off(const Options& options, bool multi_process);
+
 // Energy over a window shorter than this is not reported: NVML's energy counter moves in steps of 20-100 ms.
 constexpr double kMinEnergyWindowSeconds = 0.1;
 // At most this many samples of a case are taken again because the GPU throttled; later ones are kept and flagged.

@@ -204,3 +204,16 @@ TEST(Autotune, DroppingTheBestFallsBackToTheNextFastestThatRan) {
   EXPECT_EQ(r.dropped_note(), " | left out after a wrong result: algo 1 (3 of 8 elements wrong); algo 3 (8 of 8 "
                               "elements wrong); algo 0 (1 of 8 elements wrong)");
 }
+
+// Why a run traces no kernels, asked once for the context and again by each case; the option-decided reasons need
+// no CUPTI (they are checked before it is loaded).
+TEST(HarnessCpu, KernelTraceOffSaysWhy) {
+  bench::Options o;
+  o.kernel_trace = false;
+  EXPECT_EQ(bench::kernel_trace_off(o, false).value_or(""), "off (--opmark_kernel_trace=off)");
+  o.kernel_trace = true;
+  o.profile_launches = 5;
+  EXPECT_EQ(bench::kernel_trace_off(o, false).value_or(""), "off (a profiler holds CUPTI: --opmark_profile_launches)");
+  o.profile_launches = 0;
+  EXPECT_EQ(bench::kernel_trace_off(o, true).value_or(""), "off (a multi-process run)");
+}
