@@ -614,6 +614,11 @@ __device__ __forceinline__ std::uint32_t shared_address(const void* p) {
   return static_cast<std::uint32_t>(__cvta_generic_to_shared(p));
 }
 
+// The block's arrival at the cluster barrier without a release (no fence): for what the caller has ordered itself.
+__device__ __forceinline__ void cluster_arrive_relaxed() {
+  asm volatile("barrier.cluster.arrive.relaxed.aligned;" ::: "memory");
+}
+
 // Initialises the block's mbarriers and arrives (relaxed) at the cluster barrier that cluster_inbox_join waits for:
 // no block pushes before every block's mbarriers are initialised. Called before the row's loads, so that the wait
 // costs little.
@@ -623,7 +628,7 @@ __device__ __forceinline__ void cluster_inbox_open(ClusterInbox& inbox) {
       asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" ::"r"(shared_address(&arrival)) : "memory");
     asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
   }
-  asm volatile("barrier.cluster.arrive.relaxed.aligned;" ::: "memory");
+  cluster_arrive_relaxed();
 }
 __device__ __forceinline__ void cluster_inbox_join() { asm volatile("barrier.cluster.wait.aligned;" ::: "memory"); }
 
@@ -778,7 +783,7 @@ __global__ void __launch_bounds__(kThreads, (cluster_min_blocks<Op, T, kCache>()
     // 94.7 -> 88.9 us, RMSNorm over 50257 61.5 -> 57.5, fp32 RMSNorm over 131072 66.6 -> 62.7, fp32 layer norm over
     // 50257 74.6 -> 70.7, fp16 add + RMSNorm over 50257 112.6 -> 108.6; every cluster of more than one block 2-7%
     // faster.
-    if (!kPushes && blocks > 1) asm volatile("barrier.cluster.arrive.relaxed.aligned;" ::: "memory");
+    if (!kPushes && blocks > 1) cluster_arrive_relaxed();
 #pragma unroll
     for (int u = 0; u < kCache; ++u)
       if (u < held) {
