@@ -125,16 +125,36 @@ nlohmann::json add_context(const std::optional<bench::DeviceInfo>& device, const
   }
   put_number("results_format", core::kResultsFormat);
   put("timing_mode", o.graph_timing ? "graph" : "eager");
-  char timing[512];
-  std::snprintf(timing, sizeof timing,
-                "%s; batches of launches lasting about %g ms (at most %d launches); L2 %s; median over repetitions "
-                "of at least %g s of GPU time each, at least %d and at most %d, stopping once the median absolute "
-                "deviation over the median is at most %g or after %g s; a sample taken while the GPU throttled "
-                "(a thermal or hardware slowdown, or the SM clock under %g%% of the fastest seen) is taken again",
-                o.graph_timing ? "cuda graph replays timed with events" : "back-to-back launches timed with events",
-                bench::kBatchTargetSeconds * 1e3, bench::kMaxBatch, bench::name_of(o.l2), o.min_time_s,
-                o.min_repetitions, o.max_repetitions, o.noise_target, o.case_time_cap_s,
-                bench::kMinClockFraction * 100);
+  // The run's parameters, each a typed key: readers take them as values, never from the sentence below.
+  put("regime", bench::name_of(o.regime));
+  put("l2", bench::name_of(o.l2));
+  put_number("min_time_s", o.min_time_s);
+  put_number("case_time_cap_s", o.case_time_cap_s);
+  put_number("min_clock_fraction", o.min_clock_fraction);
+  put_number("energy_window_s", o.energy_window_s);
+  put_number("power_margin", bench::kPowerMargin);
+  put("sustained_heavy", o.sustained_heavy ? "auto" : "off");
+  put_number("seed", o.seed);
+  put("started_at", bench::utc_now());
+  char timing[768];
+  if (o.regime == bench::Regime::burst)
+    std::snprintf(timing, sizeof timing,
+                  "burst: %s; batches of about %g ms (at most %d launches); L2 %s; median over repetitions of at "
+                  "least %g s of GPU time each, at least %d and at most %d, stopping once the median absolute "
+                  "deviation over the median is at most %g or after %g s; a sample whose SM clock (measured on "
+                  "the GPU) was under %g%% of the maximum, or that NVML saw throttled, is dropped and taken again "
+                  "after an idle pause; energy over at least %g s of back-to-back launches",
+                  o.graph_timing ? "cuda graph replays timed with events" : "back-to-back launches timed with events",
+                  bench::kBatchTargetSeconds * 1e3, bench::kMaxBatch, bench::name_of(o.l2), o.min_time_s,
+                  o.min_repetitions, o.max_repetitions, o.noise_target, o.case_time_cap_s,
+                  o.min_clock_fraction * 100, o.energy_window_s);
+  else
+    std::snprintf(timing, sizeof timing,
+                  "sustained: %s; batches of about %g ms; L2 %s; %g s to settle, then %d windows of at least %g s "
+                  "each, bounded by steps of NVML's energy counter",
+                  o.graph_timing ? "cuda graph replays" : "back-to-back launches", bench::kBatchTargetSeconds * 1e3,
+                  bench::name_of(o.l2), bench::kSustainedLeadInSeconds, bench::kSustainedWindows,
+                  bench::kSustainedWindowSeconds);
   put("timing", timing);
   put_number("noise_target", o.noise_target);
   put_number("min_repetitions", o.min_repetitions);

@@ -55,7 +55,7 @@ namespace {
 // one kind each: on the other they are unknown keys, kept as read.
 const std::set<std::string> kCaseKeys = {"type", "name", "status", "family", "direction", "precision", "sets",
                                          "applications", "models", "iterations", "time_us", "counters", "reason",
-                                         "verification", "label", "logged_at", "kernels"};
+                                         "verification", "label", "logged_at", "kernels", "regime"};
 
 // A case line's optional text fields and lists of names, by key: read and written from one table.
 template <class Record>
@@ -63,7 +63,7 @@ auto text_fields(Record& r) {
   return std::array{std::pair{"family", &r.family},       std::pair{"direction", &r.direction},
                     std::pair{"precision", &r.precision}, std::pair{"reason", &r.reason},
                     std::pair{"label", &r.label},         std::pair{"verification", &r.verification},
-                    std::pair{"logged_at", &r.logged_at}};
+                    std::pair{"logged_at", &r.logged_at}, std::pair{"regime", &r.regime}};
 }
 template <class Record>
 auto name_lists(Record& r) {

@@ -18,7 +18,10 @@ namespace opmark::core {
 // The format the context line's `results_format` names. 2: graph timing, `iterations` counting the launches of all
 // repetitions, a "recheck" aggregate line, typed context values (numbers as JSON numbers; files written before
 // these were typed have every value as text). Logs without `results_format` are format 1.
-inline constexpr int kResultsFormat = 2;
+// 3: the regime (context key and every case line's `regime`: burst or sustained), the run's parameters as typed
+// context keys, the SM clock measured on the GPU, and energy from a window bounded by the energy counter's steps
+// on every case (results/README.md).
+inline constexpr int kResultsFormat = 3;
 
 enum class RecordKind {
   context,    // the first line: the run's context
@@ -60,6 +63,7 @@ struct ResultRecord {
   // kernel0_us, kernel1_us, ... give each one's own time per launch, kernel_us their sum.
   std::optional<std::vector<std::string>> kernels;
   std::optional<std::string> logged_at;  // ISO 8601 UTC, when the line was written
+  std::optional<std::string> regime;     // burst or sustained (format 3); the context's `regime` says the same
 
   // summary: the count of cases by status name (ok, skipped, failed, unstable).
   std::map<std::string, long long> counts;

@@ -112,12 +112,10 @@ GpuMonitor::GpuMonitor(int cuda_device) {
 
 GpuMonitor::~GpuMonitor() = default;
 
-ClockReading GpuMonitor::clocks() const {
+ClockReading GpuMonitor::clock_events() const {
   ClockReading r;
   if (!device_) return r;
   const Nvml& n = Nvml::get();
-  unsigned mhz = 0;
-  if (n.clock && n.clock(device_, kClockSm, &mhz) == kSuccess) r.sm_mhz = mhz;
   unsigned long long bits = 0;
   if (n.reasons && n.reasons(device_, &bits) == kSuccess) {
     r.reasons = bits;
@@ -126,11 +124,11 @@ ClockReading GpuMonitor::clocks() const {
   return r;
 }
 
-std::optional<double> GpuMonitor::energy_joules() const {
+std::optional<unsigned long long> GpuMonitor::energy_millijoules() const {
   const Nvml& n = Nvml::get();
   unsigned long long mj = 0;
   if (!device_ || !n.energy || n.energy(device_, &mj) != kSuccess) return std::nullopt;
-  return static_cast<double>(mj) * 1e-3;
+  return mj;
 }
 
 std::optional<double> GpuMonitor::power_watts() const {

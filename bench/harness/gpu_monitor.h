@@ -20,10 +20,10 @@ constexpr std::uint64_t sw_thermal = 0x20;
 constexpr std::uint64_t hw_thermal = 0x40;
 constexpr std::uint64_t hw_power_brake = 0x80;
 constexpr std::uint64_t display_clocks = 0x100;
-// The reasons that pass: a thermal or hardware slowdown is a spell of the machine, not a property of the
-// operation, so a sample taken under one is taken again. The software power cap is recorded but is not among
-// them: a heavy kernel holds the GPU at its power limit for as long as it runs, so a retake would see it again.
+// Thermal and hardware slowdowns: a spell of the machine, never a property of the operation.
 constexpr std::uint64_t transient = hw_slowdown | sw_thermal | hw_thermal | hw_power_brake;
+// Every reason that lowers the clock under load: the transient ones and the software power cap.
+constexpr std::uint64_t throttling = transient | sw_power_cap;
 // "sw_power_cap+hw_thermal", "none"
 std::string names(std::uint64_t reasons);
 }  // namespace clock_event
@@ -46,8 +46,11 @@ class GpuMonitor {
   bool available() const { return device_ != nullptr; }
   const std::string& why() const { return why_; }
 
-  ClockReading clocks() const;
-  std::optional<double> energy_joules() const;  // the counter since the driver loaded
+  // The clock-event reasons now (sm_mhz left 0: the SM clock is measured on the GPU, kernels/sm_clock.h). NVML
+  // refreshes them every few tens of milliseconds, and one call costs up to a millisecond.
+  ClockReading clock_events() const;
+  // The energy counter since the driver loaded; it steps about every 100 ms (bench/harness/energy.h).
+  std::optional<unsigned long long> energy_millijoules() const;
   std::optional<double> power_watts() const;
   std::optional<unsigned> max_sm_mhz() const;
 

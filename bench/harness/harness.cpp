@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstdio>
 #include <functional>
+#include <thread>
 
 #include "bench/harness/copy_ceiling.h"
 #include "bench/families/factories.h"
@@ -140,13 +141,22 @@ std::map<std::string, double> throughput_counters(const core::Work& work, double
   return c;
 }
 
-std::map<std::string, double> energy_counters(const core::Work& work, double seconds_per_op, double joules_per_op) {
+std::map<std::string, double> energy_counters(const core::Work& work, const EnergyWindow& w,
+                                              const std::string& prefix) {
   std::map<std::string, double> c;
-  if (!(seconds_per_op > 0) || !(joules_per_op > 0)) return c;
-  c["joules_per_op"] = joules_per_op;
+  if (!(w.window_s > 0) || !(w.seconds_per_launch > 0) || !(w.joules > 0)) return c;
+  const std::string time_key = prefix.empty() ? "energy_us" : prefix + "us";
+  const std::string clock_key = prefix.empty() ? "energy_sm_clock_mhz" : prefix + "sm_clock_mhz";
+  c[time_key] = w.seconds_per_launch * 1e6;
+  if (w.sm_mhz > 0) c[clock_key] = w.sm_mhz;
+  c[prefix + "energy_window_ms"] = w.window_s * 1e3;
+  c[prefix + "power_w"] = w.power_w();
+  const double joules = w.joules_per_launch();
+  c[prefix + "joules_per_op"] = joules;
+  c[prefix + "energy_uncertainty"] = w.uncertainty;
   // Rate per watt is work per joule: (work / s) / (J / s).
-  if (work.flops > 0) c["tflops_per_w"] = work.flops / joules_per_op / 1e12;
-  else if (work.bytes() > 0) c["gb_per_s_per_w"] = work.bytes() / joules_per_op / 1e9;
+  if (work.flops > 0) c[prefix + "tflops_per_w"] = work.flops / joules / 1e12;
+  else if (work.bytes() > 0) c[prefix + "gb_per_s_per_w"] = work.bytes() / joules / 1e9;
   return c;
 }
 
@@ -306,38 +316,51 @@ void Harness::agree_on_outcome(Outcome* o) {
   if (multi_process()) *o = agree_across_ranks(*group_, *o);
 }
 
-// Repetitions of timed batches until the stopping rule says steady (or the cap); a batch taken while the GPU
-// throttled is taken again, within a bound.
+double Harness::reference_mhz() const {
+  const std::optional<unsigned> max = monitor_ ? monitor_->max_sm_mhz() : std::nullopt;
+  return max ? static_cast<double>(*max) : fastest_mhz_;
+}
+
+// Repetitions of timed batches until the stopping rule says steady (or the cap). Burst: a sample whose clock was
+// down is dropped and, after an idle pause for the clock to come back, taken again (regime.h); once the pauses
+// run out the case keeps what it measured and is marked throttled.
 Measurement Harness::measure(Prepared& p) {
+  if (options_.regime == Regime::sustained) return measure_sustained(p);
   Timer& timer = *p.timer;
   Measurement m;
   const StoppingRule rule{options_.min_repetitions, options_.max_repetitions, options_.noise_target,
                           options_.case_time_cap_s};
-  const bool energy = monitor_ && monitor_->available() && !timer.times_each_launch();
-  int discarded_total = 0;
+  Recovery recovery;
+  const double reference = reference_mhz();
   const Clock::time_point started = Clock::now();
   std::vector<double> times;
   for (;;) {
     Repetition rep;
     std::vector<double> clocks;
     double timed_s = 0, slowest_s = 0;  // slowest: the slowest rank's, in a multi-process run
-    const double e0 = energy ? monitor_->energy_joules().value_or(-1.0) : -1.0;
     const Clock::time_point rep_start = Clock::now();
     while (rep.launches == 0 || timed_s < options_.min_time_s) {
       const Sample s = timer.sample();
       // Every rank reports the mean over the ranks (what nccl-tests reports), so all take the same decisions.
       RankTimes per_launch{s.seconds_per_launch, s.seconds_per_launch};
       if (multi_process()) per_launch = summarize_rank_times(group_->all_gather(s.seconds_per_launch));
-      if (s.clock.sm_mhz > reference_mhz_) reference_mhz_ = s.clock.sm_mhz;
-      bool throttled = sample_is_throttled(s.clock.sm_mhz, s.clock.reasons, reference_mhz_);
+      if (s.clock.sm_mhz > fastest_mhz_) fastest_mhz_ = s.clock.sm_mhz;
+      bool throttled = burst_sample_throttled(s.clock.sm_mhz, s.clock.reasons, reference, options_.min_clock_fraction);
       if (multi_process()) throttled = agree_max(throttled ? 1.0 : 0.0) > 0;
       rep.reasons |= s.clock.reasons;
-      if (throttled && discarded_total < kMaxDiscardedSamples) {
-        ++discarded_total;
+      if (throttled && !recovery.exhausted()) {
         ++rep.discarded;
-        continue;
+        if (const std::optional<double> pause = recovery.after_drop()) {
+          std::this_thread::sleep_for(std::chrono::duration<double>(*pause));
+          continue;
+        }
+      } else if (!throttled) {
+        recovery.after_keep();
       }
-      if (s.clock.sm_mhz > 0) clocks.push_back(s.clock.sm_mhz);
+      if (s.clock.sm_mhz > 0) {
+        clocks.push_back(s.clock.sm_mhz);
+        if (rep.min_sm_clock_mhz == 0 || s.clock.sm_mhz < rep.min_sm_clock_mhz) rep.min_sm_clock_mhz = s.clock.sm_mhz;
+      }
       timed_s += per_launch.mean * s.launches;
       slowest_s += per_launch.max * s.launches;
       rep.launches += s.launches;
@@ -346,19 +369,107 @@ Measurement Harness::measure(Prepared& p) {
     rep.slowest_rank_seconds_per_launch = slowest_s / static_cast<double>(rep.launches);
     rep.sm_clock_mhz = median_of(clocks);
     rep.host_seconds = seconds_since(rep_start);
-    const double e1 = energy ? monitor_->energy_joules().value_or(-1.0) : -1.0;
-    if (e0 >= 0 && e1 >= e0) rep.energy_joules = e1 - e0;
     m.reps.push_back(rep);
     times.push_back(rep.seconds_per_launch);
     m.stop = stopping_decision(times, seconds_since(started), rule);
     if (m.stop != StopReason::more) break;
   }
+  m.recovery_s = recovery.paused_s();
+  m.throttled = recovery.exhausted();
   m.median_s = median_of(times);
   double sum = 0;
   for (double t : times) sum += t;
   m.mean_s = sum / static_cast<double>(times.size());
   m.noise = relative_spread(times);
   return m;
+}
+
+// One sustained measurement: the case runs kSustainedLeadInSeconds to settle at the power limit, then
+// kSustainedWindows energy windows of at least kSustainedWindowSeconds each, back to back; nullopt without NVML's
+// energy counter, or in a multi-process run (each rank's window would end at its own counter step).
+std::optional<EnergyWindow> Harness::sustained_window(Prepared& p) {
+  if (multi_process() || !monitor_ || !monitor_->available()) return std::nullopt;
+  std::optional<EnergyWindow> all;
+  for (int i = 0; i < kSustainedWindows; ++i) {
+    auto w = measure_energy(*p.timer, kSustainedWindowSeconds, i == 0 ? kSustainedLeadInSeconds : 0.0);
+    if (!w) return std::nullopt;
+    p.m.reps.push_back({});
+    Repetition& rep = p.m.reps.back();
+    rep.seconds_per_launch = rep.slowest_rank_seconds_per_launch = w->seconds_per_launch;
+    rep.launches = w->launches;
+    rep.sm_clock_mhz = rep.min_sm_clock_mhz = w->sm_mhz;
+    rep.reasons = w->reasons;
+    rep.host_seconds = w->window_s;
+    if (!all) {
+      all = w;
+      continue;
+    }
+    // Together: energy and time add up; the clock and time per launch are weighted by launches.
+    const double n0 = static_cast<double>(all->launches), n1 = static_cast<double>(w->launches);
+    all->seconds_per_launch = (all->seconds_per_launch * n0 + w->seconds_per_launch * n1) / (n0 + n1);
+    all->sm_mhz = (all->sm_mhz * n0 + w->sm_mhz * n1) / (n0 + n1);
+    all->uncertainty = (all->uncertainty * all->joules + w->uncertainty * w->joules) / (all->joules + w->joules);
+    all->window_s += w->window_s;
+    all->joules += w->joules;
+    all->launches += w->launches;
+    all->reasons |= w->reasons;
+  }
+  return all;
+}
+
+// The sustained regime: the windows are the repetitions.
+Measurement Harness::measure_sustained(Prepared& p) {
+  p.m = Measurement{};
+  std::optional<EnergyWindow> w = sustained_window(p);
+  Measurement m = p.m;
+  if (!w) throw UnsupportedError("the sustained regime needs NVML's energy counter and one process");
+  std::vector<double> times;
+  for (const Repetition& r : m.reps) times.push_back(r.seconds_per_launch);
+  m.median_s = median_of(times);
+  double sum = 0;
+  for (double t : times) sum += t;
+  m.mean_s = sum / static_cast<double>(times.size());
+  m.noise = relative_spread(times);
+  m.stop = StopReason::steady;
+  m.energy = w;
+  return m;
+}
+
+// Burst: the case's energy over a window of back-to-back launches (energy.h) and, for a heavy case (its window
+// ran into the power cap), a sustained measurement beside its burst time. Not in multi-process runs: each rank's
+// window would hold a different number of collective launches.
+void Harness::measure_energy_of(Prepared& p) {
+  if (options_.regime == Regime::sustained) return;  // the windows are the measurement
+  if (!(options_.energy_window_s > 0)) {
+    p.m.no_energy = "off (--opmark_energy_window=0)";
+    return;
+  }
+  if (multi_process()) {
+    p.m.no_energy = "not in a multi-process run";
+    return;
+  }
+  if (!monitor_ || !monitor_->available()) {
+    p.m.no_energy = "no NVML";
+    return;
+  }
+  p.m.energy = measure_energy(*p.timer, options_.energy_window_s);
+  if (!p.m.energy) {
+    p.m.no_energy = "NVML's energy counter did not move";
+    return;
+  }
+  if (p.timer->times_each_launch()) {
+    // Untimed work (an L2 flush, a preparation) runs between launches: power over the window, time per launch
+    // from the timed launches alone.
+    p.m.energy->seconds_per_launch = p.m.median_s;
+  }
+  double burst_mhz = 0;
+  for (const Repetition& r : p.m.reps) burst_mhz = std::max(burst_mhz, r.sm_clock_mhz);
+  if (!options_.sustained_heavy || !is_heavy(burst_mhz, p.m.energy->sm_mhz, p.m.energy->reasons)) return;
+  Measurement kept = p.m;
+  p.m.reps.clear();
+  std::optional<EnergyWindow> w = sustained_window(p);
+  kept.sustained = w;
+  p.m = kept;
 }
 
 // The anomaly guard: the tuner's probe of the chosen candidate (or the warm-up's estimate) and the measured median
@@ -393,6 +504,12 @@ void Harness::measure_with_guard(Prepared& p) {
     }
   }
   p.m.probe_s = p.probe_s;
+  if (p.m.throttled && p.outcome.status == Status::ok) {
+    p.outcome.status = Status::unstable;
+    p.outcome.reason = "throttled: no sample at " + std::to_string(static_cast<int>(options_.min_clock_fraction * 100)) +
+                       "% of the SM clock's maximum or more after " + std::to_string(p.m.recovery_s) +
+                       " s of pauses; the time kept is the GPU's throttled one";
+  }
   // What an eager framework pays: the same launches issued back to back from the host.
   std::vector<double> eager;
   for (int i = 0; i < 3; ++i) eager.push_back(agree_mean(p.timer->eager(p.timer->batch())));
@@ -417,6 +534,7 @@ void Harness::measure_with_guard(Prepared& p) {
     if (p.timer->overlap_edges_per_launch() > 0) p.m.serial_s = time_alone(false, true);
   }
   trace_kernels(p);
+  measure_energy_of(p);
 }
 
 std::optional<std::string> kernel_trace_off(const Options& options, bool multi_process) {
@@ -448,7 +566,9 @@ void Harness::trace_kernels(Prepared& p) {
   }
   long long launches = 0;
   try {
-    for (int i = 0; i < 3; ++i) launches += p.timer->sample().launches;
+    // Batches alone: sample() would add its clock stamps to the kernels traced.
+    for (int i = 0; i < 3; ++i) launches += p.timer->enqueue_batch();
+    OPMARK_CHECK_CUDA(cudaStreamSynchronize(stream()));
   } catch (...) {
     tracer.end_quietly();  // the case's own error goes on; the tracing stops with it
     throw;
@@ -505,17 +625,12 @@ std::map<std::string, double> Harness::case_counters(const Prepared& p, const co
   int discarded = 0;
   std::uint64_t reasons = 0;
   std::vector<double> clocks;
-  double joules = 0, window = 0;
-  long long launches = 0;
-  bool energy_known = true;
+  double min_clock = 0;
   for (const Repetition& r : m.reps) {
     discarded += r.discarded;
     reasons |= r.reasons;
     if (r.sm_clock_mhz > 0) clocks.push_back(r.sm_clock_mhz);
-    if (r.energy_joules < 0) energy_known = false;
-    joules += r.energy_joules;
-    window += r.host_seconds;
-    launches += r.launches;
+    if (r.min_sm_clock_mhz > 0 && (min_clock == 0 || r.min_sm_clock_mhz < min_clock)) min_clock = r.min_sm_clock_mhz;
   }
   k["discarded_samples"] = discarded;
   if (multi_process()) {
@@ -524,20 +639,18 @@ std::map<std::string, double> Harness::case_counters(const Prepared& p, const co
     k["processes"] = group_->size();
     k["slowest_rank_us"] = median_of(slowest) * 1e6;
   }
-  k["throttled"] = discarded >= kMaxDiscardedSamples ? 1.0 : 0.0;  // retakes ran out: some kept samples throttled
+  k["throttled"] = m.throttled ? 1.0 : 0.0;
+  k["recovery_ms"] = m.recovery_s * 1e3;
+  if (!clocks.empty()) k["sm_clock_mhz"] = median_of(clocks);
+  if (min_clock > 0) k["sm_clock_min_mhz"] = min_clock;
   if (monitor_ && monitor_->available()) {
     k["clock_event_reasons"] = static_cast<double>(reasons);
-    if (!clocks.empty()) k["sm_clock_mhz"] = median_of(clocks);
-    k["reference_sm_clock_mhz"] = reference_mhz_;
+    k["reference_sm_clock_mhz"] = reference_mhz();
   }
-  if (energy_known && !m.reps.empty() && launches > 0 && window > 0) {
-    k["energy_window_ms"] = window * 1e3;
-    if (window >= kMinEnergyWindowSeconds) {
-      k["power_w"] = joules / window;
-      for (const auto& [name, v] : energy_counters(p.work, m.median_s, joules / static_cast<double>(launches)))
-        k[name] = v;
-    }
-  }
+  if (m.energy)
+    for (const auto& [name, v] : energy_counters(p.work, *m.energy)) k[name] = v;
+  if (m.sustained)
+    for (const auto& [name, v] : energy_counters(p.work, *m.sustained, "sustained_")) k[name] = v;
   return k;
 }
 
@@ -560,7 +673,7 @@ void Harness::profile(Prepared& p) {
     p.timer->eager(std::min(warm, 20000));
     if (graph) {
       OPMARK_CHECK_CUDA(cudaProfilerStart());
-      p.timer->sample();
+      p.timer->enqueue_batch();  // no clock stamps: the profiler sees the replay alone
     } else {
       if (w.needs_before_launch()) w.before_launch(s);
       OPMARK_CHECK_CUDA(cudaProfilerStart());
@@ -650,11 +763,17 @@ void Harness::report(benchmark::State& state, const std::string& name) {
 void Harness::recheck(const std::function<void(const std::string&)>& on_recheck) {
   if (!device_ || !options_.recheck || options_.profile_launches > 0) return;
   prepared_.reset();
+  const int to_recheck = count(Status::ok);
+  int rechecked = 0;
   for (std::size_t i = 0; i < cases_.size(); ++i) {
     const std::string name = core::make_case_name(cases_[i]);
     auto o = outcomes_.find(name);
     auto m = measurements_.find(name);
     if (o == outcomes_.end() || o->second.status != Status::ok || m == measurements_.end()) continue;
+    const Clock::time_point case_start = Clock::now();
+    // A multi-process run's re-time is as slow as its collectives' set-up: say where it is.
+    if (multi_process() && group_->rank() == 0)
+      std::fprintf(stderr, "opmark: re-timing %d of %d: %s\n", ++rechecked, to_recheck, name.c_str());
     try {
       Prepared p;
       p.name = name;
@@ -680,6 +799,8 @@ void Harness::recheck(const std::function<void(const std::string&)>& on_recheck)
       Measurement& mm = m->second;
       mm.recheck_s = median_of(quick);
       o->second.counters["recheck_us"] = mm.recheck_s * 1e6;
+      // The run-to-run noise this case shows: what a comparison of two runs must allow for.
+      o->second.counters["run_noise"] = std::abs(mm.recheck_s - mm.median_s) / mm.median_s;
       if (!times_agree(mm.recheck_s, mm.median_s)) {
         const Measurement again = measure(p);
         mm.remeasured_s = again.median_s;
@@ -693,6 +814,8 @@ void Harness::recheck(const std::function<void(const std::string&)>& on_recheck)
         }
       }
       on_recheck(name);
+      if (multi_process() && group_->rank() == 0)
+        std::fprintf(stderr, "opmark:   re-timed in %.1f s\n", seconds_since(case_start));
     } catch (const std::exception& e) {
       // The case keeps the measurement it has; the re-time is a check, not a result.
       std::fprintf(stderr, "opmark: %s: the end-of-run re-time failed: %s\n", name.c_str(), e.what());

@@ -14,6 +14,7 @@
 
 #include "bench/harness/autotune.h"
 #include "bench/harness/device_info.h"
+#include "bench/harness/energy.h"
 #include "bench/harness/gpu_monitor.h"
 #include "bench/harness/kernel_trace.h"
 #include "bench/harness/measure.h"
@@ -49,29 +50,33 @@ std::uint64_t case_seed(std::uint64_t base, const std::string& case_name);
 std::map<std::string, double> throughput_counters(const core::Work& work, double seconds_per_op,
                                                   const std::string& precision, const Peaks& peaks);
 
-// Energy counters from joules per launch: joules_per_op and, from the time per launch, tflops_per_w (work with
-// FLOPs) or gb_per_s_per_w (memory-bound work). Host-only arithmetic, tested on the CPU.
-std::map<std::string, double> energy_counters(const core::Work& work, double seconds_per_op, double joules_per_op);
+// Energy counters of a window (energy.h): energy_window_ms, energy_us (time per launch over the window),
+// energy_sm_clock_mhz, power_w, joules_per_op = power_w x energy_us (so the two always agree), energy_uncertainty,
+// and tflops_per_w (work with FLOPs) or gb_per_s_per_w (memory-bound work). `prefix` names a second set
+// ("sustained_": sustained_us, sustained_power_w, ...). Host-only arithmetic, tested on the CPU.
+std::map<std::string, double> energy_counters(const core::Work& work, const EnergyWindow& window,
+                                              const std::string& prefix = "");
 
 // Why no case of the run traces its kernels (kernel_trace.h), or nullopt where they do: turned off, under a profiler
 // (--opmark_profile_launches: it holds CUPTI), in a multi-process run, or CUPTI unavailable. The run's context and
 // each case ask the same question here.
 std::optional<std::string> kernel_trace_off(const Options& options, bool multi_process);
 
-// Energy over a window shorter than this is not reported: NVML's energy counter moves in steps of 20-100 ms.
-constexpr double kMinEnergyWindowSeconds = 0.1;
-// At most this many samples of a case are taken again because the GPU throttled; later ones are kept and flagged.
-constexpr int kMaxDiscardedSamples = 20;
+// Sustained: how long a case runs before its windows (an H100 at its power limit settles within 0.3 s), and how
+// many windows of at least kSustainedWindowSeconds are timed.
+constexpr double kSustainedLeadInSeconds = 0.5;
+constexpr double kSustainedWindowSeconds = 1.0;
+constexpr int kSustainedWindows = 2;
 
 // One repetition: samples (timed batches) until it holds at least --opmark_min_time of GPU time.
 struct Repetition {
   double seconds_per_launch = 0;  // in a multi-process run, the mean over the ranks
   double slowest_rank_seconds_per_launch = 0;
   long long launches = 0;
-  double sm_clock_mhz = 0;      // median over its samples; 0 unknown
+  double sm_clock_mhz = 0;      // median over its samples (measured on the GPU); 0 unknown
+  double min_sm_clock_mhz = 0;  // the slowest of its samples
   std::uint64_t reasons = 0;    // clock-event reasons seen (or'ed)
-  int discarded = 0;            // samples taken again (throttled)
-  double energy_joules = -1;    // over the repetition; < 0 unknown
+  int discarded = 0;            // samples dropped (throttled) and taken again after a pause
   double host_seconds = 0;      // wall time of the repetition
 };
 
@@ -85,6 +90,11 @@ struct Measurement {
   double isolated_s = 0;        // each launch timed alone (no overlap with the next): what a profiler sees
   double serial_s = 0;          // back-to-back replays with no early start (programmatic edges made full ones)
   KernelSummary kernels;        // the launch's kernels and their own durations (CUPTI), where traced
+  double recovery_s = 0;        // burst: idle pauses taken for the clock to come back
+  bool throttled = false;       // burst: the pauses ran out and a throttled sample was kept
+  std::optional<EnergyWindow> energy;     // the energy window (burst), or the sustained windows together
+  std::optional<EnergyWindow> sustained;  // a heavy case's sustained measurement (burst runs)
+  std::string no_energy;                  // why there is no energy, where there is none
   double first_median_s = 0;    // when the guard measured again: the first measurement's median
   double recheck_s = 0;         // the end-of-run re-time
   double remeasured_s = 0;      // after a re-time that moved: the case measured again
@@ -132,6 +142,9 @@ class Harness {
   void measure_with_guard(Prepared& p);
   void profile(Prepared& p);
   void trace_kernels(Prepared& p);
+  Measurement measure_sustained(Prepared& p);
+  std::optional<EnergyWindow> sustained_window(Prepared& p);
+  void measure_energy_of(Prepared& p);
   std::map<std::string, double> case_counters(const Prepared& p, const core::Case& c);
   std::string timing_label(const Prepared& p) const;
   cudaStream_t stream();
@@ -156,7 +169,8 @@ class Harness {
   std::set<std::string> reported_;                        // cases measured (or not run) in this process
   cudaStream_t stream_ = nullptr;
   std::unique_ptr<GpuMonitor> monitor_;
-  double reference_mhz_ = 0;  // the fastest SM clock seen in this run
+  double reference_mhz() const;
+  double fastest_mhz_ = 0;  // the fastest SM clock measured in this run
   std::optional<double> copy_gb_per_s_;
   std::unique_ptr<Prepared> prepared_;  // the case being run
 };

@@ -26,11 +26,6 @@ const char* name_of(StopReason r) {
   return "?";
 }
 
-bool sample_is_throttled(unsigned sm_mhz, std::uint64_t reasons, double reference_mhz, double min_clock_fraction) {
-  if (reasons & clock_event::transient) return true;
-  return sm_mhz > 0 && reference_mhz > 0 && sm_mhz < min_clock_fraction * reference_mhz;
-}
-
 bool times_agree(double a, double b, double factor) {
   if (!(a > 0) || !(b > 0)) return true;  // nothing to hold against
   return std::max(a, b) <= factor * std::min(a, b);

@@ -1,6 +1,6 @@
 #pragma once
-// The measuring decisions, apart from the GPU so they are tested on the CPU: when to stop repeating, when a sample
-// was taken on a throttled GPU, and when two measurements of one case disagree.
+// The measuring decisions, apart from the GPU so they are tested on the CPU: when to stop repeating and when two
+// measurements of one case disagree (a throttled sample's rule is the regime's: regime.h).
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -24,13 +24,6 @@ struct StoppingRule {
 enum class StopReason { more, steady, max_repetitions, time_cap };
 StopReason stopping_decision(const std::vector<double>& repetition_seconds, double spent_s, const StoppingRule& rule);
 const char* name_of(StopReason r);
-
-// A sample is taken again when the GPU ran under a transient clock-event reason (thermal, hardware slowdown,
-// power brake) or its SM clock was under `min_clock_fraction` of the run's reference clock (the fastest seen).
-// Unknown readings (0 MHz, reasons unknown) never reject a sample.
-constexpr double kMinClockFraction = 0.9;
-bool sample_is_throttled(unsigned sm_mhz, std::uint64_t reasons, double reference_mhz,
-                         double min_clock_fraction = kMinClockFraction);
 
 // Two times of the same launch agree when neither is more than `factor` times the other. The harness holds the
 // tuner's probe of the chosen candidate against the final median, and the end-of-run re-time against the median.

@@ -188,6 +188,18 @@ void apply(Options& o, const std::string& flag, const std::string& value) {
     o.noise_target_given = true;
   } else if (flag == "opmark_case_time_cap") {
     o.case_time_cap_s = parse_number(flag, value, 0, kMaxSeconds);
+  } else if (flag == "opmark_regime") {
+    const auto r = parse_regime(value);
+    if (!r) throw Error("--opmark_regime: expected burst or sustained, got '" + value + "'");
+    o.regime = *r;
+  } else if (flag == "opmark_min_clock") {
+    o.min_clock_fraction = parse_number(flag, value, 0, 1);
+  } else if (flag == "opmark_energy_window") {
+    o.energy_window_s = parse_number(flag, value, 0, kMaxSeconds);
+  } else if (flag == "opmark_sustained") {
+    if (value == "auto") o.sustained_heavy = true;
+    else if (value == "off") o.sustained_heavy = false;
+    else throw Error("--opmark_sustained: expected auto or off, got '" + value + "'");
   } else if (flag == "opmark_recheck") {
     o.recheck = parse_on_off(flag, value);
   } else if (flag == "opmark_kernel_trace") {
@@ -217,7 +229,8 @@ const std::vector<std::string> kValueFlags = {
     "opmark_inputs", "opmark_symbols", "opmark_l2", "opmark_out", "opmark_peak", "opmark_candidates",
     "opmark_engines", "opmark_workspace_mib", "opmark_seed", "opmark_min_time", "opmark_warmup_ms",
     "opmark_timing", "opmark_repetitions", "opmark_max_repetitions", "opmark_noise", "opmark_case_time_cap",
-    "opmark_recheck", "opmark_kernel_trace", "opmark_profile_launches", "opmark_pin"};
+    "opmark_recheck", "opmark_kernel_trace", "opmark_profile_launches", "opmark_pin", "opmark_regime",
+    "opmark_min_clock", "opmark_energy_window", "opmark_sustained"};
 const std::vector<std::string> kSwitches = {"opmark_validate", "opmark_isolated", "opmark_profile_graph",
                                             "opmark_help"};
 
@@ -329,14 +342,26 @@ opmark flags (Google Benchmark's own flags, e.g. --benchmark_filter, --benchmark
                                 cuDNN's heuristics and its fallback list offer, as PyTorch's cudnn.benchmark does)
   --opmark_workspace_mib=N      library workspace limit (default 1024: cuDNN's fastest engines can need hundreds)
   --opmark_warmup_ms=X          untimed warm-up per case (default 10)
-  --opmark_min_time=S           GPU seconds per repetition (default 0.05)
+  --opmark_regime=burst|sustained  burst (default): every time at full clock, as PyTorch, nvbench or a short
+                                benchmark sees it: short repetitions, a sample whose SM clock was down (measured
+                                on the GPU) or that NVML saw throttled is dropped, and the GPU idles until its
+                                clock is back (50 ms, doubling to 0.5 s; a case that cannot get an unthrottled
+                                sample within 5 s of pauses is reported unstable, "throttled: ...");
+                                sustained: as a training loop sees it: 0.5 s to settle at the power limit,
+                                then windows of at least 1 s timed with their clock, power and energy
+  --opmark_min_clock=X          burst: drop a sample whose SM clock is under X of the GPU's maximum (default 0.9)
+  --opmark_energy_window=S      energy per case over at least S seconds of back-to-back launches, bounded by
+                                steps of NVML's energy counter (default 0.1; 0: no energy)
+  --opmark_sustained=auto|off   burst: a case whose energy window ran into the power cap also gets a sustained
+                                measurement (sustained_us and its clock, power and energy; default auto)
+  --opmark_min_time=S           GPU seconds per repetition (default 0.005)
   --opmark_timing=graph|eager   graph (default): a batch of launches captured once into a CUDA graph and its
                                 replays timed, the GPU's own time; eager: launches back to back from the host
                                 (every case also records eager_us, and launch_bound when eager is >1.1x slower)
   --opmark_repetitions=N        at least N repetitions per case (default 3; --benchmark_repetitions=N says the
                                 same); more are taken until their noise is at most --opmark_noise
   --opmark_noise=X              target noise, median absolute deviation over median (default 0.01)
-  --opmark_max_repetitions=N    stop at N repetitions however noisy (default 30)
+  --opmark_max_repetitions=N    stop at N repetitions however noisy (default 10)
   --opmark_case_time_cap=S      stop repeating once a case has measured for S seconds (default 2)
   --opmark_recheck=on|off       re-time every case briefly at the end of the run; a case that moved more than
                                 1.3x is measured again and, if it still disagrees, reported unstable (default on)

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "bench/harness/regime.h"
 #include "core/expr.h"
 #include "core/table.h"
 
@@ -29,15 +30,19 @@ struct Options {
   std::size_t workspace_bytes = 1024ull << 20;
   std::uint64_t seed = 20261121;
   double warmup_ms = 10.0;              // untimed launches before measuring, so clocks have ramped up
-  double min_time_s = 0.05;             // GPU seconds per repetition
+  Regime regime = Regime::burst;        // burst: at full clock; sustained: at the power limit (regime.h)
+  double min_time_s = 0.005;            // GPU seconds per repetition (burst: short, so the clock holds)
   bool min_time_given = false;          // --opmark_min_time was on the command line (it beats a suite's)
   bool graph_timing = true;             // time CUDA-graph replays (false: back-to-back launches from the host)
   int min_repetitions = 3;              // repetitions go on until their noise is at most noise_target...
   bool min_repetitions_given = false;
-  int max_repetitions = 30;             // ... or this many were taken
+  int max_repetitions = 10;             // ... or this many were taken (burst: 10 x 5 ms keeps the clock)
   double noise_target = 0.01;           // median absolute deviation over median
   bool noise_target_given = false;
   double case_time_cap_s = 2.0;         // ... or the case spent this long measuring (after its minimum)
+  double min_clock_fraction = kMinClockFraction;  // burst: a sample under this fraction of the max clock is dropped
+  double energy_window_s = 0.1;         // the least energy window per case (energy.h); 0: no energy
+  bool sustained_heavy = true;          // burst: heavy cases also get a sustained measurement (--opmark_sustained)
   bool recheck = true;                  // re-time every case briefly at the end of the run (anomaly guard)
   bool isolated = false;                // also time each launch alone (isolated_us), as a profiler sees a kernel
   bool kernel_trace = true;             // trace each case's kernels and their own durations (CUPTI, kernel_us)

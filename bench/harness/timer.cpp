@@ -203,15 +203,37 @@ double Timer::warm_up(double warmup_ms) {
 Sample Timer::sample() { return mode_ == TimingMode::graph ? graph_sample() : eager_sample(batch_); }
 
 Sample Timer::graph_sample() {
+  stamp_clock(0);
   OPMARK_CHECK_CUDA(cudaEventRecord(wall_start_, stream_));
   OPMARK_CHECK_CUDA(cudaGraphLaunch(exec_, stream_));
   OPMARK_CHECK_CUDA(cudaEventRecord(wall_stop_, stream_));
+  stamp_clock(1);
   return collect(graph_batch_);
 }
+
+int Timer::enqueue_batch() {
+  if (mode_ == TimingMode::graph) {
+    OPMARK_CHECK_CUDA(cudaGraphLaunch(exec_, stream_));
+    return graph_batch_;
+  }
+  for (int i = 0; i < batch_; ++i) {
+    if (times_each_launch()) untimed_before_launch();
+    w_->launch(stream_);
+  }
+  return batch_;
+}
+
+void Timer::stamp_clock(int slot) {
+  if (!clock_probe_) clock_probe_ = std::make_unique<kernels::SmClockProbe>();
+  clock_probe_->stamp(stream_, slot);
+}
+
+double Timer::clock_mhz() { return clock_probe_ ? clock_probe_->mhz(stream_) : 0.0; }
 
 Sample Timer::eager_sample(int n) {
   const bool each = times_each_launch();
   if (each) ensure_events(static_cast<std::size_t>(n));
+  stamp_clock(0);
   OPMARK_CHECK_CUDA(cudaEventRecord(wall_start_, stream_));
   for (int i = 0; i < n; ++i) {
     if (each) {
@@ -222,6 +244,7 @@ Sample Timer::eager_sample(int n) {
     if (each) OPMARK_CHECK_CUDA(cudaEventRecord(stop_[i], stream_));
   }
   OPMARK_CHECK_CUDA(cudaEventRecord(wall_stop_, stream_));
+  stamp_clock(1);
   return collect(n);
 }
 
@@ -230,9 +253,10 @@ Sample Timer::eager_sample(int n) {
 Sample Timer::collect(int launches) {
   Sample s;
   s.launches = launches;
-  if (monitor_) s.clock = monitor_->clocks();
+  if (monitor_) s.clock = monitor_->clock_events();
   OPMARK_CHECK_CUDA(cudaEventSynchronize(wall_stop_));
   OPMARK_CHECK_LAUNCH();
+  s.clock.sm_mhz = static_cast<unsigned>(std::lround(clock_mhz()));
   float ms = 0;
   OPMARK_CHECK_CUDA(cudaEventElapsedTime(&ms, wall_start_, wall_stop_));
   s.wall_seconds = ms * 1e-3;

@@ -15,6 +15,7 @@
 #include "bench/harness/options.h"
 #include "bench/harness/workload.h"
 #include "kernels/l2_flush.h"
+#include "kernels/sm_clock.h"
 
 namespace opmark::bench {
 
@@ -33,7 +34,9 @@ struct Sample {
   double seconds_per_launch = 0;  // the timed launches only
   double wall_seconds = 0;        // the whole batch on the GPU, untimed flushes and preparation included
   int launches = 0;
-  ClockReading clock;             // read while the batch ran
+  // sm_mhz: the mean SM clock over the batch, measured on the GPU (kernels/sm_clock.h); reasons: NVML's clock-event
+  // reasons read while the batch ran (they lag the GPU by tens of milliseconds).
+  ClockReading clock;
 };
 
 class Timer {
@@ -60,6 +63,16 @@ class Timer {
 
   // Seconds per launch of `n` launches issued back to back from the host (what an eager framework pays).
   double eager(int n);
+
+  // Untimed: one batch as sample() runs it, enqueued without waiting (for windows of back-to-back batches, such as
+  // the energy window). Returns its launches.
+  int enqueue_batch();
+  cudaStream_t stream() const { return stream_; }
+  const GpuMonitor* monitor() const { return monitor_; }
+  // Stamps the SM clock (slot 0 before a stretch of work, 1 after it); clock_mhz() reads the mean clock between
+  // the two once the stream has passed the second.
+  void stamp_clock(int slot);
+  double clock_mhz();
 
   TimingMode mode() const { return mode_; }
   // Why the workload is timed eagerly ("" when in a graph).
@@ -94,6 +107,7 @@ class Timer {
   const GpuMonitor* monitor_;
   std::function<double(double)> agree_;
   std::unique_ptr<kernels::L2Flush> flush_;
+  std::unique_ptr<kernels::SmClockProbe> clock_probe_;
   std::vector<cudaEvent_t> start_, stop_;
   cudaEvent_t wall_start_ = nullptr, wall_stop_ = nullptr;
   Workload* w_ = nullptr;

@@ -1,0 +1,131 @@
+#include "bench/harness/energy.h"
+
+#include <cuda_runtime.h>
+
+#include <chrono>
+#include <deque>
+
+#include "bench/harness/timer.h"
+#include "kernels/cuda_check.h"
+
+namespace opmark::bench {
+
+bool EnergyEdges::add(const EnergyPoll& p) {
+  if (complete_) return true;
+  if (have_previous_ && p.millijoules != previous_.millijoules) {
+    // The counter stepped after the previous call read it and before this one did.
+    const Step step{(previous_.begin_s + p.end_s) / 2, (p.end_s - previous_.begin_s) / 2, p.millijoules};
+    if (!have_first_) {
+      first_ = step;
+      have_first_ = true;
+    } else if (step.at_s - first_.at_s >= min_window_s_ * (1 - 1e-9)) {
+      last_ = step;
+      complete_ = true;
+    }
+  }
+  previous_ = p;
+  have_previous_ = true;
+  return complete_;
+}
+
+double EnergyEdges::uncertainty() const {
+  if (!complete_ || !(window_s() > 0) || !(joules() > 0)) return 0;
+  return (first_.half_width_s + last_.half_width_s) / window_s() + 1e-3 / joules();
+}
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+double now_s() { return std::chrono::duration<double>(Clock::now().time_since_epoch()).count(); }
+
+// Keeps batches queued on the timer's stream: about kQueuedSeconds of work ahead, never fewer than two batches.
+class BatchQueue {
+ public:
+  explicit BatchQueue(Timer& t) : t_(t) {}
+  ~BatchQueue() {
+    for (cudaEvent_t e : done_) cudaEventDestroy(e);
+    for (cudaEvent_t e : spare_) cudaEventDestroy(e);
+  }
+  void top_up() {
+    while (!done_.empty() && cudaEventQuery(done_.front()) == cudaSuccess) {
+      spare_.push_back(done_.front());
+      done_.pop_front();
+    }
+    while (done_.size() < kQueued) {
+      launches_ += t_.enqueue_batch();
+      cudaEvent_t e;
+      if (spare_.empty()) {
+        OPMARK_CHECK_CUDA(cudaEventCreateWithFlags(&e, cudaEventDisableTiming));
+      } else {
+        e = spare_.back();
+        spare_.pop_back();
+      }
+      OPMARK_CHECK_CUDA(cudaEventRecord(e, t_.stream()));
+      done_.push_back(e);
+    }
+  }
+  long long launches() const { return launches_; }
+
+ private:
+  static constexpr std::size_t kQueued = 6;  // batches last about a millisecond each
+  Timer& t_;
+  std::deque<cudaEvent_t> done_;
+  std::vector<cudaEvent_t> spare_;
+  long long launches_ = 0;
+};
+
+}  // namespace
+
+std::optional<EnergyWindow> measure_energy(Timer& timer, double min_window_s, double lead_in_s) {
+  const GpuMonitor* monitor = timer.monitor();
+  if (!monitor || !monitor->available() || !monitor->energy_millijoules()) return std::nullopt;
+  cudaStream_t s = timer.stream();
+  cudaEvent_t start, stop;
+  OPMARK_CHECK_CUDA(cudaEventCreate(&start));
+  OPMARK_CHECK_CUDA(cudaEventCreate(&stop));
+  EnergyEdges edges(min_window_s);
+  EnergyWindow w;
+  bool stepped = false;
+  try {
+    BatchQueue queue(timer);
+    timer.stamp_clock(0);
+    OPMARK_CHECK_CUDA(cudaEventRecord(start, s));
+    const double t0 = now_s();
+    while (now_s() - t0 < lead_in_s) queue.top_up();
+    const double give_up = now_s() + min_window_s + 1.0;
+    while (now_s() < give_up) {
+      queue.top_up();
+      EnergyPoll p;
+      p.begin_s = now_s();
+      const auto mj = monitor->energy_millijoules();
+      p.end_s = now_s();
+      if (!mj) break;
+      p.millijoules = *mj;
+      if (edges.add(p)) {
+        stepped = true;
+        break;
+      }
+    }
+    w.reasons = monitor->clock_events().reasons;
+    OPMARK_CHECK_CUDA(cudaEventRecord(stop, s));
+    timer.stamp_clock(1);
+    w.sm_mhz = timer.clock_mhz();  // waits for the stream
+    float ms = 0;
+    OPMARK_CHECK_CUDA(cudaEventElapsedTime(&ms, start, stop));
+    w.launches = queue.launches();
+    w.seconds_per_launch = w.launches > 0 ? ms * 1e-3 / static_cast<double>(w.launches) : 0;
+  } catch (...) {
+    cudaEventDestroy(start);
+    cudaEventDestroy(stop);
+    throw;
+  }
+  OPMARK_CHECK_CUDA(cudaEventDestroy(start));
+  OPMARK_CHECK_CUDA(cudaEventDestroy(stop));
+  if (!stepped) return std::nullopt;
+  w.window_s = edges.window_s();
+  w.joules = edges.joules();
+  w.uncertainty = edges.uncertainty();
+  return w;
+}
+
+}  // namespace opmark::bench

@@ -1,0 +1,41 @@
+#include "bench/harness/regime.h"
+
+#include <algorithm>
+
+#include "bench/harness/gpu_monitor.h"
+
+namespace opmark::bench {
+
+const char* name_of(Regime r) { return r == Regime::burst ? "burst" : "sustained"; }
+
+std::optional<Regime> parse_regime(const std::string& text) {
+  if (text == "burst") return Regime::burst;
+  if (text == "sustained") return Regime::sustained;
+  return std::nullopt;
+}
+
+bool burst_sample_throttled(double sample_mhz, std::uint64_t reasons, double reference_mhz,
+                            double min_clock_fraction) {
+  if (reasons & clock_event::transient) return true;
+  if (!(sample_mhz > 0) || !(reference_mhz > 0)) return false;
+  if (sample_mhz < min_clock_fraction * reference_mhz) return true;
+  return (reasons & clock_event::sw_power_cap) && sample_mhz < kPowerCapClockFraction * reference_mhz;
+}
+
+std::optional<double> Recovery::after_drop() {
+  ++drops_;
+  next_pause_s_ = next_pause_s_ > 0 ? std::min(2 * next_pause_s_, rule_.max_pause_s) : rule_.first_pause_s;
+  if (drops_ > rule_.max_drops || paused_s_ + next_pause_s_ > rule_.budget_s) {
+    exhausted_ = true;
+    return std::nullopt;
+  }
+  paused_s_ += next_pause_s_;
+  return next_pause_s_;
+}
+
+bool is_heavy(double burst_mhz, double window_mhz, std::uint64_t window_reasons) {
+  if (window_reasons & clock_event::sw_power_cap) return true;
+  return burst_mhz > 0 && window_mhz > 0 && window_mhz < kHeavyClockDrop * burst_mhz;
+}
+
+}  // namespace opmark::bench

@@ -1,0 +1,63 @@
+#pragma once
+// The regime a time belongs to, and the host-only rules each regime measures by (tested on the CPU).
+// - burst: what PyTorch, nvbench and a user's short benchmark see. Repetitions are short, a sample whose SM clock
+//   was down is dropped, and the GPU is left idle until its clock is back before the next one.
+// - sustained: what a training loop sees. The case runs until the GPU settles at its power limit, then windows of
+//   at least a second are timed with their clock, power and energy.
+#include <cstdint>
+#include <optional>
+#include <string>
+
+namespace opmark::bench {
+
+enum class Regime { burst, sustained };
+const char* name_of(Regime r);
+std::optional<Regime> parse_regime(const std::string& text);
+
+// Burst: a sample is dropped when its SM clock (measured on the GPU over the sample) is under `min_clock_fraction`
+// of the reference (the GPU's maximum SM clock), when NVML reports a thermal or hardware slowdown, or when it
+// reports the software power cap and the clock is under kPowerCapClockFraction of the reference. NVML's reasons
+// lag the GPU by tens of milliseconds, so a power-cap flag alone, on a sample that ran at full clock, is the
+// previous sample's. An unknown clock (0) drops a sample only on a reason.
+constexpr double kMinClockFraction = 0.9;
+constexpr double kPowerCapClockFraction = 0.98;
+bool burst_sample_throttled(double sample_mhz, std::uint64_t reasons, double reference_mhz,
+                            double min_clock_fraction = kMinClockFraction);
+
+// After a dropped sample the GPU idles before the next: first_pause_s, doubling while samples stay throttled, at
+// most max_pause_s a pause; a case gives up (its status says "throttled") once it has paused budget_s in all or
+// dropped max_drops samples. Measured on an H100 after a second at the power limit (bf16 8192^3 GEMM): 50 ms of
+// idling gives back 1800 MHz, 200 ms 1965 MHz, 500 ms the full 1980 MHz.
+struct RecoveryRule {
+  double first_pause_s = 0.05;
+  double max_pause_s = 0.5;
+  double budget_s = 5.0;
+  int max_drops = 40;
+};
+
+class Recovery {
+ public:
+  explicit Recovery(RecoveryRule rule = {}) : rule_(rule) {}
+  // A sample was dropped: the pause to take before the next, or nullopt when the case's bound is spent.
+  std::optional<double> after_drop();
+  // A sample was kept: the next drop starts again from the first pause.
+  void after_keep() { next_pause_s_ = 0; }
+  int drops() const { return drops_; }
+  double paused_s() const { return paused_s_; }
+  bool exhausted() const { return exhausted_; }
+
+ private:
+  RecoveryRule rule_;
+  double next_pause_s_ = 0;
+  double paused_s_ = 0;
+  int drops_ = 0;
+  bool exhausted_ = false;
+};
+
+// A case is heavy (its burst time is not what a long run sees, so it also gets a sustained measurement) when its
+// energy window, a tenth of a second or more of back-to-back launches, ran under the software power cap or at a
+// clock kHeavyClockDrop under its burst clock.
+constexpr double kHeavyClockDrop = 0.97;
+bool is_heavy(double burst_mhz, double window_mhz, std::uint64_t window_reasons);
+
+}  // namespace opmark::bench

@@ -1,0 +1,129 @@
+// The regimes' rules and the energy arithmetic, on the CPU: which burst sample is dropped, how the pauses for the
+// clock grow and run out, which case is heavy, how the energy counter's steps bound a window, and the energy
+// counters that follow (J/op = power x time by construction).
+#include <gtest/gtest.h>
+
+#include "bench/harness/energy.h"
+#include "bench/harness/gpu_monitor.h"
+#include "bench/harness/harness.h"
+#include "bench/harness/regime.h"
+#include "kernels/sm_clock.h"
+
+using namespace opmark;
+using namespace opmark::bench;
+
+TEST(Regime, NamesParseBack) {
+  EXPECT_STREQ(name_of(Regime::burst), "burst");
+  EXPECT_EQ(parse_regime("sustained"), Regime::sustained);
+  EXPECT_EQ(parse_regime("Burst"), std::nullopt);
+}
+
+TEST(Regime, BurstDropsASampleUnderTheClockThresholdOrUnderAnyThrottlingReason) {
+  EXPECT_FALSE(burst_sample_throttled(1980, 0, 1980));
+  EXPECT_TRUE(burst_sample_throttled(1700, 0, 1980));   // 86%: under 90% of the maximum
+  EXPECT_FALSE(burst_sample_throttled(1790, 0, 1980));  // 90.4%
+  EXPECT_TRUE(burst_sample_throttled(1980, clock_event::hw_thermal, 1980));
+  EXPECT_TRUE(burst_sample_throttled(1980, clock_event::sw_thermal, 1980));
+  EXPECT_TRUE(burst_sample_throttled(1980, clock_event::hw_slowdown, 1980));
+  EXPECT_TRUE(burst_sample_throttled(1980, clock_event::hw_power_brake, 1980));
+  // The power cap drops a sample whose own clock shows it; at full clock the flag is the previous sample's.
+  EXPECT_TRUE(burst_sample_throttled(1905, clock_event::sw_power_cap, 1980));
+  EXPECT_FALSE(burst_sample_throttled(1965, clock_event::sw_power_cap, 1980));
+  EXPECT_FALSE(burst_sample_throttled(1980, clock_event::gpu_idle | clock_event::applications_clocks, 1980));
+  EXPECT_FALSE(burst_sample_throttled(0, 0, 1980));  // unknown clock: only a reason drops it
+  EXPECT_TRUE(burst_sample_throttled(0, clock_event::hw_thermal, 1980));
+  EXPECT_FALSE(burst_sample_throttled(1000, 0, 0));  // no reference
+  EXPECT_TRUE(burst_sample_throttled(1980, 0, 1980, 1.01));  // the threshold is the caller's
+}
+
+TEST(Regime, RecoveryPausesGrowToTheirCapAndRunOut) {
+  Recovery r(RecoveryRule{0.05, 0.5, 1.0, 40});
+  EXPECT_DOUBLE_EQ(*r.after_drop(), 0.05);
+  EXPECT_DOUBLE_EQ(*r.after_drop(), 0.1);
+  EXPECT_DOUBLE_EQ(*r.after_drop(), 0.2);
+  r.after_keep();  // a kept sample: the next drop starts small again
+  EXPECT_DOUBLE_EQ(*r.after_drop(), 0.05);
+  EXPECT_DOUBLE_EQ(*r.after_drop(), 0.1);
+  EXPECT_DOUBLE_EQ(*r.after_drop(), 0.2);
+  EXPECT_NEAR(r.paused_s(), 0.7, 1e-12);
+  EXPECT_FALSE(r.after_drop());  // 0.4 more would pass the 1 s budget
+  EXPECT_TRUE(r.exhausted());
+  EXPECT_EQ(r.drops(), 7);
+}
+
+TEST(Regime, RecoveryStopsAtItsDropCount) {
+  Recovery r(RecoveryRule{0.001, 0.001, 100.0, 3});
+  for (int i = 0; i < 3; ++i) EXPECT_TRUE(r.after_drop());
+  EXPECT_FALSE(r.after_drop());
+  EXPECT_TRUE(r.exhausted());
+}
+
+TEST(Regime, HeavyCasesAreThoseTheirEnergyWindowThrottled) {
+  EXPECT_TRUE(is_heavy(1980, 1650, 0));
+  EXPECT_TRUE(is_heavy(1980, 1980, clock_event::sw_power_cap));
+  EXPECT_FALSE(is_heavy(1980, 1965, 0));
+  EXPECT_FALSE(is_heavy(0, 1500, 0));  // no burst clock to hold it against
+}
+
+TEST(Energy, StepsOfTheCounterBoundTheWindow) {
+  EnergyEdges e(0.1);
+  // Polls a millisecond apart; the counter steps every 100 ms by 48 J (480 W).
+  unsigned long long mj = 1000000;
+  bool done = false;
+  for (int i = 0; i < 400 && !done; ++i) {
+    const double t = i * 1e-3;
+    if (i == 30 || i == 130 || i == 230) mj += 48000;
+    done = e.add({t, t + 0.5e-3, mj});
+  }
+  ASSERT_TRUE(e.complete());
+  EXPECT_NEAR(e.window_s(), 0.1, 1e-9);  // from the step at 30 ms to the one at 130 ms
+  EXPECT_NEAR(e.joules(), 48.0, 1e-9);
+  // Each step known to within 0.75 ms: (0.75 + 0.75) / 100 ms, and a millijoule in 48 J.
+  EXPECT_NEAR(e.uncertainty(), 1.5e-3 / 0.1 + 1e-3 / 48.0, 1e-9);
+}
+
+TEST(Energy, NoWindowWithoutTwoSteps) {
+  EnergyEdges e(0.1);
+  for (int i = 0; i < 50; ++i) EXPECT_FALSE(e.add({i * 1e-3, i * 1e-3 + 1e-4, 5}));
+  EXPECT_FALSE(e.complete());
+  EXPECT_EQ(e.uncertainty(), 0);
+}
+
+TEST(Energy, JoulesPerOpIsPowerTimesTimeByConstruction) {
+  core::Work compute{2e12, 3e9, 1e9};
+  EnergyWindow w;
+  w.window_s = 0.2;
+  w.joules = 96;  // 480 W
+  w.seconds_per_launch = 0.004;
+  w.sm_mhz = 1650;
+  w.uncertainty = 0.02;
+  auto c = energy_counters(compute, w);
+  EXPECT_DOUBLE_EQ(c.at("power_w"), 480);
+  EXPECT_DOUBLE_EQ(c.at("joules_per_op"), c.at("power_w") * c.at("energy_us") * 1e-6);
+  EXPECT_NEAR(c.at("tflops_per_w"), 500.0 / 480.0, 1e-12);  // TFLOPS / W is TFLOP / J
+  EXPECT_DOUBLE_EQ(c.at("energy_window_ms"), 200);
+  EXPECT_DOUBLE_EQ(c.at("energy_sm_clock_mhz"), 1650);
+  EXPECT_DOUBLE_EQ(c.at("energy_uncertainty"), 0.02);
+  EXPECT_EQ(c.count("gb_per_s_per_w"), 0u);
+  auto s = energy_counters(compute, w, "sustained_");
+  EXPECT_DOUBLE_EQ(s.at("sustained_us"), 4000);
+  EXPECT_DOUBLE_EQ(s.at("sustained_power_w"), 480);
+  EXPECT_DOUBLE_EQ(s.at("sustained_sm_clock_mhz"), 1650);
+  core::Work copy{0, 1e9, 1e9};
+  w.seconds_per_launch = 1e-3;
+  w.joules = 80;  // 400 W
+  auto m = energy_counters(copy, w);
+  EXPECT_NEAR(m.at("gb_per_s_per_w"), 2000.0 / 400.0, 1e-12);
+  EXPECT_EQ(m.count("tflops_per_w"), 0u);
+  w.joules = 0;
+  EXPECT_TRUE(energy_counters(copy, w).empty());  // unknown energy: no counters
+}
+
+TEST(SmClock, MedianOverMultiprocessorsStampedTwice) {
+  using kernels::SmStamp;
+  // Three SMs at 1980, 1975 and 1985 MHz over 1 ms; a fourth never stamped the second time.
+  std::vector<SmStamp> a = {{1000, 0}, {5000, 10}, {2000, 20}, {7, 7}};
+  std::vector<SmStamp> b = {{1000 + 1980000, 1000000}, {5000 + 1975000, 1000010}, {2000 + 1985000, 1000020}, {0, 0}};
+  EXPECT_NEAR(kernels::median_mhz(a, b), 1980, 1e-9);
+  EXPECT_EQ(kernels::median_mhz({}, {}), 0);
+}
