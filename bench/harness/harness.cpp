@@ -331,7 +331,8 @@ Measurement Harness::measure(Prepared& p) {
   const StoppingRule rule{options_.min_repetitions, options_.max_repetitions, options_.noise_target,
                           options_.case_time_cap_s};
   Recovery recovery;
-  const double reference = reference_mhz();
+  BurstClock burst(reference_mhz(), options_.min_clock_fraction);
+  bool after_pause = false;
   const Clock::time_point started = Clock::now();
   std::vector<double> times;
   for (;;) {
@@ -345,13 +346,15 @@ Measurement Harness::measure(Prepared& p) {
       RankTimes per_launch{s.seconds_per_launch, s.seconds_per_launch};
       if (multi_process()) per_launch = summarize_rank_times(group_->all_gather(s.seconds_per_launch));
       if (s.clock.sm_mhz > fastest_mhz_) fastest_mhz_ = s.clock.sm_mhz;
-      bool throttled = burst_sample_throttled(s.clock.sm_mhz, s.clock.reasons, reference, options_.min_clock_fraction);
+      bool throttled = burst.throttled(s.clock.sm_mhz, s.clock.reasons, after_pause);
       if (multi_process()) throttled = agree_max(throttled ? 1.0 : 0.0) > 0;
+      after_pause = false;
       rep.reasons |= s.clock.reasons;
       if (throttled && !recovery.exhausted()) {
         ++rep.discarded;
         if (const std::optional<double> pause = recovery.after_drop()) {
           std::this_thread::sleep_for(std::chrono::duration<double>(*pause));
+          after_pause = true;
           continue;
         }
       } else if (!throttled) {
@@ -376,6 +379,7 @@ Measurement Harness::measure(Prepared& p) {
   }
   m.recovery_s = recovery.paused_s();
   m.throttled = recovery.exhausted();
+  m.rested_mhz = burst.rested_mhz();
   m.median_s = median_of(times);
   double sum = 0;
   for (double t : times) sum += t;
@@ -506,9 +510,12 @@ void Harness::measure_with_guard(Prepared& p) {
   p.m.probe_s = p.probe_s;
   if (p.m.throttled && p.outcome.status == Status::ok) {
     p.outcome.status = Status::unstable;
-    p.outcome.reason = "throttled: no sample at " + std::to_string(static_cast<int>(options_.min_clock_fraction * 100)) +
-                       "% of the SM clock's maximum or more after " + std::to_string(p.m.recovery_s) +
-                       " s of pauses; the time kept is the GPU's throttled one";
+    char why[256];
+    std::snprintf(why, sizeof why,
+                  "throttled: no sample within %.0f%% of the %.0f MHz the case ran at rested, nor at %.0f%% of the "
+                  "maximum clock, after %.2f s of pauses; the time kept is the GPU's throttled one",
+                  kRestedClockTolerance * 100, p.m.rested_mhz, options_.min_clock_fraction * 100, p.m.recovery_s);
+    p.outcome.reason = why;
   }
   // What an eager framework pays: the same launches issued back to back from the host.
   std::vector<double> eager;
@@ -641,6 +648,7 @@ std::map<std::string, double> Harness::case_counters(const Prepared& p, const co
   }
   k["throttled"] = m.throttled ? 1.0 : 0.0;
   k["recovery_ms"] = m.recovery_s * 1e3;
+  if (m.rested_mhz > 0) k["rested_sm_clock_mhz"] = m.rested_mhz;
   if (!clocks.empty()) k["sm_clock_mhz"] = median_of(clocks);
   if (min_clock > 0) k["sm_clock_min_mhz"] = min_clock;
   if (monitor_ && monitor_->available()) {

@@ -92,6 +92,7 @@ struct Measurement {
   KernelSummary kernels;        // the launch's kernels and their own durations (CUPTI), where traced
   double recovery_s = 0;        // burst: idle pauses taken for the clock to come back
   bool throttled = false;       // burst: the pauses ran out and a throttled sample was kept
+  double rested_mhz = 0;        // burst: the best clock the case ran at rested (regime.h)
   std::optional<EnergyWindow> energy;     // the energy window (burst), or the sustained windows together
   std::optional<EnergyWindow> sustained;  // a heavy case's sustained measurement (burst runs)
   std::string no_energy;                  // why there is no energy, where there is none

@@ -14,12 +14,12 @@ std::optional<Regime> parse_regime(const std::string& text) {
   return std::nullopt;
 }
 
-bool burst_sample_throttled(double sample_mhz, std::uint64_t reasons, double reference_mhz,
-                            double min_clock_fraction) {
+bool BurstClock::throttled(double sample_mhz, std::uint64_t reasons, bool after_pause) {
   if (reasons & clock_event::transient) return true;
-  if (!(sample_mhz > 0) || !(reference_mhz > 0)) return false;
-  if (sample_mhz < min_clock_fraction * reference_mhz) return true;
-  return (reasons & clock_event::sw_power_cap) && sample_mhz < kPowerCapClockFraction * reference_mhz;
+  if (!(sample_mhz > 0) || !(max_mhz_ > 0)) return false;
+  if (sample_mhz >= fraction_ * max_mhz_ || after_pause) rested_mhz_ = std::max(rested_mhz_, sample_mhz);
+  if (sample_mhz >= fraction_ * max_mhz_) return false;
+  return !(rested_mhz_ > 0) || sample_mhz < (1 - kRestedClockTolerance) * rested_mhz_;
 }
 
 std::optional<double> Recovery::after_drop() {

@@ -18,22 +18,31 @@ TEST(Regime, NamesParseBack) {
   EXPECT_EQ(parse_regime("Burst"), std::nullopt);
 }
 
-TEST(Regime, BurstDropsASampleUnderTheClockThresholdOrUnderAnyThrottlingReason) {
-  EXPECT_FALSE(burst_sample_throttled(1980, 0, 1980));
-  EXPECT_TRUE(burst_sample_throttled(1700, 0, 1980));   // 86%: under 90% of the maximum
-  EXPECT_FALSE(burst_sample_throttled(1790, 0, 1980));  // 90.4%
-  EXPECT_TRUE(burst_sample_throttled(1980, clock_event::hw_thermal, 1980));
-  EXPECT_TRUE(burst_sample_throttled(1980, clock_event::sw_thermal, 1980));
-  EXPECT_TRUE(burst_sample_throttled(1980, clock_event::hw_slowdown, 1980));
-  EXPECT_TRUE(burst_sample_throttled(1980, clock_event::hw_power_brake, 1980));
-  // The power cap drops a sample whose own clock shows it; at full clock the flag is the previous sample's.
-  EXPECT_TRUE(burst_sample_throttled(1905, clock_event::sw_power_cap, 1980));
-  EXPECT_FALSE(burst_sample_throttled(1965, clock_event::sw_power_cap, 1980));
-  EXPECT_FALSE(burst_sample_throttled(1980, clock_event::gpu_idle | clock_event::applications_clocks, 1980));
-  EXPECT_FALSE(burst_sample_throttled(0, 0, 1980));  // unknown clock: only a reason drops it
-  EXPECT_TRUE(burst_sample_throttled(0, clock_event::hw_thermal, 1980));
-  EXPECT_FALSE(burst_sample_throttled(1000, 0, 0));  // no reference
-  EXPECT_TRUE(burst_sample_throttled(1980, 0, 1980, 1.01));  // the threshold is the caller's
+TEST(Regime, BurstKeepsSamplesAtTheMaximumClockAndDropsSlowdowns) {
+  BurstClock b(1980);
+  EXPECT_FALSE(b.throttled(1980, 0, false));
+  EXPECT_FALSE(b.throttled(1790, 0, false));  // 90.4% of the maximum
+  EXPECT_FALSE(b.throttled(1980, clock_event::sw_power_cap, false));  // the cap alone drops nothing
+  EXPECT_TRUE(b.throttled(1980, clock_event::hw_thermal, false));
+  EXPECT_TRUE(b.throttled(1980, clock_event::sw_thermal, false));
+  EXPECT_TRUE(b.throttled(1980, clock_event::hw_slowdown, false));
+  EXPECT_TRUE(b.throttled(1980, clock_event::hw_power_brake, false));
+  EXPECT_TRUE(b.throttled(1700, 0, false));  // 86%, and 14% under the 1980 the case ran at
+  EXPECT_FALSE(b.throttled(1980, clock_event::gpu_idle | clock_event::applications_clocks, false));
+  EXPECT_FALSE(b.throttled(0, 0, false));  // unknown clock: only a reason drops it
+  EXPECT_TRUE(b.throttled(0, clock_event::hw_thermal, false));
+  EXPECT_FALSE(BurstClock(0).throttled(1000, 0, false));  // unknown maximum
+}
+
+TEST(Regime, BurstHoldsAHeavyCaseToTheClockItRunsAtRested) {
+  BurstClock b(1980);
+  EXPECT_TRUE(b.throttled(1350, clock_event::sw_power_cap, false));  // hot from tuning, nothing rested yet: idle
+  EXPECT_FALSE(b.throttled(1520, clock_event::sw_power_cap, true));  // after the pause: the rested clock
+  EXPECT_DOUBLE_EQ(b.rested_mhz(), 1520);
+  EXPECT_FALSE(b.throttled(1480, clock_event::sw_power_cap, false));  // 2.6% under it
+  EXPECT_TRUE(b.throttled(1460, clock_event::sw_power_cap, false));   // 3.9% under it: idle again
+  EXPECT_FALSE(b.throttled(1530, 0, true));
+  EXPECT_DOUBLE_EQ(b.rested_mhz(), 1530);
 }
 
 TEST(Regime, RecoveryPausesGrowToTheirCapAndRunOut) {
