@@ -16,8 +16,8 @@ const char* name_of(Verdict v);
 // smaller by chance.
 inline constexpr double kNoiseFloor = 0.01;
 // A change is called only beyond this many times the two runs' noise combined (root sum of squares). Each run's
-// noise is one observed run-to-run difference, about 1.1 standard deviations of a difference; twice it keeps a
-// run compared with a repeat of itself at `same` but for a few percent of its cases.
+// noise is one observed run-to-run difference, on average 0.8 standard deviations of one; two combined and doubled
+// make a band of about 2.3 of them, which a difference of noise alone (if normal) stays inside 97% of the time.
 inline constexpr double kNoiseMultiple = 2.0;
 // The least change ever called (compare's --threshold moves it): under it a case is `same` whatever the noise.
 inline constexpr double kChangeFloor = 0.02;
