@@ -64,7 +64,8 @@ void add_score_options(CLI::App& cmd, ScoreOptions& o) {
 void add_compare_options(CLI::App& cmd, CompareOptions& o) {
   cmd.add_option("BEFORE", o.before, "results.jsonl, benchmark.json or a bundle folder")->required();
   cmd.add_option("AFTER", o.after, "the same, measured after")->required();
-  cmd.add_option("--threshold", o.threshold, "a smaller change in after/before is `same` (0.05: 5%)")
+  cmd.add_option("--threshold", o.threshold, "the least change called: a smaller one in after/before is `same` (0.02: 2%; the page uses 0.02); a larger one "
+                 "is called only beyond the runs' noise too (aggregate/README.md)")
       ->check(CLI::NonNegativeNumber)
       ->capture_default_str();
   cmd.add_option("--format", o.format, "md (aligned markdown), csv (one row per case) or json (everything)")
@@ -148,7 +149,7 @@ int run_cli(int argc, char** argv) {
 
   CompareOptions compare_options;
   auto* compare = app.add_subcommand("compare", "what changed between two runs, a verdict per case (same, faster, "
-                                                "slower, unsure), per family and area, and how the runs differ");
+                                                "slower, unclear), per family and area, and how the runs differ");
   add_compare_options(*compare, compare_options);
 
   PackOptions pack_options;

@@ -10,39 +10,10 @@
 #include "core/error.h"
 #include "core/model_table.h"
 #include "core/schema.h"
-#include "core/stats.h"
 
 namespace opmark::aggregate {
 
-const char* name_of(Verdict v) {
-  switch (v) {
-    case Verdict::slower: return "slower";
-    case Verdict::faster: return "faster";
-    case Verdict::unsure: return "unsure";
-    case Verdict::same: break;
-  }
-  return "same";
-}
-
-Verdict verdict_of(double ratio, double noise, double threshold, bool unstable) {
-  // An unstable time is in doubt by more than any threshold: neither a change nor cleared of one.
-  if (unstable || !(ratio > 0)) return Verdict::unsure;
-  // The threshold is symmetric in log space: 1.05x slower and 1.05x faster (ratio 1/1.05) are the same size.
-  const bool slower = ratio > 1.0 + threshold, faster = ratio < 1.0 / (1.0 + threshold);
-  if (!slower && !faster) return Verdict::same;
-  const bool beyond_noise = slower ? ratio - 1.0 > noise : 1.0 - ratio > noise;
-  if (!beyond_noise) return Verdict::unsure;
-  return slower ? Verdict::slower : Verdict::faster;
-}
-
 namespace {
-
-// A side's noise: the run's own `noise` counter (results format 2: the harness's MAD over median), else the same
-// measure over the repetitions the file holds; -1 with fewer than two.
-double noise_of(const CaseResult& r) {
-  if (r.has_counter("noise")) return r.counter("noise");
-  return r.reps_us.size() >= 2 ? core::relative_spread(r.reps_us) : -1.0;
-}
 
 // Both times short: whether the runs say the launch rate set them.
 std::string short_flag_of(const CaseResult& b, const CaseResult& a) {
@@ -64,7 +35,8 @@ double geomean(const std::vector<double>& ratios) {
 void sort_by_effect(std::vector<CaseComparison>& cases) {
   std::stable_sort(cases.begin(), cases.end(), [](const CaseComparison& x, const CaseComparison& y) {
     if (x.verdict != y.verdict) return static_cast<int>(x.verdict) < static_cast<int>(y.verdict);
-    const double ex = std::abs(std::log(x.ratio > 0 ? x.ratio : 1.0)), ey = std::abs(std::log(y.ratio > 0 ? y.ratio : 1.0));
+    const double rx = x.judged.ratio, ry = y.judged.ratio;
+    const double ex = std::abs(std::log(rx > 0 ? rx : 1.0)), ey = std::abs(std::log(ry > 0 ? ry : 1.0));
     if (ex != ey) return ex > ey;
     return x.name < y.name;
   });
@@ -83,7 +55,7 @@ std::vector<GroupRatio> group_ratios(const std::vector<CaseComparison>& cases,
   return out;
 }
 
-Comparison compare(const ResultSet& before, const ResultSet& after, double threshold) {
+Comparison compare(const ResultSet& before, const ResultSet& after, double change_floor) {
   Comparison out;
   std::vector<double> ratios;
   std::map<std::string, std::set<std::string>> family_of;
@@ -109,16 +81,15 @@ Comparison compare(const ResultSet& before, const ResultSet& after, double thres
     c.before_us = b.time_us;
     c.after_us = a.time_us;
     c.ratio = b.time_us > 0 ? a.time_us / b.time_us : 0;
-    c.noise_before = noise_of(b);
-    c.noise_after = noise_of(a);
-    c.noise = kNoiseMultiple * std::max({c.noise_before, c.noise_after, 0.0});
+    c.judged = case_verdict(b, a, change_floor);
     c.unstable = b.unstable() && a.unstable() ? "before and after" : b.unstable() ? "before" : a.unstable() ? "after" : "";
-    c.verdict = verdict_of(c.ratio, c.noise, threshold, !c.unstable.empty());
+    c.verdict = c.judged.verdict;
     c.regression = c.verdict == Verdict::slower;
     c.short_flag = short_flag_of(b, a);
     out.launch_bound_recorded = out.launch_bound_recorded || b.has_counter("launch_bound") || a.has_counter("launch_bound");
     out.regressions += c.regression;
     out.unstable += !c.unstable.empty();
+    out.in_cycles += c.judged.basis == "cycles";
     ++out.counts[c.verdict];
     ratios.push_back(c.ratio);
     out.cases.push_back(std::move(c));

@@ -4,10 +4,7 @@
 // differ (another opmark commit, driver or library explains a change as well as the GPU does). The printing is
 // compare_report.h's; this file decides.
 //
-// Verdicts (nvbench's compare has the same four): a case is `same` when after/before is within the threshold;
-// `slower` or `faster` when beyond the threshold and beyond the noise the two runs measured (kNoiseMultiple times
-// the noisier side's median absolute deviation over median); `unsure` when beyond the threshold but within that
-// noise, or when either side was measured unstable (two of its measurements disagreed by more than 1.3x). A slower
+// Each case's verdict (same, faster, slower, unclear) is verdict.h's, the one the results page shows too. A slower
 // case is a regression: the command's exit status says so (3), for CI.
 #include <map>
 #include <set>
@@ -15,16 +12,10 @@
 #include <vector>
 
 #include "aggregate/results.h"
+#include "aggregate/verdict.h"
 
 namespace opmark::aggregate {
 
-enum class Verdict { slower, faster, unsure, same };  // in the report's order
-const char* name_of(Verdict v);
-
-// A difference is noise while it is within this many median absolute deviations (over the median) of the noisier
-// side. One MAD is about 0.67 standard deviations of one repetition, so 3 MAD is about 2 of them: a conservative
-// band, since a median over several repetitions moves less than one repetition does.
-inline constexpr double kNoiseMultiple = 3.0;
 // Under this time on both sides a case is short enough that the launch rate, not the kernel, may set its time.
 inline constexpr double kShortCaseUs = 12.0;
 
@@ -34,10 +25,8 @@ struct CaseComparison {
   std::string family, precision;  // "" where the name is not one opmark parses
   double before_us = 0, after_us = 0;
   double ratio = 0;          // after / before: above 1 is slower
-  double noise_before = -1;  // MAD over median of each side's repetitions (the run's `noise` counter where it has
-  double noise_after = -1;   // one); -1 where the side has fewer than two repetitions
-  double noise = 0;          // the relative band within which a difference is noise (kNoiseMultiple x the noisier)
-  Verdict verdict = Verdict::same;
+  CaseVerdict judged;        // the verdict, its basis (time or cycles), the runs' noise and the limit
+  Verdict verdict = Verdict::same;  // judged.verdict
   bool regression = false;   // verdict slower
   std::string unstable;      // "before", "after" or "before and after" where the case was unstable there; else empty
   // Both times under kShortCaseUs: `launch_bound` where either run's launch_bound counter says eager launches were
@@ -61,7 +50,8 @@ struct Comparison {
   std::vector<CaseComparison> cases;  // both sets measured, by report order: sort_by_effect
   double geomean_ratio = 0;           // over every case both measured
   int regressions = 0;                // cases slower
-  int unstable = 0;                   // cases unstable before or after (no verdict)
+  int unstable = 0;                   // cases unstable before or after (unclear)
+  int in_cycles = 0;                  // cases judged in cycles (the runs' SM clocks differed)
   std::map<Verdict, int> counts;      // cases per verdict
   std::vector<std::string> only_before, only_after;
   std::vector<GroupRatio> families;   // per family, in core's family order
@@ -70,15 +60,13 @@ struct Comparison {
   bool launch_bound_recorded = false; // either run records launch_bound (results format 2)
 };
 
-// Compares by case name. Cases are sorted by sort_by_effect; families and context are filled.
-Comparison compare(const ResultSet& before, const ResultSet& after, double threshold);
+// Compares by case name; `change_floor` is the least change called (verdict.h). Cases are sorted by
+// sort_by_effect; families and context are filled.
+Comparison compare(const ResultSet& before, const ResultSet& after, double change_floor = kChangeFloor);
 
-// Slower cases first, the largest slowdown first; then faster, the largest speedup first; then unsure and same,
-// the largest change first. Ties by name.
+// Slower cases first, the largest slowdown first; then faster, the largest speedup first; then unclear and same,
+// the largest change first (on the verdict's basis). Ties by name.
 void sort_by_effect(std::vector<CaseComparison>& cases);
-
-// The verdict on after/before with a relative noise band, as compare gives it.
-Verdict verdict_of(double ratio, double noise, double threshold, bool unstable);
 
 // The geometric mean of after/before per group, where `groups_of` gives a case's groups (a case may be in several).
 std::vector<GroupRatio> group_ratios(const std::vector<CaseComparison>& cases,

@@ -3,11 +3,13 @@
 // (compare_report.h). The command line is cli.cpp's.
 #include <string>
 
+#include "aggregate/verdict.h"
+
 namespace opmark::aggregate {
 
 struct CompareOptions {
   std::string before, after;  // results.jsonl, benchmark.json or bundle folders
-  double threshold = 0.05;
+  double threshold = kChangeFloor;  // the least change called
   std::string format = "md";  // md, csv or json ("table", the format's old name, is md)
   std::string statistic_name = "median";
   std::string shapes;         // for the areas (the model tables); default: default_shapes_dir()

@@ -17,8 +17,11 @@ std::string fixed(double v, int digits) {
   return text;
 }
 
-// A relative noise as a percentage, "-" where the side had too few repetitions to measure one.
-std::string percent_or_dash(double fraction) { return fraction < 0 ? "-" : fixed(100 * fraction, 1) + "%"; }
+// A run's measured noise and where it came from ("0.31% re-time"), "-" where the run shows none.
+std::string noise_cell(const RunNoise& n) { return n.measured < 0 ? "-" : fixed(100 * n.measured, 2) + "% " + n.source; }
+
+// What the verdict was judged on: time, or time confirmed in cycles (time x SM clock), with the cycles' after/before.
+std::string basis_cell(const CaseVerdict& v) { return v.basis == "cycles" ? "+ cycles " + fixed(v.ratio, 3) : v.basis; }
 
 int count_of(const Comparison& c, Verdict v) {
   auto it = c.counts.find(v);
@@ -49,10 +52,14 @@ std::string commit_of(const Comparison& c, bool after) {
 
 void append_group_table(std::string& out, const char* title, const char* what, const std::vector<GroupRatio>& groups) {
   std::vector<std::vector<std::string>> rows;
-  for (const auto& g : groups)
+  for (const auto& g : groups) {
+    // A mean that rounds to 1.00x either way is no change: saying "1.00x faster" would claim one.
+    const std::string slower = fixed(g.geomean_ratio, 2), faster = g.geomean_ratio > 0 ? fixed(1 / g.geomean_ratio, 2) : "";
     rows.push_back({g.name, std::to_string(g.cases), fixed(g.geomean_ratio, 4),
-                    g.geomean_ratio > 1 ? fixed(g.geomean_ratio, 2) + "x slower"
-                                        : g.geomean_ratio > 0 ? fixed(1 / g.geomean_ratio, 2) + "x faster" : ""});
+                    g.geomean_ratio > 1 && slower != "1.00"   ? slower + "x slower"
+                    : g.geomean_ratio < 1 && faster != "1.00" && g.geomean_ratio > 0 ? faster + "x faster"
+                                                                                      : ""});
+  }
   out += std::string("\n## ") + title + "\n\n" +
          markdown_table({what, "cases", "after/before (geomean)", ""}, rows, {false, true, true, false});
 }
@@ -103,22 +110,25 @@ std::string compare_markdown(const Comparison& c, const CompareReportOptions& o)
            "): a change may be opmark's own (its timing, tuning or kernels), not the GPU's or a library's.\n";
 
   const int same = count_of(c, Verdict::same);
-  char summary[640];
+  char summary[1024];
   std::snprintf(summary, sizeof summary,
                 "\n## Summary\n\n%zu cases in both; geometric mean of after/before %.4f (above 1: slower); %d "
-                "regression(s) beyond %.0f%% and the measured noise; %zu only before, %zu only after\n"
-                "Verdicts: %d slower, %d faster, %d unsure, %d same%s. A verdict needs a change beyond %.0f%% and "
-                "beyond the noise the runs measured (%.0f x the noisier run's median absolute deviation over "
-                "median); unsure: within that noise, or measured unstable.\n",
-                c.cases.size(), c.geomean_ratio, c.regressions, o.threshold * 100, c.only_before.size(),
-                c.only_after.size(), count_of(c, Verdict::slower), count_of(c, Verdict::faster),
-                count_of(c, Verdict::unsure), same,
+                "regression(s); %zu only before, %zu only after\n"
+                "Verdicts: %d slower, %d faster, %d unclear, %d same%s. A change is called only beyond max(%.0f%%, "
+                "%g x the two runs' run-to-run noise combined), each run's noise at least %.0f%% (aggregate/README.md); "
+                "unclear: beyond %.0f%% but within that, or measured unstable.\n",
+                c.cases.size(), c.geomean_ratio, c.regressions, c.only_before.size(), c.only_after.size(),
+                count_of(c, Verdict::slower), count_of(c, Verdict::faster), count_of(c, Verdict::unclear), same,
                 o.all || same == 0 ? "" : (" (" + std::to_string(same) + " hidden: --all lists them)").c_str(),
-                o.threshold * 100, kNoiseMultiple);
+                o.threshold * 100, kNoiseMultiple, kNoiseFloor * 100, o.threshold * 100);
   out += summary;
+  if (c.in_cycles)
+    out += std::to_string(c.in_cycles) + " compute-bound case(s) also judged in cycles (time x SM clock), the runs' "
+           "SM clocks differing by more than " + fixed(kClockTolerance * 100, 0) + "%: a verdict stands only where "
+           "time and cycles agree, else unclear\n";
   if (c.unstable)
     out += std::to_string(c.unstable) + " case(s) measured unstable before or after: their ratio is in the geometric "
-           "means, but no verdict is given on them (unsure)\n";
+           "means, but no verdict is given on them (unclear)\n";
   int short_slower = 0;
   for (const auto& k : c.cases) short_slower += k.verdict == Verdict::slower && !k.short_flag.empty();
   if (short_slower)
@@ -132,15 +142,17 @@ std::string compare_markdown(const Comparison& c, const CompareReportOptions& o)
   else if (!o.areas_note.empty()) out += "\n## By area\n\n" + o.areas_note + "\n";
 
   out += "\n## Cases" + std::string(o.all ? "" : " that changed") +
-         " (slower first, the largest change first; then faster, unsure" + (o.all ? ", same" : "") + ")\n\n";
+         " (slower first, the largest change first; then faster, unclear" + (o.all ? ", same" : "") + ")\n\n";
   std::vector<std::vector<std::string>> rows;
   for (const CaseComparison* k : shown_cases(c, o))
     rows.push_back({name_of(k->verdict), k->short_name, fixed(k->before_us, 3), fixed(k->after_us, 3),
-                    fixed(k->ratio, 3), percent_or_dash(k->noise_before), percent_or_dash(k->noise_after), note_of(*k)});
+                    fixed(k->ratio, 3), basis_cell(k->judged), fixed(100 * k->judged.limit, 2) + "%",
+                    noise_cell(k->judged.noise_before), noise_cell(k->judged.noise_after), note_of(*k)});
   if (rows.empty()) out += "No case changed beyond the threshold and the noise.\n";
   else
-    out += markdown_table({"verdict", "case", "before us", "after us", "after/before", "noise before", "noise after", "note"},
-                          rows, {false, false, true, true, true, true, true, false});
+    out += markdown_table({"verdict", "case", "before us", "after us", "after/before", "judged on", "limit",
+                           "noise before", "noise after", "note"},
+                          rows, {false, false, true, true, true, false, true, true, true, false});
   if (o.all) {
     for (const auto& [title, names] : {std::pair<const char*, const std::vector<std::string>*>{"Only before", &c.only_before},
                                        {"Only after", &c.only_after}}) {
@@ -155,12 +167,16 @@ std::string compare_markdown(const Comparison& c, const CompareReportOptions& o)
 std::string compare_csv(const Comparison& c, const CompareReportOptions& o) {
   Sheet sheet;
   sheet.header = {"verdict", "case", "short_name", "family", "before_us", "after_us", "after_over_before",
-                  "noise_before", "noise_after", "noise_band", "regression", "unstable", "flag"};
-  for (const CaseComparison* k : shown_cases(c, o))
+                  "basis", "basis_ratio", "limit", "noise_before", "noise_before_source", "noise_after",
+                  "noise_after_source", "regression", "unstable", "flag", "detail"};
+  for (const CaseComparison* k : shown_cases(c, o)) {
+    const CaseVerdict& v = k->judged;
     sheet.rows.push_back({name_of(k->verdict), k->name, k->short_name, k->family, fixed(k->before_us, 4),
-                          fixed(k->after_us, 4), fixed(k->ratio, 4), k->noise_before < 0 ? "" : fixed(k->noise_before, 4),
-                          k->noise_after < 0 ? "" : fixed(k->noise_after, 4), fixed(k->noise, 4),
-                          std::to_string(static_cast<int>(k->regression)), k->unstable, k->short_flag});
+                          fixed(k->after_us, 4), fixed(k->ratio, 4), v.basis, fixed(v.ratio, 4), fixed(v.limit, 4),
+                          v.noise_before.measured < 0 ? "" : fixed(v.noise_before.measured, 4), v.noise_before.source,
+                          v.noise_after.measured < 0 ? "" : fixed(v.noise_after.measured, 4), v.noise_after.source,
+                          std::to_string(static_cast<int>(k->regression)), k->unstable, k->short_flag, v.detail});
+  }
   return csv_text(sheet);
 }
 
@@ -171,6 +187,9 @@ std::string compare_json(const Comparison& c, const CompareReportOptions& o) {
   j["after"] = o.after;
   j["threshold"] = o.threshold;
   j["noise_multiple"] = kNoiseMultiple;
+  j["noise_floor"] = kNoiseFloor;
+  j["clock_tolerance"] = kClockTolerance;
+  j["in_cycles"] = c.in_cycles;
   j["context"] = json::array();
   for (const auto& row : c.context)
     j["context"].push_back({{"key", row.key}, {"label", row.label}, {"before", row.before}, {"after", row.after},
@@ -180,7 +199,7 @@ std::string compare_json(const Comparison& c, const CompareReportOptions& o) {
   j["regressions"] = c.regressions;
   j["unstable"] = c.unstable;
   json counts = json::object();
-  for (Verdict v : {Verdict::slower, Verdict::faster, Verdict::unsure, Verdict::same}) counts[name_of(v)] = count_of(c, v);
+  for (Verdict v : {Verdict::slower, Verdict::faster, Verdict::unclear, Verdict::same}) counts[name_of(v)] = count_of(c, v);
   j["counts"] = counts;
   j["hidden_same"] = o.all ? 0 : count_of(c, Verdict::same);
   for (const auto& [key, groups] : {std::pair<const char*, const std::vector<GroupRatio>*>{"families", &c.families},
@@ -191,10 +210,14 @@ std::string compare_json(const Comparison& c, const CompareReportOptions& o) {
   j["cases"] = json::array();
   for (const CaseComparison* k : shown_cases(c, o)) {
     json one = {{"name", k->name}, {"short_name", k->short_name}, {"family", k->family}, {"verdict", name_of(k->verdict)},
-                {"before_us", k->before_us}, {"after_us", k->after_us}, {"ratio", k->ratio}, {"noise_band", k->noise},
-                {"regression", k->regression}};
-    if (k->noise_before >= 0) one["noise_before"] = k->noise_before;
-    if (k->noise_after >= 0) one["noise_after"] = k->noise_after;
+                {"before_us", k->before_us}, {"after_us", k->after_us}, {"ratio", k->ratio},
+                {"basis", k->judged.basis}, {"basis_ratio", k->judged.ratio}, {"limit", k->judged.limit},
+                {"detail", k->judged.detail}, {"regression", k->regression}};
+    for (const auto& [key, noise] : {std::pair<const char*, const RunNoise*>{"noise_before", &k->judged.noise_before},
+                                     {"noise_after", &k->judged.noise_after}}) {
+      one[key] = {{"source", noise->source}, {"used", noise->used()}};
+      if (noise->measured >= 0) one[key]["measured"] = noise->measured;
+    }
     if (!k->unstable.empty()) one["unstable"] = k->unstable;
     if (!k->short_flag.empty()) one["flag"] = k->short_flag;
     j["cases"].push_back(one);

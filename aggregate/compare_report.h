@@ -9,7 +9,7 @@ namespace opmark::aggregate {
 
 struct CompareReportOptions {
   std::string before, after;  // what was compared (paths), for the title
-  double threshold = 0.05;
+  double threshold = kChangeFloor;  // the least change called (verdict.h)
   bool all = false;           // list the `same` cases too (and the cases only one run has)
   std::string areas_note;     // why there are no area lines, when there are none (the model tables did not load)
 };

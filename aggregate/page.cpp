@@ -25,6 +25,7 @@
 #include "aggregate/files.h"
 #include "aggregate/page_html.h"
 #include "aggregate/results.h"
+#include "aggregate/verdict.h"
 #include "core/case.h"
 #include "core/error.h"
 #include "core/precision.h"
@@ -286,6 +287,29 @@ json bundle_peaks(const ResultSet& results) {
   return peaks;
 }
 
+// The case's verdict (verdict.h, as `compare` gives it) of every bundle against every other: verdicts[ref][i] judges
+// bundle i (after) against the reference ref (before), so the script shows whichever reference the reader picks
+// without a rule of its own. {"verdict", "detail"}; null on the diagonal and where either bundle has no time.
+json case_verdicts(const std::string& name, const std::vector<Bundle>& bundles) {
+  json matrix = json::array();
+  for (const auto& ref : bundles) {
+    json row = json::array();
+    const auto b = ref.results.cases.find(name);
+    for (const auto& other : bundles) {
+      const auto a = other.results.cases.find(name);
+      if (&ref == &other || b == ref.results.cases.end() || a == other.results.cases.end() || !b->second.timed() ||
+          !a->second.timed()) {
+        row.push_back(nullptr);
+        continue;
+      }
+      const CaseVerdict v = case_verdict(b->second, a->second);
+      row.push_back({{"verdict", name_of(v.verdict)}, {"detail", v.detail}});
+    }
+    matrix.push_back(row);
+  }
+  return matrix;
+}
+
 // One case on every bundle: what the tables and the drill-down show (null where a bundle lacks it).
 json case_entry(const std::string& name, const std::vector<Bundle>& bundles) {
   json per = json::array();
@@ -306,7 +330,9 @@ json case_entry(const std::string& name, const std::vector<Bundle>& bundles) {
     if (default_us >= 0) d["default_us"] = default_us;
     per.push_back(d);
   }
-  return {{"name", name}, {"short", short_case_name(name)}, {"family", family}, {"r", per}};
+  json entry = {{"name", name}, {"short", short_case_name(name)}, {"family", family}, {"r", per}};
+  if (bundles.size() > 1) entry["verdicts"] = case_verdicts(name, bundles);
+  return entry;
 }
 
 struct PageArgs {

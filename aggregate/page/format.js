@@ -1,4 +1,4 @@
-// Numbers as the page prints them, and the verdict on a time ratio. No DOM here: test/aggregate/page_script_test.js
+// Numbers as the page prints them, and how a verdict looks. No DOM here: test/aggregate/page_script_test.js
 // runs these functions in Node.
 
 // d significant digits, no trailing zeros: 187.654 -> "187.65" with d = 5; '-' for no number.
@@ -41,23 +41,12 @@ function caseNoise(r) {
   return median(times.map(function (t) { return Math.abs(t - m); })) / m;
 }
 
-// A change counts only beyond kNoiseFactor times the two sides' combined spread, and never under kChangeFloor;
-// with a side's spread unknown, only beyond kUnknownNoiseChange (compare's default threshold).
-var kNoiseFactor = 3, kChangeFloor = 0.01, kUnknownNoiseChange = 0.05;
-
-// The verdict on ratio = time / reference time: {cls: 'slower' | 'faster' | '', why: text for the cell's title}.
-function ratioVerdict(ratio, noise, refNoise) {
-  if (typeof ratio !== 'number' || !isFinite(ratio) || ratio <= 0) return {cls: '', why: ''};
-  var known = typeof noise === 'number' && typeof refNoise === 'number';
-  var limit = known ? Math.max(kChangeFloor, kNoiseFactor * Math.sqrt(noise * noise + refNoise * refNoise))
-                    : kUnknownNoiseChange;
-  var change = ratio - 1;
-  var said = (change >= 0 ? '+' : '') + (100 * change).toFixed(2) + '% ';
-  var rule = known ? 'limit ' + (100 * limit).toFixed(2) + '% (' + kNoiseFactor + 'x the spreads ' + pct(noise) +
-                     ' and ' + pct(refNoise) + ' combined, at least ' + pct(kChangeFloor) + ')'
-                   : 'limit ' + pct(kUnknownNoiseChange) + ' (a spread unknown)';
-  if (Math.abs(change) <= limit) return {cls: '', why: said + 'is within the noise: ' + rule};
-  return {cls: change > 0 ? 'slower' : 'faster', why: said + (change > 0 ? 'slower' : 'faster') + ': ' + rule};
+// How a ratio cell shows a case's verdict against the reference: {cls, mark, why}. The verdict (same, faster,
+// slower, unclear) and its words come in the page's data, computed by opmark-aggregate with compare's rule
+// (aggregate/verdict.h); the page judges nothing itself. None (a single system): an uncoloured cell.
+function verdictLook(v) {
+  if (!v || typeof v.verdict !== 'string') return {cls: '', mark: '', why: ''};
+  return {cls: v.verdict === 'same' ? '' : v.verdict, mark: v.verdict === 'unclear' ? ' ?' : '', why: v.detail || ''};
 }
 
 // "m=256" before "m=1024": digit runs compare as numbers.

@@ -50,9 +50,10 @@ function renderFamily(f, ref) {
   var summary = clear('summary-' + f.name);
   summary.appendChild(el('p', {text: cases.length + ' cases, named by the fields that differ from the family\'s ' +
     'defaults (the full name on hover and in the details). Time: the median over repetitions in us, lower is ' +
-    'better. Ratio: time / time on ' + bundles[ref].label + ' (above 1: slower), coloured only where the change ' +
-    'exceeds ' + kNoiseFactor + 'x the two measurements\' combined spread and ' + pct(kChangeFloor) + ' (' +
-    pct(kUnknownNoiseChange) + ' where a spread is unknown); hover a ratio for its numbers. Click a header to sort.'}));
+    'better. Ratio: time / time on ' + bundles[ref].label + ' (above 1: slower), coloured by the verdict ' +
+    '`opmark-aggregate compare` gives: slower or faster only beyond both runs\' run-to-run noise and the least ' +
+    'change called, in cycles where the SM clocks differed on a compute-bound case; ? where the noise is too ' +
+    'large to call (or a time is unstable). Hover a ratio for its numbers. Click a header to sort.'}));
   var withEnergy = cases.some(function (k) { return k.r.some(function (r) { return timed(r) && energy(r); }); });
   if (withEnergy)
     summary.appendChild(el('p', {text: 'Energy: joules per operation (mJ) as NVML measured them over the timed ' +
@@ -60,7 +61,7 @@ function renderFamily(f, ref) {
   if (cases.some(function (k) { return k.r.some(function (r) { return r && r.status === 'unstable'; }); }))
     summary.appendChild(el('p', {text: '\u26a0 unstable: two measurements of the case disagreed by more than 1.3x ' +
                                        'even after measuring again; its median time is shown, in doubt, and its ' +
-                                       'ratios carry no verdict (?).'}));
+                                       'ratios are unclear (?).'}));
   var series = ratioSeries(cases, ref);
   series.forEach(function (s) {
     summary.appendChild(el('p', null, el('span', {class: 'swatch', style: 'background: ' + colourOf(s.i)}),

@@ -156,12 +156,11 @@ function energy(r) {
   return text;
 }
 
-function ratioCell(r, unsure, noise, refNoise) {
+// A time ratio, coloured by the case's verdict against the reference (from the page's data); its title says why.
+function ratioCell(r, verdict) {
   if (typeof r !== 'number') return num('-');
-  // A ratio with an unstable time in it is no verdict either way: neither coloured nor called faster or slower.
-  if (unsure) return el('td', {class: 'num unsure', title: 'a time measured unstable: no verdict', text: ratioText(r) + ' ?'});
-  var v = ratioVerdict(r, noise, refNoise);
-  return el('td', {class: 'num' + (v.cls ? ' ' + v.cls : ''), title: v.why, text: ratioText(r)});
+  var v = verdictLook(verdict);
+  return el('td', {class: 'num' + (v.cls ? ' ' + v.cls : ''), title: v.why, text: ratioText(r) + v.mark});
 }
 
 // One family's table: a row per case (its short name; the full name on hover and in the drill-down), per system
@@ -201,9 +200,8 @@ function familyTable(cases, bundles, ref, withEnergy, onRowClick) {
     markBest(timeCells, sure);
     k.r.forEach(function (r, i) {
       if (i === ref) return;
-      var unsure = (r && r.status === 'unstable') || (k.r[ref] && k.r[ref].status === 'unstable');
       var ratio = typeof times[i] === 'number' && times[ref] > 0 ? times[i] / times[ref] : null;
-      cells.push(ratioCell(ratio, unsure, caseNoise(r), caseNoise(k.r[ref])));
+      cells.push(ratioCell(ratio, k.verdicts && k.verdicts[ref] ? k.verdicts[ref][i] : null));
       keys.push(ratio);
     });
     var tr = el('tr', {class: 'case'}, el('td', {class: 'case', title: k.name + ' (click for the details)', text: k.short}), cells);

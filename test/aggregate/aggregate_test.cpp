@@ -334,10 +334,10 @@ TEST(AggregateResultsV2, CompareGivesNoVerdictOnAnUnstableCase) {
   EXPECT_EQ(c.cases[0].name, "a");  // report order: the slower case first
   EXPECT_EQ(named("a").verdict, Verdict::slower);  // 1.5x, beyond threshold and noise
   EXPECT_TRUE(named("a").regression);
-  EXPECT_EQ(named("b").verdict, Verdict::unsure);  // as slow, but unstable after: no verdict
+  EXPECT_EQ(named("b").verdict, Verdict::unclear);  // as slow, but unstable after: no verdict
   EXPECT_FALSE(named("b").regression);
   EXPECT_EQ(named("b").unstable, "after");
-  EXPECT_EQ(named("c").verdict, Verdict::unsure);
+  EXPECT_EQ(named("c").verdict, Verdict::unclear);
   EXPECT_EQ(named("c").unstable, "before");
   EXPECT_EQ(c.regressions, 1);
   EXPECT_EQ(c.unstable, 2);

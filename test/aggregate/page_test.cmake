@@ -1,11 +1,12 @@
 # opmark-aggregate page on the hand-made bundles of test/data/page (numbers chosen to be found: see
 # test/data/page/*/run/results.jsonl and scores.json). Run as
 #   cmake -DAGGREGATE=<opmark-aggregate> -DDATA=<test/data/page> -DOUT=<scratch folder> -DMODE=<mode> -P page_test.cmake
-# MODE page:   the page is written, self-contained (nothing fetched), its inline data escaped for the <script> block.
+# MODE page:   the page is written, self-contained (nothing fetched), its inline data escaped for the <script> block,
+#              each case's verdicts (aggregate/verdict.h) in it.
 # MODE dom:    the page as a browser shows it, script run: headless Chromium dumps the DOM, which must hold both
 #              bundles' area scores, a model score, case times, "lower is better" and a case's drill-down (opened by
 #              the page's #case= link); gpu_b is a results format 2 run with an unstable case (marked, with its
-#              reason, its ratio without a verdict) and energy counters (the family table's energy column). Prints "SKIP: no chromium ..." and stops where no Chromium is installed.
+#              reason, its ratio unclear) and energy counters (the family table's energy column). Prints "SKIP: no chromium ..." and stops where no Chromium is installed.
 # MODE broken: a bundle with a malformed, missing or hostile file (JSON nested 100 000 deep, a link to /dev/zero) is
 #              skipped with a warning naming the bundle and the file (and line); the page shows the other bundle and
 #              names the skipped one. With no bundle left the command fails.
@@ -67,7 +68,9 @@ if(MODE STREQUAL "page")
     "\"status\":\"unstable\""
     "\"joules_per_op\":0\\.01394442"
     # the end-of-run re-time's line (appended later) made the case unstable, its counters over the median line's
-    "\"recheck_us\":977\\.1")
+    "\"recheck_us\":977\\.1"
+    # each case's verdicts, bundle against bundle, computed by opmark-aggregate (the script only shows them)
+    "\"verdicts\":\\[\\[null,{\"detail\":\"faster: -29\\.67% in time[^\"]*\",\"verdict\":\"faster\"}\\],\\[{\"detail\":\"slower: \\+42\\.19% in time")
   # Offline: nothing to load from anywhere (the SVG namespace URL is a name, not a fetch).
   foreach(outside "</script><!--" "src=" "<link" "@import" "url(")
     string(FIND "${html}" "${outside}" at)
@@ -116,8 +119,9 @@ elseif(MODE STREQUAL "dom")
     ">bert_base</td><td>nlp</td><td class=\"num\">10\\.687</td><td class=\"num\">11\\.5%</td><td class=\"num\">-</td>"
     # case times (median us) on both bundles, the rate and the time ratio; a case one bundle skipped
     ">187\\.65</td><td class=\"num\">103 TFLOPS</td><td class=\"num best\">131\\.98</td>"
-    # a ratio with three decimals, coloured: the change (-29.67%) is beyond 3x the two spreads (from the repetitions)
-    "<td class=\"num faster\" title=\"-29\\.67% faster: limit 1\\.67% \\(3x the spreads 0\\.4% and 0\\.3% combined[^\"]*\">0\\.703x</td>"
+    # a ratio with three decimals, coloured by the verdict opmark-aggregate embedded (aggregate/verdict.h): the change
+    # (-29.67%) is beyond the limit of the two runs' noise (from the repetitions, floored)
+    "<td class=\"num faster\" title=\"faster: -29\\.67% in time, beyond the limit 2\\.83% \\(2 x the run-to-run noise 1\\.00% \\(repetitions 0\\.35%, floored\\) before[^\"]*\">0\\.703x</td>"
     # the case's short name, its full name on hover
     "<td class=\"case\" title=\"gemm/fwd/fp16/m=768/n=16384/k=768/ta=T/tb=N/batch=1 \\(click for the details\\)\">fwd/fp16/m=768/n=16384/k=768/ta=T</td>"
     "<td class=\"status\" title=\"not supported: fixture says[^\"]*\">skipped</td>"
@@ -133,7 +137,7 @@ elseif(MODE STREQUAL "dom")
     ">library default us</td><td>195\\.554</td>"
     # results format 2 (gpu_b): an unstable time shown with a marker and its reason, its ratio without a verdict
     "<td class=\"num unstable\" title=\"unstable: end-of-run re-time 977\\.1 us[^\"]*\">488\\.27 [^<]*<small class=\"reason\">unstable: end-of-run re-time 977\\.1 us vs median 488\\.27 us \\(2\\.0x\\), twice</small></td>"
-    "<td class=\"num unsure\" title=\"a time measured unstable: no verdict\">0\\.695x \\?</td>"
+    "<td class=\"num unclear\" title=\"unclear: measured unstable after \\(-30\\.54% in time\\)\">0\\.695x \\?</td>"
     ">cases ok / unstable / skipped / failed</td><td>7 / 0 / 0 / 0</td><td>5 / 1 / 1 / 1</td>"
     # the charts, drawn by the script: area scores scaled per area, a ratio chart against the reference, a roofline
     # naming each GPU in its legend, and a note where a family has no FLOPs
