@@ -655,6 +655,7 @@ void Harness::recheck(const std::function<void(const std::string&)>& on_recheck)
     auto o = outcomes_.find(name);
     auto m = measurements_.find(name);
     if (o == outcomes_.end() || o->second.status != Status::ok || m == measurements_.end()) continue;
+    bool rechecked = false;
     try {
       Prepared p;
       p.name = name;
@@ -692,13 +693,15 @@ void Harness::recheck(const std::function<void(const std::string&)>& on_recheck)
                              ratio(mm.remeasured_s, mm.median_s) + ")";
         }
       }
-      on_recheck(name);
+      rechecked = true;
     } catch (const std::exception& e) {
       // The case keeps the measurement it has; the re-time is a check, not a result.
       std::fprintf(stderr, "opmark: %s: the end-of-run re-time failed: %s\n", name.c_str(), e.what());
       cudaGetLastError();
       if (multi_process()) group_->abort(name + ": " + e.what());
     }
+    // Outside the try: a results log that cannot be written ends the run (results_log.h), it is no failed re-time.
+    if (rechecked) on_recheck(name);
   }
 }
 
