@@ -12,8 +12,6 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -24,6 +22,7 @@
 #include "aggregate/spreadsheet.h"
 #include "aggregate/xlsx.h"
 #include "core/error.h"
+#include "../file_util.h"
 
 namespace fs = std::filesystem;
 using namespace opmark;
@@ -33,14 +32,8 @@ namespace {
 
 const fs::path kData = fs::path(OPMARK_SOURCE_DIR) / "test" / "data";
 
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-void spill(const fs::path& p, const std::string& text) { std::ofstream(p, std::ios::binary) << text; }
+using test::slurp;
+using test::spill;
 
 int run(std::vector<std::string> words) {
   words.insert(words.begin(), "opmark-aggregate");
@@ -49,16 +42,11 @@ int run(std::vector<std::string> words) {
   return run_cli(static_cast<int>(argv.size()), argv.data());
 }
 
-class OutputFiles : public ::testing::Test {
+class OutputFiles : public test::ScratchFolder {
  protected:
-  void SetUp() override {
-    dir_ = fs::path(::testing::TempDir()) / ("opmark_output_safety_" + std::to_string(::getpid()));
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
-  }
   void TearDown() override {
     if (mounted_) ::umount2(full_.c_str(), MNT_DETACH);
-    fs::remove_all(dir_);
+    ScratchFolder::TearDown();
   }
   // A 64 KiB tmpfs at dir_/full holding `files` (name -> previous text), then filled to the last byte: a full disk.
   fs::path full_disk_with(const std::vector<std::pair<std::string, std::string>>& files) {
@@ -98,7 +86,7 @@ class OutputFiles : public ::testing::Test {
     std::sort(names.begin(), names.end());
     return names;
   }
-  fs::path dir_, full_;
+  fs::path full_;
   bool mounted_ = false;
   std::string why_not_;
 };

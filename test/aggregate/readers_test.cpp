@@ -21,6 +21,7 @@
 #include "aggregate/files.h"
 #include "aggregate/results.h"
 #include "core/error.h"
+#include "../file_util.h"
 
 namespace fs = std::filesystem;
 using namespace opmark;
@@ -54,17 +55,8 @@ std::string read_error(const std::string& path, const ReadLimits& limits = ReadL
   return "";
 }
 
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-void spill(const fs::path& p, const std::string& text) {
-  std::ofstream out(p, std::ios::binary);
-  out << text;
-}
+using test::slurp;
+using test::spill;
 
 class ReaderFiles : public ::testing::Test {
  protected:
