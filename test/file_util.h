@@ -1,6 +1,6 @@
 #pragma once
-// Scratch files for the tests of readers and writers: a folder of the test's own, a file's whole text, a file
-// written from text, and the message an opmark::Error carries.
+// Scratch files for the tests of readers and writers (and the aggregator's, which edit copies of bundles): a file's
+// whole text, a file written from text, the message an opmark::Error carries, and a folder of the test's own.
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -14,14 +14,14 @@
 
 namespace opmark::test {
 
-inline std::string slurp(const std::filesystem::path& p) {
+inline std::string read_file(const std::filesystem::path& p) {
   std::ifstream in(p, std::ios::binary);
   std::stringstream s;
   s << in.rdbuf();
   return s.str();
 }
 
-inline void spill(const std::filesystem::path& p, const std::string& text) {
+inline void write_file(const std::filesystem::path& p, const std::string& text) {
   std::ofstream out(p, std::ios::binary);
   out << text;
 }

@@ -32,8 +32,8 @@ namespace {
 
 const fs::path kData = fs::path(OPMARK_SOURCE_DIR) / "test" / "data";
 
-using test::slurp;
-using test::spill;
+using test::read_file;
+using test::write_file;
 
 int run(std::vector<std::string> words) {
   words.insert(words.begin(), "opmark-aggregate");
@@ -59,7 +59,7 @@ class OutputFiles : public test::ScratchFolder {
     mounted_ = true;
     for (const auto& [name, previous] : files) {
       fs::create_directories((full_ / name).parent_path());
-      spill(full_ / name, previous);
+      write_file(full_ / name, previous);
     }
     std::FILE* filler = std::fopen((full_ / "filler").c_str(), "wb");
     const std::string block(4096, 'x');
@@ -109,7 +109,7 @@ TEST_F(OutputFiles, AFullDiskLeavesThePreviousFileWhole) {
     EXPECT_NE(m.find((d / "scores.json").string() + ": cannot write (No space left on device)"), std::string::npos) << m;
     EXPECT_NE(m.find("the previous file, if any, is left as it was"), std::string::npos) << m;
   }
-  EXPECT_EQ(slurp(d / "scores.json"), "{\"previous\": true}\n");
+  EXPECT_EQ(read_file(d / "scores.json"), "{\"previous\": true}\n");
   EXPECT_EQ(names_in(d), (std::vector<std::string>{"filler", "scores.json"}));
 }
 
@@ -122,7 +122,7 @@ TEST_F(OutputFiles, AFullDiskLeavesThePreviousWorkbookWhole) {
   s.header = {"key", "value"};
   for (int i = 0; i < 4000; ++i) s.rows.push_back({SheetCell::of_text("k" + std::to_string(i)), SheetCell::of_number(i)});
   EXPECT_THROW(write_xlsx({s}, (d / "opmark.xlsx").string()), Error);
-  EXPECT_EQ(slurp(d / "opmark.xlsx"), "previous workbook");
+  EXPECT_EQ(read_file(d / "opmark.xlsx"), "previous workbook");
   EXPECT_EQ(names_in(d), (std::vector<std::string>{"filler", "opmark.xlsx"}));
 }
 
@@ -133,10 +133,10 @@ TEST_F(OutputFiles, PageAndSpreadsheetOnAFullDiskExitNonZero) {
   fs::create_directories(dir_ / "results");
   fs::copy(kData / "bundles" / "good", dir_ / "results" / "good", fs::copy_options::recursive);
   EXPECT_EQ(run({"page", (dir_ / "results").string(), "--out=" + (d / "index.html").string()}), 2);
-  EXPECT_EQ(slurp(d / "index.html"), "previous page");
+  EXPECT_EQ(read_file(d / "index.html"), "previous page");
 
   EXPECT_EQ(run({"spreadsheet", (kData / "bundles" / "good").string(), "--out", (d / "sheet").string()}), 2);
-  EXPECT_EQ(slurp(d / "sheet" / "specs.csv"), "previous sheet");
+  EXPECT_EQ(read_file(d / "sheet" / "specs.csv"), "previous sheet");
 }
 
 // A temporary file renames over the target: the previous content is gone only once the new one is whole; a folder
@@ -144,7 +144,7 @@ TEST_F(OutputFiles, PageAndSpreadsheetOnAFullDiskExitNonZero) {
 TEST_F(OutputFiles, WritesReplaceWholeAndRefuseFoldersAndLinks) {
   write_output_file((dir_ / "a.csv").string(), "old");
   write_output_file((dir_ / "a.csv").string(), "new");
-  EXPECT_EQ(slurp(dir_ / "a.csv"), "new");
+  EXPECT_EQ(read_file(dir_ / "a.csv"), "new");
   EXPECT_EQ(names_in(dir_), (std::vector<std::string>{"a.csv"}));
   fs::create_directories(dir_ / "folder.csv");
   try {
@@ -154,11 +154,11 @@ TEST_F(OutputFiles, WritesReplaceWholeAndRefuseFoldersAndLinks) {
     EXPECT_NE(std::string(e.what()).find("folder.csv: a folder, not a regular file: not overwritten"),
               std::string::npos) << e.what();
   }
-  spill(dir_ / "victim", "precious");
+  write_file(dir_ / "victim", "precious");
   fs::create_symlink(dir_ / "victim", dir_ / "opmark.xlsx");
   if (xlsx_available()) {
     EXPECT_THROW(write_xlsx({}, (dir_ / "opmark.xlsx").string()), Error);
-    EXPECT_EQ(slurp(dir_ / "victim"), "precious");
+    EXPECT_EQ(read_file(dir_ / "victim"), "precious");
   }
 }
 
@@ -192,8 +192,8 @@ TEST(CsvCells, AContextFormulaReachesSpecsAsText) {
 
 // Two runs joined into one log: scores and compare say where the second begins, instead of merging them.
 TEST_F(OutputFiles, TwoRunsInOneLogAreRefused) {
-  const std::string one = slurp(kData / "results_before.jsonl");
-  spill(dir_ / "two.jsonl", one + one);
+  const std::string one = read_file(kData / "results_before.jsonl");
+  write_file(dir_ / "two.jsonl", one + one);
   try {
     load_results_or_bundle((dir_ / "two.jsonl").string(), Statistic::median);
     FAIL() << "two runs merged";
@@ -213,7 +213,7 @@ TEST_F(OutputFiles, CompareEscapesControlCharacters) {
   const std::string line =
       "{\"type\":\"run\",\"name\":\"evil\\u001b[31mred\\r\\u0000x\\u007f\",\"status\":\"ok\",\"repetition\":0,"
       "\"time_us\":10.0}\n";
-  spill(dir_ / "evil.jsonl", "{\"type\":\"context\",\"context\":{\"gpu\":\"G\\u001b[2J\"}}\n" + line);
+  write_file(dir_ / "evil.jsonl", "{\"type\":\"context\",\"context\":{\"gpu\":\"G\\u001b[2J\"}}\n" + line);
   for (const char* format : {"--format=md", "--format=csv"}) {
     ::testing::internal::CaptureStdout();
     run({"compare", "--all", format, (dir_ / "evil.jsonl").string(), (dir_ / "evil.jsonl").string()});

@@ -28,7 +28,7 @@ using namespace opmark::bench;
 namespace {
 
 using test::error_message;
-using test::slurp;
+using test::read_file;
 
 // The folder a run writes: dir_ (a fresh one per test).
 class RunFolder : public test::ScratchFolder {};
@@ -115,7 +115,7 @@ TEST_F(RunFolder, LogsAreNotOpenedThroughLinks) {
                                    (dir_ / "benchmark.json").string());
             }).find("benchmark.json: a symbolic link, not written through"),
             std::string::npos);
-  EXPECT_EQ(slurp(dir_ / "victim"), "precious");
+  EXPECT_EQ(read_file(dir_ / "victim"), "precious");
 }
 
 // benchmark.json is Google Benchmark's JSON, written by the results log's reporter: whole after Finalize.
@@ -138,7 +138,7 @@ TEST_F(RunFolder, BenchmarkJsonIsWrittenBesideTheLog) {
   reporter.Finalize();
   reporter.append_summary();
   reporter.close();
-  const nlohmann::json j = nlohmann::json::parse(slurp(dir_ / "benchmark.json"));
+  const nlohmann::json j = nlohmann::json::parse(read_file(dir_ / "benchmark.json"));
   ASSERT_EQ(j["benchmarks"].size(), 1u);
   EXPECT_EQ(j["benchmarks"][0]["name"], name);
   EXPECT_TRUE(j.contains("context"));
