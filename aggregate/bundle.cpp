@@ -11,6 +11,7 @@
 #include "aggregate/spreadsheet.h"
 #include "aggregate/system_description.h"
 #include "core/error.h"
+#include "core/text.h"
 #include "core/model_table.h"
 #include "core/shapes_dir.h"
 
@@ -196,7 +197,7 @@ int run_pack(PackOptions f) {
     }
     return 0;
   } catch (const std::exception& e) {
-    std::fprintf(stderr, "opmark-aggregate pack: %s\n", e.what());
+    std::fprintf(stderr, "opmark-aggregate pack: %s\n", core::terminal_text(e.what(), true).c_str());
     return 2;
   }
 }
@@ -208,17 +209,19 @@ int run_check(CheckOptions f) {
     std::printf("rules: %s (%s)\n", f.rules.c_str(), f.rules_origin.c_str());
     const CheckReport report = check_bundle_report(f.bundle, f.rules, f.shapes);
     const std::vector<Problem>& problems = report.problems;
-    for (const auto& note : report.notes) std::printf("%s: %s\n", f.bundle.c_str(), note.c_str());
+    // Every problem quotes the bundle's own text (case names, reasons): printed with its control characters escaped.
+    for (const auto& note : report.notes) std::printf("%s: %s\n", f.bundle.c_str(), core::terminal_text(note).c_str());
     if (problems.empty()) {
       std::printf("%s: bundle OK under the rules %s\n", f.bundle.c_str(), report.rules_path.c_str());
       return 0;
     }
     std::printf("%s: %zu problem(s):\n", f.bundle.c_str(), problems.size());
     for (std::size_t i = 0; i < problems.size(); ++i)
-      std::printf("%3zu. %s\n     -> %s\n", i + 1, problems[i].what.c_str(), problems[i].fix.c_str());
+      std::printf("%3zu. %s\n     -> %s\n", i + 1, core::terminal_text(problems[i].what).c_str(),
+                  core::terminal_text(problems[i].fix).c_str());
     return 1;
   } catch (const std::exception& e) {
-    std::fprintf(stderr, "opmark-aggregate check: %s\n", e.what());
+    std::fprintf(stderr, "opmark-aggregate check: %s\n", core::terminal_text(e.what(), true).c_str());
     return 2;
   }
 }

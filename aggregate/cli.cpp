@@ -19,6 +19,7 @@
 #include "aggregate/compare_command.h"
 #include "aggregate/page.h"
 #include "aggregate/score_command.h"
+#include "core/text.h"
 #include "core/version.h"
 
 namespace opmark::aggregate {
@@ -208,7 +209,7 @@ int run_cli(int argc, char** argv) {
       return page_main(static_cast<int>(page_args.size()), page_args.data());
     }
   } catch (const std::exception& e) {
-    std::fprintf(stderr, "opmark-aggregate: %s\n", e.what());
+    std::fprintf(stderr, "opmark-aggregate: %s\n", core::terminal_text(e.what(), true).c_str());  // may quote a file
     return 2;
   }
   return 2;  // require_subcommand(1) leaves no other way here

@@ -8,6 +8,7 @@
 #include "aggregate/compare_report.h"
 #include "aggregate/score_command.h"
 #include "core/error.h"
+#include "core/text.h"
 
 namespace opmark::aggregate {
 
@@ -33,9 +34,11 @@ int run_compare(const CompareOptions& o) {
     report.areas_note = std::string("No area lines: the model tables did not load: ") + e.what();
   }
 
+  // Names and context values come from the results files: no control character of theirs reaches the terminal
+  // (JSON escapes its own).
   const std::string text = format == "json"  ? compare_json(c, report)
-                           : format == "csv" ? compare_csv(c, report)
-                                             : compare_markdown(c, report);
+                           : format == "csv" ? core::terminal_text(compare_csv(c, report), true)
+                                             : core::terminal_text(compare_markdown(c, report), true);
   std::fwrite(text.data(), 1, text.size(), stdout);
   return c.regressions > 0 ? 3 : 0;
 }

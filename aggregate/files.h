@@ -11,6 +11,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/file_access.h"
 #include "core/json_fields.h"
 
 namespace opmark::aggregate {
@@ -36,9 +37,9 @@ struct ReadLimits {
   int max_depth = 64;
 };
 
-// How a reader treats a symbolic link at the path: the command line's own files may be links (the user chose them);
-// a file inside a bundle may not (bundle_file_text).
-enum class Links { follow, refuse };
+// How a reader treats a symbolic link at the path (core/file_access.h): a file inside a bundle may not be one
+// (bundle_file_text).
+using core::Links;
 
 // The whole of a regular file; gzip-inflated where `inflate` and it is compressed (zlib reads a plain file as it is).
 // Throws opmark::Error naming the file and `what` it is for when it cannot be opened, is not a regular file (a
@@ -47,8 +48,9 @@ enum class Links { follow, refuse };
 std::string read_input_file(const std::string& path, const std::string& what, bool inflate, Links links,
                             const ReadLimits& limits = ReadLimits{});
 
-// Writes `text` to `path` (creating its folder), refusing to write through a symbolic link at the path or into
-// anything but a regular file. Throws opmark::Error naming the path.
+// Writes `text` to `path` (creating its folder) atomically, through a temporary file renamed over it
+// (core::write_file_atomically): a failed write (a full disk) leaves the previous file whole. Refuses to write
+// through a symbolic link at the path or into anything but a regular file. Throws opmark::Error naming the path.
 void write_output_file(const std::string& path, const std::string& text);
 
 // The brackets of JSON text outside its strings: the depth at the end, and where it first went past `max_depth`

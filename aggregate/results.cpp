@@ -162,7 +162,7 @@ void parse_jsonl(std::string_view text, const std::string& path, Statistic stati
     }
     const core::ResultRecord record = core::from_json(j, where);
     if (record.kind == core::RecordKind::context) {
-      ++out.context_lines;
+      if (++out.context_lines == 2) out.second_context_line = number;
       gather.add_context(record);
     }
     if (!record.is_case()) continue;
@@ -231,6 +231,13 @@ ResultSet parse_results(const std::string& text, const std::string& path, Statis
   if (single) parse_benchmark_json(whole, path, statistic, out);
   else parse_jsonl(text, path, statistic, limits, visit, out);
   return out;
+}
+
+void require_one_run(const ResultSet& results) {
+  if (results.second_context_line > 0)
+    throw Error(results.path + ":" + std::to_string(results.second_context_line) +
+                ": a second run's context line: this file holds " + std::to_string(results.context_lines) +
+                " runs (logs joined into one?); give each run's results.jsonl on its own");
 }
 
 std::string read_results_text(const std::string& path, const ReadLimits& limits) {

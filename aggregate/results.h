@@ -69,7 +69,12 @@ struct ResultSet {
   std::vector<std::string> warnings;           // what was read with a caveat (a torn last line), to be shown
   int torn_line = 0;                           // results.jsonl's incomplete last line, left out (0: none)
   int context_lines = 0;                       // results.jsonl: how many context lines (one per run)
+  int second_context_line = 0;                 // results.jsonl: the line of a second run's context (0: none)
 };
+
+// Throws opmark::Error naming the file and the line where a second run begins: two runs in one results.jsonl (logs
+// joined with cat) would be merged case by case into numbers neither run measured.
+void require_one_run(const ResultSet& results);
 
 // Called with every case line of results.jsonl ("run" and "aggregate") once it has been checked, with its number.
 using LineVisitor = std::function<void(int number, const core::ResultRecord& line)>;

@@ -48,6 +48,7 @@ void ScoreOptions::validate() {
 
 ResultSet load_results_or_bundle(const std::string& path, Statistic statistic) {
   ResultSet results = fs::is_directory(path) ? load_bundle_results(path, statistic) : load_results(path, statistic);
+  require_one_run(results);
   for (const auto& warning : results.warnings) std::fprintf(stderr, "opmark-aggregate: warning: %s\n", warning.c_str());
   return results;
 }
@@ -115,8 +116,8 @@ int score_set(const ScoreOptions& a, const std::string& file, std::vector<Scored
     const std::string cov_time = s.coverage_time() >= 0 ? std::to_string(s.coverage_time()) : "";
     const std::string measured = s.measured_ms ? std::to_string(*s.measured_ms) : "";
     if (csv)
-      std::printf("model,%s,%s,%.6f,%lld,%.4f,%s,%s\n", s.name.c_str(), s.area.c_str(), s.score_ms,
-                  static_cast<long long>(s.calls), s.coverage_calls(), cov_time.c_str(), measured.c_str());
+      std::printf("model,%s,%s,%.6f,%lld,%.4f,%s,%s\n", csv_field(s.name).c_str(), csv_field(s.area).c_str(),
+                  s.score_ms, static_cast<long long>(s.calls), s.coverage_calls(), cov_time.c_str(), measured.c_str());
     else
       std::printf("%-24s %-15s %12.4f %8lld %9.1f%% %10s %12s\n", s.name.c_str(), s.area.c_str(), s.score_ms,
                   static_cast<long long>(s.calls), 100 * s.coverage_calls(),
@@ -125,7 +126,7 @@ int score_set(const ScoreOptions& a, const std::string& file, std::vector<Scored
                   s.measured_ms ? measured.c_str() : "-");
   }
   for (const auto& ar : areas) {
-    if (csv) std::printf("area,%s,,%.6f,,,,\n", ar.name.c_str(), ar.score_ms);
+    if (csv) std::printf("area,%s,,%.6f,,,,\n", csv_field(ar.name).c_str(), ar.score_ms);
     else std::printf("area %-19s %-15s %12.4f\n", ar.name.c_str(), "", ar.score_ms);
   }
   // Unstable cases count in the scores with their time, but say so: two of their measurements disagreed.

@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cctype>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -18,12 +20,34 @@
 namespace opmark::aggregate {
 namespace {
 
+// A plain decimal number ("-0.25", "1e-05"): written as it is, so a spreadsheet still reads a number.
+bool plain_number(const std::string& s) {
+  std::size_t i = s[0] == '-' || s[0] == '+' ? 1 : 0;
+  const std::size_t digits_from = i;
+  while (i < s.size() && (std::isdigit(static_cast<unsigned char>(s[i])) || s[i] == '.')) ++i;
+  if (i == digits_from) return false;
+  if (i < s.size() && (s[i] == 'e' || s[i] == 'E')) {
+    if (++i < s.size() && (s[i] == '-' || s[i] == '+')) ++i;
+    const std::size_t exponent_from = i;
+    while (i < s.size() && std::isdigit(static_cast<unsigned char>(s[i]))) ++i;
+    if (i == exponent_from) return false;
+  }
+  return i == s.size();
+}
+
+}  // namespace
+
 std::string csv_field(const std::string& s) {
-  if (s.find_first_of(",\"\n") == std::string::npos) return s;
-  std::string out = "\"";
+  // Text a spreadsheet would run as a formula (a submitter's context value "=cmd|' /C calc'!A0"): a leading single
+  // quote inside the quoted cell makes it text (OWASP's CSV injection advice). Numbers stay numbers.
+  const bool formula = !s.empty() && std::strchr("=+-@\t\r", s[0]) != nullptr && !plain_number(s);
+  if (!formula && s.find_first_of(",\"\n\r") == std::string::npos) return s;
+  std::string out = formula ? "\"'" : "\"";
   for (char c : s) out += c == '"' ? std::string("\"\"") : std::string(1, c);
   return out + "\"";
 }
+
+namespace {
 
 // A case's measured time, or why there is none ("not run", "failed", "skipped"). An unstable case has its time.
 struct Measured {

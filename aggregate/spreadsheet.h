@@ -60,6 +60,11 @@ std::vector<std::string> row_texts(const std::vector<SheetCell>& row);
 // "11722.6", "16777217" for an integer).
 std::string number_text(double value);
 
+// One CSV field: quoted where it holds a comma, quote or line break; text that begins with =, +, -, @, a tab or a
+// carriage return (and is no plain number) is quoted with a leading single quote, so a spreadsheet shows it as text
+// instead of running it as a formula.
+std::string csv_field(const std::string& text);
+
 // One sheet as CSV text (header line, then the rows).
 std::string csv_text(const Sheet& sheet);
 

@@ -4,11 +4,11 @@
 #include <cctype>
 #include <cstdio>
 #include <cstring>
-#include <filesystem>
 #include <map>
 #include <set>
 
 #include "core/error.h"
+#include "core/file_access.h"
 #include "core/schema.h"
 
 #ifdef OPMARK_HAVE_XLSXWRITER
@@ -89,13 +89,9 @@ std::vector<double> column_widths(const Sheet& s) {
 
 bool xlsx_available() { return true; }
 
-void write_xlsx(const std::vector<Sheet>& sheets, const std::string& path) {
-  // libxlsxwriter opens the path itself: a symbolic link there is refused first (never written through).
-  std::error_code ec;
-  if (std::filesystem::is_symlink(std::filesystem::symlink_status(path, ec)))
-    throw Error(path + ": a symbolic link, not written through (it would overwrite whatever it points to): remove "
-                       "the link, or write elsewhere");
-  lxw_workbook* book = workbook_new(path.c_str());
+// The workbook, written to `file`; messages name `path`, the file it becomes.
+static void write_workbook(const std::vector<Sheet>& sheets, const std::string& file, const std::string& path) {
+  lxw_workbook* book = workbook_new(file.c_str());
   if (!book) throw Error(path + ": cannot create the workbook");
   lxw_format* bold = workbook_add_format(book);
   format_set_bold(bold);
@@ -165,7 +161,14 @@ void write_xlsx(const std::vector<Sheet>& sheets, const std::string& path) {
     write_table(workbook_add_worksheet(book, sheet_name(name, &taken).c_str()), 0, s);
   }
   const lxw_error err = workbook_close(book);
-  if (err != LXW_NO_ERROR) throw Error(path + ": " + lxw_strerror(err));
+  if (err != LXW_NO_ERROR)
+    throw Error(path + ": " + lxw_strerror(err) + "; the previous file, if any, is left as it was");
+}
+
+void write_xlsx(const std::vector<Sheet>& sheets, const std::string& path) {
+  // libxlsxwriter opens the path itself: it writes a temporary file beside `path`, which replaces `path` only once
+  // whole (a link at `path` is refused, never written through).
+  core::write_file_atomically_with(path, [&](const std::string& temp) { write_workbook(sheets, temp, path); });
 }
 
 #else

@@ -20,6 +20,7 @@
 #include "bench/harness/harness.h"
 #include "bench/harness/host_info.h"
 #include "bench/harness/options.h"
+#include "bench/harness/output_folder.h"
 #include "bench/harness/process_group.h"
 #include "bench/harness/progress.h"
 #include "bench/harness/results_log.h"
@@ -69,19 +70,25 @@ std::string benchmark_filter(int argc, char** argv) {
   return filter;
 }
 
-// opmark's defaults for Google Benchmark, placed before the user's arguments so the user's flags win: the output
-// files. Repetitions and time per repetition are the harness's own (it repeats until the noise is small).
-std::vector<std::string> default_benchmark_flags(const bench::Options& o) {
+// Whether the user named Google Benchmark's output file: then Google Benchmark writes it, and opmark writes no
+// benchmark.json of its own.
+bool user_benchmark_out(int argc, char** argv) {
+  for (int i = 1; i < argc; ++i)
+    if (std::strncmp(argv[i], "--benchmark_out=", 16) == 0) return true;
+  return false;
+}
+
+// opmark's defaults for Google Benchmark, placed before the user's arguments so the user's flags win. Repetitions
+// and time per repetition are the harness's own (it repeats until the noise is small). benchmark.json is written
+// by the results log's reporter (results_log.h), not through --benchmark_out: Google Benchmark's own file would
+// follow a link and never say that a write failed.
+std::vector<std::string> default_benchmark_flags() {
   // One iteration of a case reports its median; any time meets this minimum, so Google Benchmark asks no more.
 #if OPMARK_BENCHMARK_MIN_TIME_HAS_UNIT
   std::vector<std::string> flags = {"--benchmark_min_time=1e-12s", "--benchmark_repetitions=1"};
 #else
   std::vector<std::string> flags = {"--benchmark_min_time=1e-12", "--benchmark_repetitions=1"};
 #endif
-  if (!o.out_dir.empty()) {
-    flags.push_back("--benchmark_out=" + (fs::path(o.out_dir) / "benchmark.json").string());
-    flags.push_back("--benchmark_out_format=json");
-  }
   return flags;
 }
 
@@ -255,6 +262,14 @@ int run(int argc, char** argv, bench::ProcessGroup& group) {
     std::cout << "\nGoogle Benchmark's flags:\n";
   }
   check_flags_apply(options, given_symbols);
+  bench::check_benchmark_filter(benchmark_filter(argc, argv));  // Google Benchmark would only print it and run nothing
+  // The folder is this run's until it ends, taken before anything is read, so a second run on it is refused at once.
+  std::optional<bench::OutputFolderLock> folder_lock;
+  if (!options.out_dir.empty() && !options.validate_only && !options.help &&
+      !has_flag(argc, argv, "--benchmark_list_tests")) {
+    folder_lock.emplace(bench::lock_output_folder(options.out_dir));
+    bench::check_output_folder(options.out_dir, options.overwrite);
+  }
 
   const std::vector<std::string> shape_dirs = options.shapes.empty() ? default_shapes() : options.shapes;
   std::vector<core::Table> tables = core::load_tables(shape_dirs);
@@ -323,7 +338,7 @@ int run(int argc, char** argv, bench::ProcessGroup& group) {
   if (cases.empty()) std::fprintf(stderr, "opmark: the selection matches no case that this build can run\n");
 
   // Our defaults first, the user's arguments after them.
-  std::vector<std::string> defaults = default_benchmark_flags(options);
+  std::vector<std::string> defaults = default_benchmark_flags();
   std::vector<char*> args = {argv[0]};
   for (auto& f : defaults) args.push_back(f.data());
   for (int i = 1; i < argc; ++i) {
@@ -356,9 +371,12 @@ int run(int argc, char** argv, bench::ProcessGroup& group) {
   nlohmann::json context =
       add_context(device, options, harness.peaks(), group, command, suite ? &*suite : nullptr, harness.monitor());
   const std::string log_path = options.out_dir.empty() ? "" : (fs::path(options.out_dir) / "results.jsonl").string();
+  const std::string json_path = options.out_dir.empty() || user_benchmark_out(argc, argv)
+                                    ? "" : (fs::path(options.out_dir) / "benchmark.json").string();
   const auto color = isatty(fileno(stdout)) ? benchmark::ConsoleReporter::OO_ColorTabular
                                             : benchmark::ConsoleReporter::OO_Tabular;
-  bench::ResultsLogReporter reporter(std::make_unique<benchmark::ConsoleReporter>(color), log_path, harness, context);
+  bench::ResultsLogReporter reporter(std::make_unique<benchmark::ConsoleReporter>(color), log_path, harness, context,
+                                     json_path);
   std::vector<std::string> names;
   // As Google Benchmark names them, so a filter anchored at the end counts as it runs.
   for (const auto& c : harness.cases()) names.push_back(core::make_case_name(c) + "/manual_time");
@@ -370,6 +388,7 @@ int run(int argc, char** argv, bench::ProcessGroup& group) {
     harness.recheck([&](const std::string& name) { reporter.append_recheck(name); });
   }
   reporter.append_summary();
+  reporter.close();  // on disk before the run says it is done
   benchmark::Shutdown();
 
   const int ok = harness.count(bench::Status::ok), skipped = harness.count(bench::Status::skipped),
@@ -385,7 +404,8 @@ int run(int argc, char** argv, bench::ProcessGroup& group) {
     if (o && o->status != bench::Status::ok)
       std::printf("  %-7s %s: %s\n", bench::name_of(o->status), name.c_str(), o->reason.c_str());
   }
-  if (!log_path.empty()) std::printf("results: %s and %s/benchmark.json\n", log_path.c_str(), options.out_dir.c_str());
+  if (!log_path.empty())
+    std::printf("results: %s%s%s\n", log_path.c_str(), json_path.empty() ? "" : " and ", json_path.c_str());
   return failed > 0 ? 1 : 0;
 }
 

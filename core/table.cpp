@@ -5,9 +5,9 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
-#include <sstream>
 #include <unordered_map>
 
+#include "core/file_access.h"
 #include "core/precision.h"
 #include "core/yaml_nodes.h"
 
@@ -165,11 +165,7 @@ Table parse_table(const std::string& yaml_text, const std::string& path) {
 Table load_table(const std::string& path) { return parse_table(read_text_file(path, "shape table"), path); }
 
 std::string read_text_file(const std::string& path, const std::string& what) {
-  std::ifstream in(path);
-  if (!in) throw Error(path + ": cannot open " + what);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
+  return read_regular_file(path, what, kMaxTextFileBytes);
 }
 
 std::vector<std::string> find_yaml_files(const std::string& dir, const std::string& top_key, const std::string& what) {

@@ -77,7 +77,9 @@ std::vector<Table> load_tables(const std::vector<std::string>& paths);
 // names the kind of file in the error for a missing folder. Shared by the shape and model tables.
 std::vector<std::string> find_yaml_files(const std::string& dir, const std::string& top_key, const std::string& what);
 
-// A whole text file; throws opmark::Error "PATH: cannot open WHAT".
+// A whole text file (a table, model table, rules or areas file): a regular file of at most kMaxTextFileBytes
+// (core/file_access.h); throws opmark::Error "PATH: cannot open WHAT (reason)", or naming a device, pipe or folder,
+// or the size over the limit.
 std::string read_text_file(const std::string& path, const std::string& what);
 
 // Which cases to make. Empty sets mean "all".

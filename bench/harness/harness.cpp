@@ -782,6 +782,7 @@ void Harness::recheck(const std::function<void(const std::string&)>& on_recheck)
     // A multi-process run's re-time is as slow as its collectives' set-up: say where it is.
     if (multi_process() && group_->rank() == 0)
       std::fprintf(stderr, "opmark: re-timing %d of %d: %s\n", ++rechecked, to_recheck, name.c_str());
+    bool retimed = false;
     try {
       Prepared p;
       p.name = name;
@@ -821,7 +822,7 @@ void Harness::recheck(const std::function<void(const std::string&)>& on_recheck)
                              ratio(mm.remeasured_s, mm.median_s) + ")";
         }
       }
-      on_recheck(name);
+      retimed = true;
       if (multi_process() && group_->rank() == 0)
         std::fprintf(stderr, "opmark:   re-timed in %.1f s\n", seconds_since(case_start));
     } catch (const std::exception& e) {
@@ -830,6 +831,8 @@ void Harness::recheck(const std::function<void(const std::string&)>& on_recheck)
       cudaGetLastError();
       if (multi_process()) group_->abort(name + ": " + e.what());
     }
+    // Outside the try: a results log that cannot be written ends the run (results_log.h), it is no failed re-time.
+    if (retimed) on_recheck(name);
   }
 }
 

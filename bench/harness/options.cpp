@@ -149,6 +149,8 @@ void apply(Options& o, const std::string& flag, const std::string& value) {
   } else if (flag == "opmark_out") {
     need_value();
     o.out_dir = value;
+  } else if (flag == "opmark_overwrite") {
+    o.overwrite = parse_switch(flag, value);
   } else if (flag == "opmark_validate") {
     o.validate_only = parse_switch(flag, value);
   } else if (flag == "opmark_peak") {
@@ -232,7 +234,7 @@ const std::vector<std::string> kValueFlags = {
     "opmark_recheck", "opmark_kernel_trace", "opmark_profile_launches", "opmark_pin", "opmark_regime",
     "opmark_min_clock", "opmark_energy_window", "opmark_sustained"};
 const std::vector<std::string> kSwitches = {"opmark_validate", "opmark_isolated", "opmark_profile_graph",
-                                            "opmark_help"};
+                                            "opmark_overwrite", "opmark_help"};
 
 }  // namespace
 
@@ -334,7 +336,12 @@ opmark flags (Google Benchmark's own flags, e.g. --benchmark_filter, --benchmark
   --opmark_l2=hot|cold          hot: operands stay in L2 between launches (DeepBench, default);
                                 cold: L2 flushed before every timed launch
   --opmark_out=DIR              write DIR/benchmark.json (Google Benchmark JSON) and DIR/results.jsonl
-                                (one line per finished run, appended as the run goes)
+                                (one line per finished run, appended as the run goes); the run locks DIR
+                                (DIR/.opmark.lock): a second run on DIR is refused while it lasts; a write
+                                that fails (a full disk) stops the run with an error; links there are refused
+  --opmark_overwrite            replace the results a folder already holds (without it, a --opmark_out that
+                                holds a run's results.jsonl or benchmark.json is refused, so nothing measured
+                                is lost to a rerun)
   --opmark_validate             load and check every table, print the case count, run nothing (no GPU needed)
   --opmark_peak=bf16=790,bw=3000  peak TFLOPS per precision and memory GB/s, overriding the built-in table
   --opmark_candidates=N         cuBLASLt algorithms per layout timed before measuring (default 16)
@@ -383,8 +390,9 @@ opmark flags (Google Benchmark's own flags, e.g. --benchmark_filter, --benchmark
   --version                     opmark's version and commit, and the versions of the libraries it loads (and was
                                 built with); runs nothing, needs no GPU
 Each flag takes --opmark_x=VALUE or --opmark_x VALUE; a switch (--opmark_validate, --opmark_isolated,
---opmark_profile_graph) takes =true or =false only after '='. An unknown set, model, family or precision is an
-error listing the known ones.
+--opmark_profile_graph, --opmark_overwrite) takes =true or =false only after '='. An unknown set, model, family
+or precision is an error listing the known ones, and a --benchmark_filter that is no valid regular expression
+is an error (exit 2).
 )" + family_help();
 }
 

@@ -23,6 +23,7 @@ struct Options {
   core::Symbols inputs;                 // the models' input sizes (B=16,H=512), over their defaults
   L2Mode l2 = L2Mode::hot;
   std::string out_dir;                  // results folder; empty: no files unless --benchmark_out is given
+  bool overwrite = false;               // --opmark_overwrite: replace the results already in out_dir
   bool validate_only = false;           // load and expand the tables, print a summary, run nothing
   std::map<std::string, double> peaks;  // overrides: precision -> TFLOPS, "bw" -> GB/s
   int candidates = 16;                  // library algorithms timed per case (cuBLASLt heuristic results)

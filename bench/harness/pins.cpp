@@ -1,9 +1,9 @@
 #include "bench/harness/pins.h"
 
-#include <fstream>
 #include <sstream>
 
 #include "core/error.h"
+#include "core/file_access.h"
 
 namespace opmark::bench {
 
@@ -25,11 +25,11 @@ std::map<std::string, std::string> parse_pins(const std::string& text, const std
 }
 
 std::map<std::string, std::string> read_pins(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  if (!f) throw Error("--opmark_pin: cannot read " + path);
-  std::ostringstream text;
-  text << f.rdbuf();
-  return parse_pins(text.str(), path);
+  try {
+    return parse_pins(core::read_regular_file(path, "pin file"), path);
+  } catch (const Error& e) {
+    throw Error(std::string("--opmark_pin: ") + e.what());
+  }
 }
 
 }  // namespace opmark::bench

@@ -8,22 +8,33 @@
 namespace opmark::bench {
 
 ResultsLogReporter::ResultsLogReporter(std::unique_ptr<benchmark::BenchmarkReporter> display, const std::string& path,
-                                       const Harness& harness, nlohmann::json context)
+                                       const Harness& harness, nlohmann::json context, const std::string& json_path)
     : display_(std::move(display)), harness_(harness), context_(std::move(context)) {
-  if (!path.empty()) {
-    log_.open(path, std::ios::out | std::ios::trunc);
-    if (!log_) throw Error(path + ": cannot open the results log for writing");
+  if (!path.empty()) log_ = std::make_unique<core::LogFile>(path);
+  if (!json_path.empty()) {
+    json_file_ = std::make_unique<core::LogFile>(json_path);
+    json_ = std::make_unique<benchmark::JSONReporter>();
+    json_->SetOutputStream(&json_text_);
+    json_->SetErrorStream(&json_text_);  // as Google Benchmark sets its own file reporter's
   }
 }
 
 void ResultsLogReporter::append(const nlohmann::json& record) {
-  if (!log_.is_open()) return;
+  if (!log_) return;
   nlohmann::json line = record;
   // Every case line says its regime, so a line copied out of its log still says which regime its time is.
   if (line.value("type", "") != "context" && line.value("type", "") != "summary" && context_.contains("regime"))
     line["regime"] = context_["regime"];
-  log_ << line.dump() << '\n';
-  log_.flush();  // each line reaches the file as soon as its case is done
+  log_->append(line.dump() + '\n');  // each line reaches the file as soon as its case is done
+}
+
+void ResultsLogReporter::write_json() {
+  json_file_->append(json_text_.str());
+  json_text_.str("");
+}
+
+void ResultsLogReporter::close() {
+  if (log_) log_->close();
 }
 
 void ResultsLogReporter::append(const core::ResultRecord& record) { append(core::to_json(record)); }
@@ -35,6 +46,10 @@ bool ResultsLogReporter::ReportContext(const Context& context) {
   append(line);
   display_->SetOutputStream(&GetOutputStream());
   display_->SetErrorStream(&GetErrorStream());
+  if (json_) {
+    json_->ReportContext(context);
+    write_json();
+  }
   return display_->ReportContext(context);
 }
 
@@ -94,6 +109,10 @@ static std::map<std::string, double> repetition_counters(const Repetition& r, co
 
 void ResultsLogReporter::ReportRuns(const std::vector<Run>& runs) {
   display_->ReportRuns(runs);
+  if (json_) {
+    json_->ReportRuns(runs);
+    write_json();
+  }
   for (const Run& run : runs) {
     // Google Benchmark appends the timing mode to a manually timed case's name; the results log never shows it.
     std::string name = run.run_name.function_name;
@@ -138,7 +157,14 @@ void ResultsLogReporter::append_recheck(const std::string& name) {
   append(run_record(name, harness_.find_case(name), outcome, true, "recheck", 0, 0, m->median_s * 1e6, counters));
 }
 
-void ResultsLogReporter::Finalize() { display_->Finalize(); }
+void ResultsLogReporter::Finalize() {
+  display_->Finalize();
+  if (json_) {
+    json_->Finalize();
+    write_json();
+    json_file_->close();
+  }
+}
 
 void ResultsLogReporter::append_summary() {
   core::ResultRecord line;

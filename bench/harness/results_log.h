@@ -1,28 +1,31 @@
 #pragma once
 // The line-per-run results log (JSON Lines). It wraps the console reporter: every case Google Benchmark reports is
 // shown as usual and the harness's record of it (each repetition, the median and mean, opmark's own status) is
-// appended to the log at once, so a crash or kill later in the run keeps everything measured so far.
+// appended to the log at once, so a crash or kill later in the run keeps everything measured so far. It also writes
+// Google Benchmark's JSON (benchmark.json) itself, so that file too is opened without following a link and every
+// write to either is checked: a failed write (a full disk) throws opmark::Error naming the file, which ends the run.
 #include <benchmark/benchmark.h>
 
-#include <fstream>
 #include <map>
 #include <memory>
 #include <set>
+#include <sstream>
 #include <string>
 
 #include <nlohmann/json.hpp>
 
 #include "bench/harness/harness.h"
 #include "bench/harness/progress.h"
+#include "core/file_access.h"
 #include "core/result_record.h"
 
 namespace opmark::bench {
 
 class ResultsLogReporter : public benchmark::BenchmarkReporter {
  public:
-  // `path` empty: only forwards to `display`.
+  // `path` empty: only forwards to `display`. `json_path` not empty: Google Benchmark's JSON goes there too.
   ResultsLogReporter(std::unique_ptr<benchmark::BenchmarkReporter> display, const std::string& path,
-                     const Harness& harness, nlohmann::json context);
+                     const Harness& harness, nlohmann::json context, const std::string& json_path = "");
 
   bool ReportContext(const Context& context) override;
   void ReportRuns(const std::vector<Run>& runs) override;
@@ -33,13 +36,19 @@ class ResultsLogReporter : public benchmark::BenchmarkReporter {
   void append_recheck(const std::string& case_name);
   // The last line: counts by status (after the re-time, which can make cases unstable).
   void append_summary();
+  // Flushes the results log to disk and closes it (after append_summary); throws naming the file on failure.
+  void close();
 
  private:
   void append(const nlohmann::json& line);
   void append(const core::ResultRecord& line);
   void append_case(const std::string& case_name);
+  void write_json();  // what the JSON reporter wrote so far, into benchmark.json
   std::unique_ptr<benchmark::BenchmarkReporter> display_;
-  std::ofstream log_;
+  std::unique_ptr<core::LogFile> log_;
+  std::unique_ptr<benchmark::BenchmarkReporter> json_;  // Google Benchmark's JSON reporter, into json_text_
+  std::ostringstream json_text_;
+  std::unique_ptr<core::LogFile> json_file_;
   const Harness& harness_;
   nlohmann::json context_;
   std::set<std::string> not_run_logged_;

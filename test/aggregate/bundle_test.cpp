@@ -9,7 +9,7 @@
 #include <regex>
 #include <sstream>
 
-#include "file_util.h"
+#include "../file_util.h"
 #include "aggregate/bundle.h"
 #include "aggregate/cli.h"
 #include "aggregate/system_description.h"

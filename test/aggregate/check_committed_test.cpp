@@ -14,7 +14,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "file_util.h"
+#include "../file_util.h"
 #include "aggregate/bundle.h"
 #include "aggregate/cli.h"
 #include "aggregate/results.h"

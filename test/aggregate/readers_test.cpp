@@ -21,6 +21,7 @@
 #include "aggregate/files.h"
 #include "aggregate/results.h"
 #include "core/error.h"
+#include "../file_util.h"
 
 namespace fs = std::filesystem;
 using namespace opmark;
@@ -54,17 +55,8 @@ std::string read_error(const std::string& path, const ReadLimits& limits = ReadL
   return "";
 }
 
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-void spill(const fs::path& p, const std::string& text) {
-  std::ofstream out(p, std::ios::binary);
-  out << text;
-}
+using test::read_file;
+using test::write_file;
 
 class ReaderFiles : public ::testing::Test {
  protected:
@@ -77,7 +69,7 @@ class ReaderFiles : public ::testing::Test {
   void TearDown() override { fs::remove_all(dir_); }
   // `text` gzip-compressed into `path` by the gzip command; false where there is none.
   bool gzip(const std::string& text, const fs::path& path) const {
-    spill(dir_ / "plain", text);
+    write_file(dir_ / "plain", text);
     const std::string command = "gzip -c '" + (dir_ / "plain").string() + "' > '" + path.string() + "' 2>/dev/null";
     return std::system(command.c_str()) == 0;
   }
@@ -242,17 +234,17 @@ TEST_F(ReaderFiles, ACutGzipStreamIsAnError) {
   std::string text = kContext;
   for (int i = 0; i < 2000; ++i) text += run_line("c" + std::to_string(i), 0, 1 + i);
   if (!gzip(text, dir_ / "r.jsonl.gz")) GTEST_SKIP() << "no gzip command";
-  const std::string gz = slurp(dir_ / "r.jsonl.gz");
+  const std::string gz = read_file(dir_ / "r.jsonl.gz");
   ASSERT_TRUE(load_results((dir_ / "r.jsonl.gz").string(), Statistic::median).warnings.empty());
   for (const std::size_t keep : {gz.size() - 8, gz.size() / 2}) {
-    spill(dir_ / "cut.jsonl.gz", gz.substr(0, keep));
+    write_file(dir_ / "cut.jsonl.gz", gz.substr(0, keep));
     EXPECT_EQ(read_error((dir_ / "cut.jsonl.gz").string())
                   .rfind((dir_ / "cut.jsonl.gz").string() + ": the compressed results file stops short of its end", 0),
               0u) << keep;
   }
   std::string corrupt = gz;
   corrupt[corrupt.size() - 6] ^= 0x55;  // the checksum
-  spill(dir_ / "bad.jsonl.gz", corrupt);
+  write_file(dir_ / "bad.jsonl.gz", corrupt);
   EXPECT_NE(read_error((dir_ / "bad.jsonl.gz").string()).find("not a readable gzip file"), std::string::npos);
 }
 
@@ -267,7 +259,7 @@ TEST_F(ReaderFiles, AGzipBombIsRefused) {
   // The plain size limit, and a smaller bound where a caller sets one.
   ReadLimits small;
   small.max_bytes = 1000;
-  spill(dir_ / "big.jsonl", std::string(5000, '\n'));
+  write_file(dir_ / "big.jsonl", std::string(5000, '\n'));
   EXPECT_NE(read_error((dir_ / "big.jsonl").string(), small).find("big.jsonl: results file of 5000 bytes, over the limit of 1000 bytes"), std::string::npos);
 }
 
@@ -286,7 +278,7 @@ TEST_F(ReaderFiles, DevicesPipesAndFoldersAreRefused) {
 
 // Inside a bundle no file may be a link (into another bundle, at a device); the command line's own files may.
 TEST_F(ReaderFiles, ABundleFileBehindALinkIsNotRead) {
-  spill(dir_ / "elsewhere.jsonl", kContext + run_line("c", 0, 5));
+  write_file(dir_ / "elsewhere.jsonl", kContext + run_line("c", 0, 5));
   fs::create_directories(dir_ / "bundle");
   fs::create_directory_symlink(dir_, dir_ / "bundle" / "run");
   fs::copy_file(dir_ / "elsewhere.jsonl", dir_ / "results.jsonl");
@@ -306,7 +298,7 @@ TEST_F(ReaderFiles, ABundleFileBehindALinkIsNotRead) {
 // Writers never follow a link: a link planted at scores.json or index.html would have any file it points to
 // overwritten.
 TEST_F(ReaderFiles, WritersRefuseSymbolicLinks) {
-  spill(dir_ / "victim", "precious");
+  write_file(dir_ / "victim", "precious");
   fs::create_symlink(dir_ / "victim", dir_ / "index.html");
   try {
     write_output_file((dir_ / "index.html").string(), "page");
@@ -314,19 +306,19 @@ TEST_F(ReaderFiles, WritersRefuseSymbolicLinks) {
   } catch (const Error& e) {
     EXPECT_NE(std::string(e.what()).find("index.html: a symbolic link, not written through"), std::string::npos);
   }
-  EXPECT_EQ(slurp(dir_ / "victim"), "precious");
+  EXPECT_EQ(read_file(dir_ / "victim"), "precious");
   fs::create_symlink(dir_ / "missing-target", dir_ / "dangling");  // a dangling link would create its target
   EXPECT_THROW(write_output_file((dir_ / "dangling").string(), "x"), Error);
   EXPECT_FALSE(fs::exists(dir_ / "missing-target"));
   write_output_file((dir_ / "sub" / "plain.txt").string(), "ok");
-  EXPECT_EQ(slurp(dir_ / "sub" / "plain.txt"), "ok");
+  EXPECT_EQ(read_file(dir_ / "sub" / "plain.txt"), "ok");
 }
 
 // pack --rederive writes scores.json and the spreadsheet: never through a link there.
 TEST_F(ReaderFiles, PackRefusesToWriteThroughALink) {
   const fs::path data = fs::path(OPMARK_SOURCE_DIR) / "test" / "data" / "bundles";
   fs::copy(data / "good", dir_ / "b", fs::copy_options::recursive);
-  spill(dir_ / "victim", "precious");
+  write_file(dir_ / "victim", "precious");
   fs::remove(dir_ / "b" / "scores.json");
   fs::create_symlink(dir_ / "victim", dir_ / "b" / "scores.json");
   std::vector<std::string> args = {"pack", (dir_ / "b").string(), "--rederive", "--rules=" + (data / "rules.yaml").string(),
@@ -334,6 +326,6 @@ TEST_F(ReaderFiles, PackRefusesToWriteThroughALink) {
   std::vector<char*> argv;
   for (auto& a : args) argv.push_back(a.data());
   EXPECT_EQ(pack_main(static_cast<int>(argv.size()), argv.data()), 2);
-  EXPECT_EQ(slurp(dir_ / "victim"), "precious");
+  EXPECT_EQ(read_file(dir_ / "victim"), "precious");
   EXPECT_TRUE(fs::exists(dir_ / "b" / "spreadsheet" / "fp16_gemm.csv"));  // refused before anything was removed
 }
