@@ -265,7 +265,8 @@ int run(int argc, char** argv, bench::ProcessGroup& group) {
   bench::check_benchmark_filter(benchmark_filter(argc, argv));  // Google Benchmark would only print it and run nothing
   // The folder is this run's until it ends, taken before anything is read, so a second run on it is refused at once.
   std::optional<bench::OutputFolderLock> folder_lock;
-  if (!options.out_dir.empty() && !options.validate_only && !options.help &&
+  // Rank 0 alone writes files (and so holds the folder) in a multi-process run.
+  if (!options.out_dir.empty() && !options.validate_only && !options.help && group.rank() == 0 &&
       !has_flag(argc, argv, "--benchmark_list_tests")) {
     folder_lock.emplace(bench::lock_output_folder(options.out_dir));
     bench::check_output_folder(options.out_dir, options.overwrite);
@@ -367,11 +368,13 @@ int run(int argc, char** argv, bench::ProcessGroup& group) {
                  why.c_str());
     return 1;
   }
-  if (!options.out_dir.empty()) fs::create_directories(options.out_dir);
+  // Rank 0 alone writes the results: the other ranks' measurements are the same agreed values.
+  const bool writes = !options.out_dir.empty() && group.rank() == 0;
+  if (writes) fs::create_directories(options.out_dir);
   nlohmann::json context =
       add_context(device, options, harness.peaks(), group, command, suite ? &*suite : nullptr, harness.monitor());
-  const std::string log_path = options.out_dir.empty() ? "" : (fs::path(options.out_dir) / "results.jsonl").string();
-  const std::string json_path = options.out_dir.empty() || user_benchmark_out(argc, argv)
+  const std::string log_path = writes ? (fs::path(options.out_dir) / "results.jsonl").string() : "";
+  const std::string json_path = !writes || user_benchmark_out(argc, argv)
                                     ? "" : (fs::path(options.out_dir) / "benchmark.json").string();
   const auto color = isatty(fileno(stdout)) ? benchmark::ConsoleReporter::OO_ColorTabular
                                             : benchmark::ConsoleReporter::OO_Tabular;
