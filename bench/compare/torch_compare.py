@@ -54,6 +54,7 @@ import os
 import re
 import statistics
 import sys
+import time
 
 import torch
 import torch.nn.functional as F
@@ -125,10 +126,18 @@ def replay_us(g, n):
     return start.elapsed_time(stop) * 1e3 / n
 
 
+# --rest-ms: the GPU idles this long before each sample, so each runs at the clock a rested GPU gives the op (what
+# opmark-bench's burst regime keeps for a case that runs under the power cap from its first millisecond).
+REST_S = 0.0
+
+
 def median_of_samples(sample, calls, measure_s, min_samples):
     """The median of sample() (time per call of `calls` calls) over at least `measure_s` of GPU time."""
     times, spent = [], 0.0
     while spent < measure_s * 1e6 or len(times) < min_samples:
+        if REST_S > 0:
+            torch.cuda.synchronize()
+            time.sleep(REST_S)
         t = sample()
         times.append(t)
         spent += t * calls
@@ -461,10 +470,14 @@ def main():
     ap.add_argument("--rounds", type=int, default=0, help="times to time each case in PyTorch (default: one per file)")
     ap.add_argument("--filter", default=".")
     ap.add_argument("--limit", type=int, default=1000)
+    ap.add_argument("--rest-ms", type=float, default=0.0,
+                    help="idle this long before each sample: a rested GPU's clock, as opmark-bench's burst regime")
     ap.add_argument("--csv", help="also write the rows here")
     ap.add_argument("--eager", action="store_true",
                     help="time back-to-back eager calls, not CUDA graph replays (what an eager framework pays)")
     args = ap.parse_args()
+    global REST_S
+    REST_S = args.rest_ms / 1000.0
     pattern = re.compile(args.filter)
     medians = read_medians(args.results)
     cases = [c for c in comparable(medians) if pattern.search(c[0])][: args.limit]

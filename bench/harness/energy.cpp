@@ -2,7 +2,9 @@
 
 #include <cuda_runtime.h>
 
+#include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <deque>
 
 #include "bench/harness/timer.h"
@@ -38,10 +40,16 @@ namespace {
 using Clock = std::chrono::steady_clock;
 double now_s() { return std::chrono::duration<double>(Clock::now().time_since_epoch()).count(); }
 
-// Keeps batches queued on the timer's stream: about kQueuedSeconds of work ahead, never fewer than two batches.
+// Keeps batches queued on the timer's stream: kQueuedSeconds of work ahead, so the GPU never waits for the host
+// while an NVML call blocks it (several milliseconds each under load on an H100 VM; a queue of 6 batches of about
+// a millisecond ran dry, and the window's time per launch came out 5-25% above the median).
+constexpr double kQueuedSeconds = 0.05;
 class BatchQueue {
  public:
-  explicit BatchQueue(Timer& t) : t_(t) {}
+  BatchQueue(Timer& t, double batch_seconds)
+      : t_(t),
+        queued_(static_cast<std::size_t>(
+            std::clamp(std::ceil(kQueuedSeconds / std::max(batch_seconds, 1e-6)), 2.0, 2000.0))) {}
   ~BatchQueue() {
     for (cudaEvent_t e : done_) cudaEventDestroy(e);
     for (cudaEvent_t e : spare_) cudaEventDestroy(e);
@@ -51,7 +59,7 @@ class BatchQueue {
       spare_.push_back(done_.front());
       done_.pop_front();
     }
-    while (done_.size() < kQueued) {
+    while (done_.size() < queued_) {
       launches_ += t_.enqueue_batch();
       cudaEvent_t e;
       if (spare_.empty()) {
@@ -67,8 +75,8 @@ class BatchQueue {
   long long launches() const { return launches_; }
 
  private:
-  static constexpr std::size_t kQueued = 6;  // batches last about a millisecond each
   Timer& t_;
+  std::size_t queued_;
   std::deque<cudaEvent_t> done_;
   std::vector<cudaEvent_t> spare_;
   long long launches_ = 0;
@@ -76,7 +84,8 @@ class BatchQueue {
 
 }  // namespace
 
-std::optional<EnergyWindow> measure_energy(Timer& timer, double min_window_s, double lead_in_s) {
+std::optional<EnergyWindow> measure_energy(Timer& timer, double batch_seconds, double min_window_s,
+                                           double lead_in_s) {
   const GpuMonitor* monitor = timer.monitor();
   if (!monitor || !monitor->available() || !monitor->energy_millijoules()) return std::nullopt;
   cudaStream_t s = timer.stream();
@@ -87,7 +96,7 @@ std::optional<EnergyWindow> measure_energy(Timer& timer, double min_window_s, do
   EnergyWindow w;
   bool stepped = false;
   try {
-    BatchQueue queue(timer);
+    BatchQueue queue(timer, batch_seconds);
     timer.stamp_clock(0);
     OPMARK_CHECK_CUDA(cudaEventRecord(start, s));
     const double t0 = now_s();

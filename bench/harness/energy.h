@@ -12,7 +12,7 @@ namespace opmark::bench {
 class Timer;
 
 // The least energy window: one counter step at least (a shorter window could hold no step, or one partly).
-constexpr double kDefaultEnergyWindowSeconds = 0.1;
+constexpr double kDefaultEnergyWindowSeconds = 0.2;
 // The power a case may show over the enforced limit: the limit is a controller's average, and a window of a
 // tenth of a second sees its overshoot.
 constexpr double kPowerMargin = 0.05;
@@ -61,9 +61,10 @@ struct EnergyWindow {
   double joules_per_launch() const { return power_w() * seconds_per_launch; }
 };
 
-// Runs `timer`'s batches back to back (a few milliseconds of work kept queued, so the GPU never idles inside the
-// window) for `lead_in_s` first, then until the window is complete. Nullopt where there is no counter or it does
-// not move within a second past the window.
-std::optional<EnergyWindow> measure_energy(Timer& timer, double min_window_s, double lead_in_s = 0);
+// Runs `timer`'s batches (each about `batch_seconds` of GPU time) back to back, with 50 ms of work kept queued so
+// the GPU never idles inside the window, for `lead_in_s` first, then until the window is complete. Nullopt where
+// there is no counter or it does not move within a second past the window.
+std::optional<EnergyWindow> measure_energy(Timer& timer, double batch_seconds, double min_window_s,
+                                           double lead_in_s = 0);
 
 }  // namespace opmark::bench

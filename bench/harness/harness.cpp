@@ -316,6 +316,12 @@ void Harness::agree_on_outcome(Outcome* o) {
   if (multi_process()) *o = agree_across_ranks(*group_, *o);
 }
 
+// About how long one of the case's batches runs: the probe's time per launch (or the median's, once measured).
+double Harness::batch_seconds(const Prepared& p) const {
+  const double per_launch = p.m.median_s > 0 ? p.m.median_s : p.probe_s;
+  return per_launch * p.timer->batch();
+}
+
 double Harness::reference_mhz() const {
   const std::optional<unsigned> max = monitor_ ? monitor_->max_sm_mhz() : std::nullopt;
   return max ? static_cast<double>(*max) : fastest_mhz_;
@@ -395,7 +401,8 @@ std::optional<EnergyWindow> Harness::sustained_window(Prepared& p) {
   if (multi_process() || !monitor_ || !monitor_->available()) return std::nullopt;
   std::optional<EnergyWindow> all;
   for (int i = 0; i < kSustainedWindows; ++i) {
-    auto w = measure_energy(*p.timer, kSustainedWindowSeconds, i == 0 ? kSustainedLeadInSeconds : 0.0);
+    auto w = measure_energy(*p.timer, batch_seconds(p), kSustainedWindowSeconds,
+                            i == 0 ? kSustainedLeadInSeconds : 0.0);
     if (!w) return std::nullopt;
     p.m.reps.push_back({});
     Repetition& rep = p.m.reps.back();
@@ -456,7 +463,7 @@ void Harness::measure_energy_of(Prepared& p) {
     p.m.no_energy = "no NVML";
     return;
   }
-  p.m.energy = measure_energy(*p.timer, options_.energy_window_s);
+  p.m.energy = measure_energy(*p.timer, batch_seconds(p), options_.energy_window_s);
   if (!p.m.energy) {
     p.m.no_energy = "NVML's energy counter did not move";
     return;

@@ -171,6 +171,7 @@ class Harness {
   cudaStream_t stream_ = nullptr;
   std::unique_ptr<GpuMonitor> monitor_;
   double reference_mhz() const;
+  double batch_seconds(const Prepared& p) const;
   double fastest_mhz_ = 0;  // the fastest SM clock measured in this run
   std::optional<double> copy_gb_per_s_;
   std::unique_ptr<Prepared> prepared_;  // the case being run

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "bench/harness/energy.h"
 #include "bench/harness/regime.h"
 #include "core/expr.h"
 #include "core/table.h"
@@ -42,7 +43,7 @@ struct Options {
   bool noise_target_given = false;
   double case_time_cap_s = 2.0;         // ... or the case spent this long measuring (after its minimum)
   double min_clock_fraction = kMinClockFraction;  // burst: a sample under this fraction of the max clock is dropped
-  double energy_window_s = 0.1;         // the least energy window per case (energy.h); 0: no energy
+  double energy_window_s = kDefaultEnergyWindowSeconds;  // the least energy window per case; 0: no energy
   bool sustained_heavy = true;          // burst: heavy cases also get a sustained measurement (--opmark_sustained)
   bool recheck = true;                  // re-time every case briefly at the end of the run (anomaly guard)
   bool isolated = false;                // also time each launch alone (isolated_us), as a profiler sees a kernel
