@@ -7,7 +7,6 @@
 #include <cmath>
 #include <cstdio>
 #include <functional>
-#include <thread>
 
 #include "bench/harness/copy_ceiling.h"
 #include "bench/families/factories.h"
@@ -332,60 +331,27 @@ double Harness::reference_mhz() const {
 // run out the case keeps what it measured and is marked throttled.
 Measurement Harness::measure(Prepared& p) {
   if (options_.regime == Regime::sustained) return measure_sustained(p);
-  Timer& timer = *p.timer;
+  // The case's timer as the loop's sample source.
+  struct TimerSource final : SampleSource {
+    explicit TimerSource(Timer& t) : timer(t) {}
+    Sample sample() override { return timer.sample(); }
+    Timer& timer;
+  } source(*p.timer);
+  BurstRule rule;
+  rule.stop = {options_.min_repetitions, options_.max_repetitions, options_.noise_target, options_.case_time_cap_s};
+  rule.min_time_s = options_.min_time_s;
+  rule.max_mhz = reference_mhz();
+  rule.min_clock_fraction = options_.min_clock_fraction;
+  BurstRepetitions r = run_burst_repetitions(source, group_, rule, real_host_time());
+  fastest_mhz_ = std::max(fastest_mhz_, r.fastest_mhz);
   Measurement m;
-  const StoppingRule rule{options_.min_repetitions, options_.max_repetitions, options_.noise_target,
-                          options_.case_time_cap_s};
-  Recovery recovery;
-  BurstClock burst(reference_mhz(), options_.min_clock_fraction);
-  bool after_pause = false;
-  const Clock::time_point started = Clock::now();
+  m.reps = std::move(r.reps);
+  m.stop = r.stop;
+  m.recovery_s = r.recovery_s;
+  m.throttled = r.throttled;
+  m.rested_mhz = r.rested_mhz;
   std::vector<double> times;
-  for (;;) {
-    Repetition rep;
-    std::vector<double> clocks;
-    double timed_s = 0, slowest_s = 0;  // slowest: the slowest rank's, in a multi-process run
-    const Clock::time_point rep_start = Clock::now();
-    while (rep.launches == 0 || timed_s < options_.min_time_s) {
-      const Sample s = timer.sample();
-      // Every rank reports the mean over the ranks (what nccl-tests reports), so all take the same decisions.
-      RankTimes per_launch{s.seconds_per_launch, s.seconds_per_launch};
-      if (multi_process()) per_launch = summarize_rank_times(group_->all_gather(s.seconds_per_launch));
-      if (s.clock.sm_mhz > fastest_mhz_) fastest_mhz_ = s.clock.sm_mhz;
-      bool throttled = burst.throttled(s.clock.sm_mhz, s.clock.reasons, after_pause);
-      if (multi_process()) throttled = agree_max(throttled ? 1.0 : 0.0) > 0;
-      after_pause = false;
-      rep.reasons |= s.clock.reasons;
-      if (throttled && !recovery.exhausted()) {
-        ++rep.discarded;
-        if (const std::optional<double> pause = recovery.after_drop()) {
-          std::this_thread::sleep_for(std::chrono::duration<double>(*pause));
-          after_pause = true;
-          continue;
-        }
-      } else if (!throttled) {
-        recovery.after_keep();
-      }
-      if (s.clock.sm_mhz > 0) {
-        clocks.push_back(s.clock.sm_mhz);
-        if (rep.min_sm_clock_mhz == 0 || s.clock.sm_mhz < rep.min_sm_clock_mhz) rep.min_sm_clock_mhz = s.clock.sm_mhz;
-      }
-      timed_s += per_launch.mean * s.launches;
-      slowest_s += per_launch.max * s.launches;
-      rep.launches += s.launches;
-    }
-    rep.seconds_per_launch = timed_s / static_cast<double>(rep.launches);
-    rep.slowest_rank_seconds_per_launch = slowest_s / static_cast<double>(rep.launches);
-    rep.sm_clock_mhz = median_of(clocks);
-    rep.host_seconds = seconds_since(rep_start);
-    m.reps.push_back(rep);
-    times.push_back(rep.seconds_per_launch);
-    m.stop = stopping_decision(times, seconds_since(started), rule);
-    if (m.stop != StopReason::more) break;
-  }
-  m.recovery_s = recovery.paused_s();
-  m.throttled = recovery.exhausted();
-  m.rested_mhz = burst.rested_mhz();
+  for (const Repetition& rep : m.reps) times.push_back(rep.seconds_per_launch);
   m.median_s = median_of(times);
   double sum = 0;
   for (double t : times) sum += t;

@@ -21,6 +21,7 @@
 #include "bench/harness/options.h"
 #include "bench/harness/outcome.h"
 #include "bench/harness/peaks.h"
+#include "bench/harness/repetitions.h"
 #include "bench/harness/timer.h"
 #include "bench/harness/workload.h"
 #include "core/case.h"
@@ -67,18 +68,6 @@ std::optional<std::string> kernel_trace_off(const Options& options, bool multi_p
 constexpr double kSustainedLeadInSeconds = 0.5;
 constexpr double kSustainedWindowSeconds = 1.0;
 constexpr int kSustainedWindows = 2;
-
-// One repetition: samples (timed batches) until it holds at least --opmark_min_time of GPU time.
-struct Repetition {
-  double seconds_per_launch = 0;  // in a multi-process run, the mean over the ranks
-  double slowest_rank_seconds_per_launch = 0;
-  long long launches = 0;
-  double sm_clock_mhz = 0;      // median over its samples (measured on the GPU); 0 unknown
-  double min_sm_clock_mhz = 0;  // the slowest of its samples
-  std::uint64_t reasons = 0;    // clock-event reasons seen (or'ed)
-  int discarded = 0;            // samples dropped (throttled) and taken again after a pause
-  double host_seconds = 0;      // wall time of the repetition
-};
 
 // Everything measured for a case: what the results log writes.
 struct Measurement {

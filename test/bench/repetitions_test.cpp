@@ -1,0 +1,198 @@
+// The burst repetition loop on the CPU, with scripted samples and host clocks: the stopping rule, drops with
+// pauses that grow and run out, and two ranks (threads, with a stand-in collective) that keep making the same
+// calls even when their host clocks run at different speeds (issue 36: under mpirun a rank that stopped at the
+// time cap left the other waiting in its collective for ever).
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <condition_variable>
+#include <mutex>
+#include <thread>
+
+#include "bench/harness/gpu_monitor.h"
+#include "bench/harness/repetitions.h"
+#include "core/error.h"
+
+using namespace opmark;
+using namespace opmark::bench;
+
+namespace {
+
+// Samples from a script: each call returns the next (time per launch, clock, reasons), the last one repeating.
+struct ScriptedSource final : SampleSource {
+  struct Step {
+    double seconds_per_launch;
+    unsigned mhz;
+    std::uint64_t reasons = 0;
+  };
+  std::vector<Step> steps;
+  std::size_t next = 0;
+  int launches = 10;
+  Sample sample() override {
+    const Step& st = steps[std::min(next, steps.size() - 1)];
+    ++next;
+    Sample s;
+    s.seconds_per_launch = st.seconds_per_launch;
+    s.wall_seconds = st.seconds_per_launch * launches;
+    s.launches = launches;
+    s.clock.sm_mhz = st.mhz;
+    s.clock.reasons = st.reasons;
+    return s;
+  }
+};
+
+// A host clock that each sample or pause moves on: `per_call_s` for each reading (a slow host reads later).
+struct ScriptedHost {
+  double t = 0, per_call_s = 0, slept = 0;
+  HostTime time() {
+    return {[this] { return t += per_call_s; }, [this](double s) {
+              t += s;
+              slept += s;
+            }};
+  }
+};
+
+// Ranks as threads: all_gather waits until every rank has called it as many times, and fails (instead of hanging)
+// when the others do not come within a second: ranks that diverged.
+class ThreadRanks {
+ public:
+  explicit ThreadRanks(int n) : n_(n), values_(static_cast<std::size_t>(n)) {}
+  std::vector<double> gather(int rank, double v) {
+    std::unique_lock<std::mutex> lock(mu_);
+    const long long round = round_;
+    values_[static_cast<std::size_t>(rank)] = v;
+    if (++arrived_ == n_) {
+      last_ = values_;
+      arrived_ = 0;
+      ++round_;
+      cv_.notify_all();
+    } else if (!cv_.wait_for(lock, std::chrono::seconds(1), [&] { return round_ != round; })) {
+      throw Error("rank " + std::to_string(rank) + " waited alone in a collective: the ranks diverged");
+    }
+    return last_;
+  }
+  void leave() {  // a rank that is done: the others' next collective can no longer complete
+    std::lock_guard<std::mutex> lock(mu_);
+    --n_;
+    cv_.notify_all();
+  }
+
+ private:
+  std::mutex mu_;
+  std::condition_variable cv_;
+  int n_, arrived_ = 0;
+  long long round_ = 0;
+  std::vector<double> values_, last_;
+};
+
+class ThreadRank final : public ProcessGroup {
+ public:
+  ThreadRank(ThreadRanks& all, int me, int n) : all_(all), me_(me), n_(n) {}
+  int rank() const override { return me_; }
+  int size() const override { return n_; }
+  int local_rank() const override { return me_; }
+  void broadcast(void*, std::size_t, int) override {}
+  std::vector<double> all_gather(double v) override { return all_.gather(me_, v); }
+  std::string describe() const override { return "threads"; }
+  [[noreturn]] void abort(const std::string& why) override { throw Error(why); }
+
+ private:
+  ThreadRanks& all_;
+  int me_, n_;
+};
+
+BurstRule rule_of(int min_reps, int max_reps, double noise, double cap_s) {
+  BurstRule r;
+  r.stop = {min_reps, max_reps, noise, cap_s};
+  r.min_time_s = 0.005;
+  r.max_mhz = 1980;
+  return r;
+}
+
+}  // namespace
+
+TEST(Repetitions, SteadySamplesStopAtTheMinimum) {
+  ScriptedSource src;
+  src.steps = {{100e-6, 1980}};
+  ScriptedHost host;
+  host.per_call_s = 1e-3;
+  const BurstRepetitions r = run_burst_repetitions(src, nullptr, rule_of(3, 10, 0.01, 2.0), host.time());
+  ASSERT_EQ(r.reps.size(), 3u);
+  EXPECT_EQ(r.stop, StopReason::steady);
+  EXPECT_EQ(r.reps[0].launches, 50);  // 5 samples of 10 launches of 100 us hold 5 ms
+  EXPECT_DOUBLE_EQ(r.reps[0].sm_clock_mhz, 1980);
+  EXPECT_FALSE(r.throttled);
+}
+
+TEST(Repetitions, AThrottledSampleIsDroppedAndTakenAgainAfterAPause) {
+  ScriptedSource src;
+  // Hot from tuning (nothing rested yet), then rested at 1520 under the power cap, then steady.
+  src.steps = {{1.6e-3, 1350, clock_event::sw_power_cap}, {1.4e-3, 1520, clock_event::sw_power_cap}};
+  src.launches = 1;
+  ScriptedHost host;
+  const BurstRepetitions r = run_burst_repetitions(src, nullptr, rule_of(3, 10, 0.01, 2.0), host.time());
+  ASSERT_EQ(r.reps.size(), 3u);
+  EXPECT_EQ(r.reps[0].discarded, 1);
+  EXPECT_DOUBLE_EQ(r.reps[0].seconds_per_launch, 1.4e-3);  // the dropped 1.6 ms sample counts nowhere
+  EXPECT_DOUBLE_EQ(host.slept, 0.05);
+  EXPECT_DOUBLE_EQ(r.rested_mhz, 1520);
+  EXPECT_FALSE(r.throttled);
+}
+
+TEST(Repetitions, PausesRunOutAndTheCaseIsThrottled) {
+  ScriptedSource src;
+  src.steps = {{1e-3, 1000, clock_event::hw_thermal}};
+  ScriptedHost host;
+  BurstRule rule = rule_of(3, 10, 0.01, 100.0);
+  rule.recovery = {0.05, 0.5, 1.0, 40};
+  const BurstRepetitions r = run_burst_repetitions(src, nullptr, rule, host.time());
+  EXPECT_TRUE(r.throttled);
+  EXPECT_NEAR(r.recovery_s, 0.75, 1e-12);  // 0.05 + 0.1 + 0.2 + 0.4; 0.5 more would pass the 1 s budget
+  EXPECT_EQ(r.reps.size(), 3u);            // the case goes on with what it gets, marked throttled
+}
+
+TEST(Repetitions, TwoRanksWithHostClocksAtDifferentSpeedsStopTogether) {
+  // Noisy times never settle, so each case ends at the 50 ms time cap; rank 1's host reads its clock later than
+  // rank 0's, so by its own clock it reaches the cap repetitions earlier. Several cases in a row, as the end-of-run
+  // re-time measures them.
+  ThreadRanks all(2);
+  std::vector<BurstRepetitions> results[2];
+  auto run_rank = [&](int me) {
+    ThreadRank group(all, me, 2);
+    for (int c = 0; c < 4; ++c) {
+      ScriptedSource src;
+      for (int i = 0; i < 400; ++i) src.steps.push_back({100e-6 * (1 + 0.5 * ((i * i * 7 + c) % 13) / 13.0), 1980});
+      ScriptedHost host;
+      host.per_call_s = me == 0 ? 1e-3 : 1.7e-3;
+      results[me].push_back(run_burst_repetitions(src, &group, rule_of(3, 30, 0.0, 0.05), host.time()));
+    }
+    all.leave();
+  };
+  std::string failure[2];
+  std::thread rank1([&] {
+    try {
+      run_rank(1);
+    } catch (const std::exception& e) {
+      failure[1] = e.what();
+      all.leave();
+    }
+  });
+  try {
+    run_rank(0);
+  } catch (const std::exception& e) {
+    failure[0] = e.what();
+    all.leave();
+  }
+  rank1.join();
+  ASSERT_EQ(failure[0], "");
+  ASSERT_EQ(failure[1], "");
+  ASSERT_EQ(results[0].size(), 4u);
+  ASSERT_EQ(results[1].size(), 4u);
+  for (int c = 0; c < 4; ++c) {
+    EXPECT_EQ(results[0][c].reps.size(), results[1][c].reps.size()) << "case " << c;
+    EXPECT_EQ(results[0][c].stop, StopReason::time_cap);
+    // Both ranks report the mean over the ranks, so their repetitions agree to the bit.
+    for (std::size_t i = 0; i < results[0][c].reps.size() && i < results[1][c].reps.size(); ++i)
+      EXPECT_EQ(results[0][c].reps[i].seconds_per_launch, results[1][c].reps[i].seconds_per_launch);
+  }
+}
