@@ -69,6 +69,10 @@ struct ResultSet {
   std::vector<std::string> warnings;           // what was read with a caveat (a torn last line), to be shown
   int torn_line = 0;                           // results.jsonl's incomplete last line, left out (0: none)
   int context_lines = 0;                       // results.jsonl: how many context lines (one per run)
+  // results.jsonl: its summary lines (line number, counts by status) and the number of its last record, so the
+  // checker can prove a whole run: one summary, last, counting what the lines hold.
+  std::vector<std::pair<int, std::map<std::string, long long>>> summaries;
+  int last_record_line = 0;
 };
 
 // Called with every case line of results.jsonl ("run" and "aggregate") once it has been checked, with its number.
