@@ -176,6 +176,9 @@ int run_cli(int argc, char** argv) {
   page->add_option("--shapes", page_check.shapes, "the shapes folder (default: that of the opmark tree this is run in)");
   page->add_option("--rules-version", page_check.rules_version, "check every bundle against this older rules version")
       ->check(CLI::PositiveNumber);
+  bool page_unchecked = false;
+  page->add_flag("--unchecked", page_unchecked, "show bundles without checking them, the page labelled NOT CHECKED "
+                                                "(display fixtures, drafts; never for publishing)");
 
   // Set last: a subcommand takes its parent's footer when it is added.
   app.footer("With no command, RESULTS... [flags] runs scores (and --compare BEFORE AFTER, deprecated, runs compare).\n"
@@ -216,6 +219,7 @@ int run_cli(int argc, char** argv) {
       if (!page_check.rules.empty()) page_words.push_back("--rules=" + page_check.rules);
       if (!page_check.shapes.empty()) page_words.push_back("--shapes=" + page_check.shapes);
       if (page_check.rules_version > 0) page_words.push_back("--rules-version=" + std::to_string(page_check.rules_version));
+      if (page_unchecked) page_words.push_back("--unchecked");
       std::vector<char*> page_args;
       for (auto& word : page_words) page_args.push_back(word.data());
       return page_main(static_cast<int>(page_args.size()), page_args.data());

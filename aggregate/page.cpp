@@ -97,8 +97,11 @@ void read_system(const fs::path& dir, Bundle& b) {
     if (key == "system_name") b.system_name = field.value;
     if (key == "gpu.model") b.gpu = field.value;
   }
-  if (b.system_name.empty() || b.gpu.empty())
-    throw Error(path + ": system_name and gpu.model are required (results/README.md lists the fields)");
+  // The page labels a bundle's column with these two; the checker requires the rest.
+  for (const auto& [key, value] : {std::pair<const char*, const std::string*>{"system_name", &b.system_name},
+                                   {"gpu.model", &b.gpu}})
+    if (value->empty())
+      throw Error(path + ":1:1: field '" + key + "' is missing or empty (results/README.md lists the fields)");
 }
 
 // What the drill-down shows and ResultSet does not keep: every repetition, the median and mean lines with their
@@ -288,6 +291,7 @@ constexpr std::size_t kReasonsShown = 5;  // per rejected bundle on the page; ch
 struct PageArgs {
   std::string dir, out;
   CheckOptions check;  // the rules and shapes every bundle is checked against
+  bool unchecked = false;  // --unchecked: no check, the page labelled so (display fixtures, drafts)
 };
 
 PageArgs parse_page_args(int argc, char** argv) {
@@ -299,6 +303,8 @@ PageArgs parse_page_args(int argc, char** argv) {
       std::exit(0);
     } else if (arg.rfind("--out=", 0) == 0 && arg.size() > 6) {
       a.out = arg.substr(6);
+    } else if (arg == "--unchecked") {
+      a.unchecked = true;
     } else if (arg.rfind("--rules=", 0) == 0 && arg.size() > 8) {
       a.check.rules = arg.substr(8);
     } else if (arg.rfind("--shapes=", 0) == 0 && arg.size() > 9) {
@@ -312,6 +318,8 @@ PageArgs parse_page_args(int argc, char** argv) {
       a.dir = arg;
     }
   }
+  if (a.unchecked && (!a.check.rules.empty() || a.check.rules_version > 0))
+    throw Error("page: --unchecked checks nothing: it takes no --rules or --rules-version");
   if (a.dir.empty()) throw Error(std::string("page: expected a folder of result bundles\n") + kUsage);
   if (a.out.empty()) a.out = (fs::path(a.dir) / "index.html").string();
   return a;
@@ -331,10 +339,13 @@ int page_main(int argc, char** argv) {
   // Only what passes the checker is published. A bundle that fails, or does not load, is left out, named with the
   // checker's reasons: the others still make the page. One bundle at a time: the check's copy of a run is gone
   // before the page reads it, so memory stays that of one bundle (kMaxBundleResultsBytes bounds its text).
-  std::printf("rules: %s (%s)\n", args.check.rules.c_str(), args.check.rules_origin.c_str());
+  if (args.unchecked)
+    std::fprintf(stderr, "opmark-aggregate page: warning: --unchecked: no bundle is checked; the page says so\n");
+  else
+    std::printf("rules: %s (%s)\n", args.check.rules.c_str(), args.check.rules_origin.c_str());
   for (const auto& dir : dirs) {
     try {
-      const CheckReport report =
+      const CheckReport report = args.unchecked ? CheckReport{} :
           check_bundle_report(dir.string(), args.check.rules, args.check.shapes, args.check.rules_version);
       if (!report.problems.empty()) {
         std::string reasons;
@@ -381,7 +392,7 @@ int page_main(int argc, char** argv) {
   });
 
   json data = {{"source", args.dir}, {"bundles", json::array()}, {"families", json::array()}, {"cases", cases},
-               {"skipped", skipped}};
+               {"skipped", skipped}, {"unchecked", args.unchecked}};
   for (const auto& b : bundles) {
     std::map<std::string, int> summary = {{"ok", 0}, {"unstable", 0}, {"skipped", 0}, {"failed", 0}};
     for (const auto& [name, r] : b.results.cases) ++summary[r.status];

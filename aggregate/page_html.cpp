@@ -39,6 +39,10 @@ std::string page_html(const nlohmann::json& data) {
     << "<p class=\"note\">Scores are milliseconds, case times microseconds: <strong>lower is better</strong>. "
     << "Click a case for its repetitions, verification, label and counters. A time marked &#9888; was measured "
        "unstable (the reason is under it): shown, but in doubt.</p>\n<p id=\"reference\"></p>\n";
+  if (data.value("unchecked", false))
+    h << "<p class=\"note\" id=\"unchecked\"><strong>NOT CHECKED:</strong> this page was written with "
+         "<code>--unchecked</code>; no bundle on it was checked against the submission rules. Nothing here is a "
+         "published result.</p>\n";
   // Bundles the checker rejected, or that could not be read, are named with the reasons, rather than silently
   // missing; nothing of theirs is shown as a result.
   const nlohmann::json skipped = data.value("skipped", nlohmann::json::array());

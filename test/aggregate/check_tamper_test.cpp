@@ -16,6 +16,7 @@
 #include "file_util.h"
 #include "aggregate/bundle.h"
 #include "aggregate/page.h"
+#include "aggregate/page_html.h"
 
 namespace fs = std::filesystem;
 using nlohmann::json;
@@ -356,4 +357,18 @@ TEST_F(Tamper, ThePageShowsOnlyBundlesThatPass) {
   EXPECT_EQ(html.find("\"system_name\":\"Tampered system\""), std::string::npos);
   EXPECT_EQ(html.find("Tampered system"), std::string::npos);
   fs::remove_all(folder);
+}
+
+// What a bundle's strings hold cannot end the page's data block or its script: "</script", "<!--", control
+// characters, U+2028 and U+2029 come out escaped, and the text still parses to the same strings.
+TEST(PageData, HostileStringsAreEscaped) {
+  const std::string hostile =
+      std::string("a\r") + std::string(1, '\0') + "b</script><!--\x1b[31m" + "\xE2\x80\xA8\xE2\x80\xA9z";
+  const json data = {{"family", hostile}};
+  const std::string text = script_json(data);
+  for (const std::string raw : {std::string("</"), std::string("<!--"), std::string("\r"), std::string(1, '\0'),
+                                std::string("\x1b"), std::string("\xE2\x80\xA8"), std::string("\xE2\x80\xA9")})
+    EXPECT_EQ(text.find(raw), std::string::npos) << text;
+  EXPECT_NE(text.find("\\u2028\\u2029"), std::string::npos) << text;
+  EXPECT_EQ(json::parse(text)["family"].get<std::string>(), hostile);
 }
