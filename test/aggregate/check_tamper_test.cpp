@@ -58,6 +58,18 @@ class Tamper : public ::testing::Test {
       if (l.value("name", "") == name) change(l);
     save();
   }
+  // Every line of the case states `text` as its verification.
+  void set_verification(const std::string& text) {
+    edit_case([&](json& l) {
+      if (l.contains("verification")) l["verification"] = text;
+    });
+  }
+  // benchmark.json's context key opmark_KEY set from `from` to `to` (results.jsonl keeps `from`): the problems.
+  std::string with_benchmark_context(const std::string& key, const std::string& from, const std::string& to) const {
+    write(dir_ / "run/benchmark.json", replaced(read(dir_ / "run/benchmark.json"), "\"opmark_" + key + "\": \"" + from + "\"",
+                                                "\"opmark_" + key + "\": \"" + to + "\""));
+    return problems();
+  }
   json& line_of(const std::string& aggregate, const std::string& name = kCase) {
     for (auto& l : lines_)
       if (l.value("name", "") == name && l.value("aggregate", "") == aggregate) return l;
@@ -114,35 +126,24 @@ TEST_F(Tamper, ARulesDowngradeIsRejected) {
 
 // benchmark.json still claiming another version than the log's context.
 TEST_F(Tamper, BenchmarkJsonClaimingAnotherRulesVersionIsRejected) {
-  write(dir_ / "run/benchmark.json",
-        replaced(read(dir_ / "run/benchmark.json"), "\"opmark_rules_version\": \"1\"", "\"opmark_rules_version\": \"2\""));
-  const std::string p = problems();
+  const std::string p = with_benchmark_context("rules_version", "1", "2");
   EXPECT_NE(p.find("[raw files disagree] run/benchmark.json's context says opmark_rules_version '2', "
                    "run/results.jsonl line 1 says '1'"), std::string::npos) << p;
 }
 
 TEST_F(Tamper, AnErrorAboveItsToleranceIsRejected) {
-  edit_case([](json& l) {
-    if (l.contains("verification"))
-      l["verification"] = "all 2048 elements within tolerance 1.0e-02 (max scaled error 3.7e+02, rel norm error 5.00e-04)";
-  });
+  set_verification("all 2048 elements within tolerance 1.0e-02 (max scaled error 3.7e+02, rel norm error 5.00e-04)");
   const std::string p = problems();
   EXPECT_NE(p.find("[impossible verification] " + kCase), std::string::npos) << p;
   EXPECT_NE(p.find("the max scaled error 370 is above the tolerance 0.01"), std::string::npos) << p;
 }
 
 TEST_F(Tamper, AnAbsurdToleranceAndANanErrorAreRejected) {
-  edit_case([](json& l) {
-    if (l.contains("verification"))
-      l["verification"] = "all 2048 elements within tolerance 1e+30 (max scaled error nan, rel norm error 5.00e-04)";
-  });
+  set_verification("all 2048 elements within tolerance 1e+30 (max scaled error nan, rel norm error 5.00e-04)");
   std::string p = problems();
   EXPECT_NE(p.find("[impossible verification] " + kCase), std::string::npos) << p;
   EXPECT_NE(p.find("the error is no finite number"), std::string::npos) << p;
-  edit_case([](json& l) {
-    if (l.contains("verification"))
-      l["verification"] = "all 2048 elements within tolerance 1e+30 (max scaled error 1.0e-03, rel norm error 5.00e-04)";
-  });
+  set_verification("all 2048 elements within tolerance 1e+30 (max scaled error 1.0e-03, rel norm error 5.00e-04)");
   p = problems();
   EXPECT_NE(p.find("the tolerance 1e+30 is above the precision's"), std::string::npos) << p;
 }
@@ -283,9 +284,7 @@ TEST_F(Tamper, APlainResultsFileBesideTheCompressedOneIsRejected) {
 }
 
 TEST_F(Tamper, AnEditedBenchmarkJsonContextIsRejected) {
-  write(dir_ / "run/benchmark.json",
-        replaced(read(dir_ / "run/benchmark.json"), "\"opmark_gpu\": \"NVIDIA Fixture GPU 80GB\"", "\"opmark_gpu\": \"Faster GPU\""));
-  const std::string p = problems();
+  const std::string p = with_benchmark_context("gpu", "NVIDIA Fixture GPU 80GB", "Faster GPU");
   EXPECT_NE(p.find("[raw files disagree] run/benchmark.json's context says opmark_gpu 'Faster GPU', "
                    "run/results.jsonl line 1 says 'NVIDIA Fixture GPU 80GB'"), std::string::npos) << p;
 }
