@@ -41,11 +41,13 @@ class Tamper : public ::testing::Test {
   void SetUp() override {
     dir_ = fs::temp_directory_path() / ("opmark_tamper_" + std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()));
     fs::remove_all(dir_);
-    fs::copy(kData / "good", dir_, fs::copy_options::recursive);
+    fs::copy(kData / base(), dir_, fs::copy_options::recursive);
     std::istringstream in(read(dir_ / "run/results.jsonl"));
     for (std::string line; std::getline(in, line);) lines_.push_back(json::parse(line));
   }
   void TearDown() override { fs::remove_all(dir_); }
+  virtual std::string base() const { return "good"; }
+  virtual fs::path rules() const { return kData / "rules.yaml"; }
 
   void save() const {
     std::string text;
@@ -76,13 +78,14 @@ class Tamper : public ::testing::Test {
     ADD_FAILURE() << "no " << aggregate << " line of " << name;
     return lines_.front();
   }
-  CheckReport report(const fs::path& rules = kData / "rules.yaml", int version = 0) const {
-    return check_bundle_report(dir_.string(), rules.string(), (kData / "shapes").string(), version);
+  CheckReport report(const fs::path& rules_path = {}, int version = 0) const {
+    return check_bundle_report(dir_.string(), (rules_path.empty() ? rules() : rules_path).string(),
+                               (kData / "shapes").string(), version);
   }
   // Every problem, one a line, with its class first: "[class] what -> fix".
-  std::string problems(const fs::path& rules = kData / "rules.yaml", int version = 0) const {
+  std::string problems(const fs::path& rules_path = {}, int version = 0) const {
     std::string all;
-    for (const auto& p : report(rules, version).problems) all += "[" + p.kind + "] " + p.what + " -> " + p.fix + "\n";
+    for (const auto& p : report(rules_path, version).problems) all += "[" + p.kind + "] " + p.what + " -> " + p.fix + "\n";
     return all;
   }
 
@@ -356,6 +359,73 @@ TEST_F(Tamper, ThePageShowsOnlyBundlesThatPass) {
   EXPECT_EQ(html.find("\"system_name\":\"Tampered system\""), std::string::npos);
   EXPECT_EQ(html.find("Tampered system"), std::string::npos);
   fs::remove_all(folder);
+}
+
+// Rules version 5's form on the fixture (test/data/bundles/good_v5, rules_v5.yaml): results format 3, the burst
+// regime, energy on every case. What version 5 adds is rejected when missing.
+class TamperV5 : public Tamper {
+ protected:
+  std::string base() const override { return "good_v5"; }
+  fs::path rules() const override { return kData / "rules_v5.yaml"; }
+};
+
+TEST_F(TamperV5, TheGoodBundlePasses) { EXPECT_EQ(problems(), ""); }
+
+TEST_F(TamperV5, AnotherRegimeIsRejected) {
+  lines_.front()["context"]["regime"] = "sustained";
+  save();
+  const std::string p = problems();
+  EXPECT_NE(p.find("[rules] the run's regime is 'sustained' (run/results.jsonl line 1), the rules require burst"),
+            std::string::npos) << p;
+  EXPECT_NE(p.find("[regime] " + kCase + " (run/results.jsonl line "), std::string::npos) << p;  // its lines say burst
+}
+
+TEST_F(TamperV5, AnotherMinTimeIsRejected) {
+  lines_.front()["context"]["min_time_s"] = "0.01";
+  save();
+  const std::string p = problems();
+  EXPECT_NE(p.find("[rules] the run's min_time_s is 0.01 (run/results.jsonl line 1), the rules' 0.005"), std::string::npos) << p;
+}
+
+TEST_F(TamperV5, AMissingFormat3KeyIsRejected) {
+  lines_.front()["context"].erase("power_margin");
+  save();
+  const std::string p = problems();
+  EXPECT_NE(p.find("[rules] the run's context (run/results.jsonl line 1) has no 'power_margin'"), std::string::npos) << p;
+}
+
+TEST_F(TamperV5, EnergyOnTooFewCasesIsRejected) {
+  for (auto& l : lines_)
+    if (l.contains("counters")) l["counters"].erase("joules_per_op");
+  save();
+  const std::string p = problems();
+  EXPECT_NE(p.find("[rules] 0 of the run's 4 timed cases carry joules_per_op and power_w; the rules require at least 99%"),
+            std::string::npos) << p;
+}
+
+TEST_F(TamperV5, AnOkBurstCaseThatThrottledIsRejected) {
+  line_of("median")["counters"]["throttled"] = 1;
+  save();
+  const std::string p = problems();
+  EXPECT_NE(p.find("[clocks] " + kCase + " (run/results.jsonl line "), std::string::npos) << p;
+  EXPECT_NE(p.find("an ok burst case with throttled 1"), std::string::npos) << p;
+}
+
+TEST_F(TamperV5, JoulesPerOpOffPowerTimesTheEnergyWindowsTimeIsRejected) {
+  line_of("median")["counters"]["energy_us"] = 8.0;  // twice the time the window's J/op was computed from
+  save();
+  const std::string p = problems();
+  EXPECT_NE(p.find("but power_w x energy_us gives 0.0028 J (-50%)"), std::string::npos) << p;
+}
+
+TEST_F(TamperV5, ALineWithoutItsRegimeOrClockIsRejected) {
+  json& median = line_of("median");
+  median.erase("regime");
+  median["counters"].erase("sm_clock_mhz");
+  save();
+  const std::string p = problems();
+  EXPECT_NE(p.find("[regime] " + kCase), std::string::npos) << p;
+  EXPECT_NE(p.find("the median line has no 'sm_clock_mhz'"), std::string::npos) << p;
 }
 
 // What a bundle's strings hold cannot end the page's data block or its script: "</script", "<!--", control
