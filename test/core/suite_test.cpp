@@ -114,7 +114,7 @@ TEST(Suite, ErrorsNameFileLineAndKey) {
             "rules.yaml:3:16: field 'repetitions': expected a positive number, got '-3'");
   EXPECT_EQ(error_of(replace(kRules, "max_noise: 0.1", "max_noise: 0.1\n  extra: 1")),
             "rules.yaml:6:3: field 'extra': unknown key in submission (keys: max_median_noise, max_noise, "
-            "min_time_s, models, noise_target, repetitions, rules_version, tables, timing)");
+            "max_repetitions, min_time_s, models, noise_target, regime, repetitions, rules_version, tables, timing)");
   EXPECT_NE(error_of(replace(kRules, "  min_time_s: 0.01\n", "")).find("field 'min_time_s': missing"),
             std::string::npos);
   const std::string empty_sets = error_of(replace(kRules, "sets: [train]", "sets: []"));
