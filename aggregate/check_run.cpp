@@ -227,6 +227,8 @@ void check_physics(const ResultSet& results, Problems& p) {
   const double limit = context_number(context, "power_limit_w");
   const double margin = context.count("power_margin") ? context_number(context, "power_margin") : 0.05;
   const bool format2 = context_number(context, "results_format") >= 2;
+  const bool format3 = context_number(context, "results_format") >= 3;
+  const std::string regime = context.count("regime") ? context.at("regime") : "";
   const std::string keep = kKeepLog;
   const std::string remeasure = "no GPU does this: the numbers are wrong (edited, or a broken counter); measure the "
                                 "run again with this opmark-bench (opmark-submit)";
@@ -241,6 +243,20 @@ void check_physics(const ResultSet& results, Problems& p) {
       if (format2 && l.aggregate == "median")
         for (const char* key : {"noise", "repetitions"})
           if (!has(key)) p.add("deleted counters", where + ": the median line has no '" + std::string(key) + "'", keep);
+      // Results format 3 (CONTRACT of issue 36): every record states the run's regime; an ok median line its clock
+      // and throttle counters, and an ok burst case was never throttled.
+      if (format3) {
+        const bool states = l.extra.contains("regime") && l.extra["regime"].is_string() && l.extra["regime"] == regime;
+        if (!states)
+          p.add("regime", where + ": the line's regime is not the run's ('" + regime + "')", keep);
+        if (l.aggregate == "median" && l.status == core::CaseStatus::ok) {
+          for (const char* key : {"sm_clock_mhz", "throttled", "discarded_samples"})
+            if (!has(key)) p.add("deleted counters", where + ": the median line has no '" + std::string(key) + "'", keep);
+          if (regime == "burst" && has("throttled") && c.at("throttled") != 0)
+            p.add("clocks", where + ": an ok burst case with throttled " + number(c.at("throttled")),
+                  "a burst case that could not get an unthrottled sample is unstable, not ok: " + keep);
+        }
+      }
       if (l.aggregate == "recheck" && context.count("recheck") && context.at("recheck") == "on" && !has("recheck_us") &&
           l.status == core::CaseStatus::ok)
         p.add("deleted counters", where + ": the re-time line has no 'recheck_us'", keep);
