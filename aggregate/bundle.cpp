@@ -100,10 +100,35 @@ std::string bundle_file_text(const std::string& dir, const std::string& rel, con
   return read_input_file((fs::path(dir) / rel).string(), what, inflate, Links::refuse, limits);
 }
 
+ReadLimits bundle_results_limits() {
+  ReadLimits limits;
+  limits.max_bytes = kMaxBundleResultsBytes;
+  return limits;
+}
+
 ResultSet load_bundle_results(const std::string& dir, Statistic statistic, const LineVisitor& visit) {
   const std::string rel = raw_file_rel(dir, bundle_path::results);
-  return parse_results(bundle_file_text(dir, rel, "results file", true), (fs::path(dir) / rel).string(), statistic,
-                       ReadLimits{}, visit);
+  const ReadLimits limits = bundle_results_limits();
+  return parse_results(bundle_file_text(dir, rel, "results file", true, limits), (fs::path(dir) / rel).string(),
+                       statistic, limits, visit);
+}
+
+core::Suite rules_to_apply(const std::string& rules_path, int asked_version, std::string* why) {
+  core::Suite newest = core::load_suite(rules_path);
+  if (asked_version <= 0 || asked_version == newest.rules_version) {
+    if (why) *why = asked_version <= 0 ? "newest" : "asked for";
+    return newest;
+  }
+  const fs::path kept = fs::path(rules_path).parent_path() / ("submission_v" + std::to_string(asked_version) + ".yaml");
+  if (!fs::is_regular_file(kept))
+    throw Error("--rules-version " + std::to_string(asked_version) + ": no such rules kept (" + kept.string() +
+                " does not exist; " + rules_path + " are version " + std::to_string(newest.rules_version) + ")");
+  core::Suite older = core::load_suite(kept.string());
+  if (older.rules_version != asked_version)
+    throw Error(kept.string() + ": says rules_version " + std::to_string(older.rules_version) + ", not " +
+                std::to_string(asked_version) + " as its name does");
+  if (why) *why = "asked for";
+  return older;
 }
 
 core::Suite rules_for_run(const std::string& rules_path, const std::map<std::string, std::string>& context,
@@ -207,7 +232,7 @@ int run_check(CheckOptions f) {
     f.fill_defaults();
     // First, which rules: a build made in one checkout and run in another once checked against the wrong ones.
     std::printf("rules: %s (%s)\n", f.rules.c_str(), f.rules_origin.c_str());
-    const CheckReport report = check_bundle_report(f.bundle, f.rules, f.shapes);
+    const CheckReport report = check_bundle_report(f.bundle, f.rules, f.shapes, f.rules_version);
     const std::vector<Problem>& problems = report.problems;
     // Every problem quotes the bundle's own text (case names, reasons): printed with its control characters escaped.
     for (const auto& note : report.notes) std::printf("%s: %s\n", f.bundle.c_str(), core::terminal_text(note).c_str());

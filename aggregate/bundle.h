@@ -31,11 +31,12 @@ struct PackOptions : BundleOptions {
 };
 int run_pack(PackOptions options);
 
-// opmark-aggregate check BUNDLE [--rules=PATH] [--shapes=DIR]: exit 0 when the bundle has no problem, 1 otherwise,
-// 2 when it could not be checked. The first line names the rules file and where it came from. A run made under
-// another rules version N is checked against submission_vN.yaml beside the rules, where it exists (pack derives
-// its files the same way), and says so.
-using CheckOptions = BundleOptions;
+// opmark-aggregate check BUNDLE [--rules=PATH] [--shapes=DIR] [--rules-version=N]: exit 0 when the bundle has no
+// problem, 1 otherwise, 2 when it could not be checked. The first line names the rules file, where it came from,
+// the version applied and why (the newest, or asked for with --rules-version: submission_vN.yaml beside the rules).
+struct CheckOptions : BundleOptions {
+  int rules_version = 0;  // 0: the newest
+};
 int run_check(CheckOptions options);
 
 // The rules a run is checked and packed under: those at `rules_path`, unless the run's context names another
@@ -72,6 +73,9 @@ std::string bundle_file_text(const std::string& dir, const std::string& rel, con
 // The limits for a bundle's small text files (system.yaml, scores.json, the derived CSV): 16 MiB each.
 ReadLimits small_file_limits();
 
+// The limits on a bundle's results file: kMaxBundleResultsBytes decompressed, the others as ReadLimits' defaults.
+ReadLimits bundle_results_limits();
+
 // The bundle's run/results.jsonl (or .gz) read as bundle_file_text reads, then parsed (load_results).
 ResultSet load_bundle_results(const std::string& dir, Statistic statistic, const LineVisitor& visit = {});
 
@@ -85,21 +89,36 @@ std::map<std::string, std::string> derived_files(const ResultSet& results, const
 struct Problem {
   std::string what;  // what is wrong, naming the file (and line) or the case
   std::string fix;   // what to do about it
+  std::string kind;  // its class ("rules", "power and energy", ...): tests and summaries group by it
 };
 
 // A case's noise as the rules measure it: the median absolute deviation of its repetitions over their median.
 double relative_mad(const std::vector<double>& times);
 
-// Every problem of the bundle in `dir` under the rules at `rules_path` (or the run's version of them: rules_for_run),
-// with the tables and models of `shapes_dir`.
-std::vector<Problem> check_bundle(const std::string& dir, const std::string& rules_path, const std::string& shapes_dir);
+// The rules a bundle is checked against are the checker's choice, never the bundle's: those at `rules_path` (the
+// newest), unless `asked_version` (> 0) names another version on purpose, then submission_vN.yaml beside them.
+// `why` (when given) says which: "newest" or "asked for". Throws opmark::Error where the version asked for is not
+// kept, TableError where the rules do not load.
+core::Suite rules_to_apply(const std::string& rules_path, int asked_version, std::string* why);
+
+// Every problem of the bundle in `dir` under the rules rules_to_apply picks, with the tables and models of
+// `shapes_dir`. A bundle whose context, system.yaml or benchmark.json claims another rules version is rejected.
+std::vector<Problem> check_bundle(const std::string& dir, const std::string& rules_path, const std::string& shapes_dir,
+                                  int asked_version = 0);
 
 struct CheckReport {
   std::vector<Problem> problems;
-  std::vector<std::string> notes;  // what the checker says and is no problem (which rules file it used)
+  std::vector<std::string> notes;  // what the checker says and is no problem (which rules it applied, and why)
   std::string rules_path;          // the rules the bundle was checked against
+  int rules_version = 0;           // their version
+  std::string rules_why;           // "newest" or "asked for"
 };
-CheckReport check_bundle_report(const std::string& dir, const std::string& rules_path, const std::string& shapes_dir);
+CheckReport check_bundle_report(const std::string& dir, const std::string& rules_path, const std::string& shapes_dir,
+                                int asked_version = 0);
+
+// The most a bundle's decompressed results file may hold: 256 MiB. A full rules-v4 run is 10 MB; the page and the
+// checker hold one parsed copy at a time, several times the text, so this bounds their memory at a few GB.
+inline constexpr std::size_t kMaxBundleResultsBytes = std::size_t{256} << 20;
 
 // $OPMARK_SHAPES where set, else the shapes/ folder of the opmark source tree the command is run in (the working
 // folder or one above it holding CMakeLists.txt and shapes/submission.yaml), else the installed one beside the

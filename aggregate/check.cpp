@@ -7,10 +7,12 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <optional>
 #include <set>
 #include <sstream>
 
 #include "aggregate/bundle.h"
+#include "aggregate/check_problems.h"
 #include "aggregate/system_description.h"
 #include "core/error.h"
 #include "core/stats.h"
@@ -23,26 +25,9 @@ namespace fs = std::filesystem;
 
 namespace opmark::aggregate {
 
+using namespace check_detail;
+
 namespace {
-
-constexpr std::size_t kListedPerKind = 25;  // a wholly broken bundle should not print a thousand lines
-
-class Problems {
- public:
-  void add(const std::string& kind, std::string what, std::string fix) {
-    if (++count_[kind] <= kListedPerKind) list_.push_back({std::move(what), std::move(fix)});
-  }
-  std::vector<Problem> done() {
-    for (const auto& [kind, n] : count_)
-      if (n > kListedPerKind)
-        list_.push_back({std::to_string(n - kListedPerKind) + " more: " + kind, "as for the ones listed above"});
-    return list_;
-  }
-
- private:
-  std::vector<Problem> list_;
-  std::map<std::string, std::size_t> count_;
-};
 
 // The first line (1-based) where two texts differ.
 int first_difference(const std::string& a, const std::string& b) {
@@ -55,7 +40,14 @@ int first_difference(const std::string& a, const std::string& b) {
   }
 }
 
-void check_system(const fs::path& dir, const ResultSet& results, Problems& p) {
+// system.yaml's run.started and run.wall_s, for the timestamps' window ("" and 0 where missing).
+struct SystemRun {
+  std::string started;
+  double wall_s = 0;
+};
+
+SystemRun check_system(const fs::path& dir, const ResultSet& results, int applied_version, Problems& p) {
+  SystemRun run;
   const std::string path = (dir / bundle_path::system).string();
   std::map<std::string, SystemField> sys;
   try {
@@ -64,7 +56,7 @@ void check_system(const fs::path& dir, const ResultSet& results, Problems& p) {
                            path);
   } catch (const Error& e) {
     p.add("system.yaml", e.what(), "fix the YAML (opmark-aggregate pack writes a valid system.yaml)");
-    return;
+    return run;
   }
   const auto at = [&](const std::string& key) {
     auto it = sys.find(key);
@@ -103,12 +95,21 @@ void check_system(const fs::path& dir, const ResultSet& results, Problems& p) {
                                std::string(bundle_path::results) + " line 1) says '" + expected + "'",
             "describe the system that ran (opmark-aggregate pack copies these from the context)");
   }
+  // The rules version it claims is the one applied, as the context's must be.
+  if (sys.count("opmark.rules_version") && value("opmark.rules_version") != std::to_string(applied_version))
+    p.add("rules", at("opmark.rules_version") + ": opmark.rules_version says '" + value("opmark.rules_version") +
+                       "', the rules applied are version " + std::to_string(applied_version),
+          "a bundle does not pick its rules: re-measure under the newest rules (opmark-submit), or check with "
+          "--rules-version N to apply older rules on purpose");
+  run.started = value("run.started");
+  run.wall_s = std::strtod(value("run.wall_s").c_str(), nullptr);
   if (division == "closed") {
     const std::string git = results.context.count("git") ? results.context.at("git") : "";
     if (git.empty() || git == "unknown" || git.find("-dirty") != std::string::npos)
       p.add("division", "closed division, but opmark's version is '" + git + "' (modified or unknown)",
             "run an unmodified, committed opmark (its git hash is recorded), or submit in the open division");
   }
+  return run;
 }
 
 }  // namespace
@@ -196,40 +197,13 @@ void check_links(const fs::path& dir, Problems& p) {
 // within tolerance T (max scaled error E, rel norm error R)". Anything else states no success: a count of wrong
 // elements, a norm above its bound, or a word of someone else's.
 bool states_success(const std::string& v) {
-  const std::string head = "all ", middle = " elements within tolerance ", tail = ")";
-  if (v.compare(0, head.size(), head) != 0) return false;
-  std::size_t i = head.size();
-  const std::size_t digits = i;
-  while (i < v.size() && std::isdigit(static_cast<unsigned char>(v[i]))) ++i;
-  if (i == digits || v.compare(i, middle.size(), middle) != 0) return false;
-  return v.find(" (max scaled error ", i) != std::string::npos && v.find(", rel norm error ", i) != std::string::npos &&
-         v.size() > tail.size() && v.compare(v.size() - tail.size(), tail.size(), tail) == 0;
+  Verification parsed;
+  return parse_verification(v, &parsed);
 }
 
-double context_number(const std::map<std::string, std::string>& context, const std::string& key) {
-  const auto it = context.find(key);
-  if (it == context.end()) return 0;
-  char* end = nullptr;
-  const double v = std::strtod(it->second.c_str(), &end);
-  return end != it->second.c_str() && std::isfinite(v) ? v : 0;
-}
 
-std::string us(double t) {
-  char text[32];
-  std::snprintf(text, sizeof text, "%.6g us", t);
-  return text;
-}
 
-std::string number(double v) {
-  char text[32];
-  std::snprintf(text, sizeof text, "%.6g", v);
-  return text;
-}
 
-bool close_to(double value, double expected, double tolerance) {
-  if (expected == 0) return std::abs(value) <= 1e-12;
-  return std::abs(value / expected - 1) <= tolerance;
-}
 
 // The counters a line derives from its flops, bytes and time (bench/harness.cpp, throughput_counters and
 // energy_counters), recomputed: the first that disagrees by more than 1%, as a message; empty where all agree. The
@@ -273,12 +247,13 @@ std::string derived_disagreement(const ResultLine& l, double peak_tflops, double
 // "recheck" line may make it unstable); every measured line verified; the median and mean lines the median and mean
 // of all the case's repetitions, numbered 0 to N-1 and at most the run's maximum; the derived counters what flops,
 // bytes and time give; no rate above the GPU's peak.
-void check_lines(const ResultSet& results, Problems& p) {
+void check_lines(const ResultSet& results, const core::Suite& rules, Problems& p) {
   const auto& context = results.context;
   const std::string log = bundle_path::results;
   const bool format2 = context_number(context, "results_format") >= 2;
-  // opmark-bench's --opmark_max_repetitions (default 30) where the context records it.
-  const double max_reps = context.count("max_repetitions") ? context_number(context, "max_repetitions") : 30;
+  // opmark-bench's --opmark_max_repetitions (default 30) where the context records it, and the rules' where lower.
+  double max_reps = context.count("max_repetitions") ? context_number(context, "max_repetitions") : 30;
+  if (rules.max_repetitions > 0) max_reps = std::min(max_reps, static_cast<double>(rules.max_repetitions));
   const double peak_gb_per_s = context_number(context, "peak_gb_per_s"), l2_bytes = context_number(context, "l2_bytes");
   const std::string keep = "keep the run's own results log, unedited (opmark-bench writes it; nothing else should)";
   for (const auto& entry : results.cases) {
@@ -286,6 +261,29 @@ void check_lines(const ResultSet& results, Problems& p) {
     const std::string& name = entry.first;
     const CaseResult& r = entry.second;
     const auto line = [&](const ResultLine& l) { return "line " + std::to_string(l.number); };
+    // A name is printable text, and each line's family, direction and precision are the name's: the page and the
+    // terminal show them, and a control character there would break what shows the other cases.
+    if (std::any_of(name.begin(), name.end(), [](char ch) { return static_cast<unsigned char>(ch) < 0x20 || ch == 0x7f; })) {
+      p.add("case names", "a case name in " + log + " holds a control character", keep);
+      continue;
+    }
+    for (const auto& l : r.lines) {
+      std::string head[3];
+      std::size_t from = 0;
+      for (auto& part : head) {
+        const std::size_t slash = name.find('/', from);
+        part = name.substr(from, slash == std::string::npos ? std::string::npos : slash - from);
+        from = slash == std::string::npos ? name.size() : slash + 1;
+      }
+      const std::optional<std::string>* fields[3] = {&l.family, &l.direction, &l.precision};
+      const char* keys[3] = {"family", "direction", "precision"};
+      for (int i = 0; i < 3; ++i)
+        if (*fields[i] && **fields[i] != head[i]) {
+          p.add("case names", log + " " + line(l) + ": " + keys[i] + " '" + **fields[i] + "' is not the name's ('" +
+                                  head[i] + "' in " + name + ")", keep);
+          break;
+        }
+    }
     // One status per case.
     const ResultLine* not_run = nullptr;
     for (const auto& l : r.lines)
@@ -357,9 +355,12 @@ void check_lines(const ResultSet& results, Problems& p) {
           break;
         }
     }
+    const bool rules_max = rules.max_repetitions > 0 && max_reps == rules.max_repetitions;
     if (static_cast<double>(n) > max_reps)
-      p.add("repetitions", name + " has " + std::to_string(n) + " repetitions, more than the run's maximum of " +
-                               number(max_reps) + (context.count("max_repetitions") ? " (max_repetitions)" : " (opmark-bench's)"),
+      p.add(rules_max ? "rules" : "repetitions", name + " has " + std::to_string(n) + " repetitions, more than the run's maximum of " +
+                               number(max_reps) +
+                               (rules_max ? " (the rules' max_repetitions)"
+                                    : context.count("max_repetitions") ? " (max_repetitions)" : " (opmark-bench's)"),
             keep);
     const double median = statistic_of(times, Statistic::median), mean = statistic_of(times, Statistic::mean);
     if (medians.size() != 1 || means.size() != 1)
@@ -438,30 +439,6 @@ void check_lines(const ResultSet& results, Problems& p) {
   }
 }
 
-// The Google Benchmark JSON must hold the same medians as the results log: both are written by the one run.
-void check_raw_agree(const fs::path& dir, const ResultSet& results, Problems& p) {
-  const std::string rel = raw_file_rel(dir.string(), bundle_path::benchmark_json);
-  ResultSet raw;
-  try {
-    raw = parse_results(bundle_file_text(dir.string(), rel, "Google Benchmark's JSON", true), (dir / rel).string(),
-                        Statistic::median);
-  } catch (const Error& e) {
-    p.add("benchmark.json", e.what(), "keep the run's own benchmark.json in the bundle");
-    return;
-  }
-  for (const auto& [name, r] : results.cases) {
-    if (r.status != "ok") continue;
-    auto it = raw.cases.find(name);
-    if (it == raw.cases.end() || it->second.status != "ok")
-      p.add("raw files disagree", std::string(bundle_path::benchmark_json) + " has no measured " + name,
-            "keep both raw files of the same run, unedited");
-    else if (std::abs(it->second.time_us - r.time_us) > 1e-6 * std::max(1.0, std::abs(r.time_us)))
-      p.add("raw files disagree", name + ": median " + std::to_string(r.time_us) + " us in " + bundle_path::results +
-                                      " but " + std::to_string(it->second.time_us) + " us in " + bundle_path::benchmark_json,
-            "keep both raw files of the same run, unedited");
-  }
-}
-
 void check_derived(const fs::path& dir, const ResultSet& results, const core::Suite& rules,
                    const std::vector<core::ModelTable>& models, const std::string& shapes_dir, Problems& p) {
   const std::map<std::string, std::string> expected = derived_files(results, rules, models, shapes_dir);
@@ -497,15 +474,61 @@ void check_derived(const fs::path& dir, const ResultSet& results, const core::Su
     }
 }
 
-}  // namespace
+// What rules naming a regime (version 5, results format 3) require beyond the earlier versions: the regime in the
+// context, the typed keys of results format 3, the rules' min_time_s and max_repetitions, and energy on at least
+// kEnergyCoverage of the timed cases.
+constexpr double kEnergyCoverage = 0.99;
 
-std::vector<Problem> check_bundle(const std::string& bundle, const std::string& rules_path, const std::string& shapes_dir) {
-  return check_bundle_report(bundle, rules_path, shapes_dir).problems;
+void check_regime_rules(const ResultSet& results, const core::Suite& rules, Problems& p) {
+  if (rules.regime.empty()) return;
+  const auto& context = results.context;
+  const std::string log = std::string(bundle_path::results) + " line 1";
+  const std::string rerun = "run the suite with this opmark-bench (opmark-submit) under rules version " +
+                            std::to_string(rules.rules_version);
+  const auto text = [&](const char* key) { return context.count(key) ? context.at(key) : std::string(); };
+  if (context_number(context, "results_format") < 3)
+    p.add("rules", "the run's results_format is '" + text("results_format") + "' (" + log + "), rules version " +
+                       std::to_string(rules.rules_version) + " require results format 3", rerun);
+  if (text("regime") != rules.regime)
+    p.add("rules", "the run's regime is '" + text("regime") + "' (" + log + "), the rules require " + rules.regime,
+          rerun + " (--opmark_regime=" + rules.regime + ")");
+  for (const char* key : {"regime", "l2", "min_time_s", "case_time_cap_s", "min_clock_fraction", "energy_window_s",
+                          "power_margin", "power_limit_w", "max_sm_clock_mhz", "max_repetitions", "started_at"})
+    if (text(key).empty())
+      p.add("rules", "the run's context (" + log + ") has no '" + key + "', which results format 3 writes", rerun);
+  if (context.count("min_time_s") && !close_to(context_number(context, "min_time_s"), rules.min_time_s, 1e-9))
+    p.add("rules", "the run's min_time_s is " + text("min_time_s") + " (" + log + "), the rules' " +
+                       number(rules.min_time_s),
+          rerun + " (--opmark_min_time=" + number(rules.min_time_s) + ", opmark-submit's default)");
+  if (rules.max_repetitions > 0 && context.count("max_repetitions") &&
+      context_number(context, "max_repetitions") > rules.max_repetitions)
+    p.add("rules", "the run's max_repetitions is " + text("max_repetitions") + " (" + log + "), the rules allow " +
+                       std::to_string(rules.max_repetitions),
+          rerun + " (--opmark_max_repetitions=" + std::to_string(rules.max_repetitions) + ")");
+  std::size_t timed = 0, with_energy = 0;
+  for (const auto& [name, r] : results.cases) {
+    if (!r.timed()) continue;
+    ++timed;
+    const auto finite = [&](const char* key) { return r.has_counter(key) && std::isfinite(r.counter(key)); };
+    with_energy += finite("joules_per_op") && finite("power_w");
+  }
+  if (timed > 0 && static_cast<double>(with_energy) < kEnergyCoverage * static_cast<double>(timed))
+    p.add("rules", std::to_string(with_energy) + " of the run's " + std::to_string(timed) +
+                       " timed cases carry joules_per_op and power_w; the rules require at least " +
+                       number(100 * kEnergyCoverage) + "%",
+          "measure on a GPU whose power NVML reads (nvml: ok in the context), with this opmark-bench");
 }
 
-CheckReport check_bundle_report(const std::string& bundle, const std::string& rules_path, const std::string& shapes_dir) {
+}  // namespace
+
+std::vector<Problem> check_bundle(const std::string& bundle, const std::string& rules_path, const std::string& shapes_dir,
+                                  int asked_version) {
+  return check_bundle_report(bundle, rules_path, shapes_dir, asked_version).problems;
+}
+
+CheckReport check_bundle_report(const std::string& bundle, const std::string& rules_path, const std::string& shapes_dir,
+                                int asked_version) {
   CheckReport report;
-  report.rules_path = rules_path;
   Problems p;
   const auto done = [&]() {
     report.problems = p.done();
@@ -513,8 +536,14 @@ CheckReport check_bundle_report(const std::string& bundle, const std::string& ru
   };
   const fs::path dir = bundle;
   if (!fs::is_directory(dir)) throw Error(bundle + ": no such bundle folder");
-  core::Suite rules = core::load_suite(rules_path);  // read first: rules that do not load are no check at all
+  // Decided before anything of the bundle is read: the bundle never picks the rules it is held to.
+  const core::Suite rules = rules_to_apply(rules_path, asked_version, &report.rules_why);
+  report.rules_path = rules.path;
+  report.rules_version = rules.rules_version;
+  report.notes.push_back("rules version " + std::to_string(rules.rules_version) + " applied (" + report.rules_why +
+                         ": " + rules.path + ")");
   check_links(dir, p);
+  check_known_files(bundle, p);
   const auto present = [](const fs::path& path) {
     std::error_code ec;
     return fs::exists(fs::symlink_status(path, ec));
@@ -535,22 +564,19 @@ CheckReport check_bundle_report(const std::string& bundle, const std::string& ru
   }
   // A run killed while writing a line: what it measured reads, but it is no whole run of the suite.
   for (const auto& warning : results.warnings)
-    p.add("files", warning, "a submission is a whole run: run the suite to its end (opmark-submit)");
+    p.add("whole run", warning, "a submission is a whole run: run the suite to its end (opmark-submit)");
   if (results.context_lines != 1)
     p.add("files", std::string(bundle_path::results) + " holds " + std::to_string(results.context_lines) +
                        " context lines: a results log is one run, its context first",
           "keep the run's own results log, unedited (runs are not merged into a bundle)");
-  // A run made under an earlier version is checked against that version's rules where they are kept beside these.
-  std::string note;
-  rules = rules_for_run(rules_path, results.context, &note);
-  report.rules_path = rules.path;
-  if (!note.empty()) report.notes.push_back(note);
-  if (present(dir / bundle_path::system)) check_system(dir, results, p);
+  SystemRun system_run;
+  if (present(dir / bundle_path::system)) system_run = check_system(dir, results, rules.rules_version, p);
   const std::string run_rules = results.context.count("rules_version") ? results.context.at("rules_version") : "";
   if (run_rules != std::to_string(rules.rules_version))
     p.add("rules", "the run was made under rules version '" + run_rules + "', these are version " +
-                       std::to_string(rules.rules_version) + " (" + rules.path + ")",
-          "run the suite with opmark-submit (opmark-bench --opmark_suite=submission), or check with its rules (--rules)");
+                       std::to_string(rules.rules_version) + " (" + rules.path + ", " + report.rules_why + ")",
+          "a bundle does not pick its rules: re-measure under these (opmark-submit), or check with --rules-version " +
+              (run_rules.empty() ? std::string("N") : run_rules) + " to apply older rules on purpose");
   // Rules that name a timing want every time taken that way (version 2: graph, the GPU's own time).
   if (!rules.timing.empty()) {
     const auto it = results.context.find("timing_mode");
@@ -563,11 +589,18 @@ CheckReport check_bundle_report(const std::string& bundle, const std::string& ru
                          " line 1), the rules (" + rules.path + ") require " + rules.timing,
             "run the suite again with --opmark_timing=" + rules.timing + " (opmark-submit's default)");
   }
+  check_regime_rules(results, rules, p);
   // The tables and models are read once: the required cases and the derived scores both come from them.
   const std::vector<core::ModelTable> models = core::load_models(rules.model_names, {shapes_dir}, rules.model_folder);
   check_cases(results, rules, core::suite_cases(rules, core::load_tables({shapes_dir}), models), p);
-  check_lines(results, p);
-  if (present(raw_file(bundle, bundle_path::benchmark_json))) check_raw_agree(dir, results, p);
+  check_lines(results, rules, p);
+  check_whole_run(results, p);
+  check_timestamps(results, system_run.started, system_run.wall_s, p);
+  check_verification(results, p);
+  check_noise_agreement(results, rules.max_noise, p);
+  check_physics(results, p);
+  if (present(raw_file(bundle, bundle_path::benchmark_json))) check_benchmark_json(bundle, results, p);
+  check_bench_log(bundle, results, p);
   check_derived(dir, results, rules, models, shapes_dir, p);
   return done();
 }

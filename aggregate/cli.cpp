@@ -161,12 +161,26 @@ int run_cli(int argc, char** argv) {
   CheckOptions check_options;
   auto* check = app.add_subcommand("check", "list every problem of a submission bundle (exit 1 when there is any)");
   add_bundle_options(*check, check_options);
+  check->add_option("--rules-version", check_options.rules_version,
+                    "apply this older rules version on purpose (submission_vN.yaml beside the rules); default: the "
+                    "newest, whatever the bundle claims")
+      ->check(CLI::PositiveNumber);
+
+  CheckOptions page_check;  // the page checks every bundle as check does
 
   std::string page_dir, page_out;
   auto* page = app.add_subcommand("page", "one static HTML page over every bundle under a folder (no network "
                                           "needed to view it)");
   page->add_option("RESULTS_DIR", page_dir, "the folder of bundles (results/)")->required();
   page->add_option("--out", page_out, "the page to write (default: RESULTS_DIR/index.html)");
+  page->add_option("--rules", page_check.rules, "the rules every bundle is checked against (default: the newest, "
+                                                "SHAPES/submission.yaml)");
+  page->add_option("--shapes", page_check.shapes, "the shapes folder (default: that of the opmark tree this is run in)");
+  page->add_option("--rules-version", page_check.rules_version, "check every bundle against this older rules version")
+      ->check(CLI::PositiveNumber);
+  bool page_unchecked = false;
+  page->add_flag("--unchecked", page_unchecked, "show bundles without checking them, the page labelled NOT CHECKED "
+                                                "(display fixtures, drafts; never for publishing)");
 
   // Set last: a subcommand takes its parent's footer when it is added.
   app.footer("With no command, RESULTS... [flags] runs scores (and --compare BEFORE AFTER, deprecated, runs compare).\n"
@@ -204,6 +218,10 @@ int run_cli(int argc, char** argv) {
       // page.cpp reads its own words; these are the ones CLI11 checked.
       std::vector<std::string> page_words = {"page", page_dir};
       if (!page_out.empty()) page_words.push_back("--out=" + page_out);
+      if (!page_check.rules.empty()) page_words.push_back("--rules=" + page_check.rules);
+      if (!page_check.shapes.empty()) page_words.push_back("--shapes=" + page_check.shapes);
+      if (page_check.rules_version > 0) page_words.push_back("--rules-version=" + std::to_string(page_check.rules_version));
+      if (page_unchecked) page_words.push_back("--unchecked");
       std::vector<char*> page_args;
       for (auto& word : page_words) page_args.push_back(word.data());
       return page_main(static_cast<int>(page_args.size()), page_args.data());

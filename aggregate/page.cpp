@@ -4,8 +4,6 @@
 // gathers the page's data; page_html.cpp writes the page, whose script (aggregate/page/) draws tables and charts.
 #include "aggregate/page.h"
 
-#include <yaml-cpp/yaml.h>
-
 #include <algorithm>
 #include <cctype>
 #include <cmath>
@@ -25,6 +23,7 @@
 #include "aggregate/files.h"
 #include "aggregate/page_html.h"
 #include "aggregate/results.h"
+#include "aggregate/system_description.h"
 #include "aggregate/verdict.h"
 #include "core/case.h"
 #include "core/error.h"
@@ -32,7 +31,6 @@
 #include "core/result_record.h"
 #include "core/schema.h"
 #include "core/table.h"
-#include "core/yaml_nodes.h"
 
 namespace opmark::aggregate {
 namespace {
@@ -40,10 +38,13 @@ namespace {
 namespace fs = std::filesystem;
 using nlohmann::json;
 
-const char* kUsage = R"(usage: opmark-aggregate page RESULTS_DIR [--out=FILE]
+const char* kUsage = R"(usage: opmark-aggregate page RESULTS_DIR [--out=FILE] [--rules=PATH] [--shapes=DIR]
+                             [--rules-version=N]
   writes one static HTML page (default RESULTS_DIR/index.html) over every submission bundle under RESULTS_DIR:
-  every folder holding system.yaml, run/results.jsonl and scores.json (results/README.md). The page needs no
-  network: styles, script, charts and data are all inside it.
+  every folder holding system.yaml, run/results.jsonl and scores.json (results/README.md). Every bundle is checked
+  first, as opmark-aggregate check does (the newest rules unless --rules-version names older ones): only bundles
+  that pass are shown; the others are listed as rejected, with the checker's reasons. The page needs no network:
+  styles, script, charts and data are all inside it.
 )";
 
 // Every bundle is one column of the page, bundle 0 the reference of the ratios.
@@ -86,46 +87,22 @@ std::vector<fs::path> find_bundles(const fs::path& root, std::vector<std::string
   return found;
 }
 
-// Nested fields as "gpu.model", lists as one line, in the file's order (the systems table keeps it). At most
-// kMaxSystemFields: YAML's aliases can make a few lines name the same map over and over.
-constexpr std::size_t kMaxSystemFields = 1000;
-
-void flatten(const YAML::Node& node, const std::string& prefix, json& out, const std::string& path) {
-  if (out.size() > kMaxSystemFields)
-    throw Error(path + ": more than " + std::to_string(kMaxSystemFields) + " fields: not a system description");
-  if (node.IsMap()) {
-    for (const auto& kv : node)
-      flatten(kv.second, prefix.empty() ? kv.first.Scalar() : prefix + "." + kv.first.Scalar(), out, path);
-  } else if (node.IsSequence()) {
-    std::string text;
-    for (const auto& item : node) text += (text.empty() ? "" : ", ") + (item.IsScalar() ? item.Scalar() : "...");
-    out.push_back({prefix, text});
-  } else {
-    out.push_back({prefix, node.IsScalar() ? node.Scalar() : std::string()});
-  }
-}
-
-// A field of `map` that must be there. Checked before use: a missing node has no position to report (yaml-cpp
-// throws InvalidNode for its Mark()), so the error points at the map holding it.
-YAML::Node required(const std::string& path, const YAML::Node& map, const char* key, const std::string& field) {
-  const YAML::Node node = map[key];
-  if (!node) throw TableError(core::yaml::where_of(path, map), field, "missing (results/README.md lists the fields)");
-  return node;
-}
-
+// system.yaml through the checker's own reader (system_description.h): the page shows what the checker judged.
 void read_system(const fs::path& dir, Bundle& b) {
   const std::string path = (dir / "system.yaml").string();
-  const YAML::Node root = core::yaml::parse(
+  const auto fields = read_system_fields(
       bundle_file_text(dir.string(), "system.yaml", "the system description", false, small_file_limits()), path);
-  if (!root.IsMap())
-    throw TableError(core::yaml::where_of(path, root), "", "expected the fields of a system (results/README.md)");
-  // The page labels a bundle's column with these two; the checker requires the rest.
-  b.system_name = core::yaml::scalar(path, required(path, root, "system_name", "system_name"), "system_name");
-  const YAML::Node gpu = required(path, root, "gpu", "gpu");
-  if (!gpu.IsMap()) throw TableError(core::yaml::where_of(path, gpu), "gpu", "expected {model: ..., count: ...}");
-  b.gpu = core::yaml::scalar(path, required(path, gpu, "model", "gpu.model"), "gpu.model");
   b.system = json::array();
-  flatten(root, "", b.system, path);
+  for (const auto& [key, field] : fields) {
+    b.system.push_back({key, field.value});
+    if (key == "system_name") b.system_name = field.value;
+    if (key == "gpu.model") b.gpu = field.value;
+  }
+  // The page labels a bundle's column with these two; the checker requires the rest.
+  for (const auto& [key, value] : {std::pair<const char*, const std::string*>{"system_name", &b.system_name},
+                                   {"gpu.model", &b.gpu}})
+    if (value->empty())
+      throw Error(path + ":1:1: field '" + key + "' is missing or empty (results/README.md lists the fields)");
 }
 
 // What the drill-down shows and ResultSet does not keep: every repetition, the median and mean lines with their
@@ -335,8 +312,12 @@ json case_entry(const std::string& name, const std::vector<Bundle>& bundles) {
   return entry;
 }
 
+constexpr std::size_t kReasonsShown = 5;  // per rejected bundle on the page; check lists them all
+
 struct PageArgs {
   std::string dir, out;
+  CheckOptions check;  // the rules and shapes every bundle is checked against
+  bool unchecked = false;  // --unchecked: no check, the page labelled so (display fixtures, drafts)
 };
 
 PageArgs parse_page_args(int argc, char** argv) {
@@ -348,12 +329,23 @@ PageArgs parse_page_args(int argc, char** argv) {
       std::exit(0);
     } else if (arg.rfind("--out=", 0) == 0 && arg.size() > 6) {
       a.out = arg.substr(6);
+    } else if (arg == "--unchecked") {
+      a.unchecked = true;
+    } else if (arg.rfind("--rules=", 0) == 0 && arg.size() > 8) {
+      a.check.rules = arg.substr(8);
+    } else if (arg.rfind("--shapes=", 0) == 0 && arg.size() > 9) {
+      a.check.shapes = arg.substr(9);
+    } else if (arg.rfind("--rules-version=", 0) == 0 && arg.size() > 16) {
+      a.check.rules_version = std::atoi(arg.c_str() + 16);
+      if (a.check.rules_version <= 0) throw Error("page: --rules-version: expected a positive version, got '" + arg.substr(16) + "'");
     } else if (arg.rfind("--", 0) == 0 || !a.dir.empty()) {
       throw Error("page: unexpected argument '" + arg + "'\n" + kUsage);
     } else {
       a.dir = arg;
     }
   }
+  if (a.unchecked && (!a.check.rules.empty() || a.check.rules_version > 0))
+    throw Error("page: --unchecked checks nothing: it takes no --rules or --rules-version");
   if (a.dir.empty()) throw Error(std::string("page: expected a folder of result bundles\n") + kUsage);
   if (a.out.empty()) a.out = (fs::path(a.dir) / "index.html").string();
   return a;
@@ -362,16 +354,39 @@ PageArgs parse_page_args(int argc, char** argv) {
 }  // namespace
 
 int page_main(int argc, char** argv) {
-  const PageArgs args = parse_page_args(argc, argv);
+  PageArgs args = parse_page_args(argc, argv);
+  args.check.fill_defaults();
   const fs::path root(args.dir);
   std::vector<Bundle> bundles;
   std::vector<std::string> warnings;
   json skipped = json::array();  // the bundles left out, named on the page too
   const std::vector<fs::path> dirs = find_bundles(root, &warnings);
   for (const auto& warning : warnings) std::fprintf(stderr, "opmark-aggregate page: warning: %s\n", warning.c_str());
-  // A bundle that does not load is left out, named with what is wrong: the others still make the page.
+  // Only what passes the checker is published. A bundle that fails, or does not load, is left out, named with the
+  // checker's reasons: the others still make the page. One bundle at a time: the check's copy of a run is gone
+  // before the page reads it, so memory stays that of one bundle (kMaxBundleResultsBytes bounds its text).
+  if (args.unchecked)
+    std::fprintf(stderr, "opmark-aggregate page: warning: --unchecked: no bundle is checked; the page says so\n");
+  else
+    std::printf("rules: %s (%s)\n", args.check.rules.c_str(), args.check.rules_origin.c_str());
   for (const auto& dir : dirs) {
     try {
+      const CheckReport report = args.unchecked ? CheckReport{} :
+          check_bundle_report(dir.string(), args.check.rules, args.check.shapes, args.check.rules_version);
+      if (!report.problems.empty()) {
+        std::string reasons;
+        for (std::size_t i = 0; i < report.problems.size() && i < kReasonsShown; ++i)
+          reasons += (i ? "; " : "") + report.problems[i].what;
+        if (report.problems.size() > kReasonsShown)
+          reasons += "; and " + std::to_string(report.problems.size() - kReasonsShown) + " more (opmark-aggregate check " +
+                     dir.string() + " lists them)";
+        std::fprintf(stderr, "opmark-aggregate page: rejected the bundle %s: %zu problem(s) under rules version %d\n",
+                     dir.string().c_str(), report.problems.size(), report.rules_version);
+        skipped.push_back({{"id", dir.string()},
+                           {"reason", "rejected by the checker (rules version " + std::to_string(report.rules_version) +
+                                          ", " + report.rules_why + "): " + reasons}});
+        continue;
+      }
       bundles.push_back(load_bundle(root, dir));
       for (const auto& warning : bundles.back().results.warnings)
         std::fprintf(stderr, "opmark-aggregate page: warning: %s\n", warning.c_str());
@@ -381,8 +396,8 @@ int page_main(int argc, char** argv) {
     }
   }
   if (bundles.empty() && !dirs.empty())
-    throw Error(args.dir + ": none of its " + std::to_string(dirs.size()) + " bundle(s) could be read (see the "
-                "warnings above)");
+    throw Error(args.dir + ": none of its " + std::to_string(dirs.size()) + " bundle(s) passed the checker or could "
+                "be read (see the warnings above)");
   if (bundles.empty())
     throw Error(args.dir + ": no result bundle (a folder holding system.yaml, see results/README.md) under it");
 
@@ -403,7 +418,7 @@ int page_main(int argc, char** argv) {
   });
 
   json data = {{"source", args.dir}, {"bundles", json::array()}, {"families", json::array()}, {"cases", cases},
-               {"skipped", skipped}};
+               {"skipped", skipped}, {"unchecked", args.unchecked}};
   for (const auto& b : bundles) {
     std::map<std::string, int> summary = {{"ok", 0}, {"unstable", 0}, {"skipped", 0}, {"failed", 0}};
     for (const auto& [name, r] : b.results.cases) ++summary[r.status];

@@ -17,7 +17,11 @@ std::string script_json(const nlohmann::json& data) {
   out.reserve(text.size());
   for (std::size_t i = 0; i < text.size(); ++i) {
     // "<" appears only inside JSON strings, where "\/" and "\u003c" are the same characters to JSON.parse.
+    // JSON escapes control characters itself; U+2028 and U+2029 it leaves raw, and older script engines end a line
+    // there: written as escapes, they are the same characters to JSON.parse.
     if (text.compare(i, 2, "</") == 0) out += "<\\/", ++i;
+    else if (text.compare(i, 3, "\xE2\x80\xA8") == 0) out += "\\u2028", i += 2;
+    else if (text.compare(i, 3, "\xE2\x80\xA9") == 0) out += "\\u2029", i += 2;
     else if (text.compare(i, 4, "<!--") == 0) out += "\\u003c!--", i += 3;
     else out += text[i];
   }
@@ -35,11 +39,17 @@ std::string page_html(const nlohmann::json& data) {
     << "<p class=\"note\">Scores are milliseconds, case times microseconds: <strong>lower is better</strong>. "
     << "Click a case for its repetitions, verification, label and counters. A time marked &#9888; was measured "
        "unstable (the reason is under it): shown, but in doubt.</p>\n<p id=\"reference\"></p>\n";
-  // Bundles that could not be read are named, with what is wrong, rather than silently missing.
+  if (data.value("unchecked", false))
+    h << "<p class=\"note\" id=\"unchecked\"><strong>NOT CHECKED:</strong> this page was written with "
+         "<code>--unchecked</code>; no bundle on it was checked against the submission rules. Nothing here is a "
+         "published result.</p>\n";
+  // Bundles the checker rejected, or that could not be read, are named with the reasons, rather than silently
+  // missing; nothing of theirs is shown as a result.
   const nlohmann::json skipped = data.value("skipped", nlohmann::json::array());
   if (!skipped.empty()) {
-    h << "<p class=\"note\">" << skipped.size() << " bundle" << (skipped.size() == 1 ? "" : "s")
-      << " could not be read and " << (skipped.size() == 1 ? "is" : "are") << " not shown:</p>\n<ul>\n";
+    h << "<p class=\"note\" id=\"rejected\">" << skipped.size() << " bundle" << (skipped.size() == 1 ? "" : "s")
+      << " rejected (failed <code>opmark-aggregate check</code>, or could not be read): not shown as results:</p>\n"
+      << "<ul>\n";
     for (const auto& b : skipped)
       h << "<li><code>" << escape(b.value("id", std::string())) << "</code>: " << escape(b.value("reason", std::string()))
         << "</li>\n";

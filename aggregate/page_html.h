@@ -11,7 +11,8 @@ namespace opmark::aggregate {
 // The whole page. `data` is what page.cpp gathers (bundles, families, cases, skipped bundles).
 std::string page_html(const nlohmann::json& data);
 
-// `data` as JSON text that cannot end or confuse the <script> block holding it ("</" and "<!--" escaped).
+// `data` as JSON text that cannot end or confuse the <script> block holding it ("</" and "<!--" escaped, control
+// characters by JSON, U+2028 and U+2029 as \u escapes).
 std::string script_json(const nlohmann::json& data);
 
 }  // namespace opmark::aggregate

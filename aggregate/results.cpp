@@ -161,6 +161,8 @@ void parse_jsonl(std::string_view text, const std::string& path, Statistic stati
       throw Error(where + ": not a JSON line (" + std::string(e.what()) + ")");
     }
     const core::ResultRecord record = core::from_json(j, where);
+    out.last_record_line = number;
+    if (record.kind == core::RecordKind::summary) out.summaries.emplace_back(number, record.counts);
     if (record.kind == core::RecordKind::context) {
       if (++out.context_lines == 2) out.second_context_line = number;
       gather.add_context(record);

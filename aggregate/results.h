@@ -70,6 +70,10 @@ struct ResultSet {
   int torn_line = 0;                           // results.jsonl's incomplete last line, left out (0: none)
   int context_lines = 0;                       // results.jsonl: how many context lines (one per run)
   int second_context_line = 0;                 // results.jsonl: the line of a second run's context (0: none)
+  // results.jsonl: its summary lines (line number, counts by status) and the number of its last record, so the
+  // checker can prove a whole run: one summary, last, counting what the lines hold.
+  std::vector<std::pair<int, std::map<std::string, long long>>> summaries;
+  int last_record_line = 0;
 };
 
 // Throws opmark::Error naming the file and the line where a second run begins: two runs in one results.jsonl (logs

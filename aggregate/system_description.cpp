@@ -85,7 +85,7 @@ std::string system_yaml(const std::map<std::string, std::string>& context, const
          out.c_str() + "\n";
 }
 
-std::map<std::string, SystemField> read_system_yaml(const std::string& text, const std::string& path) {
+std::vector<std::pair<std::string, SystemField>> read_system_fields(const std::string& text, const std::string& path) {
   YAML::Node root;
   try {
     root = YAML::Load(text);
@@ -94,25 +94,43 @@ std::map<std::string, SystemField> read_system_yaml(const std::string& text, con
                 ": not valid YAML: " + e.msg);
   }
   if (!root.IsMap()) throw Error(path + ":1:1: expected a mapping of fields (format, division, vendor, ...)");
-  std::map<std::string, SystemField> out;
+  std::vector<std::pair<std::string, SystemField>> out;
   // A system description has a few dozen fields; YAML's aliases can make a small text name the same map over and
   // over (2^30 fields from 30 lines), so the walk stops at a bound far above any description.
   constexpr std::size_t kMaxFields = 1000;
   std::size_t visited = 0;
+  const auto at = [&](const YAML::Node& node) {
+    const auto where = core::yaml::where_of(path, node);
+    return path + ":" + std::to_string(where.line) + ":" + std::to_string(where.column);
+  };
   std::function<void(const YAML::Node&, const std::string&)> walk = [&](const YAML::Node& node,
                                                                         const std::string& prefix) {
+    // yaml-cpp keeps both entries of a key given twice and looks up one of them: walked here, both are seen.
+    std::map<std::string, std::string> seen;  // key -> where first
     for (const auto& kv : node) {
       if (++visited > kMaxFields)
         throw Error(path + ": more than " + std::to_string(kMaxFields) + " fields: not a system description");
-      const std::string key = prefix + kv.first.Scalar();
+      if (!kv.first.IsScalar()) throw Error(at(kv.first) + ": a key that is no plain word");
+      const std::string name = kv.first.Scalar(), key = prefix + name;
+      if (name.find('.') != std::string::npos)
+        throw Error(at(kv.first) + ": key '" + name + "' holds a dot: write nested fields as nested maps (gpu:\n  "
+                    "model: ...), never as a dotted key");
+      const auto [first, fresh] = seen.emplace(name, at(kv.first));
+      if (!fresh) throw Error(at(kv.first) + ": field '" + key + "' is given twice (first at " + first->second + ")");
       const int line = core::yaml::where_of(path, kv.first).line;
       if (kv.second.IsMap()) walk(kv.second, key + ".");
       else if (kv.second.IsScalar() || kv.second.IsNull())
-        out[key] = {kv.second.IsNull() ? std::string() : kv.second.Scalar(), line};
-      else throw Error(path + ":" + std::to_string(line) + ": field '" + key + "': expected a single value");
+        out.push_back({key, {kv.second.IsNull() ? std::string() : kv.second.Scalar(), line}});
+      else throw Error(at(kv.first) + ": field '" + key + "': expected a single value");
     }
   };
   walk(root, "");
+  return out;
+}
+
+std::map<std::string, SystemField> read_system_yaml(const std::string& text, const std::string& path) {
+  std::map<std::string, SystemField> out;
+  for (auto& [key, field] : read_system_fields(text, path)) out.emplace(key, std::move(field));
   return out;
 }
 

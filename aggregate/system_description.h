@@ -34,8 +34,13 @@ struct SystemField {
   std::string value;
   int line = 0;
 };
-// system.yaml as dotted keys ("gpu.model") -> value and line. Throws opmark::Error "PATH:LINE:COL: not valid
-// YAML: ..." for text that does not parse, and names a top-level value that is not a mapping where one must be.
+// system.yaml's fields as dotted keys ("gpu.model") with their values and lines, in the file's order: the one
+// reader of the checker and the page, so both see the same values. Throws opmark::Error "PATH:LINE:COL: ..." for
+// text that does not parse, a top-level value that is not a mapping, a key given twice in one mapping (YAML
+// readers disagree on which one counts), a key holding a dot ("gpu.model:" beside or before a real gpu: map would
+// read as the same field), and a list or other value that is not a single one.
+std::vector<std::pair<std::string, SystemField>> read_system_fields(const std::string& text, const std::string& path);
+// The same as a map by dotted key.
 std::map<std::string, SystemField> read_system_yaml(const std::string& text, const std::string& path);
 
 }  // namespace opmark::aggregate

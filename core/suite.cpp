@@ -53,7 +53,7 @@ Suite parse_suite(const std::string& yaml_text, const std::string& path) {
   const YAML::Node s = doc["submission"];
   only_keys(path, s,
             {"rules_version", "repetitions", "min_time_s", "noise_target", "timing", "max_noise", "max_median_noise",
-             "tables", "models"},
+             "max_repetitions", "regime", "tables", "models"},
             "submission");
   Suite suite;
   suite.path = path;
@@ -78,6 +78,17 @@ Suite parse_suite(const std::string& yaml_text, const std::string& path) {
     suite.timing = yaml::scalar(path, t, "timing");
     if (suite.timing != "graph" && suite.timing != "eager")
       throw TableError(where_of(path, t), "timing", "expected graph or eager, got '" + suite.timing + "'");
+  }
+  if (s["max_repetitions"]) {  // optional (rules version 5): the most repetitions a case may take
+    suite.max_repetitions = positive_int(path, s["max_repetitions"], "max_repetitions");
+    if (suite.max_repetitions < suite.repetitions)
+      throw TableError(where_of(path, s["max_repetitions"]), "max_repetitions", "expected at least `repetitions`");
+  }
+  if (s["regime"]) {  // optional (rules version 5): the timing regime a run must state
+    const YAML::Node r = s["regime"];
+    suite.regime = yaml::scalar(path, r, "regime");
+    if (suite.regime != "burst" && suite.regime != "sustained")
+      throw TableError(where_of(path, r), "regime", "expected burst or sustained, got '" + suite.regime + "'");
   }
   suite.max_noise = positive_number(path, s["max_noise"], "max_noise");
   suite.max_median_noise = positive_number(path, s["max_median_noise"], "max_median_noise");

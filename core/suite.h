@@ -11,6 +11,8 @@
 //                               # this (opmark-bench --opmark_noise); max_noise is what the checker still accepts
 //     timing: graph             # optional: graph (CUDA-graph replays, the GPU's own time) or eager (launches from
 //                               # the host); unset: either. The checker requires the run's timing_mode to match
+//     max_repetitions: 10       # optional: the most repetitions a case may take (the run's --opmark_max_repetitions)
+//     regime: burst             # optional: burst or sustained; the run's context must say it (results format 3)
 //     max_noise: 0.25           # per-case noise limit: median absolute deviation of the repetitions over their median
 //     max_median_noise: 0.02    # the run's limit: the median over its cases of that noise
 //     tables:                   # DeepBench sets of every family, in the precisions the rules name
@@ -37,6 +39,8 @@ struct Suite {
   double min_time_s = 0;
   double noise_target = 0.01;   // the run's target noise per case (repetitions adapt until it is reached)
   std::string timing;           // "graph", "eager", or empty: either
+  int max_repetitions = 0;      // 0: the rules set no maximum (opmark-bench's own applies)
+  std::string regime;           // "burst", "sustained", or empty: rules before version 5, which name none
   double max_noise = 0;         // per case
   double max_median_noise = 0;  // over the run: the median of the cases' noise (a noisy system)
   std::vector<SuiteTables> tables;

@@ -100,11 +100,14 @@ endif()
 set(gemm_rows "${CMAKE_MATCH_1}")
 set(gemm_cases "${CMAKE_MATCH_2}")
 
-# 3. opmark-aggregate checks a committed bundle (copied out of the tree) by the installed rules.
+# 3. opmark-aggregate checks a committed bundle (copied out of the tree) by the installed rules: the newest apply,
+# and the committed bundles (rules version 4, power above the card's limit) are rejected until re-measured.
 file(COPY "${SOURCE}/results/nvidia-h100-80gb-hbm3/" DESTINATION "${work}/bundle")
-run(0 "${prefix}/bin/opmark-aggregate" check "${work}/bundle")
+run(1 "${prefix}/bin/opmark-aggregate" check "${work}/bundle")
 expect("rules: ${shapes}/submission.yaml (installed beside the executable" "opmark-aggregate check")
-expect("bundle OK under the rules" "opmark-aggregate check")
+expect("rules version 5 applied (newest: ${shapes}/submission.yaml)" "opmark-aggregate check")
+run(1 "${prefix}/bin/opmark-aggregate" check "${work}/bundle" --rules-version 4)
+expect("rules version 4 applied (asked for: ${shapes}/submission_v4.yaml)" "opmark-aggregate check --rules-version 4")
 
 # 4. A project of its own: find_package(opmark), opmark::core, one installed table read and counted. Its sources
 # are copied out too, so that no path of the source tree can reach its compile lines unnoticed.

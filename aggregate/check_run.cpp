@@ -1,0 +1,299 @@
+// The checker's run checks: what a run's own lines prove about it. A whole run ends in its summary, whose counts
+// are the cases'; with the end-of-run re-time on, every ok case has its re-time line. Its timestamps go forward,
+// inside the run's window. A verified case states numbers within the precision's tolerance. Repetitions agree with
+// the noise recorded for them. Clocks, power and energy are what a GPU can do (results/README.md, "check").
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <ctime>
+
+#include "aggregate/check_problems.h"
+#include "core/case.h"
+#include "core/error.h"
+#include "core/precision.h"
+#include "core/stats.h"
+
+namespace opmark::aggregate::check_detail {
+
+namespace {
+
+const std::string kLog = bundle_path::results;
+
+std::string at_line(int number) { return kLog + " line " + std::to_string(number); }
+
+}  // namespace
+
+void check_whole_run(const ResultSet& results, Problems& p) {
+  const std::string whole = "a submission is a whole run: run the suite to its end (opmark-submit), unedited";
+  if (results.summaries.empty()) {
+    p.add("whole run", kLog + " has no summary line: the run did not end (it was stopped, or its end was cut off)",
+          whole);
+  } else {
+    if (results.summaries.size() > 1)
+      p.add("whole run", kLog + " has " + std::to_string(results.summaries.size()) + " summary lines; a run writes one",
+            whole);
+    const auto& [number, counts] = results.summaries.back();
+    if (number != results.last_record_line)
+      p.add("whole run", "the summary line (" + at_line(number) + ") is not the last: lines follow it", whole);
+    std::map<std::string, long long> actual = {{"ok", 0}, {"skipped", 0}, {"failed", 0}, {"unstable", 0}};
+    for (const auto& [name, r] : results.cases) ++actual[r.status];
+    for (const auto& [status, n] : actual) {
+      const long long said = counts.count(status) ? counts.at(status) : 0;
+      if (said != n)
+        p.add("whole run", "the summary line (" + at_line(number) + ") counts " + std::to_string(said) + " " + status +
+                               ", the log holds " + std::to_string(n) + " " + status + " case(s)",
+              whole);
+    }
+    for (const auto& [status, n] : counts)
+      if (!actual.count(status))
+        p.add("whole run", "the summary line (" + at_line(number) + ") counts '" + status + "', no status opmark writes",
+              whole);
+  }
+  // With the re-time on, every case measured ok has its re-time line, after all the cases' own lines.
+  const auto it = results.context.find("recheck");
+  if (it == results.context.end() || it->second != "on") return;
+  for (const auto& [name, r] : results.cases) {
+    if (!r.timed()) continue;
+    const bool measured_ok = std::any_of(r.lines.begin(), r.lines.end(), [](const ResultLine& l) {
+      return l.aggregate == "median" && l.status == core::CaseStatus::ok;
+    });
+    const bool retimed = std::any_of(r.lines.begin(), r.lines.end(), [](const ResultLine& l) { return l.aggregate == "recheck"; });
+    if (measured_ok && !retimed)
+      p.add("whole run", name + " has no re-time line (\"recheck\"), though the run re-times every case (recheck: on)",
+            whole + " (a run killed during its end-of-run re-time is no whole run)");
+  }
+}
+
+namespace {
+
+// Seconds since 1970 of "YYYY-MM-DDTHH:MM:SSZ" (the writer's form; a fraction of a second is allowed), or -1.
+double epoch_of(const std::string& text) {
+  int y, mo, d, h, mi;
+  double s;
+  char z = 0;
+  if (std::sscanf(text.c_str(), "%4d-%2d-%2dT%2d:%2d:%lf%c", &y, &mo, &d, &h, &mi, &s, &z) != 7 || z != 'Z') return -1;
+  if (mo < 1 || mo > 12 || d < 1 || d > 31 || h > 23 || mi > 59 || !(s >= 0 && s < 61)) return -1;
+  // Days from the civil date (Howard Hinnant's algorithm): no time zone involved.
+  y -= mo <= 2;
+  const int era = (y >= 0 ? y : y - 399) / 400;
+  const int yoe = y - era * 400, doy = (153 * (mo + (mo > 2 ? -3 : 9)) + 2) / 5 + d - 1;
+  const int doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+  const double days = static_cast<double>(era) * 146097 + doe - 719468;
+  return days * 86400 + h * 3600 + mi * 60 + s;
+}
+
+}  // namespace
+
+void check_timestamps(const ResultSet& results, const std::string& system_started, double system_wall_s, Problems& p) {
+  const std::string keep = kKeepLog;
+  std::vector<std::pair<int, double>> stamps;  // line, seconds
+  for (const auto& [name, r] : results.cases)
+    for (const auto& l : r.lines) {
+      if (!l.logged_at) continue;
+      const double t = epoch_of(*l.logged_at);
+      if (t < 0) p.add("timestamps", at_line(l.number) + ": logged_at '" + *l.logged_at + "' is no UTC time", keep);
+      else stamps.emplace_back(l.number, t);
+    }
+  if (stamps.empty()) return;
+  std::sort(stamps.begin(), stamps.end());
+  for (std::size_t i = 1; i < stamps.size(); ++i)
+    if (stamps[i].second < stamps[i - 1].second) {
+      p.add("timestamps", at_line(stamps[i].first) + " was logged before " + at_line(stamps[i - 1].first) +
+                              ": a log is written forward", keep);
+      break;
+    }
+  const double first = stamps.front().second, last = std::max_element(stamps.begin(), stamps.end(), [](auto& a, auto& b) {
+                                                        return a.second < b.second;
+                                                      })->second;
+  // The window: from when the run started (the context's started_at, else system.yaml's run.started), through its
+  // wall time. A line may be logged a second after its start (whole seconds), no earlier.
+  const auto started_at = results.context.find("started_at");
+  const std::string started_text = started_at != results.context.end() ? started_at->second : system_started;
+  const std::string started_from = started_at != results.context.end() ? kLog + "'s started_at" : "system.yaml's run.started";
+  const double started = started_text.empty() ? -1 : epoch_of(started_text);
+  if (!started_text.empty() && started < 0)
+    p.add("timestamps", started_from + " '" + started_text + "' is no UTC time", "give it as 2026-11-24T12:28:36Z");
+  if (started >= 0 && first < started - 1)
+    p.add("timestamps", at_line(stamps.front().first) + " was logged before the run started (" + started_from + " " +
+                            started_text + ")", keep);
+  if (system_wall_s > 0) {
+    const double span = last - first;
+    if (system_wall_s + 2 < span)
+      p.add("timestamps", "system.yaml's run.wall_s is " + number(system_wall_s) + " s, but the log's lines span " +
+                              number(span) + " s", "give the run's whole wall time (opmark-submit records it)");
+    if (started >= 0 && last > started + system_wall_s + 2)
+      p.add("timestamps", "a line was logged " + number(last - started) + " s after the run started, past its " +
+                              "wall time (system.yaml run.wall_s " + number(system_wall_s) + " s)",
+            "give the run's whole wall time (opmark-submit records it)");
+  }
+}
+
+bool parse_verification(const std::string& text, Verification* out) {
+  // kernels/compare.cu, CompareResult::summary: the one form a result within tolerance is stated in.
+  char tail = 0;
+  int used = 0;
+  unsigned long long n = 0;
+  char t[32], e[32], r[32];
+  if (std::sscanf(text.c_str(), "all %llu elements within tolerance %31[^ ] (max scaled error %31[^,], rel norm error %31[^)])%n",
+                  &n, t, e, r, &used) != 4 || static_cast<std::size_t>(used) != text.size())
+    return false;
+  (void)tail;
+  const auto read = [](const char* s, double* v) {
+    char* end = nullptr;
+    *v = std::strtod(s, &end);
+    return end != s && *end == '\0';
+  };
+  out->elements = static_cast<double>(n);
+  return read(t, &out->tolerance) && read(e, &out->max_scaled_error) && read(r, &out->rel_norm_error);
+}
+
+void check_verification(const ResultSet& results, Problems& p) {
+  const std::string fix = "a verified result states its numbers as the harness prints them: run the case again with "
+                          "opmark-bench unmodified";
+  for (const auto& [name, r] : results.cases) {
+    double precision_tolerance = -1;
+    try {
+      precision_tolerance = core::precision_info(core::parse_case_name(name).precision).tolerance;
+    } catch (const Error&) {
+      // a case core does not name: the tolerance's own bounds still hold
+    }
+    for (const auto& l : r.lines) {
+      Verification v;
+      if (!l.timed() || !l.verification || !parse_verification(*l.verification, &v)) continue;  // check_lines says
+      std::string why;
+      // The harness prints the tolerance to 2 digits and the error to 3: 5% covers the rounding.
+      if (!(v.elements > 0)) why = "no elements compared";
+      else if (std::isinf(v.tolerance) && v.tolerance > 0) {
+        // A result held to a norm bound only (recurrent gradients: bench/families/rnn.cpp) prints an infinite
+        // elementwise tolerance; its norm error must then be within the precision's deepest tolerance.
+        if (!std::isfinite(v.max_scaled_error) || !std::isfinite(v.rel_norm_error) ||
+            (precision_tolerance >= 0 && v.rel_norm_error > precision_tolerance * core::kToleranceGrowthCap * 1.05))
+          why = "no elementwise tolerance, and the norm error " + number(v.rel_norm_error) + " is not within the "
+                "precision's bound";
+      } else if (!std::isfinite(v.tolerance) || !(v.tolerance >= 0)) why = "the tolerance is no finite number";
+      else if (!std::isfinite(v.max_scaled_error) || !(v.max_scaled_error >= 0)) why = "the error is no finite number";
+      else if (!std::isfinite(v.rel_norm_error) || !(v.rel_norm_error >= 0)) why = "the norm error is no finite number";
+      else if (!std::isinf(v.tolerance) && (v.max_scaled_error > v.tolerance * 1.05 + 1e-300 || v.max_scaled_error > 1))
+        why = "the max scaled error " + number(v.max_scaled_error) + " is above the tolerance " + number(v.tolerance);
+      else if (!std::isinf(v.tolerance) && precision_tolerance >= 0 &&
+               v.tolerance > precision_tolerance * core::kToleranceGrowthCap * 1.05)
+        why = "the tolerance " + number(v.tolerance) + " is above the precision's " + number(precision_tolerance) +
+              " (at most " + number(core::kToleranceGrowthCap) + "x that for deep accumulations)";
+      if (!why.empty()) {
+        p.add("impossible verification", name + " (" + at_line(l.number) + "): '" + *l.verification + "': " + why, fix);
+        break;
+      }
+    }
+  }
+}
+
+void check_noise_agreement(const ResultSet& results, double max_noise, Problems& p) {
+  // A case's repetitions may spread at most this many times their median absolute deviation beyond the median,
+  // plus 30% (the harness's own agreement bound, times_agree): one slow repetition is noise, 125x is no time.
+  constexpr double kMaxSpan = 1.3;
+  const std::string keep = kKeepLog;
+  for (const auto& [name, r] : results.cases) {
+    if (r.status != "ok" || r.reps_us.empty()) continue;
+    const double computed = core::relative_spread(r.reps_us);
+    const ResultLine* median = nullptr;
+    for (const auto& l : r.lines)
+      if (l.aggregate == "median") median = &l;
+    if (median) {
+      const auto c = median->finite_counters();
+      const auto it = c.find("noise");
+      if (it != c.end()) {
+        if (std::abs(it->second - computed) > 1e-6 + 0.01 * computed)
+          p.add("noise disagrees", name + ": the median line (" + at_line(median->number) + ") records noise " +
+                                       number(it->second) + ", its repetitions give " + number(computed), keep);
+        if (it->second > max_noise)
+          p.add("noisy cases", name + ": the recorded noise " + number(it->second) + " is over the rules' limit " +
+                                   number(max_noise),
+                "measure it again on an idle GPU (more repetitions or a longer --opmark_min_time steady it)");
+      }
+    }
+    const double lo = *std::min_element(r.reps_us.begin(), r.reps_us.end());
+    const double hi = *std::max_element(r.reps_us.begin(), r.reps_us.end());
+    const double allowed = kMaxSpan * (1 + 4 * std::max(computed, max_noise));
+    if (lo > 0 && hi / lo > allowed)
+      p.add("repetitions spread", name + ": its repetitions span " + number(hi / lo) + "x (" + us(lo) + " to " + us(hi) +
+                                      "), far more than its noise " + number(computed) + " allows for an ok case",
+            "a case whose repetitions disagree this much is unstable, not ok: " + keep);
+  }
+}
+
+void check_physics(const ResultSet& results, Problems& p) {
+  const auto& context = results.context;
+  const double max_clock = context_number(context, "max_sm_clock_mhz");
+  const double limit = context_number(context, "power_limit_w");
+  const double margin = context.count("power_margin") ? context_number(context, "power_margin") : 0.05;
+  const bool format2 = context_number(context, "results_format") >= 2;
+  const bool format3 = context_number(context, "results_format") >= 3;
+  const std::string regime = context.count("regime") ? context.at("regime") : "";
+  const std::string keep = kKeepLog;
+  const std::string remeasure = "no GPU does this: the numbers are wrong (edited, or a broken counter); measure the "
+                                "run again with this opmark-bench (opmark-submit)";
+  for (const auto& [name, r] : results.cases) {
+    if (!r.timed()) continue;
+    for (const auto& l : r.lines) {
+      if (l.kind != core::RecordKind::aggregate || l.aggregate == "mean") continue;
+      const std::map<std::string, double> c = l.finite_counters();
+      const auto has = [&](const char* key) { return c.count(key) > 0; };
+      const std::string where = name + " (" + at_line(l.number) + ")";
+      // Counters a timed case carries (results format 2 on): without them nothing below can be checked.
+      if (format2 && l.aggregate == "median")
+        for (const char* key : {"noise", "repetitions"})
+          if (!has(key)) p.add("deleted counters", where + ": the median line has no '" + std::string(key) + "'", keep);
+      // Results format 3 (CONTRACT of issue 36): every record states the run's regime; an ok median line its clock
+      // and throttle counters, and an ok burst case was never throttled.
+      if (format3) {
+        const bool states = l.extra.contains("regime") && l.extra["regime"].is_string() && l.extra["regime"] == regime;
+        if (!states)
+          p.add("regime", where + ": the line's regime is not the run's ('" + regime + "')", keep);
+        if (l.aggregate == "median" && l.status == core::CaseStatus::ok) {
+          for (const char* key : {"sm_clock_mhz", "throttled", "discarded_samples"})
+            if (!has(key)) p.add("deleted counters", where + ": the median line has no '" + std::string(key) + "'", keep);
+          if (regime == "burst" && has("throttled") && c.at("throttled") != 0)
+            p.add("clocks", where + ": an ok burst case with throttled " + number(c.at("throttled")),
+                  "a burst case that could not get an unthrottled sample is unstable, not ok: " + keep);
+        }
+      }
+      if (l.aggregate == "recheck" && context.count("recheck") && context.at("recheck") == "on" && !has("recheck_us") &&
+          l.status == core::CaseStatus::ok)
+        p.add("deleted counters", where + ": the re-time line has no 'recheck_us'", keep);
+      for (const char* key : {"sm_clock_mhz", "sm_clock_min_mhz", "energy_sm_clock_mhz", "sustained_sm_clock_mhz",
+                              "reference_sm_clock_mhz"}) {
+        if (!has(key)) continue;
+        const double mhz = c.at(key);
+        if (!(mhz > 0) || (max_clock > 0 && mhz > max_clock * 1.01))
+          p.add("clocks", where + ": " + key + " " + number(mhz) + " MHz, outside 0 to the GPU's " + number(max_clock) +
+                              " MHz (max_sm_clock_mhz in the context)", remeasure);
+      }
+      for (const char* key : {"power_w", "sustained_power_w"}) {
+        if (!has(key)) continue;
+        const double w = c.at(key);
+        if (w < 0) p.add("power and energy", where + ": " + key + " " + number(w) + " W is negative", remeasure);
+        else if (limit > 0 && w > limit * (1 + margin))
+          p.add("power and energy", where + ": " + key + " " + number(w) + " W, above the power limit " + number(limit) +
+                                        " W plus " + number(100 * margin) + "% (power_limit_w, power_margin)",
+                remeasure);
+      }
+      for (const char* key : {"joules_per_op", "sustained_joules_per_op", "energy_us", "energy_window_ms"})
+        if (has(key) && c.at(key) < 0)
+          p.add("power and energy", where + ": " + key + " " + number(c.at(key)) + " is negative", remeasure);
+      // J/op is power times the time per op: over the energy window's launches (format 3), else the case's time.
+      const auto consistent = [&](const char* joules, const char* power, double time_us, const char* time_key) {
+        if (!has(joules) || !has(power) || !(time_us > 0)) return;
+        const double expected = c.at(power) * time_us * 1e-6;
+        if (!close_to(c.at(joules), expected, 0.02))
+          p.add("power and energy", where + ": " + joules + " " + number(c.at(joules)) + " J, but " + power + " x " +
+                                        time_key + " gives " + number(expected) + " J (" +
+                                        number(100 * (c.at(joules) / expected - 1)) + "%)", remeasure);
+      };
+      consistent("joules_per_op", "power_w", has("energy_us") ? c.at("energy_us") : l.time_us.value_or(0),
+                 has("energy_us") ? "energy_us" : "time_us");
+      if (has("sustained_us")) consistent("sustained_joules_per_op", "sustained_power_w", c.at("sustained_us"), "sustained_us");
+    }
+  }
+}
+
+}  // namespace opmark::aggregate::check_detail
