@@ -292,6 +292,10 @@ int run(int argc, char** argv, bench::ProcessGroup& group) {
     if (!options.noise_target_given && suite->noise_target > 0) options.noise_target = suite->noise_target;
     if (!suite->timing.empty() && (suite->timing == "graph") != options.graph_timing)
       throw Error("the submission rules " + rules + " require --opmark_timing=" + suite->timing);
+    if (suite->max_repetitions > 0) options.max_repetitions = std::min(options.max_repetitions, suite->max_repetitions);
+    if (options.max_repetitions < options.min_repetitions) options.min_repetitions = options.max_repetitions;
+    if (!suite->regime.empty() && suite->regime != bench::name_of(options.regime))
+      throw Error("the submission rules " + rules + " require --opmark_regime=" + suite->regime);
   } else if (options.models.empty()) {
     core::Selection asked = options.selection;  // the user's own symbols: a G added above need not be used
     asked.symbols = given_symbols;

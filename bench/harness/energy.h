@@ -13,9 +13,10 @@ class Timer;
 
 // The least energy window: one counter step at least (a shorter window could hold no step, or one partly).
 constexpr double kDefaultEnergyWindowSeconds = 0.2;
-// The power a case may show over the enforced limit: the limit is a controller's average, and a window of a
-// tenth of a second sees its overshoot.
-constexpr double kPowerMargin = 0.05;
+// The power a case may show over the enforced limit: the limit is a controller's average over longer than a case's
+// window. On an H100 (700 W) a 0.2 s window of a heavy GEMM right after its burst samples drew up to 785 W, 1.12x;
+// its sustained windows of 1 s drew 691-697 W.
+constexpr double kPowerMargin = 0.15;
 
 // One read of the counter: when the call began and ended (host seconds) and what it returned (millijoules).
 struct EnergyPoll {

@@ -39,8 +39,8 @@ TEST(Regime, BurstHoldsAHeavyCaseToTheClockItRunsAtRested) {
   EXPECT_TRUE(b.throttled(1350, clock_event::sw_power_cap, false));  // hot from tuning, nothing rested yet: idle
   EXPECT_FALSE(b.throttled(1520, clock_event::sw_power_cap, true));  // after the pause: the rested clock
   EXPECT_DOUBLE_EQ(b.rested_mhz(), 1520);
-  EXPECT_FALSE(b.throttled(1480, clock_event::sw_power_cap, false));  // 2.6% under it
-  EXPECT_TRUE(b.throttled(1460, clock_event::sw_power_cap, false));   // 3.9% under it: idle again
+  EXPECT_FALSE(b.throttled(1450, clock_event::sw_power_cap, false));  // 4.6% under it
+  EXPECT_TRUE(b.throttled(1430, clock_event::sw_power_cap, false));   // 5.9% under it: idle again
   EXPECT_FALSE(b.throttled(1530, 0, true));
   EXPECT_DOUBLE_EQ(b.rested_mhz(), 1530);
 }
