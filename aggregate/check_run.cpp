@@ -249,7 +249,7 @@ void check_physics(const ResultSet& results, Problems& p) {
       // Results format 3 (CONTRACT of issue 36): every record states the run's regime; an ok median line its clock
       // and throttle counters, and an ok burst case was never throttled.
       if (format3) {
-        const bool states = l.extra.contains("regime") && l.extra["regime"].is_string() && l.extra["regime"] == regime;
+        const bool states = l.regime && *l.regime == regime;
         if (!states)
           p.add("regime", where + ": the line's regime is not the run's ('" + regime + "')", keep);
         if (l.aggregate == "median" && l.status == core::CaseStatus::ok) {

@@ -13,7 +13,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "file_util.h"
+#include "../file_util.h"
 #include "aggregate/bundle.h"
 #include "aggregate/page.h"
 #include "aggregate/page_html.h"
