@@ -321,6 +321,17 @@ double Harness::batch_seconds(const Prepared& p) const {
   return per_launch * p.timer->batch();
 }
 
+// The median, mean and noise of a measurement's repetitions.
+static void summarize_repetitions(Measurement& m) {
+  std::vector<double> times;
+  for (const Repetition& r : m.reps) times.push_back(r.seconds_per_launch);
+  m.median_s = median_of(times);
+  double sum = 0;
+  for (double t : times) sum += t;
+  m.mean_s = times.empty() ? 0 : sum / static_cast<double>(times.size());
+  m.noise = relative_spread(times);
+}
+
 double Harness::reference_mhz() const {
   const std::optional<unsigned> max = monitor_ ? monitor_->max_sm_mhz() : std::nullopt;
   return max ? static_cast<double>(*max) : fastest_mhz_;
@@ -350,13 +361,7 @@ Measurement Harness::measure(Prepared& p) {
   m.recovery_s = r.recovery_s;
   m.throttled = r.throttled;
   m.rested_mhz = r.rested_mhz;
-  std::vector<double> times;
-  for (const Repetition& rep : m.reps) times.push_back(rep.seconds_per_launch);
-  m.median_s = median_of(times);
-  double sum = 0;
-  for (double t : times) sum += t;
-  m.mean_s = sum / static_cast<double>(times.size());
-  m.noise = relative_spread(times);
+  summarize_repetitions(m);
   return m;
 }
 
@@ -400,13 +405,7 @@ Measurement Harness::measure_sustained(Prepared& p) {
   std::optional<EnergyWindow> w = sustained_window(p);
   Measurement m = p.m;
   if (!w) throw UnsupportedError("the sustained regime needs NVML's energy counter and one process");
-  std::vector<double> times;
-  for (const Repetition& r : m.reps) times.push_back(r.seconds_per_launch);
-  m.median_s = median_of(times);
-  double sum = 0;
-  for (double t : times) sum += t;
-  m.mean_s = sum / static_cast<double>(times.size());
-  m.noise = relative_spread(times);
+  summarize_repetitions(m);
   m.stop = StopReason::steady;
   m.energy = w;
   return m;
