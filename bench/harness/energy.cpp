@@ -44,12 +44,14 @@ double now_s() { return std::chrono::duration<double>(Clock::now().time_since_ep
 // while an NVML call blocks it (several milliseconds each under load on an H100 VM; a queue of 6 batches of about
 // a millisecond ran dry, and the window's time per launch came out 5-25% above the median).
 constexpr double kQueuedSeconds = 0.05;
+constexpr std::size_t kUnknownBatchQueue = 8;  // where the batch's length is not known yet
 class BatchQueue {
  public:
   BatchQueue(Timer& t, double batch_seconds)
       : t_(t),
-        queued_(static_cast<std::size_t>(
-            std::clamp(std::ceil(kQueuedSeconds / std::max(batch_seconds, 1e-6)), 2.0, 2000.0))) {}
+        queued_(batch_seconds > 0 ? static_cast<std::size_t>(
+                                        std::clamp(std::ceil(kQueuedSeconds / batch_seconds), 2.0, 2000.0))
+                                  : kUnknownBatchQueue) {}
   ~BatchQueue() {
     for (cudaEvent_t e : done_) cudaEventDestroy(e);
     for (cudaEvent_t e : spare_) cudaEventDestroy(e);
