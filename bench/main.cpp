@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <iostream>
@@ -14,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "bench/harness/case_filter.h"
 #include "bench/harness/device_info.h"
 #include "bench/families/factories.h"
 #include "bench/harness/gpu_monitor.h"
@@ -62,9 +64,11 @@ bool has_flag(int argc, char** argv, const char* flag) {
   return false;
 }
 
-// The value of the last --benchmark_filter= among the arguments ("" when none): what Google Benchmark will run.
+// The value of the last --benchmark_filter= among the arguments, else $BENCHMARK_FILTER as Google Benchmark reads
+// it ("" when neither): which cases run (case_filter.h).
 std::string benchmark_filter(int argc, char** argv) {
-  std::string filter;
+  const char* env = std::getenv("BENCHMARK_FILTER");
+  std::string filter = env ? env : "";
   for (int i = 1; i < argc; ++i)
     if (std::strncmp(argv[i], "--benchmark_filter=", 19) == 0) filter = argv[i] + 19;
   return filter;
@@ -262,7 +266,8 @@ int run(int argc, char** argv, bench::ProcessGroup& group) {
     std::cout << "\nGoogle Benchmark's flags:\n";
   }
   check_flags_apply(options, given_symbols);
-  bench::check_benchmark_filter(benchmark_filter(argc, argv));  // Google Benchmark would only print it and run nothing
+  const std::string filter = benchmark_filter(argc, argv);
+  bench::check_benchmark_filter(filter);  // Google Benchmark would only print it and run nothing
   // The folder is this run's until it ends, taken before anything is read, so a second run on it is refused at once.
   std::optional<bench::OutputFolderLock> folder_lock;
   // Rank 0 alone writes files (and so holds the folder) in a multi-process run.
@@ -285,8 +290,8 @@ int run(int argc, char** argv, bench::ProcessGroup& group) {
                                   ? (fs::path(shape_dirs.front()) / "submission.yaml").string() : options.suite;
     suite = core::load_suite(rules);
     cases = core::suite_cases(*suite, tables, core::load_models(suite->model_names, shape_dirs, suite->model_folder));
-    std::printf("opmark: the submission rules %s (version %d) require %zu distinct cases\n", rules.c_str(),
-                suite->rules_version, cases.size());
+    std::fprintf(stderr, "opmark: the submission rules %s (version %d) require %zu distinct cases\n", rules.c_str(),
+                 suite->rules_version, cases.size());
     if (!options.min_time_given) options.min_time_s = suite->min_time_s;
     if (!options.min_repetitions_given) options.min_repetitions = std::max(options.min_repetitions, suite->repetitions);
     if (!options.noise_target_given && suite->noise_target > 0) options.noise_target = suite->noise_target;
@@ -314,7 +319,7 @@ int run(int argc, char** argv, bench::ProcessGroup& group) {
     std::vector<std::string> precisions(options.selection.precisions.begin(), options.selection.precisions.end());
     if (precisions.empty()) precisions = {"fp16"};
     cases = core::model_cases(models, options.inputs, precisions);
-    std::printf("opmark: %zu models need %zu distinct cases\n", models.size(), cases.size());
+    std::fprintf(stderr, "opmark: %zu models need %zu distinct cases\n", models.size(), cases.size());
   }
   if (options.validate_only) {
     print_summary(tables, cases);
@@ -333,24 +338,39 @@ int run(int argc, char** argv, bench::ProcessGroup& group) {
     for (auto& c : cases)
       if (core::family_info(c.family).collective) collective.push_back(std::move(c));
     if (collective.size() < cases.size())
-      std::printf("opmark: %zu process(es): running the collective families only (%zu other case(s) left out)\n",
-                  static_cast<std::size_t>(group.size()), cases.size() - collective.size());
+      std::fprintf(stderr,
+                   "opmark: %zu process(es): running the collective families only (%zu other case(s) left out)\n",
+                   static_cast<std::size_t>(group.size()), cases.size() - collective.size());
     cases = std::move(collective);
   }
   for (const auto& [family, n] : not_runnable)
     std::fprintf(stderr, "opmark: %s: %d cases selected, no benchmark for this family in this build yet\n",
                  family.c_str(), n);
   if (cases.empty()) std::fprintf(stderr, "opmark: the selection matches no case that this build can run\n");
+  // opmark applies --benchmark_filter to its own case names and registers only what it keeps (case_filter.h).
+  std::vector<std::string> names;
+  for (const auto& c : cases) names.push_back(core::make_case_name(c));
+  const std::vector<std::size_t> selected = bench::select_cases(names, filter);
+  bench::check_filter_selects(names, filter, selected);
+  {
+    std::vector<core::Case> kept;
+    for (std::size_t i : selected) kept.push_back(std::move(cases[i]));
+    cases = std::move(kept);
+  }
 
-  // Our defaults first, the user's arguments after them.
+  // Our defaults first, the user's arguments after them, and a filter that keeps every registered case last: the
+  // user's filter has been applied above, and Google Benchmark's names end in "/manual_time".
   std::vector<std::string> defaults = default_benchmark_flags();
+  std::string keep_all = "--benchmark_filter=.";
   std::vector<char*> args = {argv[0]};
   for (auto& f : defaults) args.push_back(f.data());
   for (int i = 1; i < argc; ++i) {
     // Ranks other than 0 write no files, whatever the command line asks.
     if (group.rank() != 0 && std::strncmp(argv[i], "--benchmark_out", 15) == 0) continue;
+    if (std::strncmp(argv[i], "--benchmark_filter=", 19) == 0) continue;
     args.push_back(argv[i]);
   }
+  args.push_back(keep_all.data());
   int bm_argc = static_cast<int>(args.size());
   args.push_back(nullptr);
   const bool listing = has_flag(bm_argc, args.data(), "--benchmark_list_tests");
@@ -361,15 +381,16 @@ int run(int argc, char** argv, bench::ProcessGroup& group) {
   std::optional<bench::DeviceInfo> device = listing ? std::nullopt : bench::query_device(&why);
   bench::Harness harness(options, device, why, &group);
   harness.register_cases(std::move(cases));
-  if (listing) {
-    benchmark::RunSpecifiedBenchmarks();
+  if (listing) {  // the names results.jsonl uses, one a line and nothing else on stdout (Google Benchmark's end in
+                  // "/manual_time")
+    for (const auto& c : harness.cases()) std::printf("%s\n", core::make_case_name(c).c_str());
     return 0;
   }
   if (!device) {
     std::fprintf(stderr,
-                 "opmark-bench: no CUDA device is present (%s), so nothing was run.\n"
+                 "opmark-bench: no CUDA device is present (%s), so none of the %zu selected case(s) was run.\n"
                  "  Listing cases (--benchmark_list_tests) and checking tables (--opmark_validate) work without one.\n",
-                 why.c_str());
+                 why.c_str(), harness.cases().size());
     return 1;
   }
   // Rank 0 alone writes the results: the other ranks' measurements are the same agreed values.
@@ -384,10 +405,7 @@ int run(int argc, char** argv, bench::ProcessGroup& group) {
                                             : benchmark::ConsoleReporter::OO_Tabular;
   bench::ResultsLogReporter reporter(std::make_unique<benchmark::ConsoleReporter>(color), log_path, harness, context,
                                      json_path);
-  std::vector<std::string> names;
-  // As Google Benchmark names them, so a filter anchored at the end counts as it runs.
-  for (const auto& c : harness.cases()) names.push_back(core::make_case_name(c) + "/manual_time");
-  bench::Progress progress(bench::count_selected(names, benchmark_filter(bm_argc, args.data())));
+  bench::Progress progress(harness.cases().size());  // every registered case runs: the filter chose them
   reporter.set_progress(&progress);
   benchmark::RunSpecifiedBenchmarks(&reporter);
   if (options.recheck && options.profile_launches == 0 && harness.count(bench::Status::ok) > 0) {

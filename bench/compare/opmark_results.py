@@ -5,6 +5,7 @@ which core/result_record.h defines for the C++ tools: every script here reads th
 """
 import gzip
 import json
+import os
 import re
 
 # An all-reduce case's name: precision, count, ranks, op, inplace.
@@ -12,6 +13,19 @@ ALLREDUCE_NAME = re.compile(r"^allreduce/fwd/(\w+)/count=(\d+)/ranks=(\d+)/op=(\
 
 STATUSES = ("ok", "unstable", "skipped", "failed")
 CASE_TYPES = ("run", "aggregate")
+
+
+def results_file(path):
+    """The results log that `path` names: the file itself, or in a folder its results.jsonl, a run folder's or a
+    bundle's (results/<bundle>/run/results.jsonl.gz). Raises FileNotFoundError naming the places looked in."""
+    if not os.path.isdir(path):
+        return path
+    tried = [os.path.join(path, *parts) for parts in (("results.jsonl",), ("results.jsonl.gz",),
+                                                        ("run", "results.jsonl"), ("run", "results.jsonl.gz"))]
+    for candidate in tried:
+        if os.path.isfile(candidate):
+            return candidate
+    raise FileNotFoundError(f"{path}: a folder with no results log (looked for {', '.join(tried)})")
 
 
 def _open_text(path):
@@ -39,7 +53,9 @@ def _check_case(rec, where):
 def read_records(path):
     """Every line of the log as a dict (context, run, aggregate, summary; lines of other types as they are), in file
     order. Blank lines are skipped, and so is a last line cut off mid-write (a killed run): everything before it
-    stands. Context values are numbers or text as the log typed them (logs before results format 2 hold text)."""
+    stands. Context values are numbers or text as the log typed them (logs before results format 2 hold text).
+    `path` may be a run folder or a bundle folder (results_file)."""
+    path = results_file(path)
     with _open_text(path) as f:
         lines = f.read().split("\n")
     for number, line in enumerate(lines, 1):

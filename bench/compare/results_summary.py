@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 """A short table of what one run measured, for a terminal or a closing note (no PyTorch needed).
 
-    python3 bench/compare/results_summary.py RESULTS.jsonl [--filter REGEX] [--limit N]
+    python3 bench/compare/results_summary.py RESULTS [--filter REGEX] [--limit N]
+
+RESULTS: a results.jsonl (or .jsonl.gz), a run folder (--opmark_out) or a bundle folder (results/<bundle>).
 
 Per case: the median time, the eager time (back-to-back launches from the host) and whether the case is launch
 bound, how it was timed (graph or eager), its repetitions and noise, the SM clock, power and energy per launch, the
@@ -38,11 +40,15 @@ def fmt(v, spec):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("results")
+    ap.add_argument("results", help="results.jsonl[.gz], a run folder or a bundle folder")
     ap.add_argument("--filter", default="")
     ap.add_argument("--limit", type=int, default=0)
     args = ap.parse_args()
-    medians, status, reason = last_records(args.results)
+    try:
+        medians, status, reason = last_records(args.results)
+    except (OSError, ValueError) as e:
+        print(f"results_summary.py: {e}", file=sys.stderr)
+        return 2
     pattern = re.compile(args.filter)
     print("| case | us | eager us | launch bound | timing | reps | noise | SM MHz | W | mJ/launch | re-time us | status |")
     print("|---|---|---|---|---|---|---|---|---|---|---|---|")

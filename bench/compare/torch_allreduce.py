@@ -16,17 +16,26 @@ import os
 import statistics
 import sys
 
-import torch
-import torch.distributed as dist
-import torch.multiprocessing as mp
-
 from opmark_results import ALLREDUCE_NAME, median_records
 
-DTYPES = {"fp32": torch.float32, "fp16": torch.float16, "bf16": torch.bfloat16}
-OPS = {"sum": dist.ReduceOp.SUM, "prod": dist.ReduceOp.PRODUCT, "max": dist.ReduceOp.MAX, "min": dist.ReduceOp.MIN}
+# PyTorch is imported by import_torch() once the arguments are read: --help answers on a machine without it.
+torch = dist = mp = None
+DTYPES = {}  # precision -> torch dtype
+OPS = {}  # op name -> torch.distributed reduce op
+
+
+def import_torch():
+    global torch, dist, mp
+    import torch
+    import torch.distributed as dist
+    import torch.multiprocessing as mp
+    DTYPES.update({"fp32": torch.float32, "fp16": torch.float16, "bf16": torch.bfloat16})
+    OPS.update({"sum": dist.ReduceOp.SUM, "prod": dist.ReduceOp.PRODUCT, "max": dist.ReduceOp.MAX,
+                "min": dist.ReduceOp.MIN})
 
 
 def worker(rank, world, cases, port, queue):
+    import_torch()  # a spawned process starts with this module's globals unset
     os.environ["MASTER_ADDR"], os.environ["MASTER_PORT"] = "127.0.0.1", str(port)
     torch.cuda.set_device(rank)
     dist.init_process_group("nccl", rank=rank, world_size=world)
@@ -68,10 +77,13 @@ def worker(rank, world, cases, port, queue):
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("results")
-    ap.add_argument("--ranks", type=int, default=torch.cuda.device_count())
+    ap.add_argument("--ranks", type=int, default=0, help="processes, one per GPU (default: every visible GPU)")
     ap.add_argument("--csv")
     ap.add_argument("--port", type=int, default=29511)
     args = ap.parse_args()
+    import_torch()
+    if args.ranks <= 0:
+        args.ranks = torch.cuda.device_count()
     ours = {}
     for rec in median_records(args.results):
         m = ALLREDUCE_NAME.match(rec["name"])

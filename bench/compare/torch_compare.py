@@ -56,12 +56,12 @@ import statistics
 import sys
 import time
 
-import torch
-import torch.nn.functional as F
-
 from opmark_results import median_records
 
-DTYPES = {"fp32": torch.float32, "tf32": torch.float32, "fp16": torch.float16, "bf16": torch.bfloat16}
+# PyTorch is imported by import_torch() once the arguments are read: --help answers on a machine without it.
+torch = F = None
+
+DTYPES = {}  # precision -> torch dtype, filled by import_torch()
 SCALE = 0.08838834764831845  # pointwise scale: kernels/pointwise.h's kPointwiseScale, 1/sqrt(128)
 MASK_FILL = -10000.0         # pointwise masked_fill: kMaskedFillValue
 
@@ -460,6 +460,13 @@ def time_torch(family, direction, precision, fields, eager=False):
         torch.cuda.empty_cache()  # the case's tensors and its graph's memory pool are gone by now: hand them back
 
 
+def import_torch():
+    global torch, F
+    import torch
+    import torch.nn.functional as F
+    DTYPES.update({"fp32": torch.float32, "tf32": torch.float32, "fp16": torch.float16, "bf16": torch.bfloat16})
+
+
 def spread(values):
     return max(values) / min(values) if values and min(values) > 0 else float("nan")
 
@@ -476,6 +483,7 @@ def main():
     ap.add_argument("--eager", action="store_true",
                     help="time back-to-back eager calls, not CUDA graph replays (what an eager framework pays)")
     args = ap.parse_args()
+    import_torch()
     global REST_S
     REST_S = args.rest_ms / 1000.0
     pattern = re.compile(args.filter)

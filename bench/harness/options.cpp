@@ -320,7 +320,8 @@ std::string options_help() {
 (shape-table row, direction, precision). Case names: <family>/<direction>/<precision>/<field>=<value>/...
 
 opmark flags (Google Benchmark's own flags, e.g. --benchmark_filter, --benchmark_repetitions, --benchmark_out,
---benchmark_list_tests, all work too):
+--benchmark_list_tests, all work too; the filter and the list use the names results.jsonl uses, and a filter that
+selects nothing is an error):
   --opmark_shapes=PATH[,PATH]   shape-table folders or files (default: the source tree's shapes/)
   --opmark_family=F[,F]         only these families (listed below)
   --opmark_set=S[,S]            only these sets (train, inference_server, inference_device, peak, resnet50, ...)

@@ -1,50 +1,6 @@
 #include "bench/harness/progress.h"
 
-#include <regex.h>
-
-#include <regex>
-
-#include "core/error.h"
-
 namespace opmark::bench {
-
-void check_benchmark_filter(const std::string& filter) {
-  const std::string pattern = !filter.empty() && filter[0] == '-' ? filter.substr(1) : filter;
-  if (pattern.empty()) return;
-  // Google Benchmark compiles it as POSIX extended (regcomp, or std::regex's extended grammar where it has no
-  // regcomp); count_selected uses std::regex. Each must take it.
-  regex_t re;
-  const int rc = ::regcomp(&re, pattern.c_str(), REG_EXTENDED | REG_NOSUB);
-  std::string why;
-  if (rc != 0) {
-    char text[256];
-    ::regerror(rc, &re, text, sizeof text);
-    why = text;
-  } else {
-    ::regfree(&re);
-    try {
-      const std::regex checked(pattern, std::regex::extended);
-    } catch (const std::regex_error& e) {
-      why = e.what();
-    }
-  }
-  if (!why.empty())
-    throw Error("--benchmark_filter: '" + filter + "' is not a valid regular expression (" + why + ")");
-}
-
-std::size_t count_selected(const std::vector<std::string>& names, const std::string& filter) {
-  std::string pattern = filter;
-  bool negate = false;
-  if (!pattern.empty() && pattern[0] == '-') {
-    negate = true;
-    pattern.erase(0, 1);
-  }
-  if (pattern.empty() || pattern == "all" || pattern == ".") return negate ? 0 : names.size();
-  const std::regex re(pattern, std::regex::extended);  // Google Benchmark's own regex is POSIX extended
-  std::size_t n = 0;
-  for (const auto& name : names) n += std::regex_search(name, re) != negate;
-  return n;
-}
 
 static std::string duration(double s) {
   const long total = static_cast<long>(s + 0.5);

@@ -5,17 +5,8 @@
 #include <cstdio>
 #include <set>
 #include <string>
-#include <vector>
 
 namespace opmark::bench {
-
-// How many of `names` Google Benchmark's --benchmark_filter keeps: a regular expression searched in the name,
-// negated by a leading '-'; empty, "all" and "." keep everything.
-std::size_t count_selected(const std::vector<std::string>& names, const std::string& filter);
-
-// Throws opmark::Error "--benchmark_filter: '(' is not a valid regular expression (...)" where Google Benchmark
-// could not compile the filter: it only prints that and runs (or lists) nothing, exiting 0.
-void check_benchmark_filter(const std::string& filter);
 
 // "[12/480] 1m05s elapsed, about 42m10s left" (the estimate: the mean time per finished case so far).
 std::string progress_line(std::size_t done, std::size_t total, double elapsed_s);

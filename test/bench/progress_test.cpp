@@ -1,4 +1,4 @@
-// Progress lines (case i of N, elapsed, time left), the filter count behind N, and the host facts of the context.
+// Progress lines (case i of N, elapsed, time left) and the host facts of the context.
 #include <gtest/gtest.h>
 
 #include <cstdio>
@@ -13,15 +13,6 @@ TEST(Progress, LineSaysDoneTotalElapsedAndLeft) {
   // 4 cases in 100 s: 25 s each, 6 left: 150 s.
   EXPECT_EQ(progress_line(4, 10, 100), "[4/10] 1m40s elapsed, about 2m30s left");
   EXPECT_EQ(progress_line(10, 10, 4000), "[10/10] 1h06m elapsed");
-}
-
-TEST(Progress, CountsWhatTheFilterKeeps) {
-  const std::vector<std::string> names = {"gemm/fwd/fp16/m=1", "gemm/fwd/fp32/m=1", "conv/fwd/fp16/n=1"};
-  EXPECT_EQ(count_selected(names, ""), 3u);
-  EXPECT_EQ(count_selected(names, "all"), 3u);
-  EXPECT_EQ(count_selected(names, "^gemm/"), 2u);
-  EXPECT_EQ(count_selected(names, "fp16"), 2u);
-  EXPECT_EQ(count_selected(names, "-^gemm/"), 1u);
 }
 
 TEST(Progress, EachCaseCountsOnce) {
