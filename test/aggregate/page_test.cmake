@@ -16,6 +16,9 @@
 #              and a link planted at the page's path is refused (the file it points to stays as it was).
 # MODE bad_case: a #case= link to no case (unknown, not valid percent-encoding, or an inherited property name) shows
 #              "no such case" in headless Chromium, and no script error. Skips like dom without Chromium.
+# MODE hostile_family: a third bundle whose GEMM family and system name hold CR, NUL and "</script><!--" (shown with
+#              --unchecked, the checker rejecting such names) leaves every family's table rendered in headless Chromium,
+#              the other bundles' times in them. Skips like dom without Chromium.
 # MODE width:  the page of the committed bundles (RESULTS, the results/ folder) and of the fixture in a 1400 px wide
 #              headless Chromium, as it opens and with a case's drill-down open, is no wider than the window
 #              (document.scrollWidth); leaves a screenshot, OUT/page_1400.png. Skips like dom without Chromium.
@@ -354,6 +357,62 @@ elseif(MODE STREQUAL "width")
   endif()
   message(STATUS "screenshot: ${OUT}/page_1400.png")
 
+elseif(MODE STREQUAL "hostile_family")
+  find_program(CHROMIUM NAMES chromium chromium-browser)
+  if(NOT CHROMIUM)
+    message(STATUS "SKIP: no chromium or chromium-browser binary found, so the page's script cannot be run "
+                   "(Debian: apt-get install chromium; .ci/install-deps installs it where it can)")
+    return()
+  endif()
+  # A third bundle, 0_hostile (first by name), gpu_b's run with its GEMM family named "gemm", CR, NUL,
+  # "</script><!--", and such a system name. The checker rejects names with control characters, so the page is
+  # written with --unchecked: the bundle's text reaches the page, which must still render every table.
+  file(COPY "${DATA}/gpu_a" "${DATA}/gpu_b" DESTINATION "${OUT}/results")
+  file(COPY "${DATA}/gpu_b/" DESTINATION "${OUT}/results/0_hostile")
+  set(log "${OUT}/results/0_hostile/run/results.jsonl")
+  file(READ "${log}" text)
+  string(REPLACE "\"family\":\"gemm\"" "\"family\":\"gemm\\r\\u0000</script><!--\"" text "${text}")
+  file(WRITE "${log}" "${text}")
+  set(system "${OUT}/results/0_hostile/system.yaml")
+  file(READ "${system}" text)
+  string(REGEX MATCH "system_name: [^\n]*" name_line "${text}")
+  string(REPLACE "${name_line}" "system_name: \"Hostile\\r\\0</script><!-- C\"" text "${text}")
+  file(WRITE "${system}" "${text}")
+  execute_process(COMMAND "${AGGREGATE}" page --unchecked "${OUT}/results" "--out=${OUT}/index.html"
+                  RESULT_VARIABLE rc OUTPUT_VARIABLE stdout ERROR_VARIABLE stderr)
+  if(NOT rc EQUAL 0 OR NOT stdout MATCHES "wrote .*: 3 bundles, 8 cases in 3 families")
+    fail("opmark-aggregate page with a hostile family name (exit ${rc}):\n${stdout}${stderr}")
+  endif()
+  file(MAKE_DIRECTORY "${OUT}/profile" "${OUT}/home")
+  set(ENV{HOME} "${OUT}/home")
+  set(ENV{XDG_CONFIG_HOME} "${OUT}/home/.config")
+  set(ENV{XDG_CACHE_HOME} "${OUT}/home/.cache")
+  execute_process(COMMAND "${CHROMIUM}" --headless --no-sandbox --disable-gpu --disable-quic --no-first-run
+                          --disable-background-networking --disable-component-update --disable-sync
+                          --disable-dev-shm-usage "--user-data-dir=${OUT}/profile" --dump-dom "file://${OUT}/index.html"
+                  RESULT_VARIABLE rc OUTPUT_VARIABLE dom ERROR_VARIABLE stderr TIMEOUT 120)
+  file(WRITE "${OUT}/dom.html" "${dom}")
+  if(NOT rc EQUAL 0)
+    fail("${CHROMIUM} exited ${rc}:\n${stderr}")
+  endif()
+  if(NOT dom MATCHES "data-rendered=\"ok\"" OR NOT dom MATCHES "id=\"js-error\" hidden")
+    string(REGEX MATCH "page script error: [^<]*" error "${dom}")
+    fail("a hostile family name stopped the page's script (${error}); DOM in ${OUT}/dom.html")
+  endif()
+  # Every family's section holds its table of cases, and gpu_a's times are in them.
+  foreach(id family-conv family-pointwise family-2)
+    if(NOT dom MATCHES "<div id=\"cases-${id}\"><div><[^>]*>[^\n]*<table")
+      fail("the section ${id} has no table of cases; DOM in ${OUT}/dom.html")
+    endif()
+  endforeach()
+  expect_all("${dom}" "the DOM (${OUT}/dom.html)"
+    # the area and model scores of both other bundles
+    ">cv_2d</td>" ">bert_base</td><td>nlp</td>"
+    # gpu_a's GEMM time, in the hostile family's table, and the family's name shown as text
+    ">187\\.65</td>"
+    "<h2>gemm[^<]*&lt;/script&gt;&lt;!--</h2>")
+  message(STATUS "a family named with CR, NUL and </script>: every family's table rendered")
+
 else()
-  fail("MODE must be page, dom, broken, links, bad_case or width, not '${MODE}'")
+  fail("MODE must be page, dom, broken, links, bad_case, width or hostile_family, not '${MODE}'")
 endif()
