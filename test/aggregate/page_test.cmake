@@ -40,6 +40,39 @@ function(write_page data out)
   endif()
 endfunction()
 
+# Sets CHROMIUM, or where none is installed says SKIP and why, and ends the test (a macro: return() ends the script).
+macro(find_chromium what_not)
+  find_program(CHROMIUM NAMES chromium chromium-browser)
+  if(NOT CHROMIUM)
+    message(STATUS "SKIP: no chromium or chromium-browser binary found, so ${what_not} "
+                   "(Debian: apt-get install chromium; .ci/install-deps installs it where it can)")
+    return()
+  endif()
+endmacro()
+
+# Opens `url` in headless Chromium (CHROMIUM, with any further flags given) with a fresh profile and home, so nothing
+# of the user's browser or of an earlier run is involved; sets `dom` to the DOM once the page's script ran, also
+# written to `dom_file`. Fails where Chromium fails or the script did not finish.
+function(render_dom url dom_file)
+  file(MAKE_DIRECTORY "${OUT}/profile" "${OUT}/home")
+  set(ENV{HOME} "${OUT}/home")
+  set(ENV{XDG_CONFIG_HOME} "${OUT}/home/.config")
+  set(ENV{XDG_CACHE_HOME} "${OUT}/home/.cache")
+  execute_process(COMMAND "${CHROMIUM}" --headless --no-sandbox --disable-gpu --disable-quic --no-first-run
+                          --disable-background-networking --disable-component-update --disable-sync
+                          --disable-dev-shm-usage "--user-data-dir=${OUT}/profile" ${ARGN} --dump-dom "${url}"
+                  RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE stderr TIMEOUT 120)
+  file(WRITE "${dom_file}" "${out}")
+  if(NOT rc EQUAL 0)
+    fail("${CHROMIUM} exited ${rc}:\n${stderr}")
+  endif()
+  if(NOT out MATCHES "data-rendered=\"ok\"" OR NOT out MATCHES "id=\"js-error\" hidden")
+    string(REGEX MATCH "page script error: [^<]*" error "${out}")
+    fail("${url}: the page's script did not finish (${error}); DOM in ${dom_file}")
+  endif()
+  set(dom "${out}" PARENT_SCOPE)
+endfunction()
+
 # Every pattern (a regular expression) must occur in `text`.
 function(expect_all text where)
   foreach(pattern IN LISTS ARGN)
@@ -88,35 +121,13 @@ if(MODE STREQUAL "page")
   message(STATUS "page written and self-contained: ${OUT}/index.html")
 
 elseif(MODE STREQUAL "dom")
-  find_program(CHROMIUM NAMES chromium chromium-browser)
-  if(NOT CHROMIUM)
-    message(STATUS "SKIP: no chromium or chromium-browser binary found, so the page's script cannot be run "
-                   "(Debian: apt-get install chromium; .ci/install-deps installs it where it can)")
-    return()
-  endif()
+  find_chromium("the page's script cannot be run")
   write_page("${DATA}" "${OUT}/index.html")
-  # A fresh profile and home, so nothing of the user's browser or of an earlier run is involved.
-  file(MAKE_DIRECTORY "${OUT}/profile" "${OUT}/home")
-  set(ENV{HOME} "${OUT}/home")
-  set(ENV{XDG_CONFIG_HOME} "${OUT}/home/.config")
-  set(ENV{XDG_CACHE_HOME} "${OUT}/home/.cache")
   # The page's link to one case opens its drill-down, which the script renders.
   set(gemm "gemm/fwd/fp16/m=768/n=16384/k=768/ta=T/tb=N/batch=1")
   string(REPLACE "/" "%2F" link "${gemm}")
   string(REPLACE "=" "%3D" link "${link}")
-  execute_process(COMMAND "${CHROMIUM}" --headless --no-sandbox --disable-gpu --disable-quic --no-first-run
-                          --disable-background-networking --disable-component-update --disable-sync
-                          --disable-dev-shm-usage "--user-data-dir=${OUT}/profile" --dump-dom
-                          "file://${OUT}/index.html#case=${link}"
-                  RESULT_VARIABLE rc OUTPUT_VARIABLE dom ERROR_VARIABLE stderr TIMEOUT 120)
-  file(WRITE "${OUT}/dom.html" "${dom}")
-  if(NOT rc EQUAL 0)
-    fail("${CHROMIUM} exited ${rc}:\n${stderr}")
-  endif()
-  if(NOT dom MATCHES "data-rendered=\"ok\"" OR NOT dom MATCHES "id=\"js-error\" hidden")
-    string(REGEX MATCH "page script error: [^<]*" error "${dom}")
-    fail("the page's script did not finish (${error}); DOM in ${OUT}/dom.html")
-  endif()
+  render_dom("file://${OUT}/index.html#case=${link}" "${OUT}/dom.html")
   expect_all("${dom}" "the DOM (${OUT}/dom.html)"
     "lower is better"
     # area scores, ms: cv_2d and nlp on both bundles (B as a ratio of A too)
@@ -254,17 +265,8 @@ elseif(MODE STREQUAL "links")
   message(STATUS "a linked bundle skipped, a linked page refused")
 
 elseif(MODE STREQUAL "bad_case")
-  find_program(CHROMIUM NAMES chromium chromium-browser)
-  if(NOT CHROMIUM)
-    message(STATUS "SKIP: no chromium or chromium-browser binary found, so the page's script cannot be run "
-                   "(Debian: apt-get install chromium; .ci/install-deps installs it where it can)")
-    return()
-  endif()
+  find_chromium("the page's script cannot be run")
   write_page("${DATA}" "${OUT}/index.html")
-  file(MAKE_DIRECTORY "${OUT}/profile" "${OUT}/home")
-  set(ENV{HOME} "${OUT}/home")
-  set(ENV{XDG_CONFIG_HOME} "${OUT}/home/.config")
-  set(ENV{XDG_CACHE_HOME} "${OUT}/home/.cache")
   # Each fragment, and the name the message must show: a case no bundle has, percent-encoding cut short (which
   # decodeURIComponent throws on), and a name every JavaScript object inherits.
   set(n 0)
@@ -273,19 +275,7 @@ elseif(MODE STREQUAL "bad_case")
     string(REPLACE "|" ";" parts "${pair}")
     list(GET parts 0 fragment)
     list(GET parts 1 shown)
-    execute_process(COMMAND "${CHROMIUM}" --headless --no-sandbox --disable-gpu --disable-quic --no-first-run
-                            --disable-background-networking --disable-component-update --disable-sync
-                            --disable-dev-shm-usage "--user-data-dir=${OUT}/profile" --dump-dom
-                            "file://${OUT}/index.html#case=${fragment}"
-                    RESULT_VARIABLE rc OUTPUT_VARIABLE dom ERROR_VARIABLE stderr TIMEOUT 120)
-    file(WRITE "${OUT}/dom_${n}.html" "${dom}")
-    if(NOT rc EQUAL 0)
-      fail("${CHROMIUM} exited ${rc}:\n${stderr}")
-    endif()
-    if(NOT dom MATCHES "data-rendered=\"ok\"" OR NOT dom MATCHES "id=\"js-error\" hidden")
-      string(REGEX MATCH "page script error: [^<]*" error "${dom}")
-      fail("#case=${fragment}: the page's script did not finish (${error}); DOM in ${OUT}/dom_${n}.html")
-    endif()
+    render_dom("file://${OUT}/index.html#case=${fragment}" "${OUT}/dom_${n}.html")
     string(FIND "${dom}" "no such case: ${shown} (the link names no case of these bundles)</p>" at)
     if(at EQUAL -1 OR dom MATCHES "id=\"case-missing\"[^>]* hidden")
       fail("#case=${fragment}: no 'no such case: ${shown}' shown; DOM in ${OUT}/dom_${n}.html")
@@ -297,12 +287,7 @@ elseif(MODE STREQUAL "bad_case")
   endforeach()
 
 elseif(MODE STREQUAL "width")
-  find_program(CHROMIUM NAMES chromium chromium-browser)
-  if(NOT CHROMIUM)
-    message(STATUS "SKIP: no chromium or chromium-browser binary found, so the page's width cannot be measured "
-                   "(Debian: apt-get install chromium; .ci/install-deps installs it where it can)")
-    return()
-  endif()
+  find_chromium("the page's width cannot be measured")
   file(MAKE_DIRECTORY "${OUT}/profile" "${OUT}/home")
   set(ENV{HOME} "${OUT}/home")
   set(ENV{XDG_CONFIG_HOME} "${OUT}/home/.config")
@@ -325,16 +310,7 @@ elseif(MODE STREQUAL "width")
   foreach(url "results.html" "results.html#case=${conv}" "fixture.html"
               "fixture.html#case=gemm%2Ffwd%2Ffp16%2Fm%3D768%2Fn%3D16384%2Fk%3D768%2Fta%3DT%2Ftb%3DN%2Fbatch%3D1")
     math(EXPR n "${n} + 1")
-    execute_process(COMMAND ${chromium} --dump-dom "file://${OUT}/${url}"
-                    RESULT_VARIABLE rc OUTPUT_VARIABLE dom ERROR_VARIABLE stderr TIMEOUT 120)
-    file(WRITE "${OUT}/dom_${n}.html" "${dom}")
-    if(NOT rc EQUAL 0)
-      fail("${CHROMIUM} exited ${rc}:\n${stderr}")
-    endif()
-    if(NOT dom MATCHES "data-rendered=\"ok\"" OR NOT dom MATCHES "id=\"js-error\" hidden")
-      string(REGEX MATCH "page script error: [^<]*" error "${dom}")
-      fail("${url}: the page's script did not finish (${error}); DOM in ${OUT}/dom_${n}.html")
-    endif()
+    render_dom("file://${OUT}/${url}" "${OUT}/dom_${n}.html" --hide-scrollbars --window-size=1400,1000)
     if(url MATCHES "#case=" AND NOT dom MATCHES "<tr class=\"detail\">")
       fail("${url}: the case's drill-down did not open; DOM in ${OUT}/dom_${n}.html")
     endif()
@@ -358,15 +334,10 @@ elseif(MODE STREQUAL "width")
   message(STATUS "screenshot: ${OUT}/page_1400.png")
 
 elseif(MODE STREQUAL "hostile_family")
-  find_program(CHROMIUM NAMES chromium chromium-browser)
-  if(NOT CHROMIUM)
-    message(STATUS "SKIP: no chromium or chromium-browser binary found, so the page's script cannot be run "
-                   "(Debian: apt-get install chromium; .ci/install-deps installs it where it can)")
-    return()
-  endif()
+  find_chromium("the page's script cannot be run")
   # A third bundle, 0_hostile (first by name), gpu_b's run with its GEMM family named "gemm", CR, NUL,
-  # "</script><!--", and such a system name. The checker rejects names with control characters, so the page is
-  # written with --unchecked: the bundle's text reaches the page, which must still render every table.
+  # "</script><!--", and such a system name. The checker rejects such a bundle (a family not the case name's), so
+  # the page is written with --unchecked: the bundle's text reaches the page, which must still render every table.
   file(COPY "${DATA}/gpu_a" "${DATA}/gpu_b" DESTINATION "${OUT}/results")
   file(COPY "${DATA}/gpu_b/" DESTINATION "${OUT}/results/0_hostile")
   set(log "${OUT}/results/0_hostile/run/results.jsonl")
@@ -383,22 +354,8 @@ elseif(MODE STREQUAL "hostile_family")
   if(NOT rc EQUAL 0 OR NOT stdout MATCHES "wrote .*: 3 bundles, 8 cases in 3 families")
     fail("opmark-aggregate page with a hostile family name (exit ${rc}):\n${stdout}${stderr}")
   endif()
-  file(MAKE_DIRECTORY "${OUT}/profile" "${OUT}/home")
-  set(ENV{HOME} "${OUT}/home")
-  set(ENV{XDG_CONFIG_HOME} "${OUT}/home/.config")
-  set(ENV{XDG_CACHE_HOME} "${OUT}/home/.cache")
-  execute_process(COMMAND "${CHROMIUM}" --headless --no-sandbox --disable-gpu --disable-quic --no-first-run
-                          --disable-background-networking --disable-component-update --disable-sync
-                          --disable-dev-shm-usage "--user-data-dir=${OUT}/profile" --dump-dom "file://${OUT}/index.html"
-                  RESULT_VARIABLE rc OUTPUT_VARIABLE dom ERROR_VARIABLE stderr TIMEOUT 120)
-  file(WRITE "${OUT}/dom.html" "${dom}")
-  if(NOT rc EQUAL 0)
-    fail("${CHROMIUM} exited ${rc}:\n${stderr}")
-  endif()
-  if(NOT dom MATCHES "data-rendered=\"ok\"" OR NOT dom MATCHES "id=\"js-error\" hidden")
-    string(REGEX MATCH "page script error: [^<]*" error "${dom}")
-    fail("a hostile family name stopped the page's script (${error}); DOM in ${OUT}/dom.html")
-  endif()
+  # A stopped script leaves data-rendered unset: render_dom fails, naming the script's error.
+  render_dom("file://${OUT}/index.html" "${OUT}/dom.html")
   # Every family's section holds its table of cases, and gpu_a's times are in them.
   foreach(id family-conv family-pointwise family-2)
     if(NOT dom MATCHES "<div id=\"cases-${id}\"><div><[^>]*>[^\n]*<table")
