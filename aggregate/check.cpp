@@ -509,7 +509,8 @@ void check_regime_rules(const ResultSet& results, const core::Suite& rules, Prob
   for (const auto& [name, r] : results.cases) {
     if (!r.timed()) continue;
     ++timed;
-    const auto finite = [&](const char* key) { return r.has_counter(key) && std::isfinite(r.counter(key)); };
+    // Named, not captured: clang (C++17) captures no structured binding.
+    const auto finite = [&c = r](const char* key) { return c.has_counter(key) && std::isfinite(c.counter(key)); };
     with_energy += finite("joules_per_op") && finite("power_w");
   }
   if (timed > 0 && static_cast<double>(with_energy) < kEnergyCoverage * static_cast<double>(timed))

@@ -1,6 +1,6 @@
 #pragma once
-// opmark-aggregate's command line (CLI11): every subcommand's flags are spelled here once, with their help; the
-// work is done by the subcommand's own file (score_command.cpp, compare.cpp, bundle.cpp, page.cpp).
+// opmark-aggregate's command line: its flags are read by command_line.h (CLI11, every flag spelled there once, with
+// its help); the work is done by the subcommand's own file (score_command.cpp, compare.cpp, bundle.cpp, page.cpp).
 //
 // Exit status: 0 done (compare: no case slower); 1 check found problems in the bundle; 2 an error (a flag, a file
 // that does not read); 3 compare found a case slower beyond the threshold and the noise (for CI).

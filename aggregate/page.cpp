@@ -214,6 +214,15 @@ std::string family_of(const std::string& name, const json& detail) {
   return name.substr(0, name.find('/'));
 }
 
+// A family's section id on the page: "family-NAME" where the name is plain (letters, digits, '_'), else
+// "family-N" by its place: the HTML parser changes a CR or NUL in an id, and the script would not find the section.
+std::string family_id(const std::string& name, std::size_t index) {
+  const bool plain = !name.empty() && std::all_of(name.begin(), name.end(), [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
+  });
+  return "family-" + (plain ? name : std::to_string(index));
+}
+
 std::string precision_of(const std::string& name, const json& detail) {
   if (detail.contains("precision") && detail["precision"].is_string()) return detail["precision"].get<std::string>();
   try {
@@ -426,10 +435,11 @@ int page_main(int argc, char** argv) {
                                {"summary", summary}, {"scores", b.scores},
                                {"peaks", bundle_peaks(b.results)}});
   }
-  // The families in the cases' order; the script draws their tables and charts.
+  // The families in the cases' order; the script draws their tables and charts into the sections of their ids.
   for (const auto& k : cases)
     if (data["families"].empty() || data["families"].back()["name"] != k["family"])
-      data["families"].push_back({{"name", k["family"]}});
+      data["families"].push_back(
+          {{"name", k["family"]}, {"id", family_id(k["family"].get<std::string>(), data["families"].size())}});
   const std::size_t n_families = data["families"].size();
 
   // Never through a symbolic link: a link planted at index.html would have the page overwrite what it points to.

@@ -55,20 +55,21 @@ std::string page_html(const nlohmann::json& data) {
         << "</li>\n";
     h << "</ul>\n";
   }
-  std::vector<std::string> families;
-  for (const auto& f : data.at("families")) families.push_back(f.at("name").get<std::string>());
+  std::vector<std::pair<std::string, std::string>> families;  // id, name
+  for (const auto& f : data.at("families"))
+    families.emplace_back(f.at("id").get<std::string>(), f.at("name").get<std::string>());
   h << "</header>\n"
     << "<div id=\"js-error\" hidden></div>\n<p id=\"case-missing\" class=\"note\" role=\"status\" hidden></p>\n"
     << "<noscript><p>The tables and charts are rendered by the script in this page: enable JavaScript to see "
        "them.</p></noscript>\n<nav><a href=\"#systems\">systems</a><a href=\"#scores\">scores</a>";
-  for (const auto& f : families) h << "<a href=\"#family-" << escape(f) << "\">" << escape(f) << "</a>";
+  for (const auto& [id, name] : families) h << "<a href=\"#" << escape(id) << "\">" << escape(name) << "</a>";
   h << "</nav>\n<section id=\"systems\">\n<h2>Systems</h2>\n<div id=\"systems-table\"></div>\n</section>\n"
     << "<section id=\"scores\">\n<h2>Scores (ms, lower is better)</h2>\n<p id=\"scores-precision\"></p>\n"
     << "<div id=\"area-scores\"></div>\n<div class=\"charts\" id=\"area-chart\"></div>\n"
     << "<div id=\"model-scores\"></div>\n</section>\n";
-  for (const auto& f : families) {
-    const std::string id = escape(f);
-    h << "<section class=\"family\" id=\"family-" << id << "\">\n<h2>" << id << "</h2>\n<div id=\"summary-" << id
+  for (const auto& [family_id, name] : families) {
+    const std::string id = escape(family_id);
+    h << "<section class=\"family\" id=\"" << id << "\">\n<h2>" << escape(name) << "</h2>\n<div id=\"summary-" << id
       << "\"></div>\n<div class=\"charts\" id=\"charts-" << id << "\"></div>\n<div id=\"cases-" << id
       << "\"></div>\n</section>\n";
   }

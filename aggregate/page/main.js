@@ -47,7 +47,7 @@ function ratioSeries(cases, ref) {
 
 function renderFamily(f, ref) {
   var cases = data.cases.filter(function (k) { return k.family === f.name; });
-  var summary = clear('summary-' + f.name);
+  var summary = clear('summary-' + f.id);
   summary.appendChild(el('p', {text: cases.length + ' cases, named by the fields that differ from the family\'s ' +
     'defaults (the full name on hover and in the details). Time: the median over repetitions in us, lower is ' +
     'better. Ratio: time / time on ' + bundles[ref].label + ' (above 1: slower), coloured by the verdict ' +
@@ -68,14 +68,14 @@ function renderFamily(f, ref) {
       s.label + ': geometric mean of the time ratio ' + ratioText(s.geomean) + ' over ' + s.ratios.length +
       ' cases measured on both'));
   });
-  var charts = clear('charts-' + f.name);
+  var charts = clear('charts-' + f.id);
   if (series.length) charts.appendChild(ratioChart(f.name, series, bundles[ref].label));
   var roofline = rooflineChart(f.name, cases, bundles);
   if (roofline) charts.appendChild(roofline);
   else charts.appendChild(el('p', {text: 'No roofline: no case of ' + f.name + ' has FLOPs (memory bound, see GB/s).'}));
   var t = familyTable(cases, bundles, ref, withEnergy, function (name) { toggle(name); });
   t.rows.forEach(function (row) { rowOf[row.k.name] = row.tr; });
-  clear('cases-' + f.name).appendChild(el('div', null, caseFilter(t.rows), t.table));
+  clear('cases-' + f.id).appendChild(el('div', null, caseFilter(t.rows), t.table));
 }
 
 function render() {

@@ -16,6 +16,9 @@
 #              and a link planted at the page's path is refused (the file it points to stays as it was).
 # MODE bad_case: a #case= link to no case (unknown, not valid percent-encoding, or an inherited property name) shows
 #              "no such case" in headless Chromium, and no script error. Skips like dom without Chromium.
+# MODE hostile_family: a third bundle whose GEMM family and system name hold CR, NUL and "</script><!--" (shown with
+#              --unchecked, the checker rejecting such names) leaves every family's table rendered in headless Chromium,
+#              the other bundles' times in them. Skips like dom without Chromium.
 # MODE width:  the page of the committed bundles (RESULTS, the results/ folder) and of the fixture in a 1400 px wide
 #              headless Chromium, as it opens and with a case's drill-down open, is no wider than the window
 #              (document.scrollWidth); leaves a screenshot, OUT/page_1400.png. Skips like dom without Chromium.
@@ -35,6 +38,39 @@ function(write_page data out)
   if(NOT stdout MATCHES "wrote .*: 2 bundles, 8 cases in 3 families")
     fail("unexpected summary from opmark-aggregate page:\n${stdout}")
   endif()
+endfunction()
+
+# Sets CHROMIUM, or where none is installed says SKIP and why, and ends the test (a macro: return() ends the script).
+macro(find_chromium what_not)
+  find_program(CHROMIUM NAMES chromium chromium-browser)
+  if(NOT CHROMIUM)
+    message(STATUS "SKIP: no chromium or chromium-browser binary found, so ${what_not} "
+                   "(Debian: apt-get install chromium; .ci/install-deps installs it where it can)")
+    return()
+  endif()
+endmacro()
+
+# Opens `url` in headless Chromium (CHROMIUM, with any further flags given) with a fresh profile and home, so nothing
+# of the user's browser or of an earlier run is involved; sets `dom` to the DOM once the page's script ran, also
+# written to `dom_file`. Fails where Chromium fails or the script did not finish.
+function(render_dom url dom_file)
+  file(MAKE_DIRECTORY "${OUT}/profile" "${OUT}/home")
+  set(ENV{HOME} "${OUT}/home")
+  set(ENV{XDG_CONFIG_HOME} "${OUT}/home/.config")
+  set(ENV{XDG_CACHE_HOME} "${OUT}/home/.cache")
+  execute_process(COMMAND "${CHROMIUM}" --headless --no-sandbox --disable-gpu --disable-quic --no-first-run
+                          --disable-background-networking --disable-component-update --disable-sync
+                          --disable-dev-shm-usage "--user-data-dir=${OUT}/profile" ${ARGN} --dump-dom "${url}"
+                  RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE stderr TIMEOUT 120)
+  file(WRITE "${dom_file}" "${out}")
+  if(NOT rc EQUAL 0)
+    fail("${CHROMIUM} exited ${rc}:\n${stderr}")
+  endif()
+  if(NOT out MATCHES "data-rendered=\"ok\"" OR NOT out MATCHES "id=\"js-error\" hidden")
+    string(REGEX MATCH "page script error: [^<]*" error "${out}")
+    fail("${url}: the page's script did not finish (${error}); DOM in ${dom_file}")
+  endif()
+  set(dom "${out}" PARENT_SCOPE)
 endfunction()
 
 # Every pattern (a regular expression) must occur in `text`.
@@ -85,35 +121,13 @@ if(MODE STREQUAL "page")
   message(STATUS "page written and self-contained: ${OUT}/index.html")
 
 elseif(MODE STREQUAL "dom")
-  find_program(CHROMIUM NAMES chromium chromium-browser)
-  if(NOT CHROMIUM)
-    message(STATUS "SKIP: no chromium or chromium-browser binary found, so the page's script cannot be run "
-                   "(Debian: apt-get install chromium; .ci/install-deps installs it where it can)")
-    return()
-  endif()
+  find_chromium("the page's script cannot be run")
   write_page("${DATA}" "${OUT}/index.html")
-  # A fresh profile and home, so nothing of the user's browser or of an earlier run is involved.
-  file(MAKE_DIRECTORY "${OUT}/profile" "${OUT}/home")
-  set(ENV{HOME} "${OUT}/home")
-  set(ENV{XDG_CONFIG_HOME} "${OUT}/home/.config")
-  set(ENV{XDG_CACHE_HOME} "${OUT}/home/.cache")
   # The page's link to one case opens its drill-down, which the script renders.
   set(gemm "gemm/fwd/fp16/m=768/n=16384/k=768/ta=T/tb=N/batch=1")
   string(REPLACE "/" "%2F" link "${gemm}")
   string(REPLACE "=" "%3D" link "${link}")
-  execute_process(COMMAND "${CHROMIUM}" --headless --no-sandbox --disable-gpu --disable-quic --no-first-run
-                          --disable-background-networking --disable-component-update --disable-sync
-                          --disable-dev-shm-usage "--user-data-dir=${OUT}/profile" --dump-dom
-                          "file://${OUT}/index.html#case=${link}"
-                  RESULT_VARIABLE rc OUTPUT_VARIABLE dom ERROR_VARIABLE stderr TIMEOUT 120)
-  file(WRITE "${OUT}/dom.html" "${dom}")
-  if(NOT rc EQUAL 0)
-    fail("${CHROMIUM} exited ${rc}:\n${stderr}")
-  endif()
-  if(NOT dom MATCHES "data-rendered=\"ok\"" OR NOT dom MATCHES "id=\"js-error\" hidden")
-    string(REGEX MATCH "page script error: [^<]*" error "${dom}")
-    fail("the page's script did not finish (${error}); DOM in ${OUT}/dom.html")
-  endif()
+  render_dom("file://${OUT}/index.html#case=${link}" "${OUT}/dom.html")
   expect_all("${dom}" "the DOM (${OUT}/dom.html)"
     "lower is better"
     # area scores, ms: cv_2d and nlp on both bundles (B as a ratio of A too)
@@ -251,17 +265,8 @@ elseif(MODE STREQUAL "links")
   message(STATUS "a linked bundle skipped, a linked page refused")
 
 elseif(MODE STREQUAL "bad_case")
-  find_program(CHROMIUM NAMES chromium chromium-browser)
-  if(NOT CHROMIUM)
-    message(STATUS "SKIP: no chromium or chromium-browser binary found, so the page's script cannot be run "
-                   "(Debian: apt-get install chromium; .ci/install-deps installs it where it can)")
-    return()
-  endif()
+  find_chromium("the page's script cannot be run")
   write_page("${DATA}" "${OUT}/index.html")
-  file(MAKE_DIRECTORY "${OUT}/profile" "${OUT}/home")
-  set(ENV{HOME} "${OUT}/home")
-  set(ENV{XDG_CONFIG_HOME} "${OUT}/home/.config")
-  set(ENV{XDG_CACHE_HOME} "${OUT}/home/.cache")
   # Each fragment, and the name the message must show: a case no bundle has, percent-encoding cut short (which
   # decodeURIComponent throws on), and a name every JavaScript object inherits.
   set(n 0)
@@ -270,19 +275,7 @@ elseif(MODE STREQUAL "bad_case")
     string(REPLACE "|" ";" parts "${pair}")
     list(GET parts 0 fragment)
     list(GET parts 1 shown)
-    execute_process(COMMAND "${CHROMIUM}" --headless --no-sandbox --disable-gpu --disable-quic --no-first-run
-                            --disable-background-networking --disable-component-update --disable-sync
-                            --disable-dev-shm-usage "--user-data-dir=${OUT}/profile" --dump-dom
-                            "file://${OUT}/index.html#case=${fragment}"
-                    RESULT_VARIABLE rc OUTPUT_VARIABLE dom ERROR_VARIABLE stderr TIMEOUT 120)
-    file(WRITE "${OUT}/dom_${n}.html" "${dom}")
-    if(NOT rc EQUAL 0)
-      fail("${CHROMIUM} exited ${rc}:\n${stderr}")
-    endif()
-    if(NOT dom MATCHES "data-rendered=\"ok\"" OR NOT dom MATCHES "id=\"js-error\" hidden")
-      string(REGEX MATCH "page script error: [^<]*" error "${dom}")
-      fail("#case=${fragment}: the page's script did not finish (${error}); DOM in ${OUT}/dom_${n}.html")
-    endif()
+    render_dom("file://${OUT}/index.html#case=${fragment}" "${OUT}/dom_${n}.html")
     string(FIND "${dom}" "no such case: ${shown} (the link names no case of these bundles)</p>" at)
     if(at EQUAL -1 OR dom MATCHES "id=\"case-missing\"[^>]* hidden")
       fail("#case=${fragment}: no 'no such case: ${shown}' shown; DOM in ${OUT}/dom_${n}.html")
@@ -294,12 +287,7 @@ elseif(MODE STREQUAL "bad_case")
   endforeach()
 
 elseif(MODE STREQUAL "width")
-  find_program(CHROMIUM NAMES chromium chromium-browser)
-  if(NOT CHROMIUM)
-    message(STATUS "SKIP: no chromium or chromium-browser binary found, so the page's width cannot be measured "
-                   "(Debian: apt-get install chromium; .ci/install-deps installs it where it can)")
-    return()
-  endif()
+  find_chromium("the page's width cannot be measured")
   file(MAKE_DIRECTORY "${OUT}/profile" "${OUT}/home")
   set(ENV{HOME} "${OUT}/home")
   set(ENV{XDG_CONFIG_HOME} "${OUT}/home/.config")
@@ -322,16 +310,7 @@ elseif(MODE STREQUAL "width")
   foreach(url "results.html" "results.html#case=${conv}" "fixture.html"
               "fixture.html#case=gemm%2Ffwd%2Ffp16%2Fm%3D768%2Fn%3D16384%2Fk%3D768%2Fta%3DT%2Ftb%3DN%2Fbatch%3D1")
     math(EXPR n "${n} + 1")
-    execute_process(COMMAND ${chromium} --dump-dom "file://${OUT}/${url}"
-                    RESULT_VARIABLE rc OUTPUT_VARIABLE dom ERROR_VARIABLE stderr TIMEOUT 120)
-    file(WRITE "${OUT}/dom_${n}.html" "${dom}")
-    if(NOT rc EQUAL 0)
-      fail("${CHROMIUM} exited ${rc}:\n${stderr}")
-    endif()
-    if(NOT dom MATCHES "data-rendered=\"ok\"" OR NOT dom MATCHES "id=\"js-error\" hidden")
-      string(REGEX MATCH "page script error: [^<]*" error "${dom}")
-      fail("${url}: the page's script did not finish (${error}); DOM in ${OUT}/dom_${n}.html")
-    endif()
+    render_dom("file://${OUT}/${url}" "${OUT}/dom_${n}.html" --hide-scrollbars --window-size=1400,1000)
     if(url MATCHES "#case=" AND NOT dom MATCHES "<tr class=\"detail\">")
       fail("${url}: the case's drill-down did not open; DOM in ${OUT}/dom_${n}.html")
     endif()
@@ -354,6 +333,43 @@ elseif(MODE STREQUAL "width")
   endif()
   message(STATUS "screenshot: ${OUT}/page_1400.png")
 
+elseif(MODE STREQUAL "hostile_family")
+  find_chromium("the page's script cannot be run")
+  # A third bundle, 0_hostile (first by name), gpu_b's run with its GEMM family named "gemm", CR, NUL,
+  # "</script><!--", and such a system name. The checker rejects such a bundle (a family not the case name's), so
+  # the page is written with --unchecked: the bundle's text reaches the page, which must still render every table.
+  file(COPY "${DATA}/gpu_a" "${DATA}/gpu_b" DESTINATION "${OUT}/results")
+  file(COPY "${DATA}/gpu_b/" DESTINATION "${OUT}/results/0_hostile")
+  set(log "${OUT}/results/0_hostile/run/results.jsonl")
+  file(READ "${log}" text)
+  string(REPLACE "\"family\":\"gemm\"" "\"family\":\"gemm\\r\\u0000</script><!--\"" text "${text}")
+  file(WRITE "${log}" "${text}")
+  set(system "${OUT}/results/0_hostile/system.yaml")
+  file(READ "${system}" text)
+  string(REGEX MATCH "system_name: [^\n]*" name_line "${text}")
+  string(REPLACE "${name_line}" "system_name: \"Hostile\\r\\0</script><!-- C\"" text "${text}")
+  file(WRITE "${system}" "${text}")
+  execute_process(COMMAND "${AGGREGATE}" page --unchecked "${OUT}/results" "--out=${OUT}/index.html"
+                  RESULT_VARIABLE rc OUTPUT_VARIABLE stdout ERROR_VARIABLE stderr)
+  if(NOT rc EQUAL 0 OR NOT stdout MATCHES "wrote .*: 3 bundles, 8 cases in 3 families")
+    fail("opmark-aggregate page with a hostile family name (exit ${rc}):\n${stdout}${stderr}")
+  endif()
+  # A stopped script leaves data-rendered unset: render_dom fails, naming the script's error.
+  render_dom("file://${OUT}/index.html" "${OUT}/dom.html")
+  # Every family's section holds its table of cases, and gpu_a's times are in them.
+  foreach(id family-conv family-pointwise family-2)
+    if(NOT dom MATCHES "<div id=\"cases-${id}\"><div><[^>]*>[^\n]*<table")
+      fail("the section ${id} has no table of cases; DOM in ${OUT}/dom.html")
+    endif()
+  endforeach()
+  expect_all("${dom}" "the DOM (${OUT}/dom.html)"
+    # the area and model scores of both other bundles
+    ">cv_2d</td>" ">bert_base</td><td>nlp</td>"
+    # gpu_a's GEMM time, in the hostile family's table, and the family's name shown as text
+    ">187\\.65</td>"
+    "<h2>gemm[^<]*&lt;/script&gt;&lt;!--</h2>")
+  message(STATUS "a family named with CR, NUL and </script>: every family's table rendered")
+
 else()
-  fail("MODE must be page, dom, broken, links, bad_case or width, not '${MODE}'")
+  fail("MODE must be page, dom, broken, links, bad_case, width or hostile_family, not '${MODE}'")
 endif()

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Builds and runs the libFuzzer harnesses (test/fuzz/fuzz_<name>.cpp), one per reader of outside text:
-#   shape_table model_table suite expr case_name results
+#   shape_table model_table suite expr case_name results check_bundle system_yaml computations aggregate_cli
 #
 #   test/fuzz/fuzz.sh [--build=DIR] build                     # clang++ -fsanitize=fuzzer,address,undefined
 #   test/fuzz/fuzz.sh [--build=DIR] [--quiet] run NAME [SECONDS] [LIBFUZZER_ARG...]
@@ -19,7 +19,7 @@ set -euo pipefail
 src="$(cd "$(dirname "$0")" && pwd)"
 root="$(cd "$src/../.." && pwd)"
 build="$root/build/fuzz"
-names=(shape_table model_table suite expr case_name results)
+names=(shape_table model_table suite expr case_name results check_bundle system_yaml computations aggregate_cli)
 quiet=0
 while [[ $# -gt 0 && $1 == --* ]]; do
   case "$1" in
