@@ -1,6 +1,6 @@
 """Reading opmark-bench's results.jsonl for the comparison scripts (no PyTorch needed).
 
-The one reader of the results log in Python, following the schema in results/README.md ("results.jsonl, format 2"),
+The one reader of the results log in Python, following the schema in results/README.md ("results.jsonl, format 3"),
 which core/result_record.h defines for the C++ tools: every script here reads the log through read_records.
 """
 import gzip

@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""The README's two tables of the reduce family's sweep_shapes set, from a sweep's files.
+"""The two tables of the reduce family's sweep_shapes set (docs/pytorch.md, "Reductions and norms against
+PyTorch"), from a sweep's files.
 
     reduce_sweep_tables.py RUNS_DIR [RUNS_DIR ...]
 
