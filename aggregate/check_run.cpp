@@ -246,7 +246,7 @@ void check_physics(const ResultSet& results, Problems& p) {
       if (format2 && l.aggregate == "median")
         for (const char* key : {"noise", "repetitions"})
           if (!has(key)) p.add("deleted counters", where + ": the median line has no '" + std::string(key) + "'", keep);
-      // Results format 3 (CONTRACT of issue 36): every record states the run's regime; an ok median line its clock
+      // Results format 3 (results/README.md): every record states the run's regime; an ok median line its clock
       // and throttle counters, and an ok burst case was never throttled.
       if (format3) {
         const bool states = l.regime && *l.regime == regime;
