@@ -31,7 +31,6 @@ struct Nvml {
   void* lib = nullptr;
   int (*init)() = nullptr;
   int (*by_bus)(const char*, Device*) = nullptr;
-  int (*clock)(Device, int, unsigned*) = nullptr;
   int (*max_clock)(Device, int, unsigned*) = nullptr;
   int (*reasons)(Device, unsigned long long*) = nullptr;
   int (*power)(Device, unsigned*) = nullptr;
@@ -58,7 +57,6 @@ struct Nvml {
     }
     find(init, "nvmlInit_v2");
     find(by_bus, "nvmlDeviceGetHandleByPciBusId_v2");
-    find(clock, "nvmlDeviceGetClockInfo");
     find(max_clock, "nvmlDeviceGetMaxClockInfo");
     // Renamed in NVML 12.x; older drivers have only the "throttle" spelling.
     find(reasons, "nvmlDeviceGetCurrentClocksEventReasons", "nvmlDeviceGetCurrentClocksThrottleReasons");

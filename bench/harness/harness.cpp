@@ -367,16 +367,16 @@ Measurement Harness::measure(Prepared& p) {
 
 // One sustained measurement: the case runs kSustainedLeadInSeconds to settle at the power limit, then
 // kSustainedWindows energy windows of at least kSustainedWindowSeconds each, back to back; nullopt without NVML's
-// energy counter, or in a multi-process run (each rank's window would end at its own counter step).
-std::optional<EnergyWindow> Harness::sustained_window(Prepared& p) {
+// energy counter, or in a multi-process run (each rank's window would end at its own counter step). Each window
+// is also one repetition, appended to `reps`.
+std::optional<EnergyWindow> Harness::sustained_window(const Prepared& p, std::vector<Repetition>* reps) {
   if (multi_process() || !monitor_ || !monitor_->available()) return std::nullopt;
   std::optional<EnergyWindow> all;
   for (int i = 0; i < kSustainedWindows; ++i) {
     auto w = measure_energy(*p.timer, batch_seconds(p), kSustainedWindowSeconds,
                             i == 0 ? kSustainedLeadInSeconds : 0.0);
     if (!w) return std::nullopt;
-    p.m.reps.push_back({});
-    Repetition& rep = p.m.reps.back();
+    Repetition& rep = reps->emplace_back();
     rep.seconds_per_launch = rep.slowest_rank_seconds_per_launch = w->seconds_per_launch;
     rep.launches = w->launches;
     rep.sm_clock_mhz = rep.min_sm_clock_mhz = w->sm_mhz;
@@ -401,9 +401,8 @@ std::optional<EnergyWindow> Harness::sustained_window(Prepared& p) {
 
 // The sustained regime: the windows are the repetitions.
 Measurement Harness::measure_sustained(Prepared& p) {
-  p.m = Measurement{};
-  std::optional<EnergyWindow> w = sustained_window(p);
-  Measurement m = p.m;
+  Measurement m;
+  std::optional<EnergyWindow> w = sustained_window(p, &m.reps);
   if (!w) throw UnsupportedError("the sustained regime needs NVML's energy counter and one process");
   summarize_repetitions(m);
   m.stop = StopReason::steady;
@@ -415,24 +414,13 @@ Measurement Harness::measure_sustained(Prepared& p) {
 // ran into the power cap), a sustained measurement beside its burst time. Not in multi-process runs: each rank's
 // window would hold a different number of collective launches.
 void Harness::measure_energy_of(Prepared& p) {
-  if (options_.regime == Regime::sustained) return;  // the windows are the measurement
-  if (!(options_.energy_window_s > 0)) {
-    p.m.no_energy = "off (--opmark_energy_window=0)";
+  // Sustained: the windows are the measurement. No energy where no window is asked for, in a multi-process run, or
+  // without NVML.
+  if (options_.regime == Regime::sustained || !(options_.energy_window_s > 0) || multi_process() || !monitor_ ||
+      !monitor_->available())
     return;
-  }
-  if (multi_process()) {
-    p.m.no_energy = "not in a multi-process run";
-    return;
-  }
-  if (!monitor_ || !monitor_->available()) {
-    p.m.no_energy = "no NVML";
-    return;
-  }
   p.m.energy = measure_energy(*p.timer, batch_seconds(p), options_.energy_window_s);
-  if (!p.m.energy) {
-    p.m.no_energy = "NVML's energy counter did not move";
-    return;
-  }
+  if (!p.m.energy) return;
   if (p.timer->times_each_launch()) {
     // Untimed work (an L2 flush, a preparation) runs between launches: power over the window, time per launch
     // from the timed launches alone.
@@ -441,11 +429,8 @@ void Harness::measure_energy_of(Prepared& p) {
   double burst_mhz = 0;
   for (const Repetition& r : p.m.reps) burst_mhz = std::max(burst_mhz, r.sm_clock_mhz);
   if (!options_.sustained_heavy || !is_heavy(burst_mhz, p.m.energy->sm_mhz, p.m.energy->reasons)) return;
-  Measurement kept = p.m;
-  p.m.reps.clear();
-  std::optional<EnergyWindow> w = sustained_window(p);
-  kept.sustained = w;
-  p.m = kept;
+  std::vector<Repetition> windows;  // the burst measurement keeps its own repetitions
+  p.m.sustained = sustained_window(p, &windows);
 }
 
 // The anomaly guard: the tuner's probe of the chosen candidate (or the warm-up's estimate) and the measured median

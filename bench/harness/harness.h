@@ -84,7 +84,6 @@ struct Measurement {
   double rested_mhz = 0;        // burst: the best clock the case ran at rested (regime.h)
   std::optional<EnergyWindow> energy;     // the energy window (burst), or the sustained windows together
   std::optional<EnergyWindow> sustained;  // a heavy case's sustained measurement (burst runs)
-  std::string no_energy;                  // why there is no energy, where there is none
   double first_median_s = 0;    // when the guard measured again: the first measurement's median
   double recheck_s = 0;         // the end-of-run re-time
   double remeasured_s = 0;      // after a re-time that moved: the case measured again
@@ -133,7 +132,7 @@ class Harness {
   void profile(Prepared& p);
   void trace_kernels(Prepared& p);
   Measurement measure_sustained(Prepared& p);
-  std::optional<EnergyWindow> sustained_window(Prepared& p);
+  std::optional<EnergyWindow> sustained_window(const Prepared& p, std::vector<Repetition>* reps);
   void measure_energy_of(Prepared& p);
   std::map<std::string, double> case_counters(const Prepared& p, const core::Case& c);
   std::string timing_label(const Prepared& p) const;
