@@ -220,6 +220,10 @@ cudaStream_t Harness::stream() {
 
 double Harness::agree_mean(double v) const { return multi_process() ? group_->agree_mean(v) : v; }
 double Harness::agree_max(double v) const { return multi_process() ? group_->agree_max(v) : v; }
+std::function<double(double)> Harness::agreement() const {
+  if (!multi_process()) return {};
+  return [this](double v) { return group_->agree_max(v); };
+}
 
 double Harness::copy_ceiling_gb_per_s() {
   if (!copy_gb_per_s_) {
@@ -266,9 +270,7 @@ void Harness::tune_and_verify(Prepared& p) {
 // The case's timer, begun on `w`: the run's L2 mode and timing mode, NVML's readings, and in a multi-process run
 // the decisions taken from the maximum over the ranks.
 std::unique_ptr<Timer> Harness::make_timer(Workload& w) {
-  std::function<double(double)> agree;
-  if (multi_process()) agree = [this](double v) { return group_->agree_max(v); };
-  auto timer = std::make_unique<Timer>(stream(), options_.l2, monitor_.get(), agree);
+  auto timer = std::make_unique<Timer>(stream(), options_.l2, monitor_.get(), agreement());
   timer->begin(w, options_.graph_timing);
   return timer;
 }
@@ -414,10 +416,10 @@ Measurement Harness::measure_sustained(Prepared& p) {
 // ran into the power cap), a sustained measurement beside its burst time. Not in multi-process runs: each rank's
 // window would hold a different number of collective launches.
 void Harness::measure_energy_of(Prepared& p) {
-  // Sustained: the windows are the measurement. No energy where no window is asked for, in a multi-process run, or
-  // without NVML.
+  // Sustained: the windows are the measurement. No energy where no window is asked for, in a multi-process run, for
+  // a case over several GPUs, or without NVML.
   if (options_.regime == Regime::sustained || !(options_.energy_window_s > 0) || multi_process() || !monitor_ ||
-      !monitor_->available())
+      !monitor_->available() || p.workload->gpus_used() > 1)
     return;
   p.m.energy = measure_energy(*p.timer, batch_seconds(p), options_.energy_window_s);
   if (!p.m.energy) return;
@@ -755,13 +757,12 @@ void Harness::recheck(const std::function<void(const std::string&)>& on_recheck)
       p.timer = make_timer(w);
       p.timer->warm_up(std::min(options_.warmup_ms, 2.0));
       // About 10 ms of timed batches: enough to see a slow spell, short enough for every case of a suite.
+      SampleGoal goal;
+      goal.min_samples = 3;
+      goal.min_seconds = 0.01;
       std::vector<double> quick;
-      double spent = 0;
-      while (quick.size() < 3 || spent < 0.01) {
-        const Sample s = p.timer->sample();
+      for (const Sample& s : sample_until([&] { return p.timer->sample(); }, agreement(), goal))
         quick.push_back(agree_mean(s.seconds_per_launch));
-        spent += agree_max(s.wall_seconds);  // every process makes as many launches
-      }
       Measurement& mm = m->second;
       mm.recheck_s = median_of(quick);
       o->second.counters["recheck_us"] = mm.recheck_s * 1e6;

@@ -5,6 +5,7 @@
 // failure is caught and classified. Google Benchmark registers, filters, lists and reports; the measuring is ours.
 #include <benchmark/benchmark.h>
 
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -143,6 +144,8 @@ class Harness {
   void agree_on_outcome(Outcome* o);
   double agree_mean(double v) const;
   double agree_max(double v) const;
+  // agree_max as a function for the timer (none in one process).
+  std::function<double(double)> agreement() const;
 
   Options options_;
   ProcessGroup* group_ = nullptr;

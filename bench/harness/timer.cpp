@@ -15,6 +15,20 @@ int choose_batch(double seconds_per_launch, double target_seconds) {
   return static_cast<int>(std::clamp(n, 1.0, static_cast<double>(kMaxBatch)));
 }
 
+std::vector<Sample> sample_until(const std::function<Sample()>& sample, const std::function<double(double)>& agree,
+                                 const SampleGoal& goal) {
+  std::vector<Sample> taken;
+  double spent = goal.spent_seconds;
+  long long launches = 0;
+  while ((static_cast<int>(taken.size()) < goal.min_samples || spent < goal.min_seconds) &&
+         launches <= goal.max_launches) {
+    taken.push_back(sample());
+    spent += agree ? agree(taken.back().wall_seconds) : taken.back().wall_seconds;
+    launches += taken.back().launches;
+  }
+  return taken;
+}
+
 Timer::Timer(cudaStream_t stream, L2Mode mode, const GpuMonitor* monitor, std::function<double(double)> agree,
              double batch_target_s)
     : stream_(stream), l2_(mode), monitor_(monitor), agree_(std::move(agree)), batch_target_s_(batch_target_s) {
@@ -157,8 +171,9 @@ double Timer::warm_up(double warmup_ms) {
   double per_launch = agreed(s.wall_seconds);
   s = eager_sample(choose_batch(per_launch, batch_target_s_));  // a lone launch's time is inflated by the launch latency
   per_launch = agreed(s.wall_seconds / s.launches);
-  double spent_ms = s.wall_seconds * 1e3;
-  int launches = 1 + s.launches;
+  // Agreed, not this rank's own: ranks that start from different times spent take different numbers of warm-up
+  // samples, and their collectives no longer pair up (issue 36's end-of-run hang under mpirun).
+  const double spent_s = agreed(s.wall_seconds);
   batch_ = choose_batch(per_launch, batch_target_s_);
   if (allow_graph_) {
     std::string why;
@@ -180,12 +195,11 @@ double Timer::warm_up(double warmup_ms) {
       eager_reason_.clear();
     }
   }
-  while (launches < 2 || spent_ms < warmup_ms) {
-    s = sample();
-    spent_ms += agreed(s.wall_seconds) * 1e3;  // every process makes as many launches
-    launches += s.launches;
-    if (launches > 100000) break;
-  }
+  SampleGoal goal;
+  goal.min_seconds = warmup_ms * 1e-3;
+  goal.spent_seconds = spent_s;
+  const std::vector<Sample> warm = sample_until([this] { return sample(); }, agree_, goal);
+  if (!warm.empty()) s = warm.back();
   // The batch that lasts the target time, sized from the way it is timed now (a graph replays faster than the
   // host launches): capture again when it is far off.
   per_launch = agreed(s.wall_seconds / s.launches);

@@ -39,6 +39,21 @@ struct Sample {
   ClockReading clock;
 };
 
+// What sample_until() runs to: at least `min_samples` samples and `min_seconds` of GPU time (on top of
+// `spent_seconds` already spent), and no more once `max_launches` are passed.
+struct SampleGoal {
+  int min_samples = 0;
+  double min_seconds = 0;
+  double spent_seconds = 0;
+  long long max_launches = 100000;
+};
+
+// Takes samples until `goal` is met, counting each sample's wall time as `agree` returns it (in a multi-process run
+// the longest over the ranks; none: as measured), so every rank takes as many samples and makes as many collective
+// calls. Host-only, tested on the CPU with scripted samples and thread ranks.
+std::vector<Sample> sample_until(const std::function<Sample()>& sample, const std::function<double(double)>& agree,
+                                 const SampleGoal& goal);
+
 class Timer {
  public:
   // `agree` turns a value into the one every process of a multi-process run uses (their maximum), so that all of

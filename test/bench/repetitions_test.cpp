@@ -4,8 +4,10 @@
 // time cap left the other waiting in its collective for ever).
 #include <gtest/gtest.h>
 
+#include <array>
 #include <chrono>
 #include <condition_variable>
+#include <functional>
 #include <mutex>
 #include <thread>
 
@@ -195,4 +197,93 @@ TEST(Repetitions, TwoRanksWithHostClocksAtDifferentSpeedsStopTogether) {
     for (std::size_t i = 0; i < results[0][c].reps.size() && i < results[1][c].reps.size(); ++i)
       EXPECT_EQ(results[0][c].reps[i].seconds_per_launch, results[1][c].reps[i].seconds_per_launch);
   }
+}
+
+namespace {
+
+// Runs `body(rank group)` on two thread ranks; returns each rank's failure ("" when none).
+std::array<std::string, 2> on_two_ranks(const std::function<void(ProcessGroup&)>& body) {
+  ThreadRanks all(2);
+  std::array<std::string, 2> failure;
+  auto run_rank = [&](int me) {
+    try {
+      ThreadRank group(all, me, 2);
+      body(group);
+    } catch (const std::exception& e) {
+      failure[static_cast<std::size_t>(me)] = e.what();
+    }
+    all.leave();
+  };
+  std::thread rank1(run_rank, 1);
+  run_rank(0);
+  rank1.join();
+  return failure;
+}
+
+}  // namespace
+
+TEST(Repetitions, SampleUntilCountsTheTimeEveryRankAgreesOn) {
+  // Rank 1's batches take 1.2 ms on its own clock, rank 0's 0.8 ms: by its own time rank 0 takes 3 samples to pass
+  // 2 ms and rank 1 takes 2; through the agreement both count the longer and take 2.
+  ScriptedSource fast, slow;
+  fast.steps = {{0.8e-4, 1980}};
+  slow.steps = {{1.2e-4, 1980}};
+  SampleGoal goal;
+  goal.min_seconds = 2e-3;
+  EXPECT_EQ(sample_until([&] { return fast.sample(); }, {}, goal).size(), 3u);
+  EXPECT_EQ(sample_until([&] { return slow.sample(); }, {}, goal).size(), 2u);
+  std::size_t taken[2] = {0, 0};
+  const auto failure = on_two_ranks([&](ProcessGroup& g) {
+    ScriptedSource& mine = g.rank() == 0 ? fast : slow;
+    mine.next = 0;
+    taken[g.rank()] = sample_until([&] { return mine.sample(); }, [&](double v) { return g.agree_max(v); }, goal).size();
+  });
+  EXPECT_EQ(failure[0], "");
+  EXPECT_EQ(failure[1], "");
+  EXPECT_EQ(taken[0], 2u);
+  EXPECT_EQ(taken[1], 2u);
+}
+
+TEST(Repetitions, TheEndOfRunReTimeOfSeveralCasesKeepsTwoRanksInStep) {
+  // The harness's re-time of each case (Harness::recheck): a warm-up that starts from the agreed time of a first
+  // eager batch, about 10 ms of quick samples, and where the quick median disagrees with the case's median a
+  // burst measurement again. Each rank's batches take a different time, and rank 1's host clock runs slower.
+  constexpr int kCases = 6;
+  std::vector<double> quick_median[2];
+  std::vector<std::size_t> remeasured_reps[2];
+  const auto failure = on_two_ranks([&](ProcessGroup& g) {
+    const int me = g.rank();
+    auto agree = [&](double v) { return g.agree_max(v); };
+    for (int c = 0; c < kCases; ++c) {
+      ScriptedSource src;
+      const double t = 1e-4 * (1 + c) * (me == 0 ? 0.9 : 1.1);
+      src.steps = {{t, 1980}};
+      src.launches = 10 + c;
+      ScriptedHost host;
+      host.per_call_s = me == 0 ? 1e-3 : 1.7e-3;
+      SampleGoal warm_up;
+      warm_up.min_seconds = 2e-3;
+      warm_up.spent_seconds = agree(src.sample().wall_seconds);  // the first eager batch
+      sample_until([&] { return src.sample(); }, agree, warm_up);
+      SampleGoal quick_goal;
+      quick_goal.min_samples = 3;
+      quick_goal.min_seconds = 0.01;
+      std::vector<double> quick;
+      for (const Sample& s : sample_until([&] { return src.sample(); }, agree, quick_goal))
+        quick.push_back(g.agree_mean(s.seconds_per_launch));
+      quick_median[me].push_back(median_of(quick));
+      // Odd cases were measured at half their time now: they are measured again.
+      const double case_median = c % 2 ? median_of(quick) / 2 : median_of(quick);
+      std::size_t reps = 0;
+      if (!times_agree(median_of(quick), case_median))
+        reps = run_burst_repetitions(src, &g, rule_of(3, 10, 0.0, 0.05), host.time()).reps.size();
+      remeasured_reps[me].push_back(reps);
+    }
+  });
+  ASSERT_EQ(failure[0], "");
+  ASSERT_EQ(failure[1], "");
+  ASSERT_EQ(quick_median[0].size(), static_cast<std::size_t>(kCases));
+  EXPECT_EQ(quick_median[0], quick_median[1]);
+  EXPECT_EQ(remeasured_reps[0], remeasured_reps[1]);
+  for (int c = 0; c < kCases; ++c) EXPECT_EQ(remeasured_reps[0][c] > 0, c % 2 == 1) << "case " << c;
 }
