@@ -2,12 +2,16 @@
 """Times opmark cases through PyTorch, for comparison with opmark-bench on the same GPU.
 
     python3 bench/compare/torch_compare.py RESULTS.jsonl [RESULTS.jsonl ...] [--rounds N] [--filter REGEX]
-                                             [--limit N] [--csv OUT.csv] [--eager]
+                                             [--limit N] [--csv OUT.csv] [--eager] [--burst]
 
 Reads the median times opmark-bench logged (results.jsonl), times the same problems through PyTorch the way
 opmark-bench times them (warm-up, then a CUDA graph of calls lasting about 1 ms replayed between CUDA events, time
 per call = replay time / calls, median over at least 60 ms of samples, random inputs), and prints both with
 torch/opmark (above 1: opmark is faster) and how PyTorch was timed.
+
+--burst times PyTorch in opmark-bench's burst regime: each sample carries the SM clock measured on the GPU (the same
+probe, sm_clock.py) and one whose clock was down is dropped and taken again after an idle pause, so heavy cases are
+compared at the clock each side kept, and the timing column says which.
 
 Why graphs: eager calls of a few us each, timed back to back, measure Python and PyTorch's dispatch on the CPU (the
 GPU waits for each launch), not PyTorch's kernels; a graph's replay launches them with no Python in between, as
@@ -49,6 +53,7 @@ PyTorch's wheels bring their own cuDNN (printed first). To compare the same libr
 import argparse
 import collections
 import csv
+import ctypes
 import math
 import os
 import re
@@ -56,6 +61,7 @@ import statistics
 import sys
 import time
 
+import sm_clock
 from opmark_results import median_records
 
 # PyTorch is imported by import_torch() once the arguments are read: --help answers on a machine without it.
@@ -129,10 +135,27 @@ def replay_us(g, n):
 # --rest-ms: the GPU idles this long before each sample, so each runs at the clock a rested GPU gives the op (what
 # opmark-bench's burst regime keeps for a case that runs under the power cap from its first millisecond).
 REST_S = 0.0
+# --burst: the SM clock probe (sm_clock.Probe); each sample is stamped, and judged by opmark-bench's burst rule.
+PROBE = None
+LAST_CLOCK = {}  # the last burst measurement's median MHz, dropped samples and whether its pauses ran out
+
+
+def stamped(sample):
+    """sample() bracketed by the probe's stamps on PyTorch's stream: (time per call, mean SM clock in MHz)."""
+    stream = ctypes.c_void_p(torch.cuda.current_stream().cuda_stream)
+    PROBE.stamp(stream, 0)
+    t = sample()  # it waits for its stop event, which the second stamp follows at once
+    PROBE.stamp(stream, 1)
+    return t, PROBE.mhz(stream)
 
 
 def median_of_samples(sample, calls, measure_s, min_samples):
     """The median of sample() (time per call of `calls` calls) over at least `measure_s` of GPU time."""
+    if PROBE is not None:
+        times, clocks, dropped, exhausted = sm_clock.burst_samples(lambda: stamped(sample), calls, measure_s,
+                                                                   min_samples)
+        LAST_CLOCK.update(mhz=statistics.median(clocks), dropped=dropped, throttled=exhausted)
+        return statistics.median(times)
     times, spent = [], 0.0
     while spent < measure_s * 1e6 or len(times) < min_samples:
         if REST_S > 0:
@@ -166,12 +189,22 @@ def time_us(fn, eager=False, warmup_s=0.01, measure_s=0.06, min_samples=10):
     mode = "eager"
     if not eager:
         try:
-            return graph_time_us(fn, per_call, measure_s, min_samples), "graph"
+            return graph_time_us(fn, per_call, measure_s, min_samples), "graph" + clock_note()
         except RuntimeError as e:  # an op that synchronises or otherwise refuses capture: time it eagerly, say why
             mode = "eager: " + (str(e).splitlines() or [type(e).__name__])[0][:60]
             torch.cuda.synchronize()  # nothing of the failed capture left running when the eager timing starts
     batch = 1 if per_call >= 1000 else min(2000, math.ceil(2000 / per_call))
-    return median_of_samples(lambda: eager_sample(fn, batch), batch, measure_s, min_samples), mode
+    return median_of_samples(lambda: eager_sample(fn, batch), batch, measure_s, min_samples), mode + clock_note()
+
+
+def clock_note():
+    """How a burst measurement's clock went, for the timing column ("" without --burst)."""
+    if PROBE is None or not LAST_CLOCK:
+        return ""
+    note = f", {LAST_CLOCK['mhz']:.0f} MHz"
+    if LAST_CLOCK["dropped"]:
+        note += f", {LAST_CLOCK['dropped']} throttled sample(s) dropped"
+    return note + (", THROTTLED (pauses ran out)" if LAST_CLOCK["throttled"] else "")
 
 
 # A case PyTorch cannot time alone: the time of `total` less that of `part` (a backward that captures only
@@ -479,13 +512,20 @@ def main():
     ap.add_argument("--limit", type=int, default=1000)
     ap.add_argument("--rest-ms", type=float, default=0.0,
                     help="idle this long before each sample: a rested GPU's clock, as opmark-bench's burst regime")
+    ap.add_argument("--burst", action="store_true",
+                    help="stamp each sample with the SM clock measured on the GPU and drop a throttled one, pausing, "
+                         "as opmark-bench's burst regime does (needs libopmark_sm_clock.so)")
+    ap.add_argument("--clock-lib", help="libopmark_sm_clock.so (default: build/*/bench/libopmark_sm_clock.so)")
     ap.add_argument("--csv", help="also write the rows here")
     ap.add_argument("--eager", action="store_true",
                     help="time back-to-back eager calls, not CUDA graph replays (what an eager framework pays)")
     args = ap.parse_args()
     import_torch()
-    global REST_S
+    global REST_S, PROBE
     REST_S = args.rest_ms / 1000.0
+    if args.burst:
+        torch.cuda.init()
+        PROBE = sm_clock.Probe(sm_clock.find_library(args.clock_lib))
     pattern = re.compile(args.filter)
     medians = read_medians(args.results)
     cases = [c for c in comparable(medians) if pattern.search(c[0])][: args.limit]
