@@ -118,6 +118,8 @@ class AllreduceWorkload final : public Workload {
     if (start_) cudaEventDestroy(start_);
   }
 
+  int gpus_used() const override { return static_cast<int>(devices_.size()); }
+
   void launch(cudaStream_t stream) override {
     if (group_) {
       void* out = p_.inplace ? send_[0].get() : recv_[0].get();

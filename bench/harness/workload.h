@@ -53,6 +53,10 @@ class Workload {
   // Extra per-case numbers reported as counters (e.g. a sparse case's dense time).
   virtual std::map<std::string, double> counters() const { return {}; }
 
+  // The GPUs this process runs the case on (the all-reduce in one process spans several). The energy window reads
+  // one GPU's counter, so a case over several carries no energy rather than a part of it.
+  virtual int gpus_used() const { return 1; }
+
   // Candidates: the algorithms, engines or kernels a library offers for the case. A tunable workload lists them and
   // launches the one chosen; the harness times them all (autotune.h), leaves out those that compute a wrong result,
   // keeps the fastest, and reports the library's own default beside it. count 0: nothing to tune.
