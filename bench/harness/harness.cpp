@@ -368,13 +368,13 @@ Measurement Harness::measure(Prepared& p) {
 }
 
 // One sustained measurement: the case runs kSustainedLeadInSeconds to settle at the power limit, then
-// kSustainedWindows energy windows of at least kSustainedWindowSeconds each, back to back; nullopt without NVML's
+// `windows` energy windows of at least kSustainedWindowSeconds each, back to back; nullopt without NVML's
 // energy counter, or in a multi-process run (each rank's window would end at its own counter step). Each window
 // is also one repetition, appended to `reps`.
-std::optional<EnergyWindow> Harness::sustained_window(const Prepared& p, std::vector<Repetition>* reps) {
+std::optional<EnergyWindow> Harness::sustained_window(const Prepared& p, int windows, std::vector<Repetition>* reps) {
   if (multi_process() || !monitor_ || !monitor_->available()) return std::nullopt;
   std::optional<EnergyWindow> all;
-  for (int i = 0; i < kSustainedWindows; ++i) {
+  for (int i = 0; i < windows; ++i) {
     auto w = measure_energy(*p.timer, batch_seconds(p), kSustainedWindowSeconds,
                             i == 0 ? kSustainedLeadInSeconds : 0.0);
     if (!w) return std::nullopt;
@@ -404,7 +404,7 @@ std::optional<EnergyWindow> Harness::sustained_window(const Prepared& p, std::ve
 // The sustained regime: the windows are the repetitions.
 Measurement Harness::measure_sustained(Prepared& p) {
   Measurement m;
-  std::optional<EnergyWindow> w = sustained_window(p, &m.reps);
+  std::optional<EnergyWindow> w = sustained_window(p, kSustainedWindows, &m.reps);
   if (!w) throw UnsupportedError("the sustained regime needs NVML's energy counter and one process");
   summarize_repetitions(m);
   m.stop = StopReason::steady;
@@ -430,9 +430,10 @@ void Harness::measure_energy_of(Prepared& p) {
   }
   double burst_mhz = 0;
   for (const Repetition& r : p.m.reps) burst_mhz = std::max(burst_mhz, r.sm_clock_mhz);
-  if (!options_.sustained_heavy || !is_heavy(burst_mhz, p.m.energy->sm_mhz, p.m.energy->reasons)) return;
+  if (!options_.sustained_heavy || !is_heavy(burst_mhz, p.m.energy->sm_mhz, p.m.energy->reasons, p.m.median_s))
+    return;
   std::vector<Repetition> windows;  // the burst measurement keeps its own repetitions
-  p.m.sustained = sustained_window(p, &windows);
+  p.m.sustained = sustained_window(p, kSustainedWindowsBesideBurst, &windows);
 }
 
 // The anomaly guard: the tuner's probe of the chosen candidate (or the warm-up's estimate) and the measured median

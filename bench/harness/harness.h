@@ -65,10 +65,12 @@ std::map<std::string, double> energy_counters(const core::Work& work, const Ener
 std::optional<std::string> kernel_trace_off(const Options& options, bool multi_process);
 
 // Sustained: how long a case runs before its windows (an H100 at its power limit settles within 0.3 s), and how
-// many windows of at least kSustainedWindowSeconds are timed.
+// many windows of at least kSustainedWindowSeconds are timed: two in the sustained regime (its repetitions), one
+// beside a heavy case's burst time (its first window is a lead-in's length from the burst samples).
 constexpr double kSustainedLeadInSeconds = 0.5;
 constexpr double kSustainedWindowSeconds = 1.0;
 constexpr int kSustainedWindows = 2;
+constexpr int kSustainedWindowsBesideBurst = 1;
 
 // Everything measured for a case: what the results log writes.
 struct Measurement {
@@ -133,7 +135,7 @@ class Harness {
   void profile(Prepared& p);
   void trace_kernels(Prepared& p);
   Measurement measure_sustained(Prepared& p);
-  std::optional<EnergyWindow> sustained_window(const Prepared& p, std::vector<Repetition>* reps);
+  std::optional<EnergyWindow> sustained_window(const Prepared& p, int windows, std::vector<Repetition>* reps);
   void measure_energy_of(Prepared& p);
   std::map<std::string, double> case_counters(const Prepared& p, const core::Case& c);
   std::string timing_label(const Prepared& p) const;

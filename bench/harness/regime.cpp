@@ -33,7 +33,8 @@ std::optional<double> Recovery::after_drop() {
   return next_pause_s_;
 }
 
-bool is_heavy(double burst_mhz, double window_mhz, std::uint64_t window_reasons) {
+bool is_heavy(double burst_mhz, double window_mhz, std::uint64_t window_reasons, double seconds_per_launch) {
+  if (!(seconds_per_launch >= kHeavyMinLaunchSeconds)) return false;
   if (window_reasons & clock_event::sw_power_cap) return true;
   return burst_mhz > 0 && window_mhz > 0 && window_mhz < kHeavyClockDrop * burst_mhz;
 }

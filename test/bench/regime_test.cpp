@@ -68,10 +68,13 @@ TEST(Regime, RecoveryStopsAtItsDropCount) {
 }
 
 TEST(Regime, HeavyCasesAreThoseTheirEnergyWindowThrottled) {
-  EXPECT_TRUE(is_heavy(1980, 1650, 0));
-  EXPECT_TRUE(is_heavy(1980, 1980, clock_event::sw_power_cap));
-  EXPECT_FALSE(is_heavy(1980, 1965, 0));
-  EXPECT_FALSE(is_heavy(0, 1500, 0));  // no burst clock to hold it against
+  EXPECT_TRUE(is_heavy(1980, 1650, 0, 600e-6));
+  EXPECT_TRUE(is_heavy(1980, 1980, clock_event::sw_power_cap, 600e-6));
+  EXPECT_FALSE(is_heavy(1980, 1965, 0, 600e-6));
+  EXPECT_FALSE(is_heavy(0, 1500, 0, 600e-6));  // no burst clock to hold it against
+  // Under the cap but short: a 12 us GEMM keeps its burst time and energy only.
+  EXPECT_FALSE(is_heavy(1980, 1650, clock_event::sw_power_cap, 12e-6));
+  EXPECT_TRUE(is_heavy(1980, 1650, 0, kHeavyMinLaunchSeconds));
 }
 
 TEST(Energy, StepsOfTheCounterBoundTheWindow) {
