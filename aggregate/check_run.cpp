@@ -226,7 +226,10 @@ void check_physics(const ResultSet& results, Problems& p) {
   const double max_clock = context_number(context, "max_sm_clock_mhz");
   const double limit = context_number(context, "power_limit_w");
   // The bundle states its margin, but may not widen it past what opmark-bench writes (bench/harness/energy.h).
-  constexpr double kMaxPowerMargin = 0.15;
+  constexpr double kMaxPowerMargin = 0.25;
+  // The clock measured on the GPU (cycles over %globaltimer) reads above NVML's maximum: on an H100 (1980 MHz) up to
+  // 2085 MHz over 1 ms samples of 2-12 us kernels and 1995-2008 MHz over 0.2-2 s windows.
+  constexpr double kClockOverMaximum = 1.06;
   const double stated = context.count("power_margin") ? context_number(context, "power_margin") : 0.05;
   const double margin = std::clamp(std::isfinite(stated) ? stated : 0.0, 0.0, kMaxPowerMargin);
   const bool format2 = context_number(context, "results_format") >= 2;
@@ -267,7 +270,7 @@ void check_physics(const ResultSet& results, Problems& p) {
                               "reference_sm_clock_mhz"}) {
         if (!has(key)) continue;
         const double mhz = c.at(key);
-        if (!(mhz > 0) || (max_clock > 0 && mhz > max_clock * 1.01))
+        if (!(mhz > 0) || (max_clock > 0 && mhz > max_clock * kClockOverMaximum))
           p.add("clocks", where + ": " + key + " " + number(mhz) + " MHz, outside 0 to the GPU's " + number(max_clock) +
                               " MHz (max_sm_clock_mhz in the context)", remeasure);
       }

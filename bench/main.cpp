@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -407,6 +408,7 @@ int run(int argc, char** argv, bench::ProcessGroup& group) {
                                      json_path);
   bench::Progress progress(harness.cases().size());  // every registered case runs: the filter chose them
   reporter.set_progress(&progress);
+  const auto run_start = std::chrono::steady_clock::now();
   benchmark::RunSpecifiedBenchmarks(&reporter);
   if (options.recheck && options.profile_launches == 0 && harness.count(bench::Status::ok) > 0) {
     std::fprintf(stderr, "opmark: re-timing every case briefly (--opmark_recheck=off skips it)\n");
@@ -419,6 +421,9 @@ int run(int argc, char** argv, bench::ProcessGroup& group) {
   const int ok = harness.count(bench::Status::ok), skipped = harness.count(bench::Status::skipped),
             failed = harness.count(bench::Status::failed), unstable = harness.count(bench::Status::unstable);
   std::printf("\nopmark: %d ok, %d skipped, %d failed, %d unstable\n", ok, skipped, failed, unstable);
+  const double run_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - run_start).count();
+  const std::string phases = harness.phase_times().summary(run_s);
+  if (!phases.empty()) std::printf("opmark: %.0f s, of which %s\n", run_s, phases.c_str());
   if (ok + skipped + failed + unstable == 0) {
     std::fprintf(stderr, "opmark-bench: no case ran: --benchmark_filter and the --opmark_ selection match nothing\n");
     return 1;

@@ -3,10 +3,15 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cmath>
 #include <deque>
+#include <mutex>
+#include <thread>
+#include <vector>
 
+#include "bench/harness/gpu_monitor.h"
 #include "bench/harness/timer.h"
 #include "kernels/cuda_check.h"
 
@@ -84,6 +89,49 @@ class BatchQueue {
   long long launches_ = 0;
 };
 
+// Reads the energy counter back to back on its own thread until stopped; take() hands over the polls so far.
+class EnergyPoller {
+ public:
+  explicit EnergyPoller(const GpuMonitor& monitor) : thread_([this, &monitor] { run(monitor); }) {}
+  ~EnergyPoller() { stop(); }
+  EnergyPoller(const EnergyPoller&) = delete;
+  EnergyPoller& operator=(const EnergyPoller&) = delete;
+
+  std::vector<EnergyPoll> take() {
+    std::lock_guard<std::mutex> lock(mu_);
+    std::vector<EnergyPoll> out;
+    out.swap(polls_);
+    return out;
+  }
+  bool failed() const { return failed_; }
+  void stop() {
+    stop_ = true;
+    if (thread_.joinable()) thread_.join();
+  }
+
+ private:
+  void run(const GpuMonitor& monitor) {
+    while (!stop_) {
+      EnergyPoll p;
+      p.begin_s = now_s();
+      const auto mj = monitor.energy_millijoules();
+      p.end_s = now_s();
+      if (!mj) {
+        failed_ = true;
+        return;
+      }
+      p.millijoules = *mj;
+      std::lock_guard<std::mutex> lock(mu_);
+      polls_.push_back(p);
+    }
+  }
+
+  std::atomic<bool> stop_{false}, failed_{false};
+  std::mutex mu_;
+  std::vector<EnergyPoll> polls_;
+  std::thread thread_;  // last: started once the members it uses exist
+};
+
 }  // namespace
 
 std::optional<EnergyWindow> measure_energy(Timer& timer, double batch_seconds, double min_window_s,
@@ -103,20 +151,19 @@ std::optional<EnergyWindow> measure_energy(Timer& timer, double batch_seconds, d
     OPMARK_CHECK_CUDA(cudaEventRecord(start, s));
     const double t0 = now_s();
     while (now_s() - t0 < lead_in_s) queue.top_up();
+    // The counter is read on a thread of its own, back to back, so each step is bracketed by two NVML calls alone;
+    // polled between the queue's top-ups, a step's place was known only to within the host's launch calls too
+    // (a median uncertainty of 3%, a tenth of the v5 suite's cases over 11%, on an H100 at be7714a).
+    EnergyPoller poller(*monitor);
     const double give_up = now_s() + min_window_s + 1.0;
-    while (now_s() < give_up) {
+    while (now_s() < give_up && !poller.failed()) {
       queue.top_up();
-      EnergyPoll p;
-      p.begin_s = now_s();
-      const auto mj = monitor->energy_millijoules();
-      p.end_s = now_s();
-      if (!mj) break;
-      p.millijoules = *mj;
-      if (edges.add(p)) {
-        stepped = true;
-        break;
-      }
+      for (const EnergyPoll& p : poller.take())
+        if (edges.add(p)) stepped = true;
+      if (stepped) break;
+      std::this_thread::sleep_for(std::chrono::microseconds(200));
     }
+    poller.stop();
     w.reasons = monitor->clock_events().reasons;
     OPMARK_CHECK_CUDA(cudaEventRecord(stop, s));
     timer.stamp_clock(1);

@@ -15,9 +15,9 @@ class Timer;
 // (a least window of 0.2 s waited for a third step after half the windows: 0.3 s a case, a suite's minutes).
 constexpr double kDefaultEnergyWindowSeconds = 0.15;
 // The power a case may show over the enforced limit: the limit is a controller's average over longer than a case's
-// window. On an H100 (700 W) a 0.2 s window of a heavy GEMM right after its burst samples drew up to 785 W, 1.12x;
-// its sustained windows of 1 s drew 691-697 W.
-constexpr double kPowerMargin = 0.15;
+// window. On an H100 (700 W) the 0.2 s windows of the v5 submission suite drew up to 844 W (1.21x; 836 W at 3%
+// uncertainty) right after their burst samples; sustained windows of 1 s drew 690-701 W.
+constexpr double kPowerMargin = 0.25;
 
 // One read of the counter: when the call began and ended (host seconds) and what it returned (millijoules).
 struct EnergyPoll {

@@ -288,11 +288,18 @@ Harness::Prepared& Harness::prepare(std::size_t case_index) {
   auto p = std::make_unique<Prepared>();
   p->name = core::make_case_name(c);
   try {
-    p->workload = build(c, p->name);
-    p->work = core::work_of(c);
-    tune_and_verify(*p);
-    agree_on_outcome(&p->outcome);
+    {
+      PhaseTimes::Scope phase(phases_, "building inputs");
+      p->workload = build(c, p->name);
+      p->work = core::work_of(c);
+    }
+    {
+      PhaseTimes::Scope phase(phases_, "tuning and verification");
+      tune_and_verify(*p);
+      agree_on_outcome(&p->outcome);
+    }
     if (p->outcome.status == Status::ok) {
+      PhaseTimes::Scope phase(phases_, "warm-up");
       p->timer = make_timer(*p->workload);
       const double warm = p->timer->warm_up(options_.warmup_ms);
       p->probe_s = probe_of(*p, warm);
@@ -421,7 +428,10 @@ void Harness::measure_energy_of(Prepared& p) {
   if (options_.regime == Regime::sustained || !(options_.energy_window_s > 0) || multi_process() || !monitor_ ||
       !monitor_->available() || p.workload->gpus_used() > 1)
     return;
-  p.m.energy = measure_energy(*p.timer, batch_seconds(p), options_.energy_window_s);
+  {
+    PhaseTimes::Scope phase(phases_, "energy windows");
+    p.m.energy = measure_energy(*p.timer, batch_seconds(p), options_.energy_window_s);
+  }
   if (!p.m.energy) return;
   if (p.timer->times_each_launch()) {
     // Untimed work (an L2 flush, a preparation) runs between launches: power over the window, time per launch
@@ -433,6 +443,7 @@ void Harness::measure_energy_of(Prepared& p) {
   if (!options_.sustained_heavy || !is_heavy(burst_mhz, p.m.energy->sm_mhz, p.m.energy->reasons, p.m.median_s))
     return;
   std::vector<Repetition> windows;  // the burst measurement keeps its own repetitions
+  PhaseTimes::Scope phase(phases_, "sustained windows of heavy cases");
   p.m.sustained = sustained_window(p, kSustainedWindowsBesideBurst, &windows);
 }
 
@@ -477,7 +488,11 @@ void Harness::measure_with_guard(Prepared& p) {
                   kRestedClockTolerance * 100, p.m.rested_mhz, options_.min_clock_fraction * 100, p.m.recovery_s);
     p.outcome.reason = why;
   }
-  // What an eager framework pays: the same launches issued back to back from the host.
+}
+
+// What an eager framework pays (the same launches issued back to back from the host), and each launch timed alone.
+void Harness::time_eager_and_isolated(Prepared& p) {
+  Workload& w = *p.workload;
   std::vector<double> eager;
   for (int i = 0; i < 3; ++i) eager.push_back(agree_mean(p.timer->eager(p.timer->batch())));
   p.m.eager_s = median_of(eager);
@@ -500,8 +515,6 @@ void Harness::measure_with_guard(Prepared& p) {
     // the profiler and the median does not, the difference is programmatic dependent launch's overlap.
     if (p.timer->overlap_edges_per_launch() > 0) p.m.serial_s = time_alone(false, true);
   }
-  trace_kernels(p);
-  measure_energy_of(p);
 }
 
 std::optional<std::string> kernel_trace_off(const Options& options, bool multi_process) {
@@ -673,7 +686,19 @@ void Harness::run(benchmark::State& state, std::size_t case_index) {
   if (p.outcome.status == Status::ok) {
     try {
       {
-        measure_with_guard(p);
+        {
+          PhaseTimes::Scope phase(phases_, "timed repetitions");
+          measure_with_guard(p);
+        }
+        {
+          PhaseTimes::Scope phase(phases_, "eager and isolated timing");
+          time_eager_and_isolated(p);
+        }
+        {
+          PhaseTimes::Scope phase(phases_, "kernel trace");
+          trace_kernels(p);
+        }
+        measure_energy_of(p);
         p.outcome.counters = case_counters(p, c);
         std::string label;
         if (p.pinned) {
@@ -731,6 +756,7 @@ void Harness::report(benchmark::State& state, const std::string& name) {
 void Harness::recheck(const std::function<void(const std::string&)>& on_recheck) {
   if (!device_ || !options_.recheck || options_.profile_launches > 0) return;
   prepared_.reset();
+  PhaseTimes::Scope phase(phases_, "end-of-run re-time");
   const int to_recheck = count(Status::ok);
   int rechecked = 0;
   for (std::size_t i = 0; i < cases_.size(); ++i) {

@@ -22,6 +22,7 @@
 #include "bench/harness/options.h"
 #include "bench/harness/outcome.h"
 #include "bench/harness/peaks.h"
+#include "bench/harness/phase_times.h"
 #include "bench/harness/repetitions.h"
 #include "bench/harness/timer.h"
 #include "bench/harness/workload.h"
@@ -118,6 +119,8 @@ class Harness {
   const Measurement* measurement(const std::string& case_name) const;
   const core::Case* find_case(const std::string& case_name) const;
   int count(Status s) const;
+  // Where the run's time went so far, phase by phase (phase_times.h).
+  const PhaseTimes& phase_times() const { return phases_; }
   // NVML's readings for the run's context; null without a GPU.
   const GpuMonitor* monitor() const { return monitor_.get(); }
 
@@ -132,6 +135,7 @@ class Harness {
   std::unique_ptr<Timer> make_timer(Workload& w);
   Measurement measure(Prepared& p);
   void measure_with_guard(Prepared& p);
+  void time_eager_and_isolated(Prepared& p);
   void profile(Prepared& p);
   void trace_kernels(Prepared& p);
   Measurement measure_sustained(Prepared& p);
@@ -150,6 +154,7 @@ class Harness {
   std::function<double(double)> agreement() const;
 
   Options options_;
+  PhaseTimes phases_;
   ProcessGroup* group_ = nullptr;
   std::optional<DeviceInfo> device_;
   std::string no_device_reason_;
