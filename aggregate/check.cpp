@@ -10,6 +10,7 @@
 #include <optional>
 #include <set>
 #include <sstream>
+#include <utility>
 
 #include "aggregate/bundle.h"
 #include "aggregate/check_problems.h"
@@ -118,6 +119,18 @@ double relative_mad(const std::vector<double>& times) { return core::relative_sp
 
 namespace {
 
+// The rules may let a run keep a few unstable cases (max_unstable_fraction of those measured, rounded down): on a
+// shared VM about a case in 200 meets a slow spell its re-measurement cannot settle. They stay unstable, reason and
+// all. Returns (unstable cases, how many the rules allow).
+std::pair<std::size_t, std::size_t> unstable_allowance(const ResultSet& results, const core::Suite& rules) {
+  std::size_t measured = 0, unstable = 0;
+  for (const auto& [name, r] : results.cases) {
+    measured += r.timed();
+    unstable += r.unstable();
+  }
+  return {unstable, static_cast<std::size_t>(rules.max_unstable_fraction * static_cast<double>(measured) + 1e-9)};
+}
+
 void check_cases(const ResultSet& results, const core::Suite& rules, const std::vector<core::Case>& required,
                  Problems& p) {
   std::vector<double> run_noise;  // every measured case's, for the run's median
@@ -133,6 +146,8 @@ void check_cases(const ResultSet& results, const core::Suite& rules, const std::
       p.add("required cases skipped", "required case skipped: " + name + ": " + it->second.reason,
             "a closed or open submission needs every required case measured; fix what the reason says");
   }
+  const auto [unstable, allowed] = unstable_allowance(results, rules);
+  const bool unstable_allowed = unstable <= allowed;
   for (const auto& [name, r] : results.cases) {
     if (r.status == "failed") {
       p.add("failed cases", "case failed: " + name + ": " + r.reason,
@@ -142,9 +157,11 @@ void check_cases(const ResultSet& results, const core::Suite& rules, const std::
     // Two measurements of the case disagreed by more than 1.3x even after measuring again: its time is in doubt.
     // Required or extra, every measured case is checked alike.
     if (r.unstable()) {
-      p.add("unstable cases", "unstable: " + name + ": " + (r.reason.empty() ? "no reason given" : r.reason),
-            "measure it again on an idle GPU (opmark-bench --opmark_suite=submission --benchmark_filter='^" + name +
-                "/'), or run the suite again");
+      if (!unstable_allowed)
+        p.add("unstable cases", "unstable: " + name + ": " + (r.reason.empty() ? "no reason given" : r.reason),
+              "the rules allow " + std::to_string(allowed) + " unstable case(s) in this run and it has " +
+                  std::to_string(unstable) + ": measure it again on an idle GPU (opmark-bench "
+                  "--opmark_suite=submission --benchmark_filter='^" + name + "/'), or run the suite again");
       continue;
     }
     if (r.status != "ok") continue;
@@ -594,6 +611,9 @@ CheckReport check_bundle_report(const std::string& bundle, const std::string& ru
   // The tables and models are read once: the required cases and the derived scores both come from them.
   const std::vector<core::ModelTable> models = core::load_models(rules.model_names, {shapes_dir}, rules.model_folder);
   check_cases(results, rules, core::suite_cases(rules, core::load_tables({shapes_dir}), models), p);
+  if (const auto [unstable, allowed] = unstable_allowance(results, rules); unstable > 0 && unstable <= allowed)
+    report.notes.push_back(std::to_string(unstable) + " unstable case(s), within the rules' " + std::to_string(allowed) +
+                           " (max_unstable_fraction): they keep their status and reason, and scores mark them");
   check_lines(results, rules, p);
   check_whole_run(results, p);
   check_timestamps(results, system_run.started, system_run.wall_s, p);

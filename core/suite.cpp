@@ -53,7 +53,7 @@ Suite parse_suite(const std::string& yaml_text, const std::string& path) {
   const YAML::Node s = doc["submission"];
   only_keys(path, s,
             {"rules_version", "repetitions", "min_time_s", "noise_target", "timing", "max_noise", "max_median_noise",
-             "max_repetitions", "regime", "tables", "models"},
+             "max_repetitions", "regime", "max_unstable_fraction", "tables", "models"},
             "submission");
   Suite suite;
   suite.path = path;
@@ -89,6 +89,12 @@ Suite parse_suite(const std::string& yaml_text, const std::string& path) {
     suite.regime = yaml::scalar(path, r, "regime");
     if (suite.regime != "burst" && suite.regime != "sustained")
       throw TableError(where_of(path, r), "regime", "expected burst or sustained, got '" + suite.regime + "'");
+  }
+  if (s["max_unstable_fraction"]) {  // optional (rules version 5)
+    const YAML::Node n = s["max_unstable_fraction"];
+    suite.max_unstable_fraction = positive_number(path, n, "max_unstable_fraction");
+    if (suite.max_unstable_fraction >= 1)
+      throw TableError(where_of(path, n), "max_unstable_fraction", "expected a fraction under 1, such as 0.01");
   }
   suite.max_noise = positive_number(path, s["max_noise"], "max_noise");
   suite.max_median_noise = positive_number(path, s["max_median_noise"], "max_median_noise");

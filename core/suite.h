@@ -15,6 +15,8 @@
 //     regime: burst             # optional: burst or sustained; the run's context must say it (results format 3)
 //     max_noise: 0.25           # per-case noise limit: median absolute deviation of the repetitions over their median
 //     max_median_noise: 0.02    # the run's limit: the median over its cases of that noise
+//     max_unstable_fraction: 0.01  # optional (default 0): unstable cases a run may keep, as a fraction of its
+//                               # measured ones (rounded down); each keeps its status and reason, and no score hides it
 //     tables:                   # DeepBench sets of every family, in the precisions the rules name
 //       - {family: gemm, sets: [train, inference_server, inference_device], precisions: [fp16]}
 //     models: {names: [all], precision: fp16}   # the cases the model tables need, at their default inputs
@@ -43,6 +45,7 @@ struct Suite {
   std::string regime;           // "burst", "sustained", or empty: rules before version 5, which name none
   double max_noise = 0;         // per case
   double max_median_noise = 0;  // over the run: the median of the cases' noise (a noisy system)
+  double max_unstable_fraction = 0;  // of the measured cases, unstable ones a run may keep
   std::vector<SuiteTables> tables;
   std::vector<std::string> model_names;  // as load_models takes them ("all", names, paths)
   std::string model_folder = "models";   // where they are, in the shapes folder: rules keep the tables they name

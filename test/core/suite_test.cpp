@@ -107,6 +107,9 @@ TEST(Suite, BadNoiseTargetAndTimingAreNamedWithTheirLine) {
   EXPECT_EQ(with("  regime: fast\n"), "rules.yaml:5:11: field 'regime': expected burst or sustained, got 'fast'");
   EXPECT_NE(with("  max_repetitions: 2\n").find("field 'max_repetitions': expected at least `repetitions`"),
             std::string::npos);
+  EXPECT_NE(with("  max_unstable_fraction: 1\n").find("field 'max_unstable_fraction': expected a fraction under 1"),
+            std::string::npos);
+  EXPECT_NE(with("  max_unstable_fraction: -0.1\n").find("field 'max_unstable_fraction'"), std::string::npos);
 }
 
 TEST(Suite, ErrorsNameFileLineAndKey) {
@@ -114,7 +117,8 @@ TEST(Suite, ErrorsNameFileLineAndKey) {
             "rules.yaml:3:16: field 'repetitions': expected a positive number, got '-3'");
   EXPECT_EQ(error_of(replace(kRules, "max_noise: 0.1", "max_noise: 0.1\n  extra: 1")),
             "rules.yaml:6:3: field 'extra': unknown key in submission (keys: max_median_noise, max_noise, "
-            "max_repetitions, min_time_s, models, noise_target, regime, repetitions, rules_version, tables, timing)");
+            "max_repetitions, max_unstable_fraction, min_time_s, models, noise_target, regime, repetitions, rules_version, "
+            "tables, timing)");
   EXPECT_NE(error_of(replace(kRules, "  min_time_s: 0.01\n", "")).find("field 'min_time_s': missing"),
             std::string::npos);
   const std::string empty_sets = error_of(replace(kRules, "sets: [train]", "sets: []"));
@@ -176,6 +180,7 @@ TEST(Suite, TheRepositoryRulesLoadAndExpand) {
   EXPECT_EQ(s.regime, "burst");
   EXPECT_DOUBLE_EQ(s.min_time_s, 0.005);
   EXPECT_EQ(s.max_repetitions, 10);
+  EXPECT_DOUBLE_EQ(s.max_unstable_fraction, 0.01);
   const Suite v4 = load_suite(shapes + "/submission_v4.yaml");
   EXPECT_EQ(v4.rules_version, 4);
   EXPECT_EQ(v4.regime, "");
