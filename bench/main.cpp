@@ -287,11 +287,16 @@ int run(int argc, char** argv, bench::ProcessGroup& group) {
     if (!sel.families.empty() || !sel.sets.empty() || !sel.precisions.empty() || !options.models.empty())
       throw Error("--opmark_suite picks the cases itself: drop --opmark_family, --opmark_set, --opmark_precision "
                   "and --opmark_models (use --benchmark_filter to run part of a suite)");
-    const std::string rules = options.suite == "submission"
-                                  ? (fs::path(shape_dirs.front()) / "submission.yaml").string() : options.suite;
+    // A bare name is a suite of the shapes folder (submission, quick); anything else a rules file's path.
+    const bool named = options.suite.find('/') == std::string::npos && fs::path(options.suite).extension() != ".yaml";
+    const std::string rules =
+        named ? (fs::path(shape_dirs.front()) / (options.suite + ".yaml")).string() : options.suite;
+    if (named && !fs::exists(rules))
+      throw Error("--opmark_suite=" + options.suite + ": no " + rules + " (the suites are submission and quick; or "
+                  "give a rules file's path)");
     suite = core::load_suite(rules);
     cases = core::suite_cases(*suite, tables, core::load_models(suite->model_names, shape_dirs, suite->model_folder));
-    std::fprintf(stderr, "opmark: the submission rules %s (version %d) require %zu distinct cases\n", rules.c_str(),
+    std::fprintf(stderr, "opmark: the suite %s (rules version %d) names %zu distinct cases\n", rules.c_str(),
                  suite->rules_version, cases.size());
     if (!options.min_time_given) options.min_time_s = suite->min_time_s;
     if (!options.min_repetitions_given) options.min_repetitions = std::max(options.min_repetitions, suite->repetitions);

@@ -7,7 +7,7 @@ execute_process(COMMAND "${BENCH}" --opmark_suite=submission --benchmark_list_te
 if(NOT rc EQUAL 0)
   message(FATAL_ERROR "listing the submission suite exited ${rc}:\n${err}")
 endif()
-if(NOT err MATCHES "require ([0-9]+) distinct cases")
+if(NOT err MATCHES "names ([0-9]+) distinct cases")
   message(FATAL_ERROR "the suite's case count is not on stderr:\n${err}")
 endif()
 set(count ${CMAKE_MATCH_1})

@@ -329,10 +329,11 @@ selects nothing is an error):
   --opmark_symbols=B=32,L=512   values for expression symbols in tables
   --opmark_models=M[,M]         run the cases these models need instead of the shape tables, each once
                                 (names of shapes/models/*.yaml, all, all_train, or paths; fp16 unless given)
-  --opmark_suite=submission|PATH  run the cases the submission rules require (shapes/submission.yaml, or a
-                                rules file): every table set and model case they name, each once, with the
-                                rules' repetitions and min time (opmark-submit uses it); not combined with
-                                --opmark_family/set/precision/models
+  --opmark_suite=quick|submission|PATH  run a suite: quick (shapes/quick.yaml, 118 cases, minutes: a
+                                first answer, ResNet-50 and BERT-base scorable), submission (the cases the
+                                submission rules require, shapes/submission.yaml; opmark-submit uses it) or a
+                                rules file: every table set and model case it names, each once, with its
+                                repetitions and min time; not combined with --opmark_family/set/precision/models
   --opmark_inputs=B=16,H=512    the models' input sizes, over the defaults their tables record
   --opmark_l2=hot|cold          hot: operands stay in L2 between launches (DeepBench, default);
                                 cold: L2 flushed before every timed launch
