@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "bench/harness/case_filter.h"
+#include "bench/harness/case_line.h"
 #include "bench/harness/device_info.h"
 #include "bench/families/factories.h"
 #include "bench/harness/gpu_monitor.h"
@@ -409,8 +410,10 @@ int run(int argc, char** argv, bench::ProcessGroup& group) {
                                     ? "" : (fs::path(options.out_dir) / "benchmark.json").string();
   const auto color = isatty(fileno(stdout)) ? benchmark::ConsoleReporter::OO_ColorTabular
                                             : benchmark::ConsoleReporter::OO_Tabular;
-  bench::ResultsLogReporter reporter(std::make_unique<benchmark::ConsoleReporter>(color), log_path, harness, context,
-                                     json_path);
+  std::unique_ptr<benchmark::BenchmarkReporter> display;
+  if (options.console_table) display = std::make_unique<benchmark::ConsoleReporter>(color);
+  else display = std::make_unique<bench::CaseLineReporter>(harness);
+  bench::ResultsLogReporter reporter(std::move(display), log_path, harness, context, json_path);
   bench::Progress progress(harness.cases().size());  // every registered case runs: the filter chose them
   reporter.set_progress(&progress);
   const auto run_start = std::chrono::steady_clock::now();

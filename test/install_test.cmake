@@ -86,7 +86,7 @@ endforeach()
 run(0 "${prefix}/bin/opmark-bench" --opmark_validate)
 expect("distinct cases" "opmark-bench --opmark_validate")
 run(0 "${prefix}/bin/opmark-bench" --opmark_suite=submission --opmark_validate)
-expect("the submission rules ${shapes}/submission.yaml (version" "opmark-bench --opmark_suite=submission")
+expect("the suite ${shapes}/submission.yaml (rules version" "opmark-bench --opmark_suite=submission")
 # $OPMARK_SHAPES goes before them (a folder of one table), and the flag before that.
 run(0 "${CMAKE_COMMAND}" -E env "OPMARK_SHAPES=${SOURCE}/test/data/bundles/shapes" "${prefix}/bin/opmark-bench"
   --opmark_validate)

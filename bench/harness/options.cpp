@@ -202,6 +202,10 @@ void apply(Options& o, const std::string& flag, const std::string& value) {
     if (value == "auto") o.sustained_heavy = true;
     else if (value == "off") o.sustained_heavy = false;
     else throw Error("--opmark_sustained: expected auto or off, got '" + value + "'");
+  } else if (flag == "opmark_console") {
+    if (value == "lines") o.console_table = false;
+    else if (value == "table") o.console_table = true;
+    else throw Error("--opmark_console: expected lines or table, got '" + value + "'");
   } else if (flag == "opmark_recheck") {
     o.recheck = parse_on_off(flag, value);
   } else if (flag == "opmark_kernel_trace") {
@@ -231,7 +235,7 @@ const std::vector<std::string> kValueFlags = {
     "opmark_inputs", "opmark_symbols", "opmark_l2", "opmark_out", "opmark_peak", "opmark_candidates",
     "opmark_engines", "opmark_workspace_mib", "opmark_seed", "opmark_min_time", "opmark_warmup_ms",
     "opmark_timing", "opmark_repetitions", "opmark_max_repetitions", "opmark_noise", "opmark_case_time_cap",
-    "opmark_recheck", "opmark_kernel_trace", "opmark_profile_launches", "opmark_pin", "opmark_regime",
+    "opmark_console", "opmark_recheck", "opmark_kernel_trace", "opmark_profile_launches", "opmark_pin", "opmark_regime",
     "opmark_min_clock", "opmark_energy_window", "opmark_sustained"};
 const std::vector<std::string> kSwitches = {"opmark_validate", "opmark_isolated", "opmark_profile_graph",
                                             "opmark_overwrite", "opmark_help"};
@@ -372,6 +376,8 @@ selects nothing is an error):
   --opmark_noise=X              target noise, median absolute deviation over median (default 0.01)
   --opmark_max_repetitions=N    stop at N repetitions however noisy (default 10)
   --opmark_case_time_cap=S      stop repeating once a case has measured for S seconds (default 2)
+  --opmark_console=lines|table  the console: one line per case (status, time, kernels' time, rate, % of peak,
+                                clock, power, energy per op; default) or Google Benchmark's table of counters
   --opmark_recheck=on|off       re-time every case briefly at the end of the run; a case that moved more than
                                 1.3x is measured again and, if it still disagrees, reported unstable (default on)
   --opmark_kernel_trace=on|off  after timing, trace three replays with CUPTI for the launch's kernels, their

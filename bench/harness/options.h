@@ -45,6 +45,7 @@ struct Options {
   double min_clock_fraction = kMinClockFraction;  // burst: a sample under this fraction of the max clock is dropped
   double energy_window_s = kDefaultEnergyWindowSeconds;  // the least energy window per case; 0: no energy
   bool sustained_heavy = true;          // burst: heavy cases also get a sustained measurement (--opmark_sustained)
+  bool console_table = false;           // Google Benchmark's table on the console instead of a line per case
   bool recheck = true;                  // re-time every case briefly at the end of the run (anomaly guard)
   bool isolated = false;                // also time each launch alone (isolated_us), as a profiler sees a kernel
   bool kernel_trace = true;             // trace each case's kernels and their own durations (CUPTI, kernel_us)

@@ -3,6 +3,7 @@
 #include <chrono>
 #include <ctime>
 
+#include "bench/harness/case_line.h"
 #include "core/error.h"
 
 namespace opmark::bench {
@@ -114,11 +115,7 @@ void ResultsLogReporter::ReportRuns(const std::vector<Run>& runs) {
     write_json();
   }
   for (const Run& run : runs) {
-    // Google Benchmark appends the timing mode to a manually timed case's name; the results log never shows it.
-    std::string name = run.run_name.function_name;
-    const std::string manual = "/manual_time";
-    if (name.size() > manual.size() && name.compare(name.size() - manual.size(), manual.size(), manual) == 0)
-      name.resize(name.size() - manual.size());
+    const std::string name = reported_case_name(run);
     if (progress_) progress_->reported(name);
     append_case(name);
   }

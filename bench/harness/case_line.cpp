@@ -1,0 +1,112 @@
+#include "bench/harness/case_line.h"
+
+#include <cmath>
+#include <cstdio>
+#include <ostream>
+
+#include "bench/harness/harness.h"
+
+namespace opmark::bench {
+namespace {
+
+double counter(const CaseLine& l, const char* key) {
+  const auto it = l.counters.find(key);
+  return it != l.counters.end() && std::isfinite(it->second) ? it->second : 0.0;
+}
+
+// A time in us, ms or s, 4 significant figures.
+std::string time_text(double us) {
+  char b[32];
+  if (!(us > 0)) return "";
+  if (us < 1e3) std::snprintf(b, sizeof b, "%.4g us", us);
+  else if (us < 1e6) std::snprintf(b, sizeof b, "%.4g ms", us / 1e3);
+  else std::snprintf(b, sizeof b, "%.4g s", us / 1e6);
+  return b;
+}
+
+std::string energy_text(double joules) {
+  char b[32];
+  if (!(joules > 0)) return "";
+  if (joules < 1e-3) std::snprintf(b, sizeof b, "%.3g uJ", joules * 1e6);
+  else if (joules < 1) std::snprintf(b, sizeof b, "%.3g mJ", joules * 1e3);
+  else std::snprintf(b, sizeof b, "%.3g J", joules);
+  return b;
+}
+
+std::string columns(const std::string& status, const std::string& time, const std::string& kernel,
+                    const std::string& rate, const std::string& peak, const std::string& clock,
+                    const std::string& power, const std::string& energy, const std::string& name) {
+  char b[512];
+  std::snprintf(b, sizeof b, "%-8s %10s %10s %14s %7s %9s %6s %9s  ", status.c_str(), time.c_str(), kernel.c_str(),
+                rate.c_str(), peak.c_str(), clock.c_str(), power.c_str(), energy.c_str());
+  return b + name;
+}
+
+}  // namespace
+
+std::string case_line_header() {
+  return columns("status", "time", "kernels", "rate", "% peak", "SM clock", "power", "energy/op", "case");
+}
+
+std::string format_case_line(const CaseLine& l) {
+  if (l.status != "ok" && l.status != "unstable") {
+    std::string reason = l.reason.size() > 200 ? l.reason.substr(0, 197) + "..." : l.reason;
+    return columns(l.status, "", "", "", "", "", "", "", l.name + (reason.empty() ? "" : ": " + reason));
+  }
+  char b[48];
+  std::string rate, peak, clock, power;
+  if (const double t = counter(l, "tflops"); t > 0) {
+    std::snprintf(b, sizeof b, "%.4g TFLOPS", t);
+    rate = b;
+  } else if (const double g = counter(l, "gb_per_s"); g > 0) {
+    std::snprintf(b, sizeof b, "%.4g GB/s", g);
+    rate = b;
+  }
+  const double pct = counter(l, "pct_peak") > 0 ? counter(l, "pct_peak") : counter(l, "pct_peak_bw");
+  if (pct > 0) {
+    std::snprintf(b, sizeof b, "%.3g%%", pct);
+    peak = b;
+  }
+  if (const double mhz = counter(l, "sm_clock_mhz"); mhz > 0) {
+    std::snprintf(b, sizeof b, "%.0f MHz", mhz);
+    clock = b;
+  }
+  if (const double w = counter(l, "power_w"); w > 0) {
+    std::snprintf(b, sizeof b, "%.0f W", w);
+    power = b;
+  }
+  std::string name = l.name;
+  if (l.status == "unstable") name += l.reason.empty() ? " (in doubt)" : ": " + l.reason.substr(0, 200);
+  return columns(l.status, time_text(l.time_us), time_text(counter(l, "kernel_us")), rate, peak, clock, power,
+                 energy_text(counter(l, "joules_per_op")), name);
+}
+
+std::string reported_case_name(const benchmark::BenchmarkReporter::Run& run) {
+  std::string name = run.run_name.function_name;
+  const std::string manual = "/manual_time";
+  if (name.size() > manual.size() && name.compare(name.size() - manual.size(), manual.size(), manual) == 0)
+    name.resize(name.size() - manual.size());
+  return name;
+}
+
+bool CaseLineReporter::ReportContext(const Context&) {
+  GetOutputStream() << case_line_header() << "\n";
+  return true;
+}
+
+void CaseLineReporter::ReportRuns(const std::vector<Run>& runs) {
+  for (const Run& run : runs) {
+    const std::string name = reported_case_name(run);
+    if (!shown_.insert(name).second) continue;
+    CaseLine line;
+    line.name = name;
+    const Outcome* o = harness_.outcome(name);
+    line.status = o ? name_of(o->status) : "failed";
+    line.reason = o ? o->reason : "the harness has no outcome for this case";
+    if (o) line.counters = o->counters;
+    if (const Measurement* m = harness_.measurement(name)) line.time_us = m->median_s * 1e6;
+    GetOutputStream() << format_case_line(line) << std::endl;
+  }
+}
+
+}  // namespace opmark::bench

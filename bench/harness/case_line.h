@@ -1,0 +1,46 @@
+#pragma once
+// The console's line per case (--opmark_console=lines, the default): status, time, the kernels' own time, rate and
+// % of peak, clock, power and energy per operation, then the name; a case that did not run gives its reason. Google
+// Benchmark's table printed about 30 unlabelled counters a case, lines up to 1053 characters, and its header again
+// with every change of counters (issue 38); it stays one flag away (--opmark_console=table).
+#include <benchmark/benchmark.h>
+
+#include <map>
+#include <set>
+#include <string>
+
+namespace opmark::bench {
+
+class Harness;
+
+// What one line shows of a case. Counters read: kernel_us, tflops, gb_per_s, pct_peak, pct_peak_bw, sm_clock_mhz,
+// power_w, joules_per_op (absent or 0: left blank).
+struct CaseLine {
+  std::string name;
+  std::string status;  // ok, unstable, skipped, failed
+  std::string reason;  // for a case that is not ok
+  double time_us = 0;
+  std::map<std::string, double> counters;
+};
+
+// The case's name as the results log writes it: Google Benchmark appends the timing mode ("/manual_time").
+std::string reported_case_name(const benchmark::BenchmarkReporter::Run& run);
+
+// The column heads, aligned with format_case_line's columns.
+std::string case_line_header();
+// One line, without a newline; a reason is cut at 200 characters.
+std::string format_case_line(const CaseLine& line);
+
+// Google Benchmark's reporter that prints format_case_line for each case the harness reports, once.
+class CaseLineReporter final : public benchmark::BenchmarkReporter {
+ public:
+  explicit CaseLineReporter(const Harness& harness) : harness_(harness) {}
+  bool ReportContext(const Context& context) override;
+  void ReportRuns(const std::vector<Run>& runs) override;
+
+ private:
+  const Harness& harness_;
+  std::set<std::string> shown_;
+};
+
+}  // namespace opmark::bench

@@ -1,0 +1,54 @@
+// The console's line per case (issue 38): the columns a person reads, aligned with the header, and a reason where
+// a case did not run.
+#include <gtest/gtest.h>
+
+#include "bench/harness/case_line.h"
+
+using opmark::bench::CaseLine;
+using opmark::bench::case_line_header;
+using opmark::bench::format_case_line;
+
+TEST(CaseLine, AMeasuredCaseShowsItsTimeRateClockPowerAndEnergy) {
+  CaseLine l;
+  l.name = "gemm/fwd/bf16/m=8192/n=8192/k=8192/ta=N/tb=N/batch=1";
+  l.status = "ok";
+  l.time_us = 1388.9;
+  l.counters = {{"kernel_us", 1385.2}, {"tflops", 791.6}, {"pct_peak", 80.0},
+                {"sm_clock_mhz", 1514}, {"power_w", 759.2}, {"joules_per_op", 1.15}};
+  const std::string line = format_case_line(l);
+  EXPECT_EQ(line, "ok         1.389 ms   1.385 ms   791.6 TFLOPS     80%  1514 MHz  759 W    1.15 J  " + l.name);
+  // Each column starts where its head does.
+  const std::string head = case_line_header();
+  EXPECT_EQ(head.find("case"), line.find("gemm/"));
+  EXPECT_LT(line.size(), 84 + l.name.size());  // the columns take 82 characters
+}
+
+TEST(CaseLine, AMemoryBoundCaseShowsGbPerSecondAndSmallEnergies) {
+  CaseLine l;
+  l.name = "pointwise/fwd/fp16/op=relu/rows=32/cols=4096/impl=opmark";
+  l.status = "ok";
+  l.time_us = 2.16;
+  l.counters = {{"gb_per_s", 243.1}, {"pct_peak_bw", 7.2}, {"joules_per_op", 3.3e-7}, {"tflops", 0}};
+  const std::string line = format_case_line(l);
+  EXPECT_NE(line.find("2.16 us"), std::string::npos) << line;
+  EXPECT_NE(line.find("243.1 GB/s"), std::string::npos) << line;
+  EXPECT_NE(line.find("7.2%"), std::string::npos) << line;
+  EXPECT_NE(line.find("0.33 uJ"), std::string::npos) << line;
+}
+
+TEST(CaseLine, ACaseThatDidNotRunGivesItsReasonAndAnUnstableOneIsMarked) {
+  CaseLine l;
+  l.name = "conv/fwd/int8/n=1";
+  l.status = "skipped";
+  l.reason = std::string(300, 'x');
+  std::string line = format_case_line(l);
+  EXPECT_EQ(line.rfind("skipped", 0), 0u);
+  EXPECT_NE(line.find("conv/fwd/int8/n=1: xxx"), std::string::npos);
+  EXPECT_NE(line.find("..."), std::string::npos);  // cut at 200 characters
+  EXPECT_LT(line.size(), 320u);
+  l.status = "unstable";
+  l.reason = "re-timed at 3.6 us against a median of 5.5 us";
+  l.time_us = 5.5;
+  line = format_case_line(l);
+  EXPECT_NE(line.find("conv/fwd/int8/n=1: re-timed at 3.6 us"), std::string::npos) << line;
+}
