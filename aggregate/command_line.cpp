@@ -2,11 +2,14 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <filesystem>
 #include <set>
 #include <string>
 #include <vector>
 
 #include <CLI/CLI.hpp>
+
+#include "core/text.h"
 
 namespace opmark::aggregate {
 
@@ -96,6 +99,26 @@ std::vector<std::string> with_command(std::vector<std::string> words) {
   return words;
 }
 
+// Why the words cannot be run, before CLI11 reads them: none at all, or a first word that is neither a command, a
+// flag nor a path (a misspelt command was read as a results file, and scores then failed to open it). "" when fine.
+std::string misread_command(const std::vector<std::string>& words) {
+  std::string commands;
+  for (const auto& c : kCommands) commands += (commands.empty() ? "" : ", ") + c;
+  if (words.empty()) return "give a command (" + commands + ") or a results file; --help says more";
+  const std::string& first = words[0];
+  std::error_code ec;
+  if (kCommands.count(first) || first.rfind("-", 0) == 0 || std::filesystem::exists(first, ec)) return "";
+  std::string nearest;
+  std::size_t best = 3;  // at most two edits away
+  for (const auto& c : kCommands)
+    if (const std::size_t d = core::edit_distance(first, c); d < best) {
+      best = d;
+      nearest = c;
+    }
+  return "'" + first + "' is neither a command (" + commands + ") nor a results file" +
+         (nearest.empty() ? std::string() : "; did you mean '" + nearest + "'?");
+}
+
 }  // namespace
 
 CommandLine parse_command_line(std::vector<std::string> words, const std::string& version, std::ostream& out,
@@ -155,6 +178,11 @@ CommandLine parse_command_line(std::vector<std::string> words, const std::string
   check->footer("Exit status: 0 the bundle has no problem; 1 it has problems (listed, each with what to do); 2 it "
                 "could not be checked.");
 
+  if (const std::string why = misread_command(words); !why.empty()) {
+    err << "opmark-aggregate: " << core::terminal_text(why) << "\n";
+    line.exit_status = 2;
+    return line;
+  }
   words = with_command(std::move(words));
   std::string program = "opmark-aggregate";
   std::vector<char*> args = {program.data()};

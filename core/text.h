@@ -1,5 +1,7 @@
 #pragma once
 // Text helpers shared by the tables, the flags and the aggregator.
+#include <algorithm>
+#include <cstddef>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -39,6 +41,21 @@ inline std::string terminal_text(std::string_view s, bool keep_line_breaks = fal
     }
   }
   return out;
+}
+
+// Edits turning `pattern` into `text`, or into the best part of it: free_start lets the part begin anywhere,
+// free_end end anywhere (near names for a filter or a misspelt command).
+inline std::size_t edit_distance(const std::string& pattern, const std::string& text, bool free_start = false,
+                                 bool free_end = false) {
+  std::vector<std::size_t> row(text.size() + 1), next(text.size() + 1);
+  for (std::size_t j = 0; j <= text.size(); ++j) row[j] = free_start ? 0 : j;
+  for (std::size_t i = 1; i <= pattern.size(); ++i) {
+    next[0] = i;
+    for (std::size_t j = 1; j <= text.size(); ++j)
+      next[j] = std::min({row[j] + 1, next[j - 1] + 1, row[j - 1] + (pattern[i - 1] == text[j - 1] ? 0 : 1)});
+    std::swap(row, next);
+  }
+  return free_end ? *std::min_element(row.begin(), row.end()) : row.back();
 }
 
 }  // namespace opmark::core

@@ -7,6 +7,7 @@
 #include <regex>
 
 #include "core/error.h"
+#include "core/text.h"
 
 namespace opmark::bench {
 
@@ -24,20 +25,6 @@ Pattern split(const std::string& filter) {
 }
 
 bool matches_everything(const std::string& pattern) { return pattern.empty() || pattern == "all" || pattern == "."; }
-
-// Edits turning `pattern` into `text`, or into the best part of it: free_start lets the part begin anywhere,
-// free_end end anywhere.
-std::size_t edit_distance(const std::string& pattern, const std::string& text, bool free_start, bool free_end) {
-  std::vector<std::size_t> row(text.size() + 1), next(text.size() + 1);
-  for (std::size_t j = 0; j <= text.size(); ++j) row[j] = free_start ? 0 : j;
-  for (std::size_t i = 1; i <= pattern.size(); ++i) {
-    next[0] = i;
-    for (std::size_t j = 1; j <= text.size(); ++j)
-      next[j] = std::min({row[j] + 1, next[j - 1] + 1, row[j - 1] + (pattern[i - 1] == text[j - 1] ? 0 : 1)});
-    std::swap(row, next);
-  }
-  return free_end ? *std::min_element(row.begin(), row.end()) : row.back();
-}
 
 }  // namespace
 
@@ -102,7 +89,7 @@ std::vector<std::string> near_names(const std::vector<std::string>& names, const
   const std::size_t most = std::max<std::size_t>(1, plain.size() / 3);
   std::vector<std::pair<std::size_t, std::size_t>> scored;  // (edits, index)
   for (std::size_t i = 0; i < names.size(); ++i) {
-    const std::size_t d = edit_distance(plain, names[i], !anchored_start, !anchored_end);
+    const std::size_t d = core::edit_distance(plain, names[i], !anchored_start, !anchored_end);
     if (d <= most) scored.emplace_back(d, i);
   }
   std::stable_sort(scored.begin(), scored.end(),
