@@ -45,10 +45,12 @@ namespace {
 using Clock = std::chrono::steady_clock;
 double now_s() { return std::chrono::duration<double>(Clock::now().time_since_epoch()).count(); }
 
-// Keeps batches queued on the timer's stream: kQueuedSeconds of work ahead, so the GPU never waits for the host
-// while an NVML call blocks it (several milliseconds each under load on an H100 VM; a queue of 6 batches of about
-// a millisecond ran dry, and the window's time per launch came out 5-25% above the median).
-constexpr double kQueuedSeconds = 0.05;
+// Keeps batches queued on the timer's stream: kQueuedSeconds of work ahead, so the GPU never waits for the host.
+// The host tops the queue up every 0.2 ms; NVML's calls (several milliseconds each under load on an H100 VM) run
+// on the poller's thread. When they ran on this one, a queue of 6 batches of about a millisecond ran dry (the
+// window's time per launch 5-25% above the median) and 50 ms were kept queued; what is queued when the window
+// closes still runs, so the depth is paid on every case (50 ms: about 70 s of a 1446-case suite).
+constexpr double kQueuedSeconds = 0.02;
 constexpr std::size_t kUnknownBatchQueue = 8;  // where the batch's length is not known yet
 class BatchQueue {
  public:
