@@ -10,7 +10,6 @@
 #include <optional>
 #include <set>
 #include <sstream>
-#include <utility>
 
 #include "aggregate/bundle.h"
 #include "aggregate/check_problems.h"
@@ -121,8 +120,11 @@ namespace {
 
 // The rules may let a run keep a few unstable cases (max_unstable_fraction of those measured, rounded down): on a
 // shared VM about a case in 200 meets a slow spell its re-measurement cannot settle. They stay unstable, reason and
-// all. Returns (unstable cases, how many the rules allow).
-std::pair<std::size_t, std::size_t> unstable_allowance(const ResultSet& results, const core::Suite& rules) {
+// all.
+struct UnstableAllowance {
+  std::size_t unstable = 0, allowed = 0;
+};
+UnstableAllowance unstable_allowance(const ResultSet& results, const core::Suite& rules) {
   std::size_t measured = 0, unstable = 0;
   for (const auto& [name, r] : results.cases) {
     measured += r.timed();
@@ -132,7 +134,7 @@ std::pair<std::size_t, std::size_t> unstable_allowance(const ResultSet& results,
 }
 
 void check_cases(const ResultSet& results, const core::Suite& rules, const std::vector<core::Case>& required,
-                 Problems& p) {
+                 const UnstableAllowance& allowance, Problems& p) {
   std::vector<double> run_noise;  // every measured case's, for the run's median
   const std::string log = bundle_path::results;
   for (const auto& c : required) {
@@ -146,8 +148,7 @@ void check_cases(const ResultSet& results, const core::Suite& rules, const std::
       p.add("required cases skipped", "required case skipped: " + name + ": " + it->second.reason,
             "a closed or open submission needs every required case measured; fix what the reason says");
   }
-  const auto [unstable, allowed] = unstable_allowance(results, rules);
-  const bool unstable_allowed = unstable <= allowed;
+  const bool unstable_allowed = allowance.unstable <= allowance.allowed;
   for (const auto& [name, r] : results.cases) {
     if (r.status == "failed") {
       p.add("failed cases", "case failed: " + name + ": " + r.reason,
@@ -159,8 +160,8 @@ void check_cases(const ResultSet& results, const core::Suite& rules, const std::
     if (r.unstable()) {
       if (!unstable_allowed)
         p.add("unstable cases", "unstable: " + name + ": " + (r.reason.empty() ? "no reason given" : r.reason),
-              "the rules allow " + std::to_string(allowed) + " unstable case(s) in this run and it has " +
-                  std::to_string(unstable) + ": measure it again on an idle GPU (opmark-bench "
+              "the rules allow " + std::to_string(allowance.allowed) + " unstable case(s) in this run and it has " +
+                  std::to_string(allowance.unstable) + ": measure it again on an idle GPU (opmark-bench "
                   "--opmark_suite=submission --benchmark_filter='^" + name + "/'), or run the suite again");
       continue;
     }
@@ -610,9 +611,11 @@ CheckReport check_bundle_report(const std::string& bundle, const std::string& ru
   check_regime_rules(results, rules, p);
   // The tables and models are read once: the required cases and the derived scores both come from them.
   const std::vector<core::ModelTable> models = core::load_models(rules.model_names, {shapes_dir}, rules.model_folder);
-  check_cases(results, rules, core::suite_cases(rules, core::load_tables({shapes_dir}), models), p);
-  if (const auto [unstable, allowed] = unstable_allowance(results, rules); unstable > 0 && unstable <= allowed)
-    report.notes.push_back(std::to_string(unstable) + " unstable case(s), within the rules' " + std::to_string(allowed) +
+  const UnstableAllowance allowance = unstable_allowance(results, rules);
+  check_cases(results, rules, core::suite_cases(rules, core::load_tables({shapes_dir}), models), allowance, p);
+  if (allowance.unstable > 0 && allowance.unstable <= allowance.allowed)
+    report.notes.push_back(std::to_string(allowance.unstable) + " unstable case(s), within the rules' " +
+                           std::to_string(allowance.allowed) +
                            " (max_unstable_fraction): they keep their status and reason, and scores mark them");
   check_lines(results, rules, p);
   check_whole_run(results, p);

@@ -219,7 +219,6 @@ cudaStream_t Harness::stream() {
 }
 
 double Harness::agree_mean(double v) const { return multi_process() ? group_->agree_mean(v) : v; }
-double Harness::agree_max(double v) const { return multi_process() ? group_->agree_max(v) : v; }
 std::function<double(double)> Harness::agreement() const {
   if (!multi_process()) return {};
   return [this](double v) { return group_->agree_max(v); };

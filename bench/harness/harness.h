@@ -149,8 +149,7 @@ class Harness {
   bool multi_process() const { return group_ && group_->multi_process(); }
   void agree_on_outcome(Outcome* o);
   double agree_mean(double v) const;
-  double agree_max(double v) const;
-  // agree_max as a function for the timer (none in one process).
+  // The maximum over the ranks, as a function for the timer and sample_until (none in one process).
   std::function<double(double)> agreement() const;
 
   Options options_;
