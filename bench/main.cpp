@@ -430,8 +430,10 @@ int run(int argc, char** argv, bench::ProcessGroup& group) {
             failed = harness.count(bench::Status::failed), unstable = harness.count(bench::Status::unstable);
   std::printf("\nopmark: %d ok, %d skipped, %d failed, %d unstable\n", ok, skipped, failed, unstable);
   const double run_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - run_start).count();
-  const std::string phases = harness.phase_times().summary(run_s);
+  const bench::PhaseTimes& phase_times = harness.phase_times();
+  const std::string phases = phase_times.summary(run_s);
   if (!phases.empty()) std::printf("opmark: %.0f s, of which %s\n", run_s, phases.c_str());
+  for (const std::string& line : phase_times.family_lines()) std::fprintf(stderr, "opmark:   %s\n", line.c_str());
   if (ok + skipped + failed + unstable == 0) {
     std::fprintf(stderr, "opmark-bench: no case ran: --benchmark_filter and the --opmark_ selection match nothing\n");
     return 1;

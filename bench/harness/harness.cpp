@@ -86,10 +86,19 @@ Outcome verify_workload(Workload& w, cudaStream_t stream, TuningResult* tuning) 
   }
 }
 
-Outcome tune_and_verify(Workload& w, cudaStream_t stream, bool allow_graph, TuningResult* tuning) {
+Outcome tune_and_verify(Workload& w, cudaStream_t stream, bool allow_graph, TuningResult* tuning,
+                        PhaseTimes* phases) {
   const int count = w.candidate_count();
-  if (count == 0) return verify_workload(w, stream);
-  *tuning = tune(w, stream, allow_graph);
+  if (count == 0) {
+    std::optional<PhaseTimes::Scope> phase;
+    if (phases) phase.emplace(*phases, "verification");
+    return verify_workload(w, stream);
+  }
+  {
+    std::optional<PhaseTimes::Scope> phase;
+    if (phases) phase.emplace(*phases, "tuning");
+    *tuning = tune(w, stream, allow_graph);
+  }
   if (tuning->best < 0) {
     std::string first;
     for (const auto& e : tuning->errors)
@@ -100,6 +109,8 @@ Outcome tune_and_verify(Workload& w, cudaStream_t stream, bool allow_graph, Tuni
     throw UnsupportedError("every one of the " + std::to_string(count) + " candidates failed; first: " + first);
   }
   w.choose(tuning->best);
+  std::optional<PhaseTimes::Scope> phase;
+  if (phases) phase.emplace(*phases, "verification");
   return verify_workload(w, stream, tuning);
 }
 
@@ -260,10 +271,11 @@ void Harness::tune_and_verify(Prepared& p) {
                              std::to_string(w.candidate_count()) + " candidates");
     w.choose(index);
     p.pinned = true;
+    PhaseTimes::Scope phase(phases_, "verification");
     p.outcome = verify_workload(w, stream(), nullptr);
     return;
   }
-  p.outcome = bench::tune_and_verify(w, stream(), options_.graph_timing, &p.tuning);
+  p.outcome = bench::tune_and_verify(w, stream(), options_.graph_timing, &p.tuning, &phases_);
 }
 
 // The case's timer, begun on `w`: the run's L2 mode and timing mode, NVML's readings, and in a multi-process run
@@ -292,11 +304,8 @@ Harness::Prepared& Harness::prepare(std::size_t case_index) {
       p->workload = build(c, p->name);
       p->work = core::work_of(c);
     }
-    {
-      PhaseTimes::Scope phase(phases_, "tuning and verification");
-      tune_and_verify(*p);
-      agree_on_outcome(&p->outcome);
-    }
+    tune_and_verify(*p);
+    agree_on_outcome(&p->outcome);
     if (p->outcome.status == Status::ok) {
       PhaseTimes::Scope phase(phases_, "warm-up");
       p->timer = make_timer(*p->workload);
@@ -681,6 +690,7 @@ void Harness::run(benchmark::State& state, std::size_t case_index) {
     return;
   }
   reported_.insert(name);
+  phases_.begin_case(c.family);
   Prepared& p = prepare(case_index);
   if (p.outcome.status == Status::ok) {
     try {
@@ -755,6 +765,7 @@ void Harness::report(benchmark::State& state, const std::string& name) {
 void Harness::recheck(const std::function<void(const std::string&)>& on_recheck) {
   if (!device_ || !options_.recheck || options_.profile_launches > 0) return;
   prepared_.reset();
+  phases_.end_cases();  // the re-time is the run's, not the last family's
   PhaseTimes::Scope phase(phases_, "end-of-run re-time");
   const int to_recheck = count(Status::ok);
   int rechecked = 0;

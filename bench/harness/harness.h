@@ -38,7 +38,8 @@ Outcome verify_workload(Workload& w, cudaStream_t stream, TuningResult* tuning =
 
 // Tunes a workload that lists candidates (leaving it on the fastest) and verifies it as above; a workload without
 // candidates is only verified. Throws UnsupportedError when every candidate failed to run.
-Outcome tune_and_verify(Workload& w, cudaStream_t stream, bool allow_graph, TuningResult* tuning);
+Outcome tune_and_verify(Workload& w, cudaStream_t stream, bool allow_graph, TuningResult* tuning,
+                        PhaseTimes* phases = nullptr);
 
 // A multi-process case's outcome, the same on every rank: ok only where every rank's is; otherwise the most severe
 // status (failed over skipped) with its rank's reason ("rank 3: wrong result: ..."). One all-gather, and two
@@ -119,8 +120,11 @@ class Harness {
   const Measurement* measurement(const std::string& case_name) const;
   const core::Case* find_case(const std::string& case_name) const;
   int count(Status s) const;
-  // Where the run's time went so far, phase by phase (phase_times.h).
-  const PhaseTimes& phase_times() const { return phases_; }
+  // Where the run's time went so far, phase by phase and per family (phase_times.h); ends the last family's time.
+  const PhaseTimes& phase_times() {
+    phases_.end_cases();
+    return phases_;
+  }
   // NVML's readings for the run's context; null without a GPU.
   const GpuMonitor* monitor() const { return monitor_.get(); }
 

@@ -22,3 +22,24 @@ TEST(PhaseTimes, AScopeAddsItsDuration) {
   ASSERT_EQ(t.phases().size(), 1u);
   EXPECT_GE(t.phases()[0].second, 0.0);
 }
+
+TEST(PhaseTimes, SplitsEachPhasePerFamilyAndCase) {
+  PhaseTimes t;
+  t.begin_case("gemm");
+  t.add("tuning", 0.4);
+  t.add("energy windows", 0.3);
+  t.begin_case("gemm");
+  t.add("tuning", 0.2);
+  t.add("kernel trace", 0.001);  // under 0.01 s a case: left out
+  t.begin_case("conv");
+  t.add("energy windows", 0.1);
+  t.end_cases();
+  t.add("end-of-run re-time", 5);  // no family's
+  const auto lines = t.family_lines();
+  ASSERT_EQ(lines.size(), 2u);
+  EXPECT_NE(lines[0].find("gemm: 2 cases, "), std::string::npos) << lines[0];
+  EXPECT_NE(lines[0].find("(tuning 0.30, energy windows 0.15)"), std::string::npos) << lines[0];
+  EXPECT_NE(lines[1].find("conv: 1 case, "), std::string::npos) << lines[1];
+  EXPECT_NE(lines[1].find("(energy windows 0.10)"), std::string::npos) << lines[1];
+  EXPECT_EQ(t.summary(10).rfind("end-of-run re-time 5 s (50%)", 0), 0u) << t.summary(10);
+}
