@@ -102,7 +102,7 @@ set(gemm_cases "${CMAKE_MATCH_2}")
 
 # 3. opmark-aggregate checks a committed bundle (copied out of the tree) by the installed rules: the newest apply,
 # and the H200's (rules version 4, power above the card's limit) is rejected until re-measured.
-file(COPY "${SOURCE}/results/nvidia-h200/" DESTINATION "${work}/bundle")
+file(COPY "${SOURCE}/test/data/bundles/nvidia-h200-v4/" DESTINATION "${work}/bundle")
 run(1 "${prefix}/bin/opmark-aggregate" check "${work}/bundle")
 expect("rules: ${shapes}/submission.yaml (installed beside the executable" "opmark-aggregate check")
 expect("rules version 5 applied (newest: ${shapes}/submission.yaml)" "opmark-aggregate check")
