@@ -7,6 +7,7 @@
 #include "kernels/block_reduce.cuh"
 #include "kernels/convert.cuh"
 #include "kernels/cuda_check.h"
+#include "kernels/device_buffer.h"
 #include "kernels/dtype_dispatch.cuh"
 #include "kernels/vec.cuh"
 
@@ -241,6 +242,57 @@ void batchnorm_train(core::DType type, const void* x, void* y, const float* scal
   });
 }
 
+namespace {
+
+// One element of the reference, in float64: the same code on the host (CPU tests) and on the GPU (verification).
+__host__ __device__ double reference_normalize(double x, double mean, double var, double scale, double bias) {
+  return (x - mean) / sqrt(var + kBatchNormEps) * scale + bias;
+}
+
+// A channel's batch mean and biased variance over N x H x W, two passes in float64; one block per channel.
+constexpr unsigned kReferenceThreads = 256;
+__global__ void reference_statistics(const double* x, std::int64_t n, std::int64_t c, std::int64_t hw, double* mean,
+                                     double* var) {
+  __shared__ double partial[kReferenceThreads];
+  const std::int64_t ch = blockIdx.x, count = n * hw;
+  const auto at = [&](std::int64_t k) { return x[((k / hw) * c + ch) * hw + k % hw]; };
+  const auto block_sum = [&](double v) {
+    partial[threadIdx.x] = v;
+    __syncthreads();
+    for (unsigned s = kReferenceThreads / 2; s > 0; s /= 2) {
+      if (threadIdx.x < s) partial[threadIdx.x] += partial[threadIdx.x + s];
+      __syncthreads();
+    }
+    const double total = partial[0];
+    __syncthreads();
+    return total;
+  };
+  double sum = 0;
+  for (std::int64_t k = threadIdx.x; k < count; k += kReferenceThreads) sum += at(k);
+  const double mu = block_sum(sum) / double(count);
+  double sq = 0;
+  for (std::int64_t k = threadIdx.x; k < count; k += kReferenceThreads) {
+    const double d = at(k) - mu;
+    sq += d * d;
+  }
+  const double v = block_sum(sq) / double(count);
+  if (threadIdx.x == 0) {
+    mean[ch] = mu;
+    var[ch] = v;
+  }
+}
+
+__global__ void reference_apply(const double* x, const double* scale, const double* bias, const double* mean,
+                                const double* var, std::int64_t total, std::int64_t c, std::int64_t hw, double* y) {
+  for (std::int64_t i = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x; i < total;
+       i += static_cast<std::int64_t>(gridDim.x) * blockDim.x) {
+    const std::int64_t ch = (i / hw) % c;
+    y[i] = reference_normalize(x[i], mean[ch], var[ch], scale[ch], bias[ch]);
+  }
+}
+
+}  // namespace
+
 std::vector<double> batchnorm_reference(bool train, const std::vector<double>& x, const std::vector<double>& scale,
                                         const std::vector<double>& bias, const std::vector<double>& mean,
                                         const std::vector<double>& var, std::int64_t n, std::int64_t c,
@@ -266,9 +318,32 @@ std::vector<double> batchnorm_reference(bool train, const std::vector<double>& x
   std::vector<double> y(x.size());
   for (std::size_t i = 0; i < x.size(); ++i) {
     const std::size_t ch = static_cast<std::size_t>((static_cast<std::int64_t>(i) / hw) % c);
-    y[i] = (x[i] - m[ch]) / std::sqrt(v[ch] + kBatchNormEps) * scale[ch] + bias[ch];
+    y[i] = reference_normalize(x[i], m[ch], v[ch], scale[ch], bias[ch]);
   }
   return y;
+}
+
+void batchnorm_reference_on_device(bool train, const double* x, const double* scale, const double* bias,
+                                   const double* mean, const double* var, std::int64_t n, std::int64_t c,
+                                   std::int64_t hw, double* y, cudaStream_t stream) {
+  const std::int64_t total = n * c * hw;
+  if (total == 0) return;
+  DeviceBuffer batch_mean, batch_var;
+  if (train) {
+    batch_mean = DeviceBuffer(core::DType::f64, static_cast<std::size_t>(c));
+    batch_var = DeviceBuffer(core::DType::f64, static_cast<std::size_t>(c));
+    reference_statistics<<<static_cast<unsigned>(c), kReferenceThreads, 0, stream>>>(
+        x, n, c, hw, batch_mean.as<double>(), batch_var.as<double>());
+    OPMARK_CHECK_CUDA(cudaGetLastError());
+    mean = batch_mean.as<double>();
+    var = batch_var.as<double>();
+  }
+  const std::int64_t blocks = std::min<std::int64_t>((total + kReferenceThreads - 1) / kReferenceThreads, 65536);
+  reference_apply<<<static_cast<unsigned>(blocks), kReferenceThreads, 0, stream>>>(x, scale, bias, mean, var, total,
+                                                                                 c, hw, y);
+  OPMARK_CHECK_CUDA(cudaGetLastError());
+  // The statistics' buffers are freed on return: the stream must be done with them.
+  OPMARK_CHECK_CUDA(cudaStreamSynchronize(stream));
 }
 
 }  // namespace opmark::kernels

@@ -30,5 +30,10 @@ std::vector<double> batchnorm_reference(bool train, const std::vector<double>& x
                                         const std::vector<double>& bias, const std::vector<double>& mean,
                                         const std::vector<double>& var, std::int64_t n, std::int64_t c,
                                         std::int64_t hw);
+// The same reference computed on the GPU from device arrays of doubles (mean and var unused when `train`): what
+// verification uses, with no copy through the host.
+void batchnorm_reference_on_device(bool train, const double* x, const double* scale, const double* bias,
+                                   const double* mean, const double* var, std::int64_t n, std::int64_t c,
+                                   std::int64_t hw, double* y, cudaStream_t stream);
 
 }  // namespace opmark::kernels

@@ -1,5 +1,6 @@
 #include "kernels/pointwise.h"
 
+#include <algorithm>
 #include <cmath>
 
 #include "core/error.h"
@@ -159,32 +160,57 @@ void launch_pointwise(PointwiseOp op, core::DType type, const void* x, const voi
   }
 }
 
+namespace {
+
+// The reference's one element, in float64: the same code on the host (CPU tests) and on the GPU (verification).
+__host__ __device__ double reference_value(PointwiseOp op, double a, double y, double b, double m) {
+  const auto gelu = [](double v) { return 0.5 * v * (1.0 + erf(v / sqrt(2.0))); };
+  const auto sigmoid = [](double v) { return 1.0 / (1.0 + exp(-v)); };
+  switch (op) {
+    case PointwiseOp::copy: return a;
+    case PointwiseOp::relu: return a > 0 ? a : 0.0;
+    case PointwiseOp::gelu: return gelu(a);
+    case PointwiseOp::silu: return a * sigmoid(a);
+    case PointwiseOp::sigmoid: return sigmoid(a);
+    case PointwiseOp::tanh: return tanh(a);
+    case PointwiseOp::add: return a + y;
+    case PointwiseOp::mul: return a * y;
+    case PointwiseOp::bias_add: return a + b;
+    case PointwiseOp::bias_relu: return a + b > 0 ? a + b : 0.0;
+    case PointwiseOp::bias_gelu: return gelu(a + b);
+    case PointwiseOp::scale: return a * kPointwiseScale;
+    case PointwiseOp::masked_fill: return m != 0 ? kMaskedFillValue : a;
+  }
+  return 0;
+}
+
+__global__ void reference_kernel(PointwiseOp op, const double* x, const double* y, const double* bias,
+                                 const double* mask, std::int64_t n, std::int64_t cols, double* out) {
+  for (std::int64_t i = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x; i < n;
+       i += static_cast<std::int64_t>(gridDim.x) * blockDim.x)
+    out[i] = reference_value(op, x[i], y ? y[i] : 0.0, bias ? bias[i % cols] : 0.0, mask ? mask[i] : 0.0);
+}
+
+}  // namespace
+
 std::vector<double> pointwise_reference(PointwiseOp op, const std::vector<double>& x, const std::vector<double>& y,
                                         const std::vector<double>& bias, const std::vector<double>& mask,
                                         std::int64_t rows, std::int64_t cols) {
-  const auto gelu = [](double v) { return 0.5 * v * (1.0 + std::erf(v / std::sqrt(2.0))); };
-  const auto sigmoid = [](double v) { return 1.0 / (1.0 + std::exp(-v)); };
   std::vector<double> out(static_cast<std::size_t>(rows * cols));
-  for (std::size_t i = 0; i < out.size(); ++i) {
-    const double a = x[i];
-    const double b = bias.empty() ? 0.0 : bias[i % static_cast<std::size_t>(cols)];
-    switch (op) {
-      case PointwiseOp::copy: out[i] = a; break;
-      case PointwiseOp::relu: out[i] = a > 0 ? a : 0.0; break;
-      case PointwiseOp::gelu: out[i] = gelu(a); break;
-      case PointwiseOp::silu: out[i] = a * sigmoid(a); break;
-      case PointwiseOp::sigmoid: out[i] = sigmoid(a); break;
-      case PointwiseOp::tanh: out[i] = std::tanh(a); break;
-      case PointwiseOp::add: out[i] = a + y[i]; break;
-      case PointwiseOp::mul: out[i] = a * y[i]; break;
-      case PointwiseOp::bias_add: out[i] = a + b; break;
-      case PointwiseOp::bias_relu: out[i] = a + b > 0 ? a + b : 0.0; break;
-      case PointwiseOp::bias_gelu: out[i] = gelu(a + b); break;
-      case PointwiseOp::scale: out[i] = a * kPointwiseScale; break;
-      case PointwiseOp::masked_fill: out[i] = mask[i] != 0 ? kMaskedFillValue : a; break;
-    }
-  }
+  for (std::size_t i = 0; i < out.size(); ++i)
+    out[i] = reference_value(op, x[i], y.empty() ? 0.0 : y[i], bias.empty() ? 0.0 : bias[i % static_cast<std::size_t>(cols)],
+                             mask.empty() ? 0.0 : mask[i]);
   return out;
+}
+
+void pointwise_reference_on_device(PointwiseOp op, const double* x, const double* y, const double* bias,
+                                   const double* mask, std::int64_t rows, std::int64_t cols, double* out,
+                                   cudaStream_t stream) {
+  const std::int64_t n = rows * cols;
+  if (n == 0) return;
+  const std::int64_t blocks = std::min<std::int64_t>((n + kThreads - 1) / kThreads, 65536);
+  reference_kernel<<<static_cast<unsigned>(blocks), kThreads, 0, stream>>>(op, x, y, bias, mask, n, cols, out);
+  OPMARK_CHECK_CUDA(cudaGetLastError());
 }
 
 }  // namespace opmark::kernels

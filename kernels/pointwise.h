@@ -35,5 +35,10 @@ void launch_pointwise(PointwiseOp op, core::DType type, const void* x, const voi
 std::vector<double> pointwise_reference(PointwiseOp op, const std::vector<double>& x, const std::vector<double>& y,
                                         const std::vector<double>& bias, const std::vector<double>& mask,
                                         std::int64_t rows, std::int64_t cols);
+// The same reference computed on the GPU (the same float64 code per element), from device arrays of doubles (y,
+// bias and mask may be null where the op has none): what verification uses, with no copy through the host.
+void pointwise_reference_on_device(PointwiseOp op, const double* x, const double* y, const double* bias,
+                                   const double* mask, std::int64_t rows, std::int64_t cols, double* out,
+                                   cudaStream_t stream);
 
 }  // namespace opmark::kernels

@@ -93,12 +93,16 @@ class BatchnormWorkload final : public Workload {
 
   kernels::CompareResult verify(cudaStream_t stream) override {
     const std::size_t count = static_cast<std::size_t>(p_.elements()), ch = static_cast<std::size_t>(p_.c);
-    const auto x = download_as_double(x_, prec_.input, count, stream);
-    const auto ref = kernels::batchnorm_reference(
-        p_.train, x, download_as_double(scale_, core::DType::f32, ch, stream),
-        download_as_double(bias_, core::DType::f32, ch, stream), download_as_double(mean_, core::DType::f32, ch, stream),
-        download_as_double(var_, core::DType::f32, ch, stream), p_.n, p_.c, p_.h * p_.w);
-    const DeviceBuffer ref_dev = upload(ref, stream);
+    // The float64 reference on the GPU, as the pointwise family's: no copy of the tensors through the host.
+    const DeviceBuffer x = widen_on_device(x_, prec_.input, count, stream);
+    const DeviceBuffer scale = widen_on_device(scale_, core::DType::f32, ch, stream);
+    const DeviceBuffer bias = widen_on_device(bias_, core::DType::f32, ch, stream);
+    const DeviceBuffer mean = widen_on_device(mean_, core::DType::f32, ch, stream);
+    const DeviceBuffer var = widen_on_device(var_, core::DType::f32, ch, stream);
+    const DeviceBuffer ref_dev(core::DType::f64, count);
+    kernels::batchnorm_reference_on_device(p_.train, x.as<double>(), scale.as<double>(), bias.as<double>(),
+                                           mean.as<double>(), var.as<double>(), p_.n, p_.c, p_.h * p_.w,
+                                           ref_dev.as<double>(), stream);
     kernels::poison(y_.get(), count, prec_.input, stream);
     launch(stream);
     // Training normalises with statistics accumulated over N x H x W values.

@@ -5,12 +5,19 @@
 
 namespace opmark::bench {
 
+kernels::DeviceBuffer widen_on_device(const kernels::DeviceBuffer& buffer, core::DType type, std::size_t count,
+                                      cudaStream_t stream) {
+  if (count == 0) return {};
+  kernels::DeviceBuffer wide(core::DType::f64, count);
+  kernels::to_double(buffer.get(), type, count, wide.as<double>(), stream);
+  return wide;
+}
+
 std::vector<double> download_as_double(const kernels::DeviceBuffer& buffer, core::DType type, std::size_t count,
                                        cudaStream_t stream) {
   std::vector<double> host(count);
   if (count == 0) return host;
-  kernels::DeviceBuffer wide(core::DType::f64, count);
-  kernels::to_double(buffer.get(), type, count, wide.as<double>(), stream);
+  const kernels::DeviceBuffer wide = widen_on_device(buffer, type, count, stream);
   OPMARK_CHECK_CUDA(cudaMemcpyAsync(host.data(), wide.get(), count * sizeof(double), cudaMemcpyDeviceToHost, stream));
   OPMARK_CHECK_CUDA(cudaStreamSynchronize(stream));
   return host;

@@ -16,6 +16,10 @@ namespace opmark::bench {
 std::vector<double> download_as_double(const kernels::DeviceBuffer& buffer, core::DType type, std::size_t count,
                                        cudaStream_t stream);
 
+// The first `count` elements of `buffer` widened to double, on the device (an empty buffer where count is 0).
+kernels::DeviceBuffer widen_on_device(const kernels::DeviceBuffer& buffer, core::DType type, std::size_t count,
+                                      cudaStream_t stream);
+
 // A host array as a device buffer of the same type (doubles for compare_to_reference, int32 indices); returns once
 // the copy is done, so the host vector may go.
 kernels::DeviceBuffer upload(const std::vector<double>& values, cudaStream_t stream);

@@ -386,12 +386,13 @@ Measurement Harness::measure(Prepared& p) {
 // `windows` energy windows of at least kSustainedWindowSeconds each, back to back; nullopt without NVML's
 // energy counter, or in a multi-process run (each rank's window would end at its own counter step). Each window
 // is also one repetition, appended to `reps`.
-std::optional<EnergyWindow> Harness::sustained_window(const Prepared& p, int windows, std::vector<Repetition>* reps) {
+std::optional<EnergyWindow> Harness::sustained_window(const Prepared& p, int windows, double lead_in_s,
+                                                      std::vector<Repetition>* reps) {
   if (multi_process() || !monitor_ || !monitor_->available()) return std::nullopt;
   std::optional<EnergyWindow> all;
   for (int i = 0; i < windows; ++i) {
     auto w = measure_energy(*p.timer, batch_seconds(p), kSustainedWindowSeconds,
-                            i == 0 ? kSustainedLeadInSeconds : 0.0);
+                            i == 0 ? lead_in_s : 0.0);
     if (!w) return std::nullopt;
     Repetition& rep = reps->emplace_back();
     rep.seconds_per_launch = rep.slowest_rank_seconds_per_launch = w->seconds_per_launch;
@@ -419,7 +420,7 @@ std::optional<EnergyWindow> Harness::sustained_window(const Prepared& p, int win
 // The sustained regime: the windows are the repetitions.
 Measurement Harness::measure_sustained(Prepared& p) {
   Measurement m;
-  std::optional<EnergyWindow> w = sustained_window(p, kSustainedWindows, &m.reps);
+  std::optional<EnergyWindow> w = sustained_window(p, kSustainedWindows, kSustainedLeadInSeconds, &m.reps);
   if (!w) throw UnsupportedError("the sustained regime needs NVML's energy counter and one process");
   summarize_repetitions(m);
   m.stop = StopReason::steady;
@@ -452,7 +453,7 @@ void Harness::measure_energy_of(Prepared& p) {
     return;
   std::vector<Repetition> windows;  // the burst measurement keeps its own repetitions
   PhaseTimes::Scope phase(phases_, "sustained windows of heavy cases");
-  p.m.sustained = sustained_window(p, kSustainedWindowsBesideBurst, &windows);
+  p.m.sustained = sustained_window(p, kSustainedWindowsBesideBurst, kSustainedLeadInBesideBurstSeconds, &windows);
 }
 
 // The anomaly guard: the tuner's probe of the chosen candidate (or the warm-up's estimate) and the measured median

@@ -68,8 +68,10 @@ std::optional<std::string> kernel_trace_off(const Options& options, bool multi_p
 
 // Sustained: how long a case runs before its windows (an H100 at its power limit settles within 0.3 s), and how
 // many windows of at least kSustainedWindowSeconds are timed: two in the sustained regime (its repetitions), one
-// beside a heavy case's burst time (its first window is a lead-in's length from the burst samples).
+// beside a heavy case's burst time. There the energy window (0.2-0.3 s of the same launches back to back) has just
+// run, so a shorter lead-in brings the load to the same 0.3 s and more.
 constexpr double kSustainedLeadInSeconds = 0.5;
+constexpr double kSustainedLeadInBesideBurstSeconds = 0.1;
 constexpr double kSustainedWindowSeconds = 1.0;
 constexpr int kSustainedWindows = 2;
 constexpr int kSustainedWindowsBesideBurst = 1;
@@ -143,7 +145,8 @@ class Harness {
   void profile(Prepared& p);
   void trace_kernels(Prepared& p);
   Measurement measure_sustained(Prepared& p);
-  std::optional<EnergyWindow> sustained_window(const Prepared& p, int windows, std::vector<Repetition>* reps);
+  std::optional<EnergyWindow> sustained_window(const Prepared& p, int windows, double lead_in_s,
+                                               std::vector<Repetition>* reps);
   void measure_energy_of(Prepared& p);
   std::map<std::string, double> case_counters(const Prepared& p, const core::Case& c);
   std::string timing_label(const Prepared& p) const;
