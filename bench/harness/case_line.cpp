@@ -37,21 +37,30 @@ std::string columns(const std::string& status, const std::string& time, const st
                     const std::string& rate, const std::string& peak, const std::string& clock,
                     const std::string& power, const std::string& energy, const std::string& name) {
   char b[512];
-  std::snprintf(b, sizeof b, "%-8s %10s %10s %14s %7s %9s %6s %9s  ", status.c_str(), time.c_str(), kernel.c_str(),
+  // Narrow columns: with the short names, the quick suite's lines stay within kCaseLineWidth.
+  std::snprintf(b, sizeof b, "%-8s %9s %9s %12s %6s %8s %5s %8s  ", status.c_str(), time.c_str(), kernel.c_str(),
                 rate.c_str(), peak.c_str(), clock.c_str(), power.c_str(), energy.c_str());
   return b + name;
+}
+
+// The name, then the reason cut to keep the line within kCaseLineWidth (the full reason is in results.jsonl).
+std::string with_reason(const std::string& head, const std::string& reason) {
+  if (reason.empty()) return head;
+  const std::size_t room = head.size() + 2 < kCaseLineWidth ? kCaseLineWidth - head.size() - 2 : 0;
+  if (reason.size() <= room) return head + ": " + reason;
+  return room > 3 ? head + ": " + reason.substr(0, room - 3) + "..." : head + " (reason in results.jsonl)";
 }
 
 }  // namespace
 
 std::string case_line_header() {
-  return columns("status", "time", "kernels", "rate", "% peak", "SM clock", "power", "energy/op", "case");
+  return columns("status", "time", "kernels", "rate", "% peak", "SM clock", "power", "per op", "case");
 }
 
 std::string format_case_line(const CaseLine& l) {
   if (l.status != "ok" && l.status != "unstable") {
-    std::string reason = l.reason.size() > 200 ? l.reason.substr(0, 197) + "..." : l.reason;
-    return columns(l.status, "", "", "", "", "", "", "", l.name + (reason.empty() ? "" : ": " + reason));
+    const std::string head = columns(l.status, "", "", "", "", "", "", "", l.name);
+    return with_reason(head, l.reason);
   }
   char b[48];
   std::string rate, peak, clock, power;
@@ -75,10 +84,10 @@ std::string format_case_line(const CaseLine& l) {
     std::snprintf(b, sizeof b, "%.0f W", w);
     power = b;
   }
-  std::string name = l.name;
-  if (l.status == "unstable") name += l.reason.empty() ? " (in doubt)" : ": " + l.reason.substr(0, 200);
-  return columns(l.status, time_text(l.time_us), time_text(counter(l, "kernel_us")), rate, peak, clock, power,
-                 energy_text(counter(l, "joules_per_op")), name);
+  const std::string head = columns(l.status, time_text(l.time_us), time_text(counter(l, "kernel_us")), rate, peak,
+                                   clock, power, energy_text(counter(l, "joules_per_op")), l.name);
+  if (l.status != "unstable") return head;
+  return l.reason.empty() ? head + " (in doubt)" : with_reason(head, l.reason);
 }
 
 std::string reported_case_name(const benchmark::BenchmarkReporter::Run& run) {
@@ -99,7 +108,10 @@ void CaseLineReporter::ReportRuns(const std::vector<Run>& runs) {
     const std::string name = reported_case_name(run);
     if (!shown_.insert(name).second) continue;
     CaseLine line;
-    line.name = name;
+    // The short name (fields at their defaults left out) keeps the line within kCaseLineWidth; results.jsonl
+    // and --benchmark_list_tests have the full one.
+    const core::Case* c = harness_.find_case(name);
+    line.name = c ? core::short_case_name(*c) : name;
     const Outcome* o = harness_.outcome(name);
     line.status = o ? name_of(o->status) : "failed";
     line.reason = o ? o->reason : "the harness has no outcome for this case";

@@ -26,9 +26,12 @@ struct CaseLine {
 // The case's name as the results log writes it: Google Benchmark appends the timing mode ("/manual_time").
 std::string reported_case_name(const benchmark::BenchmarkReporter::Run& run);
 
+// The widest a case line gets where its short name allows (issue 38: a console a person can read).
+constexpr std::size_t kCaseLineWidth = 160;
+
 // The column heads, aligned with format_case_line's columns.
 std::string case_line_header();
-// One line, without a newline; a reason is cut at 200 characters.
+// One line, without a newline; a reason is cut to keep the line within kCaseLineWidth.
 std::string format_case_line(const CaseLine& line);
 
 // Google Benchmark's reporter that prints format_case_line for each case the harness reports, once.

@@ -20,7 +20,9 @@ std::string progress_line(std::size_t done, std::size_t total, double elapsed_s)
 void Progress::reported(const std::string& case_name) {
   if (!seen_.insert(case_name).second) return;
   const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
-  std::fprintf(out_, "opmark: %s  %s\n", progress_line(seen_.size(), total_, elapsed).c_str(), case_name.c_str());
+  if (elapsed - printed_at_s_ < every_s_ && seen_.size() < total_) return;
+  printed_at_s_ = elapsed;
+  std::fprintf(out_, "opmark: %s\n", progress_line(seen_.size(), total_, elapsed).c_str());
   std::fflush(out_);
 }
 

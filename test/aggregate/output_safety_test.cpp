@@ -226,3 +226,16 @@ TEST_F(OutputFiles, CompareEscapesControlCharacters) {
     EXPECT_NE(out.find("evil\\x1b[31mred\\x0d\\x00x\\x7f"), std::string::npos) << out;
   }
 }
+
+// A plain run's --opmark_out folder (results.jsonl in it, no run/ inside) is read as that run: the README's scoring
+// command takes the folder the main command wrote.
+TEST_F(OutputFiles, APlainRunFolderIsReadAsItsResults) {
+  const std::string one = read_file(kData / "results_before.jsonl");
+  fs::create_directories(dir_ / "run_folder");
+  write_file(dir_ / "run_folder" / "results.jsonl", one);
+  const ResultSet folder = load_results_or_bundle((dir_ / "run_folder").string(), Statistic::median);
+  const ResultSet file = load_results_or_bundle((kData / "results_before.jsonl").string(), Statistic::median);
+  EXPECT_EQ(folder.cases.size(), file.cases.size());
+  EXPECT_GT(folder.cases.size(), 0u);
+  EXPECT_EQ(run({"scores", (dir_ / "run_folder").string()}), run({"scores", (kData / "results_before.jsonl").string()}));
+}

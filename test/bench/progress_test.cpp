@@ -18,7 +18,7 @@ TEST(Progress, LineSaysDoneTotalElapsedAndLeft) {
 TEST(Progress, EachCaseCountsOnce) {
   std::FILE* out = std::tmpfile();
   ASSERT_NE(out, nullptr);
-  Progress p(2, out);
+  Progress p(2, out, /*every_s=*/0);
   p.reported("a");
   p.reported("a");  // its aggregates, reported after its repetitions
   p.reported("b");
@@ -30,6 +30,23 @@ TEST(Progress, EachCaseCountsOnce) {
   EXPECT_NE(text.find("[1/2]"), std::string::npos);
   EXPECT_NE(text.find("[2/2]"), std::string::npos);
   EXPECT_EQ(text.find("[3/2]"), std::string::npos);
+}
+
+TEST(Progress, PrintsAtMostEveryFewSecondsAndAtTheLastCase) {
+  std::FILE* out = std::tmpfile();
+  ASSERT_NE(out, nullptr);
+  Progress p(3, out, /*every_s=*/3600);
+  p.reported("a");
+  p.reported("b");
+  p.reported("c");
+  std::rewind(out);
+  char line[256];
+  std::string text;
+  while (std::fgets(line, sizeof line, out)) text += line;
+  std::fclose(out);
+  EXPECT_EQ(text.find("[1/3]"), std::string::npos) << text;
+  EXPECT_EQ(text.find("[2/3]"), std::string::npos) << text;
+  EXPECT_NE(text.find("[3/3]"), std::string::npos) << text;
 }
 
 TEST(HostInfo, ParsesCpuModelAndDriverVersion) {
