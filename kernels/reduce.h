@@ -63,5 +63,10 @@ std::vector<double> reduce_reference(ReduceOp op, const std::vector<double>& x, 
                                      const std::vector<double>& gamma, const std::vector<double>& beta,
                                      std::int64_t rows, std::int64_t cols,
                                      const std::function<double(double)>& stored = {});
+// The same reference on the GPU (kernels/reduce_reference.cu) from device arrays of doubles (residual, gamma and
+// beta null where the op has none), with add_*'s sum stored as `stored_type`: what verification uses.
+void reduce_reference_on_device(ReduceOp op, const double* x, const double* residual, const double* gamma,
+                                const double* beta, std::int64_t rows, std::int64_t cols, core::DType stored_type,
+                                double* out, cudaStream_t stream);
 
 }  // namespace opmark::kernels

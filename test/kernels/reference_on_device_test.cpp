@@ -10,6 +10,9 @@
 #include "kernels/cuda_check.h"
 #include "kernels/device_buffer.h"
 #include "kernels/pointwise.h"
+#include "kernels/reduce.h"
+
+#include <cuda_fp16.h>
 
 using namespace opmark;
 using kernels::DeviceBuffer;
@@ -79,5 +82,26 @@ TEST(ReferenceOnDevice, BatchNormMatchesTheHostReferenceInBothModes) {
                                            vd.as<double>(), n, c, hw, out.as<double>(), nullptr);
     expect_close(kernels::batchnorm_reference(train, x, scale, bias, mean, var, n, c, hw), to_host(out, count),
                  train ? "train" : "inference");
+  }
+}
+
+TEST(ReferenceOnDevice, ReduceMatchesTheHostReferenceForEveryOp) {
+  OPMARK_REQUIRE_GPU();
+  const std::int64_t rows = 9, cols = 301;  // more columns than a block has threads
+  const std::size_t n = rows * cols;
+  const auto x = random_values(n, 10), residual = random_values(n, 11), gamma = random_values(cols, 12),
+             beta = random_values(cols, 13);
+  const DeviceBuffer xd = to_device(x), rd = to_device(residual), gd = to_device(gamma), bd = to_device(beta);
+  // add_*'s sum stored in fp16, as the host reference's `stored`.
+  const auto stored = [](double v) { return double(__half2float(__float2half_rn(float(v)))); };
+  for (const char* name : {"sum", "mean", "max", "sum_all", "softmax", "log_softmax", "layernorm", "rmsnorm",
+                           "add_layernorm", "add_rmsnorm"}) {
+    const kernels::ReduceOp op = kernels::reduce_op(name);
+    const std::vector<double> host = kernels::reduce_reference(op, x, residual, gamma, beta, rows, cols, stored);
+    const DeviceBuffer out(core::DType::f64, host.size());
+    kernels::reduce_reference_on_device(op, xd.as<double>(), rd.as<double>(), gd.as<double>(), bd.as<double>(), rows,
+                                        cols, core::DType::f16, out.as<double>(), nullptr);
+    OPMARK_CHECK_CUDA(cudaDeviceSynchronize());
+    expect_close(host, to_host(out, host.size()), name);
   }
 }
