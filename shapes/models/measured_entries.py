@@ -9,7 +9,7 @@ A table's ops are traced once; the real model's time on another GPU is an entry 
 
 takes each DIR/<model>.yaml's measured entry (adding the date and software given), and merges it into
 <into>/<model>.yaml: an entry of the same device and precision is replaced, the others stay as written, the ops
-are untouched. Needs no PyTorch and no YAML library: the block is the one-line flow maps write_entry writes.
+are untouched. Needs no PyTorch and no YAML library: each entry is a flow map on one line, as entry_text writes.
 """
 import argparse
 import os
