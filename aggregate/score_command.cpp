@@ -19,6 +19,7 @@
 #include "aggregate/plots.h"
 #include "aggregate/score_report.h"
 #include "aggregate/scores.h"
+#include "aggregate/speedup.h"
 #include "aggregate/spreadsheet.h"
 #include "aggregate/xlsx.h"
 #include "core/error.h"
@@ -158,6 +159,9 @@ int run_scores(const ScoreOptions& a) {
     std::vector<ScoredSet> scored;
     for (const auto& f : kept) scored.push_back({f.file, &f.results, &f.report});
     std::fputs(score_validation_text(scored).c_str(), stdout);
+    // Each later system against the first: the speedup the scores predict beside the real models' one.
+    for (std::size_t i = 1; i < scored.size(); ++i)
+      std::fputs(speedup_text(speedup_report(scored[0], scored[i])).c_str(), stdout);
   }
   if (a.plots.empty()) return 0;
   std::vector<PlotSet> plots;

@@ -43,7 +43,7 @@ nlohmann::json score_report_json(const ScoreReport& report, const ResultSet& res
       m["score_over_measured"] = *s.measured_ms > 0 ? s.score_ms / *s.measured_ms : 0.0;
     }
     // Tables traced with the real model's times (issue 17) only: older tables' entries stay what they were.
-    if (s.graph_ms || s.kernel_ms) {
+    if (s.has_real_times()) {
       if (s.graph_ms) m["graph_ms"] = *s.graph_ms;
       if (s.kernel_ms) m["kernel_ms"] = *s.kernel_ms;
       if (s.graph_suspect) m["graph_suspect"] = true;  // only where flagged: other entries stay what they were
@@ -125,7 +125,7 @@ std::string family_breakdown(const ModelScore& s, const ModelScore* cold) {
 std::string score_validation_text(const std::vector<ScoredSet>& sets) {
   bool any = false;
   for (const auto& set : sets)
-    for (const auto& s : set.report->models) any = any || s.graph_ms || s.kernel_ms;
+    for (const auto& s : set.report->models) any = any || s.has_real_times();
   if (!any) return "";
   // A hot-L2 and a cold-L2 run of the same GPU are shown together.
   const ScoredSet *hot = nullptr, *cold = nullptr;
@@ -174,7 +174,7 @@ std::string score_validation_text(const std::vector<ScoredSet>& sets) {
   }
   for (const ScoredSet* set : shown)
     for (const auto& s : set->report->models)
-      if ((s.graph_ms || s.kernel_ms) && s.traced_us > 0)
+      if (s.has_real_times() && s.traced_us > 0)
         out += family_breakdown(s, hot && cold ? find_score(*cold->report, s.name) : nullptr);
   return out;
 }

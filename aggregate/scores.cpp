@@ -13,13 +13,18 @@ ModelScore score_model(const core::ModelTable& model, const core::Symbols& input
   ModelScore s;
   s.name = model.name;
   s.area = model.area;
-  if (model.measured) {
-    s.measured_ms = model.measured->gpu_time_ms;
-    s.measured_device = model.measured->device;
-    s.measured_precision = model.measured->precision;
-    s.graph_ms = model.measured->graph_ms;
-    s.kernel_ms = model.measured->kernel_ms;
-    s.graph_suspect = model.measured->graph_suspect;
+  const auto gpu = results.context.find("gpu");
+  const core::ModelMeasurement* mine =
+      core::find_measurement(model, gpu == results.context.end() ? "" : gpu->second, precision);
+  for (const auto& mm : model.measured)
+    if (&mm != mine) s.other_measurements.push_back(mm);
+  if (mine) {
+    s.measured_ms = mine->gpu_time_ms;
+    s.measured_device = mine->device;
+    s.measured_precision = mine->precision;
+    s.graph_ms = mine->graph_ms;
+    s.kernel_ms = mine->kernel_ms;
+    s.graph_suspect = mine->graph_suspect;
   }
   for (const auto& call : core::model_calls(model, inputs, precision)) {
     s.calls += call.calls;
@@ -48,13 +53,26 @@ ModelScore score_model(const core::ModelTable& model, const core::Symbols& input
   return s;
 }
 
+bool ModelScore::has_real_times() const {
+  if (graph_ms || kernel_ms) return true;
+  return std::any_of(other_measurements.begin(), other_measurements.end(),
+                     [](const core::ModelMeasurement& m) { return m.graph_ms || m.kernel_ms; });
+}
+
 ScoreCheck check_score(const ModelScore& score, const std::string& run_gpu) {
   ScoreCheck c;
   c.model = score.name;
   c.score_ms = score.score_ms;
   // A suspect graph time is no real time: the check goes on as if the capture had failed.
   const std::optional<double> graph_ms = score.graph_suspect ? std::nullopt : score.graph_ms;
-  if (!graph_ms && !score.kernel_ms) {
+  if (score.measured_device.empty() && !score.other_measurements.empty()) {
+    std::string devices;
+    for (const auto& m : score.other_measurements)
+      devices += (devices.empty() ? "" : ", ") + (m.device.empty() ? std::string("an unnamed GPU") : m.device) +
+                 (m.precision.empty() ? "" : " " + m.precision);
+    c.why_not = "the table has no measured time on " + (run_gpu.empty() ? std::string("an unnamed GPU") : run_gpu) +
+                " (it has " + devices + ")";
+  } else if (!graph_ms && !score.kernel_ms) {
     c.why_not = score.graph_suspect ? "the table's graph_ms is suspect and it has no kernel_ms (retrace it on a GPU)"
                                     : "the table has no graph_ms or kernel_ms (retrace it on a GPU)";
   } else if (score.measured_device.empty() || run_gpu.empty() || score.measured_device != run_gpu) {

@@ -29,24 +29,29 @@ struct ModelScore {
   double traced_us = 0, covered_traced_us = 0;  // the table's traced GPU time (0: the table has none)
   std::vector<std::string> missing;      // cases a benchmarked family runs that the results lack or did not run
   std::vector<std::string> unstable;     // scored cases measured unstable (their time counts, but is in doubt)
-  std::optional<double> measured_ms;     // the model's own GPU time (eager pass), where its table records it
+  // The table's measured entry of the run's GPU and precision (core::find_measurement); none where it has none.
+  std::optional<double> measured_ms;     // the model's own GPU time (eager pass)
   std::string measured_device, measured_precision;
-  std::optional<double> graph_ms, kernel_ms;  // the table's CUDA-graph replay and total kernel time, where given
+  std::optional<double> graph_ms, kernel_ms;  // the CUDA-graph replay and total kernel time, where given
   bool graph_suspect = false;  // the tracer flagged graph_ms as not the model's time (core::ModelMeasurement)
+  std::vector<core::ModelMeasurement> other_measurements;  // the table's entries of other GPUs or precisions
   std::map<std::string, FamilyTime> families;  // by family, "other" included (traced time only)
 
   double coverage_calls() const { return calls ? double(covered_calls) / double(calls) : 0.0; }
   // Share of the traced GPU time the covered calls account for; negative when the table has no traced times.
   double coverage_time() const { return traced_us > 0 ? covered_traced_us / traced_us : -1.0; }
+  // The table records the real model's graph or kernel time on some GPU (tables traced since issue 17).
+  bool has_real_times() const;
 };
 
+// The measured entry is the one of the GPU results.context's `gpu` names.
 ModelScore score_model(const core::ModelTable& model, const core::Symbols& inputs, const std::string& precision,
                        const ResultSet& results);
 
 // The score checked against the real model (issue 17): the table's traced model on the same GPU as the run.
 // real_ms is the CUDA-graph replay (graph_ms), or where the table has none or flags it suspect (graph_suspect) the
-// profiler's total kernel time (real_kind says which); a run on another GPU, or a table without those times, gets no
-// ratio (why_not says why).
+// profiler's total kernel time (real_kind says which); a run on a GPU the table has no entry of, or a table without
+// those times, gets no ratio (why_not says why).
 struct ScoreCheck {
   std::string model;
   double score_ms = 0;

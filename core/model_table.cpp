@@ -14,8 +14,8 @@ namespace {
 
 const std::set<std::string> kTopKeys = {"model", "area", "task", "source", "mode", "inputs", "measured", "ops"};
 const std::set<std::string> kOpKeys = {"family", "direction", "calls", "source_op", "traced_us"};
-const std::set<std::string> kMeasuredKeys = {"device", "precision", "gpu_time_ms", "graph_ms", "eager_ms",
-                                             "kernel_ms", "graph_suspect"};
+const std::set<std::string> kMeasuredKeys = {"device",    "precision",     "gpu_time_ms", "graph_ms", "eager_ms",
+                                             "kernel_ms", "graph_suspect", "date",        "software"};
 const std::string kOther = "other";
 const Symbols kNoInputs;
 const char* const kInputsFlag = "--opmark_inputs";  // how a user gives a model's input a value
@@ -77,7 +77,51 @@ ModelOp parse_op(const std::string& path, const YAML::Node& node) {
   return op;
 }
 
+// YYYY-MM-DD with a month 01-12 and a day 01-31 (no calendar check: the date is a label).
+bool is_date(const std::string& text) {
+  if (text.size() != 10 || text[4] != '-' || text[7] != '-') return false;
+  for (std::size_t i : {0, 1, 2, 3, 5, 6, 8, 9})
+    if (text[i] < '0' || text[i] > '9') return false;
+  const int month = std::stoi(text.substr(5, 2)), day = std::stoi(text.substr(8, 2));
+  return month >= 1 && month <= 12 && day >= 1 && day <= 31;
+}
+
+ModelMeasurement parse_measurement(const std::string& path, const YAML::Node& measured) {
+  if (!measured.IsMap())
+    throw TableError(where_of(path, measured), "measured", "an entry must be a map such as {device: ..., graph_ms: ...}");
+  check_keys(path, measured, kMeasuredKeys, "measured");
+  ModelMeasurement mm;
+  if (measured["device"]) mm.device = scalar(path, measured["device"], "device");
+  if (measured["precision"]) mm.precision = scalar(path, measured["precision"], "precision");
+  if (measured["gpu_time_ms"]) mm.gpu_time_ms = number(path, measured["gpu_time_ms"], "gpu_time_ms");
+  // The newer times are positive where given (a score is divided by them).
+  const auto time = [&](const char* key) -> std::optional<double> {
+    if (!measured[key]) return std::nullopt;
+    return number(path, measured[key], key, /*positive=*/true);
+  };
+  mm.graph_ms = time("graph_ms");
+  mm.eager_ms = time("eager_ms");
+  mm.kernel_ms = time("kernel_ms");
+  if (measured["graph_suspect"]) mm.graph_suspect = boolean(path, measured["graph_suspect"], "graph_suspect");
+  if (mm.eager_ms) mm.gpu_time_ms = *mm.eager_ms;
+  if (measured["date"]) {
+    mm.date = scalar(path, measured["date"], "date");
+    if (!is_date(mm.date))
+      throw TableError(where_of(path, measured["date"]), "date", "expected YYYY-MM-DD, got '" + mm.date + "'");
+  }
+  if (measured["software"]) mm.software = scalar(path, measured["software"], "software");
+  return mm;
+}
+
 }  // namespace
+
+const ModelMeasurement* find_measurement(const ModelTable& model, const std::string& device,
+                                         const std::string& precision) {
+  if (device.empty()) return nullptr;  // an unnamed GPU matches no entry
+  for (const auto& mm : model.measured)
+    if (mm.device == device && mm.precision == precision) return &mm;
+  return nullptr;
+}
 
 ModelTable parse_model_table(const std::string& yaml_text, const std::string& path) {
   const YAML::Node root = yaml::parse(yaml_text, path);
@@ -105,23 +149,21 @@ ModelTable parse_model_table(const std::string& yaml_text, const std::string& pa
     }
   }
   if (const YAML::Node measured = root["measured"]) {
-    if (!measured.IsMap()) throw TableError(where_of(path, measured), "measured", "expected a map");
-    check_keys(path, measured, kMeasuredKeys, "measured");
-    ModelMeasurement mm;
-    if (measured["device"]) mm.device = scalar(path, measured["device"], "device");
-    if (measured["precision"]) mm.precision = scalar(path, measured["precision"], "precision");
-    if (measured["gpu_time_ms"]) mm.gpu_time_ms = number(path, measured["gpu_time_ms"], "gpu_time_ms");
-    // The newer times are positive where given (a score is divided by them).
-    const auto time = [&](const char* key) -> std::optional<double> {
-      if (!measured[key]) return std::nullopt;
-      return number(path, measured[key], key, /*positive=*/true);
-    };
-    mm.graph_ms = time("graph_ms");
-    mm.eager_ms = time("eager_ms");
-    mm.kernel_ms = time("kernel_ms");
-    if (measured["graph_suspect"]) mm.graph_suspect = boolean(path, measured["graph_suspect"], "graph_suspect");
-    if (mm.eager_ms) mm.gpu_time_ms = *mm.eager_ms;
-    m.measured = mm;
+    // A list of entries, one per GPU; an older table's single map is a list of one.
+    if (measured.IsMap()) {
+      m.measured.push_back(parse_measurement(path, measured));
+    } else if (measured.IsSequence()) {
+      for (const auto& entry : measured) {
+        ModelMeasurement mm = parse_measurement(path, entry);
+        for (const auto& seen : m.measured)
+          if (seen.device == mm.device && seen.precision == mm.precision)
+            throw TableError(where_of(path, entry), "measured",
+                             "a second entry for device '" + mm.device + "' in " + mm.precision);
+        m.measured.push_back(std::move(mm));
+      }
+    } else {
+      throw TableError(where_of(path, measured), "measured", "expected a list of maps, one per device");
+    }
   }
   const YAML::Node ops = root["ops"];
   if (!ops || !ops.IsSequence()) throw TableError({path, 1, 1}, "ops", "missing: the list of operator calls");

@@ -9,7 +9,10 @@
 //   source: torchvision 0.20 resnet50, random weights
 //   mode: inference
 //   inputs: {B: 32, H: 224, W: 224}                 # the default input sizes
-//   measured: {device: NVIDIA H200, precision: fp16, graph_ms: 2.2, eager_ms: 6.3, kernel_ms: 2.1}  # optional
+//   measured:                                        # optional: one entry per GPU (and precision) it ran on
+//     - {device: NVIDIA H100 80GB HBM3, precision: fp16, graph_ms: 2.6, eager_ms: 6.9, kernel_ms: 2.5}
+//     - {device: NVIDIA H200, precision: fp16, graph_ms: 2.2, eager_ms: 6.3, kernel_ms: 2.1,
+//        date: "2026-11-26", software: "torch 2.11.0+cu130, cuDNN 9.19.0, driver 580.159.04"}
 //   ops:
 //     - {family: conv, calls: 1, source_op: aten::convolution, traced_us: 41.0,
 //        n: B, c: 3, h: H, w: W, k: 64, r: 7, s: 7, pad_h: 3, pad_w: 3, stride_h: 2, stride_w: 2}
@@ -24,7 +27,9 @@
 // (no launch gaps: what a score is compared with), eager_ms an eager pass (older tables: gpu_time_ms), kernel_ms
 // the profiler's total kernel time of a pass. graph_suspect: true says the tracer found graph_ms out of what a
 // correct capture gives (slower than the eager pass, or well below the kernel time; the table's header says by how
-// much): the score check then uses kernel_ms, as where the capture failed.
+// much): the score check then uses kernel_ms, as where the capture failed. `date` (YYYY-MM-DD) and `software`
+// (torch, cuDNN, driver versions) say when and with what an entry was measured, where known. A single map (older
+// tables) reads as a list of one.
 // Every problem is reported as "file:line:column: field 'name': what is wrong".
 #include <optional>
 #include <string>
@@ -50,14 +55,20 @@ struct ModelMeasurement {
   double gpu_time_ms = 0;  // the eager pass: `eager_ms`, or an older table's `gpu_time_ms`
   std::optional<double> graph_ms, eager_ms, kernel_ms;  // where the table gives them
   bool graph_suspect = false;  // graph_ms is not the model's time (the tracer's bounds; see above)
+  std::string date, software;  // empty where the table does not say
 };
 
 struct ModelTable {
   std::string path, name, area, task, source, mode;
   Symbols inputs;
-  std::optional<ModelMeasurement> measured;
+  std::vector<ModelMeasurement> measured;  // in the table's order; at most one per device and precision
   std::vector<ModelOp> ops;
 };
+
+// The table's measured entry of exactly `device` (as the results context's `gpu` names it) and `precision`, or
+// nullptr: another GPU's time is no real time of this one.
+const ModelMeasurement* find_measurement(const ModelTable& model, const std::string& device,
+                                         const std::string& precision);
 
 ModelTable load_model_table(const std::string& path);
 ModelTable parse_model_table(const std::string& yaml_text, const std::string& path);

@@ -34,6 +34,10 @@ With --device cuda the model also runs on the GPU at its default inputs:
     a header line says so with the numbers and measured gets graph_suspect: true (the score check then uses
     kernel_ms). --diagnose-graph (with --device cuda; writes no table) prints, per model, the 15 largest kernels of
     one graph replay beside those of one eager pass, to see what the graph runs differently.
+--add-measured (with --device cuda) traces no shapes: it times each model as above and merges only this GPU's
+measured entry into the existing table in --out (measured_entries.py: an entry of the same device and precision is
+replaced, others stay; the ops are untouched), with the date and the software (torch, cuDNN, driver versions). A
+full trace keeps the previous table's entries of other GPUs and precisions the same way.
 With --record-calls DIR each model's profiled pass is also written as DIR/<model>.calls.jsonl (one call per line:
 op, args, kwargs, out as shapes and strides, kernel us): the recorded-trace format of test/data/traces/.
 
@@ -46,6 +50,10 @@ transformers):
 
     python3 shapes/models/extract_models.py --device cuda --dtype fp16 --record-calls /tmp/opmark_calls
     python3 shapes/models/extract_models.py --train-only --models resnet50,vgg16,mobilenet_v2,bert_base,gpt2,pointnet
+
+The real times on another GPU, the tables as they are (one command per GPU):
+
+    python3 shapes/models/extract_models.py --device cuda --dtype fp16 --add-measured
 """
 import argparse
 import re
@@ -55,12 +63,14 @@ import fractions
 import json
 import os
 import statistics
+import subprocess
 import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from op_mapping import (Record, TensorInfo, VIEW_OPS, attribute_kernels, coverage, encode,  # noqa: E402
                         fuse_residual_norm, fuse_rmsnorm, kernel_totals, map_call, top_uncovered)
+import measured_entries  # noqa: E402
 
 # --fuse-residual-norm: residual add + norm as one add_layernorm / add_rmsnorm (what fused inference kernels do;
 # eager models run two kernels, so the default is off).
@@ -711,6 +721,72 @@ def shape_trace(spec, device, dtype, base=None, train=False):
         return symbolic(spec, device, dtype, base, train) + (device,)
 
 
+def software_versions():
+    """torch, cuDNN and driver versions, one line: what a measured entry's real times depend on besides the GPU."""
+    import torch
+    parts = [f"torch {torch.__version__}"]
+    v = torch.backends.cudnn.version()
+    if v:
+        # cuDNN 9 numbers its version major*10000 + minor*100 + patch, cuDNN 8 major*1000 + minor*100 + patch.
+        major, rest = divmod(v, 10000) if v >= 90000 else divmod(v, 1000)
+        parts.append(f"cuDNN {major}.{rest // 100}.{rest % 100}")
+    try:
+        smi = subprocess.run(["nvidia-smi", "--query-gpu=driver_version", "--format=csv,noheader"],
+                             capture_output=True, text=True, timeout=60)
+        if smi.returncode == 0 and smi.stdout.strip():
+            parts.append(f"driver {smi.stdout.split()[0]}")
+    except (OSError, subprocess.SubprocessError):
+        pass  # no nvidia-smi: the entry says what it knows
+    return ", ".join(parts)
+
+
+def real_times(model, inputs, kernel_us, precision):
+    """The measured entry of the GPU this runs on (graph, eager and kernel times) and the table's header lines
+    about it (a failed capture, a suspect graph time)."""
+    import torch
+    header = []
+    graph_ms, why = measure_graph_ms(model, inputs)
+    if graph_ms is None:
+        header.append(f"# No CUDA-graph time: capture failed ({why[:150]}).")
+    eager_ms = measure_eager_ms(model, inputs)
+    measured = {"device": torch.cuda.get_device_name(), "precision": precision, "graph_ms": graph_ms,
+                "eager_ms": eager_ms, "kernel_ms": kernel_us / 1e3}
+    suspicion = graph_suspicion(graph_ms, eager_ms, kernel_us / 1e3)
+    if suspicion:
+        header.append(suspicion)
+        measured["graph_suspect"] = True
+    return measured, header
+
+
+def add_measured(spec, device, dtype, precision, out_dir):
+    """--add-measured: this GPU's entry merged into the existing table; its ops stay as they are."""
+    import torch
+    path = os.path.join(out_dir, f"{spec.name}.yaml")
+    if not os.path.exists(path):
+        raise SystemExit(f"{spec.name}: no table {path} to add a measured entry to (trace it without --add-measured)")
+    torch.backends.cudnn.benchmark = True  # as the full trace times it
+    _, total, _, model, inputs, _ = timed_trace(spec, device, dtype)
+    measured, header = real_times(model, inputs, total, precision)
+    for line in header:
+        print(f"{spec.name}: {line[2:]}", file=sys.stderr)
+    measured["date"] = datetime.date.today().isoformat()
+    measured["software"] = software_versions()
+    measured_entries.merge_into_file(path, measured)
+    print(f"{spec.name}: {measured_entries.entry_text(measured)} -> {path}")
+    del model, inputs
+    torch.cuda.empty_cache()
+
+
+def keep_other_entries(path, previous_text, measured):
+    """A retraced table keeps the previous table's entries of other GPUs and precisions (their real times do not
+    depend on this trace)."""
+    mine = (measured["device"], measured["precision"]) if measured else None
+    for text in measured_entries.entry_texts(previous_text):
+        entry = measured_entries.parse_flow_map(text)
+        if (entry.get("device"), entry.get("precision")) != mine:
+            measured_entries.merge_into_file(path, text)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--models", default=",".join(DEFAULT_MODELS))
@@ -726,12 +802,17 @@ def main():
                          "fused kernel of inference libraries; eager models run two)")
     ap.add_argument("--record-calls", default="",
                     help="with --device cuda: write each model's profiled calls to DIR/<model>.calls.jsonl")
+    ap.add_argument("--add-measured", action="store_true",
+                    help="with --device cuda: trace no shapes, only merge this GPU's measured entry (its date and "
+                         "software versions) into each existing table in --out")
     ap.add_argument("--diagnose-graph", action="store_true",
                     help="with --device cuda, only diagnose: print the largest kernels of one CUDA-graph replay "
                          "beside one eager pass, per model (no table is written)")
     args = ap.parse_args()
     if args.diagnose_graph and not args.device.startswith("cuda"):
         ap.error("--diagnose-graph needs --device cuda")
+    if args.add_measured and not args.device.startswith("cuda"):
+        ap.error("--add-measured needs --device cuda (it measures the model on this GPU)")
     global FUSE_RESIDUAL_NORM
     FUSE_RESIDUAL_NORM = args.fuse_residual_norm
     import torch
@@ -745,6 +826,9 @@ def main():
         return 0
     for name in names:
         spec = model_zoo.MODELS[name]
+        if args.add_measured:
+            add_measured(spec, args.device, dtype, args.dtype, args.out)
+            continue
         if args.train_only:
             if name in TRAIN_TRACE:
                 write_training_table(spec, args.out, torch.__version__)
@@ -767,17 +851,11 @@ def main():
                 header.append(f"# {len(unmatched)} timed call(s) ({us / 1e3:.3f} ms) matched no traced call "
                               f"(traced on {traced_on}): " +
                               ", ".join(sorted({t.source_op for t in unmatched})[:8]))
-            graph_ms, why = measure_graph_ms(model, inputs)
-            if graph_ms is None:
-                header.append(f"# No CUDA-graph time: capture failed ({why[:150]}).")
-            eager_ms = measure_eager_ms(model, inputs)
-            measured = {"device": torch.cuda.get_device_name(), "precision": args.dtype, "graph_ms": graph_ms,
-                        "eager_ms": eager_ms, "kernel_ms": total / 1e3}
-            suspicion = graph_suspicion(graph_ms, eager_ms, total / 1e3)
-            if suspicion:
-                header.append(suspicion)
-                measured["graph_suspect"] = True
-                print(f"{name}: {suspicion[2:]}", file=sys.stderr)
+            measured, timing_header = real_times(model, inputs, total, args.dtype)
+            header += timing_header
+            if measured.get("graph_suspect"):
+                print(f"{name}: {timing_header[-1][2:]}", file=sys.stderr)
+            graph_ms, eager_ms = measured["graph_ms"], measured["eager_ms"]
             if calls is not None:
                 os.makedirs(args.record_calls, exist_ok=True)
                 with open(os.path.join(args.record_calls, f"{name}.calls.jsonl"), "w") as f:
@@ -788,8 +866,13 @@ def main():
                        f"{measured['device']}")
             del model, inputs
             torch.cuda.empty_cache()
-        write_table(os.path.join(args.out, f"{name}.yaml"), spec, records, fixed, scalable, measured, header,
-                    torch.__version__)
+        path = os.path.join(args.out, f"{name}.yaml")
+        previous = ""
+        if os.path.exists(path):
+            with open(path) as f:
+                previous = f.read()
+        write_table(path, spec, records, fixed, scalable, measured, header, torch.__version__)
+        keep_other_entries(path, previous, measured)
         calls_n = len(records)
         covered = sum(1 for r in records if r.family != "other")
         print(f"{name}: {calls_n} operator calls, {covered / max(calls_n, 1):.0%} in benchmarked families, "

@@ -57,13 +57,16 @@ ModelScore score(const char* table, const ResultSet& r) {
 
 TEST(ScoreValidation, TableTimesAreRead) {
   const core::ModelTable m = core::parse_model_table(kTraced, "tiny.yaml");
-  ASSERT_TRUE(m.measured && m.measured->graph_ms && m.measured->kernel_ms && m.measured->eager_ms);
-  EXPECT_DOUBLE_EQ(*m.measured->graph_ms, 0.04);
-  EXPECT_DOUBLE_EQ(*m.measured->kernel_ms, 0.035);
-  EXPECT_DOUBLE_EQ(m.measured->gpu_time_ms, 0.09);  // the eager pass, as older tables' gpu_time_ms
+  ASSERT_EQ(m.measured.size(), 1u);
+  const core::ModelMeasurement& mm = m.measured[0];
+  ASSERT_TRUE(mm.graph_ms && mm.kernel_ms && mm.eager_ms);
+  EXPECT_DOUBLE_EQ(*mm.graph_ms, 0.04);
+  EXPECT_DOUBLE_EQ(*mm.kernel_ms, 0.035);
+  EXPECT_DOUBLE_EQ(mm.gpu_time_ms, 0.09);  // the eager pass, as older tables' gpu_time_ms
   const core::ModelTable old = core::parse_model_table(kOld, "old.yaml");
-  EXPECT_DOUBLE_EQ(old.measured->gpu_time_ms, 0.05);
-  EXPECT_FALSE(old.measured->graph_ms.has_value());
+  ASSERT_EQ(old.measured.size(), 1u);
+  EXPECT_DOUBLE_EQ(old.measured[0].gpu_time_ms, 0.05);
+  EXPECT_FALSE(old.measured[0].graph_ms.has_value());
   try {
     core::parse_model_table("model: m\nmeasured: {graph_ms: 0}\nops:\n  - {family: other, calls: 1}\n", "m.yaml");
     FAIL() << "a zero graph_ms was accepted";
@@ -97,9 +100,9 @@ TEST(ScoreValidation, SuspectGraphTimeFallsBackToKernelTime) {
   const std::string table = std::string(kTraced).replace(
       std::string(kTraced).find("kernel_ms: 0.035}"), 17, "kernel_ms: 0.035, graph_suspect: true}");
   const core::ModelTable m = core::parse_model_table(table, "tiny.yaml");
-  ASSERT_TRUE(m.measured && m.measured->graph_ms);
-  EXPECT_TRUE(m.measured->graph_suspect);
-  EXPECT_FALSE(core::parse_model_table(kTraced, "tiny.yaml").measured->graph_suspect);
+  ASSERT_TRUE(m.measured.size() == 1 && m.measured[0].graph_ms);
+  EXPECT_TRUE(m.measured[0].graph_suspect);
+  EXPECT_FALSE(core::parse_model_table(kTraced, "tiny.yaml").measured[0].graph_suspect);
   const ResultSet r = parse_results(results(11, 4), "r.jsonl", Statistic::median);
   const ModelScore s = score_model(m, {}, "fp16", r);
   const ScoreCheck c = check_score(s, "NVIDIA H200");
@@ -191,4 +194,51 @@ TEST(ScoreValidation, HotAndColdAroundTheRealTime) {
       score_validation_text({{"hot.jsonl", &hot, &hot_report}, {"c.jsonl", &cold_h100, &cold_report}});
   EXPECT_EQ(apart.find("hot L2:"), std::string::npos);
   EXPECT_NE(apart.find("no ratio: traced on NVIDIA H200, run on NVIDIA H100 80GB HBM3"), std::string::npos) << apart;
+}
+
+// A table with entries of two GPUs: each run is checked against its own GPU's entry, and a GPU without one gets no
+// measured time (another GPU's would read as this one's).
+TEST(ScoreValidation, EachRunUsesTheEntryOfItsOwnGpu) {
+  const char* two = R"(model: tiny
+area: nlp
+inputs: {B: 8}
+measured:
+  - {device: "NVIDIA H100 80GB HBM3", precision: fp16, graph_ms: 0.05, eager_ms: 0.12, kernel_ms: 0.045}
+  - {device: "NVIDIA H200", precision: fp16, graph_ms: 0.04, eager_ms: 0.09, kernel_ms: 0.035, date: "2026-11-26"}
+ops:
+  - {family: gemm, calls: 2, traced_us: 10, m: 64, n: B, k: 32}
+  - {family: pointwise, calls: 3, traced_us: 5, op: relu, rows: B, cols: 64}
+)";
+  const ResultSet h200 = parse_results(results(11, 4), "h200.jsonl", Statistic::median);
+  const ModelScore on_h200 = score(two, h200);
+  ASSERT_TRUE(on_h200.measured_ms.has_value());
+  EXPECT_DOUBLE_EQ(*on_h200.measured_ms, 0.09);
+  EXPECT_EQ(on_h200.measured_device, "NVIDIA H200");
+  EXPECT_NEAR(check_score(on_h200, "NVIDIA H200").ratio(), 0.034 / 0.04, 1e-12);
+
+  const ResultSet h100 = parse_results(results(11, 4, "NVIDIA H100 80GB HBM3"), "h100.jsonl", Statistic::median);
+  const ModelScore on_h100 = score(two, h100);
+  ASSERT_TRUE(on_h100.graph_ms.has_value());
+  EXPECT_DOUBLE_EQ(*on_h100.graph_ms, 0.05);
+  EXPECT_DOUBLE_EQ(*on_h100.measured_ms, 0.12);
+}
+
+TEST(ScoreValidation, AGpuWithoutAnEntryShowsNoMeasuredTime) {
+  const ResultSet h100 = parse_results(results(11, 4, "NVIDIA H100 80GB HBM3"), "h100.jsonl", Statistic::median);
+  const ModelScore s = score(kTraced, h100);  // kTraced has an H200 entry only
+  EXPECT_FALSE(s.measured_ms.has_value());
+  EXPECT_FALSE(s.graph_ms.has_value());
+  EXPECT_TRUE(s.measured_device.empty());
+  const ScoreCheck c = check_score(s, "NVIDIA H100 80GB HBM3");
+  EXPECT_FALSE(c.real_ms.has_value());
+  EXPECT_EQ(c.why_not, "the table has no measured time on NVIDIA H100 80GB HBM3 (it has NVIDIA H200 fp16)");
+  const ScoreReport report{{s}, {}, {}};
+  const nlohmann::json j = score_report_json(report, h100, "h100.jsonl", "fp16");
+  EXPECT_FALSE(j["models"][0].contains("measured_ms"));
+  EXPECT_FALSE(j["models"][0].contains("graph_ms"));
+  EXPECT_TRUE(j["models"][0]["score_over_real"].is_null());
+  EXPECT_EQ(j["models"][0]["no_real_ratio"], c.why_not);
+  // The same run in bf16: the H200 entry is fp16, so a bf16 score on the H200 has none either.
+  const ResultSet h200 = parse_results(results(11, 4), "h200.jsonl", Statistic::median);
+  EXPECT_FALSE(score_model(core::parse_model_table(kTraced, "tiny.yaml"), {}, "bf16", h200).measured_ms.has_value());
 }

@@ -111,10 +111,61 @@ ops:
   - {family: other, calls: 1, source_op: aten::sort, traced_us: 12.25}
 )";
   const ModelTable m = parse_model_table(yaml, "m.yaml");
-  ASSERT_TRUE(m.measured.has_value());
-  EXPECT_DOUBLE_EQ(m.measured->gpu_time_ms, 1.5);
-  EXPECT_EQ(m.measured->device, "NVIDIA H200");
+  ASSERT_EQ(m.measured.size(), 1u);  // an older table's single map: a list of one
+  EXPECT_DOUBLE_EQ(m.measured[0].gpu_time_ms, 1.5);
+  EXPECT_EQ(m.measured[0].device, "NVIDIA H200");
   EXPECT_DOUBLE_EQ(m.ops[0].traced_us, 12.25);
+}
+
+// One entry per GPU: a list of maps, each with its optional date and software; the entry of a device is picked by
+// its exact name and precision, and a GPU without an entry gets none.
+TEST(ModelTable, MeasuredListHoldsOneEntryPerDevice) {
+  const std::string yaml = R"(model: m
+measured:
+  - {device: "NVIDIA H100 80GB HBM3", precision: fp16, graph_ms: 3.9, eager_ms: 6.9, kernel_ms: 3.8}
+  - {device: "NVIDIA H200", precision: fp16, graph_ms: 3.6, eager_ms: 5.5, kernel_ms: 3.5, graph_suspect: true,
+     date: "2026-11-26", software: "torch 2.11.0+cu130, cuDNN 9.19.0, driver 580.159.04"}
+ops:
+  - {family: other, calls: 1, source_op: aten::sort}
+)";
+  const ModelTable m = parse_model_table(yaml, "m.yaml");
+  ASSERT_EQ(m.measured.size(), 2u);
+  EXPECT_EQ(m.measured[0].device, "NVIDIA H100 80GB HBM3");
+  EXPECT_TRUE(m.measured[0].date.empty() && m.measured[0].software.empty());  // unknown: not invented
+  EXPECT_EQ(m.measured[1].date, "2026-11-26");
+  EXPECT_EQ(m.measured[1].software, "torch 2.11.0+cu130, cuDNN 9.19.0, driver 580.159.04");
+  EXPECT_TRUE(m.measured[1].graph_suspect);
+
+  const ModelMeasurement* h200 = find_measurement(m, "NVIDIA H200", "fp16");
+  ASSERT_NE(h200, nullptr);
+  EXPECT_DOUBLE_EQ(*h200->graph_ms, 3.6);
+  EXPECT_DOUBLE_EQ(h200->gpu_time_ms, 5.5);
+  ASSERT_NE(find_measurement(m, "NVIDIA H100 80GB HBM3", "fp16"), nullptr);
+  EXPECT_DOUBLE_EQ(*find_measurement(m, "NVIDIA H100 80GB HBM3", "fp16")->graph_ms, 3.9);
+  EXPECT_EQ(find_measurement(m, "NVIDIA H200", "bf16"), nullptr);
+  EXPECT_EQ(find_measurement(m, "NVIDIA H100 PCIe", "fp16"), nullptr);
+  EXPECT_EQ(find_measurement(m, "NVIDIA H20", "fp16"), nullptr);  // exact names only, no prefix match
+  EXPECT_EQ(find_measurement(m, "", "fp16"), nullptr);
+}
+
+TEST(ModelTable, MalformedMeasuredEntrySaysWhereAndWhichField) {
+  const auto table = [](const std::string& measured) {
+    return "model: m\nmeasured:\n" + measured + "ops:\n  - {family: other, calls: 1}\n";
+  };
+  EXPECT_EQ(error_of(table("  - {device: A, precision: fp16, graph_ms: 1}\n  - {device: B, kernel_ms: -2}\n")),
+            "m.yaml:4:28: field 'kernel_ms': expected a positive number, got '-2'");
+  EXPECT_EQ(error_of(table("  - {device: A, date: 26.11.2026}\n")),
+            "m.yaml:3:23: field 'date': expected YYYY-MM-DD, got '26.11.2026'");
+  EXPECT_EQ(error_of(table("  - {device: A, date: 2026-13-01}\n")),
+            "m.yaml:3:23: field 'date': expected YYYY-MM-DD, got '2026-13-01'");
+  EXPECT_EQ(error_of(table("  - {device: A, sofware: x}\n")).rfind("m.yaml:3:17: field 'sofware': unknown key", 0),
+            0u);
+  EXPECT_EQ(error_of(table("  - graph_ms\n")),
+            "m.yaml:3:5: field 'measured': an entry must be a map such as {device: ..., graph_ms: ...}");
+  EXPECT_EQ(error_of(table("  - {device: A, precision: fp16}\n  - {device: A, precision: fp16}\n")),
+            "m.yaml:4:5: field 'measured': a second entry for device 'A' in fp16");
+  EXPECT_EQ(error_of("model: m\nmeasured: 3.9\nops:\n  - {family: other, calls: 1}\n"),
+            "m.yaml:2:11: field 'measured': expected a list of maps, one per device");
 }
 
 TEST(ModelTable, EveryErrorSaysWhere) {

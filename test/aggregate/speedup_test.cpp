@@ -1,0 +1,140 @@
+// Predicted against measured speedup between two systems: on hand-made runs whose numbers are worked out here
+// (score ratio, real ratio, error; an area over the models with real times on both GPUs; a GPU without an entry),
+// and on the two committed bundles, whose real ratios are the model tables' H200 over H100 entries.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <filesystem>
+#include <string>
+
+#include "aggregate/score_command.h"
+#include "aggregate/score_report.h"
+#include "aggregate/speedup.h"
+#include "core/model_table.h"
+
+using namespace opmark;
+using namespace opmark::aggregate;
+
+namespace {
+
+const char* kGemm = "gemm/fwd/fp16/m=64/n=8/k=32/ta=N/tb=N/batch=1";
+
+std::string results(double gemm_us, const std::string& gpu) {
+  return "{\"type\":\"context\",\"context\":{\"gpu\":\"" + gpu + "\"}}\n{\"type\":\"run\",\"name\":\"" + kGemm +
+         "\",\"status\":\"ok\",\"repetition\":0,\"time_us\":" + std::to_string(gemm_us) + "}\n";
+}
+
+// Two models of 10 GEMM calls each; `fast` has real times on both GPUs (B's graph time flagged: kernel on both),
+// `old` on the first only.
+const char* kFast = R"(model: fast
+area: nlp
+measured:
+  - {device: GPU A, precision: fp16, graph_ms: 0.25, kernel_ms: 0.2}
+  - {device: GPU B, precision: fp16, graph_ms: 0.3, kernel_ms: 0.16, graph_suspect: true}
+ops:
+  - {family: gemm, calls: 10, m: 64, n: 8, k: 32}
+)";
+const char* kOld = R"(model: old
+area: nlp
+measured: {device: GPU A, precision: fp16, graph_ms: 0.5, kernel_ms: 0.45}
+ops:
+  - {family: gemm, calls: 20, m: 64, n: 8, k: 32}
+)";
+
+struct Scored {
+  ResultSet results;
+  ScoreReport report;
+};
+
+Scored scored(double gemm_us, const std::string& gpu) {
+  Scored s;
+  s.results = parse_results(results(gemm_us, gpu), gpu + ".jsonl", Statistic::median);
+  for (const char* t : {kFast, kOld})
+    s.report.models.push_back(score_model(core::parse_model_table(t, "t.yaml"), {}, "fp16", s.results));
+  const Area nlp{"nlp", "", {"fast", "old"}};
+  s.report.areas.push_back(score_area(nlp, s.report.models));
+  s.report.area_defs.push_back(nlp);
+  return s;
+}
+
+}  // namespace
+
+TEST(Speedup, ScoreRatioBesideRealRatioAndError) {
+  const Scored a = scored(20, "GPU A"), b = scored(15, "GPU B");
+  const SpeedupReport r = speedup_report({"a.jsonl", &a.results, &a.report}, {"b.jsonl", &b.results, &b.report});
+  ASSERT_EQ(r.models.size(), 2u);
+  const SpeedupRow& fast = r.models[0];
+  EXPECT_NEAR(fast.score_a, 0.2, 1e-12);  // 10 x 20 us
+  EXPECT_NEAR(fast.predicted(), 0.75, 1e-12);
+  // A would take its graph time, B (flagged) its kernel time: both take the kernel time, 0.16 / 0.2.
+  EXPECT_EQ(fast.real_kind, "kernel");
+  ASSERT_TRUE(fast.real().has_value());
+  EXPECT_NEAR(*fast.real(), 0.8, 1e-12);
+  EXPECT_NEAR(*fast.error(), 0.75 / 0.8 - 1, 1e-12);
+  // B has no entry for `old`: no real ratio, and why.
+  const SpeedupRow& old = r.models[1];
+  EXPECT_FALSE(old.real().has_value());
+  EXPECT_FALSE(old.error().has_value());
+  EXPECT_EQ(old.why_not, "B: the table has no measured time on GPU B (it has GPU A fp16)");
+  // The area: scores over both models (0.3 ms against 0.225 ms), the real ratio and the error over `fast` alone.
+  ASSERT_EQ(r.areas.size(), 1u);
+  const SpeedupRow& nlp = r.areas[0];
+  EXPECT_NEAR(nlp.predicted(), 0.75, 1e-12);
+  EXPECT_EQ(nlp.models, 2u);
+  EXPECT_EQ(nlp.models_with_real, 1u);
+  EXPECT_NEAR(*nlp.real(), 0.8, 1e-12);
+  EXPECT_NEAR(*nlp.error(), 0.75 / 0.8 - 1, 1e-12);
+
+  const std::string text = speedup_text(r);
+  EXPECT_NE(text.find("A: GPU A (a.jsonl)\nB: GPU B (b.jsonl)\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("fast                          0.2000      0.1500     0.750      0.2000      0.1600  kernel"
+                      "     0.800    -6.3%\n"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("old                           0.4000      0.3000     0.750           -           -       -"
+                      "         -        -  B: the table has no measured time on GPU B"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("area nlp (1/2)                                       0.750      0.2000      0.1600  kernel"
+                      "     0.800    -6.3%\n"),
+            std::string::npos)
+      << text;
+}
+
+TEST(Speedup, NoRealRatioWhereNeitherGpuHasAnEntry) {
+  const Scored a = scored(20, "GPU C"), b = scored(15, "GPU B");
+  const SpeedupReport r = speedup_report({"a", &a.results, &a.report}, {"b", &b.results, &b.report});
+  EXPECT_EQ(r.models[0].why_not, "A: the table has no measured time on GPU C (it has GPU A fp16, GPU B fp16)");
+  EXPECT_FALSE(r.areas[0].real().has_value());
+  EXPECT_EQ(r.areas[0].why_not, "no model of the area has real times on both GPUs");
+}
+
+// The committed H100 and H200 bundles with the seven models traced on both: every real ratio is the tables' H200
+// entry over their H100 entry, and the error is the score ratio over it.
+TEST(Speedup, CommittedBundlesH200OverH100) {
+  namespace fs = std::filesystem;
+  const fs::path root(OPMARK_SOURCE_DIR);
+  const std::vector<core::ModelTable> models = core::load_models(
+      {"resnet50", "vgg16", "mobilenet_v2", "bert_base", "gpt2", "llama7b", "deepspeech2"}, {(root / "shapes").string()});
+  const std::string areas = (root / "shapes" / "areas.yaml").string();
+  const ResultSet h100 =
+      load_results_or_bundle((root / "results" / "nvidia-h100-80gb-hbm3").string(), Statistic::median);
+  const ResultSet h200 = load_results_or_bundle((root / "results" / "nvidia-h200").string(), Statistic::median);
+  const ScoreReport a = score_report(h100, models, areas, {}, "fp16"), b = score_report(h200, models, areas, {}, "fp16");
+  const SpeedupReport r = speedup_report({"h100", &h100, &a}, {"h200", &h200, &b});
+  ASSERT_EQ(r.models.size(), 7u);
+  for (const auto& m : r.models) {
+    ASSERT_TRUE(m.real().has_value()) << m.name << ": " << m.why_not;
+    EXPECT_NEAR(*m.error(), m.predicted() / *m.real() - 1, 1e-12) << m.name;
+  }
+  EXPECT_EQ(r.models[0].name, "resnet50");
+  EXPECT_EQ(r.models[0].real_kind, "graph");
+  EXPECT_NEAR(*r.models[0].real(), 3.6707 / 3.9338, 1e-12);
+  EXPECT_EQ(r.models[3].name, "bert_base");  // flagged on both GPUs: the kernel times
+  EXPECT_EQ(r.models[3].real_kind, "kernel");
+  EXPECT_NEAR(*r.models[3].real(), 7.3270 / 7.8112, 1e-12);
+  for (const auto& area : r.areas) {
+    EXPECT_EQ(area.models_with_real, area.models) << area.name;
+    EXPECT_NEAR(*area.error(), area.predicted() / *area.real() - 1, 1e-12) << area.name;
+  }
+}
