@@ -28,6 +28,7 @@
 #include "bench/harness/process_group.h"
 #include "bench/harness/progress.h"
 #include "bench/harness/results_log.h"
+#include "bench/harness/run_summary.h"
 #include "bench/harness/topology.h"
 #include "bench/harness/version.h"
 #include "core/error.h"
@@ -46,6 +47,24 @@ namespace {
 
 // $OPMARK_SHAPES, the installed tables beside the executable, or the source tree's (core/shapes_dir.h).
 std::vector<std::string> default_shapes() { return {core::default_shapes_dir().path}; }
+
+// How to call opmark-aggregate from here: beside this executable in a build tree (../aggregate/) or an installed
+// one (bin/), else by name.
+std::string aggregator_command() {
+  const fs::path exe = core::executable_path();
+  if (!exe.empty()) {
+    for (const fs::path& p : {exe.parent_path().parent_path() / "aggregate" / "opmark-aggregate",
+                              exe.parent_path() / "opmark-aggregate"}) {
+      std::error_code ec;
+      if (!fs::exists(p, ec)) continue;
+      const fs::path relative = fs::relative(p, fs::current_path(ec), ec);
+      if (ec || relative.empty()) return p.string();
+      const std::string r = relative.string();
+      return r.rfind("..", 0) == 0 || r.find('/') == std::string::npos ? p.string() : "./" + r;
+    }
+  }
+  return "opmark-aggregate";
+}
 
 void print_summary(const std::vector<core::Table>& tables, const std::vector<core::Case>& cases) {
   std::map<std::string, int> by_family_precision;
@@ -428,24 +447,31 @@ int run(int argc, char** argv, bench::ProcessGroup& group) {
 
   const int ok = harness.count(bench::Status::ok), skipped = harness.count(bench::Status::skipped),
             failed = harness.count(bench::Status::failed), unstable = harness.count(bench::Status::unstable);
-  std::printf("\nopmark: %d ok, %d skipped, %d failed, %d unstable\n", ok, skipped, failed, unstable);
   const double run_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - run_start).count();
   const bench::PhaseTimes& phase_times = harness.phase_times();
-  const std::string phases = phase_times.summary(run_s);
-  if (!phases.empty()) std::printf("opmark: %.0f s, of which %s\n", run_s, phases.c_str());
   for (const std::string& line : phase_times.family_lines()) std::fprintf(stderr, "opmark:   %s\n", line.c_str());
+  const std::string phases = phase_times.summary(run_s);
+  if (!phases.empty()) std::fprintf(stderr, "opmark: %.0f s, of which %s\n", run_s, phases.c_str());
   if (ok + skipped + failed + unstable == 0) {
     std::fprintf(stderr, "opmark-bench: no case ran: --benchmark_filter and the --opmark_ selection match nothing\n");
     return 1;
   }
+  std::vector<bench::SummaryCase> summary_cases;
   for (const auto& c : harness.cases()) {
     const std::string name = core::make_case_name(c);
     const bench::Outcome* o = harness.outcome(name);
-    if (o && o->status != bench::Status::ok)
-      std::printf("  %-7s %s: %s\n", bench::name_of(o->status), name.c_str(), o->reason.c_str());
+    if (!o) continue;
+    summary_cases.push_back({c.family, core::short_case_name(c), bench::name_of(o->status), o->counters});
   }
-  if (!log_path.empty())
-    std::printf("results: %s%s%s\n", log_path.c_str(), json_path.empty() ? "" : " and ", json_path.c_str());
+  bench::SummaryPlace place;
+  if (!log_path.empty()) {
+    place.results = log_path + (json_path.empty() ? "" : " and " + json_path);
+    place.out_dir = options.out_dir;
+    place.aggregator = aggregator_command();
+    place.models = !options.models.empty() ? options.models : suite ? suite->model_names : std::vector<std::string>{};
+  }
+  std::printf("\n");
+  for (const std::string& line : bench::run_summary(summary_cases, place, run_s)) std::printf("%s\n", line.c_str());
   return failed > 0 ? 1 : 0;
 }
 
