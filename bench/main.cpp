@@ -32,8 +32,10 @@
 #include "bench/harness/topology.h"
 #include "bench/harness/version.h"
 #include "core/error.h"
+#include "core/file_access.h"
 #include "core/model_table.h"
 #include "core/result_record.h"
+#include "core/resume.h"
 #include "core/shapes_dir.h"
 #include "core/suite.h"
 #include "core/table.h"
@@ -295,7 +297,13 @@ int run(int argc, char** argv, bench::ProcessGroup& group) {
   if (!options.out_dir.empty() && !options.validate_only && !options.help && group.rank() == 0 &&
       !has_flag(argc, argv, "--benchmark_list_tests")) {
     folder_lock.emplace(bench::lock_output_folder(options.out_dir));
-    bench::check_output_folder(options.out_dir, options.overwrite);
+    bench::check_output_folder(options.out_dir, options.overwrite || options.resume);
+  }
+  // --opmark_resume: the cases the log holds in full are kept and not run again.
+  std::optional<core::ResumeState> resumed;
+  const std::string resume_log = (fs::path(options.out_dir) / "results.jsonl").string();
+  if (options.resume && folder_lock && fs::exists(resume_log) && fs::file_size(resume_log) > 0) {
+    resumed = core::read_resume_state(resume_log);
   }
 
   const std::vector<std::string> shape_dirs = options.shapes.empty() ? default_shapes() : options.shapes;
@@ -406,6 +414,14 @@ int run(int argc, char** argv, bench::ProcessGroup& group) {
   std::string why;
   std::optional<bench::DeviceInfo> device = listing ? std::nullopt : bench::query_device(&why);
   bench::Harness harness(options, device, why, &group);
+  if (resumed) {
+    std::vector<core::Case> remaining;
+    for (auto& c : cases)
+      if (!resumed->done.count(core::make_case_name(c))) remaining.push_back(std::move(c));
+    std::fprintf(stderr, "opmark: resuming %s: %zu case(s) measured already, %zu to run\n", resume_log.c_str(),
+                 cases.size() - remaining.size(), remaining.size());
+    cases = std::move(remaining);
+  }
   harness.register_cases(std::move(cases));
   if (listing) {  // the names results.jsonl uses, one a line and nothing else on stdout (Google Benchmark's end in
                   // "/manual_time")
@@ -425,14 +441,26 @@ int run(int argc, char** argv, bench::ProcessGroup& group) {
   nlohmann::json context =
       add_context(device, options, harness.peaks(), group, command, suite ? &*suite : nullptr, harness.monitor());
   const std::string log_path = writes ? (fs::path(options.out_dir) / "results.jsonl").string() : "";
-  const std::string json_path = !writes || user_benchmark_out(argc, argv)
-                                    ? "" : (fs::path(options.out_dir) / "benchmark.json").string();
+  const std::string json_path =
+      !writes || user_benchmark_out(argc, argv)
+          ? ""
+          : (fs::path(options.out_dir) / (resumed ? "benchmark.resumed.json" : "benchmark.json")).string();
+  if (resumed) {
+    const std::vector<std::string> differ = core::resume_mismatches(resumed->context, context);
+    if (!differ.empty()) {
+      std::string all;
+      for (const auto& d : differ) all += "\n  " + d;
+      throw Error("--opmark_resume: " + log_path + " was measured otherwise; a resumed run must be the same run:" + all);
+    }
+    // The log as the kill left it, less what is measured again: replaced whole, so a crash here loses nothing.
+    core::write_file_atomically(log_path, resumed->kept_text);
+  }
   const auto color = isatty(fileno(stdout)) ? benchmark::ConsoleReporter::OO_ColorTabular
                                             : benchmark::ConsoleReporter::OO_Tabular;
   std::unique_ptr<benchmark::BenchmarkReporter> display;
   if (options.console_table) display = std::make_unique<benchmark::ConsoleReporter>(color);
   else display = std::make_unique<bench::CaseLineReporter>(harness);
-  bench::ResultsLogReporter reporter(std::move(display), log_path, harness, context, json_path);
+  bench::ResultsLogReporter reporter(std::move(display), log_path, harness, context, json_path, resumed.has_value());
   bench::Progress progress(harness.cases().size());  // every registered case runs: the filter chose them
   reporter.set_progress(&progress);
   const auto run_start = std::chrono::steady_clock::now();

@@ -177,8 +177,11 @@ void write_all(int fd, const char* data, std::size_t size, const std::string& pa
   }
 }
 
-LogFile::LogFile(const std::string& path) : path_(path) {
-  fd_ = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY | O_NONBLOCK, 0644);
+LogFile::LogFile(const std::string& path, Mode mode) : path_(path) {
+  fd_ = ::open(path.c_str(),
+               O_WRONLY | O_CREAT | (mode == Mode::append ? O_APPEND : O_TRUNC) | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY |
+                   O_NONBLOCK,
+               0644);
   if (fd_ < 0) {
     const int err = errno;
     if (err == ELOOP) throw Error(symlink_not_written(path));

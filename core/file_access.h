@@ -59,7 +59,8 @@ void write_all(int fd, const char* data, std::size_t size, const std::string& pa
 // Each failure throws opmark::Error naming the file ("DIR/results.jsonl: cannot write (No space left on device)").
 class LogFile {
  public:
-  explicit LogFile(const std::string& path);
+  enum class Mode { replace, append };  // append: go on at the end of what the file holds (a resumed run)
+  explicit LogFile(const std::string& path, Mode mode = Mode::replace);
   ~LogFile();  // closes without the checks of close() (an error already on its way out)
   LogFile(const LogFile&) = delete;
   LogFile& operator=(const LogFile&) = delete;

@@ -151,6 +151,8 @@ void apply(Options& o, const std::string& flag, const std::string& value) {
     o.out_dir = value;
   } else if (flag == "opmark_overwrite") {
     o.overwrite = parse_switch(flag, value);
+  } else if (flag == "opmark_resume") {
+    o.resume = parse_switch(flag, value);
   } else if (flag == "opmark_validate") {
     o.validate_only = parse_switch(flag, value);
   } else if (flag == "opmark_peak") {
@@ -238,7 +240,7 @@ const std::vector<std::string> kValueFlags = {
     "opmark_console", "opmark_recheck", "opmark_kernel_trace", "opmark_profile_launches", "opmark_pin", "opmark_regime",
     "opmark_min_clock", "opmark_energy_window", "opmark_sustained"};
 const std::vector<std::string> kSwitches = {"opmark_validate", "opmark_isolated", "opmark_profile_graph",
-                                            "opmark_overwrite", "opmark_help"};
+                                            "opmark_overwrite", "opmark_resume", "opmark_help"};
 
 }  // namespace
 
@@ -348,6 +350,10 @@ selects nothing is an error):
   --opmark_overwrite            replace the results a folder already holds (without it, a --opmark_out that
                                 holds a run's results.jsonl or benchmark.json is refused, so nothing measured
                                 is lost to a rerun)
+  --opmark_resume               go on from the results.jsonl a killed run left in --opmark_out: its measured
+                                cases are kept and skipped, a case it cut off is measured again; the GPU,
+                                software, build and timing rules must match (the new part's Google Benchmark
+                                JSON goes to benchmark.resumed.json)
   --opmark_validate             load and check every table, print the case count, run nothing (no GPU needed)
   --opmark_peak=bf16=790,bw=3000  peak TFLOPS per precision and memory GB/s, overriding the built-in table
   --opmark_candidates=N         cuBLASLt algorithms per layout timed before measuring (default 16)

@@ -25,6 +25,7 @@ struct Options {
   L2Mode l2 = L2Mode::hot;
   std::string out_dir;                  // results folder; empty: no files unless --benchmark_out is given
   bool overwrite = false;               // --opmark_overwrite: replace the results already in out_dir
+  bool resume = false;                  // --opmark_resume: go on from the results already in out_dir
   bool validate_only = false;           // load and expand the tables, print a summary, run nothing
   std::map<std::string, double> peaks;  // overrides: precision -> TFLOPS, "bw" -> GB/s
   int candidates = 16;                  // library algorithms timed per case (cuBLASLt heuristic results)

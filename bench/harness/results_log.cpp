@@ -9,9 +9,11 @@
 namespace opmark::bench {
 
 ResultsLogReporter::ResultsLogReporter(std::unique_ptr<benchmark::BenchmarkReporter> display, const std::string& path,
-                                       const Harness& harness, nlohmann::json context, const std::string& json_path)
-    : display_(std::move(display)), harness_(harness), context_(std::move(context)) {
-  if (!path.empty()) log_ = std::make_unique<core::LogFile>(path);
+                                       const Harness& harness, nlohmann::json context, const std::string& json_path,
+                                       bool resuming)
+    : display_(std::move(display)), harness_(harness), context_(std::move(context)), resuming_(resuming) {
+  if (!path.empty()) log_ = std::make_unique<core::LogFile>(path, resuming ? core::LogFile::Mode::append
+                                                                           : core::LogFile::Mode::replace);
   if (!json_path.empty()) {
     json_file_ = std::make_unique<core::LogFile>(json_path);
     json_ = std::make_unique<benchmark::JSONReporter>();
@@ -44,7 +46,7 @@ bool ResultsLogReporter::ReportContext(const Context& context) {
   core::ResultRecord line;
   line.kind = core::RecordKind::context;
   line.context = context_;
-  append(line);
+  if (!resuming_) append(line);  // a resumed log keeps the context line it has
   display_->SetOutputStream(&GetOutputStream());
   display_->SetErrorStream(&GetErrorStream());
   if (json_) {

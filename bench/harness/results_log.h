@@ -24,8 +24,10 @@ namespace opmark::bench {
 class ResultsLogReporter : public benchmark::BenchmarkReporter {
  public:
   // `path` empty: only forwards to `display`. `json_path` not empty: Google Benchmark's JSON goes there too.
+  // `resuming`: the log at `path` goes on (appended to, its context line kept) instead of starting anew.
   ResultsLogReporter(std::unique_ptr<benchmark::BenchmarkReporter> display, const std::string& path,
-                     const Harness& harness, nlohmann::json context, const std::string& json_path = "");
+                     const Harness& harness, nlohmann::json context, const std::string& json_path = "",
+                     bool resuming = false);
 
   bool ReportContext(const Context& context) override;
   void ReportRuns(const std::vector<Run>& runs) override;
@@ -51,6 +53,7 @@ class ResultsLogReporter : public benchmark::BenchmarkReporter {
   std::unique_ptr<core::LogFile> json_file_;
   const Harness& harness_;
   nlohmann::json context_;
+  bool resuming_ = false;
   std::set<std::string> not_run_logged_;
   Progress* progress_ = nullptr;  // skipped or failed cases already in the log
 };

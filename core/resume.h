@@ -1,0 +1,30 @@
+#pragma once
+// Resuming a run that was killed (--opmark_resume): what its results log already holds. A case counts as done when
+// its log has its median (an aggregate line) or its one line of a case that did not run; a case cut off mid-way
+// (repetitions without a median) is measured again. The context must match the new run's on the keys that decide
+// what a time means, or the two parts would not be one run.
+#include <set>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace opmark::core {
+
+struct ResumeState {
+  nlohmann::json context;       // the log's context line
+  std::set<std::string> done;   // cases measured (or found not to run) in full
+  std::string kept_text;        // the context line and every line of the done cases, in order: the log to go on from
+  int dropped_lines = 0;        // lines of cases cut off, re-times and summaries, and a last line cut by the kill
+};
+
+// Reads a results log for resuming. Throws opmark::Error naming file and line for a line that is not JSON (except
+// the last, unfinished one: the kill's), and when there is no context line first.
+ResumeState read_resume_state(const std::string& path);
+ResumeState parse_resume_state(const std::string& text, const std::string& path);
+
+// The context keys a resumed run must share with the log it goes on: the GPU, the software, the build and the
+// timing rules. Returns "key: 'earlier' in the log, 'now' in this run" for each that differs.
+std::vector<std::string> resume_mismatches(const nlohmann::json& earlier, const nlohmann::json& now);
+
+}  // namespace opmark::core
