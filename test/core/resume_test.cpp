@@ -1,0 +1,103 @@
+// Resuming a killed run (--opmark_resume): which cases its log holds in full, what is kept, and the context check.
+#include <gtest/gtest.h>
+
+#include <set>
+#include <sstream>
+
+#include "core/error.h"
+#include "core/resume.h"
+
+using opmark::core::parse_resume_state;
+using opmark::core::resume_mismatches;
+
+namespace {
+
+const std::string kContext =
+    R"({"type":"context","context":{"gpu":"NVIDIA H100 80GB HBM3","git":"abc","seed":7,"regime":"burst"}})";
+std::string run_line(const std::string& name, int rep) {
+  return R"({"type":"run","name":")" + name + R"(","status":"ok","repetition":)" + std::to_string(rep) +
+         R"(,"time_us":5.0})";
+}
+std::string median_line(const std::string& name) {
+  return R"({"type":"aggregate","aggregate":"median","name":")" + name + R"(","status":"ok","time_us":5.0})";
+}
+std::string skipped_line(const std::string& name) {
+  return R"({"type":"run","name":")" + name + R"(","status":"skipped","repetition":0})";
+}
+std::string recheck_line(const std::string& name) {
+  return R"({"type":"aggregate","aggregate":"recheck","name":")" + name + R"(","status":"ok","time_us":5.1})";
+}
+
+// The cases a log holds lines for.
+std::set<std::string> cases_in(const std::string& log) {
+  std::set<std::string> out;
+  std::istringstream in(log);
+  for (std::string line; std::getline(in, line);) {
+    const auto at = line.find("\"name\":\"");
+    if (at == std::string::npos) continue;
+    const auto from = at + 8;
+    out.insert(line.substr(from, line.find('"', from) - from));
+  }
+  return out;
+}
+
+}  // namespace
+
+TEST(Resume, KeepsTheCasesMeasuredInFullAndDropsTheOneCutOff) {
+  // a: measured; b: did not run (skipped); c: two repetitions, then the kill (no median); d: its line cut short.
+  const std::string log = kContext + "\n" + run_line("a", 0) + "\n" + run_line("a", 1) + "\n" + median_line("a") +
+                          "\n" + skipped_line("b") + "\n" + run_line("c", 0) + "\n" + run_line("c", 1) + "\n" +
+                          R"({"type":"run","name":"d","sta)";
+  const auto state = parse_resume_state(log, "runs/x/results.jsonl");
+  EXPECT_EQ(state.done, (std::set<std::string>{"a", "b"}));
+  EXPECT_EQ(state.context.value("git", ""), "abc");
+  EXPECT_EQ(state.kept_text, kContext + "\n" + run_line("a", 0) + "\n" + run_line("a", 1) + "\n" + median_line("a") +
+                                 "\n" + skipped_line("b") + "\n");
+  EXPECT_EQ(state.dropped_lines, 3);
+}
+
+TEST(Resume, AKilledRunResumedHoldsTheSameCasesAsAnUnbrokenOne) {
+  const std::vector<std::string> all = {"a", "b", "c", "d"};
+  std::string unbroken = kContext + "\n";
+  for (const auto& n : all) unbroken += run_line(n, 0) + "\n" + median_line(n) + "\n";
+  // Killed in c's repetitions; re-times of the first part's cases are measured again by the part that finishes.
+  const std::string killed = kContext + "\n" + run_line("a", 0) + "\n" + median_line("a") + "\n" + run_line("b", 0) +
+                             "\n" + median_line("b") + "\n" + recheck_line("a") + "\n" + run_line("c", 0) + "\n";
+  const auto state = parse_resume_state(killed, "results.jsonl");
+  std::string resumed = state.kept_text;
+  for (const auto& n : all)  // what the resumed run measures: every case not done
+    if (!state.done.count(n)) resumed += run_line(n, 0) + "\n" + median_line(n) + "\n";
+  EXPECT_EQ(cases_in(resumed), cases_in(unbroken));
+  EXPECT_EQ(resumed.find("recheck"), std::string::npos);
+  // Each case once: c's cut-off repetition is gone.
+  EXPECT_EQ(resumed, unbroken);
+}
+
+TEST(Resume, ABadLogIsAnErrorNamingFileAndLine) {
+  EXPECT_THROW(parse_resume_state("", "r.jsonl"), opmark::Error);
+  try {
+    parse_resume_state(run_line("a", 0) + "\n", "r.jsonl");
+    FAIL();
+  } catch (const opmark::Error& e) {
+    EXPECT_NE(std::string(e.what()).find("r.jsonl:1: the first line is no context line"), std::string::npos);
+  }
+  try {
+    parse_resume_state(kContext + "\nnot json\n" + median_line("a") + "\n", "r.jsonl");
+    FAIL();
+  } catch (const opmark::Error& e) {
+    EXPECT_NE(std::string(e.what()).find("r.jsonl:2: not a JSON line"), std::string::npos) << e.what();
+  }
+}
+
+TEST(Resume, TheContextMustMatchOnWhatAnswersForATime) {
+  const nlohmann::json log = {{"gpu", "NVIDIA H100 80GB HBM3"}, {"git", "abc"}, {"seed", 7}, {"started_at", "t0"}};
+  nlohmann::json now = log;
+  now["started_at"] = "t1";  // when each part began differs, as it must
+  EXPECT_TRUE(resume_mismatches(log, now).empty());
+  now["git"] = "def";
+  now["regime"] = "sustained";
+  const auto differ = resume_mismatches(log, now);
+  ASSERT_EQ(differ.size(), 2u);
+  EXPECT_EQ(differ[0], "git: \"abc\" in the log, \"def\" in this run");
+  EXPECT_EQ(differ[1], "regime: none in the log, \"sustained\" in this run");
+}
