@@ -39,6 +39,7 @@
 #include "core/shapes_dir.h"
 #include "core/suite.h"
 #include "core/table.h"
+#include "core/text.h"
 #include "kernels/cuda_check.h"
 #include "opmark/version.h"
 
@@ -478,8 +479,8 @@ int run(int argc, char** argv, bench::ProcessGroup& group) {
   const double run_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - run_start).count();
   const bench::PhaseTimes& phase_times = harness.phase_times();
   for (const std::string& line : phase_times.family_lines()) std::fprintf(stderr, "opmark:   %s\n", line.c_str());
-  const std::string phases = phase_times.summary(run_s);
-  if (!phases.empty()) std::fprintf(stderr, "opmark: %.0f s, of which %s\n", run_s, phases.c_str());
+  for (const std::string& line : phase_times.summary_lines(run_s, bench::kCaseLineWidth))
+    std::fprintf(stderr, "%s\n", line.c_str());
   if (ok + skipped + failed + unstable == 0) {
     std::fprintf(stderr, "opmark-bench: no case ran: --benchmark_filter and the --opmark_ selection match nothing\n");
     return 1;

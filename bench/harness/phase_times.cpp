@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstring>
 
 namespace opmark::bench {
 
@@ -35,7 +36,23 @@ void PhaseTimes::end_cases() {
   current_ = nullptr;
 }
 
-std::vector<std::string> PhaseTimes::family_lines() const {
+std::vector<std::string> PhaseTimes::summary_lines(double total_s, std::size_t width) const {
+  const std::string all = summary(total_s);
+  if (all.empty()) return {};
+  std::vector<std::string> lines = {"opmark: " + std::to_string(static_cast<long>(total_s + 0.5)) + " s, of which"};
+  std::size_t start = 0;
+  while (start < all.size()) {
+    std::size_t end = all.find(", ", start);
+    const std::string part = all.substr(start, end == std::string::npos ? std::string::npos : end - start) +
+                             (end == std::string::npos ? "" : ",");
+    start = end == std::string::npos ? all.size() : end + 2;
+    if (lines.back().size() + 1 + part.size() > width) lines.push_back("opmark:  ");
+    lines.back() += " " + part;
+  }
+  return lines;
+}
+
+std::vector<std::string> PhaseTimes::family_lines(std::size_t width) const {
   std::vector<const Family*> sorted;
   for (const Family& f : families_) sorted.push_back(&f);
   std::stable_sort(sorted.begin(), sorted.end(), [](const Family* a, const Family* b) { return a->wall_s > b->wall_s; });
@@ -52,6 +69,7 @@ std::vector<std::string> PhaseTimes::family_lines() const {
       if (s / n < 0.01) continue;
       char part[120];
       std::snprintf(part, sizeof part, "%s%s %.2f", parts.empty() ? "" : ", ", name.c_str(), s / n);
+      if (line.size() + parts.size() + std::strlen(part) + 3 > width) break;  // the smallest phases go first
       parts += part;
     }
     if (!parts.empty()) line += " (" + parts + ")";

@@ -31,12 +31,14 @@ class PhaseTimes {
   // Ends the current family's wall time (at the end of the run, or before time that belongs to no family).
   void end_cases();
   // Per family, largest first: "conv: 554 cases, 0.77 s a case (energy windows 0.31, tuning 0.20, ...)"; phases
-  // under 0.01 s a case are left out.
-  std::vector<std::string> family_lines() const;
+  // under 0.01 s a case are left out, and the smallest where the line would pass `width` characters.
+  std::vector<std::string> family_lines(std::size_t width = 150) const;
   const std::vector<std::pair<std::string, double>>& phases() const { return phases_; }
   // "energy windows 430 s (39%), tuning and verification 310 s (28%), ..." over `total_s`, largest first; phases
   // under 1% are left out.
   std::string summary(double total_s) const;
+  // "opmark: 66 s, of which " and the summary, folded into lines of at most `width` characters.
+  std::vector<std::string> summary_lines(double total_s, std::size_t width) const;
 
  private:
   struct Family {

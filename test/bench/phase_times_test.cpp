@@ -43,3 +43,19 @@ TEST(PhaseTimes, SplitsEachPhasePerFamilyAndCase) {
   EXPECT_NE(lines[1].find("(energy windows 0.10)"), std::string::npos) << lines[1];
   EXPECT_EQ(t.summary(10).rfind("end-of-run re-time 5 s (50%)", 0), 0u) << t.summary(10);
 }
+
+TEST(PhaseTimes, TheSummaryFoldsAtTheConsolesWidth) {
+  PhaseTimes t;
+  t.add("energy windows", 33);
+  t.add("end-of-run re-time", 9);
+  t.add("building inputs", 8);
+  const auto wide = t.summary_lines(66, 160);
+  ASSERT_EQ(wide.size(), 1u);
+  EXPECT_EQ(wide[0], "opmark: 66 s, of which energy windows 33 s (50%), end-of-run re-time 9 s (14%), building inputs 8 s (12%)");
+  const auto narrow = t.summary_lines(66, 60);
+  ASSERT_EQ(narrow.size(), 3u);
+  EXPECT_EQ(narrow[0], "opmark: 66 s, of which energy windows 33 s (50%),");
+  EXPECT_EQ(narrow[1], "opmark:   end-of-run re-time 9 s (14%),");
+  EXPECT_EQ(narrow[2], "opmark:   building inputs 8 s (12%)");
+  for (const auto& l : narrow) EXPECT_LE(l.size(), 60u);
+}
