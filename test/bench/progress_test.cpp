@@ -8,6 +8,18 @@
 
 using namespace opmark::bench;
 
+namespace {
+// What was written to `out`, which is closed.
+std::string read_and_close(std::FILE* out) {
+  std::rewind(out);
+  char line[256];
+  std::string text;
+  while (std::fgets(line, sizeof line, out)) text += line;
+  std::fclose(out);
+  return text;
+}
+}  // namespace
+
 TEST(Progress, LineSaysDoneTotalElapsedAndLeft) {
   EXPECT_EQ(progress_line(0, 10, 0), "[0/10] 0s elapsed");
   // 4 cases in 100 s: 25 s each, 6 left: 150 s.
@@ -22,11 +34,7 @@ TEST(Progress, EachCaseCountsOnce) {
   p.reported("a");
   p.reported("a");  // its aggregates, reported after its repetitions
   p.reported("b");
-  std::rewind(out);
-  char line[256];
-  std::string text;
-  while (std::fgets(line, sizeof line, out)) text += line;
-  std::fclose(out);
+  const std::string text = read_and_close(out);
   EXPECT_NE(text.find("[1/2]"), std::string::npos);
   EXPECT_NE(text.find("[2/2]"), std::string::npos);
   EXPECT_EQ(text.find("[3/2]"), std::string::npos);
@@ -39,11 +47,7 @@ TEST(Progress, PrintsAtMostEveryFewSecondsAndAtTheLastCase) {
   p.reported("a");
   p.reported("b");
   p.reported("c");
-  std::rewind(out);
-  char line[256];
-  std::string text;
-  while (std::fgets(line, sizeof line, out)) text += line;
-  std::fclose(out);
+  const std::string text = read_and_close(out);
   EXPECT_EQ(text.find("[1/3]"), std::string::npos) << text;
   EXPECT_EQ(text.find("[2/3]"), std::string::npos) << text;
   EXPECT_NE(text.find("[3/3]"), std::string::npos) << text;
