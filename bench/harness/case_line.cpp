@@ -65,7 +65,9 @@ std::string format_case_line(const CaseLine& l) {
   char b[48];
   std::string rate, peak, clock, power;
   if (const double t = counter(l, "tflops"); t > 0) {
-    std::snprintf(b, sizeof b, "%.4g TFLOPS", t);
+    // Under a TFLOPS in GFLOPS, so the column keeps its width.
+    if (t < 1) std::snprintf(b, sizeof b, "%.4g GFLOPS", t * 1e3);
+    else std::snprintf(b, sizeof b, "%.4g TFLOPS", t);
     rate = b;
   } else if (const double g = counter(l, "gb_per_s"); g > 0) {
     std::snprintf(b, sizeof b, "%.4g GB/s", g);
@@ -73,7 +75,8 @@ std::string format_case_line(const CaseLine& l) {
   }
   const double pct = counter(l, "pct_peak") > 0 ? counter(l, "pct_peak") : counter(l, "pct_peak_bw");
   if (pct > 0) {
-    std::snprintf(b, sizeof b, "%.3g%%", pct);
+    if (pct < 0.01) std::snprintf(b, sizeof b, "<0.01%%");
+    else std::snprintf(b, sizeof b, "%.3g%%", pct);
     peak = b;
   }
   if (const double mhz = counter(l, "sm_clock_mhz"); mhz > 0) {

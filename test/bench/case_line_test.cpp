@@ -52,3 +52,14 @@ TEST(CaseLine, ACaseThatDidNotRunGivesItsReasonAndAnUnstableOneIsMarked) {
   line = format_case_line(l);
   EXPECT_NE(line.find("conv/fwd/int8/n=1: re-timed at 3.6 us"), std::string::npos) << line;
 }
+
+TEST(CaseLine, TinyRatesKeepTheColumnsWidth) {
+  CaseLine l;
+  l.name = "gemm/fwd/fp16/m=64/n=1/k=1216";
+  l.status = "ok";
+  l.time_us = 3.832;
+  l.counters = {{"tflops", 0.04062}, {"pct_peak", 0.00411}};
+  const std::string line = format_case_line(l);
+  EXPECT_NE(line.find("40.62 GFLOPS <0.01%"), std::string::npos) << line;
+  EXPECT_EQ(line.find(l.name), 74u) << line;
+}
