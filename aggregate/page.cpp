@@ -41,7 +41,8 @@ using nlohmann::json;
 const char* kUsage = R"(usage: opmark-aggregate page RESULTS_DIR [--out=FILE] [--rules=PATH] [--shapes=DIR]
                              [--rules-version=N]
   writes one static HTML page (default RESULTS_DIR/index.html) over every submission bundle under RESULTS_DIR:
-  every folder holding system.yaml, run/results.jsonl and scores.json (results/README.md). Every bundle is checked
+  every folder holding system.yaml, run/results.jsonl and scores.json (results/README.md); a plain run's folder
+  (results.jsonl, as --opmark_out writes it) is shown after them, not checked. Every bundle is checked
   first, as opmark-aggregate check does (the newest rules unless --rules-version names older ones): only bundles
   that pass are shown; the others are listed as rejected, with the checker's reasons. The page needs no network:
   styles, script, charts and data are all inside it.
@@ -61,14 +62,26 @@ struct Bundle {
 // A folder holding system.yaml is a bundle; its own subfolders (run/, spreadsheet/) are not searched. A symbolic link
 // to a folder is not followed: a bundle is what lies under RESULTS_DIR, not what a link there points to (a bundle
 // from anywhere, shown as if submitted here); one that would be a bundle is named in `warnings`.
-std::vector<fs::path> find_bundles(const fs::path& root, std::vector<std::string>* warnings) {
+// A folder holding results.jsonl and no system.yaml, and not a bundle's run/, is a plain run (--opmark_out): shown
+// too, marked as not checked, so that a run can be seen before it is packed.
+std::vector<fs::path> find_bundles(const fs::path& root, std::vector<std::string>* warnings,
+                                   std::vector<fs::path>* runs) {
   if (!fs::is_directory(root)) throw Error(root.string() + ": not a folder of result bundles");
   const auto holds_system = [](const fs::path& dir) {
     std::error_code ec;
     return fs::exists(fs::symlink_status(dir / "system.yaml", ec));
   };
+  const auto holds_run = [&](const fs::path& dir) {
+    std::error_code ec;
+    return fs::is_regular_file(fs::symlink_status(dir / "results.jsonl", ec)) && !holds_system(dir) &&
+           !holds_system(dir.parent_path());
+  };
   std::vector<fs::path> found;
   if (holds_system(root)) return {root};
+  if (holds_run(root)) {
+    runs->push_back(root);
+    return {};
+  }
   for (auto it = fs::recursive_directory_iterator(root, fs::directory_options::skip_permission_denied);
        it != fs::recursive_directory_iterator(); ++it) {
     if (it->is_symlink()) {
@@ -82,8 +95,10 @@ std::vector<fs::path> find_bundles(const fs::path& root, std::vector<std::string
     if (!it->is_directory()) continue;
     if (it->path().filename().string().rfind('.', 0) == 0 || holds_system(it->path())) it.disable_recursion_pending();
     if (holds_system(it->path())) found.push_back(it->path());
+    else if (holds_run(it->path())) runs->push_back(it->path());
   }
   std::sort(found.begin(), found.end());
+  std::sort(runs->begin(), runs->end());
   return found;
 }
 
@@ -187,6 +202,34 @@ Bundle load_bundle(const fs::path& root, const fs::path& dir) {
         key == "timing_mode" || key == "noise_target" || key == "nvml" || key == "power_limit_w" || key == "ecc" ||
         key == "mig")
       b.system.push_back({"context." + key, value});
+  return b;
+}
+
+// A plain run as a column: what its context says of the system, its results, and no scores (it was not packed).
+Bundle load_run(const fs::path& root, const fs::path& dir) {
+  Bundle b;
+  b.id = dir == root ? fs::weakly_canonical(dir).filename().string() : fs::relative(dir, root).generic_string();
+  const std::string path = (dir / "results.jsonl").string();
+  b.results = parse_results(bundle_file_text(dir.string(), "results.jsonl", "results file", false, bundle_results_limits()),
+                            path, Statistic::median, bundle_results_limits(),
+                            [&](int, const core::ResultRecord& line) { add_details(line, b); });
+  const auto context = [&](const char* key) {
+    const auto it = b.results.context.find(key);
+    return it == b.results.context.end() ? std::string() : it->second;
+  };
+  b.gpu = context("gpu");
+  b.system_name = "run " + b.id;
+  b.system = json::array({json::array({"kind", "a plain run (--opmark_out), not a submission bundle: not checked"}),
+                          json::array({"system_name", b.system_name}), json::array({"gpu.model", b.gpu})});
+  for (const auto& [field, key] : std::vector<std::pair<const char*, const char*>>{
+           {"software.driver", "driver_version"}, {"software.cuda_runtime", "cuda_runtime_version"},
+           {"software.cublaslt", "cublaslt_version"}, {"software.cudnn", "cudnn_version"},
+           {"opmark.git", "git"}, {"run.command", "command"}, {"run.started", "started_at"}})
+    if (!context(key).empty()) b.system.push_back({field, context(key)});
+  for (const auto& [key, value] : b.results.context)
+    if (key == "timing" || key == "peaks" || key.rfind("peak_", 0) == 0 || key == "timing_mode" || key == "regime")
+      b.system.push_back({"context." + key, value});
+  b.scores = {{"precision", ""}, {"models", json::array()}, {"areas", json::array()}};
   return b;
 }
 
@@ -369,7 +412,8 @@ int page_main(int argc, char** argv) {
   std::vector<Bundle> bundles;
   std::vector<std::string> warnings;
   json skipped = json::array();  // the bundles left out, named on the page too
-  const std::vector<fs::path> dirs = find_bundles(root, &warnings);
+  std::vector<fs::path> runs;
+  const std::vector<fs::path> dirs = find_bundles(root, &warnings, &runs);
   for (const auto& warning : warnings) std::fprintf(stderr, "opmark-aggregate page: warning: %s\n", warning.c_str());
   // Only what passes the checker is published. A bundle that fails, or does not load, is left out, named with the
   // checker's reasons: the others still make the page. One bundle at a time: the check's copy of a run is gone
@@ -404,11 +448,25 @@ int page_main(int argc, char** argv) {
       skipped.push_back({{"id", dir.string()}, {"reason", e.what()}});
     }
   }
+  // Plain runs after the bundles: never checked (they are no submissions), and their column says so.
+  std::size_t runs_loaded = 0;
+  for (const auto& dir : runs) {
+    try {
+      bundles.push_back(load_run(root, dir));
+      ++runs_loaded;
+      for (const auto& warning : bundles.back().results.warnings)
+        std::fprintf(stderr, "opmark-aggregate page: warning: %s\n", warning.c_str());
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "opmark-aggregate page: warning: skipped the run %s: %s\n", dir.string().c_str(), e.what());
+      skipped.push_back({{"id", dir.string()}, {"reason", e.what()}});
+    }
+  }
   if (bundles.empty() && !dirs.empty())
     throw Error(args.dir + ": none of its " + std::to_string(dirs.size()) + " bundle(s) passed the checker or could "
                 "be read (see the warnings above)");
   if (bundles.empty())
-    throw Error(args.dir + ": no result bundle (a folder holding system.yaml, see results/README.md) under it");
+    throw Error(args.dir + ": no result bundle (a folder holding system.yaml, see results/README.md) and no run (a "
+                "folder holding results.jsonl) under it");
 
   // Every case of every bundle, grouped by family in core's order (unknown families after, by name).
   std::set<std::string> names;
@@ -426,7 +484,7 @@ int page_main(int argc, char** argv) {
     return natural_less(a["name"].get<std::string>(), b["name"].get<std::string>());
   });
 
-  json data = {{"source", args.dir}, {"bundles", json::array()}, {"families", json::array()}, {"cases", cases},
+  json data = {{"source", args.dir}, {"bundles", json::array()}, {"runs", runs_loaded}, {"families", json::array()}, {"cases", cases},
                {"skipped", skipped}, {"unchecked", args.unchecked}};
   for (const auto& b : bundles) {
     std::map<std::string, int> summary = {{"ok", 0}, {"unstable", 0}, {"skipped", 0}, {"failed", 0}};
