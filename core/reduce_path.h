@@ -5,6 +5,8 @@
 #include <cstdint>
 #include <string>
 
+#include "core/device_defaults.h"
+
 namespace opmark::core {
 
 enum class ReducePath {
@@ -52,7 +54,6 @@ struct ReducePlan {
 constexpr int kReduceBlockThreads = 256;
 // Shared memory one block may take on an H100 (227 KiB opt-in per block); the caller gives the device's own.
 constexpr std::int64_t kDefaultSharedBytes = 227 * 1024;
-constexpr int kDefaultSms = 132;
 // The packed path: rows of at most kPackedMaxCols columns that divide a 16-byte vector's count (1, 2, 4, 8 2-byte
 // columns; 1, 2, 4 4-byte). Against the paths they had, both alternating in one process on an H100 (2026-11-24, 64
 // MiB, fp16 unless named), packed rows ran at 2770-2900 GB/s (the copy's 2994) everywhere: softmax over 1 column

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "core/device_defaults.h"
 #include "core/error.h"
 #include "kernels/block_reduce.cuh"
 #include "kernels/convert.cuh"
@@ -150,7 +151,7 @@ __global__ void channel_stats_kernel(const float* __restrict__ partials, unsigne
 
 // Splits per channel: enough blocks to fill every SM twice over, each with a full tile of units at least.
 unsigned stats_splits(std::int64_t c, std::int64_t channel_units) {
-  const std::int64_t want = (132 * 16 + c - 1) / c;
+  const std::int64_t want = (core::kDefaultSms * 16 + c - 1) / c;
   const std::int64_t most = std::max<std::int64_t>(1, channel_units / (std::int64_t(kThreads) * kInFlight));
   return static_cast<unsigned>(std::max<std::int64_t>(1, std::min({want, most, std::int64_t(256)})));
 }

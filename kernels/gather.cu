@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "core/device_defaults.h"
 #include "core/error.h"
 #include "kernels/cuda_check.h"
 #include "kernels/vec.cuh"
@@ -37,7 +38,7 @@ template <class U>
 void launch_units(const void* table, const std::int64_t* indices, void* out, std::int64_t rows, std::int64_t units,
                   cudaStream_t stream) {
   constexpr std::int64_t kWarpsPerBlock = kGatherThreads / 32;
-  const auto blocks = static_cast<unsigned>(std::min<std::int64_t>((rows + kWarpsPerBlock - 1) / kWarpsPerBlock, 132 * 64));
+  const auto blocks = static_cast<unsigned>(std::min<std::int64_t>((rows + kWarpsPerBlock - 1) / kWarpsPerBlock, std::int64_t{core::kDefaultSms} * 64));
   gather_kernel<U><<<blocks, kGatherThreads, 0, stream>>>(static_cast<const U*>(table), indices, static_cast<U*>(out),
                                                           rows, units);
 }

@@ -25,7 +25,7 @@ using kernels::DeviceBuffer;
 
 void check_cusparse(cusparseStatus_t status, const char* call, int line) {
   if (status == CUSPARSE_STATUS_SUCCESS) return;
-  const std::string msg = std::string("bench/spmm.cpp:") + std::to_string(line) + ": " + call + " returned " +
+  const std::string msg = std::string("bench/families/spmm.cpp:") + std::to_string(line) + ": " + call + " returned " +
                           cusparseGetErrorString(status);
   if (status == CUSPARSE_STATUS_NOT_SUPPORTED) throw UnsupportedError(msg);
   if (status == CUSPARSE_STATUS_ALLOC_FAILED || status == CUSPARSE_STATUS_INSUFFICIENT_RESOURCES)

@@ -238,7 +238,7 @@ const Sheet& sheet_named(const std::vector<Sheet>& sheets, const std::string& na
 
 }  // namespace
 
-TEST(AggregateResultsV2, AnUnstableCaseHasItsTimeAndKeepsItsStatusAndReason) {
+TEST(ResultsFormat2, AnUnstableCaseHasItsTimeAndKeepsItsStatusAndReason) {
   const ResultSet r = load_results(kV2, Statistic::median);
   EXPECT_EQ(r.context.at("results_format"), "2");
   EXPECT_EQ(r.context.at("timing_mode"), "graph");
@@ -256,7 +256,7 @@ TEST(AggregateResultsV2, AnUnstableCaseHasItsTimeAndKeepsItsStatusAndReason) {
   EXPECT_DOUBLE_EQ(failed.time_us, 0.0);
 }
 
-TEST(AggregateResultsV2, CountersComeFromTheMedianLineElseTheLastRepetition) {
+TEST(ResultsFormat2, CountersComeFromTheMedianLineElseTheLastRepetition) {
   const ResultSet r = load_results(kV2, Statistic::median);
   const CaseResult& big = r.cases.at(kBig);
   // The median line's 0.12 J, not a repetition's (0.1212 last) nor the mean line's (999, after the median).
@@ -282,7 +282,7 @@ TEST(AggregateResultsV2, CountersComeFromTheMedianLineElseTheLastRepetition) {
                Error);
 }
 
-TEST(AggregateResultsV2, TheDefaultsTimeIsDefaultUsElseAnOlderRunsName) {
+TEST(ResultsFormat2, TheDefaultsTimeIsDefaultUsElseAnOlderRunsName) {
   CaseResult r;
   EXPECT_LT(default_time_us(r), 0.0);  // none
   r.counters = {{"standard_algo_us", 30.0}};
@@ -294,7 +294,7 @@ TEST(AggregateResultsV2, TheDefaultsTimeIsDefaultUsElseAnOlderRunsName) {
   EXPECT_DOUBLE_EQ(default_time_us(load_results(kV2, Statistic::median).cases.at(kBig)), 230.0);
 }
 
-TEST(AggregateResultsV2, ScoresUseAnUnstableTimeAndNameTheCase) {
+TEST(ResultsFormat2, ScoresUseAnUnstableTimeAndNameTheCase) {
   const core::ModelTable m = core::parse_model_table(R"(model: shaky
 area: nlp
 inputs: {B: 8}
@@ -316,7 +316,7 @@ ops:
   EXPECT_FALSE(score_report_json(report, r, "r", "fp16")["models"][0].contains("unstable"));
 }
 
-TEST(AggregateResultsV2, CompareGivesNoVerdictOnAnUnstableCase) {
+TEST(ResultsFormat2, CompareGivesNoVerdictOnAnUnstableCase) {
   ResultSet before, after;
   CaseResult steady, slower_unstable, slower;
   steady.time_us = 100, steady.reps_us = {100, 100, 100};
@@ -345,7 +345,7 @@ TEST(AggregateResultsV2, CompareGivesNoVerdictOnAnUnstableCase) {
   EXPECT_TRUE(c.only_before.empty());
 }
 
-TEST(AggregateSpreadsheetV2, EnergyColumnsOnlyWhereTheRunMeasuredEnergy) {
+TEST(SpreadsheetEnergyColumns, EnergyColumnsOnlyWhereTheRunMeasuredEnergy) {
   const std::vector<Sheet> sheets = deepbench_sheets(load_results(kV2, Statistic::median));
   const Sheet& gemm = sheet_named(sheets, "fp16_gemm");
   EXPECT_EQ(gemm.header, (std::vector<std::string>{"application", "m", "n", "k", "ta", "tb", "batch", "fwd time (us)",
@@ -395,7 +395,7 @@ std::string gemm_name(int m) {
 }  // namespace
 
 // Issue 20: m = 1, 2, 10, 1000, 1024, 10000 in that order, not as text (1, 1000, 10000, 1024, 2).
-TEST(AggregateSpreadsheetIssue20, RowsInNaturalOrderOfTheirFields) {
+TEST(SpreadsheetRowsAndColumns, RowsInNaturalOrderOfTheirFields) {
   std::string text = "{\"type\":\"context\",\"context\":{\"gpu\":\"NVIDIA H200\"}}\n";
   for (int m : {1000, 2, 10000, 1, 1024, 10}) text += median_line(gemm_name(m), 10);
   for (const char* sparsity : {"0.95", "0.5", "0.9"})
@@ -419,7 +419,7 @@ TEST(AggregateSpreadsheetIssue20, RowsInNaturalOrderOfTheirFields) {
 }
 
 // DeepBench's application column, from the shape rows' application (else model) the run recorded for a case.
-TEST(AggregateSpreadsheetIssue20, ApplicationColumnFromTheRunsRecord) {
+TEST(SpreadsheetRowsAndColumns, ApplicationColumnFromTheRunsRecord) {
   const std::string text = "{\"type\":\"context\",\"context\":{\"gpu\":\"NVIDIA H200\"}}\n" +
                            median_line(gemm_name(1), 10, ",\"applications\":[\"DeepSpeech\"],\"models\":[]") +
                            median_line(gemm_name(2), 10, ",\"applications\":[],\"models\":[\"ResNet-50\",\"VGG\"]") +
@@ -434,7 +434,7 @@ TEST(AggregateSpreadsheetIssue20, ApplicationColumnFromTheRunsRecord) {
 }
 
 // A memory-bound family (no FLOPs): GB/s and the share of the run's copy bandwidth, no empty TFLOPS column.
-TEST(AggregateSpreadsheetIssue20, MemoryBoundFamiliesHaveGigabytesPerSecond) {
+TEST(SpreadsheetRowsAndColumns, MemoryBoundFamiliesHaveGigabytesPerSecond) {
   const char* relu = "pointwise/fwd/fp16/op=relu/rows=1024/cols=1024/impl=opmark";
   const std::string text = "{\"type\":\"context\",\"context\":{\"gpu\":\"NVIDIA H200\"}}\n" +
                            median_line(relu, 2.0, ",\"counters\":{\"copy_gb_per_s\":4000.0}") +
@@ -456,7 +456,7 @@ TEST(AggregateSpreadsheetIssue20, MemoryBoundFamiliesHaveGigabytesPerSecond) {
 }
 
 // The Specs sheet keeps versions and ids as the run wrote them (text); only measurements are numbers.
-TEST(AggregateSpreadsheetIssue20, SpecsKeepVersionsAsText) {
+TEST(SpreadsheetRowsAndColumns, SpecsKeepVersionsAsText) {
   const std::string text =
       "{\"type\":\"context\",\"context\":{\"gpu\":\"NVIDIA H200\",\"cuda_driver_version\":\"13.0\","
       "\"compute_capability\":\"9.0\",\"git\":\"955ebe75b463\",\"rules_version\":\"1\",\"sm_clock_mhz\":\"1980\","
@@ -477,7 +477,7 @@ TEST(AggregateSpreadsheetIssue20, SpecsKeepVersionsAsText) {
   EXPECT_NE(csv_text(specs).find("cuda_driver_version,13.0\n"), std::string::npos);
 }
 
-TEST(AggregateSpreadsheetIssue20, NumbersInCsvKeepSixSignificantDigits) {
+TEST(SpreadsheetRowsAndColumns, NumbersInCsvKeepSixSignificantDigits) {
   EXPECT_EQ(number_text(2.0), "2");
   EXPECT_EQ(number_text(16777217.0), "16777217");
   EXPECT_EQ(number_text(7.019641773217295), "7.01964");
