@@ -19,6 +19,7 @@
 #include "aggregate/plots.h"
 #include "aggregate/score_report.h"
 #include "aggregate/scores.h"
+#include "aggregate/side_by_side.h"
 #include "aggregate/speedup.h"
 #include "aggregate/spreadsheet.h"
 #include "aggregate/xlsx.h"
@@ -158,6 +159,7 @@ int run_scores(const ScoreOptions& a) {
   if (a.format == "table") {
     std::vector<ScoredSet> scored;
     for (const auto& f : kept) scored.push_back({f.file, &f.results, &f.report});
+    std::fputs(side_by_side_text(scored).c_str(), stdout);
     std::fputs(score_validation_text(scored).c_str(), stdout);
     // Each later system against the first: the speedup the scores predict beside the real models' one.
     for (std::size_t i = 1; i < scored.size(); ++i)

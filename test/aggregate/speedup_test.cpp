@@ -9,6 +9,7 @@
 
 #include "aggregate/score_command.h"
 #include "aggregate/score_report.h"
+#include "aggregate/side_by_side.h"
 #include "aggregate/speedup.h"
 #include "core/model_table.h"
 
@@ -137,4 +138,37 @@ TEST(Speedup, CommittedBundlesH200OverH100) {
     EXPECT_EQ(area.models_with_real, area.models) << area.name;
     EXPECT_NEAR(*area.error(), area.predicted() / *area.real() - 1, 1e-12) << area.name;
   }
+}
+
+// Several systems' scores in one table, the later ones with their ratio to the first; a model one system did not
+// score shows "-".
+TEST(SideBySide, ScoresOfSeveralSystemsInOneTable) {
+  ResultSet a, b;
+  a.context["gpu"] = "GPU A";
+  b.context["gpu"] = "GPU B";
+  ScoreReport ra, rb;
+  ModelScore m;
+  m.name = "fast";
+  m.area = "nlp";
+  m.score_ms = 2.0;
+  ra.models.push_back(m);
+  m.score_ms = 1.5;
+  rb.models.push_back(m);
+  m.name = "only_a";
+  m.score_ms = 4.0;
+  ra.models.push_back(m);
+  ra.areas.push_back({"nlp", {"fast", "only_a"}, 3.0});
+  rb.areas.push_back({"nlp", {"fast"}, 1.5});
+  const std::string text = side_by_side_text({{"a.jsonl", &a, &ra}, {"b.jsonl", &b, &rb}});
+  EXPECT_NE(text.find("GPU A"), std::string::npos) << text;
+  EXPECT_NE(text.find("GPU B"), std::string::npos) << text;
+  EXPECT_NE(text.find("2.0000"), std::string::npos) << text;
+  EXPECT_NE(text.find("1.5000 (0.750x)"), std::string::npos) << text;
+  EXPECT_NE(text.find("area nlp"), std::string::npos) << text;
+  EXPECT_NE(text.find("1.5000 (0.500x)"), std::string::npos) << text;
+  const std::size_t only_a = text.find("only_a");
+  ASSERT_NE(only_a, std::string::npos);
+  const std::string row = text.substr(only_a, text.find('\n', only_a) - only_a);
+  EXPECT_EQ(row.back(), '-') << row;
+  EXPECT_EQ(side_by_side_text({{"a.jsonl", &a, &ra}}), "");
 }
