@@ -451,7 +451,8 @@ int run(int argc, char** argv, bench::ProcessGroup& group) {
     if (!differ.empty()) {
       std::string all;
       for (const auto& d : differ) all += "\n  " + d;
-      throw Error("--opmark_resume: " + log_path + " was measured otherwise; a resumed run must be the same run:" + all);
+      throw Error("--opmark_resume: " + log_path + " was measured otherwise; a resumed run must be the same run:" +
+                  all);
     }
     // The log as the kill left it, less what is measured again: replaced whole, so a crash here loses nothing.
     core::write_file_atomically(log_path, resumed->kept_text);
@@ -461,7 +462,8 @@ int run(int argc, char** argv, bench::ProcessGroup& group) {
   std::unique_ptr<benchmark::BenchmarkReporter> display;
   if (options.console_table) display = std::make_unique<benchmark::ConsoleReporter>(color);
   else display = std::make_unique<bench::CaseLineReporter>(harness);
-  bench::ResultsLogReporter reporter(std::move(display), log_path, harness, context, json_path, resumed.has_value());
+  bench::ResultsLogReporter reporter(std::move(display), log_path, harness, context, json_path,
+                                     resumed ? &*resumed : nullptr);
   bench::Progress progress(harness.cases().size());  // every registered case runs: the filter chose them
   reporter.set_progress(&progress);
   const auto run_start = std::chrono::steady_clock::now();

@@ -1,24 +1,23 @@
 #include "core/resume.h"
 
-#include <fstream>
-#include <sstream>
+#include <map>
 
 #include "core/error.h"
+#include "core/file_access.h"
 
 namespace opmark::core {
 
 ResumeState read_resume_state(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw Error(path + ": cannot open the results log to resume from");
-  std::ostringstream text;
-  text << in.rdbuf();
-  return parse_resume_state(text.str(), path);
+  // A link is refused, as the log's writer refuses one: the file resumed is the file appended to.
+  return parse_resume_state(
+      read_regular_file(path, "the results log to resume from", kMaxResumedLogBytes, Links::refuse), path);
 }
 
 ResumeState parse_resume_state(const std::string& text, const std::string& path) {
   struct Line {
-    std::string text, type, name;
+    std::string text, type, name, aggregate;
   };
+  std::map<std::string, std::string> status_of;  // a done case's status: its median's, or its not-run line's
   std::vector<Line> lines;
   ResumeState state;
   std::size_t start = 0;
@@ -46,20 +45,24 @@ ResumeState parse_resume_state(const std::string& text, const std::string& path)
       if (!lines.empty()) throw Error(path + ":" + std::to_string(number) + ": a second run's context line");
       state.context = j.value("context", nlohmann::json::object());
     }
-    const std::string name = j.value("name", "");
-    if (type == "aggregate" && j.value("aggregate", "") != "recheck") state.done.insert(name);
-    if (type == "run" && (j.value("status", "") == "skipped" || j.value("status", "") == "failed"))
+    const std::string name = j.value("name", ""), aggregate = j.value("aggregate", ""), status = j.value("status", "");
+    if ((type == "aggregate" && aggregate == "median") ||
+        (type == "run" && (status == "skipped" || status == "failed"))) {
       state.done.insert(name);
-    lines.push_back({raw, type, name});
+      status_of[name] = status;
+    } else if (type == "aggregate" && aggregate != "recheck") {
+      state.done.insert(name);
+    }
+    lines.push_back({raw, type, name, aggregate});
   }
   if (lines.empty()) throw Error(path + ": empty: nothing to resume");
   for (const Line& l : lines) {
-    const bool keep = l.type == "context" ||
-                      ((l.type == "run" || l.type == "aggregate") && state.done.count(l.name) &&
-                       l.text.find("\"aggregate\":\"recheck\"") == std::string::npos);
+    const bool keep = l.type == "context" || ((l.type == "run" || l.type == "aggregate") &&
+                                              state.done.count(l.name) && l.aggregate != "recheck");
     if (keep) state.kept_text += l.text + "\n";
     else ++state.dropped_lines;
   }
+  for (const auto& [name, status] : status_of) ++state.counts[status];
   return state;
 }
 

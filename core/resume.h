@@ -3,6 +3,8 @@
 // its log has its median (an aggregate line) or its one line of a case that did not run; a case cut off mid-way
 // (repetitions without a median) is measured again. The context must match the new run's on the keys that decide
 // what a time means, or the two parts would not be one run.
+#include <cstddef>
+#include <map>
 #include <set>
 #include <string>
 #include <vector>
@@ -15,8 +17,12 @@ struct ResumeState {
   nlohmann::json context;       // the log's context line
   std::set<std::string> done;   // cases measured (or found not to run) in full
   std::string kept_text;        // the context line and every line of the done cases, in order: the log to go on from
+  std::map<std::string, int> counts;  // the done cases by status (ok, unstable, skipped, failed), for the summary
   int dropped_lines = 0;        // lines of cases cut off, re-times and summaries, and a last line cut by the kill
 };
+
+// The largest log resumed: the 1446-case submission suite writes 12 MB, every table (6459 cases) more.
+inline constexpr std::size_t kMaxResumedLogBytes = std::size_t{1} << 30;
 
 // Reads a results log for resuming. Throws opmark::Error naming file and line for a line that is not JSON (except
 // the last, unfinished one: the kill's), and when there is no context line first.

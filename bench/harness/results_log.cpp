@@ -10,10 +10,11 @@ namespace opmark::bench {
 
 ResultsLogReporter::ResultsLogReporter(std::unique_ptr<benchmark::BenchmarkReporter> display, const std::string& path,
                                        const Harness& harness, nlohmann::json context, const std::string& json_path,
-                                       bool resuming)
-    : display_(std::move(display)), harness_(harness), context_(std::move(context)), resuming_(resuming) {
-  if (!path.empty()) log_ = std::make_unique<core::LogFile>(path, resuming ? core::LogFile::Mode::append
-                                                                           : core::LogFile::Mode::replace);
+                                       const core::ResumeState* resumed)
+    : display_(std::move(display)), harness_(harness), context_(std::move(context)),
+      resumed_counts_(resumed ? resumed->counts : std::map<std::string, int>{}), resuming_(resumed != nullptr) {
+  if (!path.empty())
+    log_ = std::make_unique<core::LogFile>(path, resuming_ ? core::LogFile::Mode::append : core::LogFile::Mode::replace);
   if (!json_path.empty()) {
     json_file_ = std::make_unique<core::LogFile>(json_path);
     json_ = std::make_unique<benchmark::JSONReporter>();
@@ -168,8 +169,11 @@ void ResultsLogReporter::Finalize() {
 void ResultsLogReporter::append_summary() {
   core::ResultRecord line;
   line.kind = core::RecordKind::summary;
-  for (Status s : {Status::ok, Status::skipped, Status::failed, Status::unstable})
-    line.counts[name_of(s)] = harness_.count(s);
+  // A resumed log's summary counts the cases of both parts: the line speaks for the whole log.
+  for (Status s : {Status::ok, Status::skipped, Status::failed, Status::unstable}) {
+    const auto earlier = resumed_counts_.find(name_of(s));
+    line.counts[name_of(s)] = harness_.count(s) + (earlier == resumed_counts_.end() ? 0 : earlier->second);
+  }
   append(line);
 }
 

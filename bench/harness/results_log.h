@@ -18,16 +18,18 @@
 #include "bench/harness/progress.h"
 #include "core/file_access.h"
 #include "core/result_record.h"
+#include "core/resume.h"
 
 namespace opmark::bench {
 
 class ResultsLogReporter : public benchmark::BenchmarkReporter {
  public:
   // `path` empty: only forwards to `display`. `json_path` not empty: Google Benchmark's JSON goes there too.
-  // `resuming`: the log at `path` goes on (appended to, its context line kept) instead of starting anew.
+  // `resumed` (not null): the log at `path` goes on from it (appended to, its context line kept, its cases counted
+  // in the summary) instead of starting anew.
   ResultsLogReporter(std::unique_ptr<benchmark::BenchmarkReporter> display, const std::string& path,
                      const Harness& harness, nlohmann::json context, const std::string& json_path = "",
-                     bool resuming = false);
+                     const core::ResumeState* resumed = nullptr);
 
   bool ReportContext(const Context& context) override;
   void ReportRuns(const std::vector<Run>& runs) override;
@@ -53,6 +55,7 @@ class ResultsLogReporter : public benchmark::BenchmarkReporter {
   std::unique_ptr<core::LogFile> json_file_;
   const Harness& harness_;
   nlohmann::json context_;
+  std::map<std::string, int> resumed_counts_;  // the cases a resumed log held, by status
   bool resuming_ = false;
   std::set<std::string> not_run_logged_;
   Progress* progress_ = nullptr;  // skipped or failed cases already in the log

@@ -1,10 +1,13 @@
 // Resuming a killed run (--opmark_resume): which cases its log holds in full, what is kept, and the context check.
 #include <gtest/gtest.h>
 
+#include <filesystem>
+#include <map>
 #include <set>
 #include <sstream>
 
 #include "core/error.h"
+#include "core/file_access.h"
 #include "core/resume.h"
 
 using opmark::core::parse_resume_state;
@@ -50,6 +53,7 @@ TEST(Resume, KeepsTheCasesMeasuredInFullAndDropsTheOneCutOff) {
                           R"({"type":"run","name":"d","sta)";
   const auto state = parse_resume_state(log, "runs/x/results.jsonl");
   EXPECT_EQ(state.done, (std::set<std::string>{"a", "b"}));
+  EXPECT_EQ(state.counts, (std::map<std::string, int>{{"ok", 1}, {"skipped", 1}}));
   EXPECT_EQ(state.context.value("git", ""), "abc");
   EXPECT_EQ(state.kept_text, kContext + "\n" + run_line("a", 0) + "\n" + run_line("a", 1) + "\n" + median_line("a") +
                                  "\n" + skipped_line("b") + "\n");
@@ -100,4 +104,17 @@ TEST(Resume, TheContextMustMatchOnWhatAnswersForATime) {
   ASSERT_EQ(differ.size(), 2u);
   EXPECT_EQ(differ[0], "git: \"abc\" in the log, \"def\" in this run");
   EXPECT_EQ(differ[1], "regime: none in the log, \"sustained\" in this run");
+}
+
+// The log resumed is the log appended to: a symbolic link there is refused, as the writer refuses one.
+TEST(Resume, ALinkInPlaceOfTheLogIsRefused) {
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::temp_directory_path() / "opmark_resume_link";
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  opmark::core::write_file_atomically((dir / "elsewhere.jsonl").string(), kContext + "\n" + median_line("a") + "\n");
+  fs::create_symlink(dir / "elsewhere.jsonl", dir / "results.jsonl");
+  EXPECT_THROW(opmark::core::read_resume_state((dir / "results.jsonl").string()), opmark::Error);
+  EXPECT_EQ(opmark::core::read_resume_state((dir / "elsewhere.jsonl").string()).done, (std::set<std::string>{"a"}));
+  fs::remove_all(dir);
 }
