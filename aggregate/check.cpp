@@ -260,7 +260,8 @@ std::string derived_disagreement(const ResultLine& l, double peak_tflops, double
   return out;
 }
 
-// What a case's lines must agree on, as opmark-bench writes them (bench/harness/results_log.cpp): one status (a case that
+// What a case's lines must agree on, as opmark-bench writes them (bench/harness/results_log.cpp): one status (a case
+// that
 // did not run is one line; a measured case's repetitions, median and mean share one, and the end-of-run re-time's
 // "recheck" line may make it unstable); every measured line verified; the median and mean lines the median and mean
 // of all the case's repetitions, numbered 0 to N-1 and at most the run's maximum; the derived counters what flops,

@@ -210,8 +210,9 @@ Bundle load_run(const fs::path& root, const fs::path& dir) {
   Bundle b;
   b.id = dir == root ? fs::weakly_canonical(dir).filename().string() : fs::relative(dir, root).generic_string();
   const std::string path = (dir / "results.jsonl").string();
-  b.results = parse_results(bundle_file_text(dir.string(), "results.jsonl", "results file", false, bundle_results_limits()),
-                            path, Statistic::median, bundle_results_limits(),
+  b.results = parse_results(
+      bundle_file_text(dir.string(), "results.jsonl", "results file", false, bundle_results_limits()), path,
+      Statistic::median, bundle_results_limits(),
                             [&](int, const core::ResultRecord& line) { add_details(line, b); });
   const auto context = [&](const char* key) {
     const auto it = b.results.context.find(key);
@@ -484,7 +485,8 @@ int page_main(int argc, char** argv) {
     return natural_less(a["name"].get<std::string>(), b["name"].get<std::string>());
   });
 
-  json data = {{"source", args.dir}, {"bundles", json::array()}, {"runs", runs_loaded}, {"families", json::array()}, {"cases", cases},
+  json data = {{"source", args.dir}, {"bundles", json::array()}, {"runs", runs_loaded},
+               {"families", json::array()}, {"cases", cases},
                {"skipped", skipped}, {"unchecked", args.unchecked}};
   for (const auto& b : bundles) {
     std::map<std::string, int> summary = {{"ok", 0}, {"unstable", 0}, {"skipped", 0}, {"failed", 0}};

@@ -64,7 +64,8 @@ std::string side_by_side_text(const std::vector<ScoredSet>& systems) {
     const double* first = first_it == scores[0].end() ? nullptr : &first_it->second;
     for (std::size_t i = 0; i < systems.size(); ++i) {
       const auto it = scores[i].find(key);
-      std::snprintf(b, sizeof b, " %24s", cell(it == scores[i].end() ? nullptr : &it->second, i ? first : nullptr).c_str());
+      const double* ms = it == scores[i].end() ? nullptr : &it->second;
+      std::snprintf(b, sizeof b, " %24s", cell(ms, i ? first : nullptr).c_str());
       out += b;
     }
     out += "\n";

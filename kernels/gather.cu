@@ -38,7 +38,8 @@ template <class U>
 void launch_units(const void* table, const std::int64_t* indices, void* out, std::int64_t rows, std::int64_t units,
                   cudaStream_t stream) {
   constexpr std::int64_t kWarpsPerBlock = kGatherThreads / 32;
-  const auto blocks = static_cast<unsigned>(std::min<std::int64_t>((rows + kWarpsPerBlock - 1) / kWarpsPerBlock, std::int64_t{core::kDefaultSms} * 64));
+  const auto blocks =
+      static_cast<unsigned>(std::min<std::int64_t>((rows + kWarpsPerBlock - 1) / kWarpsPerBlock, core::kMaxGridBlocks));
   gather_kernel<U><<<blocks, kGatherThreads, 0, stream>>>(static_cast<const U*>(table), indices, static_cast<U*>(out),
                                                           rows, units);
 }

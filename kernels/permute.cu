@@ -74,7 +74,8 @@ void launch_rows(const core::PermuteView& v, const void* in, void* out, std::int
                  cudaStream_t stream) {
   const std::int64_t total = v.batch * v.a * v.b * inner_units;
   const std::int64_t per_block = std::int64_t(kCopyThreads) * kInFlight;
-  const auto blocks = static_cast<unsigned>(std::min<std::int64_t>((total + per_block - 1) / per_block, std::int64_t{core::kDefaultSms} * 64));
+  const auto blocks =
+      static_cast<unsigned>(std::min<std::int64_t>((total + per_block - 1) / per_block, core::kMaxGridBlocks));
   move_rows_kernel<U><<<blocks, kCopyThreads, 0, stream>>>(static_cast<const U*>(in), static_cast<U*>(out), v.a, v.b,
                                                            inner_units, total);
 }

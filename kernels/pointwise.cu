@@ -198,8 +198,8 @@ std::vector<double> pointwise_reference(PointwiseOp op, const std::vector<double
                                         std::int64_t rows, std::int64_t cols) {
   std::vector<double> out(static_cast<std::size_t>(rows * cols));
   for (std::size_t i = 0; i < out.size(); ++i)
-    out[i] = reference_value(op, x[i], y.empty() ? 0.0 : y[i], bias.empty() ? 0.0 : bias[i % static_cast<std::size_t>(cols)],
-                             mask.empty() ? 0.0 : mask[i]);
+    out[i] = reference_value(op, x[i], y.empty() ? 0.0 : y[i],
+                             bias.empty() ? 0.0 : bias[i % static_cast<std::size_t>(cols)], mask.empty() ? 0.0 : mask[i]);
   return out;
 }
 

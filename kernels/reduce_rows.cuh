@@ -1436,7 +1436,7 @@ __global__ void sum_all_final_kernel(const float* __restrict__ partials, unsigne
 // Blocks for `work` items of `per_block` each: enough to fill an H100 many times over, the kernels loop past it.
 inline unsigned grid_for(std::int64_t work, std::int64_t per_block) {
   const std::int64_t blocks = (work + per_block - 1) / per_block;
-  return static_cast<unsigned>(std::max<std::int64_t>(1, std::min<std::int64_t>(blocks, std::int64_t{core::kDefaultSms} * 64)));
+  return static_cast<unsigned>(std::max<std::int64_t>(1, std::min<std::int64_t>(blocks, core::kMaxGridBlocks)));
 }
 
 template <ReduceOp Op, class T, int kUnit>

@@ -28,7 +28,8 @@ using kernels::DeviceBuffer;
 void check_nccl(ncclResult_t r, const char* call, int line) {
   if (r == ncclSuccess) return;
   const std::string msg =
-      std::string("bench/families/allreduce.cpp:") + std::to_string(line) + ": " + call + " returned " + ncclGetErrorString(r);
+      std::string("bench/families/allreduce.cpp:") + std::to_string(line) + ": " + call + " returned " +
+      ncclGetErrorString(r);
   if (r == ncclInvalidUsage || r == ncclInvalidArgument) throw UnsupportedError(msg);
   throw Error(msg);
 }

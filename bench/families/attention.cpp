@@ -1,5 +1,5 @@
-// Fused scaled-dot-product attention through cuDNN's graph API (bench/families/attention_graph.h), forward and backward:
-// every engine configuration cuDNN offers for the graph is a candidate for the harness's tuner. The forward is
+// Fused scaled-dot-product attention through cuDNN's graph API (bench/families/attention_graph.h), forward and
+// backward: every engine configuration cuDNN offers for the graph is a candidate for the harness's tuner. The forward is
 // verified on a sample of output rows against a float64 reference (kernels/reference_attention.h), the backward on
 // one whole K/V group's dQ, dK and dV (kernels/reference_attention_bwd.h).
 #ifdef OPMARK_HAVE_CUDNN  // built where cuDNN was found (bench/CMakeLists.txt compiles every file of families/)

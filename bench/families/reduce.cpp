@@ -137,10 +137,10 @@ class ReduceWorkload final : public Workload {
     const DeviceBuffer residual = widen_on_device(residual_, prec_.input, residual_.get() ? n : 0, stream);
     const DeviceBuffer gamma = widen_on_device(gamma_, prec_.input, gamma_.get() ? cols : 0, stream);
     const DeviceBuffer beta = widen_on_device(beta_, prec_.input, beta_.get() ? cols : 0, stream);
-    const DeviceBuffer ref(core::DType::f64, static_cast<std::size_t>(core::reduce_outputs(p_)));
+    const std::size_t outputs = static_cast<std::size_t>(core::reduce_outputs(p_));
+    const DeviceBuffer ref(core::DType::f64, outputs);
     kernels::reduce_reference_on_device(op_, x.as<double>(), residual.as<double>(), gamma.as<double>(),
                                         beta.as<double>(), p_.rows, p_.cols, prec_.input, ref.as<double>(), stream);
-    const std::size_t outputs = static_cast<std::size_t>(core::reduce_outputs(p_));
     kernels::poison(out_.get(), out_elements(), prec_.input, stream);
     launch(stream);
     // Sums accumulate cols (sum_all: every) element; the normalisations one row's statistics each.

@@ -90,13 +90,11 @@ Outcome tune_and_verify(Workload& w, cudaStream_t stream, bool allow_graph, Tuni
                         PhaseTimes* phases) {
   const int count = w.candidate_count();
   if (count == 0) {
-    std::optional<PhaseTimes::Scope> phase;
-    if (phases) phase.emplace(*phases, "verification");
+    PhaseTimes::Scope phase(phases, "verification");
     return verify_workload(w, stream);
   }
   {
-    std::optional<PhaseTimes::Scope> phase;
-    if (phases) phase.emplace(*phases, "tuning");
+    PhaseTimes::Scope phase(phases, "tuning");
     *tuning = tune(w, stream, allow_graph);
   }
   if (tuning->best < 0) {
@@ -109,8 +107,7 @@ Outcome tune_and_verify(Workload& w, cudaStream_t stream, bool allow_graph, Tuni
     throw UnsupportedError("every one of the " + std::to_string(count) + " candidates failed; first: " + first);
   }
   w.choose(tuning->best);
-  std::optional<PhaseTimes::Scope> phase;
-  if (phases) phase.emplace(*phases, "verification");
+  PhaseTimes::Scope phase(phases, "verification");
   return verify_workload(w, stream, tuning);
 }
 

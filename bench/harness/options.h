@@ -52,7 +52,7 @@ struct Options {
   bool kernel_trace = true;             // trace each case's kernels and their own durations (CUPTI, kernel_us)
   int profile_launches = 0;             // > 0: after timing, K launches per case inside cudaProfilerStart/Stop (ncu)
   bool profile_graph = false;           // profile K replays of the timed graph instead (ncu --graph-profiling graph)
-  std::string pin_path;                 // cases run the candidate this file names instead of tuning (bench/harness/pins.h)
+  std::string pin_path;                 // cases run the candidate this file names instead of tuning (harness/pins.h)
   bool help = false;
   bool version = false;                 // --version: print opmark's and the libraries' versions, run nothing
 };

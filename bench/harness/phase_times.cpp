@@ -55,7 +55,8 @@ std::vector<std::string> PhaseTimes::summary_lines(double total_s, std::size_t w
 std::vector<std::string> PhaseTimes::family_lines(std::size_t width) const {
   std::vector<const Family*> sorted;
   for (const Family& f : families_) sorted.push_back(&f);
-  std::stable_sort(sorted.begin(), sorted.end(), [](const Family* a, const Family* b) { return a->wall_s > b->wall_s; });
+  std::stable_sort(sorted.begin(), sorted.end(),
+                   [](const Family* a, const Family* b) { return a->wall_s > b->wall_s; });
   std::vector<std::string> lines;
   for (const Family* f : sorted) {
     const double n = f->cases > 0 ? f->cases : 1;

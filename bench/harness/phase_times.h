@@ -11,16 +11,19 @@ namespace opmark::bench {
 class PhaseTimes {
  public:
   using Clock = std::chrono::steady_clock;
-  // Times a scope and adds it to `phase`.
+  // Times a scope and adds it to `phase`; with no PhaseTimes (a caller that keeps none), times nothing.
   class Scope {
    public:
-    Scope(PhaseTimes& times, const char* phase) : times_(times), phase_(phase), start_(Clock::now()) {}
-    ~Scope() { times_.add(phase_, std::chrono::duration<double>(Clock::now() - start_).count()); }
+    Scope(PhaseTimes& times, const char* phase) : Scope(&times, phase) {}
+    Scope(PhaseTimes* times, const char* phase) : times_(times), phase_(phase), start_(Clock::now()) {}
+    ~Scope() {
+      if (times_) times_->add(phase_, std::chrono::duration<double>(Clock::now() - start_).count());
+    }
     Scope(const Scope&) = delete;
     Scope& operator=(const Scope&) = delete;
 
    private:
-    PhaseTimes& times_;
+    PhaseTimes* times_;
     const char* phase_;
     std::chrono::steady_clock::time_point start_;
   };

@@ -14,7 +14,8 @@ ResultsLogReporter::ResultsLogReporter(std::unique_ptr<benchmark::BenchmarkRepor
     : display_(std::move(display)), harness_(harness), context_(std::move(context)),
       resumed_counts_(resumed ? resumed->counts : std::map<std::string, int>{}), resuming_(resumed != nullptr) {
   if (!path.empty())
-    log_ = std::make_unique<core::LogFile>(path, resuming_ ? core::LogFile::Mode::append : core::LogFile::Mode::replace);
+    log_ = std::make_unique<core::LogFile>(path,
+                                           resuming_ ? core::LogFile::Mode::append : core::LogFile::Mode::replace);
   if (!json_path.empty()) {
     json_file_ = std::make_unique<core::LogFile>(json_path);
     json_ = std::make_unique<benchmark::JSONReporter>();

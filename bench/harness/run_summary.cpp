@@ -2,6 +2,8 @@
 
 #include <cstdio>
 
+#include "bench/harness/case_line.h"
+
 namespace opmark::bench {
 namespace {
 
@@ -37,14 +39,19 @@ std::vector<std::string> run_summary(const std::vector<SummaryCase>& cases, cons
     if (c.status != "ok") continue;
     // The best rate: TFLOPS where the family counts FLOPs, else GB/s.
     const double tflops = counter(c, "tflops"), gbs = counter(c, "gb_per_s");
+    const auto take = [&](double rate, double pct, bool compute) {
+      f.best = rate;
+      f.best_pct = pct;
+      f.compute = compute;
+      f.best_name = c.short_name;
+    };
     if (tflops > 0 && (!f.compute || tflops > f.best)) {
-      f = {f.cases, f.ok, f.failed, f.unstable, f.skipped, tflops, counter(c, "pct_peak"), true, c.short_name};
+      take(tflops, counter(c, "pct_peak"), true);
     } else if (!f.compute && tflops <= 0 && gbs > 0) {
       // Memory bound: a case that fits in L2 can pass the DRAM peak; the headline is the best that does not.
       const double pct = counter(c, "pct_peak_bw");
       const bool in_dram = pct <= 100, best_in_dram = f.best_pct <= 100 && f.best > 0;
-      if (f.best == 0 || (in_dram && !best_in_dram) || (in_dram == best_in_dram && gbs > f.best))
-        f = {f.cases, f.ok, f.failed, f.unstable, f.skipped, gbs, pct, false, c.short_name};
+      if (f.best == 0 || (in_dram && !best_in_dram) || (in_dram == best_in_dram && gbs > f.best)) take(gbs, pct, false);
     }
   }
   std::vector<std::string> lines;
@@ -64,7 +71,7 @@ std::vector<std::string> run_summary(const std::vector<SummaryCase>& cases, cons
     std::snprintf(b, sizeof b, "  %-10s %5d %4d %6d %8d %7d  ", name.c_str(), f.cases, f.ok, f.failed, f.unstable,
                   f.skipped);
     std::string line = b + best;
-    if (line.size() > 160) line = line.substr(0, 157) + "...";
+    if (line.size() > kCaseLineWidth) line = line.substr(0, kCaseLineWidth - 3) + "...";
     lines.push_back(line);
   }
   if (!place.results.empty()) {

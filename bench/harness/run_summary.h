@@ -21,7 +21,7 @@ struct SummaryPlace {
   std::vector<std::string> models;  // the models the run's cases were chosen for, scored by the next command
 };
 
-// The lines, each without a newline; at most 160 characters where the cases' short names allow.
+// The lines, each without a newline; a family's line at most kCaseLineWidth characters (case_line.h).
 std::vector<std::string> run_summary(const std::vector<SummaryCase>& cases, const SummaryPlace& place, double run_s);
 
 }  // namespace opmark::bench
