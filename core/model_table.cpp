@@ -12,8 +12,10 @@
 namespace opmark::core {
 namespace {
 
-const std::set<std::string> kTopKeys = {"model", "area", "task", "source", "mode", "inputs", "measured", "ops"};
-const std::set<std::string> kOpKeys = {"family", "direction", "calls", "source_op", "traced_us"};
+const std::set<std::string> kTopKeys = {"model", "area",   "task",     "source", "mode",
+                                        "inputs", "memory_format", "measured", "ops"};
+const std::set<std::string> kOpKeys = {"family", "direction", "calls", "source_op", "traced_us", "kernels"};
+const std::set<std::string> kMemoryFormats = {"contiguous", "channels_last"};
 const std::set<std::string> kMeasuredKeys = {"device",    "precision",     "gpu_time_ms", "graph_ms", "eager_ms",
                                              "kernel_ms", "graph_suspect", "date",        "software"};
 const std::string kOther = "other";
@@ -52,6 +54,11 @@ ModelOp parse_op(const std::string& path, const YAML::Node& node) {
   evaluate_cell(kCallsSpec, op.calls, nullptr);  // syntax now; the value at expansion (it may use the inputs)
   if (node["source_op"]) op.source_op = scalar(path, node["source_op"], "source_op");
   if (node["traced_us"]) op.traced_us = number(path, node["traced_us"], "traced_us");
+  if (const YAML::Node kernels = node["kernels"]) {
+    if (!kernels.IsSequence())
+      throw TableError(where_of(path, kernels), "kernels", "expected a list of kernel names, such as [\"name\"]");
+    for (const auto& k : kernels) op.kernels.push_back(scalar(path, k, "kernels"));
+  }
   if (node["direction"]) {
     op.direction = scalar(path, node["direction"], "direction");
     if (schema && !schema->has_direction(op.direction))
@@ -135,6 +142,12 @@ ModelTable parse_model_table(const std::string& yaml_text, const std::string& pa
   if (root["task"]) m.task = scalar(path, root["task"], "task");
   if (root["source"]) m.source = scalar(path, root["source"], "source");
   m.mode = root["mode"] ? scalar(path, root["mode"], "mode") : "inference";
+  if (const YAML::Node format = root["memory_format"]) {
+    m.memory_format = scalar(path, format, "memory_format");
+    if (!kMemoryFormats.count(m.memory_format))
+      throw TableError(where_of(path, format), "memory_format",
+                       "'" + m.memory_format + "' is not one of " + join(kMemoryFormats));
+  }
   if (const YAML::Node inputs = root["inputs"]) {
     if (!inputs.IsMap()) throw TableError(where_of(path, inputs), "inputs", "expected a map such as {B: 32}");
     for (const auto& kv : inputs) {

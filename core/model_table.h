@@ -47,6 +47,7 @@ struct ModelOp {
   std::string source_op;  // the framework's operator, as traced
   Cell calls;
   double traced_us = 0;
+  std::vector<std::string> kernels;  // the framework's kernels in the call, longest first, where traced on a GPU
   std::map<std::string, Cell> fields;
 };
 
@@ -60,6 +61,7 @@ struct ModelMeasurement {
 
 struct ModelTable {
   std::string path, name, area, task, source, mode;
+  std::string memory_format = "contiguous";  // how the framework stored its 4-D tensors: contiguous or channels_last
   Symbols inputs;
   std::vector<ModelMeasurement> measured;  // in the table's order; at most one per device and precision
   std::vector<ModelOp> ops;

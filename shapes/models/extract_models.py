@@ -75,6 +75,26 @@ import measured_entries  # noqa: E402
 # --fuse-residual-norm: residual add + norm as one add_layernorm / add_rmsnorm (what fused inference kernels do;
 # eager models run two kernels, so the default is off).
 FUSE_RESIDUAL_NORM = False
+# --channels-last: the model and its 4-D inputs in torch.channels_last (NHWC), as fp16 CNNs are run for speed; the
+# table is <model>_channels_last.yaml, scored against its own real time.
+CHANNELS_LAST = False
+
+
+def in_memory_format(model, inputs):
+    """The model and inputs as the run asks: unchanged, or channels last (every 4-D tensor, nested or not)."""
+    if not CHANNELS_LAST:
+        return model, inputs
+    import torch
+
+    def convert(v):
+        if isinstance(v, torch.Tensor):
+            return v.contiguous(memory_format=torch.channels_last) if v.dim() == 4 else v
+        if isinstance(v, (list, tuple)):
+            return type(v)(convert(x) for x in v)
+        if isinstance(v, dict):
+            return {k: convert(x) for k, x in v.items()}
+        return v
+    return model.to(memory_format=torch.channels_last), convert(inputs)
 
 
 def patterns(records):
@@ -290,10 +310,12 @@ def profiled_pass(model, inputs, train, keep_calls=False):
     with profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]) as prof:
         recorded_pass(model, inputs, train, state)
         torch.cuda.synchronize()
-    per_call, total, lost = attribute_kernels(chrome_trace(prof))
+    names = {}
+    per_call, total, lost = attribute_kernels(chrome_trace(prof), names)
     calls_with_records = {r.call for r in state.records if r.call is not None}
     for r in state.records:  # before fusion: a fused RMSNorm sums its parts' times
         r.us = per_call.get(r.call, 0.0) if r.call is not None else None
+        r.kernels = names.get(r.call) if r.call is not None else None
     records = patterns(state.records)
     lost += sum(us for call, us in per_call.items() if call not in calls_with_records)
     if state.call_log is not None:
@@ -309,7 +331,7 @@ def trace(spec, symbols, device, dtype, train=False):
     torch.manual_seed(0)
     model = spec.build(symbols, device).to(device=device, dtype=dtype)
     model.train(train)
-    inputs = spec.inputs(symbols, device, dtype)
+    model, inputs = in_memory_format(model, spec.inputs(symbols, device, dtype))
     state = State(meta_branches=(str(device) == "meta"))
     records = patterns(recorded_pass(model, inputs, train, state))
     del model, inputs
@@ -324,7 +346,7 @@ def inference_model(spec, device, dtype):
     symbols = dict(spec.defaults)
     model = spec.build(symbols, device).to(device=device, dtype=dtype)
     model.train(False)
-    return model, spec.inputs(symbols, device, dtype)
+    return in_memory_format(model, spec.inputs(symbols, device, dtype))
 
 
 def timed_trace(spec, device, dtype, keep_calls=False):
@@ -480,10 +502,28 @@ def aggregate(records):
         k = r.key()
         if k not in merged:
             merged[k] = [r, 0, []]
+        if merged[k][0].kernels is None and r.kernels:
+            merged[k][0] = r
         merged[k][1] += 1
         if r.us is not None:
             merged[k][2].append(r.us)
     return merged.values()
+
+
+KERNEL_NAMES_KEPT = 3
+KERNEL_NAME_CHARS = 100
+
+
+def kernel_names(kernels):
+    """A call's kernels for the table, longest-running first: each name up to its argument list and at most
+    KERNEL_NAME_CHARS long (template arguments tell kernels apart; parameter lists only repeat them)."""
+    names = []
+    for name, _ in sorted(kernels.items(), key=lambda kv: -kv[1]):
+        short = name.split("(", 1)[0].strip() if not name.startswith("(") else name
+        short = short[:KERNEL_NAME_CHARS]
+        if short not in names:
+            names.append(short)
+    return names[:KERNEL_NAMES_KEPT]
 
 
 def yaml_value(v):
@@ -527,6 +567,10 @@ def write_table(path, spec, records, fixed, scalable, measured=None, header=(), 
         f"task: {spec.task}",
         f'source: "{spec.source}"',
         f"mode: {spec.mode}",
+    ]
+    if CHANNELS_LAST:
+        lines.append("memory_format: channels_last")
+    lines += [
         "inputs: {" + ", ".join(f"{k}: {v}" for k, v in spec.defaults.items()) + "}",
     ]
     if measured:
@@ -543,6 +587,8 @@ def write_table(path, spec, records, fixed, scalable, measured=None, header=(), 
             parts.append(f"direction: {rec.direction}")
         if times:
             parts.append(f"traced_us: {statistics.mean(times):.3f}")
+        if rec.kernels:
+            parts.append("kernels: [" + ", ".join(json.dumps(k) for k in kernel_names(rec.kernels)) + "]")
         parts += [f"{k}: {yaml_value(v)}" for k, v in rec.fields.items()]
         lines.append("  - {" + ", ".join(parts) + "}")
     with open(path, "w") as f:
@@ -705,7 +751,8 @@ def attach_times(records, timed, defaults):
     for rec in records:
         k = key(rec.family, rec.fields) if rec.family != "other" else ("other", rec.source_op)
         if pool.get(k):
-            rec.us = pool[k].pop(0).us
+            timed_rec = pool[k].pop(0)
+            rec.us, rec.kernels = timed_rec.us, timed_rec.kernels
     return [t for ts in pool.values() for t in ts]
 
 
@@ -800,6 +847,9 @@ def main():
     ap.add_argument("--fuse-residual-norm", action="store_true",
                     help="write each residual add + layer norm / RMSNorm as one add_layernorm / add_rmsnorm (the "
                          "fused kernel of inference libraries; eager models run two)")
+    ap.add_argument("--channels-last", action="store_true",
+                    help="trace and time the model and its 4-D inputs in torch.channels_last (NHWC); writes "
+                         "<model>_channels_last.yaml (conv cases in NHWC), scored against its own real time")
     ap.add_argument("--record-calls", default="",
                     help="with --device cuda: write each model's profiled calls to DIR/<model>.calls.jsonl")
     ap.add_argument("--add-measured", action="store_true",
@@ -813,8 +863,11 @@ def main():
         ap.error("--diagnose-graph needs --device cuda")
     if args.add_measured and not args.device.startswith("cuda"):
         ap.error("--add-measured needs --device cuda (it measures the model on this GPU)")
-    global FUSE_RESIDUAL_NORM
+    global FUSE_RESIDUAL_NORM, CHANNELS_LAST
     FUSE_RESIDUAL_NORM = args.fuse_residual_norm
+    CHANNELS_LAST = args.channels_last
+    if args.channels_last and (args.train or args.train_only or args.add_measured):
+        ap.error("--channels-last writes forward tables only (no --train, --train-only or --add-measured)")
     import torch
     import model_zoo
     dtype = {"fp32": torch.float32, "fp16": torch.float16, "bf16": torch.bfloat16}[args.dtype]
@@ -826,6 +879,10 @@ def main():
         return 0
     for name in names:
         spec = model_zoo.MODELS[name]
+        if CHANNELS_LAST:
+            spec = model_zoo.Spec(f"{name}_channels_last", spec.area, f"{spec.task}, channels_last", spec.source,
+                                  spec.defaults, spec.build, spec.inputs, mode=spec.mode,
+                                  uncovered=getattr(spec, "uncovered", ""))
         if args.add_measured:
             add_measured(spec, args.device, dtype, args.dtype, args.out)
             continue
@@ -866,7 +923,7 @@ def main():
                        f"{measured['device']}")
             del model, inputs
             torch.cuda.empty_cache()
-        path = os.path.join(args.out, f"{name}.yaml")
+        path = os.path.join(args.out, f"{spec.name}.yaml")
         previous = ""
         if os.path.exists(path):
             with open(path) as f:
@@ -875,7 +932,7 @@ def main():
         keep_other_entries(path, previous, measured)
         calls_n = len(records)
         covered = sum(1 for r in records if r.family != "other")
-        print(f"{name}: {calls_n} operator calls, {covered / max(calls_n, 1):.0%} in benchmarked families, "
+        print(f"{spec.name}: {calls_n} operator calls, {covered / max(calls_n, 1):.0%} in benchmarked families, "
               f"{fixed} constant field(s){summary}")
         if args.train and name in TRAIN_TRACE:
             write_training_table(spec, args.out, torch.__version__)

@@ -176,6 +176,7 @@ class Record:
         self.us = None
         self.call = None
         self.inputs = []
+        self.kernels = None  # {kernel name: us} launched inside the call, where the trace was profiled
 
     def key(self):
         return (self.family, self.source_op, self.direction, tuple(sorted(self.fields.items())))
@@ -208,6 +209,15 @@ def gemm_fields(a, b, batch=1):
     return {"m": N, "n": M, "k": K, "ta": ta, "tb": tb, "batch": batch}
 
 
+def channels_last(t):
+    """Whether a 4-D tensor with more than one channel is stored channels last (torch.channels_last: NHWC)."""
+    if t.dim() != 4 or t.shape[1] == 1:
+        return False
+    n, c, h, w = t.shape
+    st = t.stride()
+    return h * w > 1 and st[1] == 1 and st[3] == c  # at 1x1 both layouts are the same memory: NCHW, the default
+
+
 def conv_fields(x, w, stride, padding, dilation, transposed, groups):
     """The conv family's fields of a convolution of input x and weight w, or None where the family has no case."""
     if transposed or x.dim() not in (3, 4, 5):
@@ -219,6 +229,8 @@ def conv_fields(x, w, stride, padding, dilation, transposed, groups):
         f = {"n": x.shape[0], "c": x.shape[1], "h": x.shape[2], "w": x.shape[3], "k": w.shape[0],
              "r": w.shape[2], "s": w.shape[3], "pad_h": padding[0], "pad_w": padding[1], "stride_h": stride[0],
              "stride_w": stride[1], "dil_h": dilation[0], "dil_w": dilation[1]}
+        if channels_last(x):
+            f["layout"] = "NHWC"  # torch's channels_last: cuDNN runs the NHWC kernels, and so does the case
     else:
         if dilation[0] != 1:
             return None
@@ -527,6 +539,7 @@ def fuse_rmsnorm(records):
                      + ")", {"op": "rmsnorm", "rows": rows, "cols": cols})
         times = [r.us for r in records[start:end]]
         rec.us = sum(times) if all(t is not None for t in times) else None
+        rec.kernels = merge_kernels(records[start:end])
         rec.call = records[start].call
         out.append(rec)
         fused += 1
@@ -570,6 +583,7 @@ def fuse_residual_norm(records):
             rec = Record("reduce", f"{a.source_op} + {b.source_op}",
                          {"op": "add_" + b.fields["op"], "rows": b.fields["rows"], "cols": b.fields["cols"]})
             rec.us = a.us + b.us if a.us is not None and b.us is not None else None
+            rec.kernels = merge_kernels([a, b])
             rec.call = a.call
             out.append(rec)
             fused += 1
@@ -592,11 +606,21 @@ def trace_events(trace):
     return trace.get("traceEvents", trace) if isinstance(trace, dict) else trace
 
 
-def attribute_kernels(trace):
+def merge_kernels(records):
+    """The kernels of several records as one {name: us} (a fused record's parts), or None where none has any."""
+    out = {}
+    for r in records:
+        for name, us in (r.kernels or {}).items():
+            out[name] = out.get(name, 0.0) + us
+    return out or None
+
+
+def attribute_kernels(trace, names=None):
     """Kernel time per recorded call from a torch.profiler Chrome trace (the dict of export_chrome_trace's JSON):
     each device activity (kernel, memcpy, memset) is linked to its launch by the correlation id, and the launch to
     the innermost `opmark#<call>` range (record_function around each recorded call) that holds it on the same
-    thread. Returns ({call: us}, total_us, unattributed_us)."""
+    thread. Returns ({call: us}, total_us, unattributed_us); `names`, a dict where given, gets {call: {kernel
+    name: us}}."""
     import bisect
     events = trace_events(trace)
     ranges, launches, device = [], {}, []
@@ -636,6 +660,9 @@ def attribute_kernels(trace):
             lost += dur
         else:
             per_call[owner] = per_call.get(owner, 0.0) + dur
+            if names is not None and e.get("cat") == "kernel":
+                mine = names.setdefault(owner, {})
+                mine[e.get("name", "")] = mine.get(e.get("name", ""), 0.0) + dur
     return per_call, total, lost
 
 

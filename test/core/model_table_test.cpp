@@ -46,7 +46,7 @@ std::string expansion_error_of(const std::string& yaml, const Symbols& inputs) {
 TEST(ModelTable, OpKeysAndFieldsAreChecked) {
   // The fixture's third op has a mistyped key: the error names the file, line, column and key.
   EXPECT_EQ(error_of(kTiny), "m.yaml:10:58: field 'op_': unknown field for family 'pointwise' (fields: op, rows, "
-                             "cols, impl; op keys: calls, direction, family, source_op, traced_us)");
+                             "cols, impl; op keys: calls, direction, family, kernels, source_op, traced_us)");
 }
 
 TEST(ModelTable, FamilyFieldsAndTheTracedOperatorLiveSideBySide) {
@@ -117,6 +117,27 @@ ops:
   EXPECT_DOUBLE_EQ(m.ops[0].traced_us, 12.25);
 }
 
+// A channels_last table says so, and each op may list the framework's kernels; a conv case there is NHWC.
+TEST(ModelTable, MemoryFormatAndTracedKernelsAreRead) {
+  const std::string yaml = R"(model: m_channels_last
+memory_format: channels_last
+inputs: {B: 2}
+ops:
+  - {family: conv, calls: 1, kernels: ["sm90_xmma_fprop_implicit_gemm", "nchwToNhwcKernel"], n: B, c: 64, h: 56, w: 56, k: 64, r: 3, s: 3, pad_h: 1, pad_w: 1, layout: NHWC}
+)";
+  const ModelTable m = parse_model_table(yaml, "m.yaml");
+  EXPECT_EQ(m.memory_format, "channels_last");
+  ASSERT_EQ(m.ops[0].kernels.size(), 2u);
+  EXPECT_EQ(m.ops[0].kernels[1], "nchwToNhwcKernel");
+  EXPECT_EQ(parse_model_table("model: m\ninputs: {B: 2}\nops:\n  - {family: other, calls: 1}\n", "m.yaml").memory_format,
+            "contiguous");
+  EXPECT_NE(error_of("model: m\nmemory_format: nhwc\ninputs: {B: 2}\nops:\n  - {family: other, calls: 1}\n")
+                .find("m.yaml:2:16: field 'memory_format': 'nhwc' is not one of channels_last, contiguous"),
+            std::string::npos);
+  EXPECT_NE(error_of("model: m\ninputs: {B: 2}\nops:\n  - {family: other, calls: 1, kernels: k}\n").find("kernels"),
+            std::string::npos);
+}
+
 // One entry per GPU: a list of maps, each with its optional date and software; the entry of a device is picked by
 // its exact name and precision, and a GPU without an entry gets none.
 TEST(ModelTable, MeasuredListHoldsOneEntryPerDevice) {
@@ -177,9 +198,9 @@ TEST(ModelTable, EveryErrorSaysWhere) {
   EXPECT_EQ(error_of("model: m\nops:\n  - {family: gemm, calls: 1, m: 1, n: 2}\n"),
             "m.yaml:3:5: field 'k': required field is missing");
   EXPECT_EQ(error_of("model: m\nops:\n  - {family: other, calls: 1, m: 4}\n"),
-            "m.yaml:3:31: field 'm': an op of family 'other' has only calls, direction, family, source_op, traced_us");
+            "m.yaml:3:31: field 'm': an op of family 'other' has only calls, direction, family, kernels, source_op, traced_us");
   EXPECT_EQ(error_of("model: m\nweights: x\nops: []\n"),
-            "m.yaml:2:1: field 'weights': unknown key in a model table (keys: area, inputs, measured, mode, model, ops, "
+            "m.yaml:2:1: field 'weights': unknown key in a model table (keys: area, inputs, measured, memory_format, mode, model, ops, "
             "source, task)");
   // Expansion: a missing input and a shape that is not positive name the cell.
   const std::string uses_h = "model: m\ninputs: {B: 2}\nops:\n  - {family: gemm, calls: 1, m: H, n: B, k: 3}\n";

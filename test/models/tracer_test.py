@@ -315,6 +315,15 @@ class OtherMappings(unittest.TestCase):
     def test_views_launch_nothing(self):
         self.assertIsNone(om.map_call("transpose", [T([2, 3]), 0, 1], {}, T([3, 2], [1, 3])))
 
+    def test_channels_last_conv_is_nhwc(self):
+        w = T([64, 32, 3, 3], [288, 1, 96, 32])
+        x = T([2, 32, 8, 8], [2048, 1, 256, 32])  # torch.channels_last strides
+        args = [x, w, None, [1, 1], [1, 1], [1, 1], False, [0, 0], 1]
+        self.assertEqual(om.map_call("convolution", args, {}, T([2, 64, 8, 8])).fields["layout"], "NHWC")
+        plain = [T([2, 32, 8, 8]), T([64, 32, 3, 3])] + args[2:]
+        self.assertNotIn("layout", om.map_call("convolution", plain, {}, T([2, 64, 8, 8])).fields)
+        self.assertFalse(om.channels_last(T([2, 32, 1, 1], [32, 1, 32, 32])))  # 1x1: NCHW, the same memory
+
     def test_pooling_and_reductions(self):
         x = T([2, 512, 7, 7])
         self.assertEqual(om.map_call("_adaptive_avg_pool2d", [x, [7, 7]], {}, x).fields["op"], "copy")
@@ -330,6 +339,19 @@ class KernelAttribution(unittest.TestCase):
         self.assertEqual(per_call, {0: 7.0, 1: 4.0, 2: 2.0})  # call 1: a kernel and a memset
         self.assertAlmostEqual(total, 17.5)  # the range's GPU annotation is no kernel
         self.assertAlmostEqual(lost, 4.5)  # launched between the ranges, and one with no launch seen
+
+    def test_kernel_names_per_call(self):
+        with open(os.path.join(DATA, "profile_small.json")) as f:
+            names = {}
+            om.attribute_kernels(json.load(f), names)
+        self.assertEqual(names[0], {"ampere_fp16_s16816gemm": 7.0})
+        self.assertEqual(names[1], {"flash_fwd_kernel": 3.0})  # and a memset, which is no kernel
+
+    def test_kernel_names_for_the_table(self):
+        import extract_models as em
+        names = em.kernel_names({"void cudnn::bn_fw_inf<__half, float>(float, float*)": 3.0, "short": 5.0,
+                                 "a": 1.0, "b": 0.5})
+        self.assertEqual(names, ["short", "void cudnn::bn_fw_inf<__half, float>", "a"])
 
     def test_kernel_totals(self):
         with open(os.path.join(DATA, "profile_small.json")) as f:
