@@ -5,6 +5,8 @@
 #include <filesystem>
 #include <map>
 
+#include "aggregate/headroom.h"
+
 namespace opmark::aggregate {
 
 ScoreReport score_report(const ResultSet& results, const std::vector<core::ModelTable>& models,
@@ -174,8 +176,10 @@ std::string score_validation_text(const std::vector<ScoredSet>& sets) {
   }
   for (const ScoredSet* set : shown)
     for (const auto& s : set->report->models)
-      if (s.has_real_times() && s.traced_us > 0)
+      if (s.has_real_times() && s.traced_us > 0) {
         out += family_breakdown(s, hot && cold ? find_score(*cold->report, s.name) : nullptr);
+        out += headroom_text(s, headroom_findings(s));
+      }
   return out;
 }
 

@@ -8,11 +8,17 @@
 
 namespace opmark::aggregate {
 
+bool is_fused(const std::string& source_op) {
+  const auto open = source_op.find(" (");
+  return open != std::string::npos && source_op.find('+', open) != std::string::npos;
+}
+
 ModelScore score_model(const core::ModelTable& model, const core::Symbols& inputs, const std::string& precision,
                        const ResultSet& results) {
   ModelScore s;
   s.name = model.name;
   s.area = model.area;
+  s.memory_format = model.memory_format;
   const auto gpu = results.context.find("gpu");
   const core::ModelMeasurement* mine =
       core::find_measurement(model, gpu == results.context.end() ? "" : gpu->second, precision);
@@ -49,6 +55,16 @@ ModelScore score_model(const core::ModelTable& model, const core::Symbols& input
     family.score_ms += ms;
     family.traced_scored_ms += traced * 1e-3;
     family.scored_calls += call.calls;
+    if (!call.op->kernels.empty()) family.traced_kernels_ms[call.op->kernels.front()] += traced * 1e-3;
+    for (const auto& line : it->second.lines)
+      if (line.kernels && !line.kernels->empty()) {
+        family.our_kernels_ms[line.kernels->front()] += ms;
+        break;
+      }
+    if (is_fused(call.op->source_op)) {
+      if (family.fused_source_op.empty()) family.fused_source_op = call.op->source_op;
+      family.fused_traced_ms += traced * 1e-3;
+    }
   }
   return s;
 }

@@ -20,10 +20,17 @@ struct FamilyTime {
   double traced_ms = 0;       // the table's, over all the family's calls (0 where it has no traced times)
   double traced_scored_ms = 0;  // the table's, over the calls opmark measured (like for like with score_ms)
   std::int64_t calls = 0, scored_calls = 0;
+  // The evidence for a headroom finding (aggregate/headroom.h), over the measured calls: time by the framework's
+  // longest kernel of each call (where the table names them) and by the first kernel of opmark's case (where the
+  // run traced it), and the traced time of calls the tracer fused from several framework calls.
+  std::map<std::string, double> traced_kernels_ms, our_kernels_ms;
+  double fused_traced_ms = 0;
+  std::string fused_source_op;  // the first such call's source, e.g. "rmsnorm (pow+mean+add+rsqrt+mul)"
 };
 
 struct ModelScore {
   std::string name, area;
+  std::string memory_format = "contiguous";  // the table's: contiguous or channels_last
   double score_ms = 0;                   // calls x time over the calls whose case was measured
   std::int64_t calls = 0, covered_calls = 0;  // all operator calls; those a measured case covers
   double traced_us = 0, covered_traced_us = 0;  // the table's traced GPU time (0: the table has none)
@@ -43,6 +50,9 @@ struct ModelScore {
   // The table records the real model's graph or kernel time on some GPU (tables traced since issue 17).
   bool has_real_times() const;
 };
+
+// Whether a table op is one the tracer fused from several framework calls: its source reads "name (a+b+c)".
+bool is_fused(const std::string& source_op);
 
 // The measured entry is the one of the GPU results.context's `gpu` names.
 ModelScore score_model(const core::ModelTable& model, const core::Symbols& inputs, const std::string& precision,

@@ -5,6 +5,7 @@
 
 #include <string>
 
+#include "aggregate/headroom.h"
 #include "aggregate/results.h"
 #include "aggregate/score_report.h"
 #include "aggregate/scores.h"
@@ -153,6 +154,50 @@ TEST(ScoreValidation, FamiliesBesideTracedKernelTime) {
   EXPECT_EQ(j["models"][0]["real_kind"], "graph");
   EXPECT_FALSE(j["models"][0].contains("graph_suspect"));
   EXPECT_NEAR(j["models"][0]["families"]["pointwise"]["traced_ms"].get<double>(), 0.015, 1e-12);
+}
+
+// Headroom: a family more than 10% from the framework's kernels is a finding with its cause, read from the
+// kernels the table and the run name, the tracer's fused calls and the table's memory format.
+TEST(ScoreValidation, HeadroomFindingsNameTheirCause) {
+  auto line = [](const std::string& name, double t, const std::string& kernel) {
+    return "{\"type\":\"aggregate\",\"aggregate\":\"median\",\"name\":\"" + name +
+           "\",\"status\":\"ok\",\"time_us\":" + std::to_string(t) + ",\"kernels\":[\"" + kernel + "\"]}\n";
+  };
+  const std::string log = "{\"type\":\"context\",\"context\":{\"gpu\":\"NVIDIA H200\"}}\n" +
+                          line(kGemm, 12, "nvjet_sm90_hsh") + line(kRelu, 4, "opmark::pointwise");
+  const ResultSet r = parse_results(log, "r.jsonl", Statistic::median);
+  const char* table = R"yaml(model: tiny
+area: nlp
+inputs: {B: 8}
+measured: {device: "NVIDIA H200", precision: fp16, graph_ms: 0.04}
+ops:
+  - {family: gemm, calls: 2, traced_us: 10, kernels: ["sm90_xmma_gemm", "splitKreduce"], m: 64, n: B, k: 32}
+  - {family: pointwise, calls: 3, traced_us: 5, source_op: "relu (abs+max+mul)", op: relu, rows: B, cols: 64}
+)yaml";
+  const ModelScore s = score(table, r);
+  const std::vector<HeadroomFinding> found = headroom_findings(s);
+  ASSERT_EQ(found.size(), 2u);
+  EXPECT_EQ(found[0].family, "gemm");  // 4 us apart, the ReLUs 3
+  EXPECT_EQ(found[1].family, "pointwise");
+  EXPECT_EQ(found[0].cause, "different kernel");
+  EXPECT_EQ(found[0].detail, "framework: sm90_xmma_gemm (0.020 ms); opmark: nvjet_sm90_hsh (0.024 ms)");
+  EXPECT_NEAR(found[0].ratio(), 1.2, 1e-9);
+  EXPECT_EQ(found[1].cause, "fusion");
+  EXPECT_EQ(found[1].detail, "3 framework calls (relu (abs+max+mul), 0.015 ms traced) are one opmark case");
+  EXPECT_TRUE(headroom_findings(s, 0.5).empty());  // within a looser threshold: none
+
+  ModelScore nhwc = s;  // the same times in a channels_last table: batch norm runs NCHW in opmark's cases
+  nhwc.memory_format = "channels_last";
+  nhwc.families = {{"batchnorm", FamilyTime{}}};
+  nhwc.families["batchnorm"].score_ms = 0.5;
+  nhwc.families["batchnorm"].traced_scored_ms = 0.8;
+  nhwc.families["batchnorm"].traced_kernels_ms = {{"bn_fw_inf_nhwc", 0.8}};
+  const std::vector<HeadroomFinding> layout = headroom_findings(nhwc);
+  ASSERT_EQ(layout.size(), 1u);
+  EXPECT_EQ(layout[0].cause, "layout");
+  EXPECT_NE(headroom_text(nhwc, layout).find("batchnorm  opmark    0.5000 ms  framework    0.8000 ms    0.62x  layout"),
+            std::string::npos)
+      << headroom_text(nhwc, layout);
 }
 
 TEST(ScoreValidation, OlderTablesAreUnchanged) {

@@ -1,0 +1,84 @@
+#include "aggregate/headroom.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+namespace opmark::aggregate {
+namespace {
+
+// Families whose cases run NCHW only: in a channels_last model the framework's kernels read another layout.
+bool runs_nchw_only(const std::string& family) { return family == "batchnorm" || family == "pool"; }
+
+std::pair<std::string, double> largest(const std::map<std::string, double>& by_kernel) {
+  std::pair<std::string, double> best{"", 0};
+  for (const auto& kv : by_kernel)
+    if (kv.second > best.second) best = kv;
+  return best;
+}
+
+std::string ms(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.3f ms", v);
+  return buf;
+}
+
+// How many framework calls a fused source names: "rmsnorm (pow+mean+add)" is 3.
+int parts_of(const std::string& source_op) {
+  const auto open = source_op.find(" (");
+  return open == std::string::npos ? 1
+                                   : 1 + static_cast<int>(std::count(source_op.begin() + static_cast<long>(open),
+                                                                     source_op.end(), '+'));
+}
+
+}  // namespace
+
+std::vector<HeadroomFinding> headroom_findings(const ModelScore& score, double threshold) {
+  std::vector<HeadroomFinding> out;
+  for (const auto& [family, f] : score.families) {
+    if (family == "other" || !(f.traced_scored_ms > 0) || !(f.score_ms > 0)) continue;
+    if (std::fabs(f.score_ms / f.traced_scored_ms - 1) <= threshold) continue;
+    HeadroomFinding h{family, f.score_ms, f.traced_scored_ms, "", ""};
+    const auto theirs = largest(f.traced_kernels_ms), ours = largest(f.our_kernels_ms);
+    if (score.memory_format == "channels_last" && runs_nchw_only(family)) {
+      h.cause = "layout";
+      h.detail = "the framework ran channels_last (NHWC)" +
+                 (theirs.first.empty() ? std::string() : ", mostly " + theirs.first) + "; opmark's " + family +
+                 " cases run NCHW";
+    } else if (f.fused_traced_ms >= f.traced_scored_ms / 2) {
+      h.cause = "fusion";
+      h.detail = std::to_string(parts_of(f.fused_source_op)) + " framework calls (" + f.fused_source_op +
+                 ", " + ms(f.fused_traced_ms) + " traced) are one opmark case";
+    } else if (!theirs.first.empty() && !ours.first.empty() && theirs.first != ours.first) {
+      h.cause = "different kernel";
+      h.detail = "framework: " + theirs.first + " (" + ms(theirs.second) + "); opmark: " + ours.first + " (" +
+                 ms(ours.second) + ")";
+    } else {
+      h.cause = "unknown";
+      h.detail = theirs.first.empty()   ? "the table names no framework kernels (retrace it on a GPU)"
+                 : ours.first.empty()   ? "the run traced no kernels of opmark's cases"
+                                        : "both ran " + theirs.first + ": the same kernel";
+    }
+    out.push_back(std::move(h));
+  }
+  std::stable_sort(out.begin(), out.end(), [](const HeadroomFinding& a, const HeadroomFinding& b) {
+    return std::fabs(a.ours_ms - a.traced_ms) > std::fabs(b.ours_ms - b.traced_ms);
+  });
+  return out;
+}
+
+std::string headroom_text(const ModelScore& score, const std::vector<HeadroomFinding>& findings) {
+  if (findings.empty()) return "";
+  char buf[256];
+  std::snprintf(buf, sizeof buf, "%s: families more than %.0f%% from the framework's kernels (headroom)\n",
+                score.name.c_str(), kHeadroomThreshold * 100);
+  std::string out = buf;
+  for (const auto& h : findings) {
+    std::snprintf(buf, sizeof buf, "  %-10s opmark %9.4f ms  framework %9.4f ms  %6.2fx  %-16s ", h.family.c_str(),
+                  h.ours_ms, h.traced_ms, h.ratio(), h.cause.c_str());
+    out += buf + h.detail + "\n";
+  }
+  return out;
+}
+
+}  // namespace opmark::aggregate
