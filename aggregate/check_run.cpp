@@ -188,9 +188,6 @@ void check_verification(const ResultSet& results, Problems& p) {
 }
 
 void check_noise_agreement(const ResultSet& results, double max_noise, Problems& p) {
-  // A case's repetitions may spread at most this many times their median absolute deviation beyond the median,
-  // plus 30% (the harness's own agreement bound, times_agree): one slow repetition is noise, 125x is no time.
-  constexpr double kMaxSpan = 1.3;
   const std::string keep = kKeepLog;
   for (const auto& [name, r] : results.cases) {
     if (r.status != "ok" || r.reps_us.empty()) continue;
@@ -213,8 +210,7 @@ void check_noise_agreement(const ResultSet& results, double max_noise, Problems&
     }
     const double lo = *std::min_element(r.reps_us.begin(), r.reps_us.end());
     const double hi = *std::max_element(r.reps_us.begin(), r.reps_us.end());
-    const double allowed = kMaxSpan * (1 + 4 * std::max(computed, max_noise));
-    if (lo > 0 && hi / lo > allowed)
+    if (lo > 0 && core::span_of(r.reps_us) > core::allowed_span(computed, max_noise))
       p.add("repetitions spread", name + ": its repetitions span " + number(hi / lo) + "x (" + us(lo) + " to " + us(hi) +
                                       "), far more than its noise " + number(computed) + " allows for an ok case",
             "a case whose repetitions disagree this much is unstable, not ok: " + keep);

@@ -22,4 +22,12 @@ double relative_spread(const std::vector<double>& values) {
   return median_of(deviation) / m;
 }
 
+double span_of(const std::vector<double>& values) {
+  if (values.empty()) return 0;
+  const auto [lo, hi] = std::minmax_element(values.begin(), values.end());
+  return *lo > 0 ? *hi / *lo : 0;
+}
+
+double allowed_span(double spread, double noise_floor) { return 1.3 * (1 + 4 * std::max(spread, noise_floor)); }
+
 }  // namespace opmark::core

@@ -12,6 +12,7 @@
 #include "bench/families/factories.h"
 #include "bench/harness/pins.h"
 #include "core/precision.h"
+#include "core/stats.h"
 #include "kernels/cuda_check.h"
 #include "kernels/profile_marker.h"
 
@@ -335,6 +336,13 @@ double Harness::batch_seconds(const Prepared& p) const {
   return per_launch * p.timer->batch();
 }
 
+// The slowest repetition over the fastest (core::span_of).
+static double span_of_repetitions(const Measurement& m) {
+  std::vector<double> times;
+  for (const Repetition& r : m.reps) times.push_back(r.seconds_per_launch);
+  return core::span_of(times);
+}
+
 // The median, mean and noise of a measurement's repetitions.
 static void summarize_repetitions(Measurement& m) {
   std::vector<double> times;
@@ -459,7 +467,8 @@ void Harness::measure_energy_of(Prepared& p) {
 void Harness::measure_with_guard(Prepared& p) {
   Workload& w = *p.workload;
   p.m = measure(p);
-  if (!times_agree(p.probe_s, p.m.median_s)) {
+  const double first_span = span_of_repetitions(p.m);
+  if (!times_agree(p.probe_s, p.m.median_s) || first_span > core::allowed_span(p.m.noise)) {
     const double first_probe = p.probe_s, first_median = p.m.median_s;
     if (p.tunable) {
       const int before = w.chosen();
@@ -476,7 +485,14 @@ void Harness::measure_with_guard(Prepared& p) {
     p.probe_s = probe_of(p, warm);
     p.m = measure(p);
     p.m.first_median_s = first_median;
-    if (!times_agree(p.probe_s, p.m.median_s)) {
+    // The checker rejects an ok case whose repetitions span more than their spread allows: measured twice, it is
+    // unstable.
+    const double span = span_of_repetitions(p.m);
+    if (span > core::allowed_span(p.m.noise)) {
+      p.outcome.status = Status::unstable;
+      p.outcome.reason = "the repetitions spread: the slowest " + ratio(span, 1) + " the fastest (first " +
+                         ratio(first_span, 1) + "), more than four times their spread allows";
+    } else if (!times_agree(p.probe_s, p.m.median_s)) {
       p.outcome.status = Status::unstable;
       p.outcome.reason = "the probe and the median disagree twice: probe " + us(first_probe) + " vs median " +
                          us(first_median) + " (" + ratio(first_probe, first_median) + "), then probe " +

@@ -51,6 +51,17 @@ TEST(Stopping, RelativeSpreadIsTheMedianAbsoluteDeviationOverTheMedian) {
   EXPECT_DOUBLE_EQ(median_of({3.0, 1.0, 2.0, 4.0}), 2.5);
 }
 
+// The span an ok case may show, shared with the checker: the H100 submission run of 2335f61 kept as ok a GEMM
+// whose ten repetitions ran 3.83-11.02 us (two slow ones) with a spread of 2.7%, and the checker rejected it.
+TEST(Guard, RepetitionsSpanAtMostWhatTheirSpreadAllows) {
+  const std::vector<double> reps = {11.016, 4.027, 10.742, 4.113, 4.105, 4.741, 3.830, 4.189, 4.084, 3.972};
+  EXPECT_NEAR(core::span_of(reps), 11.016 / 3.830, 1e-12);
+  EXPECT_GT(core::span_of(reps), core::allowed_span(relative_spread(reps)));
+  EXPECT_LE(core::span_of({4.0, 4.1, 5.0}), core::allowed_span(relative_spread({4.0, 4.1, 5.0})));  // one slow
+  EXPECT_DOUBLE_EQ(core::allowed_span(0.01, 0.05), 1.3 * 1.2);  // the checker's floor: the rules' noise limit
+  EXPECT_DOUBLE_EQ(core::span_of({}), 0.0);
+}
+
 TEST(Throttle, ClockEventNames) {
   EXPECT_EQ(clock_event::names(0), "none");
   EXPECT_EQ(clock_event::names(clock_event::sw_power_cap | clock_event::hw_thermal), "sw_power_cap+hw_thermal");
