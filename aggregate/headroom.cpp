@@ -17,6 +17,21 @@ std::pair<std::string, double> largest(const std::map<std::string, double>& by_k
   return best;
 }
 
+// A kernel's name as the table keeps it: up to its parameter list, at most 90 characters.
+std::string short_name(std::string name) {
+  const std::string anonymous = "(anonymous namespace)::";
+  for (auto at = name.find(anonymous); at != std::string::npos; at = name.find(anonymous)) name.erase(at, anonymous.size());
+  std::string n = name.substr(0, name.find('('));
+  while (!n.empty() && n.back() == ' ') n.pop_back();
+  if (n.empty()) n = name;
+  return n.size() > 90 ? n.substr(0, 87) + "..." : n;
+}
+
+// The families whose calls a library runs as one kernel, where the framework may run a bias or activation apart.
+bool is_library_family(const std::string& family) {
+  return family == "conv" || family == "gemm" || family == "attention" || family == "rnn";
+}
+
 std::string ms(double v) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.3f ms", v);
@@ -43,21 +58,26 @@ std::vector<HeadroomFinding> headroom_findings(const ModelScore& score, double t
     if (score.memory_format == "channels_last" && runs_nchw_only(family)) {
       h.cause = "layout";
       h.detail = "the framework ran channels_last (NHWC)" +
-                 (theirs.first.empty() ? std::string() : ", mostly " + theirs.first) + "; opmark's " + family +
+                 (theirs.first.empty() ? std::string() : ", mostly " + short_name(theirs.first)) + "; opmark's " + family +
                  " cases run NCHW";
     } else if (f.fused_traced_ms >= f.traced_scored_ms / 2) {
       h.cause = "fusion";
       h.detail = std::to_string(parts_of(f.fused_source_op)) + " framework calls (" + f.fused_source_op +
                  ", " + ms(f.fused_traced_ms) + " traced) are one opmark case";
+    } else if (is_library_family(family) && theirs.first.find("elementwise") != std::string::npos) {
+      h.cause = "fusion";
+      h.detail = "in the framework's calls the longest kernel is an elementwise one (a bias or activation run "
+                 "apart): " + short_name(theirs.first) + " (" + ms(theirs.second) + "); opmark's case runs " +
+                 (ours.first.empty() ? std::string("its library call alone") : short_name(ours.first));
     } else if (!theirs.first.empty() && !ours.first.empty() && theirs.first != ours.first) {
       h.cause = "different kernel";
-      h.detail = "framework: " + theirs.first + " (" + ms(theirs.second) + "); opmark: " + ours.first + " (" +
-                 ms(ours.second) + ")";
+      h.detail = "framework: " + short_name(theirs.first) + " (" + ms(theirs.second) + "); opmark: " +
+                 short_name(ours.first) + " (" + ms(ours.second) + ")";
     } else {
       h.cause = "unknown";
       h.detail = theirs.first.empty()   ? "the table names no framework kernels (retrace it on a GPU)"
                  : ours.first.empty()   ? "the run traced no kernels of opmark's cases"
-                                        : "both ran " + theirs.first + ": the same kernel";
+                                        : "both ran " + short_name(theirs.first) + ": the same kernel";
     }
     out.push_back(std::move(h));
   }

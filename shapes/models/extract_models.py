@@ -68,6 +68,7 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import op_mapping  # noqa: E402
 from op_mapping import (Record, TensorInfo, VIEW_OPS, attribute_kernels, coverage, encode,  # noqa: E402
                         fuse_residual_norm, fuse_rmsnorm, kernel_totals, map_call, top_uncovered)
 import measured_entries  # noqa: E402
@@ -515,10 +516,12 @@ KERNEL_NAME_CHARS = 100
 
 
 def kernel_names(kernels):
-    """A call's kernels for the table, longest-running first: each name up to its argument list and at most
-    KERNEL_NAME_CHARS long (template arguments tell kernels apart; parameter lists only repeat them)."""
+    """A call's kernels for the table, longest-running first: each name (anonymous namespaces left out) up to its
+    argument list and at most KERNEL_NAME_CHARS long (template arguments tell kernels apart; parameter lists only
+    repeat them)."""
     names = []
     for name, _ in sorted(kernels.items(), key=lambda kv: -kv[1]):
+        name = name.replace("(anonymous namespace)::", "")
         short = name.split("(", 1)[0].strip() if not name.startswith("(") else name
         short = short[:KERNEL_NAME_CHARS]
         if short not in names:
@@ -579,6 +582,7 @@ def write_table(path, spec, records, fixed, scalable, measured=None, header=(), 
                   if measured.get(k) is not None]
         if measured.get("graph_suspect"):
             parts.append("graph_suspect: true")
+        parts += [f'{k}: "{measured[k]}"' for k in ("date", "software") if measured.get(k)]
         lines.append("measured: {" + ", ".join(parts) + "}")
     lines.append("ops:")
     for rec, calls, times in aggregate(records):
@@ -866,6 +870,7 @@ def main():
     global FUSE_RESIDUAL_NORM, CHANNELS_LAST
     FUSE_RESIDUAL_NORM = args.fuse_residual_norm
     CHANNELS_LAST = args.channels_last
+    op_mapping.CHANNELS_LAST_MODEL = args.channels_last
     if args.channels_last and (args.train or args.train_only or args.add_measured):
         ap.error("--channels-last writes forward tables only (no --train, --train-only or --add-measured)")
     import torch
@@ -909,6 +914,8 @@ def main():
                               f"(traced on {traced_on}): " +
                               ", ".join(sorted({t.source_op for t in unmatched})[:8]))
             measured, timing_header = real_times(model, inputs, total, args.dtype)
+            measured["date"] = datetime.date.today().isoformat()
+            measured["software"] = software_versions()
             header += timing_header
             if measured.get("graph_suspect"):
                 print(f"{name}: {timing_header[-1][2:]}", file=sys.stderr)

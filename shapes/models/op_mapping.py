@@ -209,6 +209,11 @@ def gemm_fields(a, b, batch=1):
     return {"m": N, "n": M, "k": K, "ta": ta, "tb": tb, "batch": batch}
 
 
+# Set by the tracer's --channels-last: the model's weights are channels last, so torch runs every 2D convolution in
+# NHWC (cuDNN's choice follows the input or the weight), whatever strides the shape trace's activations show.
+CHANNELS_LAST_MODEL = False
+
+
 def channels_last(t):
     """Whether a 4-D tensor with more than one channel is stored channels last (torch.channels_last: NHWC)."""
     if t.dim() != 4 or t.shape[1] == 1:
@@ -229,7 +234,7 @@ def conv_fields(x, w, stride, padding, dilation, transposed, groups):
         f = {"n": x.shape[0], "c": x.shape[1], "h": x.shape[2], "w": x.shape[3], "k": w.shape[0],
              "r": w.shape[2], "s": w.shape[3], "pad_h": padding[0], "pad_w": padding[1], "stride_h": stride[0],
              "stride_w": stride[1], "dil_h": dilation[0], "dil_w": dilation[1]}
-        if channels_last(x):
+        if CHANNELS_LAST_MODEL or channels_last(x):
             f["layout"] = "NHWC"  # torch's channels_last: cuDNN runs the NHWC kernels, and so does the case
     else:
         if dilation[0] != 1:
