@@ -4,9 +4,11 @@
     python3 bench/compare/run_to_run.py A/results.jsonl B/results.jsonl
 
 Prints, per band of the case's time (50 us and more: within 2%; 5 us and more: within 5%), how many cases moved
-more than the band allows, the worst ones, and the clocks both runs recorded for them. Exits 0 either way.
+more than the band allows, the worst ones, and the clocks both runs recorded for them; and B's times over A's as a
+geometric mean with its range (an A/B of two builds). Exits 0 either way.
 """
 import argparse
+import math
 import os
 import sys
 
@@ -25,6 +27,12 @@ def main():
     b = {r["name"]: r for r in median_records(args.b)}
     common = sorted(set(a) & set(b))
     print(f"run to run: {len(common)} cases in both runs")
+    if common:
+        logs = [math.log(b[n]["time_us"] / a[n]["time_us"]) for n in common
+                if a[n]["time_us"] > 0 and b[n]["time_us"] > 0]
+        if logs:
+            print(f"  B over A: geometric mean {math.exp(sum(logs) / len(logs)):.4f} over {len(logs)} cases, "
+                  f"from {math.exp(min(logs)):.3f} to {math.exp(max(logs)):.3f}")
     for floor, limit in BANDS:
         rows = []
         for n in common:
