@@ -19,6 +19,7 @@
 #include "core/case.h"
 #include "core/model_table.h"
 #include "core/precision.h"
+#include "core/rates.h"
 #include "core/table.h"
 
 namespace fs = std::filesystem;
@@ -239,23 +240,26 @@ std::string derived_disagreement(const ResultLine& l, double peak_tflops, double
   };
   if (has("tflops") && !(flops > 0))
     return "line " + std::to_string(l.number) + ": tflops " + number(c.at("tflops")) + " without flops";
+  const double seconds = t * 1e-6;
   if (flops > 0) {
-    compare("tflops", flops / t / 1e6, "flops / time");
-    if (peak_tflops > 0) compare("pct_peak", 100 * flops / t / 1e6 / peak_tflops, "flops / time / the context's peak");
+    compare("tflops", core::tflops(flops, seconds), "flops / time");
+    if (peak_tflops > 0)
+      compare("pct_peak", core::pct_of(core::tflops(flops, seconds), peak_tflops), "flops / time / the context's peak");
   }
   if (bytes >= 0) {
-    compare("gb_per_s", bytes / t / 1e3, "bytes / time");
+    const double gb_per_s = core::gb_per_s(bytes, seconds);
+    compare("gb_per_s", gb_per_s, "bytes / time");
     if (peak_gb_per_s > 0)
-      compare("pct_peak_bw", 100 * bytes / t / 1e3 / peak_gb_per_s, "bytes / time / the context's peak_gb_per_s");
+      compare("pct_peak_bw", core::pct_of(gb_per_s, peak_gb_per_s), "bytes / time / the context's peak_gb_per_s");
     if (has("copy_gb_per_s") && c.at("copy_gb_per_s") > 0)
-      compare("pct_copy_bw", 100 * bytes / t / 1e3 / c.at("copy_gb_per_s"), "bytes / time / copy_gb_per_s");
+      compare("pct_copy_bw", core::pct_of(gb_per_s, c.at("copy_gb_per_s")), "bytes / time / copy_gb_per_s");
   } else if (has("gb_per_s")) {
     return "line " + std::to_string(l.number) + ": gb_per_s " + number(c.at("gb_per_s")) + " without bytes";
   }
   if (has("joules_per_op") && c.at("joules_per_op") > 0) {
     const double joules = c.at("joules_per_op");
-    if (flops > 0) compare("tflops_per_w", flops / joules / 1e12, "flops / joules_per_op");
-    else if (bytes > 0) compare("gb_per_s_per_w", bytes / joules / 1e9, "bytes / joules_per_op");
+    if (flops > 0) compare("tflops_per_w", core::tflops_per_w(flops, joules), "flops / joules_per_op");
+    else if (bytes > 0) compare("gb_per_s_per_w", core::gb_per_s_per_w(bytes, joules), "bytes / joules_per_op");
   }
   return out;
 }
@@ -443,16 +447,17 @@ void check_lines(const ResultSet& results, const core::Suite& rules, Problems& p
         break;
       }
     }
-    if (flops > 0 && peak_tflops > 0 && flops / r.time_us / 1e6 > 1.05 * peak_tflops)
-      p.add("rates above peak", name + ": " + number(flops / r.time_us / 1e6) + " TFLOPS (flops / median time), " +
-                                    number(100 * flops / r.time_us / 1e6 / peak_tflops) + "% of the peak " +
+    const double tflops = core::tflops(flops, r.time_us * 1e-6), gb_per_s = core::gb_per_s(bytes, r.time_us * 1e-6);
+    if (flops > 0 && peak_tflops > 0 && tflops > 1.05 * peak_tflops)
+      p.add("rates above peak", name + ": " + number(tflops) + " TFLOPS (flops / median time), " +
+                                    number(core::pct_of(tflops, peak_tflops)) + "% of the peak " +
                                     number(peak_tflops) + " TFLOPS the run's context gives",
             "no GPU computes faster than its peak: the times are wrong (edited, or a broken timer); run the case again");
     // A case whose bytes fit in the L2 may be served from it, faster than memory: only larger ones are held to it.
-    if (bytes > 2 * l2_bytes && l2_bytes > 0 && peak_gb_per_s > 0 && bytes / r.time_us / 1e3 > 1.05 * peak_gb_per_s)
-      p.add("rates above peak", name + ": " + number(bytes / r.time_us / 1e3) + " GB/s (bytes / median time) over " +
+    if (bytes > 2 * l2_bytes && l2_bytes > 0 && peak_gb_per_s > 0 && gb_per_s > 1.05 * peak_gb_per_s)
+      p.add("rates above peak", name + ": " + number(gb_per_s) + " GB/s (bytes / median time) over " +
                                     number(bytes / 1e6) + " MB, more than twice the L2, is " +
-                                    number(100 * bytes / r.time_us / 1e3 / peak_gb_per_s) +
+                                    number(core::pct_of(gb_per_s, peak_gb_per_s)) +
                                     "% of the memory's peak " + number(peak_gb_per_s) + " GB/s",
             "no GPU moves data from memory faster than its peak: the times are wrong; run the case again");
   }
