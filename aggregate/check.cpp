@@ -498,9 +498,9 @@ void check_derived(const fs::path& dir, const ResultSet& results, const core::Su
     }
 }
 
-// What rules naming a regime (version 5, results format 3) require beyond the earlier versions: the regime in the
-// context, the typed keys of results format 3, the rules' min_time_s and max_repetitions, and energy on at least
-// kEnergyCoverage of the timed cases.
+// What rules naming a regime (version 5, results format 3) require beyond the earlier versions: results format 3
+// with its typed keys, and energy on at least kEnergyCoverage of the timed cases. (The keys' values against the
+// rules: check_run_parameters, for every version.)
 constexpr double kEnergyCoverage = 0.99;
 
 void check_regime_rules(const ResultSet& results, const core::Suite& rules, Problems& p) {
@@ -513,22 +513,10 @@ void check_regime_rules(const ResultSet& results, const core::Suite& rules, Prob
   if (context_number(context, "results_format") < 3)
     p.add("rules", "the run's results_format is '" + text("results_format") + "' (" + log + "), rules version " +
                        std::to_string(rules.rules_version) + " require results format 3", rerun);
-  if (text("regime") != rules.regime)
-    p.add("rules", "the run's regime is '" + text("regime") + "' (" + log + "), the rules require " + rules.regime,
-          rerun + " (--opmark_regime=" + rules.regime + ")");
   for (const char* key : {"regime", "l2", "min_time_s", "case_time_cap_s", "min_clock_fraction", "energy_window_s",
                           "power_margin", "power_limit_w", "max_sm_clock_mhz", "max_repetitions", "started_at"})
     if (text(key).empty())
       p.add("rules", "the run's context (" + log + ") has no '" + key + "', which results format 3 writes", rerun);
-  if (context.count("min_time_s") && !close_to(context_number(context, "min_time_s"), rules.min_time_s, 1e-9))
-    p.add("rules", "the run's min_time_s is " + text("min_time_s") + " (" + log + "), the rules' " +
-                       number(rules.min_time_s),
-          rerun + " (--opmark_min_time=" + number(rules.min_time_s) + ", opmark-submit's default)");
-  if (rules.max_repetitions > 0 && context.count("max_repetitions") &&
-      context_number(context, "max_repetitions") > rules.max_repetitions)
-    p.add("rules", "the run's max_repetitions is " + text("max_repetitions") + " (" + log + "), the rules allow " +
-                       std::to_string(rules.max_repetitions),
-          rerun + " (--opmark_max_repetitions=" + std::to_string(rules.max_repetitions) + ")");
   std::size_t timed = 0, with_energy = 0;
   for (const auto& [name, r] : results.cases) {
     if (!r.timed()) continue;
@@ -602,18 +590,7 @@ CheckReport check_bundle_report(const std::string& bundle, const std::string& ru
                        std::to_string(rules.rules_version) + " (" + rules.path + ", " + report.rules_why + ")",
           "a bundle does not pick its rules: re-measure under these (opmark-submit), or check with --rules-version " +
               (run_rules.empty() ? std::string("N") : run_rules) + " to apply older rules on purpose");
-  // Rules that name a timing want every time taken that way (version 2: graph, the GPU's own time).
-  if (!rules.timing.empty()) {
-    const auto it = results.context.find("timing_mode");
-    if (it == results.context.end())
-      p.add("rules", "the run's context (" + std::string(bundle_path::results) + " line 1) has no timing_mode (a "
-                         "results format 1 run), and the rules (" + rules.path + ") require timing " + rules.timing,
-            "run the suite with this opmark-bench (--opmark_timing=" + rules.timing + ", opmark-submit's default)");
-    else if (it->second != rules.timing)
-      p.add("rules", "the run timed '" + it->second + "' (timing_mode in " + bundle_path::results +
-                         " line 1), the rules (" + rules.path + ") require " + rules.timing,
-            "run the suite again with --opmark_timing=" + rules.timing + " (opmark-submit's default)");
-  }
+  check_run_parameters(results, rules, p);
   check_regime_rules(results, rules, p);
   // The tables and models are read once: the required cases and the derived scores both come from them.
   const std::vector<core::ModelTable> models = core::load_models(rules.model_names, {shapes_dir}, rules.model_folder);
