@@ -64,7 +64,8 @@ TEST(RunParameters, TypedKeysAreReadAsValues) {
 // aggregate's contexts are text (a results format 1 file wrote every value as text): the same values.
 TEST(RunParameters, TextContextsReadAsJsonOnes) {
   std::map<std::string, std::string> text;
-  for (const auto& [key, value] : format3().items())
+  const nlohmann::json typed = format3();  // items() of a temporary would outlive it
+  for (const auto& [key, value] : typed.items())
     text[key] = value.is_string() ? value.get<std::string>() : value.dump();
   const RunParameters a = run_parameters_of(format3()), b = run_parameters_of(text);
   EXPECT_EQ(a.min_time_s, b.min_time_s);
