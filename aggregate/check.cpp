@@ -19,6 +19,7 @@
 #include "core/case.h"
 #include "core/model_table.h"
 #include "core/precision.h"
+#include "core/rates.h"
 #include "core/table.h"
 
 namespace fs = std::filesystem;
@@ -239,23 +240,26 @@ std::string derived_disagreement(const ResultLine& l, double peak_tflops, double
   };
   if (has("tflops") && !(flops > 0))
     return "line " + std::to_string(l.number) + ": tflops " + number(c.at("tflops")) + " without flops";
+  const double seconds = t * 1e-6;
   if (flops > 0) {
-    compare("tflops", flops / t / 1e6, "flops / time");
-    if (peak_tflops > 0) compare("pct_peak", 100 * flops / t / 1e6 / peak_tflops, "flops / time / the context's peak");
+    compare("tflops", core::tflops(flops, seconds), "flops / time");
+    if (peak_tflops > 0)
+      compare("pct_peak", core::pct_of(core::tflops(flops, seconds), peak_tflops), "flops / time / the context's peak");
   }
   if (bytes >= 0) {
-    compare("gb_per_s", bytes / t / 1e3, "bytes / time");
+    const double gb_per_s = core::gb_per_s(bytes, seconds);
+    compare("gb_per_s", gb_per_s, "bytes / time");
     if (peak_gb_per_s > 0)
-      compare("pct_peak_bw", 100 * bytes / t / 1e3 / peak_gb_per_s, "bytes / time / the context's peak_gb_per_s");
+      compare("pct_peak_bw", core::pct_of(gb_per_s, peak_gb_per_s), "bytes / time / the context's peak_gb_per_s");
     if (has("copy_gb_per_s") && c.at("copy_gb_per_s") > 0)
-      compare("pct_copy_bw", 100 * bytes / t / 1e3 / c.at("copy_gb_per_s"), "bytes / time / copy_gb_per_s");
+      compare("pct_copy_bw", core::pct_of(gb_per_s, c.at("copy_gb_per_s")), "bytes / time / copy_gb_per_s");
   } else if (has("gb_per_s")) {
     return "line " + std::to_string(l.number) + ": gb_per_s " + number(c.at("gb_per_s")) + " without bytes";
   }
   if (has("joules_per_op") && c.at("joules_per_op") > 0) {
     const double joules = c.at("joules_per_op");
-    if (flops > 0) compare("tflops_per_w", flops / joules / 1e12, "flops / joules_per_op");
-    else if (bytes > 0) compare("gb_per_s_per_w", bytes / joules / 1e9, "bytes / joules_per_op");
+    if (flops > 0) compare("tflops_per_w", core::tflops_per_w(flops, joules), "flops / joules_per_op");
+    else if (bytes > 0) compare("gb_per_s_per_w", core::gb_per_s_per_w(bytes, joules), "bytes / joules_per_op");
   }
   return out;
 }
@@ -443,16 +447,17 @@ void check_lines(const ResultSet& results, const core::Suite& rules, Problems& p
         break;
       }
     }
-    if (flops > 0 && peak_tflops > 0 && flops / r.time_us / 1e6 > 1.05 * peak_tflops)
-      p.add("rates above peak", name + ": " + number(flops / r.time_us / 1e6) + " TFLOPS (flops / median time), " +
-                                    number(100 * flops / r.time_us / 1e6 / peak_tflops) + "% of the peak " +
+    const double tflops = core::tflops(flops, r.time_us * 1e-6), gb_per_s = core::gb_per_s(bytes, r.time_us * 1e-6);
+    if (flops > 0 && peak_tflops > 0 && tflops > 1.05 * peak_tflops)
+      p.add("rates above peak", name + ": " + number(tflops) + " TFLOPS (flops / median time), " +
+                                    number(core::pct_of(tflops, peak_tflops)) + "% of the peak " +
                                     number(peak_tflops) + " TFLOPS the run's context gives",
             "no GPU computes faster than its peak: the times are wrong (edited, or a broken timer); run the case again");
     // A case whose bytes fit in the L2 may be served from it, faster than memory: only larger ones are held to it.
-    if (bytes > 2 * l2_bytes && l2_bytes > 0 && peak_gb_per_s > 0 && bytes / r.time_us / 1e3 > 1.05 * peak_gb_per_s)
-      p.add("rates above peak", name + ": " + number(bytes / r.time_us / 1e3) + " GB/s (bytes / median time) over " +
+    if (bytes > 2 * l2_bytes && l2_bytes > 0 && peak_gb_per_s > 0 && gb_per_s > 1.05 * peak_gb_per_s)
+      p.add("rates above peak", name + ": " + number(gb_per_s) + " GB/s (bytes / median time) over " +
                                     number(bytes / 1e6) + " MB, more than twice the L2, is " +
-                                    number(100 * bytes / r.time_us / 1e3 / peak_gb_per_s) +
+                                    number(core::pct_of(gb_per_s, peak_gb_per_s)) +
                                     "% of the memory's peak " + number(peak_gb_per_s) + " GB/s",
             "no GPU moves data from memory faster than its peak: the times are wrong; run the case again");
   }
@@ -493,9 +498,9 @@ void check_derived(const fs::path& dir, const ResultSet& results, const core::Su
     }
 }
 
-// What rules naming a regime (version 5, results format 3) require beyond the earlier versions: the regime in the
-// context, the typed keys of results format 3, the rules' min_time_s and max_repetitions, and energy on at least
-// kEnergyCoverage of the timed cases.
+// What rules naming a regime (version 5, results format 3) require beyond the earlier versions: results format 3
+// with its typed keys, and energy on at least kEnergyCoverage of the timed cases. (The keys' values against the
+// rules: check_run_parameters, for every version.)
 constexpr double kEnergyCoverage = 0.99;
 
 void check_regime_rules(const ResultSet& results, const core::Suite& rules, Problems& p) {
@@ -508,22 +513,10 @@ void check_regime_rules(const ResultSet& results, const core::Suite& rules, Prob
   if (context_number(context, "results_format") < 3)
     p.add("rules", "the run's results_format is '" + text("results_format") + "' (" + log + "), rules version " +
                        std::to_string(rules.rules_version) + " require results format 3", rerun);
-  if (text("regime") != rules.regime)
-    p.add("rules", "the run's regime is '" + text("regime") + "' (" + log + "), the rules require " + rules.regime,
-          rerun + " (--opmark_regime=" + rules.regime + ")");
   for (const char* key : {"regime", "l2", "min_time_s", "case_time_cap_s", "min_clock_fraction", "energy_window_s",
                           "power_margin", "power_limit_w", "max_sm_clock_mhz", "max_repetitions", "started_at"})
     if (text(key).empty())
       p.add("rules", "the run's context (" + log + ") has no '" + key + "', which results format 3 writes", rerun);
-  if (context.count("min_time_s") && !close_to(context_number(context, "min_time_s"), rules.min_time_s, 1e-9))
-    p.add("rules", "the run's min_time_s is " + text("min_time_s") + " (" + log + "), the rules' " +
-                       number(rules.min_time_s),
-          rerun + " (--opmark_min_time=" + number(rules.min_time_s) + ", opmark-submit's default)");
-  if (rules.max_repetitions > 0 && context.count("max_repetitions") &&
-      context_number(context, "max_repetitions") > rules.max_repetitions)
-    p.add("rules", "the run's max_repetitions is " + text("max_repetitions") + " (" + log + "), the rules allow " +
-                       std::to_string(rules.max_repetitions),
-          rerun + " (--opmark_max_repetitions=" + std::to_string(rules.max_repetitions) + ")");
   std::size_t timed = 0, with_energy = 0;
   for (const auto& [name, r] : results.cases) {
     if (!r.timed()) continue;
@@ -597,18 +590,7 @@ CheckReport check_bundle_report(const std::string& bundle, const std::string& ru
                        std::to_string(rules.rules_version) + " (" + rules.path + ", " + report.rules_why + ")",
           "a bundle does not pick its rules: re-measure under these (opmark-submit), or check with --rules-version " +
               (run_rules.empty() ? std::string("N") : run_rules) + " to apply older rules on purpose");
-  // Rules that name a timing want every time taken that way (version 2: graph, the GPU's own time).
-  if (!rules.timing.empty()) {
-    const auto it = results.context.find("timing_mode");
-    if (it == results.context.end())
-      p.add("rules", "the run's context (" + std::string(bundle_path::results) + " line 1) has no timing_mode (a "
-                         "results format 1 run), and the rules (" + rules.path + ") require timing " + rules.timing,
-            "run the suite with this opmark-bench (--opmark_timing=" + rules.timing + ", opmark-submit's default)");
-    else if (it->second != rules.timing)
-      p.add("rules", "the run timed '" + it->second + "' (timing_mode in " + bundle_path::results +
-                         " line 1), the rules (" + rules.path + ") require " + rules.timing,
-            "run the suite again with --opmark_timing=" + rules.timing + " (opmark-submit's default)");
-  }
+  check_run_parameters(results, rules, p);
   check_regime_rules(results, rules, p);
   // The tables and models are read once: the required cases and the derived scores both come from them.
   const std::vector<core::ModelTable> models = core::load_models(rules.model_names, {shapes_dir}, rules.model_folder);

@@ -9,6 +9,7 @@
 
 #include "aggregate/bundle.h"
 #include "aggregate/results.h"
+#include "core/suite.h"
 
 namespace opmark::aggregate::check_detail {
 
@@ -69,6 +70,11 @@ void check_timestamps(const ResultSet& results, const std::string& system_starte
 void check_verification(const ResultSet& results, Problems& p);
 void check_noise_agreement(const ResultSet& results, double max_noise, Problems& p);
 void check_physics(const ResultSet& results, Problems& p);
+
+// The check of check_parameters.cpp: the run's parameters (core/run_context.h), typed or from an older run's timing
+// sentence, against the rules' timing, regime, L2 mode, min time, repetitions and noise target; a typed key that
+// reads as no value, or that its sentence contradicts, is an edited context.
+void check_run_parameters(const ResultSet& results, const core::Suite& rules, Problems& p);
 
 // "all N elements within tolerance T (max scaled error E, rel norm error R)" read; false where the text is not
 // that form or a number in it is not one.

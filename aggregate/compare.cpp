@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
-#include <regex>
 
 #include "aggregate/scores.h"
 #include "core/case.h"
@@ -125,17 +124,8 @@ std::map<std::string, std::set<std::string>> areas_of_cases(const std::string& s
 
 namespace {
 
-// A format-1 run names its L2 mode only inside its timing text ("...; L2 hot; ..."); format 2 writes it there too.
-std::string l2_mode_of(const std::map<std::string, std::string>& context) {
-  auto it = context.find("timing");
-  if (it == context.end()) return "";
-  std::smatch m;
-  static const std::regex l2("\\bL2 (hot|cold)\\b");
-  return std::regex_search(it->second, m, l2) ? m[1].str() : "";
-}
-
 std::string value_of(const std::map<std::string, std::string>& context, const std::string& key) {
-  if (key == "l2_mode") return l2_mode_of(context);
+  if (key == "l2_mode") return l2_mode(context);  // scores.h: the typed key, or an older run's timing sentence
   auto it = context.find(key);
   if (it != context.end()) return it->second;
   // A run without the key wrote results format 1 (opmark-bench before format 2 recorded it); an empty context is

@@ -10,6 +10,7 @@
 #include "core/case.h"
 #include "core/error.h"
 #include "core/precision.h"
+#include "core/rates.h"
 
 namespace opmark::aggregate {
 namespace {
@@ -74,7 +75,9 @@ std::string roof_path(const Canvas& c, const LogAxis& ax, const LogAxis& ay, dou
   std::string path;
   for (int i = 0; i <= 100; ++i) {
     const double intensity = std::pow(10.0, ax.lo + (ax.hi - ax.lo) * i / 100.0);
-    const double roof = gb_per_s > 0 ? std::min(peak_tflops, gb_per_s * 1e9 * intensity / 1e12) : peak_tflops;
+    // Memory-bound, the FLOPs of one second are the bytes it moves times the intensity.
+    const double roof =
+        gb_per_s > 0 ? std::min(peak_tflops, core::tflops(gb_per_s * 1e9 * intensity, 1.0)) : peak_tflops;
     path += (i ? " L" : "M") + fmt("%.1f", c.x(ax.frac(intensity))) + "," +
             fmt("%.1f", c.y(std::clamp(ay.frac(roof), 0.0, 1.0)));
   }
@@ -165,7 +168,7 @@ std::string roofline_svg(const std::vector<NamedResults>& named, const std::stri
       const core::Work w = core::work_of(c);
       if (w.flops <= 0 || w.bytes() <= 0) continue;
       set.points.push_back({name + (r.unstable() ? " (unstable)" : ""), w.flops / w.bytes(),
-                            w.flops / (r.time_us * 1e-6) / 1e12});
+                            core::tflops(w.flops, r.time_us * 1e-6)});
     }
     // The roofs from the run's context; a missing or unreadable one draws no roof.
     const auto context_number = [&](const std::string& key) {

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "core/error.h"
+#include "core/run_context.h"
 #include "core/table.h"
 #include "core/yaml_nodes.h"
 
@@ -116,13 +117,7 @@ ScoreCheck check_score(const ModelScore& score, const std::string& run_gpu) {
 }
 
 std::string l2_mode(const std::map<std::string, std::string>& context) {
-  if (auto it = context.find("l2"); it != context.end()) return it->second;
-  // opmark-bench's context states it in its timing line: "...; L2 hot; ..." or "L2 cold"
-  if (auto it = context.find("timing"); it != context.end()) {
-    if (it->second.find("L2 cold") != std::string::npos) return "cold";
-    if (it->second.find("L2 hot") != std::string::npos) return "hot";
-  }
-  return "";
+  return core::run_parameters_of(context).l2.value_or("");
 }
 
 std::string hot_cold_verdict(double hot_ms, double cold_ms, double real_ms) {

@@ -72,7 +72,8 @@ struct ScoreCheck {
 };
 ScoreCheck check_score(const ModelScore& score, const std::string& run_gpu);
 
-// A run's L2 mode from its context ("hot", "cold"), or "" where the context does not say.
+// A run's L2 mode from its context ("hot", "cold": the typed key, or an older run's timing sentence through
+// core::run_parameters_of), or "" where the context does not say.
 std::string l2_mode(const std::map<std::string, std::string>& context);
 
 // Where the real time lies against a hot-L2 score (a lower bound: operands stay in cache between launches) and a

@@ -15,6 +15,7 @@
 #include "core/case.h"
 #include "core/families.h"
 #include "core/error.h"
+#include "core/rates.h"
 #include "core/schema.h"
 
 namespace opmark::aggregate {
@@ -329,23 +330,21 @@ std::vector<Sheet> deepbench_sheets(const ResultSet& results) {
         row.push_back(m.ok() ? SheetCell::of_number(m.time_us) : SheetCell::of_text(m.status));
         row.push_back(m.ok() ? SheetCell::of_number(m.time_us / 1e3) : empty);
         if (compute)
-          row.push_back(m.ok() && flops > 0 ? SheetCell::of_number(flops / (m.time_us * 1e-6) / 1e12) : empty);
+          row.push_back(m.ok() && flops > 0 ? SheetCell::of_number(core::tflops(flops, m.time_us * 1e-6)) : empty);
         if (bandwidth) {
           // bytes / time, and its share of the device-to-device copy the run measured (copy_gb_per_s).
-          const double gb_per_s = m.ok() ? work.bytes() / (m.time_us * 1e-6) / 1e9 : 0;
+          const double gb_per_s = m.ok() ? core::gb_per_s(work.bytes(), m.time_us * 1e-6) : 0;
           const double copy = m.ok() ? m.result->counter("copy_gb_per_s", 0) : 0;
           row.push_back(gb_per_s > 0 ? SheetCell::of_number(gb_per_s) : empty);
-          row.push_back(gb_per_s > 0 && copy > 0 ? SheetCell::of_number(100 * gb_per_s / copy) : empty);
+          row.push_back(gb_per_s > 0 && copy > 0 ? SheetCell::of_number(core::pct_of(gb_per_s, copy)) : empty);
         }
         if (energy) {
-          // mJ per operation, and work per joule: TFLOPS/W is FLOPs per J / 1e12, GB/s/W bytes per J / 1e9.
+          // mJ per operation, and work per joule (TFLOPS/W or GB/s/W): the run's own counter, else recomputed.
           const double joules = m.ok() ? m.result->counter("joules_per_op", -1) : -1;
-          const double per_j = compute ? flops / 1e12 : work.bytes() / 1e9;
+          const double per_w = compute ? core::tflops_per_w(flops, joules) : core::gb_per_s_per_w(work.bytes(), joules);
           const double given = m.ok() ? m.result->counter(compute ? "tflops_per_w" : "gb_per_s_per_w", -1) : -1;
           row.push_back(joules > 0 ? SheetCell::of_number(joules * 1e3) : empty);
-          row.push_back(given >= 0                  ? SheetCell::of_number(given)
-                        : joules > 0 && per_j > 0 ? SheetCell::of_number(per_j / joules)
-                                                  : empty);
+          row.push_back(given >= 0 ? SheetCell::of_number(given) : per_w > 0 ? SheetCell::of_number(per_w) : empty);
         }
       }
       any_unstable = any_unstable || !notes.empty();
@@ -360,7 +359,7 @@ std::vector<Sheet> deepbench_sheets(const ResultSet& results) {
       }
       if (allreduce) {  // nccl-tests' algbw and busbw
         const Measured m = measured(results, c);
-        const double algbw = m.ok() ? core::work_of(c).bytes() / (m.time_us * 1e-6) / 1e9 : 0;
+        const double algbw = m.ok() ? core::gb_per_s(core::work_of(c).bytes(), m.time_us * 1e-6) : 0;
         const std::int64_t ranks = core::allreduce_problem(c).ranks;
         row.push_back(m.ok() ? SheetCell::of_number(algbw) : empty);
         row.push_back(m.ok() ? SheetCell::of_number(algbw * core::busbw_factor(ranks)) : empty);

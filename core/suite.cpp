@@ -53,7 +53,7 @@ Suite parse_suite(const std::string& yaml_text, const std::string& path) {
   const YAML::Node s = doc["submission"];
   only_keys(path, s,
             {"rules_version", "repetitions", "min_time_s", "noise_target", "timing", "max_noise", "max_median_noise",
-             "max_repetitions", "regime", "max_unstable_fraction", "tables", "models"},
+             "max_repetitions", "regime", "l2", "max_unstable_fraction", "tables", "models"},
             "submission");
   Suite suite;
   suite.path = path;
@@ -89,6 +89,12 @@ Suite parse_suite(const std::string& yaml_text, const std::string& path) {
     suite.regime = yaml::scalar(path, r, "regime");
     if (suite.regime != "burst" && suite.regime != "sustained")
       throw TableError(where_of(path, r), "regime", "expected burst or sustained, got '" + suite.regime + "'");
+  }
+  if (s["l2"]) {  // optional: hot and cold times are different measurements, not comparable as scores
+    const YAML::Node n = s["l2"];
+    suite.l2 = yaml::scalar(path, n, "l2");
+    if (suite.l2 != "hot" && suite.l2 != "cold")
+      throw TableError(where_of(path, n), "l2", "expected hot or cold, got '" + suite.l2 + "'");
   }
   if (s["max_unstable_fraction"]) {  // optional (rules version 5)
     const YAML::Node n = s["max_unstable_fraction"];

@@ -13,6 +13,7 @@
 //                               # the host); unset: either. The checker requires the run's timing_mode to match
 //     max_repetitions: 10       # optional: the most repetitions a case may take (the run's --opmark_max_repetitions)
 //     regime: burst             # optional: burst or sustained; the run's context must say it (results format 3)
+//     l2: hot                   # optional: hot or cold, the L2 mode the run's context must state (--opmark_l2)
 //     max_noise: 0.25           # per-case noise limit: median absolute deviation of the repetitions over their median
 //     max_median_noise: 0.02    # the run's limit: the median over its cases of that noise
 //     max_unstable_fraction: 0.01  # optional (default 0): unstable cases a run may keep, as a fraction of its
@@ -43,6 +44,7 @@ struct Suite {
   std::string timing;           // "graph", "eager", or empty: either
   int max_repetitions = 0;      // 0: the rules set no maximum (opmark-bench's own applies)
   std::string regime;           // "burst", "sustained", or empty: rules before version 5, which name none
+  std::string l2;               // "hot", "cold", or empty: either
   double max_noise = 0;         // per case
   double max_median_noise = 0;  // over the run: the median of the cases' noise (a noisy system)
   double max_unstable_fraction = 0;  // of the measured cases, unstable ones a run may keep

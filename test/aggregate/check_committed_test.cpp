@@ -159,6 +159,21 @@ TEST(CommittedBundles, TheV5H200BundlePassesItsRules) {
   EXPECT_EQ(classes_of(check_bundle_report(bundle, rules, shapes, 4).problems), (std::set<std::string>{"rules"}));
 }
 
+// A results format 2 run states its min time only in its timing sentence: core's legacy reader takes it from there,
+// and the checker holds it to the rules' 0.01 s as it holds a typed one.
+TEST_F(CommittedCopy, AnotherMinTimeInTheTimingSentenceIsRejected) {
+  json context = json::parse(lines_.front());
+  std::string timing = context["context"]["timing"];
+  const std::string from = "at least 0.01 s of GPU time";
+  ASSERT_NE(timing.find(from), std::string::npos) << timing;
+  context["context"]["timing"] = timing.replace(timing.find(from), from.size(), "at least 0.002 s of GPU time");
+  lines_.front() = context.dump();
+  save();
+  const std::string p = problems();
+  EXPECT_NE(p.find("the run's min_time_s is 0.002 (the timing sentence in run/results.jsonl line 1), the rules' 0.01"),
+            std::string::npos) << p;
+}
+
 // A required case whose lines say "error", "crashed" or nothing and carry no time: the run's status words are
 // ok, unstable, skipped and failed; anything else is no result (it passed, and resnet50's score dropped 5%).
 TEST_F(CommittedCopy, ARequiredCaseWithAStatusOpmarkDoesNotWriteIsRejected) {

@@ -387,6 +387,51 @@ TEST_F(TamperV5, AnotherMinTimeIsRejected) {
   EXPECT_NE(p.find("[rules] the run's min_time_s is 0.01 (run/results.jsonl line 1), the rules' 0.005"), std::string::npos) << p;
 }
 
+// The run's parameters (core/run_context.h) against the rules: each typed key the rules name is held to them.
+TEST_F(TamperV5, AnotherL2ModeIsRejected) {
+  lines_.front()["context"]["l2"] = "cold";
+  save();
+  const std::string p = problems();
+  EXPECT_NE(p.find("[rules] the run's L2 mode is cold (run/results.jsonl line 1), the rules require hot"),
+            std::string::npos) << p;
+}
+
+TEST_F(TamperV5, FewerRepetitionsOrALooserNoiseTargetIsRejected) {
+  lines_.front()["context"]["min_repetitions"] = 2;
+  lines_.front()["context"]["noise_target"] = 0.05;
+  save();
+  const std::string p = problems();
+  EXPECT_NE(p.find("[rules] the run's min_repetitions is 2 (run/results.jsonl line 1), the rules require at least 3"),
+            std::string::npos) << p;
+  EXPECT_NE(p.find("[rules] the run's noise_target is 0.05 (run/results.jsonl line 1), the rules allow at most 0.01"),
+            std::string::npos) << p;
+}
+
+TEST_F(TamperV5, AMinTimeOrRegimeThatIsNoValueIsRejected) {
+  lines_.front()["context"]["min_time_s"] = "short";
+  lines_.front()["context"]["regime"] = "Burst";
+  save();
+  const std::string p = problems();
+  EXPECT_NE(p.find("[context] the run's context (run/results.jsonl line 1): min_time_s: 'short' is not a number"),
+            std::string::npos) << p;
+  EXPECT_NE(p.find("[context] the run's context (run/results.jsonl line 1): regime: 'Burst' is not burst or sustained"),
+            std::string::npos) << p;
+  EXPECT_NE(p.find("[rules] the run's regime is 'Burst' (run/results.jsonl line 1), the rules require burst"),
+            std::string::npos) << p;
+}
+
+// A typed key edited to pass, its timing sentence left saying what the run did: the two are written from one value.
+TEST_F(TamperV5, AMinTimeTheTimingSentenceContradictsIsRejected) {
+  lines_.front()["context"]["timing"] =
+      "burst: cuda graph replays timed with events; L2 hot; median over repetitions of at least 0.05 s of GPU time "
+      "each, at least 3 and at most 10";
+  save();
+  const std::string p = problems();
+  EXPECT_NE(p.find("[context] the run's context (run/results.jsonl line 1): min_time_s is 0.005, the timing sentence "
+                   "says 0.05 (both are written from one value)"),
+            std::string::npos) << p;
+}
+
 TEST_F(TamperV5, AMissingFormat3KeyIsRejected) {
   lines_.front()["context"].erase("power_margin");
   save();

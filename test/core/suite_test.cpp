@@ -105,6 +105,7 @@ TEST(Suite, BadNoiseTargetAndTimingAreNamedWithTheirLine) {
             "rules.yaml:5:11: field 'timing': expected graph or eager, got 'cuda_events'");
   EXPECT_NE(with("  timing: [graph]\n").find("field 'timing': expected a single value"), std::string::npos);
   EXPECT_EQ(with("  regime: fast\n"), "rules.yaml:5:11: field 'regime': expected burst or sustained, got 'fast'");
+  EXPECT_EQ(with("  l2: warm\n"), "rules.yaml:5:7: field 'l2': expected hot or cold, got 'warm'");
   EXPECT_NE(with("  max_repetitions: 2\n").find("field 'max_repetitions': expected at least `repetitions`"),
             std::string::npos);
   EXPECT_NE(with("  max_unstable_fraction: 1\n").find("field 'max_unstable_fraction': expected a fraction under 1"),
@@ -116,9 +117,9 @@ TEST(Suite, ErrorsNameFileLineAndKey) {
   EXPECT_EQ(error_of(replace(kRules, "repetitions: 3", "repetitions: -3")),
             "rules.yaml:3:16: field 'repetitions': expected a positive number, got '-3'");
   EXPECT_EQ(error_of(replace(kRules, "max_noise: 0.1", "max_noise: 0.1\n  extra: 1")),
-            "rules.yaml:6:3: field 'extra': unknown key in submission (keys: max_median_noise, max_noise, "
-            "max_repetitions, max_unstable_fraction, min_time_s, models, noise_target, regime, repetitions, rules_version, "
-            "tables, timing)");
+            "rules.yaml:6:3: field 'extra': unknown key in submission (keys: l2, max_median_noise, max_noise, "
+            "max_repetitions, max_unstable_fraction, min_time_s, models, noise_target, regime, repetitions, "
+            "rules_version, tables, timing)");
   EXPECT_NE(error_of(replace(kRules, "  min_time_s: 0.01\n", "")).find("field 'min_time_s': missing"),
             std::string::npos);
   const std::string empty_sets = error_of(replace(kRules, "sets: [train]", "sets: []"));
@@ -178,12 +179,14 @@ TEST(Suite, TheRepositoryRulesLoadAndExpand) {
   EXPECT_EQ(s.repetitions, 3);
   // Version 5: the burst regime's settings; its tables and models are version 4's (kept as submission_v4.yaml).
   EXPECT_EQ(s.regime, "burst");
+  EXPECT_EQ(s.l2, "hot");
   EXPECT_DOUBLE_EQ(s.min_time_s, 0.005);
   EXPECT_EQ(s.max_repetitions, 10);
   EXPECT_DOUBLE_EQ(s.max_unstable_fraction, 0.01);
   const Suite v4 = load_suite(shapes + "/submission_v4.yaml");
   EXPECT_EQ(v4.rules_version, 4);
   EXPECT_EQ(v4.regime, "");
+  EXPECT_EQ(v4.l2, "");
   EXPECT_EQ(v4.max_repetitions, 0);
   EXPECT_EQ(suite_cases(v4, load_tables({shapes}), load_models(v4.model_names, {shapes}, v4.model_folder)).size(),
             suite_cases(s, load_tables({shapes}), load_models(s.model_names, {shapes}, s.model_folder)).size());
