@@ -336,6 +336,8 @@ int run(int argc, char** argv, bench::ProcessGroup& group) {
     if (options.max_repetitions < options.min_repetitions) options.min_repetitions = options.max_repetitions;
     if (!suite->regime.empty() && suite->regime != bench::name_of(options.regime))
       throw Error("the submission rules " + rules + " require --opmark_regime=" + suite->regime);
+    if (!suite->l2.empty() && suite->l2 != bench::name_of(options.l2))
+      throw Error("the submission rules " + rules + " require --opmark_l2=" + suite->l2);
   } else if (options.models.empty()) {
     core::Selection asked = options.selection;  // the user's own symbols: a G added above need not be used
     asked.symbols = given_symbols;
