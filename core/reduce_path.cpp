@@ -180,7 +180,7 @@ bool fits_cluster(const std::string& op, std::int64_t units, ReducePlan* plan) {
 //   + RMSNorm 100.6 -> 98.0). fp32 layer norm over 12288 lost (53.9 -> 61.5), and stays.
 // - layer norm and add + layer norm over 2-byte elements only past kClusterTwoByteLayerNormMinCols and
 //   kClusterTwoByteAddLayerNormMinCols columns. Before the cluster's last arrival was relaxed and these kernels held
-//   to fewer registers (kernels/reduce_rows.cuh), slower or level at every length but 131072 (fp16 layer norm over
+//   to fewer registers (kernels/reduce/), slower or level at every length but 131072 (fp16 layer norm over
 //   4095 63.6 -> 70.2, 32000 60.8 -> 73.5, 262144 95.0 -> 107.6; add + layer norm over 32000 118.3 -> 138.0, over
 //   50257 and 131072 faster, 168.9 -> 163.2 and 180.5 -> 163.8). With both, in one call on an H100 (2026-11-25):
 //   fp16 layer norm over 262144 94.9 -> 83.5 (bf16 94.7 -> 82.4), add + layer norm over 262144 173.3 -> 157.0, over

@@ -85,7 +85,7 @@ constexpr std::int64_t kTileBytes = 16 * 1024;
 // from kStagedMinCols to kStagedMaxCols columns: a block copies tiles of whole rows into shared memory as
 // asynchronous 16-byte copies and the registers path's groups (its group and cache) take each row from there. A
 // block walking several tiles has the next one's copies in flight while it works (two buffers); on a grid of a block
-// a tile (kernels/reduce_rows.cuh's grid_for: up to 64 blocks a multiprocessor, every 64 MiB sweep tensor) there is
+// a tile (kernels/reduce/common.cuh's grid_for: up to 64 blocks a multiprocessor, every 64 MiB sweep tensor) there is
 // one buffer. Capping the grid so blocks walk 2 to 8 tiles each was slower everywhere (fp16 softmax over 31 columns
 // 53.1 -> 55.8 to 63.6 us, sum over 97 26.0 -> 27.8 to 30.4; H100, 2026-11-24). A tile holds kStagedTileBytes of x (the residual ops: kStagedAddTileBytes each of x and the
 // residual). Against the registers path, alternating in one process on an H100 (2026-11-24, 64 MiB, fp16 unless
@@ -158,7 +158,7 @@ constexpr int registers_rows_in_flight(int group, int cache, std::int64_t unit_b
 }
 
 // Streaming sums over rows that do not start on 16-byte boundaries read 16-byte vectors past each row's start from
-// this many columns on, elements below it (kernels/reduce_rows.cuh's streaming_kernel says why). From 16384 down to
+// this many columns on, elements below it (kernels/reduce/sums.cuh's streaming_kernel says why). From 16384 down to
 // 2048: sums over 4095 columns 28.8 -> 27.5 us in fp16 (PyTorch 26.6) and 46.5 -> 44.1 in fp32 (H100, 2026-11-24).
 constexpr std::int64_t kStreamingPiecesMinCols = 2048;
 bool streaming_reads_pieces(const ReducePlan& plan, std::int64_t cols);

@@ -40,7 +40,7 @@ core::ReducePlan plan_reduce(const std::string& op, core::DType type, const Redu
   OPMARK_CHECK_CUDA(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
   const std::int64_t elem = static_cast<std::int64_t>(core::size_of(type));
   // The kernels find a row's first 16-byte boundary from x and take it for the residual and the output too (rows
-  // read past an unaligned start, reduce_rows.cuh's head_elements): the three must lie equally far from one.
+  // read past an unaligned start, kernels/reduce/common.cuh's head_elements): the three must lie equally far from one.
   const auto offset = [](const void* p) { return reinterpret_cast<std::uintptr_t>(p) % 16; };
   for (const void* p : {t.residual, static_cast<const void*>(t.out)})
     if (p != nullptr && offset(p) != offset(t.x))
