@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <vector>
 
+#include "core/error.h"
+
 namespace opmark::core {
 namespace {
 
@@ -25,15 +27,15 @@ std::string group_words(int group) {
   return std::to_string(group) + " threads per row";
 }
 
-std::string statistics_words(const std::string& op) {
+std::string statistics_words(ReduceOp op) {
   if (reduce_is_softmax(op)) return "online softmax";
-  if (op == "layernorm" || op == "add_layernorm") return "Welford statistics";
+  if (op == ReduceOp::layernorm || op == ReduceOp::add_layernorm) return "Welford statistics";
   return "sum of squares";
 }
 
 // The group and register cache for rows of `units` vectors or elements: the smallest that holds the row.
 // `element_bytes`: the unit's size where the units are elements (0 for 16-byte vectors).
-bool fits_registers(const std::string& op, std::int64_t units, std::int64_t element_bytes, ReducePlan* plan) {
+bool fits_registers(ReduceOp op, std::int64_t units, std::int64_t element_bytes, ReducePlan* plan) {
   struct Fit {
     int group, cache;
   };
@@ -74,7 +76,7 @@ bool fits_registers(const std::string& op, std::int64_t units, std::int64_t elem
 // builds before and after alternating twice in one call: softmax over 32000 fp16 columns 57.5 -> 54.2 us (83% of
 // copy), log_softmax 54.2 -> 53.4.
 constexpr std::int64_t kSoftmaxSharedMinVectors = 2048;
-bool softmax_prefers_shared(const std::string& op, std::int64_t units, bool vectorised, std::int64_t elem_bytes) {
+bool softmax_prefers_shared(ReduceOp op, std::int64_t units, bool vectorised, std::int64_t elem_bytes) {
   return reduce_is_softmax(op) && vectorised && elem_bytes == 2 && units > kSoftmaxSharedMinVectors;
 }
 
@@ -85,9 +87,9 @@ bool softmax_prefers_shared(const std::string& op, std::int64_t units, bool vect
 // (31 columns 111.6 -> 100.1) but not 8 (150 columns 119.4 -> 128.2). Over 2-byte elements they were mostly slower
 // (fp16 layer norm over 97 67.3 -> 74.7, log_softmax over 63 57.6 -> 63.0). Not measured: one lane a row, 16-byte
 // vectors, the residual-add norms.
-bool registers_one_shot(const std::string& op, const ReducePlan& plan, std::int64_t element_bytes) {
+bool registers_one_shot(ReduceOp op, const ReducePlan& plan, std::int64_t element_bytes) {
   if (element_bytes != 4 || plan.group < 8 || plan.group > 32) return false;
-  return reduce_is_softmax(op) || op == "rmsnorm" || (op == "layernorm" && plan.cache <= 4);
+  return reduce_is_softmax(op) || op == ReduceOp::rmsnorm || (op == ReduceOp::layernorm && plan.cache <= 4);
 }
 
 // Threads per row for a streaming reduction: enough lanes for the row's units, a warp up to 1024, then the block.
@@ -118,14 +120,14 @@ bool two_vector_row(std::int64_t cols, std::int64_t elem_bytes, bool vectorisabl
 
 // Whether rows the registers path would hold as `plan` (its group and cache) go to staged tiles instead (where that
 // won: reduce_path.h). Rows of whole vectors are read as vectors in place and stay there.
-bool stages_rows(const std::string& op, std::int64_t cols, std::int64_t elem_bytes, bool vectorisable,
+bool stages_rows(ReduceOp op, std::int64_t cols, std::int64_t elem_bytes, bool vectorisable,
                  const ReducePlan& plan) {
   if (vectorisable || cols < kStagedMinCols || cols > kStagedMaxCols) return false;
-  if (op == "add_rmsnorm") return cols <= 64 || cols > 128;  // a warp with 4 a lane stays (slower staged)
+  if (op == ReduceOp::add_rmsnorm) return cols <= 64 || cols > 128;  // a warp with 4 a lane stays (slower staged)
   if (reduce_adds_residual(op)) return true;
   if (elem_bytes != 2) return false;
-  if (op == "rmsnorm") return cols <= 128;
-  if (op == "layernorm") return cols <= 32;
+  if (op == ReduceOp::rmsnorm) return cols <= 128;
+  if (op == ReduceOp::layernorm) return cols <= 32;
   // softmax and log_softmax: where the row fills its group's registers (a tile's rows take turns through them, and
   // padding costs every turn): three quarters of them for 8 lanes or 16 with 8 each, nearly all for a warp; not 16
   // lanes with 4 each (33 to 64 columns).
@@ -143,7 +145,7 @@ bool stages_rows(const std::string& op, std::int64_t cols, std::int64_t elem_byt
 // 32000 8 with 4 111.4, 4 with 8 122.9; fp16 add + RMSNorm over 131072 16 with 4 113.2, 8 with 8 120.1; over 4095
 // fp16 columns a block with 2 49.5 (RMSNorm), with 4 52.4; 16 vectors a thread (one block a multiprocessor) lost
 // everywhere (fp16 RMSNorm over 262144: 8 with 16 80.4, 16 with 8 64.4).
-bool fits_cluster(const std::string& op, std::int64_t units, ReducePlan* plan) {
+bool fits_cluster(ReduceOp op, std::int64_t units, ReducePlan* plan) {
   struct Fit {
     int cache, most_blocks;
   };
@@ -187,11 +189,11 @@ bool fits_cluster(const std::string& op, std::int64_t units, ReducePlan* plan) {
 //   32000 118.6 -> 114.8; layer norm over 32000 still 59.9 -> 67.3 (2 blocks, 8 a thread; 69.2 with 4 and 4). With
 //   the relaxed arrival alone: fp16 layer norm over 50257 94.0 -> 88.9, 131072 95.0 -> 89.3; over 4095 63.7 -> 72.0.
 // A cluster of few rows would leave the GPU idle: rows x blocks at least two blocks a multiprocessor.
-bool clusters_rows(const std::string& op, std::int64_t rows, std::int64_t cols, std::int64_t elem_bytes,
+bool clusters_rows(ReduceOp op, std::int64_t rows, std::int64_t cols, std::int64_t elem_bytes,
                    bool vectorisable, bool in_registers, bool fits_shared, int sms, ReducePlan* plan) {
-  const bool layer_norm = op == "layernorm" || op == "add_layernorm";
+  const bool layer_norm = op == ReduceOp::layernorm || op == ReduceOp::add_layernorm;
   if (elem_bytes == 2 && layer_norm &&
-      cols <= (op == "layernorm" ? kClusterTwoByteLayerNormMinCols : kClusterTwoByteAddLayerNormMinCols))
+      cols <= (op == ReduceOp::layernorm ? kClusterTwoByteLayerNormMinCols : kClusterTwoByteAddLayerNormMinCols))
     return false;
   const std::int64_t units = ceil_div(cols * elem_bytes, 16);
   const bool wanted = reduce_is_softmax(op) ? !in_registers && !fits_shared
@@ -219,23 +221,49 @@ bool packs_rows(std::int64_t cols, std::int64_t elem_bytes) {
 
 int memory_reads(const ReducePlan& plan) { return plan.path == ReducePath::rereads ? 1 : plan.passes; }
 
-bool reduce_is_softmax(const std::string& op) { return op == "softmax" || op == "log_softmax"; }
-
-bool reduce_normalises(const std::string& op) {
-  return reduce_is_softmax(op) || op == "layernorm" || op == "rmsnorm" || op == "add_layernorm" ||
-         op == "add_rmsnorm";
+const char* reduce_op_name(ReduceOp op) {
+  switch (op) {
+    case ReduceOp::sum: return "sum";
+    case ReduceOp::mean: return "mean";
+    case ReduceOp::max: return "max";
+    case ReduceOp::sum_all: return "sum_all";
+    case ReduceOp::softmax: return "softmax";
+    case ReduceOp::layernorm: return "layernorm";
+    case ReduceOp::rmsnorm: return "rmsnorm";
+    case ReduceOp::log_softmax: return "log_softmax";
+    case ReduceOp::add_layernorm: return "add_layernorm";
+    case ReduceOp::add_rmsnorm: return "add_rmsnorm";
+  }
+  return "?";
 }
 
-bool reduce_adds_residual(const std::string& op) { return op == "add_layernorm" || op == "add_rmsnorm"; }
+ReduceOp reduce_op(const std::string& name) {
+  for (ReduceOp op : kReduceOps)
+    if (name == reduce_op_name(op)) return op;
+  throw Error("unknown reduce op '" + name + "'");
+}
 
-ReducePlan reduce_plan(const std::string& op, std::int64_t rows, std::int64_t cols, std::int64_t elem_bytes,
+bool reduce_is_softmax(ReduceOp op) { return op == ReduceOp::softmax || op == ReduceOp::log_softmax; }
+
+bool reduce_normalises(ReduceOp op) {
+  return reduce_is_softmax(op) || op == ReduceOp::layernorm || op == ReduceOp::rmsnorm ||
+         op == ReduceOp::add_layernorm || op == ReduceOp::add_rmsnorm;
+}
+
+bool reduce_adds_residual(ReduceOp op) { return op == ReduceOp::add_layernorm || op == ReduceOp::add_rmsnorm; }
+
+bool reduce_is_softmax(const std::string& op) { return reduce_is_softmax(reduce_op(op)); }
+bool reduce_normalises(const std::string& op) { return reduce_normalises(reduce_op(op)); }
+bool reduce_adds_residual(const std::string& op) { return reduce_adds_residual(reduce_op(op)); }
+
+ReducePlan reduce_plan(ReduceOp op, std::int64_t rows, std::int64_t cols, std::int64_t elem_bytes,
                        bool aligned, std::int64_t shared_bytes, int sms) {
   const bool vectorisable = aligned && cols % (16 / elem_bytes) == 0;  // every row starts on a 16-byte boundary
   ReducePlan plan;
   plan.vectorised = vectorisable;
   const std::int64_t units = vectorisable ? cols / (16 / elem_bytes) : cols;
   std::string how;
-  if (op == "sum_all") {
+  if (op == ReduceOp::sum_all) {
     plan.path = ReducePath::all_partials;
     plan.group = kReduceBlockThreads;
     how = "1024 blocks of partial sums, then one block sums them";

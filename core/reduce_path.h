@@ -9,6 +9,17 @@
 
 namespace opmark::core {
 
+// The reduce family's ops: the planner's and the kernels' one list.
+enum class ReduceOp { sum, mean, max, sum_all, softmax, layernorm, rmsnorm, log_softmax, add_layernorm, add_rmsnorm };
+// Every op, in the order the schema lists their names (core/reduce.cpp's reduce_ops).
+constexpr ReduceOp kReduceOps[] = {ReduceOp::sum,         ReduceOp::mean,          ReduceOp::max,
+                                   ReduceOp::sum_all,     ReduceOp::softmax,       ReduceOp::layernorm,
+                                   ReduceOp::rmsnorm,     ReduceOp::log_softmax,   ReduceOp::add_layernorm,
+                                   ReduceOp::add_rmsnorm};
+// An op's name in a case ("add_layernorm"), and the op of a name (throws opmark::Error for one that is none).
+const char* reduce_op_name(ReduceOp op);
+ReduceOp reduce_op(const std::string& name);
+
 enum class ReducePath {
   registers,      // a group of threads (1, 8, 32 lanes or the block) holds the row in registers: one read
   shared_memory,  // the block copies the row into shared memory while reducing it: one read
@@ -167,10 +178,14 @@ bool streaming_reads_pieces(const ReducePlan& plan, std::int64_t cols);
 int memory_reads(const ReducePlan& plan);
 
 // Whether the op writes a rows x cols result (softmax, log_softmax and the norms) rather than one value per row.
-bool reduce_normalises(const std::string& op);
+bool reduce_normalises(ReduceOp op);
 // Whether the op is softmax or log_softmax (a max and a sum of exponentials per row).
-bool reduce_is_softmax(const std::string& op);
+bool reduce_is_softmax(ReduceOp op);
 // Whether the op adds a residual first (add_layernorm, add_rmsnorm) and writes the sum beside the result.
+bool reduce_adds_residual(ReduceOp op);
+// The same for an op's name (a case's field); they throw where the name is not an op.
+bool reduce_normalises(const std::string& op);
+bool reduce_is_softmax(const std::string& op);
 bool reduce_adds_residual(const std::string& op);
 
 // The plan for `op` on rows x cols elements of elem_bytes each. `aligned`: every tensor a row is read from or written
@@ -179,7 +194,7 @@ bool reduce_adds_residual(const std::string& op);
 // it short rows take the registers path (normalisations) or are streamed (sums), both read element by element.
 // `shared_bytes`: the most shared memory one block may use; `sms`: the device's multiprocessors (few rows of long
 // columns are split over blocks).
-ReducePlan reduce_plan(const std::string& op, std::int64_t rows, std::int64_t cols, std::int64_t elem_bytes,
+ReducePlan reduce_plan(ReduceOp op, std::int64_t rows, std::int64_t cols, std::int64_t elem_bytes,
                        bool aligned, std::int64_t shared_bytes = kDefaultSharedBytes, int sms = kDefaultSms);
 
 }  // namespace opmark::core
