@@ -31,12 +31,8 @@ __device__ __forceinline__ S cluster_reduce(S s, S* slot, unsigned blocks) {
 // each time. Steps alternate between two inboxes and mbarriers (`pushes`, the block's steps so far): a block can be
 // at most one step ahead of another, since a step needs every block's state of the step before, which each sends only
 // after reading its inbox of the step before that. A block leaves only after every state sent to it has arrived, so
-// no barrier guards the exit. In one call on an H100 against cluster_reduce (2026-11-25, 64 MiB): fp16 layer norm
-// over 50257 columns 88.8 -> 78.4 us, 262144 83.9 -> 71.4; softmax over 131072 fp16 columns 68.8 -> 56.2, fp32 65.9
-// -> 51.9; log_softmax over 262144 fp16 68.8 -> 55.0; fp32 layer norm over 50257 71.1 -> 63.5, add + layer norm 131.3
-// -> 110.4 (not confirmed: in a later call fp32 add + layer norm lost, and keeps cluster_reduce). For the one-step
-// norms it lost (fp16 add + RMSNorm over 50257 109.1 -> 119.0: 8 more registers, a block fewer; fp32 add + RMSNorm
-// over 32000 97.5 -> 102.3), and they keep cluster_reduce.
+// no barrier guards the exit. The one-step norms lost this way (more registers, a block fewer) and keep
+// cluster_reduce.
 struct ClusterInbox {
   float states[2][core::kMostClusterBlocks];  // one 32-bit state a block, for each of the two alternating steps
   std::uint64_t arrivals[2];                  // their mbarriers: one arrival (the block's own) and the others' bytes
@@ -114,13 +110,8 @@ __device__ __forceinline__ S cluster_push_reduce(S s, ClusterInbox& inbox, int& 
 // clusters looping over rows.
 //
 // Layer norm and add + layer norm over 2-byte elements are held to 4 blocks a multiprocessor with 4 vectors a thread
-// and 3 with 8 (at most 64 and 80 registers; ptxas chose 76 for fp16 add + layer norm with 4, 90 and 94 for layer
-// norm and add + layer norm with 8: a block fewer). In one call on an H100 against no minimum (2026-11-25): fp16
-// layer norm over 131072 columns 89.3 -> 73.7 us, add + layer norm over 50257 155.6 -> 138.2 and 131072 155.5 ->
-// 137.1 (bf16, which ptxas had fitted, level). A minimum for every kernel lost where it let ptxas take more registers
-// than it had (fp32 add + layer norm over 50257 133.1 -> 141.2, 48 -> 63 registers: 5 blocks -> 4; fp16 RMSNorm over
-// 4095 49.4 -> 51.7). 0 is no minimum, as if none were given (ptxas' registers as without it); 1 is not: with it
-// ptxas took more (fp16 RMSNorm with 4 a thread 48 -> 71).
+// and 3 with 8: left alone, ptxas took a few registers more and lost a block. A minimum on every kernel lost where
+// ptxas then took more registers than without it. 0 is no minimum; 1 is not (with it ptxas took more registers).
 template <ReduceOp Op, class T, int kCache>
 constexpr int cluster_min_blocks() {
   if (sizeof(T) == 2 && Norm<Op>::kBeta) return kCache == 4 ? 4 : kCache == 8 ? 3 : 0;
@@ -137,11 +128,7 @@ __global__ void __launch_bounds__(kThreads, (cluster_min_blocks<Op, T, kCache>()
   const std::int64_t t = std::int64_t{cluster.block_rank()} * kThreads + threadIdx.x;  // this thread in the row
   const std::int64_t step = std::int64_t{blocks} * kThreads;
   // The ops that combine twice a row push their states (cluster_push_reduce); RMSNorm's one step, and fp32 add +
-  // layer norm with 4 vectors a thread, go through cluster_reduce's slots. fp32 add + layer norm pushing lost with 4,
-  // 128 MiB (the sweep's) in one call on an H100 (2026-11-25): 12288 columns 195.9 -> 203.2 us, 32000 202.4 ->
-  // 215.8, 50257 243.6 -> 258.1 (48 -> 68 registers); held to 5 blocks a multiprocessor it spilled and still lost at
-  // 12288 and 32000 (201.2, 207.9). With 8 (131072 columns, 16 blocks) the sweep's cell read 70% of copy pushing
-  // (0422614) and 66% on the barrier (990f41d), in two calls.
+  // layer norm with 4 vectors a thread (pushing took it from 48 to 68 registers), go through cluster_reduce's slots.
   constexpr bool kPushes = !std::is_same_v<typename M::State, SumSquares> &&
                            !(sizeof(T) == 4 && Op == ReduceOp::add_layernorm && kCache < 8);
   struct ClusterSlots {
@@ -185,14 +172,9 @@ __global__ void __launch_bounds__(kThreads, (cluster_min_blocks<Op, T, kCache>()
         f(v);
       }
     };
-    // The cache stays in the stored type and is widened each pass: widened to float once as it loads (twice the
-    // registers for 2-byte types), fp16 layer norm over 32000 columns (4 blocks, 4 vectors a thread) ran 73.5 ->
-    // 108.2 us, RMSNorm over 50257 61.7 -> 78.8, softmax over 32000 68.5 -> 95.3 (H100, both builds alternating
-    // twice in one call, 2026-11-25).
-    // exact_coef's steps (two for softmax and layer norm), each combined over the cluster. One combined state a row
-    // instead (each thread's exact mean and squared deviations, or max and sum of exponentials, merged as Welford
-    // and online softmax merge) was slower, both against the production plans in two calls on an H100 (2026-11-25):
-    // fp32 layer norm over 32000 columns (4 blocks, 8 vectors a thread) 63.6 -> 91.6 us, fp16 over 4095 70.2 -> 80.1.
+    // The cache stays in the stored type and is widened each pass (widened once, 2-byte rows took twice the
+    // registers). exact_coef's steps (two for softmax and layer norm) are each combined over the cluster: one merged
+    // state a row (as Welford and online softmax merge) was slower.
     if (!joined) {
       cluster_inbox_join();
       joined = true;
@@ -210,11 +192,7 @@ __global__ void __launch_bounds__(kThreads, (cluster_min_blocks<Op, T, kCache>()
     // cluster_reduce's ops: past its last read of the other blocks' slots, a block may go on writing; none leaves (or
     // writes a slot for the next row) before every block has read its slots. The arrival is relaxed: what it must order
     // are those reads, and their values were used (warp_reduce) before it, so they are done; cooperative_groups'
-    // arrival releases (a fence: MEMBAR and ERRBAR in the SASS, 7% of layer norm's warp stall samples under ncu).
-    // Relaxed, on an H100 against the release, alternating in one call (2026-11-25): fp16 layer norm over 50257 columns
-    // 94.7 -> 88.9 us, RMSNorm over 50257 61.5 -> 57.5, fp32 RMSNorm over 131072 66.6 -> 62.7, fp32 layer norm over
-    // 50257 74.6 -> 70.7, fp16 add + RMSNorm over 50257 112.6 -> 108.6; every cluster of more than one block 2-7%
-    // faster.
+    // arrival releases (a fence: MEMBAR and ERRBAR in the SASS), which cost every cluster of more blocks than one.
     if (!kPushes && blocks > 1) cluster_arrive_relaxed();
 #pragma unroll
     for (int u = 0; u < kCache; ++u)
@@ -230,11 +208,7 @@ __global__ void __launch_bounds__(kThreads, (cluster_min_blocks<Op, T, kCache>()
 }
 
 // A cluster of plan.cluster blocks a row (more than 8 is a non-portable cluster size, which the kernel must allow),
-// at most grid_for's blocks, a whole number of clusters. Fewer clusters, each walking rows (a grid the GPU holds at
-// once, so that each block keeps its columns of gamma and beta in L1), were slower, against a cluster a row in one
-// process on an H100 (2026-11-25): fp32 layer norm over 50257 columns (7 blocks) 74.5 us, 86.1 with 37 clusters and
-// 102.9 with 56; over 32000 (4 blocks) 63.4, 72.4 with 66 clusters; RMSNorm over 50257 57.7, 60.9 with 56; fp16 softmax
-// over 131072 (8 blocks) 69.8, 78.2 with 33; fp32 add + layer norm over 50257 (13 blocks) 139.0, 135.4 with 40.
+// at most grid_for's blocks, a whole number of clusters; fewer clusters, each walking rows, were slower.
 template <ReduceOp Op, class T>
 void launch_cluster(const ReducePlan& plan, const Rows<T>& a, cudaStream_t stream) {
   const unsigned blocks = static_cast<unsigned>(plan.cluster);

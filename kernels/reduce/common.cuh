@@ -44,10 +44,8 @@ struct alignas(sizeof(T) * N) Piece {
   T v[N];
 };
 
-// Pieces move through memory as one word of their size. Copied as structs, pieces of __half were split member by
-// member: eight 2-byte shared-memory loads and global stores where one 16-byte access was meant (the PTX of the
-// shared-memory kernel had no vector access but its cp.async; a softmax over 50257 fp16 columns ran at 1.7x PyTorch's
-// time, stalled on the load-store queue, H100 ncu, 2026-11-24).
+// Pieces move through memory as one word of their size: copied as structs, pieces of __half were split member by
+// member, eight 2-byte accesses where one 16-byte access was meant.
 template <int kBytes>
 struct WordOf;
 template <>
@@ -84,8 +82,7 @@ __device__ __forceinline__ void store_whole(T* to, const P& p) {
 }
 // A piece of a tensor the kernel only reads. 16-byte pieces through the read-only path by request (__ldg:
 // ld.global.nc), which the compiler had chosen itself until the stores below became requests it cannot see through.
-// Single elements stay plain loads: through __ldg each computed its own address, and softmax over 97 and 197 fp16
-// columns (a warp per row, element loads) ran 15-20% slower (H100, 2026-11-24).
+// Single elements stay plain loads: through __ldg each computed its own address.
 template <class P, class T>
 __device__ __forceinline__ P load_global(const T* from) {
   if constexpr (sizeof(P) == 16) {
@@ -110,11 +107,9 @@ __device__ __forceinline__ void store_global(T* to, const P& p) {
   }
 }
 
-// Pairs of 16-bit values handled as 32-bit words. bf16 element by element (__bfloat162float, __float2bfloat16_rn):
-// ptxas kept every bf16 in a register of its own, 160 registers where fp16 took 99 in the block-per-row kernels,
-// half the blocks per multiprocessor, and bf16 norms at 0.6x PyTorch's speed where fp16 matched it. fp16 element by
-// element: a narrowed vector was stored as four pairs (st.global.v2.u16), not one 16-byte store, wherever the store
-// was not next to its load (H100, 2026-11-24).
+// Pairs of 16-bit values handled as 32-bit words: bf16 element by element, ptxas kept every bf16 in a register of its
+// own (half the blocks a multiprocessor); fp16 element by element, a narrowed vector was stored as four pairs, not one
+// 16-byte store, wherever the store was not next to its load.
 template <class T, int N>
 constexpr bool kWordPairs = (std::is_same_v<T, __nv_bfloat16> || std::is_same_v<T, __half>) && N % 2 == 0;
 
@@ -240,8 +235,7 @@ __device__ __forceinline__ void read_pieces(const T* __restrict__ x, const T* __
   const auto [head, vectors, tail_at] = pieces_of(x, count);
   if (step >= kC) {
     // At most one head and one tail element a thread: their loads go out with the first vectors', and are used
-    // after them. Loaded in three rounds (head, vectors, tail), rows of a few vectors paid three trips to memory:
-    // sums over 7 to 4095 columns ran up to 2.3x slower than with element loads (H100, 2026-11-24).
+    // after them (loaded in three rounds, rows of a few vectors paid three trips to memory).
     const bool has_head = tid < head, has_tail = tail_at + tid < count;
     Piece<T, 1> first, last;
     if (has_head) first = load_piece<T, 1, kAdd>(x, res, tid);
@@ -269,7 +263,7 @@ __device__ __forceinline__ void each_piece(const T* p, std::int64_t count, std::
   for (std::int64_t e = tail_at + tid; e < count; e += step) f(e, std::integral_constant<int, 1>{});
 }
 
-// Blocks for `work` items of `per_block` each: enough to fill an H100 many times over, the kernels loop past it.
+// Blocks for `work` items of `per_block` each, at most core::kMaxGridBlocks: the kernels loop past the grid.
 inline unsigned grid_for(std::int64_t work, std::int64_t per_block) {
   const std::int64_t blocks = (work + per_block - 1) / per_block;
   return static_cast<unsigned>(std::max<std::int64_t>(1, std::min<std::int64_t>(blocks, core::kMaxGridBlocks)));

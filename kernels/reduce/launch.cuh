@@ -11,7 +11,8 @@
 //   all_partials   sum_all: a fixed grid of partial sums, then one block sums them
 //   tile           very short rows: a run of whole rows (one contiguous span) staged in shared memory, reduced there
 //   packed         rows of 1, 2, 4 (or 8) elements: 16-byte vectors of whole rows, each thread's reduced in registers
-// This file: the plan's path to its kernels. Included by reduce_f32.cu, reduce_f16.cu and reduce_bf16.cu only.
+// Why each path is built as it is, with the measurements: docs/reduce.md. This file: the plan's path to its
+// kernels. Included by reduce_f32.cu, reduce_f16.cu and reduce_bf16.cu only.
 #include "kernels/reduce/cluster.cuh"
 #include "kernels/reduce/packed.cuh"
 #include "kernels/reduce/registers.cuh"

@@ -57,11 +57,7 @@ struct Norm<ReduceOp::add_rmsnorm> : RmsNorm<true> {};
 // gamma or beta (kUsed) at a piece's column, widened; `fallback` where the op has none. Their alignment is the
 // column's, not the row's: a piece of a row read past its unaligned start is not at an aligned column, so they are
 // loaded as one 16-byte vector only where they lie on a 16-byte boundary (every piece of a vectorised row), else
-// element by element. Element by element everywhere, an fp16 layer norm took 16 loads of gamma and beta for each
-// 16-byte load of its input; as vectors, both builds alternating twice in one call on an H100 (2026-11-24), fp16
-// layer norm 8-14% faster over 512 to 32000 columns (512: 51.5 -> 47.4 us, 12288: 56.1 -> 49.5, 32000: 70.0 ->
-// 60.5), add + layer norm up to 7% (32000: 127.4 -> 119.1), RMSNorm 1-3%, fp32 layer norm over 12288 108.4 -> 98.3.
-// They stay in L1.
+// element by element (in fp16, 16 loads of gamma and beta for each 16-byte load of the input). They stay in L1.
 template <bool kUsed, bool kVectors, class T, int N>
 __device__ __forceinline__ void load_parameters(const T* __restrict__ p, float fallback, float (&f)[N]) {
   if constexpr (!kUsed) {

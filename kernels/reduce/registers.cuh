@@ -24,11 +24,8 @@ struct CachedUnit<T, 1> {
 // softmax two exponentials an element and layer norm a division.
 // Per element, bookkeeping is most of the work, so which units a lane holds is counted once (lane_units), each row's
 // offset is taken once (its units sit at constant distances from it), and single elements are widened once and
-// padded (pad_value), so that the passes over them run unmasked (layer norm's deviations excepted). Masked in every
-// pass, with 64-bit bounds and offsets per unit, log_softmax over 197 fp16 columns executed 50.7 M warp instructions
-// to PyTorch's 40.2 M and ran 1.06x its time; after, 37.6 M (H100 ncu, 2026-11-24). 16-byte vectors stay masked
-// and packed: padded, and with their masks kept in an array through the kernel, they took 254-255 registers a
-// thread and softmax over 4096 and 32000 fp16 columns ran 1.1x and 1.4x slower.
+// padded (pad_value), so that the passes over them run unmasked (layer norm's deviations excepted). 16-byte vectors
+// stay masked and packed: padded, with their masks kept through the kernel, they took 254-255 registers a thread.
 template <ReduceOp Op, class T, int kUnit, int kGroup, int kCache>
 __global__ void __launch_bounds__(kThreads) registers_kernel(Rows<T> a) {
   using M = Norm<Op>;
@@ -39,8 +36,7 @@ __global__ void __launch_bounds__(kThreads) registers_kernel(Rows<T> a) {
   constexpr int kRows = core::registers_rows_in_flight(kGroup, kCache, sizeof(U));
   constexpr std::int64_t kStride = std::int64_t{kGroup} * kUnit;  // elements from one of a lane's units to the next
   // gamma and beta element by element for fp32 add + layer norm with 16 vectors a thread: as vectors, that kernel
-  // took 155 registers (120 element by element), one block a multiprocessor, and ran over 12288 columns in 146.8 us
-  // against 117.8 (H100, both builds in one call, 2026-11-24); layer norm there gained 60.4 -> 53.7.
+  // took 155 registers (120 element by element), one block a multiprocessor.
   constexpr bool kVectorParameters = !(M::kAdd && M::kBeta && sizeof(T) == 4 && kCache >= 16);
   const std::int64_t units = a.cols / kUnit;
   const int lane = static_cast<int>(threadIdx.x % kGroup);

@@ -7,7 +7,7 @@ namespace opmark::kernels::reduce_detail {
 // rereads (the norms): a block of kBlock threads per row (grid-strided) reads it for its statistics (online, as it
 // streams in), then reads it again and writes it normalised. The grid holds few rows at once (ReducePlan::blocks), so
 // the second read finds them in L2; no shared memory, so the loads of one block overlap another's arithmetic.
-// core/reduce_path.h has the measurements against the shared-memory path.
+// docs/reduce.md has the measurements against the shared-memory path.
 template <ReduceOp Op, class T, int kBlock>
 __global__ void __launch_bounds__(kBlock, 1024 / kBlock) reread_row_kernel(Rows<T> a) {
   using M = Norm<Op>;

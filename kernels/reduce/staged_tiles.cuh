@@ -7,8 +7,7 @@ namespace opmark::kernels::reduce_detail {
 // ---- staged tiles: rows of tens to hundreds of elements that are not whole 16-byte vectors ----
 
 // Read in place by their groups (the registers path), such rows load one element a lane a time: a warp over 31
-// 2-byte columns has 256 bytes in flight, and the multiprocessor too few to cover memory's latency (softmax there
-// stalled on loads 70% of its cycles, DRAM at 66%; H100 ncu, 2026-11-24). Staged, a block copies a tile of whole
+// 2-byte columns has 256 bytes in flight, too few to cover memory's latency. Staged, a block copies a tile of whole
 // rows (one contiguous span) into shared memory as asynchronous 16-byte copies (cp.async), the next tile's copies in
 // flight while it works on this one (two buffers); groups of kGroup lanes take each row into registers (kCache
 // elements a lane, padded as the registers path pads them), normalise it in place, and the block writes the span
@@ -89,11 +88,8 @@ __device__ __forceinline__ void walk_staged_tiles(const Rows<T>& a, std::int64_t
 // each lane adds the residual's elements (rounded to T, as load_piece does) and leaves the sum in the residual's
 // tile for walk_staged_tiles to write.
 //
-// Add + layer norm with 8 lanes a row is held to 3 blocks a multiprocessor: since fccca27 ptxas took 88 registers
-// for it (80 before), and at 2 blocks add + layer norm over 31 fp16 columns ran 142 us where fccca27 ran 111 (an
-// H100, both builds alternating in one call, 2026-11-25). Held to 3 (80 registers, no spills), against no minimum
-// in one call: fp16 142.0 -> 130.7 us, bf16 144.4 -> 132.2, fp32 232.3 -> 209.8; the rest of the gap to fccca27 is
-// not the registers. The other kernels give 0 (no minimum: see cluster_min_blocks for why not 1).
+// Add + layer norm with 8 lanes a row is held to 3 blocks a multiprocessor (80 registers, no spills; left alone
+// ptxas took 88, 2 blocks). The other kernels give 0 (no minimum: see cluster_min_blocks for why not 1).
 template <ReduceOp Op, int kGroup>
 constexpr int tile_registers_min_blocks() {
   return Op == ReduceOp::add_layernorm && kGroup == 8 ? 3 : 0;
@@ -150,10 +146,7 @@ __global__ void __launch_bounds__(kThreads) tile_staged_reduce_kernel(Rows<T> a,
 
 // Staged tiles' shared memory: `regions` (x, and the residual's for the residual ops) of tile_rows rows for each
 // buffer, two buffers where blocks walk more than one tile (the next one's copies in flight), else one (a grid of a
-// block a tile: every 64 MiB tensor of the sweep on an H100), which leaves room for more blocks a multiprocessor.
-// Both ways in one call on an H100 (2026-11-24, one buffer -> two): bf16 add + layer norm over 97 columns 102.4 ->
-// 109.7 us; fp16 softmax, layer norm, RMSNorm and the residual ops over 31 to 197 columns within 0.6%; sums over 97
-// and 197 fp16 columns 26.4 -> 25.9 (more blocks a multiprocessor, 2% slower there).
+// block a tile), which leaves room for more blocks a multiprocessor.
 template <class T>
 std::size_t staged_bytes(const ReducePlan& plan, const Rows<T>& a, int regions) {
   const std::int64_t tiles = (a.rows + plan.tile_rows - 1) / plan.tile_rows;

@@ -5,18 +5,15 @@
 namespace opmark::kernels::reduce_detail {
 
 // sum, mean, max: the factor a row's state is multiplied by (`scale` of the kernels below): 1, or for mean the
-// reciprocal of the column count, computed once on the host. A division per row cost mean over 7 bf16 columns
-// 130.3 us against sum's 116.9 (H100, 2026-11-24: one lane of each row's group divides while the rest of the warp
-// waits). Divided once per thread instead, sums (the same kernel as means) over 50257 fp32 columns went from 48.2 to
-// 58.2 us and max's stayed at 48.1. The product differs from the quotient by at most about an ulp.
+// reciprocal of the column count, computed once on the host (a division per row or per thread cost time). The
+// product differs from the quotient by at most about an ulp.
 inline float value_scale(bool mean, std::int64_t cols) { return mean ? 1.0f / static_cast<float>(cols) : 1.0f; }
 
 // ---- sum, mean, max ----
 
 // streaming: kGroup threads per row reduce as they read: whole 16-byte vectors (kVec: aligned rows), elements, or
 // (kPieces) 16-byte vectors from each row's first 16-byte boundary on. The last pays some index arithmetic a row,
-// which only long rows repay: on an H100 it took sums over 50257 columns from 32.3 to 28.4 us but sums over 7 columns
-// from 118 to 182 us (2026-11-24); core::kStreamingPiecesMinCols says where it starts.
+// which only long rows repay: core::kStreamingPiecesMinCols says where it starts.
 template <class S, class T, int kGroup, bool kVec, bool kPieces>
 __global__ void __launch_bounds__(kThreads) streaming_kernel(Rows<T> a, float scale) {
   constexpr int kPerBlock = kThreads / kGroup;

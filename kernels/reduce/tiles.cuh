@@ -49,12 +49,9 @@ __device__ __forceinline__ void walk_tiles(const Rows<T>& a, std::int64_t tile_r
 }
 
 // A thread's own row of a tile (at most kMax columns) normalised in place: read once from shared memory into
-// registers padded as the register path pads them (pad_value), its passes unrolled over kMax. Walked element by
-// element with the row's length known only at run time, a tile's softmax over 7 fp16 columns executed 12.4 warp
-// instructions a row (57 a thread and element; H100 ncu, 2026-11-24); this way, 35.1 M instructions where it took
-// 59.5 M, and 71.8 -> 51.4 us. gamma and beta come from L1 as the row is written: kept in registers for all rows
-// (kMax each), they took layer norm to 80 registers a thread, 3 blocks a multiprocessor, and 68.6 us over 7 fp16
-// columns, 59.2 from L1 (two calls).
+// registers padded as the register path pads them (pad_value), its passes unrolled over kMax (walked element by
+// element, the length known only at run time, it took 1.7 times the instructions). gamma and beta come from L1
+// as the row is written: kept in registers for all rows, they cost layer norm a block a multiprocessor.
 template <ReduceOp Op, class T, int kMax>
 __device__ __forceinline__ void normalise_own_row(T* row, int cols, const T* __restrict__ gamma,
                                                   const T* __restrict__ beta) {
@@ -94,11 +91,8 @@ __global__ void __launch_bounds__(kThreads) tile_normalise_kernel(Rows<T> a, std
       [&](const Tile& tile, const T* rows) { write_tile(a, tile, rows); });
 }
 
-// Tiles whose rows are a thread's own (normalise_own_row). The compiler's own register count: at most 4 or 3
-// blocks a multiprocessor asked for (__launch_bounds__) cost 64 registers' spills or fewer rows in flight. Builds of
-// each alternating in one call on an H100 (2026-11-24, 7 columns unless named; none, 3, 4): fp16 softmax 51.3, 58.6,
-// 63.2 us; layer norm 59.2, 66.7, 70.1; fp32 layer norm 49.1, 52.5, 58.6; but fp16 softmax over 3 columns 62.0,
-// 62.7, 55.9.
+// Tiles whose rows are a thread's own (normalise_own_row). The compiler's own register count: asking for 3 or 4
+// blocks a multiprocessor (__launch_bounds__) cost spills or fewer rows in flight.
 template <ReduceOp Op, class T, int kMax>
 __global__ void __launch_bounds__(kThreads) tile_own_rows_kernel(Rows<T> a, std::int64_t tile_rows) {
   walk_tiles<T, 1, Norm<Op>::kAdd>(

@@ -50,9 +50,7 @@ template <ReduceOp Op, class T>
 __global__ void __launch_bounds__(kThreads) slice_normalise_kernel(Rows<T> a, std::int64_t splits,
                                                                    const typename Norm<Op>::State* __restrict__ partials) {
   using M = Norm<Op>;
-  // gamma and beta element by element for 2-byte add + layer norm: as vectors, both builds alternating in one call
-  // on an H100 (2026-11-24), fp16 over 262144 columns 215.3 us against 172.8, over 131072 196.9 against 180.4, bf16
-  // over 262144 192.8 against 172.2; fp32 166.0 against 168.0, layer norm and add + RMSNorm level.
+  // gamma and beta element by element for 2-byte add + layer norm, where 16-byte vectors of them were slower.
   constexpr bool kVectorParameters = !(M::kAdd && M::kBeta && sizeof(T) == 2);
   for (std::int64_t b = blockIdx.x; b < a.rows * splits; b += gridDim.x) {
     const Slice sl = slice_of(b, splits, a.cols);
