@@ -14,9 +14,11 @@ std::string check_reduce(const Case& c) {
 }  // namespace
 
 const std::vector<std::string>& reduce_ops() {
-  static const std::vector<std::string> ops = {"sum",         "mean",    "max",           "sum_all",
-                                               "softmax",     "layernorm", "rmsnorm",     "log_softmax",
-                                               "add_layernorm", "add_rmsnorm"};
+  static const std::vector<std::string> ops = [] {
+    std::vector<std::string> names;
+    for (ReduceOp op : kReduceOps) names.emplace_back(reduce_op_name(op));
+    return names;
+  }();
   return ops;
 }
 

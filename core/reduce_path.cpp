@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <vector>
 
+#include "core/error.h"
+
 namespace opmark::core {
 namespace {
 
@@ -25,15 +27,15 @@ std::string group_words(int group) {
   return std::to_string(group) + " threads per row";
 }
 
-std::string statistics_words(const std::string& op) {
+std::string statistics_words(ReduceOp op) {
   if (reduce_is_softmax(op)) return "online softmax";
-  if (op == "layernorm" || op == "add_layernorm") return "Welford statistics";
+  if (op == ReduceOp::layernorm || op == ReduceOp::add_layernorm) return "Welford statistics";
   return "sum of squares";
 }
 
 // The group and register cache for rows of `units` vectors or elements: the smallest that holds the row.
 // `element_bytes`: the unit's size where the units are elements (0 for 16-byte vectors).
-bool fits_registers(const std::string& op, std::int64_t units, std::int64_t element_bytes, ReducePlan* plan) {
+bool fits_registers(ReduceOp op, std::int64_t units, std::int64_t element_bytes, ReducePlan* plan) {
   struct Fit {
     int group, cache;
   };
@@ -41,20 +43,13 @@ bool fits_registers(const std::string& op, std::int64_t units, std::int64_t elem
   // cache twice the row's need halves the blocks a multiprocessor holds (latency, not bandwidth, then bounds it).
   std::vector<Fit> fits = {{1, 1}, {1, 4}, {8, 4}};
   // Rows of 33 to 64 elements: 16 lanes a row (two rows a warp) use all of a 4-element cache where a warp used half.
-  // H100, 2026-11-24, the same process alternating both: 33 fp16 columns softmax 154.7 -> 89.8 us, RMSNorm 112.8 ->
-  // 72.5; 63 fp16 columns log_softmax 90.5 -> 57.4; 33 fp32 columns layer norm 158.8 -> 111.8; nothing slower (fp32
-  // RMSNorm over 63: 102.9 -> 102.7). 16-byte vectors were not measured.
   if (element_bytes > 0) fits.push_back({16, 4});
   // softmax and log_softmax over 65 to 128 2-byte elements: 16 lanes with 8 each (each shuffle serves two rows)
-  // were 3-5% faster than a warp with 4 (97 columns: fp16 log_softmax 69.9 -> 67.4 us, bf16 softmax 71.8 -> 68.6);
-  // the norms were slower that way (fp16 RMSNorm 58.3 -> 75.4) and so was fp32 softmax (100.7 -> 104.2).
+  // were faster than a warp with 4; the norms and fp32 softmax were not.
   if (element_bytes == 2 && reduce_is_softmax(op)) fits.push_back({16, 8});
   fits.insert(fits.end(), {{32, 4}, {32, 8}});
   // Rows of 257 to 512 16-byte vectors take the block with 4 a thread, not a warp with 16 (half of the block's cache
-  // unused, but 8 times the rows' threads in flight). Both in one process on an H100 (2026-11-24): over 4096 fp16
-  // columns softmax 55.7 -> 47.0 us, layer norm 63.6 -> 57.0, add + layer norm 119.4 -> 95.4; over 2048 fp32 columns
-  // softmax 50.5 -> 46.8, RMSNorm 51.9 -> 47.3; over 3000 fp16 columns layer norm 63.4 -> 62.1. At 256 vectors the
-  // warp stays ahead (softmax over 2048 fp16 columns 48.2 against 51.2). Elements were not measured.
+  // unused, but 8 times the rows' threads in flight). At 256 vectors the warp stays ahead.
   if (element_bytes > 0) fits.push_back({32, 16});
   fits.insert(fits.end(), {{kReduceBlockThreads, 4}, {kReduceBlockThreads, 8}, {kReduceBlockThreads, 16}});
   for (const Fit& f : fits)
@@ -67,27 +62,19 @@ bool fits_registers(const std::string& op, std::int64_t units, std::int64_t elem
 }
 
 // softmax and log_softmax over more than kSoftmaxSharedMinVectors 16-byte vectors of 2-byte elements go to shared
-// memory although the block's registers (16 vectors a thread) would hold them. Both alternating in one process on an
-// H100 (2026-11-24): fp16 softmax over 16400 columns 59.9 -> 52.5 us, over 32000 57.3 -> 54.0, bf16 over 32000
-// 57.6 -> 54.1; log_softmax 1-7% (fp16 32000: 54.3 -> 53.2). fp32 rows of 2049 to 4096 vectors (8200 to 16384
-// columns) lost 2-5% that way, fp16 rows of 1536 vectors (12288 columns, 8 a thread) 8%. Adopted, the sweep's
-// builds before and after alternating twice in one call: softmax over 32000 fp16 columns 57.5 -> 54.2 us (83% of
-// copy), log_softmax 54.2 -> 53.4.
+// memory although the block's registers (16 vectors a thread) would hold them: faster there (fp32 rows and shorter
+// 2-byte rows were not).
 constexpr std::int64_t kSoftmaxSharedMinVectors = 2048;
-bool softmax_prefers_shared(const std::string& op, std::int64_t units, bool vectorised, std::int64_t elem_bytes) {
+bool softmax_prefers_shared(ReduceOp op, std::int64_t units, bool vectorised, std::int64_t elem_bytes) {
   return reduce_is_softmax(op) && vectorised && elem_bytes == 2 && units > kSoftmaxSharedMinVectors;
 }
 
-// Whether the registers path launches a block for every block's worth of rows instead of looping blocks. Measured
-// both ways in one process on an H100 (2026-11-24): over 4-byte elements (fp32 rows of 31 to 197 columns, groups of
-// 8 to 32 lanes) one-shot grids were 1-10% faster for softmax, log_softmax and RMSNorm (softmax over 31 columns
-// 113.0 -> 101.4 us, over 97 98.8 -> 97.0; RMSNorm over 150 99.9 -> 93.9), and for layer norm with 4 units a lane
-// (31 columns 111.6 -> 100.1) but not 8 (150 columns 119.4 -> 128.2). Over 2-byte elements they were mostly slower
-// (fp16 layer norm over 97 67.3 -> 74.7, log_softmax over 63 57.6 -> 63.0). Not measured: one lane a row, 16-byte
-// vectors, the residual-add norms.
-bool registers_one_shot(const std::string& op, const ReducePlan& plan, std::int64_t element_bytes) {
+// Whether the registers path launches a block for every block's worth of rows instead of looping blocks: faster for
+// fp32 rows of groups of 8 to 32 lanes (softmax, log_softmax, RMSNorm, layer norm with 4 units a lane), mostly slower
+// over 2-byte elements. Not measured: one lane a row, 16-byte vectors, the residual-add norms.
+bool registers_one_shot(ReduceOp op, const ReducePlan& plan, std::int64_t element_bytes) {
   if (element_bytes != 4 || plan.group < 8 || plan.group > 32) return false;
-  return reduce_is_softmax(op) || op == "rmsnorm" || (op == "layernorm" && plan.cache <= 4);
+  return reduce_is_softmax(op) || op == ReduceOp::rmsnorm || (op == ReduceOp::layernorm && plan.cache <= 4);
 }
 
 // Threads per row for a streaming reduction: enough lanes for the row's units, a warp up to 1024, then the block.
@@ -100,32 +87,27 @@ int streaming_group(std::int64_t units) {
 
 // Threads sharing a row of a tile: one, or 8 where a thread alone would meet 8 or more of its warp in a shared-memory
 // bank. A thread walks its row at a stride of the row's bytes from its neighbours' rows: a multiple of 32 bytes puts
-// every 8th (or closer) thread of a warp in one bank; other strides meet at most 4. Rows of 6 to 14 2-byte columns
-// (strides of 3 to 7 words) went from 8 threads a row to one, both in one process on an H100 (2026-11-24, 64 MiB):
-// softmax over 6 fp16 columns 273.1 -> 74.3 us, 12 179.3 -> 62.8, layer norm over 10 246.2 -> 72.6, fp32 softmax
-// over 6 149.2 -> 50.2 and over 12 (4-way) 103.9 -> 53.5; but over 16 fp32 columns (16-way) 80.1 -> 146.1.
+// every 8th (or closer) thread of a warp in one bank; other strides meet at most 4.
 int tile_group(std::int64_t cols, std::int64_t elem_bytes) {
   return cols <= 3 || cols % 2 == 1 || (cols * elem_bytes) % 32 != 0 ? 1 : 8;
 }
 
 // Rows of exactly two 16-byte vectors (16 2-byte columns, 8 4-byte) are a thread's, in registers, not a tile's (8
-// threads a row there, or bank conflicts alone). H100, both in one process (2026-11-24): fp16 over 16 columns
-// softmax 133.6 -> 54.4 us, layer norm 157.3 -> 53.2, add + layer norm 175.0 -> 110.5; fp32 over 8 softmax 113.4 ->
-// 54.8, RMSNorm 84.9 -> 62.3. Four vectors (16 fp32 columns) stay tiled: softmax there 80.1 against 88.0.
+// threads a row there, or bank conflicts alone). Four vectors (16 fp32 columns) stay tiled.
 bool two_vector_row(std::int64_t cols, std::int64_t elem_bytes, bool vectorisable) {
   return vectorisable && cols * elem_bytes == 32;
 }
 
 // Whether rows the registers path would hold as `plan` (its group and cache) go to staged tiles instead (where that
-// won: reduce_path.h). Rows of whole vectors are read as vectors in place and stay there.
-bool stages_rows(const std::string& op, std::int64_t cols, std::int64_t elem_bytes, bool vectorisable,
+// won: docs/reduce.md). Rows of whole vectors are read as vectors in place and stay there.
+bool stages_rows(ReduceOp op, std::int64_t cols, std::int64_t elem_bytes, bool vectorisable,
                  const ReducePlan& plan) {
   if (vectorisable || cols < kStagedMinCols || cols > kStagedMaxCols) return false;
-  if (op == "add_rmsnorm") return cols <= 64 || cols > 128;  // a warp with 4 a lane stays (slower staged)
+  if (op == ReduceOp::add_rmsnorm) return cols <= 64 || cols > 128;  // a warp with 4 a lane stays (slower staged)
   if (reduce_adds_residual(op)) return true;
   if (elem_bytes != 2) return false;
-  if (op == "rmsnorm") return cols <= 128;
-  if (op == "layernorm") return cols <= 32;
+  if (op == ReduceOp::rmsnorm) return cols <= 128;
+  if (op == ReduceOp::layernorm) return cols <= 32;
   // softmax and log_softmax: where the row fills its group's registers (a tile's rows take turns through them, and
   // padding costs every turn): three quarters of them for 8 lanes or 16 with 8 each, nearly all for a warp; not 16
   // lanes with 4 each (33 to 64 columns).
@@ -137,13 +119,8 @@ bool stages_rows(const std::string& op, std::int64_t cols, std::int64_t elem_byt
 
 // The cluster path's blocks and cache (16-byte vectors a thread) for rows of `units` vectors: of the fits below, the
 // one with the fewest slots (blocks x kReduceBlockThreads x cache) for the row, on a tie the larger cache, but the
-// smaller for the residual ops. Measured on an H100 against each other (2026-11-25, 64 MiB): fp16 RMSNorm over
-// 50257 columns 7 blocks with 4 vectors 61.7 us, 4 with 8 64.1; over 131072 8 with 8 58.8, 16 with 4 63.2; fp32 layer
-// norm over 50257 7 with 8 74.9, 13 with 4 83.7; over 32000 4 with 8 63.6, 8 with 4 65.4; fp32 add + layer norm over
-// 32000 8 with 4 111.4, 4 with 8 122.9; fp16 add + RMSNorm over 131072 16 with 4 113.2, 8 with 8 120.1; over 4095
-// fp16 columns a block with 2 49.5 (RMSNorm), with 4 52.4; 16 vectors a thread (one block a multiprocessor) lost
-// everywhere (fp16 RMSNorm over 262144: 8 with 16 80.4, 16 with 8 64.4).
-bool fits_cluster(const std::string& op, std::int64_t units, ReducePlan* plan) {
+// smaller for the residual ops. 16 vectors a thread (one block a multiprocessor) lost everywhere.
+bool fits_cluster(ReduceOp op, std::int64_t units, ReducePlan* plan) {
   struct Fit {
     int cache, most_blocks;
   };
@@ -164,34 +141,20 @@ bool fits_cluster(const std::string& op, std::int64_t units, ReducePlan* plan) {
   return best_slots > 0;
 }
 
-// Whether a normalising op's rows go to the cluster path (where it won, against the paths they had, both in one
-// process on an H100, 2026-11-25, 64 MiB; the blocks and cache as fits_cluster chooses):
-// - rows past one block's registers: RMSNorm over 50257 fp16 columns 68.4 -> 61.7 us (read twice from L2), 131072
-//   81.1 -> 58.8 and 262144 84.3 -> 64.4 (read twice from memory); fp32 layer norm over 32000 70.8 -> 63.6, 50257
-//   94.7 -> 74.9, 131072 93.2 -> 77.8; fp32 add + layer norm over 50257 176.1 -> 138.8; fp16 add + RMSNorm over
-//   50257 150.3 -> 113.3; softmax over 131072 fp16 columns 80.4 -> 69.8, fp32 80.6 -> 68.2. softmax and log_softmax
-//   stay in shared memory where a row fits it (fp16 over 50257: 53.9 there, 71-74 in clusters; fp32 over 50257 55.4
-//   against 61.7), though fp32 over 32000 was 7% faster in clusters.
-// - rows that are not whole vectors, over kClusterUnalignedMinCols columns (read element by element in registers):
-//   RMSNorm over 4095 fp16 columns 57.8 -> 49.5, fp32 51.1 -> 48.3; add + RMSNorm 108.4 -> 94.1; fp32 add + layer
-//   norm 109.7 -> 99.2; fp32 layer norm level (50.6 -> 50.1); softmax level (fp16 51.9 -> 51.4), and stays.
-// - the residual ops over rows of more than kClusterResidualMinVectors vectors (8 or 16 a thread in one block):
-//   fp16 add + RMSNorm over 32000 columns 110.7 -> 101.3, fp32 add + layer norm over 12288 118.1 -> 105.4 (fp32 add
-//   + RMSNorm 100.6 -> 98.0). fp32 layer norm over 12288 lost (53.9 -> 61.5), and stays.
+// Whether a normalising op's rows go to the cluster path (where it won against the paths they had; the blocks and
+// cache as fits_cluster chooses):
+// - rows past one block's registers; softmax and log_softmax stay in shared memory where a row fits it;
+// - rows that are not whole vectors, over kClusterUnalignedMinCols columns (read element by element in registers),
+//   but softmax and fp32 layer norm there (level) stay;
+// - the residual ops over rows of more than kClusterResidualMinVectors vectors (8 or 16 a thread in one block);
 // - layer norm and add + layer norm over 2-byte elements only past kClusterTwoByteLayerNormMinCols and
-//   kClusterTwoByteAddLayerNormMinCols columns. Before the cluster's last arrival was relaxed and these kernels held
-//   to fewer registers (kernels/reduce_rows.cuh), slower or level at every length but 131072 (fp16 layer norm over
-//   4095 63.6 -> 70.2, 32000 60.8 -> 73.5, 262144 95.0 -> 107.6; add + layer norm over 32000 118.3 -> 138.0, over
-//   50257 and 131072 faster, 168.9 -> 163.2 and 180.5 -> 163.8). With both, in one call on an H100 (2026-11-25):
-//   fp16 layer norm over 262144 94.9 -> 83.5 (bf16 94.7 -> 82.4), add + layer norm over 262144 173.3 -> 157.0, over
-//   32000 118.6 -> 114.8; layer norm over 32000 still 59.9 -> 67.3 (2 blocks, 8 a thread; 69.2 with 4 and 4). With
-//   the relaxed arrival alone: fp16 layer norm over 50257 94.0 -> 88.9, 131072 95.0 -> 89.3; over 4095 63.7 -> 72.0.
+//   kClusterTwoByteAddLayerNormMinCols columns.
 // A cluster of few rows would leave the GPU idle: rows x blocks at least two blocks a multiprocessor.
-bool clusters_rows(const std::string& op, std::int64_t rows, std::int64_t cols, std::int64_t elem_bytes,
+bool clusters_rows(ReduceOp op, std::int64_t rows, std::int64_t cols, std::int64_t elem_bytes,
                    bool vectorisable, bool in_registers, bool fits_shared, int sms, ReducePlan* plan) {
-  const bool layer_norm = op == "layernorm" || op == "add_layernorm";
+  const bool layer_norm = op == ReduceOp::layernorm || op == ReduceOp::add_layernorm;
   if (elem_bytes == 2 && layer_norm &&
-      cols <= (op == "layernorm" ? kClusterTwoByteLayerNormMinCols : kClusterTwoByteAddLayerNormMinCols))
+      cols <= (op == ReduceOp::layernorm ? kClusterTwoByteLayerNormMinCols : kClusterTwoByteAddLayerNormMinCols))
     return false;
   const std::int64_t units = ceil_div(cols * elem_bytes, 16);
   const bool wanted = reduce_is_softmax(op) ? !in_registers && !fits_shared
@@ -219,23 +182,49 @@ bool packs_rows(std::int64_t cols, std::int64_t elem_bytes) {
 
 int memory_reads(const ReducePlan& plan) { return plan.path == ReducePath::rereads ? 1 : plan.passes; }
 
-bool reduce_is_softmax(const std::string& op) { return op == "softmax" || op == "log_softmax"; }
-
-bool reduce_normalises(const std::string& op) {
-  return reduce_is_softmax(op) || op == "layernorm" || op == "rmsnorm" || op == "add_layernorm" ||
-         op == "add_rmsnorm";
+const char* reduce_op_name(ReduceOp op) {
+  switch (op) {
+    case ReduceOp::sum: return "sum";
+    case ReduceOp::mean: return "mean";
+    case ReduceOp::max: return "max";
+    case ReduceOp::sum_all: return "sum_all";
+    case ReduceOp::softmax: return "softmax";
+    case ReduceOp::layernorm: return "layernorm";
+    case ReduceOp::rmsnorm: return "rmsnorm";
+    case ReduceOp::log_softmax: return "log_softmax";
+    case ReduceOp::add_layernorm: return "add_layernorm";
+    case ReduceOp::add_rmsnorm: return "add_rmsnorm";
+  }
+  return "?";
 }
 
-bool reduce_adds_residual(const std::string& op) { return op == "add_layernorm" || op == "add_rmsnorm"; }
+ReduceOp reduce_op(const std::string& name) {
+  for (ReduceOp op : kReduceOps)
+    if (name == reduce_op_name(op)) return op;
+  throw Error("unknown reduce op '" + name + "'");
+}
 
-ReducePlan reduce_plan(const std::string& op, std::int64_t rows, std::int64_t cols, std::int64_t elem_bytes,
+bool reduce_is_softmax(ReduceOp op) { return op == ReduceOp::softmax || op == ReduceOp::log_softmax; }
+
+bool reduce_normalises(ReduceOp op) {
+  return reduce_is_softmax(op) || op == ReduceOp::layernorm || op == ReduceOp::rmsnorm ||
+         op == ReduceOp::add_layernorm || op == ReduceOp::add_rmsnorm;
+}
+
+bool reduce_adds_residual(ReduceOp op) { return op == ReduceOp::add_layernorm || op == ReduceOp::add_rmsnorm; }
+
+bool reduce_is_softmax(const std::string& op) { return reduce_is_softmax(reduce_op(op)); }
+bool reduce_normalises(const std::string& op) { return reduce_normalises(reduce_op(op)); }
+bool reduce_adds_residual(const std::string& op) { return reduce_adds_residual(reduce_op(op)); }
+
+ReducePlan reduce_plan(ReduceOp op, std::int64_t rows, std::int64_t cols, std::int64_t elem_bytes,
                        bool aligned, std::int64_t shared_bytes, int sms) {
   const bool vectorisable = aligned && cols % (16 / elem_bytes) == 0;  // every row starts on a 16-byte boundary
   ReducePlan plan;
   plan.vectorised = vectorisable;
   const std::int64_t units = vectorisable ? cols / (16 / elem_bytes) : cols;
   std::string how;
-  if (op == "sum_all") {
+  if (op == ReduceOp::sum_all) {
     plan.path = ReducePath::all_partials;
     plan.group = kReduceBlockThreads;
     how = "1024 blocks of partial sums, then one block sums them";
@@ -249,7 +238,7 @@ ReducePlan reduce_plan(const std::string& op, std::int64_t rows, std::int64_t co
                   ? cols >= kTileMinCols && cols <= kTileMaxCols && !two_vector_row(cols, elem_bytes, vectorisable)
                   : cols <= kTileMaxSumCols || (cols % 2 == 1 && cols <= kTileMaxOddSumCols))) {
     // A handful of elements a row: loads of a row's own elements are narrow and its reductions short chains, so
-    // whole rows are staged in a tile and the copy in and out runs at full width (where that won: reduce_path.h).
+    // whole rows are staged in a tile and the copy in and out runs at full width (where that won: docs/reduce.md).
     plan.path = ReducePath::tile;
     plan.vectorised = true;
     plan.group = tile_group(cols, elem_bytes);
@@ -304,9 +293,8 @@ ReducePlan reduce_plan(const std::string& op, std::int64_t rows, std::int64_t co
             (plan.splits == 1 ? "block per row" : std::to_string(plan.splits) + " blocks per row");
     }
   } else {
-    // Rows read in 16-byte pieces past an unaligned start count their vectors, as aligned rows do: counted in
-    // elements, rows of 4095 2-byte columns took a block each and summed in 27.1 us against 23.5 for 4096 columns
-    // (a warp each; PyTorch 25.4-26.7, H100, 2026-11-24).
+    // Rows read in 16-byte pieces past an unaligned start count their vectors, as aligned rows do (counted in
+    // elements, rows of 4095 2-byte columns took a block each where 4096 took a warp, and were slower).
     plan.group = streaming_group(reads_pieces(vectorisable, cols) ? (cols * elem_bytes + 15) / 16 : units);
     const std::int64_t splits = splits_for(rows, cols, sms);
     if (plan.group == kReduceBlockThreads && rows < kBlocksPerSm / 2 * sms && splits > 1) {

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cfloat>
 
+#include "core/device_defaults.h"
 #include "core/error.h"
 #include "kernels/convert.cuh"
 #include "kernels/cuda_check.h"
@@ -52,7 +53,8 @@ void pool_forward(const core::PoolProblem& p, core::DType type, const void* x, v
   const std::size_t total = static_cast<std::size_t>(g.nc * g.p * g.q);
   const auto launch = [&](auto tag) {
     using T = typename decltype(tag)::type;
-    pool_kernel<T><<<blocks_for(total, kPoolThreads, 132u * 16u), kPoolThreads, 0, stream>>>(
+    const unsigned most_blocks = static_cast<unsigned>(core::kDefaultSms) * 16u;  // 16 a multiprocessor
+    pool_kernel<T><<<blocks_for(total, kPoolThreads, most_blocks), kPoolThreads, 0, stream>>>(
         g, static_cast<const T*>(x), static_cast<T*>(y));
   };
   switch (type) {

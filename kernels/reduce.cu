@@ -12,25 +12,12 @@ namespace opmark::kernels {
 
 namespace {
 
-const std::pair<const char*, ReduceOp> kNames[] = {
-    {"sum", ReduceOp::sum},           {"mean", ReduceOp::mean},
-    {"max", ReduceOp::max},           {"sum_all", ReduceOp::sum_all},
-    {"softmax", ReduceOp::softmax},   {"layernorm", ReduceOp::layernorm},
-    {"rmsnorm", ReduceOp::rmsnorm},   {"log_softmax", ReduceOp::log_softmax},
-    {"add_layernorm", ReduceOp::add_layernorm}, {"add_rmsnorm", ReduceOp::add_rmsnorm}};
-
 // The partial states of split rows: the largest (Welford's count, mean and sum of squared deviations) fits in 16
 // bytes; sum_all's 1024 partial sums.
 constexpr std::size_t kPartialBytes = 16;
 constexpr std::size_t kSumAllBytes = 1024 * sizeof(float);
 
 }  // namespace
-
-ReduceOp reduce_op(const std::string& name) {
-  for (const auto& [n, op] : kNames)
-    if (name == n) return op;
-  throw Error("unknown reduce op '" + name + "'");
-}
 
 core::ReducePlan plan_reduce(const std::string& op, core::DType type, const ReduceTensors& t, std::int64_t rows,
                              std::int64_t cols) {
@@ -40,7 +27,7 @@ core::ReducePlan plan_reduce(const std::string& op, core::DType type, const Redu
   OPMARK_CHECK_CUDA(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
   const std::int64_t elem = static_cast<std::int64_t>(core::size_of(type));
   // The kernels find a row's first 16-byte boundary from x and take it for the residual and the output too (rows
-  // read past an unaligned start, reduce_rows.cuh's head_elements): the three must lie equally far from one.
+  // read past an unaligned start, kernels/reduce/common.cuh's head_elements): the three must lie equally far from one.
   const auto offset = [](const void* p) { return reinterpret_cast<std::uintptr_t>(p) % 16; };
   for (const void* p : {t.residual, static_cast<const void*>(t.out)})
     if (p != nullptr && offset(p) != offset(t.x))
@@ -51,7 +38,7 @@ core::ReducePlan plan_reduce(const std::string& op, core::DType type, const Redu
   // one) get element loads where the packed and tile paths would read whole vectors, not an error.
   const bool aligned = aligned16(t.x) && aligned16(t.residual) && aligned16(t.out);
   // Room for the kernels' own static shared memory beside the row, which they ask for as dynamic shared memory.
-  core::ReducePlan plan = core::reduce_plan(op, rows, cols, elem, aligned, std::max(0, optin - 2048), sms);
+  core::ReducePlan plan = core::reduce_plan(core::reduce_op(op), rows, cols, elem, aligned, std::max(0, optin - 2048), sms);
   return plan;
 }
 

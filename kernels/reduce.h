@@ -17,13 +17,12 @@
 
 namespace opmark::kernels {
 
-enum class ReduceOp { sum, mean, max, sum_all, softmax, layernorm, rmsnorm, log_softmax, add_layernorm, add_rmsnorm };
+// The ops and their names are core's (core/reduce_path.h), shared with the planner.
+using core::ReduceOp;
+using core::reduce_op;
 
 constexpr double kLayerNormEps = 1e-5;
 constexpr double kRmsNormEps = 1e-6;  // LLaMA's
-
-// Throws opmark::Error for a name that is not an op.
-ReduceOp reduce_op(const std::string& name);
 
 // The device tensors of one launch. out: rows values (sum, mean, max), 1 (sum_all), rows x cols (softmax,
 // log_softmax, the norms), or 2 rows x cols for add_*: the normalised rows, then the sum x + residual. residual:

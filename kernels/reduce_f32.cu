@@ -1,5 +1,5 @@
-// The reduce kernels for float storage (kernels/reduce_rows.cuh).
-#include "kernels/reduce_rows.cuh"
+// The reduce kernels for float storage (kernels/reduce/launch.cuh and the path headers beside it).
+#include "kernels/reduce/launch.cuh"
 
 namespace opmark::kernels {
 

@@ -1,5 +1,5 @@
 #pragma once
-// The reduce kernels' launcher for one storage type. Defined in kernels/reduce_rows.cuh and instantiated once per
+// The reduce kernels' launcher for one storage type. Defined in kernels/reduce/launch.cuh and instantiated once per
 // type in reduce_f32.cu, reduce_f16.cu and reduce_bf16.cu, so the three compile in parallel.
 #include <cuda_runtime.h>
 

@@ -2,6 +2,7 @@
 // where it is kept, how many reads of the input, and the label that says so.
 #include <gtest/gtest.h>
 
+#include "core/error.h"
 #include "core/reduce_path.h"
 
 using namespace opmark::core;
@@ -13,7 +14,7 @@ constexpr std::int64_t kShared = 227 * 1024 - 2048;
 // `vec`: whether every row starts on a 16-byte boundary. Rows of whole vectors that do not are rows of tensors off
 // a boundary; other rows are of aligned tensors.
 ReducePlan plan(const char* op, std::int64_t rows, std::int64_t cols, std::int64_t elem, bool vec) {
-  return reduce_plan(op, rows, cols, elem, /*aligned=*/vec || cols % (16 / elem) != 0, kShared, 132);
+  return reduce_plan(reduce_op(op), rows, cols, elem, /*aligned=*/vec || cols % (16 / elem) != 0, kShared, 132);
 }
 // Rows holding 32 Mi elements, as the sweep_shapes set writes them.
 std::int64_t rows_for(std::int64_t cols) { return (33554432 + cols / 2) / cols; }
@@ -85,19 +86,19 @@ TEST(ReducePath, UnalignedTensorsReadShortRowsElementByElement) {
   const bool unaligned = false;
   for (const char* op : {"softmax", "layernorm", "add_rmsnorm", "sum", "max"})
     for (std::int64_t cols : {1, 2, 4, 7, 8, 13, 16, 31}) {
-      const ReducePlan p = reduce_plan(op, rows_for(cols), cols, 2, unaligned, kShared, 132);
+      const ReducePlan p = reduce_plan(reduce_op(op), rows_for(cols), cols, 2, unaligned, kShared, 132);
       SCOPED_TRACE(std::string(op) + " " + std::to_string(cols) + " cols");
       EXPECT_EQ(p.path, reduce_normalises(op) ? ReducePath::registers : ReducePath::streaming);
       EXPECT_FALSE(p.vectorised);
       EXPECT_NE(p.label.find("element loads"), std::string::npos) << p.label;
     }
   // One column a thread, 8 rows at once (about 32 bytes in flight).
-  EXPECT_EQ(reduce_plan("softmax", 1000, 1, 2, unaligned, kShared, 132).rows_in_flight, 8);
+  EXPECT_EQ(reduce_plan(ReduceOp::softmax, 1000, 1, 2, unaligned, kShared, 132).rows_in_flight, 8);
   // Rows of whole vectors are read as vectors only where the tensors are aligned.
-  EXPECT_TRUE(reduce_plan("layernorm", 8192, 4096, 2, true, kShared, 132).vectorised);
-  EXPECT_FALSE(reduce_plan("layernorm", 8192, 4095, 2, true, kShared, 132).vectorised);
-  EXPECT_FALSE(reduce_plan("layernorm", 8192, 4096, 2, unaligned, kShared, 132).vectorised);
-  EXPECT_EQ(reduce_plan("layernorm", 8192, 4096, 2, unaligned, kShared, 132).path, ReducePath::registers);
+  EXPECT_TRUE(reduce_plan(ReduceOp::layernorm, 8192, 4096, 2, true, kShared, 132).vectorised);
+  EXPECT_FALSE(reduce_plan(ReduceOp::layernorm, 8192, 4095, 2, true, kShared, 132).vectorised);
+  EXPECT_FALSE(reduce_plan(ReduceOp::layernorm, 8192, 4096, 2, unaligned, kShared, 132).vectorised);
+  EXPECT_EQ(reduce_plan(ReduceOp::layernorm, 8192, 4096, 2, unaligned, kShared, 132).path, ReducePath::registers);
 }
 
 TEST(ReducePath, ShortRowsGoToSmallGroupsInRegisters) {
@@ -185,7 +186,7 @@ TEST(ReducePath, RowsOfTensToHundredsOfElementsAreStagedWhereThatWon) {
   EXPECT_EQ(plan("layernorm", rows_for(97), 97, 2, false).path, ReducePath::registers);
   EXPECT_EQ(plan("softmax", rows_for(31), 31, 4, false).path, ReducePath::registers);
   // Unaligned tensors cannot be copied as vectors: the registers path reads them.
-  EXPECT_EQ(reduce_plan("add_layernorm", 1000, 31, 2, /*aligned=*/false, kShared, 132).path,
+  EXPECT_EQ(reduce_plan(ReduceOp::add_layernorm, 1000, 31, 2, /*aligned=*/false, kShared, 132).path,
             ReducePath::registers);
 }
 
@@ -392,4 +393,14 @@ TEST(ReducePath, EverySweepShapeHasAPlanThatHoldsItsRow) {
         // comes from L2).
         if (cols * elem <= kShared) EXPECT_EQ(memory_reads(p), 1);
       }
+}
+
+TEST(ReducePath, OpsAndTheirNamesAreOneList) {
+  // The planner, the kernels and the schema's names all come from core's ReduceOp.
+  for (ReduceOp op : kReduceOps) EXPECT_EQ(reduce_op(reduce_op_name(op)), op) << reduce_op_name(op);
+  EXPECT_EQ(reduce_op("add_rmsnorm"), ReduceOp::add_rmsnorm);
+  EXPECT_THROW(reduce_op("norm"), opmark::Error);
+  EXPECT_TRUE(reduce_normalises(ReduceOp::log_softmax));
+  EXPECT_FALSE(reduce_normalises("sum_all"));
+  EXPECT_TRUE(reduce_adds_residual("add_layernorm"));
 }
