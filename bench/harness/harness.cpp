@@ -121,7 +121,7 @@ std::unique_ptr<Workload> Harness::build(const core::Case& c, const std::string&
                            std::to_string(prec.min_compute_capability % 10) + " or newer; this GPU has " +
                            std::to_string(device_->compute_capability / 10) + "." +
                            std::to_string(device_->compute_capability % 10));
-  RunContext ctx{stream(), *device_, options_, case_seed(options_.seed, name), group_};
+  RunContext ctx{stream(), *device_, options_, case_seed(options_.seed, name), group_, measurer_.get()};
   return make_workload(c, ctx);
 }
 
