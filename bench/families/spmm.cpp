@@ -239,7 +239,7 @@ class SpmmWorkload final : public Workload {
     const core::Case dense = core::make_case("gemm", "fwd", c.precision,
                                              {{"m", p_.m}, {"n", p_.n}, {"k", p_.k}});
     try {
-      std::unique_ptr<Workload> gemm = make_workload(dense, ctx);
+      std::unique_ptr<Workload> gemm = make_gemm_workload(dense, ctx);
       TuningResult tuning;
       const Outcome o = tune_and_verify(*gemm, ctx.stream, ctx.options.graph_timing, &tuning);
       if (o.status != Status::ok) {
@@ -278,7 +278,5 @@ class SpmmWorkload final : public Workload {
 std::unique_ptr<Workload> make_spmm_workload(const core::Case& c, const RunContext& ctx) {
   return std::make_unique<SpmmWorkload>(c, ctx);
 }
-
-OPMARK_REGISTER_WORKLOAD("spmm", make_spmm_workload);
 
 }  // namespace opmark::bench

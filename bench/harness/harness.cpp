@@ -8,7 +8,6 @@
 
 #include "bench/harness/copy_ceiling.h"
 #include "bench/harness/measure_guard.h"
-#include "bench/families/factories.h"
 #include "bench/harness/pins.h"
 #include "core/precision.h"
 #include "kernels/cuda_check.h"
@@ -42,9 +41,10 @@ std::uint64_t case_seed(std::uint64_t base, const std::string& case_name) {
 }
 
 Harness::Harness(Options options, std::optional<DeviceInfo> device, std::string no_device_reason,
-                 ProcessGroup* group)
+                 ProcessGroup* group, const WorkloadRegistry* workloads)
     : options_(std::move(options)),
       group_(group),
+      workloads_(workloads),
       device_(std::move(device)),
       no_device_reason_(std::move(no_device_reason)),
       peaks_(resolve_peaks(device_ ? device_->name : "", options_.peaks)) {
@@ -122,7 +122,8 @@ std::unique_ptr<Workload> Harness::build(const core::Case& c, const std::string&
                            std::to_string(device_->compute_capability / 10) + "." +
                            std::to_string(device_->compute_capability % 10));
   RunContext ctx{stream(), *device_, options_, case_seed(options_.seed, name), group_, measurer_.get()};
-  return make_workload(c, ctx);
+  if (!workloads_) throw UnsupportedError("family '" + c.family + "' has no benchmark in this build");
+  return workloads_->make(c, ctx);
 }
 
 // Tunes (when the workload has candidates) and verifies; a wrong candidate is left out for the next fastest.

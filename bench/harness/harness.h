@@ -26,6 +26,7 @@
 #include "bench/harness/outcome.h"
 #include "bench/harness/peaks.h"
 #include "bench/harness/phase_times.h"
+#include "bench/harness/registry.h"
 #include "bench/harness/repetitions.h"
 #include "bench/harness/timer.h"
 #include "bench/harness/verify.h"
@@ -43,8 +44,10 @@ class Harness {
   // `group`: the processes of the run (null: this one alone). In a multi-process run every decision taken from a
   // measured time uses the value all ranks agree on, a wrong result on any rank fails the case on all, and an error
   // on any rank stops every rank (the others would wait in the collective forever).
+  // `workloads`: the families this build runs (main passes the bench list's); null runs no case (a test that only
+  // lists or reports). It must outlive the harness.
   Harness(Options options, std::optional<DeviceInfo> device, std::string no_device_reason,
-          ProcessGroup* group = nullptr);
+          ProcessGroup* group = nullptr, const WorkloadRegistry* workloads = nullptr);
   ~Harness();
 
   // One RegisterBenchmark per case, manual time, microseconds.
@@ -104,6 +107,7 @@ class Harness {
   Options options_;
   PhaseTimes phases_;
   ProcessGroup* group_ = nullptr;
+  const WorkloadRegistry* workloads_ = nullptr;
   std::optional<DeviceInfo> device_;
   std::string no_device_reason_;
   Peaks peaks_;
