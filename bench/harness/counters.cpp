@@ -14,7 +14,8 @@ std::map<std::string, double> throughput_counters(const core::Work& work, double
   if (work.flops > 0) c["tflops"] = core::tflops(work.flops, seconds_per_op);  // memory-bound families count no FLOPs
   c["gb_per_s"] = core::gb_per_s(work.bytes(), seconds_per_op);
   auto it = peaks.tflops.find(core::precision_info(precision).peak_key);
-  if (it != peaks.tflops.end() && it->second > 0 && work.flops > 0) c["pct_peak"] = core::pct_of(c["tflops"], it->second);
+  if (it != peaks.tflops.end() && it->second > 0 && work.flops > 0)
+    c["pct_peak"] = core::pct_of(c["tflops"], it->second);
   if (peaks.memory_gb_per_s > 0) c["pct_peak_bw"] = core::pct_of(c["gb_per_s"], peaks.memory_gb_per_s);
   return c;
 }

@@ -1,8 +1,6 @@
 #include "bench/harness/harness.h"
 
 #include <algorithm>
-#include <chrono>
-#include <cmath>
 #include <cstdio>
 #include <functional>
 
@@ -32,7 +30,6 @@ void report_not_run(benchmark::State& state, const Outcome& o) {
 }
 
 }  // namespace
-
 
 std::uint64_t case_seed(std::uint64_t base, const std::string& case_name) {
   std::uint64_t h = 1469598103934665603ull ^ base;  // FNV-1a
@@ -100,7 +97,6 @@ cudaStream_t Harness::stream() {
   if (!stream_) OPMARK_CHECK_CUDA(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
   return stream_;
 }
-
 
 double Harness::copy_ceiling_gb_per_s() {
   if (!copy_gb_per_s_) {
@@ -222,7 +218,8 @@ void Harness::measure_energy_of(Prepared& p) {
   std::vector<Repetition> windows;  // the burst measurement keeps its own repetitions
   PhaseTimes::Scope phase(phases_, "sustained windows of heavy cases");
   p.m.sustained = measurer_->sustained_window(*p.timer, per_launch_estimate(p) * p.timer->batch(),
-                                             kSustainedWindowsBesideBurst, kSustainedLeadInBesideBurstSeconds, &windows);
+                                             kSustainedWindowsBesideBurst, kSustainedLeadInBesideBurstSeconds,
+                                             &windows);
 }
 
 // The anomaly guard (measure_guard.h) over this case: prepared again means tuned again where it tunes.

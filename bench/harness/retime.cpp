@@ -63,7 +63,8 @@ void Harness::recheck(const std::function<void(const std::string&)>& on_recheck)
     try {
       std::unique_ptr<Workload> workload = build(cases_[i], name);
       Workload& w = *workload;
-      if (w.candidate_count() > 0) {  // the candidate the measurement ran, verified in this run already: at its index, by name
+      // The candidate the measurement ran, verified in this run already: at its index, by name.
+      if (w.candidate_count() > 0) {
         const auto& [index, chosen_name] = chosen_candidate_[name];
         if (index >= w.candidate_count() || w.candidate_name(index) != chosen_name) continue;  // listed otherwise now
         w.choose(index);

@@ -157,5 +157,6 @@ TEST(Retime, MeasuredAgainAndStillMovedIsUnstable) {
   retime_case(quick, nullptr, [&] { return with_median(190e-6); }, m, o);
   EXPECT_EQ(o.status, Status::unstable);
   EXPECT_EQ(o.reason,
-            "re-timed at the end of the run at 200 us and measured again at 190 us, against a median of 100 us (1.90x)");
+            "re-timed at the end of the run at 200 us and measured again at 190 us, against a median of 100 us "
+            "(1.90x)");
 }

@@ -322,3 +322,19 @@ TEST(Repetitions, TheReTimeOfTwoRanksAgreesOnEveryDecision) {
   EXPECT_EQ(status[0], status[1]);
   for (int c = 0; c < kCases; ++c) EXPECT_EQ(status[0][c] == Status::unstable, c % 2 == 1) << "case " << c;
 }
+
+TEST(Repetitions, AfterARecoveryTheNextDropPausesFromTheFirstPauseAgain) {
+  // Thermal slowdown, recovered after one pause, then a second slowdown: the kept sample between them starts the
+  // pauses over (0.05 s twice, not 0.05 then 0.1), and the case ends unthrottled with both drops counted.
+  ScriptedSource src;
+  src.steps = {{1e-4, 1980, clock_event::hw_thermal}, {1e-4, 1980},
+               {1e-4, 1980, clock_event::hw_thermal}, {1e-4, 1980}};
+  ScriptedHost host;
+  const BurstRepetitions r = run_burst_repetitions(src, nullptr, rule_of(3, 10, 0.01, 2.0), host.time());
+  EXPECT_DOUBLE_EQ(host.slept, 0.1);
+  EXPECT_DOUBLE_EQ(r.recovery_s, 0.1);
+  ASSERT_EQ(r.reps.size(), 3u);
+  EXPECT_EQ(r.reps[0].discarded, 2);
+  EXPECT_FALSE(r.throttled);
+  EXPECT_EQ(r.stop, StopReason::steady);
+}
