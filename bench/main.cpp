@@ -27,6 +27,7 @@
 #include "bench/harness/output_folder.h"
 #include "bench/harness/process_group.h"
 #include "bench/harness/progress.h"
+#include "bench/harness/registry.h"
 #include "bench/harness/results_log.h"
 #include "bench/harness/run_summary.h"
 #include "bench/harness/topology.h"
@@ -36,6 +37,7 @@
 #include "core/model_table.h"
 #include "core/result_record.h"
 #include "core/resume.h"
+#include "core/schema.h"
 #include "core/shapes_dir.h"
 #include "core/suite.h"
 #include "core/table.h"
@@ -260,6 +262,9 @@ void check_flags_apply(const bench::Options& o, const core::Symbols& symbols) {
 }
 
 int run(int argc, char** argv, bench::ProcessGroup& group) {
+  // A family in one layer's list and not the other's is a build mistake: said before anything else, by name.
+  bench::check_family_lists(bench::family_list(), core::known_families());
+  const bench::WorkloadRegistry workloads(bench::family_list());
   const std::string command = command_line(argc, argv);  // before the --opmark_ flags are taken out of argv
   bench::Options options = bench::parse_options(argc, argv);
   if (options.version) {  // no tables, no GPU: what this binary is and the libraries it loads
@@ -366,7 +371,7 @@ int run(int argc, char** argv, bench::ProcessGroup& group) {
   std::map<std::string, int> not_runnable;
   std::vector<core::Case> runnable;
   for (auto& c : cases) {
-    if (bench::has_workload(c.family)) runnable.push_back(std::move(c));
+    if (workloads.has(c.family)) runnable.push_back(std::move(c));
     else ++not_runnable[c.family];
   }
   cases = std::move(runnable);
@@ -416,7 +421,7 @@ int run(int argc, char** argv, bench::ProcessGroup& group) {
 
   std::string why;
   std::optional<bench::DeviceInfo> device = listing ? std::nullopt : bench::query_device(&why);
-  bench::Harness harness(options, device, why, &group);
+  bench::Harness harness(options, device, why, &group, &workloads);
   if (resumed) {
     std::vector<core::Case> remaining;
     for (auto& c : cases)

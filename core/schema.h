@@ -120,8 +120,8 @@ enum class SheetExtras {
 };
 
 // Everything opmark knows about a family in one entry of the registry (core/schemas.cpp); the rest of the code
-// reads it, so a new family is its own files plus one line there (and its workload factory in
-// bench/families/factories.cpp, which core cannot see: it needs CUDA).
+// reads it, so a new family is its own files plus one line there (and one in the bench list,
+// bench/families/list.cpp, which core cannot see: it needs CUDA; docs/adding_a_family.md).
 struct FamilyInfo {
   Schema schema;
   Work (*work)(const Case&) = nullptr;

@@ -262,8 +262,6 @@ std::unique_ptr<Workload> make_allreduce_workload(const core::Case& c, const Run
   return std::make_unique<AllreduceWorkload>(c, ctx);
 }
 
-OPMARK_REGISTER_WORKLOAD("allreduce", make_allreduce_workload);
-
 }  // namespace opmark::bench
 
 #endif  // OPMARK_HAVE_NCCL

@@ -348,8 +348,6 @@ std::unique_ptr<Workload> make_attention_workload(const core::Case& c, const Run
   return std::make_unique<AttentionWorkload>(c, ctx);
 }
 
-OPMARK_REGISTER_WORKLOAD("attention", make_attention_workload);
-
 }  // namespace opmark::bench
 
 #endif  // OPMARK_HAVE_CUDNN

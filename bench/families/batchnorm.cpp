@@ -130,6 +130,4 @@ std::unique_ptr<Workload> make_batchnorm_workload(const core::Case& c, const Run
   return std::make_unique<BatchnormWorkload>(c, ctx);
 }
 
-OPMARK_REGISTER_WORKLOAD("batchnorm", make_batchnorm_workload);
-
 }  // namespace opmark::bench

@@ -380,8 +380,6 @@ std::unique_ptr<Workload> make_conv_workload(const core::Case& c, const RunConte
   return std::make_unique<ConvWorkload>(c, ctx);
 }
 
-OPMARK_REGISTER_WORKLOAD("conv", make_conv_workload);
-
 }  // namespace opmark::bench
 
 #endif  // OPMARK_HAVE_CUDNN

@@ -1,28 +1,43 @@
 #pragma once
-// Family name -> workload factory. Each family's file registers its own factory, after defining it:
-//   OPMARK_REGISTER_WORKLOAD("gemm", make_gemm_workload);
-// so a new family touches no list here (core/schemas.cpp holds its one registry line).
+// Each family's workload factory, one declaration a family, and the bench layer's family list (list.cpp) built
+// from them. A family of cuDNN or NCCL is declared null where the build lacks its library: it stays in the list,
+// so the list still matches core's, but no case of it registers.
 #include <memory>
-#include <string>
 
+#include "bench/harness/registry.h"
 #include "bench/harness/workload.h"
+#include "core/case.h"
 
 namespace opmark::bench {
 
-// Adds a factory to the table make_workload reads; a static object of each family's file makes one at start-up.
-struct WorkloadRegistration {
-  WorkloadRegistration(const char* family, WorkloadFactory factory);
-};
+std::unique_ptr<Workload> make_gemm_workload(const core::Case& c, const RunContext& ctx);
+std::unique_ptr<Workload> make_spmm_workload(const core::Case& c, const RunContext& ctx);
+std::unique_ptr<Workload> make_pointwise_workload(const core::Case& c, const RunContext& ctx);
+std::unique_ptr<Workload> make_reduce_workload(const core::Case& c, const RunContext& ctx);
+std::unique_ptr<Workload> make_batchnorm_workload(const core::Case& c, const RunContext& ctx);
+std::unique_ptr<Workload> make_pool_workload(const core::Case& c, const RunContext& ctx);
+std::unique_ptr<Workload> make_gather_workload(const core::Case& c, const RunContext& ctx);
+std::unique_ptr<Workload> make_permute_workload(const core::Case& c, const RunContext& ctx);
+#ifdef OPMARK_HAVE_CUDNN
+std::unique_ptr<Workload> make_conv_workload(const core::Case& c, const RunContext& ctx);
+std::unique_ptr<Workload> make_rnn_workload(const core::Case& c, const RunContext& ctx);
+std::unique_ptr<Workload> make_attention_workload(const core::Case& c, const RunContext& ctx);
+#else
+constexpr WorkloadFactory make_conv_workload = nullptr;
+constexpr WorkloadFactory make_rnn_workload = nullptr;
+constexpr WorkloadFactory make_attention_workload = nullptr;
+#endif
+#ifdef OPMARK_HAVE_NCCL
+std::unique_ptr<Workload> make_allreduce_workload(const core::Case& c, const RunContext& ctx);
+#else
+constexpr WorkloadFactory make_allreduce_workload = nullptr;
+#endif
 
-#define OPMARK_REGISTER_WORKLOAD(family, factory)                                             \
-  std::unique_ptr<Workload> factory(const core::Case& c, const RunContext& ctx);              \
-  static const ::opmark::bench::WorkloadRegistration factory##_registration { family, &factory }
+// The bench layer's families (list.cpp), one line each; main checks it against core's list at start-up.
+const FamilyList& family_list();
 
-// Whether this build can run the family's cases (its tables may exist before its benchmark does; cuDNN's and
-// NCCL's families exist only where those libraries were found).
-bool has_workload(const std::string& family);
-
-// Dispatches on c.family; throws UnsupportedError for a family that has no workload in this build.
+// A workload from family_list(): for tests, and a family that times another's (spmm's dense product).
+// Throws UnsupportedError for a family that has no workload in this build.
 std::unique_ptr<Workload> make_workload(const core::Case& c, const RunContext& ctx);
 
 }  // namespace opmark::bench

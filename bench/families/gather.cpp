@@ -74,6 +74,4 @@ std::unique_ptr<Workload> make_gather_workload(const core::Case& c, const RunCon
   return std::make_unique<GatherWorkload>(c, ctx);
 }
 
-OPMARK_REGISTER_WORKLOAD("gather", make_gather_workload);
-
 }  // namespace opmark::bench

@@ -329,6 +329,4 @@ std::unique_ptr<Workload> make_gemm_workload(const core::Case& c, const RunConte
   return std::make_unique<GemmWorkload>(c, ctx);
 }
 
-OPMARK_REGISTER_WORKLOAD("gemm", make_gemm_workload);
-
 }  // namespace opmark::bench

@@ -56,6 +56,4 @@ std::unique_ptr<Workload> make_permute_workload(const core::Case& c, const RunCo
   return std::make_unique<PermuteWorkload>(c, ctx);
 }
 
-OPMARK_REGISTER_WORKLOAD("permute", make_permute_workload);
-
 }  // namespace opmark::bench

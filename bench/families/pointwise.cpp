@@ -159,6 +159,4 @@ std::unique_ptr<Workload> make_pointwise_workload(const core::Case& c, const Run
   return std::make_unique<PointwiseWorkload>(c, ctx);
 }
 
-OPMARK_REGISTER_WORKLOAD("pointwise", make_pointwise_workload);
-
 }  // namespace opmark::bench

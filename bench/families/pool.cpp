@@ -99,6 +99,4 @@ std::unique_ptr<Workload> make_pool_workload(const core::Case& c, const RunConte
   return std::make_unique<PoolWorkload>(c, ctx);
 }
 
-OPMARK_REGISTER_WORKLOAD("pool", make_pool_workload);
-
 }  // namespace opmark::bench

@@ -207,6 +207,4 @@ std::unique_ptr<Workload> make_reduce_workload(const core::Case& c, const RunCon
   return std::make_unique<ReduceWorkload>(c, ctx);
 }
 
-OPMARK_REGISTER_WORKLOAD("reduce", make_reduce_workload);
-
 }  // namespace opmark::bench

@@ -366,8 +366,6 @@ std::unique_ptr<Workload> make_rnn_workload(const core::Case& c, const RunContex
   return std::make_unique<RnnWorkload>(c, ctx);
 }
 
-OPMARK_REGISTER_WORKLOAD("rnn", make_rnn_workload);
-
 }  // namespace opmark::bench
 
 #endif  // OPMARK_HAVE_CUDNN

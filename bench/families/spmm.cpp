@@ -4,12 +4,14 @@
 // GEMM family (autotuned and verified there, on random operands) so each case reports DeepBench's speedup column.
 #include <algorithm>
 #include <cstdio>
+#include <optional>
 #include <vector>
 
 #include "bench/harness/autotune.h"
 #include "bench/families/factories.h"
 #include "bench/families/handles.h"
 #include "bench/harness/harness.h"
+#include "bench/harness/measure_case.h"
 #include "bench/families/memory_bound.h"
 #include "bench/harness/timer.h"
 #include "core/families.h"
@@ -231,25 +233,23 @@ class SpmmWorkload final : public Workload {
     }
   }
 
-  // The dense product of the same shape through the GEMM family: tuned and verified as the harness does, timed as
-  // it times a case (warm-up, then the median of 5 samples).
+  // The dense product of the same shape through the GEMM family: tuned and verified as the harness does, and
+  // measured through the run's entry point as a case is (its L2 mode, regime, stopping rule and throttle retake).
   void time_dense(const core::Case& c, const RunContext& ctx) {
     const core::Case dense = core::make_case("gemm", "fwd", c.precision,
                                              {{"m", p_.m}, {"n", p_.n}, {"k", p_.k}});
     try {
-      std::unique_ptr<Workload> gemm = make_workload(dense, ctx);
+      std::unique_ptr<Workload> gemm = make_gemm_workload(dense, ctx);
       TuningResult tuning;
       const Outcome o = tune_and_verify(*gemm, ctx.stream, ctx.options.graph_timing, &tuning);
       if (o.status != Status::ok) {
         dense_label_ = "not timed: " + o.reason;
         return;
       }
-      Timer timer(ctx.stream, L2Mode::hot);
-      timer.begin(*gemm, ctx.options.graph_timing);
-      timer.warm_up(ctx.options.warmup_ms);
-      std::vector<double> samples;
-      for (int i = 0; i < 5; ++i) samples.push_back(timer.sample().seconds_per_launch);
-      dense_seconds_ = median_of(samples);
+      std::optional<Measurer> own;
+      Measurer* measurer = ctx.measurer;
+      if (!measurer) measurer = &own.emplace(ctx.options, nullptr, ctx.group);
+      dense_seconds_ = measurer->measure_alone(*gemm, ctx.stream).median_s;
       dense_label_ = gemm->candidate_name(gemm->chosen());
       return;
     } catch (const std::exception& e) {  // the dense product may not fit where the sparse one does
@@ -278,7 +278,5 @@ class SpmmWorkload final : public Workload {
 std::unique_ptr<Workload> make_spmm_workload(const core::Case& c, const RunContext& ctx) {
   return std::make_unique<SpmmWorkload>(c, ctx);
 }
-
-OPMARK_REGISTER_WORKLOAD("spmm", make_spmm_workload);
 
 }  // namespace opmark::bench

@@ -4,10 +4,14 @@
 // more than the datasheet figure (no kernel reaches that).
 #include <cuda_runtime.h>
 
+#include <cstddef>
+
+#include "bench/harness/measure_case.h"
+
 namespace opmark::bench {
 
-// Median GB/s of `repeats` timed copies of `bytes` (each copy moves 2 x bytes), after one untimed copy.
-// Throws OutOfMemoryError when the two buffers do not fit.
-double measure_copy_gb_per_s(cudaStream_t stream, std::size_t bytes = std::size_t{1} << 30, int repeats = 10);
+// The median GB/s of copies of `bytes` (each moves 2 x bytes), measured as a case is (`measurer`: the run's L2 mode,
+// regime and stopping rule). Throws OutOfMemoryError when the two buffers do not fit.
+double measure_copy_gb_per_s(Measurer& measurer, cudaStream_t stream, std::size_t bytes = std::size_t{1} << 30);
 
 }  // namespace opmark::bench

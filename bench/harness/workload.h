@@ -17,6 +17,8 @@
 
 namespace opmark::bench {
 
+class Measurer;
+
 // What a family's factory gets besides the case.
 struct RunContext {
   cudaStream_t stream = nullptr;
@@ -25,6 +27,9 @@ struct RunContext {
   std::uint64_t seed = 0;  // derived from --opmark_seed and the case name: same inputs on every run
   // The processes of this run: one, or one per GPU under MPI (only collective families look at it).
   ProcessGroup* group = nullptr;
+  // The run's measuring entry point (measure_case.h), for what a family times beside its case (spmm's dense
+  // product); null outside a run (a test's context): the family measures with one of its own, without NVML.
+  Measurer* measurer = nullptr;
 };
 
 class Workload {

@@ -13,6 +13,7 @@
 
 #include "bench/harness/gpu_monitor.h"
 #include "bench/harness/repetitions.h"
+#include "bench/harness/retime.h"
 #include "core/error.h"
 
 using namespace opmark;
@@ -286,4 +287,54 @@ TEST(Repetitions, TheEndOfRunReTimeOfSeveralCasesKeepsTwoRanksInStep) {
   EXPECT_EQ(quick_median[0], quick_median[1]);
   EXPECT_EQ(remeasured_reps[0], remeasured_reps[1]);
   for (int c = 0; c < kCases; ++c) EXPECT_EQ(remeasured_reps[0][c] > 0, c % 2 == 1) << "case " << c;
+}
+
+TEST(Repetitions, TheReTimeOfTwoRanksAgreesOnEveryDecision) {
+  // retime_case itself (the harness's re-time of one case) on two ranks whose batches take different times and
+  // whose host clocks run at different speeds: both take as many quick samples, agree on the quick median, measure
+  // again the same cases and reach the same status.
+  constexpr int kCases = 4;
+  std::vector<double> recheck[2];
+  std::vector<Status> status[2];
+  const auto failure = on_two_ranks([&](ProcessGroup& g) {
+    const int me = g.rank();
+    for (int c = 0; c < kCases; ++c) {
+      ScriptedSource src;
+      src.steps = {{1e-4 * (1 + c) * (me == 0 ? 0.9 : 1.1), 1980}};
+      ScriptedHost host;
+      host.per_call_s = me == 0 ? 1e-3 : 1.7e-3;
+      Measurement m;
+      Repetition r;
+      r.seconds_per_launch = c % 2 ? 5e-5 * (1 + c) : 1e-4 * (1 + c);  // odd cases ran at half their time
+      m.reps = {r, r, r};
+      summarize_repetitions(m);
+      Outcome o;
+      retime_case(src, &g, [&] { return measurement_of(run_burst_repetitions(src, &g, rule_of(3, 10, 0.0, 0.05),
+                                                                            host.time())); },
+                  m, o);
+      recheck[me].push_back(m.recheck_s);
+      status[me].push_back(o.status);
+    }
+  });
+  ASSERT_EQ(failure[0], "");
+  ASSERT_EQ(failure[1], "");
+  EXPECT_EQ(recheck[0], recheck[1]);
+  EXPECT_EQ(status[0], status[1]);
+  for (int c = 0; c < kCases; ++c) EXPECT_EQ(status[0][c] == Status::unstable, c % 2 == 1) << "case " << c;
+}
+
+TEST(Repetitions, AfterARecoveryTheNextDropPausesFromTheFirstPauseAgain) {
+  // Thermal slowdown, recovered after one pause, then a second slowdown: the kept sample between them starts the
+  // pauses over (0.05 s twice, not 0.05 then 0.1), and the case ends unthrottled with both drops counted.
+  ScriptedSource src;
+  src.steps = {{1e-4, 1980, clock_event::hw_thermal}, {1e-4, 1980},
+               {1e-4, 1980, clock_event::hw_thermal}, {1e-4, 1980}};
+  ScriptedHost host;
+  const BurstRepetitions r = run_burst_repetitions(src, nullptr, rule_of(3, 10, 0.01, 2.0), host.time());
+  EXPECT_DOUBLE_EQ(host.slept, 0.1);
+  EXPECT_DOUBLE_EQ(r.recovery_s, 0.1);
+  ASSERT_EQ(r.reps.size(), 3u);
+  EXPECT_EQ(r.reps[0].discarded, 2);
+  EXPECT_FALSE(r.throttled);
+  EXPECT_EQ(r.stop, StopReason::steady);
 }

@@ -1,0 +1,57 @@
+#include "bench/harness/measure_guard.h"
+
+#include <cstdio>
+#include <vector>
+
+#include "bench/harness/regime.h"
+#include "core/stats.h"
+
+namespace opmark::bench {
+namespace {
+
+// The slowest repetition over the fastest (core::span_of).
+double span_of_repetitions(const Measurement& m) {
+  std::vector<double> times;
+  for (const Repetition& r : m.reps) times.push_back(r.seconds_per_launch);
+  return core::span_of(times);
+}
+
+}  // namespace
+
+void measure_with_guard(GuardedCase& c, double& probe_s, Measurement& m, Outcome& outcome,
+                        double min_clock_fraction) {
+  m = c.measure();
+  const double first_span = span_of_repetitions(m);
+  if (!times_agree(probe_s, m.median_s) || first_span > core::allowed_span(m.noise)) {
+    const double first_probe = probe_s, first_median = m.median_s;
+    probe_s = c.prepare_again();
+    m = c.measure();
+    m.first_median_s = first_median;
+    // The checker rejects an ok case whose repetitions span more than their spread allows: measured twice, it is
+    // unstable.
+    const double span = span_of_repetitions(m);
+    if (span > core::allowed_span(m.noise)) {
+      outcome.status = Status::unstable;
+      outcome.reason = "the repetitions spread: the slowest " + ratio_text(span, 1) + " the fastest (first " +
+                       ratio_text(first_span, 1) + "), more than four times their spread allows";
+    } else if (!times_agree(probe_s, m.median_s)) {
+      outcome.status = Status::unstable;
+      outcome.reason = "the probe and the median disagree twice: probe " + us_text(first_probe) + " vs median " +
+                       us_text(first_median) + " (" + ratio_text(first_probe, first_median) + "), then probe " +
+                       us_text(probe_s) + " vs median " + us_text(m.median_s) + " (" +
+                       ratio_text(probe_s, m.median_s) + ")";
+    }
+  }
+  m.probe_s = probe_s;
+  if (m.throttled && outcome.status == Status::ok) {
+    outcome.status = Status::unstable;
+    char why[256];
+    std::snprintf(why, sizeof why,
+                  "throttled: no sample within %.0f%% of the %.0f MHz the case ran at rested, nor at %.0f%% of the "
+                  "maximum clock, after %.2f s of pauses; the time kept is the GPU's throttled one",
+                  kRestedClockTolerance * 100, m.rested_mhz, min_clock_fraction * 100, m.recovery_s);
+    outcome.reason = why;
+  }
+}
+
+}  // namespace opmark::bench

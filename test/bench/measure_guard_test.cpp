@@ -1,0 +1,198 @@
+// The anomaly guard and the end-of-run re-time on the CPU, with scripted cases: a probe that disagrees with the
+// median is measured again (and the case is unstable where it disagrees twice), a throttled measurement is unstable,
+// and a re-time that moved is measured again and kept or marked unstable.
+#include <gtest/gtest.h>
+
+#include <vector>
+
+#include "bench/harness/measure_guard.h"
+#include "bench/harness/retime.h"
+
+using namespace opmark;
+using namespace opmark::bench;
+
+namespace {
+
+Measurement with_median(double seconds) {
+  Measurement m;
+  Repetition r;
+  r.seconds_per_launch = seconds;
+  m.reps = {r, r, r};
+  summarize_repetitions(m);
+  return m;
+}
+
+// Repetitions of these times (us), summarized as the harness does.
+Measurement with_repetitions(const std::vector<double>& us) {
+  Measurement m;
+  for (double t : us) {
+    Repetition r;
+    r.seconds_per_launch = t * 1e-6;
+    m.reps.push_back(r);
+  }
+  summarize_repetitions(m);
+  return m;
+}
+
+// A case whose measurements and probes come from a script, counting the calls.
+struct ScriptedCase final : GuardedCase {
+  std::vector<Measurement> measurements;
+  std::vector<double> probes;  // what each prepare_again() returns
+  int measured = 0, prepared = 0;
+  std::vector<double> previous_medians;  // what the measurement held when measure() was called
+  Measurement* live = nullptr;
+  Measurement measure() override {
+    previous_medians.push_back(live ? live->median_s : -1);
+    return measurements.at(static_cast<std::size_t>(measured++));
+  }
+  double prepare_again() override { return probes.at(static_cast<std::size_t>(prepared++)); }
+};
+
+}  // namespace
+
+TEST(Guard, AProbeThatAgreesMeasuresOnce) {
+  ScriptedCase c;
+  c.measurements = {with_median(100e-6)};
+  double probe = 110e-6;
+  Measurement m;
+  Outcome o;
+  measure_with_guard(c, probe, m, o, 0.9);
+  EXPECT_EQ(c.measured, 1);
+  EXPECT_EQ(c.prepared, 0);
+  EXPECT_EQ(o.status, Status::ok);
+  EXPECT_DOUBLE_EQ(m.probe_s, 110e-6);
+  EXPECT_DOUBLE_EQ(m.first_median_s, 0);
+}
+
+// Repetitions that span more than their spread allows (the checker's rule, core::allowed_span) are measured again,
+// and spread twice the case is unstable: the H100 run of 2335f61 kept such a GEMM as ok (3.83-11.02 us).
+TEST(Guard, RepetitionsThatSpreadAreMeasuredAgainThenUnstable) {
+  const std::vector<double> spread = {11.016, 4.027, 10.742, 4.113, 4.105, 4.741, 3.830, 4.189, 4.084, 3.972};
+  ScriptedCase c;
+  c.measurements = {with_repetitions(spread), with_repetitions({4.10, 4.11, 4.09})};
+  c.probes = {4.1e-6};
+  double probe = 4.1e-6;
+  Measurement m;
+  Outcome o;
+  measure_with_guard(c, probe, m, o, 0.9);
+  EXPECT_EQ(c.measured, 2);
+  EXPECT_EQ(o.status, Status::ok);  // the second measurement is steady: kept
+
+  ScriptedCase twice;
+  twice.measurements = {with_repetitions(spread), with_repetitions(spread)};
+  twice.probes = {4.1e-6};
+  probe = 4.1e-6;
+  Outcome o2;
+  measure_with_guard(twice, probe, m, o2, 0.9);
+  EXPECT_EQ(o2.status, Status::unstable);
+  EXPECT_NE(o2.reason.find("the repetitions spread: the slowest 2.88x the fastest"), std::string::npos) << o2.reason;
+}
+
+TEST(Guard, ADisagreementIsMeasuredAgainAndKeptWhenTheSecondAgrees) {
+  ScriptedCase c;
+  c.measurements = {with_median(200e-6), with_median(102e-6)};
+  c.probes = {100e-6};
+  double probe = 100e-6;
+  Measurement m;
+  c.live = &m;
+  Outcome o;
+  measure_with_guard(c, probe, m, o, 0.9);
+  EXPECT_EQ(c.measured, 2);
+  EXPECT_EQ(c.prepared, 1);
+  EXPECT_EQ(o.status, Status::ok);
+  EXPECT_DOUBLE_EQ(m.median_s, 102e-6);
+  EXPECT_DOUBLE_EQ(m.first_median_s, 200e-6);
+  // The second measurement starts from the first one's median (it sizes a sustained window's batches).
+  ASSERT_EQ(c.previous_medians.size(), 2u);
+  EXPECT_DOUBLE_EQ(c.previous_medians[1], 200e-6);
+}
+
+TEST(Guard, DisagreeingTwiceIsUnstableWithBothNumbers) {
+  ScriptedCase c;
+  c.measurements = {with_median(200e-6), with_median(300e-6)};
+  c.probes = {150e-6};
+  double probe = 100e-6;
+  Measurement m;
+  Outcome o;
+  measure_with_guard(c, probe, m, o, 0.9);
+  EXPECT_EQ(o.status, Status::unstable);
+  EXPECT_EQ(o.reason,
+            "the probe and the median disagree twice: probe 100 us vs median 200 us (2.00x), then probe 150 us vs "
+            "median 300 us (2.00x)");
+  EXPECT_DOUBLE_EQ(probe, 150e-6);
+  EXPECT_DOUBLE_EQ(m.probe_s, 150e-6);
+}
+
+TEST(Guard, AThrottledMeasurementIsUnstableAndSaysWhy) {
+  ScriptedCase c;
+  Measurement throttled = with_median(100e-6);
+  throttled.throttled = true;
+  throttled.rested_mhz = 1520;
+  throttled.recovery_s = 4.75;
+  c.measurements = {throttled};
+  double probe = 100e-6;
+  Measurement m;
+  Outcome o;
+  measure_with_guard(c, probe, m, o, 0.9);
+  EXPECT_EQ(o.status, Status::unstable);
+  EXPECT_EQ(o.reason,
+            "throttled: no sample within 5% of the 1520 MHz the case ran at rested, nor at 90% of the maximum clock, "
+            "after 4.75 s of pauses; the time kept is the GPU's throttled one");
+}
+
+namespace {
+
+// Quick samples of a fixed time, ten launches each.
+struct FixedSource final : SampleSource {
+  double seconds_per_launch;
+  int taken = 0;
+  explicit FixedSource(double s) : seconds_per_launch(s) {}
+  Sample sample() override {
+    ++taken;
+    Sample s;
+    s.seconds_per_launch = seconds_per_launch;
+    s.launches = 10;
+    s.wall_seconds = 10 * seconds_per_launch;
+    return s;
+  }
+};
+
+}  // namespace
+
+TEST(Retime, AReTimeThatAgreesOnlyAddsItsCounters) {
+  FixedSource quick(105e-6);
+  Measurement m = with_median(100e-6);
+  Outcome o;
+  int again = 0;
+  retime_case(quick, nullptr, [&] { ++again; return with_median(100e-6); }, m, o);
+  EXPECT_EQ(again, 0);
+  EXPECT_EQ(quick.taken, 10);  // 10 ms of 1.05 ms samples
+  EXPECT_DOUBLE_EQ(m.recheck_s, 105e-6);
+  EXPECT_DOUBLE_EQ(o.counters.at("recheck_us"), 105);
+  EXPECT_NEAR(o.counters.at("run_noise"), 0.05, 1e-12);
+  EXPECT_EQ(o.counters.count("remeasured_us"), 0u);
+  EXPECT_EQ(o.status, Status::ok);
+}
+
+TEST(Retime, AReTimeThatMovedIsMeasuredAgainAndKeptWhenThatAgrees) {
+  FixedSource quick(200e-6);
+  Measurement m = with_median(100e-6);
+  Outcome o;
+  retime_case(quick, nullptr, [&] { return with_median(101e-6); }, m, o);
+  EXPECT_DOUBLE_EQ(m.remeasured_s, 101e-6);
+  EXPECT_EQ(m.recheck_reps_s.size(), 3u);
+  EXPECT_DOUBLE_EQ(o.counters.at("remeasured_us"), 101);
+  EXPECT_EQ(o.status, Status::ok);
+  EXPECT_DOUBLE_EQ(m.median_s, 100e-6);  // the case keeps its measurement
+}
+
+TEST(Retime, MeasuredAgainAndStillMovedIsUnstable) {
+  FixedSource quick(200e-6);
+  Measurement m = with_median(100e-6);
+  Outcome o;
+  retime_case(quick, nullptr, [&] { return with_median(190e-6); }, m, o);
+  EXPECT_EQ(o.status, Status::unstable);
+  EXPECT_EQ(o.reason,
+            "re-timed at the end of the run at 200 us and measured again at 190 us, against a median of 100 us "
+            "(1.90x)");
+}
