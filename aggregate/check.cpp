@@ -224,7 +224,7 @@ bool states_success(const std::string& v) {
 
 
 
-// The counters a line derives from its flops, bytes and time (bench/harness/harness.cpp, throughput_counters and
+// The counters a line derives from its flops, bytes and time (bench/harness/counters.cpp, throughput_counters and
 // energy_counters), recomputed: the first that disagrees by more than 1%, as a message; empty where all agree. The
 // mean line is not compared (a rules-v1 run's mean line holds the mean of the repetitions' counters).
 std::string derived_disagreement(const ResultLine& l, double peak_tflops, double peak_gb_per_s) {
