@@ -44,7 +44,7 @@ class BatchnormWorkload final : public Workload {
       if (p_.elements() > INT32_MAX) throw UnsupportedError("cuDNN tensor descriptors take at most 2^31 - 1 elements");
       OPMARK_CHECK_CUDNN(cudnnCreateTensorDescriptor(&x_desc_));
       OPMARK_CHECK_CUDNN(cudnnCreateTensorDescriptor(&param_desc_));
-      OPMARK_CHECK_CUDNN(cudnnSetTensor4dDescriptor(x_desc_, CUDNN_TENSOR_NCHW, cudnn_type(prec_.input), int(p_.n),
+      OPMARK_CHECK_CUDNN(cudnnSetTensor4dDescriptor(x_desc_, CUDNN_TENSOR_NCHW, cudnn_data_type(prec_.input), int(p_.n),
                                                     int(p_.c), int(p_.h), int(p_.w)));
       OPMARK_CHECK_CUDNN(cudnnDeriveBNTensorDescriptor(param_desc_, x_desc_, CUDNN_BATCHNORM_SPATIAL));
       running_mean_ = DeviceBuffer(core::DType::f32, ch);

@@ -27,19 +27,6 @@ cudnnHandle_t cudnn_handle() {
   return handle;
 }
 
-cudnnDataType_t cudnn_type(core::DType t) {
-  switch (t) {
-    case core::DType::f64: return CUDNN_DATA_DOUBLE;
-    case core::DType::f32: return CUDNN_DATA_FLOAT;
-    case core::DType::f16: return CUDNN_DATA_HALF;
-    case core::DType::bf16: return CUDNN_DATA_BFLOAT16;
-    case core::DType::f8_e4m3: return CUDNN_DATA_FP8_E4M3;
-    case core::DType::i8: return CUDNN_DATA_INT8;
-    case core::DType::i32: return CUDNN_DATA_INT32;
-  }
-  throw Error("no cuDNN data type for this element type");
-}
-
 }  // namespace opmark::bench
 
 #endif  // OPMARK_HAVE_CUDNN

@@ -2,6 +2,7 @@
 // cuDNN plumbing shared by the convolution and RNN families: checked calls, the process-wide handle, types.
 #include <cudnn.h>
 
+#include "bench/families/library_types.h"  // cudnn_data_type, for every cuDNN family
 #include "core/dtype.h"
 #include "core/error.h"
 
@@ -11,8 +12,6 @@ namespace opmark::bench {
 
 // Created on first use, outside any timed region.
 cudnnHandle_t cudnn_handle();
-
-cudnnDataType_t cudnn_type(core::DType t);
 
 }  // namespace opmark::bench
 

@@ -11,6 +11,7 @@
 
 #include "bench/families/factories.h"
 #include "bench/families/handles.h"
+#include "bench/families/library_types.h"
 #include "core/families.h"
 #include "core/precision.h"
 #include "kernels/cuda_check.h"
@@ -21,19 +22,6 @@ namespace opmark::bench {
 namespace {
 
 using kernels::DeviceBuffer;
-
-cudaDataType_t cuda_type(core::DType t) {
-  switch (t) {
-    case core::DType::f64: return CUDA_R_64F;
-    case core::DType::f32: return CUDA_R_32F;
-    case core::DType::f16: return CUDA_R_16F;
-    case core::DType::bf16: return CUDA_R_16BF;
-    case core::DType::f8_e4m3: return CUDA_R_8F_E4M3;
-    case core::DType::i8: return CUDA_R_8I;
-    case core::DType::i32: return CUDA_R_32I;
-  }
-  throw Error("no CUDA data type for this element type");
-}
 
 cublasComputeType_t compute_type(const std::string& precision) {
   if (precision == "tf32") return CUBLAS_COMPUTE_32F_FAST_TF32;
@@ -52,7 +40,7 @@ using Preference = std::unique_ptr<cublasLtMatmulPreferenceOpaque_t, DescDeleter
 
 Layout make_layout(core::DType type, std::int64_t rows, std::int64_t cols, std::int64_t batch) {
   cublasLtMatrixLayout_t l = nullptr;
-  OPMARK_CHECK_CUBLAS(cublasLtMatrixLayoutCreate(&l, cuda_type(type), rows, cols, rows));
+  OPMARK_CHECK_CUBLAS(cublasLtMatrixLayoutCreate(&l, cuda_data_type(type), rows, cols, rows));
   Layout out(l);
   if (batch > 1) {
     const std::int32_t count = static_cast<std::int32_t>(batch);
@@ -298,8 +286,8 @@ class GemmWorkload final : public Workload {
       OPMARK_CHECK_CUBLAS(cublasSetStream(h, stream));
       OPMARK_CHECK_CUBLAS(cublasGemmStridedBatchedEx(
           h, cfg.op_first_t ? CUBLAS_OP_T : CUBLAS_OP_N, cfg.op_second_t ? CUBLAS_OP_T : CUBLAS_OP_N, cfg.out_rows,
-          cfg.out_cols, p_.run_k, alpha, first, cuda_type(prec_.input), cfg.ld_first, cfg.size_first, second,
-          cuda_type(prec_.input), cfg.ld_second, cfg.size_second, beta, c_.get(), cuda_type(prec_.output),
+          cfg.out_cols, p_.run_k, alpha, first, cuda_data_type(prec_.input), cfg.ld_first, cfg.size_first, second,
+          cuda_data_type(prec_.input), cfg.ld_second, cfg.size_second, beta, c_.get(), cuda_data_type(prec_.output),
           cfg.out_rows, p_.elements_c(), p_.batch, compute_type(precision_), CUBLAS_GEMM_DEFAULT));
       return;
     }

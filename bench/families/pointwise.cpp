@@ -74,7 +74,8 @@ class CudnnPointwise {
   static cudnnTensorDescriptor_t make_tensor(core::DType type, std::int64_t rows, std::int64_t cols) {
     cudnnTensorDescriptor_t t = nullptr;
     OPMARK_CHECK_CUDNN(cudnnCreateTensorDescriptor(&t));
-    OPMARK_CHECK_CUDNN(cudnnSetTensor4dDescriptor(t, CUDNN_TENSOR_NCHW, cudnn_type(type), 1, 1, int(rows), int(cols)));
+    OPMARK_CHECK_CUDNN(
+        cudnnSetTensor4dDescriptor(t, CUDNN_TENSOR_NCHW, cudnn_data_type(type), 1, 1, int(rows), int(cols)));
     return t;
   }
   std::string op_;

@@ -29,7 +29,7 @@ class PoolWorkload final : public Workload {
                          ctx.stream);
     if (p_.impl == "cudnn") {
 #ifdef OPMARK_HAVE_CUDNN
-      const cudnnDataType_t t = cudnn_type(prec_.input);
+      const cudnnDataType_t t = cudnn_data_type(prec_.input);
       OPMARK_CHECK_CUDNN(cudnnCreateTensorDescriptor(&x_desc_));
       OPMARK_CHECK_CUDNN(cudnnCreateTensorDescriptor(&y_desc_));
       OPMARK_CHECK_CUDNN(cudnnCreatePoolingDescriptor(&pool_desc_));

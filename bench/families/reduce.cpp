@@ -42,14 +42,15 @@ class CudnnReduce {
                              "(CUDNN_STATUS_BAD_PARAM)");
     OPMARK_CHECK_CUDNN(cudnnCreateTensorDescriptor(&in_));
     OPMARK_CHECK_CUDNN(cudnnCreateTensorDescriptor(&out_));
+    const cudnnDataType_t t = cudnn_data_type(type);
     if (softmax_) {  // INSTANCE mode normalises over C x H x W of each N: N = rows, C = cols
-      OPMARK_CHECK_CUDNN(cudnnSetTensor4dDescriptor(in_, CUDNN_TENSOR_NCHW, cudnn_type(type), int(rows), int(cols), 1, 1));
-      OPMARK_CHECK_CUDNN(cudnnSetTensor4dDescriptor(out_, CUDNN_TENSOR_NCHW, cudnn_type(type), int(rows), int(cols), 1, 1));
+      OPMARK_CHECK_CUDNN(cudnnSetTensor4dDescriptor(in_, CUDNN_TENSOR_NCHW, t, int(rows), int(cols), 1, 1));
+      OPMARK_CHECK_CUDNN(cudnnSetTensor4dDescriptor(out_, CUDNN_TENSOR_NCHW, t, int(rows), int(cols), 1, 1));
       return;
     }
-    OPMARK_CHECK_CUDNN(cudnnSetTensor4dDescriptor(in_, CUDNN_TENSOR_NCHW, cudnn_type(type), 1, 1, int(rows), int(cols)));
+    OPMARK_CHECK_CUDNN(cudnnSetTensor4dDescriptor(in_, CUDNN_TENSOR_NCHW, t, 1, 1, int(rows), int(cols)));
     const int out_rows = op == "sum_all" ? 1 : int(rows);
-    OPMARK_CHECK_CUDNN(cudnnSetTensor4dDescriptor(out_, CUDNN_TENSOR_NCHW, cudnn_type(type), 1, 1, out_rows, 1));
+    OPMARK_CHECK_CUDNN(cudnnSetTensor4dDescriptor(out_, CUDNN_TENSOR_NCHW, t, 1, 1, out_rows, 1));
     OPMARK_CHECK_CUDNN(cudnnCreateReduceTensorDescriptor(&reduce_));
     const cudnnReduceTensorOp_t rop = op == "max" ? CUDNN_REDUCE_TENSOR_MAX
                                       : op == "mean" ? CUDNN_REDUCE_TENSOR_AVG
