@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "bench/families/factories.h"
+#include "bench/families/library_check.h"
 #include "bench/families/library_types.h"
 #include "bench/harness/topology.h"
 #include "core/families.h"
@@ -25,16 +26,6 @@ namespace opmark::bench {
 namespace {
 
 using kernels::DeviceBuffer;
-
-void check_nccl(ncclResult_t r, const char* call, int line) {
-  if (r == ncclSuccess) return;
-  const std::string msg =
-      std::string("bench/families/allreduce.cpp:") + std::to_string(line) + ": " + call + " returned " +
-      ncclGetErrorString(r);
-  if (r == ncclInvalidUsage || r == ncclInvalidArgument) throw UnsupportedError(msg);
-  throw Error(msg);
-}
-#define OPMARK_CHECK_NCCL(call) check_nccl((call), #call, __LINE__)
 
 // NCCL reduces more types; the family's tables and verification cover these three.
 ncclDataType_t allreduce_type(core::DType t) {

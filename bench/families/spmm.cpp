@@ -9,6 +9,7 @@
 #include "bench/harness/autotune.h"
 #include "bench/families/factories.h"
 #include "bench/families/handles.h"
+#include "bench/families/library_check.h"
 #include "bench/families/library_types.h"
 #include "bench/harness/harness.h"
 #include "bench/families/memory_bound.h"
@@ -23,17 +24,6 @@ namespace opmark::bench {
 namespace {
 
 using kernels::DeviceBuffer;
-
-void check_cusparse(cusparseStatus_t status, const char* call, int line) {
-  if (status == CUSPARSE_STATUS_SUCCESS) return;
-  const std::string msg = std::string("bench/families/spmm.cpp:") + std::to_string(line) + ": " + call + " returned " +
-                          cusparseGetErrorString(status);
-  if (status == CUSPARSE_STATUS_NOT_SUPPORTED) throw UnsupportedError(msg);
-  if (status == CUSPARSE_STATUS_ALLOC_FAILED || status == CUSPARSE_STATUS_INSUFFICIENT_RESOURCES)
-    throw OutOfMemoryError(msg);
-  throw Error(msg);
-}
-#define OPMARK_CHECK_CUSPARSE(call) check_cusparse((call), #call, __LINE__)
 
 // cuSPARSE's SpMM takes more types; the family's tables and verification cover these three.
 cudaDataType_t spmm_type(core::DType t) {

@@ -1,13 +1,17 @@
 // The library plumbing the families share: each element type's name in every library, from one table
-// (bench/families/library_types.h); the families' check of the three float types they run.
+// (bench/families/library_types.h); the families' check of the three float types they run; one classifier family
+// for failed calls (kernels/cuda_check.h, bench/families/library_check.h).
 #include <gtest/gtest.h>
 
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
+#include "bench/families/library_check.h"
 #include "bench/families/library_types.h"
 #include "core/error.h"
+#include "kernels/cuda_check.h"
 
 using opmark::core::DType;
 
@@ -44,4 +48,73 @@ TEST(LibraryTypes, AFamilyOfThreeFloatTypesNamesTheTypeItRefuses) {
   } catch (const opmark::Error& e) {
     EXPECT_STREQ(e.what(), "spmm runs fp32, fp16 and bf16, not i8");
   }
+}
+
+namespace {
+
+// The message of the error `f` throws, which must be of type E (and not a more derived skip for a plain Error).
+template <class E, class F>
+std::string message_of(F&& f) {
+  try {
+    f();
+  } catch (const opmark::OutOfMemoryError& e) {
+    EXPECT_TRUE((std::is_same_v<E, opmark::OutOfMemoryError>)) << e.what();
+    return e.what();
+  } catch (const opmark::UnsupportedError& e) {
+    EXPECT_TRUE((std::is_same_v<E, opmark::UnsupportedError>)) << e.what();
+    return e.what();
+  } catch (const opmark::Error& e) {
+    EXPECT_TRUE((std::is_same_v<E, opmark::Error>)) << e.what();
+    return e.what();
+  }
+  ADD_FAILURE() << "no error";
+  return {};
+}
+
+}  // namespace
+
+TEST(CallFailure, EachKindThrowsItsErrorTypeWithOneMessageShape) {
+  using opmark::kernels::CallFailure;
+  using opmark::kernels::throw_failed_call;
+  EXPECT_EQ(message_of<opmark::OutOfMemoryError>([] {
+              throw_failed_call(CallFailure::out_of_memory, "out of device memory", "f(x)", "a.cpp", 7, "BAD");
+            }),
+            "out of device memory: a.cpp:7: f(x) returned BAD");
+  EXPECT_EQ(message_of<opmark::UnsupportedError>(
+                [] { throw_failed_call(CallFailure::unsupported, "", "f(x)", "a.cpp", 7, "NO"); }),
+            "a.cpp:7: f(x) returned NO");
+  EXPECT_EQ(message_of<opmark::Error>([] { throw_failed_call(CallFailure::error, "", "f(x)", "a.cpp", 7, "E"); }),
+            "a.cpp:7: f(x) returned E");
+}
+
+TEST(CallFailure, EachLibrarySortsItsStatuses) {
+  using namespace opmark;
+  const std::string cuda = message_of<OutOfMemoryError>([] { OPMARK_CHECK_CUDA(cudaErrorMemoryAllocation); });
+  EXPECT_NE(cuda.find("out of device memory: "), std::string::npos) << cuda;
+  EXPECT_NE(cuda.find("library_plumbing_test.cpp:"), std::string::npos) << cuda;
+  EXPECT_NE(cuda.find("cudaErrorMemoryAllocation returned cudaErrorMemoryAllocation: "), std::string::npos) << cuda;
+  const std::string cublas = message_of<UnsupportedError>([] { OPMARK_CHECK_CUBLAS(CUBLAS_STATUS_NOT_SUPPORTED); });
+  EXPECT_EQ(cublas.find("cuBLAS does not support this case: "), 0u) << cublas;
+  message_of<OutOfMemoryError>([] { OPMARK_CHECK_CUBLAS(CUBLAS_STATUS_ALLOC_FAILED); });
+  message_of<Error>([] { OPMARK_CHECK_CUBLAS(CUBLAS_STATUS_INTERNAL_ERROR); });
+  message_of<UnsupportedError>([] { OPMARK_CHECK_CUSPARSE(CUSPARSE_STATUS_NOT_SUPPORTED); });
+  message_of<OutOfMemoryError>([] { OPMARK_CHECK_CUSPARSE(CUSPARSE_STATUS_INSUFFICIENT_RESOURCES); });
+  message_of<Error>([] { OPMARK_CHECK_CUSPARSE(CUSPARSE_STATUS_INVALID_VALUE); });
+#ifdef OPMARK_HAVE_CUDNN
+  message_of<UnsupportedError>([] { OPMARK_CHECK_CUDNN(CUDNN_STATUS_NOT_SUPPORTED); });
+  message_of<OutOfMemoryError>([] { OPMARK_CHECK_CUDNN(CUDNN_STATUS_INTERNAL_ERROR_DEVICE_ALLOCATION_FAILED); });
+  message_of<Error>([] { OPMARK_CHECK_CUDNN(CUDNN_STATUS_BAD_PARAM); });
+#endif
+#ifdef OPMARK_HAVE_NCCL
+  message_of<UnsupportedError>([] { OPMARK_CHECK_NCCL(ncclInvalidArgument); });
+  message_of<Error>([] { OPMARK_CHECK_NCCL(ncclSystemError); });
+#endif
+}
+
+// A macro in the call stays as written in the message, as before the checks shared OPMARK_CHECK_STATUS.
+#define OPMARK_TEST_FAILING_CALL CUSPARSE_STATUS_NOT_SUPPORTED
+TEST(CallFailure, TheMessageQuotesTheCallAsWritten) {
+  const std::string msg =
+      message_of<opmark::UnsupportedError>([] { OPMARK_CHECK_CUSPARSE(OPMARK_TEST_FAILING_CALL); });
+  EXPECT_NE(msg.find(": OPMARK_TEST_FAILING_CALL returned "), std::string::npos) << msg;
 }
