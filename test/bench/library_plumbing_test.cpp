@@ -1,6 +1,6 @@
 // The library plumbing the families share: each element type's name in every library, from one table
 // (bench/families/library_types.h); the families' check of the three float types they run; one classifier family
-// for failed calls (kernels/cuda_check.h, bench/families/library_check.h).
+// for failed calls (kernels/cuda_check.h, bench/families/library_check.h); one lazy handle (bench/families/handles.h).
 #include <gtest/gtest.h>
 
 #include <string>
@@ -8,6 +8,7 @@
 #include <utility>
 #include <vector>
 
+#include "bench/families/handles.h"
 #include "bench/families/library_check.h"
 #include "bench/families/library_types.h"
 #include "core/error.h"
@@ -117,4 +118,19 @@ TEST(CallFailure, TheMessageQuotesTheCallAsWritten) {
   const std::string msg =
       message_of<opmark::UnsupportedError>([] { OPMARK_CHECK_CUSPARSE(OPMARK_TEST_FAILING_CALL); });
   EXPECT_NE(msg.find(": OPMARK_TEST_FAILING_CALL returned "), std::string::npos) << msg;
+}
+
+TEST(LazyHandle, IsCreatedOnceOnFirstUse) {
+  static int creations = 0;
+  static int library_state = 0;
+  const auto handle = [] {
+    return opmark::bench::lazy_handle<int*>([](int** h) {
+      ++creations;
+      *h = &library_state;
+    });
+  };
+  EXPECT_EQ(creations, 0);
+  EXPECT_EQ(handle(), &library_state);
+  EXPECT_EQ(handle(), &library_state);
+  EXPECT_EQ(creations, 1);
 }
