@@ -26,15 +26,6 @@ namespace {
 using kernels::ConvDirection;
 using kernels::DeviceBuffer;
 
-struct Deleter {
-  void operator()(cudnnTensorStruct* d) const { cudnnDestroyTensorDescriptor(d); }
-  void operator()(cudnnFilterStruct* d) const { cudnnDestroyFilterDescriptor(d); }
-  void operator()(cudnnConvolutionStruct* d) const { cudnnDestroyConvolutionDescriptor(d); }
-};
-using TensorDesc = std::unique_ptr<cudnnTensorStruct, Deleter>;
-using FilterDesc = std::unique_ptr<cudnnFilterStruct, Deleter>;
-using ConvDesc = std::unique_ptr<cudnnConvolutionStruct, Deleter>;
-
 const char* algo_name(ConvDirection dir, int algo) {
   static const char* fwd[] = {"IMPLICIT_GEMM", "IMPLICIT_PRECOMP_GEMM", "GEMM", "DIRECT",
                               "FFT", "FFT_TILING", "WINOGRAD", "WINOGRAD_NONFUSED"};

@@ -1,9 +1,52 @@
 #pragma once
-// cuDNN plumbing shared by the convolution and RNN families: checked calls, the process-wide handle, types.
+// cuDNN plumbing shared by the cuDNN families: checked calls, the process-wide handle, types, owned descriptors.
 #include <cudnn.h>
 
-#include "bench/families/handles.h"  // cudnn_handle
+#include <cstdint>
+#include <memory>
+
+#include "bench/families/handles.h"        // cudnn_handle
 #include "bench/families/library_check.h"  // OPMARK_CHECK_CUDNN
-#include "bench/families/library_types.h"  // cudnn_data_type, for every cuDNN family
+#include "bench/families/library_types.h"  // cudnn_data_type
 #include "core/dtype.h"
 #include "core/error.h"
+
+namespace opmark::bench {
+
+// Descriptors owned as unique_ptrs, so a constructor that throws half-way leaks none.
+struct CudnnDeleter {
+  void operator()(cudnnTensorStruct* d) const { cudnnDestroyTensorDescriptor(d); }
+  void operator()(cudnnFilterStruct* d) const { cudnnDestroyFilterDescriptor(d); }
+  void operator()(cudnnConvolutionStruct* d) const { cudnnDestroyConvolutionDescriptor(d); }
+  void operator()(cudnnPoolingStruct* d) const { cudnnDestroyPoolingDescriptor(d); }
+  void operator()(cudnnActivationStruct* d) const { cudnnDestroyActivationDescriptor(d); }
+  void operator()(cudnnOpTensorStruct* d) const { cudnnDestroyOpTensorDescriptor(d); }
+  void operator()(cudnnReduceTensorStruct* d) const { cudnnDestroyReduceTensorDescriptor(d); }
+};
+using TensorDesc = std::unique_ptr<cudnnTensorStruct, CudnnDeleter>;
+using FilterDesc = std::unique_ptr<cudnnFilterStruct, CudnnDeleter>;
+using ConvDesc = std::unique_ptr<cudnnConvolutionStruct, CudnnDeleter>;
+using PoolingDesc = std::unique_ptr<cudnnPoolingStruct, CudnnDeleter>;
+using ActivationDesc = std::unique_ptr<cudnnActivationStruct, CudnnDeleter>;
+using OpTensorDesc = std::unique_ptr<cudnnOpTensorStruct, CudnnDeleter>;
+using ReduceTensorDesc = std::unique_ptr<cudnnReduceTensorStruct, CudnnDeleter>;
+
+// A packed NCHW tensor of n x c x h x w elements of `type`.
+inline TensorDesc tensor_4d(core::DType type, std::int64_t n, std::int64_t c, std::int64_t h, std::int64_t w) {
+  if (n * c * h * w > INT32_MAX) throw UnsupportedError("cuDNN tensor descriptors take at most 2^31 - 1 elements");
+  cudnnTensorDescriptor_t t = nullptr;
+  OPMARK_CHECK_CUDNN(cudnnCreateTensorDescriptor(&t));
+  TensorDesc owner(t);
+  OPMARK_CHECK_CUDNN(
+      cudnnSetTensor4dDescriptor(t, CUDNN_TENSOR_NCHW, cudnn_data_type(type), int(n), int(c), int(h), int(w)));
+  return owner;
+}
+
+// The process-wide handle, on the stream the next call is timed on.
+inline cudnnHandle_t cudnn_on(cudaStream_t stream) {
+  cudnnHandle_t h = cudnn_handle();
+  OPMARK_CHECK_CUDNN(cudnnSetStream(h, stream));
+  return h;
+}
+
+}  // namespace opmark::bench
