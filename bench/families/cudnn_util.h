@@ -14,22 +14,13 @@
 namespace opmark::bench {
 
 // Descriptors owned as unique_ptrs, so a constructor that throws half-way leaks none.
-struct CudnnDeleter {
-  void operator()(cudnnTensorStruct* d) const { cudnnDestroyTensorDescriptor(d); }
-  void operator()(cudnnFilterStruct* d) const { cudnnDestroyFilterDescriptor(d); }
-  void operator()(cudnnConvolutionStruct* d) const { cudnnDestroyConvolutionDescriptor(d); }
-  void operator()(cudnnPoolingStruct* d) const { cudnnDestroyPoolingDescriptor(d); }
-  void operator()(cudnnActivationStruct* d) const { cudnnDestroyActivationDescriptor(d); }
-  void operator()(cudnnOpTensorStruct* d) const { cudnnDestroyOpTensorDescriptor(d); }
-  void operator()(cudnnReduceTensorStruct* d) const { cudnnDestroyReduceTensorDescriptor(d); }
-};
-using TensorDesc = std::unique_ptr<cudnnTensorStruct, CudnnDeleter>;
-using FilterDesc = std::unique_ptr<cudnnFilterStruct, CudnnDeleter>;
-using ConvDesc = std::unique_ptr<cudnnConvolutionStruct, CudnnDeleter>;
-using PoolingDesc = std::unique_ptr<cudnnPoolingStruct, CudnnDeleter>;
-using ActivationDesc = std::unique_ptr<cudnnActivationStruct, CudnnDeleter>;
-using OpTensorDesc = std::unique_ptr<cudnnOpTensorStruct, CudnnDeleter>;
-using ReduceTensorDesc = std::unique_ptr<cudnnReduceTensorStruct, CudnnDeleter>;
+using TensorDesc = std::unique_ptr<cudnnTensorStruct, DestroyWith<cudnnDestroyTensorDescriptor>>;
+using FilterDesc = std::unique_ptr<cudnnFilterStruct, DestroyWith<cudnnDestroyFilterDescriptor>>;
+using ConvDesc = std::unique_ptr<cudnnConvolutionStruct, DestroyWith<cudnnDestroyConvolutionDescriptor>>;
+using PoolingDesc = std::unique_ptr<cudnnPoolingStruct, DestroyWith<cudnnDestroyPoolingDescriptor>>;
+using ActivationDesc = std::unique_ptr<cudnnActivationStruct, DestroyWith<cudnnDestroyActivationDescriptor>>;
+using OpTensorDesc = std::unique_ptr<cudnnOpTensorStruct, DestroyWith<cudnnDestroyOpTensorDescriptor>>;
+using ReduceTensorDesc = std::unique_ptr<cudnnReduceTensorStruct, DestroyWith<cudnnDestroyReduceTensorDescriptor>>;
 
 // A packed NCHW tensor of n x c x h x w elements of `type`.
 inline TensorDesc tensor_4d(core::DType type, std::int64_t n, std::int64_t c, std::int64_t h, std::int64_t w) {

@@ -29,14 +29,9 @@ cublasComputeType_t compute_type(const std::string& precision) {
   return CUBLAS_COMPUTE_32F;
 }
 
-struct DescDeleter {
-  void operator()(cublasLtMatmulDescOpaque_t* d) const { cublasLtMatmulDescDestroy(d); }
-  void operator()(cublasLtMatrixLayoutOpaque_t* l) const { cublasLtMatrixLayoutDestroy(l); }
-  void operator()(cublasLtMatmulPreferenceOpaque_t* p) const { cublasLtMatmulPreferenceDestroy(p); }
-};
-using MatmulDesc = std::unique_ptr<cublasLtMatmulDescOpaque_t, DescDeleter>;
-using Layout = std::unique_ptr<cublasLtMatrixLayoutOpaque_t, DescDeleter>;
-using Preference = std::unique_ptr<cublasLtMatmulPreferenceOpaque_t, DescDeleter>;
+using MatmulDesc = std::unique_ptr<cublasLtMatmulDescOpaque_t, DestroyWith<cublasLtMatmulDescDestroy>>;
+using Layout = std::unique_ptr<cublasLtMatrixLayoutOpaque_t, DestroyWith<cublasLtMatrixLayoutDestroy>>;
+using Preference = std::unique_ptr<cublasLtMatmulPreferenceOpaque_t, DestroyWith<cublasLtMatmulPreferenceDestroy>>;
 
 Layout make_layout(core::DType type, std::int64_t rows, std::int64_t cols, std::int64_t batch) {
   cublasLtMatrixLayout_t l = nullptr;
@@ -303,10 +298,7 @@ class GemmWorkload final : public Workload {
   std::vector<LayoutConfig> configs_;
   std::vector<Candidate> candidates_;
   bool stated_has_kernels_ = false;  // cuBLASLt had candidates for the table's own layout
-  struct HandleDeleter {
-    void operator()(cublasContext* h) const { cublasDestroy(h); }
-  };
-  std::unique_ptr<cublasContext, HandleDeleter> gemm_ex_handle_;  // after workspace_: destroyed before it
+  std::unique_ptr<cublasContext, DestroyWith<cublasDestroy>> gemm_ex_handle_;  // after workspace_: destroyed before it
   float alpha_f_ = 1.0f, beta_f_ = 0.0f;
   std::int32_t alpha_i_ = 1, beta_i_ = 0;
 };

@@ -22,6 +22,16 @@ Handle lazy_handle(Create create) {
   return handle;
 }
 
+// Owns a library object in a unique_ptr, destroyed by its library's call: std::unique_ptr<cudnnTensorStruct,
+// DestroyWith<cudnnDestroyTensorDescriptor>>. The status of a destroy call is ignored, as in any destructor.
+template <auto Destroy>
+struct DestroyWith {
+  template <class T>
+  void operator()(T* object) const {
+    Destroy(object);
+  }
+};
+
 cublasLtHandle_t cublaslt_handle();
 cublasHandle_t cublas_handle();  // for float64 references
 cusparseHandle_t cusparse_handle();

@@ -18,10 +18,6 @@
 
 namespace opmark::bench {
 
-void RnnNetwork::Deleter::operator()(cudnnRNNStruct* d) const { cudnnDestroyRNNDescriptor(d); }
-void RnnNetwork::Deleter::operator()(cudnnRNNDataStruct* d) const { cudnnDestroyRNNDataDescriptor(d); }
-void RnnNetwork::Deleter::operator()(cudnnTensorStruct* d) const { cudnnDestroyTensorDescriptor(d); }
-
 namespace {
 
 cudnnRNNMode_t cell_mode(const std::string& cell) {
