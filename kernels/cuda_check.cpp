@@ -24,18 +24,18 @@ void throw_cuda_error(cudaError_t err, const char* call, const char* file, int l
   const std::string status = std::string(cudaGetErrorName(err)) + ": " + cudaGetErrorString(err);
   if (err == cudaErrorMemoryAllocation)
     throw_failed_call(CallFailure::out_of_memory, "out of device memory", call, file, line, status);
-  if (err == cudaErrorNoDevice || err == cudaErrorInsufficientDriver)
-    throw_failed_call(CallFailure::unsupported, "no usable CUDA device", call, file, line, status);
-  throw_failed_call(CallFailure::error, "", call, file, line, status);
+  const bool no_device = err == cudaErrorNoDevice || err == cudaErrorInsufficientDriver;
+  throw_failed_call(no_device ? CallFailure::unsupported : CallFailure::error, no_device ? "no usable CUDA device" : "",
+                    call, file, line, status);
 }
 
 void throw_cublas_error(cublasStatus_t status, const char* call, const char* file, int line) {
   const std::string text = std::string(cublasGetStatusName(status)) + ": " + cublasGetStatusString(status);
-  if (status == CUBLAS_STATUS_ALLOC_FAILED)
-    throw_failed_call(CallFailure::out_of_memory, "out of device memory", call, file, line, text);
   if (status == CUBLAS_STATUS_NOT_SUPPORTED || status == CUBLAS_STATUS_ARCH_MISMATCH)
     throw_failed_call(CallFailure::unsupported, "cuBLAS does not support this case", call, file, line, text);
-  throw_failed_call(CallFailure::error, "", call, file, line, text);
+  const bool oom = status == CUBLAS_STATUS_ALLOC_FAILED;
+  throw_failed_call(oom ? CallFailure::out_of_memory : CallFailure::error, oom ? "out of device memory" : "", call,
+                    file, line, text);
 }
 
 void log_cuda_error(cudaError_t err, const char* call, const char* file, int line) noexcept {

@@ -27,12 +27,6 @@ namespace {
 
 using kernels::DeviceBuffer;
 
-// NCCL reduces more types; the family's tables and verification cover these three.
-ncclDataType_t allreduce_type(core::DType t) {
-  core::require_float_type(t, "allreduce runs");
-  return nccl_data_type(t);
-}
-
 ncclRedOp_t nccl_op(const std::string& op) {
   if (op == "prod") return ncclProd;
   if (op == "max") return ncclMax;
@@ -111,7 +105,9 @@ class AllreduceWorkload final : public Workload {
   int gpus_used() const override { return static_cast<int>(devices_.size()); }
 
   void launch(cudaStream_t stream) override {
-    const ncclDataType_t type = allreduce_type(prec_.input);
+    // NCCL reduces more types; the family's tables and verification cover these three.
+    core::require_float_type(prec_.input, "allreduce runs");
+    const ncclDataType_t type = nccl_data_type(prec_.input);
     if (group_) {
       void* out = p_.inplace ? send_[0].get() : recv_[0].get();
       OPMARK_CHECK_NCCL(ncclAllReduce(send_[0].get(), out, static_cast<std::size_t>(p_.count), type,

@@ -25,12 +25,6 @@ namespace {
 
 using kernels::DeviceBuffer;
 
-// cuSPARSE's SpMM takes more types; the family's tables and verification cover these three.
-cudaDataType_t spmm_type(core::DType t) {
-  core::require_float_type(t, "spmm runs");
-  return cuda_data_type(t);
-}
-
 struct Algorithm {
   const char* name;
   int id;  // cusparseSpMMAlg_t or cusparseSpMVAlg_t
@@ -39,7 +33,9 @@ struct Algorithm {
 class SpmmWorkload final : public Workload {
  public:
   SpmmWorkload(const core::Case& c, const RunContext& ctx)
-      : p_(core::spmm_problem(c)), prec_(core::precision_info(c.precision)), type_(spmm_type(prec_.input)) {
+      : p_(core::spmm_problem(c)), prec_(core::precision_info(c.precision)), type_(cuda_data_type(prec_.input)) {
+    // cuSPARSE's SpMM takes more types; the family's tables and verification cover these three.
+    core::require_float_type(prec_.input, "spmm runs");
     if (static_cast<double>(p_.nnz()) >= 2147483647.0) throw UnsupportedError("more than 2^31 - 1 non-zeros");
     if (ell() && p_.block == 0)
       throw UnsupportedError("Blocked-ELL needs a block edge (32, 16, 8, 4 or 2) dividing both m and k");
