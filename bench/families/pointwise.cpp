@@ -75,9 +75,7 @@ class CudnnPointwise final : public CudnnOp {
 class PointwiseWorkload final : public KernelOrCudnnWorkload {
  public:
   PointwiseWorkload(const core::Case& c, const RunContext& ctx)
-      : KernelOrCudnnWorkload(c),
-        p_(core::tensor_op_problem(c)),
-        prec_(core::precision_info(c.precision)),
+      : KernelOrCudnnWorkload(c), p_(core::tensor_op_problem(c)), prec_(core::precision_info(c.precision)),
         op_(kernels::pointwise_op(p_.op)) {
     const std::size_t n = static_cast<std::size_t>(p_.elements());
     x_ = DeviceBuffer(prec_.input, n);

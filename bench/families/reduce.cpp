@@ -85,9 +85,7 @@ class CudnnReduce final : public CudnnOp {
 class ReduceWorkload final : public KernelOrCudnnWorkload {
  public:
   ReduceWorkload(const core::Case& c, const RunContext& ctx)
-      : KernelOrCudnnWorkload(c),
-        p_(core::tensor_op_problem(c)),
-        prec_(core::precision_info(c.precision)),
+      : KernelOrCudnnWorkload(c), p_(core::tensor_op_problem(c)), prec_(core::precision_info(c.precision)),
         op_(kernels::reduce_op(p_.op)) {
     const std::size_t n = static_cast<std::size_t>(p_.rows * p_.cols), cols = static_cast<std::size_t>(p_.cols);
     x_ = DeviceBuffer(prec_.input, n);
