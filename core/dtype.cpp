@@ -1,5 +1,7 @@
 #include "core/dtype.h"
 
+#include "core/error.h"
+
 namespace opmark::core {
 
 std::size_t size_of(DType t) {
@@ -29,5 +31,10 @@ const char* name_of(DType t) {
 }
 
 bool is_integer(DType t) { return t == DType::i8 || t == DType::i32; }
+
+void require_float_type(DType t, const std::string& what_runs) {
+  if (t != DType::f32 && t != DType::f16 && t != DType::bf16)
+    throw Error(what_runs + " fp32, fp16 and bf16, not " + name_of(t));
+}
 
 }  // namespace opmark::core

@@ -11,4 +11,8 @@ std::size_t size_of(DType t);
 const char* name_of(DType t);  // "f32", "bf16", ...
 bool is_integer(DType t);
 
+// Throws opmark::Error "<what_runs> fp32, fp16 and bf16, not <t>" for any other type: the one check of the
+// families and kernels written for those three types only (what_runs: "pooling runs", "spmm runs", ...).
+void require_float_type(DType t, const std::string& what_runs);
+
 }  // namespace opmark::core

@@ -156,16 +156,6 @@ unsigned stats_splits(std::int64_t c, std::int64_t channel_units) {
   return static_cast<unsigned>(std::max<std::int64_t>(1, std::min({want, most, std::int64_t(256)})));
 }
 
-template <class F>
-void dispatch_float(core::DType type, F&& f) {
-  switch (type) {
-    case core::DType::f32: return f(TypeTag<float>{});
-    case core::DType::f16: return f(TypeTag<__half>{});
-    case core::DType::bf16: return f(TypeTag<__nv_bfloat16>{});
-    default: throw Error(std::string("batch norm runs fp32, fp16 and bf16, not ") + core::name_of(type));
-  }
-}
-
 // Planes smaller than this take the flattened kernels (a plane per block, or per thread group, would idle).
 constexpr std::int64_t kSmallPlane = 64;
 
@@ -205,7 +195,7 @@ void batchnorm_inference(core::DType type, const void* x, void* y, const float* 
                          const float* mean, const float* var, std::int64_t n, std::int64_t c, std::int64_t hw,
                          cudaStream_t stream) {
   if (n * c * hw == 0) return;
-  dispatch_float(type, [&](auto tag) {
+  dispatch_float_dtype(type, "batch norm runs", [&](auto tag) {
     using T = typename decltype(tag)::type;
     launch_normalize<T>(x, y, scale, bias, mean, var, nullptr, n, c, hw, stream);
   });
@@ -216,7 +206,7 @@ void batchnorm_train(core::DType type, const void* x, void* y, const float* scal
                      std::int64_t hw, cudaStream_t stream) {
   if (n * c * hw == 0) return;
   auto* partials = static_cast<float*>(workspace);
-  dispatch_float(type, [&](auto tag) {
+  dispatch_float_dtype(type, "batch norm runs", [&](auto tag) {
     using T = typename decltype(tag)::type;
     const bool vec = planes_vectorisable<T>(x, x, hw);
     const std::int64_t plane_units = vec ? hw / Vec<T>::kCount : hw;

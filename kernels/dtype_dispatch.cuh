@@ -5,6 +5,7 @@
 #include <cuda_fp8.h>
 
 #include <cstdint>
+#include <string>
 #include <type_traits>
 
 #include "core/dtype.h"
@@ -29,6 +30,16 @@ decltype(auto) dispatch_dtype(core::DType t, F&& f) {
     case core::DType::i32: return f(TypeTag<std::int32_t>{});
   }
   throw Error("unhandled element type");
+}
+
+// For kernels written for fp32, fp16 and bf16 only, so the other types are not instantiated: those throw
+// "<what_runs> fp32, fp16 and bf16, not <t>" (core::require_float_type).
+template <class F>
+decltype(auto) dispatch_float_dtype(core::DType t, const std::string& what_runs, F&& f) {
+  core::require_float_type(t, what_runs);
+  if (t == core::DType::f32) return f(TypeTag<float>{});
+  if (t == core::DType::f16) return f(TypeTag<__half>{});
+  return f(TypeTag<__nv_bfloat16>{});
 }
 
 template <class T>

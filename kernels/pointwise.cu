@@ -152,12 +152,9 @@ void launch_for_type(PointwiseOp op, const void* x, const void* y, const void* b
 
 void launch_pointwise(PointwiseOp op, core::DType type, const void* x, const void* y, const void* bias,
                       const void* mask, void* out, std::int64_t rows, std::int64_t cols, cudaStream_t stream) {
-  switch (type) {
-    case core::DType::f32: return launch_for_type<float>(op, x, y, bias, mask, out, rows, cols, stream);
-    case core::DType::f16: return launch_for_type<__half>(op, x, y, bias, mask, out, rows, cols, stream);
-    case core::DType::bf16: return launch_for_type<__nv_bfloat16>(op, x, y, bias, mask, out, rows, cols, stream);
-    default: throw Error(std::string("pointwise kernels run fp32, fp16 and bf16, not ") + core::name_of(type));
-  }
+  dispatch_float_dtype(type, "pointwise kernels run", [&](auto tag) {
+    launch_for_type<typename decltype(tag)::type>(op, x, y, bias, mask, out, rows, cols, stream);
+  });
 }
 
 namespace {

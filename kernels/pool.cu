@@ -51,18 +51,12 @@ PoolShape shape_of(const core::PoolProblem& p) {
 void pool_forward(const core::PoolProblem& p, core::DType type, const void* x, void* y, cudaStream_t stream) {
   const PoolShape g = shape_of(p);
   const std::size_t total = static_cast<std::size_t>(g.nc * g.p * g.q);
-  const auto launch = [&](auto tag) {
+  dispatch_float_dtype(type, "pooling runs", [&](auto tag) {
     using T = typename decltype(tag)::type;
     const unsigned most_blocks = static_cast<unsigned>(core::kDefaultSms) * 16u;  // 16 a multiprocessor
     pool_kernel<T><<<blocks_for(total, kPoolThreads, most_blocks), kPoolThreads, 0, stream>>>(
         g, static_cast<const T*>(x), static_cast<T*>(y));
-  };
-  switch (type) {
-    case core::DType::f32: launch(TypeTag<float>{}); break;
-    case core::DType::f16: launch(TypeTag<__half>{}); break;
-    case core::DType::bf16: launch(TypeTag<__nv_bfloat16>{}); break;
-    default: throw Error(std::string("pooling runs fp32, fp16 and bf16, not ") + core::name_of(type));
-  }
+  });
   OPMARK_CHECK_LAUNCH();
 }
 

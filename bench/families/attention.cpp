@@ -54,7 +54,7 @@ class AttentionWorkload final : public Workload {
     neg_inf_ = std::numeric_limits<float>::lowest();
 
     AttentionGraphSpec spec{AttentionPass::forward,
-                            cudnn_type(type_),
+                            cudnn_data_type(type_),
                             p_.batch,
                             p_.heads_q,
                             p_.heads_kv,

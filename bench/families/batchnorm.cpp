@@ -13,19 +13,62 @@
 #include "kernels/device_buffer.h"
 #include "kernels/fill.h"
 
-#ifdef OPMARK_HAVE_CUDNN
-#include "bench/families/cudnn_util.h"
-#endif
-
 namespace opmark::bench {
 namespace {
 
 using kernels::DeviceBuffer;
 
-class BatchnormWorkload final : public Workload {
+#ifdef OPMARK_HAVE_CUDNN
+// The buffers both implementations read and write; scale, bias and the statistics are fp32 per channel.
+struct BatchnormTensors {
+  const void* x;
+  void* y;
+  const float *scale, *bias, *mean, *var;
+  float *save_mean, *save_invstd;
+};
+
+// cudnnBatchNormalizationForwardInference / ForwardTraining, spatial mode.
+class CudnnBatchnorm final : public CudnnOp {
+ public:
+  CudnnBatchnorm(const core::BatchnormProblem& p, core::DType type, const BatchnormTensors& t)
+      : train_(p.train), t_(t) {
+    x_desc_ = tensor_4d(type, p.n, p.c, p.h, p.w);
+    cudnnTensorDescriptor_t d = nullptr;
+    OPMARK_CHECK_CUDNN(cudnnCreateTensorDescriptor(&d));
+    param_desc_.reset(d);
+    OPMARK_CHECK_CUDNN(cudnnDeriveBNTensorDescriptor(d, x_desc_.get(), CUDNN_BATCHNORM_SPATIAL));
+    running_mean_ = DeviceBuffer(core::DType::f32, static_cast<std::size_t>(p.c));
+    running_var_ = DeviceBuffer(core::DType::f32, static_cast<std::size_t>(p.c));
+  }
+
+  void run(cudaStream_t stream) override {
+    cudnnHandle_t h = cudnn_on(stream);
+    const float one = 1.0f, zero = 0.0f;
+    const cudnnTensorDescriptor_t x = x_desc_.get(), param = param_desc_.get();
+    if (train_)
+      OPMARK_CHECK_CUDNN(cudnnBatchNormalizationForwardTraining(
+          h, CUDNN_BATCHNORM_SPATIAL, &one, &zero, x, t_.x, x, t_.y, param, t_.scale, t_.bias, 0.1,
+          running_mean_.get(), running_var_.get(), kernels::kBatchNormEps, t_.save_mean, t_.save_invstd));
+    else
+      OPMARK_CHECK_CUDNN(cudnnBatchNormalizationForwardInference(h, CUDNN_BATCHNORM_SPATIAL, &one, &zero, x, t_.x, x,
+                                                                 t_.y, param, t_.scale, t_.bias, t_.mean, t_.var,
+                                                                 kernels::kBatchNormEps));
+  }
+
+  std::string name() const override { return "cuDNN batch normalisation (spatial)"; }
+
+ private:
+  bool train_;
+  BatchnormTensors t_;
+  TensorDesc x_desc_, param_desc_;
+  DeviceBuffer running_mean_, running_var_;
+};
+#endif
+
+class BatchnormWorkload final : public KernelOrCudnnWorkload {
  public:
   BatchnormWorkload(const core::Case& c, const RunContext& ctx)
-      : p_(core::batchnorm_problem(c)), prec_(core::precision_info(c.precision)) {
+      : KernelOrCudnnWorkload(c), p_(core::batchnorm_problem(c)), prec_(core::precision_info(c.precision)) {
     const std::size_t count = static_cast<std::size_t>(p_.elements()), ch = static_cast<std::size_t>(p_.c);
     x_ = DeviceBuffer(prec_.input, count);
     y_ = DeviceBuffer(prec_.input, count);
@@ -36,52 +79,20 @@ class BatchnormWorkload final : public Workload {
     kernels::fill_uniform(bias_.get(), ch, core::DType::f32, ctx.seed + 2, -1.0, 1.0, ctx.stream);
     kernels::fill_uniform(mean_.get(), ch, core::DType::f32, ctx.seed + 3, -0.5, 0.5, ctx.stream);
     kernels::fill_uniform(var_.get(), ch, core::DType::f32, ctx.seed + 4, 0.5, 1.5, ctx.stream);
-    if (p_.train && p_.impl == "opmark")
+    if (p_.train && !wants_cudnn())
       workspace_ = DeviceBuffer(std::max<std::size_t>(1, kernels::batchnorm_train_workspace_bytes(p_.n, p_.c,
                                                                                                   p_.h * p_.w)));
-    if (p_.impl == "cudnn") {
 #ifdef OPMARK_HAVE_CUDNN
-      if (p_.elements() > INT32_MAX) throw UnsupportedError("cuDNN tensor descriptors take at most 2^31 - 1 elements");
-      OPMARK_CHECK_CUDNN(cudnnCreateTensorDescriptor(&x_desc_));
-      OPMARK_CHECK_CUDNN(cudnnCreateTensorDescriptor(&param_desc_));
-      OPMARK_CHECK_CUDNN(cudnnSetTensor4dDescriptor(x_desc_, CUDNN_TENSOR_NCHW, cudnn_type(prec_.input), int(p_.n),
-                                                    int(p_.c), int(p_.h), int(p_.w)));
-      OPMARK_CHECK_CUDNN(cudnnDeriveBNTensorDescriptor(param_desc_, x_desc_, CUDNN_BATCHNORM_SPATIAL));
-      running_mean_ = DeviceBuffer(core::DType::f32, ch);
-      running_var_ = DeviceBuffer(core::DType::f32, ch);
-      impl_name_ = "cuDNN batch normalisation (spatial)";
-#else
-      throw UnsupportedError("impl=cudnn: this build has no cuDNN");
-#endif
-    }
-  }
-
-  ~BatchnormWorkload() override {
-#ifdef OPMARK_HAVE_CUDNN
-    if (x_desc_) cudnnDestroyTensorDescriptor(x_desc_);
-    if (param_desc_) cudnnDestroyTensorDescriptor(param_desc_);
+    if (wants_cudnn())
+      use_cudnn(std::make_unique<CudnnBatchnorm>(
+          p_, prec_.input,
+          BatchnormTensors{x_.get(), y_.get(), scale_.as<float>(), bias_.as<float>(), mean_.as<float>(),
+                           var_.as<float>(), save_mean_.as<float>(), save_invstd_.as<float>()}));
 #endif
   }
 
-  void launch(cudaStream_t stream) override {
+  void launch_kernel(cudaStream_t stream) override {
     const std::int64_t hw = p_.h * p_.w;
-#ifdef OPMARK_HAVE_CUDNN
-    if (x_desc_) {
-      cudnnHandle_t h = cudnn_handle();
-      OPMARK_CHECK_CUDNN(cudnnSetStream(h, stream));
-      const float one = 1.0f, zero = 0.0f;
-      if (p_.train)
-        OPMARK_CHECK_CUDNN(cudnnBatchNormalizationForwardTraining(
-            h, CUDNN_BATCHNORM_SPATIAL, &one, &zero, x_desc_, x_.get(), x_desc_, y_.get(), param_desc_, scale_.get(),
-            bias_.get(), 0.1, running_mean_.get(), running_var_.get(), kernels::kBatchNormEps, save_mean_.get(),
-            save_invstd_.get()));
-      else
-        OPMARK_CHECK_CUDNN(cudnnBatchNormalizationForwardInference(
-            h, CUDNN_BATCHNORM_SPATIAL, &one, &zero, x_desc_, x_.get(), x_desc_, y_.get(), param_desc_, scale_.get(),
-            bias_.get(), mean_.get(), var_.get(), kernels::kBatchNormEps));
-      return;
-    }
-#endif
     if (p_.train)
       kernels::batchnorm_train(prec_.input, x_.get(), y_.get(), scale_.as<float>(), bias_.as<float>(),
                                save_mean_.as<float>(), save_invstd_.as<float>(), workspace_.get(), p_.n, p_.c, hw,
@@ -111,17 +122,11 @@ class BatchnormWorkload final : public Workload {
                                          core::depth_tolerance(prec_.tolerance, depth), stream, prec_.tolerance);
   }
 
-  std::string label() const override { return memory_bound_label(impl_name_, prec_.input); }
-
  private:
   core::BatchnormProblem p_;
   const core::PrecisionInfo& prec_;
-  DeviceBuffer x_, y_, scale_, bias_, mean_, var_, save_mean_, save_invstd_, running_mean_, running_var_;
+  DeviceBuffer x_, y_, scale_, bias_, mean_, var_, save_mean_, save_invstd_;
   DeviceBuffer workspace_;  // our training kernel's per-split partial statistics
-  std::string impl_name_ = "opmark kernel";
-#ifdef OPMARK_HAVE_CUDNN
-  cudnnTensorDescriptor_t x_desc_ = nullptr, param_desc_ = nullptr;
-#endif
 };
 
 }  // namespace

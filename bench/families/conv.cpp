@@ -26,15 +26,6 @@ namespace {
 using kernels::ConvDirection;
 using kernels::DeviceBuffer;
 
-struct Deleter {
-  void operator()(cudnnTensorStruct* d) const { cudnnDestroyTensorDescriptor(d); }
-  void operator()(cudnnFilterStruct* d) const { cudnnDestroyFilterDescriptor(d); }
-  void operator()(cudnnConvolutionStruct* d) const { cudnnDestroyConvolutionDescriptor(d); }
-};
-using TensorDesc = std::unique_ptr<cudnnTensorStruct, Deleter>;
-using FilterDesc = std::unique_ptr<cudnnFilterStruct, Deleter>;
-using ConvDesc = std::unique_ptr<cudnnConvolutionStruct, Deleter>;
-
 const char* algo_name(ConvDirection dir, int algo) {
   static const char* fwd[] = {"IMPLICIT_GEMM", "IMPLICIT_PRECOMP_GEMM", "GEMM", "DIRECT",
                               "FFT", "FFT_TILING", "WINOGRAD", "WINOGRAD_NONFUSED"};
@@ -184,11 +175,11 @@ class ConvWorkload final : public Workload {
     if (dims_ == 5) {
       const int dim[5] = {int(n), int(c), int(d), int(h), int(w)};
       const int str[5] = {int(st[0]), int(st[1]), int(st[2]), int(st[3]), int(st[4])};
-      OPMARK_CHECK_CUDNN(cudnnSetTensorNdDescriptor(t, cudnn_type(type), 5, dim, str));
+      OPMARK_CHECK_CUDNN(cudnnSetTensorNdDescriptor(t, cudnn_data_type(type), 5, dim, str));
     } else {
       const int dim[4] = {int(n), int(c), int(h), int(w)};
       const int str[4] = {int(st[0]), int(st[1]), int(st[3]), int(st[4])};
-      OPMARK_CHECK_CUDNN(cudnnSetTensorNdDescriptor(t, cudnn_type(type), 4, dim, str));
+      OPMARK_CHECK_CUDNN(cudnnSetTensorNdDescriptor(t, cudnn_data_type(type), 4, dim, str));
     }
     return owner;
   }
@@ -203,7 +194,8 @@ class ConvWorkload final : public Workload {
     const int cg = int(p_.run_c / p_.groups);
     const int fdim5[5] = {int(p_.k), cg, int(p_.t), int(p_.r), int(p_.s)};
     const int fdim4[4] = {int(p_.k), cg, int(p_.r), int(p_.s)};
-    OPMARK_CHECK_CUDNN(cudnnSetFilterNdDescriptor(f, cudnn_type(f_type_), nhwc_ ? CUDNN_TENSOR_NHWC : CUDNN_TENSOR_NCHW,
+    OPMARK_CHECK_CUDNN(cudnnSetFilterNdDescriptor(f, cudnn_data_type(f_type_),
+                                                  nhwc_ ? CUDNN_TENSOR_NHWC : CUDNN_TENSOR_NCHW,
                                                   dims_, dims_ == 5 ? fdim5 : fdim4));
     cudnnConvolutionDescriptor_t cv = nullptr;
     OPMARK_CHECK_CUDNN(cudnnCreateConvolutionDescriptor(&cv));
@@ -245,7 +237,7 @@ class ConvWorkload final : public Workload {
     auto dims = [&](core::DType type, std::int64_t a, std::int64_t b, std::int64_t d, std::int64_t h,
                     std::int64_t w) {
       const auto st = kernels::dense_strides(a, b, d, h, w, nhwc_);
-      GraphTensor t{cudnn_type(type), {a, b, d, h, w}, {st[0], st[1], st[2], st[3], st[4]}};
+      GraphTensor t{cudnn_data_type(type), {a, b, d, h, w}, {st[0], st[1], st[2], st[3], st[4]}};
       if (dims_ == 4) {  // 2D: drop the depth
         t.dims.erase(t.dims.begin() + 2);
         t.strides.erase(t.strides.begin() + 2);

@@ -1,26 +1,43 @@
 #pragma once
-// cuDNN plumbing shared by the convolution and RNN families: checked calls, the process-wide handle, types.
+// cuDNN plumbing shared by the cuDNN families: checked calls, the process-wide handle, types, owned descriptors.
 #include <cudnn.h>
 
+#include <cstdint>
+#include <memory>
+
+#include "bench/families/handles.h"        // cudnn_handle
+#include "bench/families/library_check.h"  // OPMARK_CHECK_CUDNN
+#include "bench/families/library_types.h"  // cudnn_data_type
 #include "core/dtype.h"
 #include "core/error.h"
 
 namespace opmark::bench {
 
-[[noreturn]] void throw_cudnn_error(cudnnStatus_t status, const char* call, const char* file, int line);
+// Descriptors owned as unique_ptrs, so a constructor that throws half-way leaks none.
+using TensorDesc = std::unique_ptr<cudnnTensorStruct, DestroyWith<cudnnDestroyTensorDescriptor>>;
+using FilterDesc = std::unique_ptr<cudnnFilterStruct, DestroyWith<cudnnDestroyFilterDescriptor>>;
+using ConvDesc = std::unique_ptr<cudnnConvolutionStruct, DestroyWith<cudnnDestroyConvolutionDescriptor>>;
+using PoolingDesc = std::unique_ptr<cudnnPoolingStruct, DestroyWith<cudnnDestroyPoolingDescriptor>>;
+using ActivationDesc = std::unique_ptr<cudnnActivationStruct, DestroyWith<cudnnDestroyActivationDescriptor>>;
+using OpTensorDesc = std::unique_ptr<cudnnOpTensorStruct, DestroyWith<cudnnDestroyOpTensorDescriptor>>;
+using ReduceTensorDesc = std::unique_ptr<cudnnReduceTensorStruct, DestroyWith<cudnnDestroyReduceTensorDescriptor>>;
 
-// Created on first use, outside any timed region.
-cudnnHandle_t cudnn_handle();
+// A packed NCHW tensor of n x c x h x w elements of `type`.
+inline TensorDesc tensor_4d(core::DType type, std::int64_t n, std::int64_t c, std::int64_t h, std::int64_t w) {
+  if (n * c * h * w > INT32_MAX) throw UnsupportedError("cuDNN tensor descriptors take at most 2^31 - 1 elements");
+  cudnnTensorDescriptor_t t = nullptr;
+  OPMARK_CHECK_CUDNN(cudnnCreateTensorDescriptor(&t));
+  TensorDesc owner(t);
+  OPMARK_CHECK_CUDNN(
+      cudnnSetTensor4dDescriptor(t, CUDNN_TENSOR_NCHW, cudnn_data_type(type), int(n), int(c), int(h), int(w)));
+  return owner;
+}
 
-cudnnDataType_t cudnn_type(core::DType t);
+// The process-wide handle, on the stream the next call is timed on.
+inline cudnnHandle_t cudnn_on(cudaStream_t stream) {
+  cudnnHandle_t h = cudnn_handle();
+  OPMARK_CHECK_CUDNN(cudnnSetStream(h, stream));
+  return h;
+}
 
 }  // namespace opmark::bench
-
-// NOT_SUPPORTED statuses become UnsupportedError (the case is skipped with cuDNN's words), ALLOC_FAILED
-// OutOfMemoryError, the rest opmark::Error naming the call and the status.
-#define OPMARK_CHECK_CUDNN(call)                                                          \
-  do {                                                                                    \
-    const cudnnStatus_t opmark_status_ = (call);                                          \
-    if (opmark_status_ != CUDNN_STATUS_SUCCESS)                                           \
-      ::opmark::bench::throw_cudnn_error(opmark_status_, #call, __FILE__, __LINE__);       \
-  } while (0)

@@ -11,6 +11,7 @@
 
 #include "bench/families/factories.h"
 #include "bench/families/handles.h"
+#include "bench/families/library_types.h"
 #include "core/families.h"
 #include "core/precision.h"
 #include "kernels/cuda_check.h"
@@ -22,37 +23,19 @@ namespace {
 
 using kernels::DeviceBuffer;
 
-cudaDataType_t cuda_type(core::DType t) {
-  switch (t) {
-    case core::DType::f64: return CUDA_R_64F;
-    case core::DType::f32: return CUDA_R_32F;
-    case core::DType::f16: return CUDA_R_16F;
-    case core::DType::bf16: return CUDA_R_16BF;
-    case core::DType::f8_e4m3: return CUDA_R_8F_E4M3;
-    case core::DType::i8: return CUDA_R_8I;
-    case core::DType::i32: return CUDA_R_32I;
-  }
-  throw Error("no CUDA data type for this element type");
-}
-
 cublasComputeType_t compute_type(const std::string& precision) {
   if (precision == "tf32") return CUBLAS_COMPUTE_32F_FAST_TF32;
   if (precision == "int8") return CUBLAS_COMPUTE_32I;
   return CUBLAS_COMPUTE_32F;
 }
 
-struct DescDeleter {
-  void operator()(cublasLtMatmulDescOpaque_t* d) const { cublasLtMatmulDescDestroy(d); }
-  void operator()(cublasLtMatrixLayoutOpaque_t* l) const { cublasLtMatrixLayoutDestroy(l); }
-  void operator()(cublasLtMatmulPreferenceOpaque_t* p) const { cublasLtMatmulPreferenceDestroy(p); }
-};
-using MatmulDesc = std::unique_ptr<cublasLtMatmulDescOpaque_t, DescDeleter>;
-using Layout = std::unique_ptr<cublasLtMatrixLayoutOpaque_t, DescDeleter>;
-using Preference = std::unique_ptr<cublasLtMatmulPreferenceOpaque_t, DescDeleter>;
+using MatmulDesc = std::unique_ptr<cublasLtMatmulDescOpaque_t, DestroyWith<cublasLtMatmulDescDestroy>>;
+using Layout = std::unique_ptr<cublasLtMatrixLayoutOpaque_t, DestroyWith<cublasLtMatrixLayoutDestroy>>;
+using Preference = std::unique_ptr<cublasLtMatmulPreferenceOpaque_t, DestroyWith<cublasLtMatmulPreferenceDestroy>>;
 
 Layout make_layout(core::DType type, std::int64_t rows, std::int64_t cols, std::int64_t batch) {
   cublasLtMatrixLayout_t l = nullptr;
-  OPMARK_CHECK_CUBLAS(cublasLtMatrixLayoutCreate(&l, cuda_type(type), rows, cols, rows));
+  OPMARK_CHECK_CUBLAS(cublasLtMatrixLayoutCreate(&l, cuda_data_type(type), rows, cols, rows));
   Layout out(l);
   if (batch > 1) {
     const std::int32_t count = static_cast<std::int32_t>(batch);
@@ -298,8 +281,8 @@ class GemmWorkload final : public Workload {
       OPMARK_CHECK_CUBLAS(cublasSetStream(h, stream));
       OPMARK_CHECK_CUBLAS(cublasGemmStridedBatchedEx(
           h, cfg.op_first_t ? CUBLAS_OP_T : CUBLAS_OP_N, cfg.op_second_t ? CUBLAS_OP_T : CUBLAS_OP_N, cfg.out_rows,
-          cfg.out_cols, p_.run_k, alpha, first, cuda_type(prec_.input), cfg.ld_first, cfg.size_first, second,
-          cuda_type(prec_.input), cfg.ld_second, cfg.size_second, beta, c_.get(), cuda_type(prec_.output),
+          cfg.out_cols, p_.run_k, alpha, first, cuda_data_type(prec_.input), cfg.ld_first, cfg.size_first, second,
+          cuda_data_type(prec_.input), cfg.ld_second, cfg.size_second, beta, c_.get(), cuda_data_type(prec_.output),
           cfg.out_rows, p_.elements_c(), p_.batch, compute_type(precision_), CUBLAS_GEMM_DEFAULT));
       return;
     }
@@ -315,10 +298,7 @@ class GemmWorkload final : public Workload {
   std::vector<LayoutConfig> configs_;
   std::vector<Candidate> candidates_;
   bool stated_has_kernels_ = false;  // cuBLASLt had candidates for the table's own layout
-  struct HandleDeleter {
-    void operator()(cublasContext* h) const { cublasDestroy(h); }
-  };
-  std::unique_ptr<cublasContext, HandleDeleter> gemm_ex_handle_;  // after workspace_: destroyed before it
+  std::unique_ptr<cublasContext, DestroyWith<cublasDestroy>> gemm_ex_handle_;  // after workspace_: destroyed before it
   float alpha_f_ = 1.0f, beta_f_ = 0.0f;
   std::int32_t alpha_i_ = 1, beta_i_ = 0;
 };

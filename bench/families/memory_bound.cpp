@@ -1,5 +1,7 @@
 #include "bench/families/memory_bound.h"
 
+#include "core/error.h"
+#include "core/precision.h"
 #include "kernels/cuda_check.h"
 #include "kernels/fill.h"
 
@@ -48,6 +50,22 @@ kernels::DeviceBuffer upload(const std::vector<std::int32_t>& values, cudaStream
 
 std::string memory_bound_label(const std::string& impl, core::DType type) {
   return impl + " | in " + core::name_of(type) + ", compute fp32, out " + core::name_of(type);
+}
+
+KernelOrCudnnWorkload::KernelOrCudnnWorkload(const core::Case& c)
+    : type_(core::precision_info(c.precision).input), wants_cudnn_(c.str_field("impl") == "cudnn") {
+#ifndef OPMARK_HAVE_CUDNN
+  if (wants_cudnn_) throw UnsupportedError("impl=cudnn: this build has no cuDNN");
+#endif
+}
+
+void KernelOrCudnnWorkload::launch(cudaStream_t stream) {
+  if (cudnn_) return cudnn_->run(stream);
+  launch_kernel(stream);
+}
+
+std::string KernelOrCudnnWorkload::label() const {
+  return memory_bound_label(cudnn_ ? cudnn_->name() : "opmark kernel", type_);
 }
 
 }  // namespace opmark::bench

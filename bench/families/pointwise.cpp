@@ -12,10 +12,6 @@
 #include "kernels/fill.h"
 #include "kernels/pointwise.h"
 
-#ifdef OPMARK_HAVE_CUDNN
-#include "bench/families/cudnn_util.h"
-#endif
-
 namespace opmark::bench {
 namespace {
 
@@ -24,70 +20,63 @@ using kernels::DeviceBuffer;
 #ifdef OPMARK_HAVE_CUDNN
 // The cuDNN call for an op: cudnnActivationForward (relu, sigmoid, tanh, silu as swish with beta 1) or
 // cudnnOpTensor (add, mul, and bias_add with the bias broadcast over the rows), fp32 math.
-class CudnnPointwise {
+class CudnnPointwise final : public CudnnOp {
  public:
-  CudnnPointwise(const std::string& op, core::DType type, std::int64_t rows, std::int64_t cols) : op_(op) {
-    if (rows * cols > INT32_MAX) throw UnsupportedError("cuDNN tensor descriptors take at most 2^31 - 1 elements");
-    tensor_ = make_tensor(type, rows, cols);
-    bias_ = make_tensor(type, 1, cols);
+  CudnnPointwise(const std::string& op, core::DType type, std::int64_t rows, std::int64_t cols, const void* x,
+                 const void* y, const void* bias, void* out)
+      : broadcast_(op == "bias_add"), x_(x), y_(y), bias_(bias), out_(out) {
+    tensor_ = tensor_4d(type, 1, 1, rows, cols);
+    bias_tensor_ = tensor_4d(type, 1, 1, 1, cols);
     if (op == "add" || op == "mul" || op == "bias_add") {
-      OPMARK_CHECK_CUDNN(cudnnCreateOpTensorDescriptor(&op_tensor_));
-      OPMARK_CHECK_CUDNN(cudnnSetOpTensorDescriptor(op_tensor_, op == "mul" ? CUDNN_OP_TENSOR_MUL : CUDNN_OP_TENSOR_ADD,
+      cudnnOpTensorDescriptor_t d = nullptr;
+      OPMARK_CHECK_CUDNN(cudnnCreateOpTensorDescriptor(&d));
+      op_tensor_.reset(d);
+      OPMARK_CHECK_CUDNN(cudnnSetOpTensorDescriptor(d, op == "mul" ? CUDNN_OP_TENSOR_MUL : CUDNN_OP_TENSOR_ADD,
                                                     CUDNN_DATA_FLOAT, CUDNN_PROPAGATE_NAN));
     } else {
-      OPMARK_CHECK_CUDNN(cudnnCreateActivationDescriptor(&activation_));
+      cudnnActivationDescriptor_t d = nullptr;
+      OPMARK_CHECK_CUDNN(cudnnCreateActivationDescriptor(&d));
+      activation_.reset(d);
       const cudnnActivationMode_t mode = op == "relu"      ? CUDNN_ACTIVATION_RELU
                                          : op == "sigmoid" ? CUDNN_ACTIVATION_SIGMOID
                                          : op == "tanh"    ? CUDNN_ACTIVATION_TANH
                                                            : CUDNN_ACTIVATION_SWISH;
-      OPMARK_CHECK_CUDNN(cudnnSetActivationDescriptor(activation_, mode, CUDNN_PROPAGATE_NAN, 0.0));
-      if (mode == CUDNN_ACTIVATION_SWISH) OPMARK_CHECK_CUDNN(cudnnSetActivationDescriptorSwishBeta(activation_, 1.0));
+      OPMARK_CHECK_CUDNN(cudnnSetActivationDescriptor(d, mode, CUDNN_PROPAGATE_NAN, 0.0));
+      if (mode == CUDNN_ACTIVATION_SWISH) OPMARK_CHECK_CUDNN(cudnnSetActivationDescriptorSwishBeta(d, 1.0));
     }
   }
-  ~CudnnPointwise() {
-    if (op_tensor_) cudnnDestroyOpTensorDescriptor(op_tensor_);
-    if (activation_) cudnnDestroyActivationDescriptor(activation_);
-    if (tensor_) cudnnDestroyTensorDescriptor(tensor_);
-    if (bias_) cudnnDestroyTensorDescriptor(bias_);
-  }
-  CudnnPointwise(const CudnnPointwise&) = delete;
-  CudnnPointwise& operator=(const CudnnPointwise&) = delete;
 
-  void run(const void* x, const void* y, const void* bias, void* out, cudaStream_t stream) {
-    cudnnHandle_t h = cudnn_handle();
-    OPMARK_CHECK_CUDNN(cudnnSetStream(h, stream));
+  void run(cudaStream_t stream) override {
+    cudnnHandle_t h = cudnn_on(stream);
     const float one = 1.0f, zero = 0.0f;
+    const cudnnTensorDescriptor_t t = tensor_.get();
     if (activation_) {
-      OPMARK_CHECK_CUDNN(cudnnActivationForward(h, activation_, &one, tensor_, x, &zero, tensor_, out));
+      OPMARK_CHECK_CUDNN(cudnnActivationForward(h, activation_.get(), &one, t, x_, &zero, t, out_));
     } else {
-      const bool broadcast = op_ == "bias_add";
-      OPMARK_CHECK_CUDNN(cudnnOpTensor(h, op_tensor_, &one, tensor_, x, &one, broadcast ? bias_ : tensor_,
-                                       broadcast ? bias : y, &zero, tensor_, out));
+      OPMARK_CHECK_CUDNN(cudnnOpTensor(h, op_tensor_.get(), &one, t, x_, &one, broadcast_ ? bias_tensor_.get() : t,
+                                       broadcast_ ? bias_ : y_, &zero, t, out_));
     }
   }
 
-  std::string name() const {
+  std::string name() const override {
     return activation_ ? "cuDNN cudnnActivationForward" : "cuDNN cudnnOpTensor";
   }
 
  private:
-  static cudnnTensorDescriptor_t make_tensor(core::DType type, std::int64_t rows, std::int64_t cols) {
-    cudnnTensorDescriptor_t t = nullptr;
-    OPMARK_CHECK_CUDNN(cudnnCreateTensorDescriptor(&t));
-    OPMARK_CHECK_CUDNN(cudnnSetTensor4dDescriptor(t, CUDNN_TENSOR_NCHW, cudnn_type(type), 1, 1, int(rows), int(cols)));
-    return t;
-  }
-  std::string op_;
-  cudnnTensorDescriptor_t tensor_ = nullptr, bias_ = nullptr;
-  cudnnOpTensorDescriptor_t op_tensor_ = nullptr;
-  cudnnActivationDescriptor_t activation_ = nullptr;
+  bool broadcast_;
+  const void *x_, *y_, *bias_;
+  void* out_;
+  TensorDesc tensor_, bias_tensor_;
+  OpTensorDesc op_tensor_;
+  ActivationDesc activation_;
 };
 #endif
 
-class PointwiseWorkload final : public Workload {
+class PointwiseWorkload final : public KernelOrCudnnWorkload {
  public:
   PointwiseWorkload(const core::Case& c, const RunContext& ctx)
-      : p_(core::tensor_op_problem(c)), prec_(core::precision_info(c.precision)), op_(kernels::pointwise_op(p_.op)) {
+      : KernelOrCudnnWorkload(c), p_(core::tensor_op_problem(c)), prec_(core::precision_info(c.precision)),
+        op_(kernels::pointwise_op(p_.op)) {
     const std::size_t n = static_cast<std::size_t>(p_.elements());
     x_ = DeviceBuffer(prec_.input, n);
     out_ = DeviceBuffer(prec_.input, n);
@@ -104,20 +93,14 @@ class PointwiseWorkload final : public Workload {
       mask_ = DeviceBuffer(core::DType::i8, n);
       kernels::fill_uniform(mask_.get(), n, core::DType::i8, ctx.seed + 3, 0, 1, ctx.stream);
     }
-    if (p_.impl == "cudnn") {
 #ifdef OPMARK_HAVE_CUDNN
-      cudnn_ = std::make_unique<CudnnPointwise>(p_.op, prec_.input, p_.rows, p_.cols);
-      impl_name_ = cudnn_->name();
-#else
-      throw UnsupportedError("impl=cudnn: this build has no cuDNN");
+    if (wants_cudnn())
+      use_cudnn(std::make_unique<CudnnPointwise>(p_.op, prec_.input, p_.rows, p_.cols, x_.get(), y_.get(),
+                                                 bias_.get(), out_.get()));
 #endif
-    }
   }
 
-  void launch(cudaStream_t stream) override {
-#ifdef OPMARK_HAVE_CUDNN
-    if (cudnn_) return cudnn_->run(x_.get(), y_.get(), bias_.get(), out_.get(), stream);
-#endif
+  void launch_kernel(cudaStream_t stream) override {
     kernels::launch_pointwise(op_, prec_.input, x_.get(), y_.get(), bias_.get(), mask_.get(), out_.get(), p_.rows,
                               p_.cols, stream);
   }
@@ -140,17 +123,11 @@ class PointwiseWorkload final : public Workload {
                                          prec_.tolerance);
   }
 
-  std::string label() const override { return memory_bound_label(impl_name_, prec_.input); }
-
  private:
   core::PointwiseProblem p_;
   const core::PrecisionInfo& prec_;
   kernels::PointwiseOp op_;
   DeviceBuffer x_, y_, bias_, mask_, out_;
-  std::string impl_name_ = "opmark kernel";
-#ifdef OPMARK_HAVE_CUDNN
-  std::unique_ptr<CudnnPointwise> cudnn_;
-#endif
 };
 
 }  // namespace

@@ -10,61 +10,56 @@
 #include "kernels/fill.h"
 #include "kernels/pool.h"
 
-#ifdef OPMARK_HAVE_CUDNN
-#include "bench/families/cudnn_util.h"
-#endif
-
 namespace opmark::bench {
 namespace {
 
 using kernels::DeviceBuffer;
 
-class PoolWorkload final : public Workload {
+#ifdef OPMARK_HAVE_CUDNN
+// cudnnPoolingForward; the average counts the padding in its divisor, as opmark's kernel does.
+class CudnnPool final : public CudnnOp {
+ public:
+  CudnnPool(const core::PoolProblem& p, core::DType type, const void* x, void* y) : x_(x), y_(y) {
+    x_desc_ = tensor_4d(type, p.n, p.c, p.h, p.w);
+    y_desc_ = tensor_4d(type, p.n, p.c, p.p, p.q);
+    cudnnPoolingDescriptor_t d = nullptr;
+    OPMARK_CHECK_CUDNN(cudnnCreatePoolingDescriptor(&d));
+    pool_desc_.reset(d);
+    OPMARK_CHECK_CUDNN(cudnnSetPooling2dDescriptor(
+        d, p.max ? CUDNN_POOLING_MAX : CUDNN_POOLING_AVERAGE_COUNT_INCLUDE_PADDING, CUDNN_PROPAGATE_NAN, int(p.r),
+        int(p.s), int(p.pad_h), int(p.pad_w), int(p.stride_h), int(p.stride_w)));
+  }
+
+  void run(cudaStream_t stream) override {
+    const float one = 1.0f, zero = 0.0f;
+    OPMARK_CHECK_CUDNN(cudnnPoolingForward(cudnn_on(stream), pool_desc_.get(), &one, x_desc_.get(), x_, &zero,
+                                           y_desc_.get(), y_));
+  }
+
+  std::string name() const override { return "cuDNN cudnnPoolingForward"; }
+
+ private:
+  const void* x_;
+  void* y_;
+  TensorDesc x_desc_, y_desc_;
+  PoolingDesc pool_desc_;
+};
+#endif
+
+class PoolWorkload final : public KernelOrCudnnWorkload {
  public:
   PoolWorkload(const core::Case& c, const RunContext& ctx)
-      : p_(core::pool_problem(c)), prec_(core::precision_info(c.precision)) {
+      : KernelOrCudnnWorkload(c), p_(core::pool_problem(c)), prec_(core::precision_info(c.precision)) {
     x_ = DeviceBuffer(prec_.input, static_cast<std::size_t>(p_.n * p_.c * p_.h * p_.w));
     y_ = DeviceBuffer(prec_.input, outputs());
     kernels::fill_random(x_.get(), static_cast<std::size_t>(p_.n * p_.c * p_.h * p_.w), prec_.input, ctx.seed,
                          ctx.stream);
-    if (p_.impl == "cudnn") {
 #ifdef OPMARK_HAVE_CUDNN
-      const cudnnDataType_t t = cudnn_type(prec_.input);
-      OPMARK_CHECK_CUDNN(cudnnCreateTensorDescriptor(&x_desc_));
-      OPMARK_CHECK_CUDNN(cudnnCreateTensorDescriptor(&y_desc_));
-      OPMARK_CHECK_CUDNN(cudnnCreatePoolingDescriptor(&pool_desc_));
-      OPMARK_CHECK_CUDNN(
-          cudnnSetTensor4dDescriptor(x_desc_, CUDNN_TENSOR_NCHW, t, int(p_.n), int(p_.c), int(p_.h), int(p_.w)));
-      OPMARK_CHECK_CUDNN(
-          cudnnSetTensor4dDescriptor(y_desc_, CUDNN_TENSOR_NCHW, t, int(p_.n), int(p_.c), int(p_.p), int(p_.q)));
-      OPMARK_CHECK_CUDNN(cudnnSetPooling2dDescriptor(
-          pool_desc_, p_.max ? CUDNN_POOLING_MAX : CUDNN_POOLING_AVERAGE_COUNT_INCLUDE_PADDING, CUDNN_PROPAGATE_NAN,
-          int(p_.r), int(p_.s), int(p_.pad_h), int(p_.pad_w), int(p_.stride_h), int(p_.stride_w)));
-      impl_name_ = "cuDNN cudnnPoolingForward";
-#else
-      throw UnsupportedError("impl=cudnn: this build has no cuDNN");
-#endif
-    }
-  }
-
-  ~PoolWorkload() override {
-#ifdef OPMARK_HAVE_CUDNN
-    if (pool_desc_) cudnnDestroyPoolingDescriptor(pool_desc_);
-    if (x_desc_) cudnnDestroyTensorDescriptor(x_desc_);
-    if (y_desc_) cudnnDestroyTensorDescriptor(y_desc_);
+    if (wants_cudnn()) use_cudnn(std::make_unique<CudnnPool>(p_, prec_.input, x_.get(), y_.get()));
 #endif
   }
 
-  void launch(cudaStream_t stream) override {
-#ifdef OPMARK_HAVE_CUDNN
-    if (pool_desc_) {
-      cudnnHandle_t h = cudnn_handle();
-      OPMARK_CHECK_CUDNN(cudnnSetStream(h, stream));
-      const float one = 1.0f, zero = 0.0f;
-      OPMARK_CHECK_CUDNN(cudnnPoolingForward(h, pool_desc_, &one, x_desc_, x_.get(), &zero, y_desc_, y_.get()));
-      return;
-    }
-#endif
+  void launch_kernel(cudaStream_t stream) override {
     kernels::pool_forward(p_, prec_.input, x_.get(), y_.get(), stream);
   }
 
@@ -78,19 +73,12 @@ class PoolWorkload final : public Workload {
                                          prec_.tolerance);
   }
 
-  std::string label() const override { return memory_bound_label(impl_name_, prec_.input); }
-
  private:
   std::size_t outputs() const { return static_cast<std::size_t>(p_.n * p_.c * p_.p * p_.q); }
 
   core::PoolProblem p_;
   const core::PrecisionInfo& prec_;
   DeviceBuffer x_, y_;
-  std::string impl_name_ = "opmark kernel";
-#ifdef OPMARK_HAVE_CUDNN
-  cudnnTensorDescriptor_t x_desc_ = nullptr, y_desc_ = nullptr;
-  cudnnPoolingDescriptor_t pool_desc_ = nullptr;
-#endif
 };
 
 }  // namespace

@@ -19,10 +19,6 @@
 #include "kernels/fill.h"
 #include "kernels/reduce.h"
 
-#ifdef OPMARK_HAVE_CUDNN
-#include "bench/families/cudnn_util.h"
-#endif
-
 namespace opmark::bench {
 namespace {
 
@@ -31,69 +27,66 @@ using kernels::DeviceBuffer;
 #ifdef OPMARK_HAVE_CUDNN
 // cudnnReduceTensor (ADD, AVG, MAX; sum_all reduces to a 1 x 1 tensor) or cudnnSoftmaxForward (ACCURATE, or LOG
 // for log_softmax; one instance per row), fp32 math.
-class CudnnReduce {
+class CudnnReduce final : public CudnnOp {
  public:
-  CudnnReduce(const std::string& op, core::DType type, std::int64_t rows, std::int64_t cols)
-      : softmax_(core::reduce_is_softmax(op)), log_(op == "log_softmax") {
+  CudnnReduce(const std::string& op, core::DType type, std::int64_t rows, std::int64_t cols, const void* x, void* out)
+      : softmax_(core::reduce_is_softmax(op)), log_(op == "log_softmax"), x_(x), out_(out) {
     if (rows * cols > INT32_MAX) throw UnsupportedError("cuDNN tensor descriptors take at most 2^31 - 1 elements");
     // cudnnReduceTensor answers CUDNN_STATUS_BAD_PARAM when no dimension shrinks (checked before anything is made).
     if (!softmax_ && (op == "sum_all" ? rows * cols == 1 : cols == 1))
       throw UnsupportedError("cuDNN's reduce-tensor rejects a reduction that leaves the shape unchanged "
                              "(CUDNN_STATUS_BAD_PARAM)");
-    OPMARK_CHECK_CUDNN(cudnnCreateTensorDescriptor(&in_));
-    OPMARK_CHECK_CUDNN(cudnnCreateTensorDescriptor(&out_));
     if (softmax_) {  // INSTANCE mode normalises over C x H x W of each N: N = rows, C = cols
-      OPMARK_CHECK_CUDNN(cudnnSetTensor4dDescriptor(in_, CUDNN_TENSOR_NCHW, cudnn_type(type), int(rows), int(cols), 1, 1));
-      OPMARK_CHECK_CUDNN(cudnnSetTensor4dDescriptor(out_, CUDNN_TENSOR_NCHW, cudnn_type(type), int(rows), int(cols), 1, 1));
+      in_ = tensor_4d(type, rows, cols, 1, 1);
+      out_desc_ = tensor_4d(type, rows, cols, 1, 1);
       return;
     }
-    OPMARK_CHECK_CUDNN(cudnnSetTensor4dDescriptor(in_, CUDNN_TENSOR_NCHW, cudnn_type(type), 1, 1, int(rows), int(cols)));
-    const int out_rows = op == "sum_all" ? 1 : int(rows);
-    OPMARK_CHECK_CUDNN(cudnnSetTensor4dDescriptor(out_, CUDNN_TENSOR_NCHW, cudnn_type(type), 1, 1, out_rows, 1));
-    OPMARK_CHECK_CUDNN(cudnnCreateReduceTensorDescriptor(&reduce_));
+    in_ = tensor_4d(type, 1, 1, rows, cols);
+    out_desc_ = tensor_4d(type, 1, 1, op == "sum_all" ? 1 : rows, 1);
+    cudnnReduceTensorDescriptor_t d = nullptr;
+    OPMARK_CHECK_CUDNN(cudnnCreateReduceTensorDescriptor(&d));
+    reduce_.reset(d);
     const cudnnReduceTensorOp_t rop = op == "max" ? CUDNN_REDUCE_TENSOR_MAX
                                       : op == "mean" ? CUDNN_REDUCE_TENSOR_AVG
                                                      : CUDNN_REDUCE_TENSOR_ADD;
-    OPMARK_CHECK_CUDNN(cudnnSetReduceTensorDescriptor(reduce_, rop, CUDNN_DATA_FLOAT, CUDNN_PROPAGATE_NAN,
+    OPMARK_CHECK_CUDNN(cudnnSetReduceTensorDescriptor(d, rop, CUDNN_DATA_FLOAT, CUDNN_PROPAGATE_NAN,
                                                       CUDNN_REDUCE_TENSOR_NO_INDICES, CUDNN_32BIT_INDICES));
     std::size_t bytes = 0;
-    OPMARK_CHECK_CUDNN(cudnnGetReductionWorkspaceSize(cudnn_handle(), reduce_, in_, out_, &bytes));
+    OPMARK_CHECK_CUDNN(cudnnGetReductionWorkspaceSize(cudnn_handle(), d, in_.get(), out_desc_.get(), &bytes));
     workspace_ = DeviceBuffer(bytes);
   }
-  ~CudnnReduce() {
-    if (reduce_) cudnnDestroyReduceTensorDescriptor(reduce_);
-    if (in_) cudnnDestroyTensorDescriptor(in_);
-    if (out_) cudnnDestroyTensorDescriptor(out_);
-  }
-  CudnnReduce(const CudnnReduce&) = delete;
-  CudnnReduce& operator=(const CudnnReduce&) = delete;
 
-  void run(const void* x, void* out, cudaStream_t stream) {
-    cudnnHandle_t h = cudnn_handle();
-    OPMARK_CHECK_CUDNN(cudnnSetStream(h, stream));
+  void run(cudaStream_t stream) override {
+    cudnnHandle_t h = cudnn_on(stream);
     const float one = 1.0f, zero = 0.0f;
     if (softmax_) {
       OPMARK_CHECK_CUDNN(cudnnSoftmaxForward(h, log_ ? CUDNN_SOFTMAX_LOG : CUDNN_SOFTMAX_ACCURATE,
-                                             CUDNN_SOFTMAX_MODE_INSTANCE, &one, in_, x, &zero, out_, out));
+                                             CUDNN_SOFTMAX_MODE_INSTANCE, &one, in_.get(), x_, &zero,
+                                             out_desc_.get(), out_));
       return;
     }
-    OPMARK_CHECK_CUDNN(cudnnReduceTensor(h, reduce_, nullptr, 0, workspace_.get(), workspace_.bytes(), &one, in_, x,
-                                         &zero, out_, out));
+    OPMARK_CHECK_CUDNN(cudnnReduceTensor(h, reduce_.get(), nullptr, 0, workspace_.get(), workspace_.bytes(), &one,
+                                         in_.get(), x_, &zero, out_desc_.get(), out_));
   }
-  std::string name() const { return softmax_ ? "cuDNN cudnnSoftmaxForward" : "cuDNN cudnnReduceTensor"; }
+  std::string name() const override {
+    return softmax_ ? "cuDNN cudnnSoftmaxForward" : "cuDNN cudnnReduceTensor";
+  }
 
  private:
   bool softmax_, log_;
-  cudnnTensorDescriptor_t in_ = nullptr, out_ = nullptr;
-  cudnnReduceTensorDescriptor_t reduce_ = nullptr;
+  const void* x_;
+  void* out_;
+  TensorDesc in_, out_desc_;
+  ReduceTensorDesc reduce_;
   DeviceBuffer workspace_;
 };
 #endif
 
-class ReduceWorkload final : public Workload {
+class ReduceWorkload final : public KernelOrCudnnWorkload {
  public:
   ReduceWorkload(const core::Case& c, const RunContext& ctx)
-      : p_(core::tensor_op_problem(c)), prec_(core::precision_info(c.precision)), op_(kernels::reduce_op(p_.op)) {
+      : KernelOrCudnnWorkload(c), p_(core::tensor_op_problem(c)), prec_(core::precision_info(c.precision)),
+        op_(kernels::reduce_op(p_.op)) {
     const std::size_t n = static_cast<std::size_t>(p_.rows * p_.cols), cols = static_cast<std::size_t>(p_.cols);
     x_ = DeviceBuffer(prec_.input, n);
     out_ = DeviceBuffer(prec_.input, out_elements());
@@ -110,12 +103,9 @@ class ReduceWorkload final : public Workload {
       beta_ = DeviceBuffer(prec_.input, cols);
       kernels::fill_random(beta_.get(), cols, prec_.input, ctx.seed + 2, ctx.stream);
     }
-    if (p_.impl == "cudnn") {
+    if (wants_cudnn()) {
 #ifdef OPMARK_HAVE_CUDNN
-      cudnn_ = std::make_unique<CudnnReduce>(p_.op, prec_.input, p_.rows, p_.cols);
-      impl_name_ = cudnn_->name();
-#else
-      throw UnsupportedError("impl=cudnn: this build has no cuDNN");
+      use_cudnn(std::make_unique<CudnnReduce>(p_.op, prec_.input, p_.rows, p_.cols, x_.get(), out_.get()));
 #endif
       return;
     }
@@ -123,10 +113,7 @@ class ReduceWorkload final : public Workload {
     workspace_ = DeviceBuffer(kernels::reduce_workspace_bytes(plan_, p_.rows));
   }
 
-  void launch(cudaStream_t stream) override {
-#ifdef OPMARK_HAVE_CUDNN
-    if (cudnn_) return cudnn_->run(x_.get(), out_.get(), stream);
-#endif
+  void launch_kernel(cudaStream_t stream) override {
     kernels::launch_reduce(op_, prec_.input, plan_, tensors(), p_.rows, p_.cols, stream);
   }
 
@@ -160,14 +147,14 @@ class ReduceWorkload final : public Workload {
   }
 
   std::string label() const override {
-    const std::string base = memory_bound_label(impl_name_, prec_.input);
-    return cudnn_active() ? base : base + " | " + plan_.label;
+    const std::string base = KernelOrCudnnWorkload::label();
+    return runs_cudnn() ? base : base + " | " + plan_.label;
   }
 
   // Reads of the input: 1 where a row is kept (registers, shared memory) or reduced as read, 2 for two passes and
   // rereads; `memory_passes` counts the reads memory serves (a reread from L2 is not one).
   std::map<std::string, double> counters() const override {
-    if (cudnn_active()) return {};
+    if (runs_cudnn()) return {};
     return {{"input_passes", static_cast<double>(plan_.passes)},
             {"memory_passes", static_cast<double>(core::memory_reads(plan_))}};
   }
@@ -182,23 +169,11 @@ class ReduceWorkload final : public Workload {
   kernels::ReduceTensors tensors() const {
     return {x_.get(), residual_.get(), gamma_.get(), beta_.get(), out_.get(), workspace_.get()};
   }
-  bool cudnn_active() const {
-#ifdef OPMARK_HAVE_CUDNN
-    return cudnn_ != nullptr;
-#else
-    return false;
-#endif
-  }
-
   core::ReduceProblem p_;
   const core::PrecisionInfo& prec_;
   kernels::ReduceOp op_;
   core::ReducePlan plan_;
   DeviceBuffer x_, residual_, gamma_, beta_, out_, workspace_;
-  std::string impl_name_ = "opmark kernel";
-#ifdef OPMARK_HAVE_CUDNN
-  std::unique_ptr<CudnnReduce> cudnn_;
-#endif
 };
 
 }  // namespace

@@ -18,10 +18,6 @@
 
 namespace opmark::bench {
 
-void RnnNetwork::Deleter::operator()(cudnnRNNStruct* d) const { cudnnDestroyRNNDescriptor(d); }
-void RnnNetwork::Deleter::operator()(cudnnRNNDataStruct* d) const { cudnnDestroyRNNDataDescriptor(d); }
-void RnnNetwork::Deleter::operator()(cudnnTensorStruct* d) const { cudnnDestroyTensorDescriptor(d); }
-
 namespace {
 
 cudnnRNNMode_t cell_mode(const std::string& cell) {
@@ -52,7 +48,7 @@ RnnNetwork::RnnNetwork(const core::RnnProblem& p, core::DType data, cudnnDataTyp
   rnn.reset(r);
   OPMARK_CHECK_CUDNN(cudnnSetRNNDescriptor_v8(
       r, algo, cell_mode(p.cell), CUDNN_RNN_DOUBLE_BIAS, p.bidirectional ? CUDNN_BIDIRECTIONAL : CUDNN_UNIDIRECTIONAL,
-      p.skip_input ? CUDNN_SKIP_INPUT : CUDNN_LINEAR_INPUT, cudnn_type(data), math_precision, math_type,
+      p.skip_input ? CUDNN_SKIP_INPUT : CUDNN_LINEAR_INPUT, cudnn_data_type(data), math_precision, math_type,
       static_cast<int32_t>(p.input), static_cast<int32_t>(p.hidden), static_cast<int32_t>(p.hidden),
       static_cast<int32_t>(p.layers), nullptr, CUDNN_RNN_PADDED_IO_DISABLED));
   const int n = static_cast<int>(p.batch), t = static_cast<int>(p.steps);
@@ -61,7 +57,7 @@ RnnNetwork::RnnNetwork(const core::RnnProblem& p, core::DType data, cudnnDataTyp
     cudnnRNNDataDescriptor_t d = nullptr;
     OPMARK_CHECK_CUDNN(cudnnCreateRNNDataDescriptor(&d));
     DataDesc owner(d);
-    OPMARK_CHECK_CUDNN(cudnnSetRNNDataDescriptor(d, cudnn_type(data), CUDNN_RNN_DATA_LAYOUT_SEQ_MAJOR_PACKED, t, n,
+    OPMARK_CHECK_CUDNN(cudnnSetRNNDataDescriptor(d, cudnn_data_type(data), CUDNN_RNN_DATA_LAYOUT_SEQ_MAJOR_PACKED, t, n,
                                                  vector, lengths.data(), nullptr));
     return owner;
   };
@@ -72,7 +68,7 @@ RnnNetwork::RnnNetwork(const core::RnnProblem& p, core::DType data, cudnnDataTyp
   h_desc.reset(hd);
   const int dims[3] = {static_cast<int>(p.layers * p.directions()), n, static_cast<int>(p.hidden)};
   const int strides[3] = {dims[1] * dims[2], dims[2], 1};
-  OPMARK_CHECK_CUDNN(cudnnSetTensorNdDescriptor(hd, cudnn_type(data), 3, dims, strides));
+  OPMARK_CHECK_CUDNN(cudnnSetTensorNdDescriptor(hd, cudnn_data_type(data), 3, dims, strides));
   if (algo == CUDNN_RNN_ALGO_PERSIST_DYNAMIC) OPMARK_CHECK_CUDNN(cudnnBuildRNNDynamic(h, r, n));
   OPMARK_CHECK_CUDNN(cudnnGetRNNWeightSpaceSize(h, r, &weight_bytes));
   OPMARK_CHECK_CUDNN(cudnnGetRNNTempSpaceSizes(h, r, CUDNN_FWD_MODE_TRAINING, x_desc.get(), &work_bytes,

@@ -32,14 +32,8 @@ struct RnnNetwork {
   void backward_weights(cudaStream_t stream);
   void zero_weight_gradients(cudaStream_t stream);
 
-  struct Deleter {
-    void operator()(cudnnRNNStruct* d) const;
-    void operator()(cudnnRNNDataStruct* d) const;
-    void operator()(cudnnTensorStruct* d) const;
-  };
-  using RnnDesc = std::unique_ptr<cudnnRNNStruct, Deleter>;
-  using DataDesc = std::unique_ptr<cudnnRNNDataStruct, Deleter>;
-  using TensorDesc = std::unique_ptr<cudnnTensorStruct, Deleter>;
+  using RnnDesc = std::unique_ptr<cudnnRNNStruct, DestroyWith<cudnnDestroyRNNDescriptor>>;
+  using DataDesc = std::unique_ptr<cudnnRNNDataStruct, DestroyWith<cudnnDestroyRNNDataDescriptor>>;
 
   core::RnnProblem problem;
   core::DType data_type;
