@@ -210,10 +210,11 @@ std::vector<ModelTable> load_models(const std::vector<std::string>& names, const
       for (const auto& dir : shape_dirs) dirs += (dirs.empty() ? "" : ", ") + dir;
       throw Error("no model tables folder '" + tables_folder + "' in " + (dirs.empty() ? "no shapes folder" : dirs));
     }
-    // "all": every forward-pass table (what the areas score); "all_train": every training-step table.
+    // "all": every forward-pass table in the framework's default layout (what the areas score; a channels_last
+    // variant is asked for by name); "all_train": every training-step table.
     if (name == "all" || name == "all_train") {
       for (const auto& m : known)
-        if ((m.mode == "train") == (name == "all_train")) out.push_back(m);
+        if ((m.mode == "train") == (name == "all_train") && m.memory_format == "contiguous") out.push_back(m);
       continue;
     }
     if (fs::is_regular_file(name)) {

@@ -79,7 +79,8 @@ ModelTable parse_model_table(const std::string& yaml_text, const std::string& pa
 std::vector<std::string> find_model_files(const std::string& dir);
 
 // The model tables `names` asks for, each read once: a name is looked up in the `models/` folder of each of
-// `shape_dirs`, "all" takes every forward-pass table there (the ones the areas score), "all_train" every
+// `shape_dirs`, "all" takes every forward-pass table there in the default layout (the ones the areas score; the
+// channels_last variants by name only), "all_train" every
 // training-step table (mode: train), and a path to a table file is read as it is. Throws opmark::Error
 // naming an unknown model and the known ones.
 // `folder`: the tables' folder in each shapes folder (submission rules name their own, core::Suite::model_folder).

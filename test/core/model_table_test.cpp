@@ -251,6 +251,8 @@ TEST(ModelTables, LoadByNameAllOrPathAndNameTheUnknown) {
   const auto all = load_models({"all"}, dirs);
   EXPECT_GE(all.size(), 16u);
   for (const auto& m : all) EXPECT_NE(m.mode, "train") << m.name;
+  for (const auto& m : all) EXPECT_EQ(m.memory_format, "contiguous") << m.name;  // variants by name only
+  EXPECT_EQ(load_models({"resnet50_channels_last"}, dirs).at(0).memory_format, "channels_last");
   const auto training = load_models({"all_train"}, dirs);
   EXPECT_GE(training.size(), 4u);
   for (const auto& m : training) {
