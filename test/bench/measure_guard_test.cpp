@@ -48,6 +48,13 @@ struct ScriptedCase final : GuardedCase {
   double prepare_again() override { return probes.at(static_cast<std::size_t>(prepared++)); }
 };
 
+// The guard over a scripted case from `probe` (0.9: the clock fraction its throttle reason quotes).
+Outcome run_guard(ScriptedCase& c, double& probe, Measurement& m) {
+  Outcome o;
+  measure_with_guard(c, probe, m, o, 0.9);
+  return o;
+}
+
 }  // namespace
 
 TEST(Guard, AProbeThatAgreesMeasuresOnce) {
@@ -55,8 +62,7 @@ TEST(Guard, AProbeThatAgreesMeasuresOnce) {
   c.measurements = {with_median(100e-6)};
   double probe = 110e-6;
   Measurement m;
-  Outcome o;
-  measure_with_guard(c, probe, m, o, 0.9);
+  const Outcome o = run_guard(c, probe, m);
   EXPECT_EQ(c.measured, 1);
   EXPECT_EQ(c.prepared, 0);
   EXPECT_EQ(o.status, Status::ok);
@@ -73,8 +79,7 @@ TEST(Guard, RepetitionsThatSpreadAreMeasuredAgainThenUnstable) {
   c.probes = {4.1e-6};
   double probe = 4.1e-6;
   Measurement m;
-  Outcome o;
-  measure_with_guard(c, probe, m, o, 0.9);
+  const Outcome o = run_guard(c, probe, m);
   EXPECT_EQ(c.measured, 2);
   EXPECT_EQ(o.status, Status::ok);  // the second measurement is steady: kept
 
@@ -82,8 +87,7 @@ TEST(Guard, RepetitionsThatSpreadAreMeasuredAgainThenUnstable) {
   twice.measurements = {with_repetitions(spread), with_repetitions(spread)};
   twice.probes = {4.1e-6};
   probe = 4.1e-6;
-  Outcome o2;
-  measure_with_guard(twice, probe, m, o2, 0.9);
+  const Outcome o2 = run_guard(twice, probe, m);
   EXPECT_EQ(o2.status, Status::unstable);
   EXPECT_NE(o2.reason.find("the repetitions spread: the slowest 2.88x the fastest"), std::string::npos) << o2.reason;
 }
@@ -113,8 +117,7 @@ TEST(Guard, DisagreeingTwiceIsUnstableWithBothNumbers) {
   c.probes = {150e-6};
   double probe = 100e-6;
   Measurement m;
-  Outcome o;
-  measure_with_guard(c, probe, m, o, 0.9);
+  const Outcome o = run_guard(c, probe, m);
   EXPECT_EQ(o.status, Status::unstable);
   EXPECT_EQ(o.reason,
             "the probe and the median disagree twice: probe 100 us vs median 200 us (2.00x), then probe 150 us vs "
@@ -132,8 +135,7 @@ TEST(Guard, AThrottledMeasurementIsUnstableAndSaysWhy) {
   c.measurements = {throttled};
   double probe = 100e-6;
   Measurement m;
-  Outcome o;
-  measure_with_guard(c, probe, m, o, 0.9);
+  const Outcome o = run_guard(c, probe, m);
   EXPECT_EQ(o.status, Status::unstable);
   EXPECT_EQ(o.reason,
             "throttled: no sample within 5% of the 1520 MHz the case ran at rested, nor at 90% of the maximum clock, "
