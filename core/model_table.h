@@ -8,13 +8,14 @@
 //   task: image classification
 //   source: torchvision 0.20 resnet50, random weights
 //   mode: inference
+//   memory_format: contiguous                       # optional: contiguous (the default) or channels_last
 //   inputs: {B: 32, H: 224, W: 224}                 # the default input sizes
 //   measured:                                        # optional: one entry per GPU (and precision) it ran on
-//     - {device: NVIDIA H100 80GB HBM3, precision: fp16, graph_ms: 2.6, eager_ms: 6.9, kernel_ms: 2.5}
-//     - {device: NVIDIA H200, precision: fp16, graph_ms: 2.2, eager_ms: 6.3, kernel_ms: 2.1,
-//        date: "2026-11-26", software: "torch 2.11.0+cu130, cuDNN 9.19.0, driver 580.159.04"}
+//     - {device: GPU A, precision: fp16, graph_ms: G, eager_ms: E, kernel_ms: K}
+//     - {device: GPU B, precision: fp16, graph_ms: G, eager_ms: E, kernel_ms: K,
+//        date: "YYYY-MM-DD", software: "torch, cuDNN and driver versions"}
 //   ops:
-//     - {family: conv, calls: 1, source_op: aten::convolution, traced_us: 41.0,
+//     - {family: conv, calls: 1, source_op: aten::convolution, traced_us: T, kernels: ["longest kernel", ...],
 //        n: B, c: 3, h: H, w: W, k: 64, r: 7, s: 7, pad_h: 3, pad_w: 3, stride_h: 2, stride_w: 2}
 //     - {family: pointwise, calls: 16, source_op: aten::relu_, op: relu, rows: B*64, cols: H*W/16}
 //     - {family: other, calls: 1, source_op: aten::max_pool2d, traced_us: 9.5}
