@@ -137,7 +137,9 @@ CommandLine parse_command_line(std::vector<std::string> words, const std::string
 
   auto* spreadsheet = app.add_subcommand("spreadsheet", "DeepBench-style tables: DIR/<precision>_<family>.csv, "
                                                         "specs.csv and DIR/opmark.xlsx where built with libxlsxwriter");
-  spreadsheet->add_option("RESULTS", line.spreadsheet.files, "results.jsonl, benchmark.json or a bundle folder")
+  spreadsheet->add_option("RESULTS", line.spreadsheet.files,
+                          "results.jsonl, benchmark.json or a bundle folder; several: their times side by side, "
+                          "one table per precision and family")
       ->required();
   spreadsheet->add_option("--out", line.spreadsheet.spreadsheet, "the folder to write")->required();
 

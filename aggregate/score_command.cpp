@@ -22,6 +22,7 @@
 #include "aggregate/side_by_side.h"
 #include "aggregate/speedup.h"
 #include "aggregate/spreadsheet.h"
+#include "aggregate/systems_sheets.h"
 #include "aggregate/xlsx.h"
 #include "core/error.h"
 #include "core/model_table.h"
@@ -43,9 +44,9 @@ void ScoreOptions::validate() {
   if (format != "table" && format != "json" && format != "csv")
     throw Error("--format: expected table, json or csv, got '" + format + "'");
   if (files.empty()) throw Error("expected a results file");
-  if (files.size() > 1 && (format != "table" || !spreadsheet.empty()))
-    throw Error("several results files are scored side by side in table form only (--format=table, no "
-                "--spreadsheet); give one file for json, csv or a spreadsheet");
+  if (files.size() > 1 && format != "table")
+    throw Error("several results files are scored side by side in table form only (--format=table); give one "
+                "file for json or csv");
 }
 
 ResultSet load_results_or_bundle(const std::string& path, Statistic statistic) {
@@ -174,8 +175,22 @@ int run_scores(const ScoreOptions& a) {
 }
 
 int run_spreadsheet(const ScoreOptions& a) {
-  const ResultSet results = load(a.files[0], a.statistic);
-  const std::vector<Sheet> sheets = deepbench_sheets(results);
+  std::vector<ResultSet> loaded;
+  for (const auto& f : a.files) loaded.push_back(load(f, a.statistic));
+  std::vector<Sheet> sheets;
+  if (loaded.size() == 1) {
+    sheets = deepbench_sheets(loaded[0]);
+  } else {  // several systems: one table per precision and family, the systems side by side
+    std::vector<NamedSystem> systems;
+    for (const auto& r : loaded) {
+      const std::string gpu = r.context.count("gpu") ? r.context.at("gpu") : "";
+      std::string label = gpu.empty() ? r.path : gpu;
+      for (const auto& s : systems)
+        if (s.label == label) label += " (" + r.path + ")";  // two runs of one GPU: told apart by file
+      systems.push_back({label, &r});
+    }
+    sheets = systems_sheets(systems);
+  }
   for (const auto& f : write_csv_sheets(sheets, a.spreadsheet)) std::printf("wrote %s\n", f.c_str());
   const std::string book = (std::filesystem::path(a.spreadsheet) / "opmark.xlsx").string();
   if (xlsx_available()) {

@@ -12,6 +12,7 @@
 #include "aggregate/score_report.h"
 #include "aggregate/scores.h"
 #include "aggregate/spreadsheet.h"
+#include "aggregate/systems_sheets.h"
 #include "core/error.h"
 
 using namespace opmark;
@@ -486,4 +487,30 @@ TEST(SpreadsheetRowsAndColumns, NumbersInCsvKeepSixSignificantDigits) {
   EXPECT_EQ(number_text(1234567.5), "1234568");
   EXPECT_EQ(number_text(9.9999999), "10");
   EXPECT_EQ(number_text(-0.5), "-0.5");
+}
+
+// Several systems side by side (issue 38: DeepBench's sheets put vendors beside each other): a row per case any
+// system measured, each system's time and, after the first, its ratio to the first.
+TEST(Spreadsheet, SeveralSystemsSideBySide) {
+  auto run = [](const std::string& gpu, double gemm_us, bool with_relu) {
+    std::string log = "{\"type\":\"context\",\"context\":{\"gpu\":\"" + gpu + "\"}}\n";
+    log += "{\"type\":\"run\",\"name\":\"gemm/fwd/fp16/m=64/n=8/k=32/ta=N/tb=N/batch=1\",\"status\":\"ok\","
+           "\"repetition\":0,\"time_us\":" + std::to_string(gemm_us) + "}\n";
+    if (with_relu)
+      log += "{\"type\":\"run\",\"name\":\"pointwise/fwd/fp16/op=relu/rows=8/cols=64/impl=opmark\",\"status\":"
+             "\"ok\",\"repetition\":0,\"time_us\":3}\n";
+    return log;
+  };
+  const ResultSet h100 = parse_results(run("NVIDIA H100", 10, true), "h100.jsonl", Statistic::median);
+  const ResultSet h200 = parse_results(run("NVIDIA H200", 8, false), "h200.jsonl", Statistic::median);
+  const std::vector<Sheet> sheets = systems_sheets({{"NVIDIA H100", &h100}, {"NVIDIA H200", &h200}});
+  ASSERT_EQ(sheets.size(), 3u);  // fp16 gemm, fp16 pointwise, systems
+  EXPECT_EQ(sheets[0].name, "fp16_gemm");
+  EXPECT_EQ(sheets[0].header, (std::vector<std::string>{"case", "NVIDIA H100 time (us)", "NVIDIA H200 time (us)",
+                                                        "NVIDIA H200 / NVIDIA H100"}));
+  EXPECT_EQ(row_texts(sheets[0].rows.at(0)),
+            (std::vector<std::string>{"gemm/fwd/fp16/m=64/n=8/k=32/ta=N/tb=N/batch=1", "10", "8", "0.8"}));
+  EXPECT_EQ(row_texts(sheets[1].rows.at(0))[2], "not run");  // the H200 did not run the ReLU
+  EXPECT_EQ(sheets[2].name, "systems");
+  EXPECT_EQ(row_texts(sheets[2].rows.at(1))[1], "NVIDIA H200");
 }
