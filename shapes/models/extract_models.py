@@ -76,14 +76,10 @@ import measured_entries  # noqa: E402
 # --fuse-residual-norm: residual add + norm as one add_layernorm / add_rmsnorm (what fused inference kernels do;
 # eager models run two kernels, so the default is off).
 FUSE_RESIDUAL_NORM = False
-# --channels-last: the model and its 4-D inputs in torch.channels_last (NHWC), as fp16 CNNs are run for speed; the
-# table is <model>_channels_last.yaml, scored against its own real time.
-CHANNELS_LAST = False
-
-
 def in_memory_format(model, inputs):
-    """The model and inputs as the run asks: unchanged, or channels last (every 4-D tensor, nested or not)."""
-    if not CHANNELS_LAST:
+    """The model and inputs as the run asks: unchanged, or with --channels-last (op_mapping.CHANNELS_LAST_MODEL, as
+    fp16 CNNs are run for speed) channels last, every 4-D tensor, nested or not."""
+    if not op_mapping.CHANNELS_LAST_MODEL:
         return model, inputs
     import torch
 
@@ -571,7 +567,7 @@ def write_table(path, spec, records, fixed, scalable, measured=None, header=(), 
         f'source: "{spec.source}"',
         f"mode: {spec.mode}",
     ]
-    if CHANNELS_LAST:
+    if op_mapping.CHANNELS_LAST_MODEL:
         lines.append("memory_format: channels_last")
     lines += [
         "inputs: {" + ", ".join(f"{k}: {v}" for k, v in spec.defaults.items()) + "}",
@@ -867,9 +863,8 @@ def main():
         ap.error("--diagnose-graph needs --device cuda")
     if args.add_measured and not args.device.startswith("cuda"):
         ap.error("--add-measured needs --device cuda (it measures the model on this GPU)")
-    global FUSE_RESIDUAL_NORM, CHANNELS_LAST
+    global FUSE_RESIDUAL_NORM
     FUSE_RESIDUAL_NORM = args.fuse_residual_norm
-    CHANNELS_LAST = args.channels_last
     op_mapping.CHANNELS_LAST_MODEL = args.channels_last
     if args.channels_last and (args.train or args.train_only or args.add_measured):
         ap.error("--channels-last writes forward tables only (no --train, --train-only or --add-measured)")
@@ -884,7 +879,7 @@ def main():
         return 0
     for name in names:
         spec = model_zoo.MODELS[name]
-        if CHANNELS_LAST:
+        if args.channels_last:  # the table of the variant: <model>_channels_last.yaml, with its own real time
             spec = model_zoo.Spec(f"{name}_channels_last", spec.area, f"{spec.task}, channels_last", spec.source,
                                   spec.defaults, spec.build, spec.inputs, mode=spec.mode,
                                   uncovered=getattr(spec, "uncovered", ""))

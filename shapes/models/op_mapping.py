@@ -209,8 +209,9 @@ def gemm_fields(a, b, batch=1):
     return {"m": N, "n": M, "k": K, "ta": ta, "tb": tb, "batch": batch}
 
 
-# Set by the tracer's --channels-last: the model's weights are channels last, so torch runs every 2D convolution in
-# NHWC (cuDNN's choice follows the input or the weight), whatever strides the shape trace's activations show.
+# Set by the tracer's --channels-last (the one switch: the tracer converts the model and writes the table's
+# memory_format by it too): the model's weights are channels last, so torch runs every 2D convolution in NHWC
+# (cuDNN's choice follows the input or the weight), whatever strides the shape trace's activations show.
 CHANNELS_LAST_MODEL = False
 
 
