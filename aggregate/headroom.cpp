@@ -38,14 +38,6 @@ std::string ms(double v) {
   return buf;
 }
 
-// How many framework calls a fused source names: "rmsnorm (pow+mean+add)" is 3.
-int parts_of(const std::string& source_op) {
-  const auto open = source_op.find(" (");
-  return open == std::string::npos ? 1
-                                   : 1 + static_cast<int>(std::count(source_op.begin() + static_cast<long>(open),
-                                                                     source_op.end(), '+'));
-}
-
 }  // namespace
 
 std::vector<HeadroomFinding> headroom_findings(const ModelScore& score, double threshold) {
@@ -62,7 +54,7 @@ std::vector<HeadroomFinding> headroom_findings(const ModelScore& score, double t
                  " cases run NCHW";
     } else if (f.fused_traced_ms >= f.traced_scored_ms / 2) {
       h.cause = "fusion";
-      h.detail = std::to_string(parts_of(f.fused_source_op)) + " framework calls (" + f.fused_source_op +
+      h.detail = std::to_string(fused_calls(f.fused_source_op)) + " framework calls (" + f.fused_source_op +
                  ", " + ms(f.fused_traced_ms) + " traced) are one opmark case";
     } else if (is_library_family(family) && theirs.first.find("elementwise") != std::string::npos) {
       h.cause = "fusion";

@@ -9,9 +9,11 @@
 
 namespace opmark::aggregate {
 
-bool is_fused(const std::string& source_op) {
+int fused_calls(const std::string& source_op) {
   const auto open = source_op.find(" (");
-  return open != std::string::npos && source_op.find('+', open) != std::string::npos;
+  return open == std::string::npos
+             ? 1
+             : 1 + static_cast<int>(std::count(source_op.begin() + static_cast<long>(open), source_op.end(), '+'));
 }
 
 // The case's longest kernel by its traced times (kernel0_us, kernel1_us, ... in the kernels' order), else its first.
@@ -73,7 +75,7 @@ ModelScore score_model(const core::ModelTable& model, const core::Symbols& input
         family.our_kernels_ms[longest_kernel(*line.kernels, it->second)] += ms;
         break;
       }
-    if (is_fused(call.op->source_op)) {
+    if (fused_calls(call.op->source_op) > 1) {
       if (family.fused_source_op.empty()) family.fused_source_op = call.op->source_op;
       family.fused_traced_ms += traced * 1e-3;
     }

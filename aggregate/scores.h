@@ -21,7 +21,7 @@ struct FamilyTime {
   double traced_scored_ms = 0;  // the table's, over the calls opmark measured (like for like with score_ms)
   std::int64_t calls = 0, scored_calls = 0;
   // The evidence for a headroom finding (aggregate/headroom.h), over the measured calls: time by the framework's
-  // longest kernel of each call (where the table names them) and by the first kernel of opmark's case (where the
+  // longest kernel of each call (where the table names them) and by the longest kernel of opmark's case (where the
   // run traced it), and the traced time of calls the tracer fused from several framework calls.
   std::map<std::string, double> traced_kernels_ms, our_kernels_ms;
   double fused_traced_ms = 0;
@@ -51,8 +51,9 @@ struct ModelScore {
   bool has_real_times() const;
 };
 
-// Whether a table op is one the tracer fused from several framework calls: its source reads "name (a+b+c)".
-bool is_fused(const std::string& source_op);
+// How many framework calls a table op's source names: the tracer writes a fused call as "name (a+b+c)", 3; any
+// other source is 1.
+int fused_calls(const std::string& source_op);
 
 // The measured entry is the one of the GPU results.context's `gpu` names.
 ModelScore score_model(const core::ModelTable& model, const core::Symbols& inputs, const std::string& precision,

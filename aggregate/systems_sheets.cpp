@@ -4,17 +4,20 @@
 #include <set>
 #include <utility>
 
+#include "core/case.h"
+#include "core/error.h"
+
 namespace opmark::aggregate {
 namespace {
 
-// "gemm/fwd/fp16/m=..." -> ("fp16", "gemm"); empty where the name has fewer parts.
+// A case's (precision, family), read by core's parser of case names; a name from another tool is ("", "other").
 std::pair<std::string, std::string> precision_and_family(const std::string& name) {
-  const auto a = name.find('/');
-  if (a == std::string::npos) return {};
-  const auto b = name.find('/', a + 1);
-  if (b == std::string::npos) return {};
-  const auto c = name.find('/', b + 1);
-  return {name.substr(b + 1, c == std::string::npos ? std::string::npos : c - b - 1), name.substr(0, a)};
+  try {
+    const core::Case c = core::parse_case_name(name);
+    return {c.precision, c.family};
+  } catch (const Error&) {
+    return {"", "other"};
+  }
 }
 
 SheetCell time_cell(const CaseResult* r) {
@@ -30,16 +33,15 @@ std::vector<Sheet> systems_sheets(const std::vector<NamedSystem>& systems) {
   std::map<std::pair<std::string, std::string>, std::set<std::string>> groups;
   for (const auto& s : systems)
     for (const auto& [name, r] : s.results->cases) {
-      auto key = precision_and_family(name);
-      if (!key.first.empty()) groups[key].insert(name);
+      groups[precision_and_family(name)].insert(name);
     }
   std::vector<Sheet> out;
   for (const auto& [key, names] : groups) {
     Sheet sheet;
     sheet.precision = key.first;
     sheet.family = key.second;
-    sheet.name = key.first + "_" + key.second;
-    sheet.title = key.second + ", " + key.first + ", side by side";
+    sheet.name = key.first.empty() ? key.second : key.first + "_" + key.second;
+    sheet.title = key.first.empty() ? "cases of no opmark family" : key.second + ", " + key.first + ", side by side";
     sheet.header = {"case"};
     sheet.formats = {""};
     for (std::size_t i = 0; i < systems.size(); ++i) {

@@ -7,9 +7,14 @@
 
 namespace opmark::bench {
 
-void summarize_repetitions(Measurement& m) {
+std::vector<double> repetition_seconds(const Measurement& m) {
   std::vector<double> times;
   for (const Repetition& r : m.reps) times.push_back(r.seconds_per_launch);
+  return times;
+}
+
+void summarize_repetitions(Measurement& m) {
+  const std::vector<double> times = repetition_seconds(m);
   m.median_s = median_of(times);
   double sum = 0;
   for (double t : times) sum += t;

@@ -52,6 +52,9 @@ struct Measurement {
   std::vector<double> recheck_reps_s;  // the repetitions of that measurement
 };
 
+// The repetitions' times per launch, in order.
+std::vector<double> repetition_seconds(const Measurement& m);
+
 // The median, mean and noise of a measurement's repetitions.
 void summarize_repetitions(Measurement& m);
 

@@ -1,27 +1,16 @@
 #include "bench/harness/measure_guard.h"
 
 #include <cstdio>
-#include <vector>
 
 #include "bench/harness/regime.h"
 #include "core/stats.h"
 
 namespace opmark::bench {
-namespace {
-
-// The slowest repetition over the fastest (core::span_of).
-double span_of_repetitions(const Measurement& m) {
-  std::vector<double> times;
-  for (const Repetition& r : m.reps) times.push_back(r.seconds_per_launch);
-  return core::span_of(times);
-}
-
-}  // namespace
 
 void measure_with_guard(GuardedCase& c, double& probe_s, Measurement& m, Outcome& outcome,
                         double min_clock_fraction) {
   m = c.measure();
-  const double first_span = span_of_repetitions(m);
+  const double first_span = core::span_of(repetition_seconds(m));
   if (!times_agree(probe_s, m.median_s) || first_span > core::allowed_span(m.noise)) {
     const double first_probe = probe_s, first_median = m.median_s;
     probe_s = c.prepare_again();
@@ -29,7 +18,7 @@ void measure_with_guard(GuardedCase& c, double& probe_s, Measurement& m, Outcome
     m.first_median_s = first_median;
     // The checker rejects an ok case whose repetitions span more than their spread allows: measured twice, it is
     // unstable.
-    const double span = span_of_repetitions(m);
+    const double span = core::span_of(repetition_seconds(m));
     if (span > core::allowed_span(m.noise)) {
       outcome.status = Status::unstable;
       outcome.reason = "the repetitions spread: the slowest " + ratio_text(span, 1) + " the fastest (first " +
