@@ -180,7 +180,8 @@ nlohmann::json add_context(const std::optional<bench::DeviceInfo>& device, const
                   "least %g s of GPU time each, at least %d and at most %d, stopping once the median absolute "
                   "deviation over the median is at most %g or after %g s; a sample whose SM clock (measured on "
                   "the GPU) was under %g%% of the maximum, or that NVML saw throttled, is dropped and taken again "
-                  "after an idle pause; energy over at least %g s of back-to-back launches",
+                  "after an idle pause; energy over at least %g s of back-to-back launches, in whole steps of "
+                  "NVML's energy counter timed by its period",
                   o.graph_timing ? "cuda graph replays timed with events" : "back-to-back launches timed with events",
                   bench::kBatchTargetSeconds * 1e3, bench::kMaxBatch, bench::name_of(o.l2), o.min_time_s,
                   o.min_repetitions, o.max_repetitions, o.noise_target, o.case_time_cap_s,

@@ -33,6 +33,8 @@ std::map<std::string, double> energy_counters(const core::Work& work, const Ener
   const double joules = w.joules_per_launch();
   c[prefix + "joules_per_op"] = joules;
   c[prefix + "energy_uncertainty"] = w.uncertainty;
+  // How the window was timed: whole periods of the counter (energy.h), or 0 for the calls around its steps.
+  c[prefix + "energy_periods"] = w.periods;
   if (work.flops > 0) c[prefix + "tflops_per_w"] = core::tflops_per_w(work.flops, joules);
   else if (work.bytes() > 0) c[prefix + "gb_per_s_per_w"] = core::gb_per_s_per_w(work.bytes(), joules);
   return c;

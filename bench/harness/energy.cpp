@@ -7,6 +7,7 @@
 #include <chrono>
 #include <cmath>
 #include <deque>
+#include <limits>
 #include <mutex>
 #include <thread>
 #include <vector>
@@ -21,10 +22,22 @@ bool EnergyEdges::add(const EnergyPoll& p) {
   if (complete_) return true;
   if (have_previous_ && p.millijoules != previous_.millijoules) {
     // The counter stepped after the previous call read it and before this one did.
-    const Step step{(previous_.begin_s + p.end_s) / 2, (p.end_s - previous_.begin_s) / 2, p.millijoules};
+    const EnergyStep step{(previous_.begin_s + p.end_s) / 2, (p.end_s - previous_.begin_s) / 2, p.millijoules};
+    steps_.push_back(step);
     if (!have_first_) {
       first_ = step;
       have_first_ = true;
+    } else if (period_) {
+      const int n = periods_to(step);
+      const int least = std::max(1, static_cast<int>(std::ceil(min_window_s_ / period_->period_s - 0.05)));
+      if (n >= least) {
+        last_ = step;
+        periods_ = n;
+        complete_ = true;
+      } else if (n == 0 && step.at_s - first_.at_s >= min_window_s_ * (1 - 1e-9)) {
+        last_ = step;  // the steps left the period: timed by the calls around them, as without one
+        complete_ = true;
+      }
     } else if (step.at_s - first_.at_s >= min_window_s_ * (1 - 1e-9)) {
       last_ = step;
       complete_ = true;
@@ -35,9 +48,57 @@ bool EnergyEdges::add(const EnergyPoll& p) {
   return complete_;
 }
 
+int EnergyEdges::periods_to(const EnergyStep& s) const {
+  const double apart = s.at_s - first_.at_s;
+  const auto n = static_cast<int>(std::lround(apart / period_->period_s));
+  const double slack = first_.half_width_s + s.half_width_s + kCounterStepJitterSeconds + 3 * n * period_->sd_s;
+  return n >= 1 && std::abs(apart - n * period_->period_s) <= slack ? n : 0;
+}
+
+double EnergyEdges::window_s() const {
+  return periods_ > 0 ? periods_ * period_->period_s : last_.at_s - first_.at_s;
+}
+
 double EnergyEdges::uncertainty() const {
   if (!complete_ || !(window_s() > 0) || !(joules() > 0)) return 0;
-  return (first_.half_width_s + last_.half_width_s) / window_s() + 1e-3 / joules();
+  const double ends = periods_ > 0 ? kCounterStepJitterSeconds + 2 * periods_ * period_->sd_s
+                                   : first_.half_width_s + last_.half_width_s;
+  return ends / window_s() + 1e-3 / joules();
+}
+
+std::optional<CounterPeriod> fit_counter_period(const std::vector<EnergyStep>& steps) {
+  if (steps.size() < 2) return std::nullopt;
+  // Consecutive steps first: their median gap numbers the others (a missed step is two periods, not a long one).
+  std::vector<double> gaps;
+  for (std::size_t i = 1; i < steps.size(); ++i) gaps.push_back(steps[i].at_s - steps[i - 1].at_s);
+  std::nth_element(gaps.begin(), gaps.begin() + static_cast<std::ptrdiff_t>(gaps.size() / 2), gaps.end());
+  const double guess = gaps[gaps.size() / 2];
+  if (!(guess > 0)) return std::nullopt;
+  std::vector<double> n, t;
+  for (const EnergyStep& s : steps)
+    if (2 * s.half_width_s <= kMaxStepBracketSeconds) {
+      n.push_back(std::round((s.at_s - steps.front().at_s) / guess));
+      t.push_back(s.at_s);
+    }
+  if (static_cast<int>(n.size()) < kMinCalibrationSteps) return std::nullopt;
+  const double k = static_cast<double>(n.size());
+  double mn = 0, mt = 0;
+  for (std::size_t i = 0; i < n.size(); ++i) mn += n[i] / k, mt += t[i] / k;
+  double sxx = 0, sxy = 0;
+  for (std::size_t i = 0; i < n.size(); ++i) sxx += (n[i] - mn) * (n[i] - mn), sxy += (n[i] - mn) * (t[i] - mt);
+  if (!(sxx > 0)) return std::nullopt;
+  const double period = sxy / sxx, t0 = mt - period * mn;
+  double squares = 0;
+  for (std::size_t i = 0; i < n.size(); ++i) {
+    const double r = t[i] - (t0 + n[i] * period);
+    if (std::abs(r) > kMaxStepBracketSeconds / 2 + kCounterStepJitterSeconds) return std::nullopt;
+    squares += r * r;
+  }
+  CounterPeriod p;
+  p.period_s = period;
+  p.sd_s = n.size() > 2 ? std::sqrt(squares / (k - 2) / sxx) : 0;
+  p.steps = static_cast<int>(n.size());
+  return p;
 }
 
 namespace {
@@ -136,15 +197,25 @@ class EnergyPoller {
 
 }  // namespace
 
+std::optional<CounterPeriod> calibrate_counter_period(const GpuMonitor& monitor) {
+  if (!monitor.available() || !monitor.energy_millijoules()) return std::nullopt;
+  EnergyEdges edges(std::numeric_limits<double>::infinity());
+  EnergyPoller poller(monitor);
+  std::this_thread::sleep_for(std::chrono::duration<double>(kCounterCalibrationSeconds));
+  poller.stop();
+  for (const EnergyPoll& p : poller.take()) edges.add(p);
+  return fit_counter_period(edges.steps());
+}
+
 std::optional<EnergyWindow> measure_energy(Timer& timer, double batch_seconds, double min_window_s,
-                                           double lead_in_s) {
+                                           double lead_in_s, std::optional<CounterPeriod> period) {
   const GpuMonitor* monitor = timer.monitor();
   if (!monitor || !monitor->available() || !monitor->energy_millijoules()) return std::nullopt;
   cudaStream_t s = timer.stream();
   cudaEvent_t start, stop;
   OPMARK_CHECK_CUDA(cudaEventCreate(&start));
   OPMARK_CHECK_CUDA(cudaEventCreate(&stop));
-  EnergyEdges edges(min_window_s);
+  EnergyEdges edges(min_window_s, period);
   EnergyWindow w;
   bool stepped = false;
   try {
@@ -185,6 +256,7 @@ std::optional<EnergyWindow> measure_energy(Timer& timer, double batch_seconds, d
   w.window_s = edges.window_s();
   w.joules = edges.joules();
   w.uncertainty = edges.uncertainty();
+  w.periods = edges.periods();
   return w;
 }
 

@@ -1,19 +1,30 @@
 #pragma once
 // Energy per launch from NVML's energy counter, over a window of back-to-back batches bounded by two of the
-// counter's own updates. On an H100 the counter moves about every 100 ms (measured: 97-102 ms steps) and an NVML
-// call takes up to a millisecond, so a window is a whole number of counter steps and each end is known to within
-// the two polls around the step: the relative uncertainty is the sum of those half-gaps over the window.
+// counter's own updates. Each update is seen only between two NVML calls (2-5 ms each on an H100 VM), but the
+// counter steps on a fixed period (100.00 ms on an H100), which a run learns once from a second of steps. A window
+// of whole steps then lasts that many periods, known to the steps' own jitter (about 0.5 ms) rather than to the
+// calls around its two ends: one step gives a tighter window than two did from the calls alone.
 #include <cstdint>
 #include <optional>
 #include <vector>
 
 namespace opmark::bench {
 
+class GpuMonitor;
 class Timer;
 
-// The least energy window. The counter steps every 97-102 ms on an H100, so 0.15 s gives two steps, about 0.2 s
-// (a least window of 0.2 s waited for a third step after half the windows: 0.3 s a case, a suite's minutes).
-constexpr double kDefaultEnergyWindowSeconds = 0.15;
+// The least energy window: one step of an H100's or H200's counter. A window is a whole number of steps, the least
+// that lasts min_window_s less a twentieth of a step (so 0.1 s is one step of 100.00 ms, 1 s is ten).
+constexpr double kDefaultEnergyWindowSeconds = 0.1;
+// How far a step of the counter strays from its period: two standard deviations of a window's length (an idle H100
+// at constant power: 77 one-step windows spread 0.70%, two-step windows 0.40%, as the steps' times jitter by 0.5 ms).
+constexpr double kCounterStepJitterSeconds = 1.4e-3;
+// A step seen between two calls further apart than this (a stalled call) does not place it well enough to time the
+// period with.
+constexpr double kMaxStepBracketSeconds = 10e-3;
+// The calibration: how long the counter is read, and the least number of steps that fix its period.
+constexpr double kCounterCalibrationSeconds = 1.25;
+constexpr int kMinCalibrationSteps = 8;
 // The power a case may show over the enforced limit: the limit is a controller's average over longer than a case's
 // window. On an H100 (700 W) the 0.2 s windows of the v5 submission suite drew up to 844 W (1.21x; 836 W at 3%
 // uncertainty) right after their burst samples; sustained windows of 1 s drew 690-701 W.
@@ -25,35 +36,62 @@ struct EnergyPoll {
   unsigned long long millijoules = 0;
 };
 
+// One step of the counter: between two calls (at_s, the middle, give or take half_width_s), to `millijoules`.
+struct EnergyStep {
+  double at_s = 0, half_width_s = 0;
+  unsigned long long millijoules = 0;
+};
+
+// The counter's period, fitted to steps seen back to back.
+struct CounterPeriod {
+  double period_s = 0;
+  double sd_s = 0;  // the fit's standard error
+  int steps = 0;
+};
+
+// The period from consecutive steps (their midpoints, those of narrow brackets only); nullopt with fewer than
+// kMinCalibrationSteps, or a step whose midpoint strays from the fit by more than its bracket and the jitter.
+std::optional<CounterPeriod> fit_counter_period(const std::vector<EnergyStep>& steps);
+
 // Finds the window in a stream of polls: from the first counter step to the first step at least `min_window_s`
-// later. Host-only, tested on the CPU.
+// later. With the counter's period known, the window is the least whole number of periods that lasts min_window_s
+// less a twentieth of a period, and lasts exactly that many periods; without it, from one step's midpoint to the
+// other's. Host-only, tested on the CPU.
 class EnergyEdges {
  public:
-  explicit EnergyEdges(double min_window_s) : min_window_s_(min_window_s) {}
+  explicit EnergyEdges(double min_window_s, std::optional<CounterPeriod> period = std::nullopt)
+      : min_window_s_(min_window_s), period_(period) {}
   // Adds the next poll; true once the window is complete.
   bool add(const EnergyPoll& p);
   bool complete() const { return complete_; }
-  double window_s() const { return last_.at_s - first_.at_s; }
+  double window_s() const;
   double joules() const { return static_cast<double>(last_.millijoules - first_.millijoules) * 1e-3; }
-  // Relative uncertainty of joules() over window_s(): where each step fell between two polls, and the counter's
-  // resolution (1 mJ).
+  // Relative uncertainty of joules() over window_s(): the period's (its fit and the steps' jitter) or, without it,
+  // where each step fell between two polls; and the counter's resolution (1 mJ).
   double uncertainty() const;
+  // The window was timed by the counter's period (else by the calls around its ends).
+  bool by_period() const { return complete_ && periods_ > 0; }
+  int periods() const { return periods_; }
+  // Every step seen so far, in order.
+  const std::vector<EnergyStep>& steps() const { return steps_; }
 
  private:
-  struct Step {
-    double at_s = 0, half_width_s = 0;
-    unsigned long long millijoules = 0;
-  };
+  // The whole periods between the first step and `s`, where they fit the calls around both; 0 where they do not.
+  int periods_to(const EnergyStep& s) const;
   double min_window_s_;
+  std::optional<CounterPeriod> period_;
   bool have_previous_ = false, have_first_ = false, complete_ = false;
+  int periods_ = 0;
   EnergyPoll previous_;
-  Step first_, last_;
+  EnergyStep first_, last_;
+  std::vector<EnergyStep> steps_;
 };
 
 struct EnergyWindow {
   double window_s = 0;            // between the two counter steps that bound it
   double joules = 0;              // over window_s
   double uncertainty = 0;         // relative, of joules (and so of power and joules per launch)
+  int periods = 0;                // whole periods of the counter the window lasted, where timed by its period
   double seconds_per_launch = 0;  // GPU time per launch over the batches that ran (events around all of them)
   long long launches = 0;
   double sm_mhz = 0;              // mean SM clock over the batches (measured on the GPU)
@@ -63,10 +101,15 @@ struct EnergyWindow {
   double joules_per_launch() const { return power_w() * seconds_per_launch; }
 };
 
-// Runs `timer`'s batches (each about `batch_seconds` of GPU time) back to back, with 50 ms of work kept queued so
-// the GPU never idles inside the window, for `lead_in_s` first, then until the window is complete. Nullopt where
-// there is no counter or it does not move within a second past the window.
+// Reads the counter for kCounterCalibrationSeconds and fits its period; nullopt without a counter, or where the
+// steps do not keep one period.
+std::optional<CounterPeriod> calibrate_counter_period(const GpuMonitor& monitor);
+
+// Runs `timer`'s batches (each about `batch_seconds` of GPU time) back to back, with 20 ms of work kept queued so
+// the GPU never idles inside the window, for `lead_in_s` first, then until the window is complete (timed by
+// `period` where known). Nullopt where there is no counter or it does not move within a second past the window.
 std::optional<EnergyWindow> measure_energy(Timer& timer, double batch_seconds, double min_window_s,
-                                           double lead_in_s = 0);
+                                           double lead_in_s = 0,
+                                           std::optional<CounterPeriod> period = std::nullopt);
 
 }  // namespace opmark::bench

@@ -203,7 +203,7 @@ void Harness::measure_energy_of(Prepared& p) {
     return;
   {
     PhaseTimes::Scope phase(phases_, "energy windows");
-    p.m.energy = measure_energy(*p.timer, per_launch_estimate(p) * p.timer->batch(), options_.energy_window_s);
+    p.m.energy = measurer_->energy_window(*p.timer, per_launch_estimate(p) * p.timer->batch(), options_.energy_window_s);
   }
   if (!p.m.energy) return;
   if (p.timer->times_each_launch()) {

@@ -93,12 +93,29 @@ Measurement Measurer::measure_alone(Workload& w, cudaStream_t stream) {
   return measure(*timer, warm);
 }
 
+std::optional<EnergyWindow> Measurer::energy_window(Timer& timer, double batch_s, double min_window_s,
+                                                    double lead_in_s) {
+  if (!monitor_ || !monitor_->available()) return std::nullopt;
+  if (!calibrated_) {
+    calibrated_ = true;
+    counter_period_ = calibrate_counter_period(*monitor_);
+    if (counter_period_)
+      std::fprintf(stderr, "opmark: NVML's energy counter steps every %.3f ms (+-%.3f, %d steps): energy windows are "
+                   "whole steps\n", counter_period_->period_s * 1e3, counter_period_->sd_s * 1e3,
+                   counter_period_->steps);
+    else
+      std::fprintf(stderr, "opmark: NVML's energy counter keeps no steady period here: energy windows are timed by "
+                   "the calls around their steps\n");
+  }
+  return measure_energy(timer, batch_s, min_window_s, lead_in_s, counter_period_);
+}
+
 std::optional<EnergyWindow> Measurer::sustained_window(Timer& timer, double batch_s, int windows, double lead_in_s,
-                                                       std::vector<Repetition>* reps) const {
+                                                       std::vector<Repetition>* reps) {
   if (multi_process() || !monitor_ || !monitor_->available()) return std::nullopt;
   std::optional<EnergyWindow> all;
   for (int i = 0; i < windows; ++i) {
-    auto w = measure_energy(timer, batch_s, kSustainedWindowSeconds, i == 0 ? lead_in_s : 0.0);
+    auto w = energy_window(timer, batch_s, kSustainedWindowSeconds, i == 0 ? lead_in_s : 0.0);
     if (!w) return std::nullopt;
     Repetition& rep = reps->emplace_back();
     rep.seconds_per_launch = rep.slowest_rank_seconds_per_launch = w->seconds_per_launch;
@@ -116,6 +133,7 @@ std::optional<EnergyWindow> Measurer::sustained_window(Timer& timer, double batc
     all->sm_mhz = (all->sm_mhz * n0 + w->sm_mhz * n1) / (n0 + n1);
     all->uncertainty = (all->uncertainty * all->joules + w->uncertainty * w->joules) / (all->joules + w->joules);
     all->window_s += w->window_s;
+    all->periods = all->periods > 0 && w->periods > 0 ? all->periods + w->periods : 0;
     all->joules += w->joules;
     all->launches += w->launches;
     all->reasons |= w->reasons;

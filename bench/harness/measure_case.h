@@ -96,7 +96,13 @@ class Measurer {
   // to settle at its power limit; nullopt without NVML's energy counter, or in a multi-process run (each rank's
   // window would end at its own counter step). Each window is also one repetition, appended to `reps`.
   std::optional<EnergyWindow> sustained_window(Timer& timer, double batch_s, int windows, double lead_in_s,
-                                               std::vector<Repetition>* reps) const;
+                                               std::vector<Repetition>* reps);
+
+  // One energy window of at least `min_window_s` over `timer`'s batches (energy.h), timed by the counter's period,
+  // which the run's first window calibrates; nullopt without NVML's energy counter.
+  std::optional<EnergyWindow> energy_window(Timer& timer, double batch_s, double min_window_s, double lead_in_s = 0);
+  // The counter's period, once calibrated (null before, or where its steps keep none).
+  const CounterPeriod* counter_period() const { return counter_period_ ? &*counter_period_ : nullptr; }
 
   // The clock a burst sample is held to: NVML's maximum, else the fastest measured in this run.
   double reference_mhz() const;
@@ -109,6 +115,8 @@ class Measurer {
   const GpuMonitor* monitor_;
   ProcessGroup* group_;
   double fastest_mhz_ = 0;  // the fastest SM clock measured in this run
+  bool calibrated_ = false;
+  std::optional<CounterPeriod> counter_period_;
 };
 
 }  // namespace opmark::bench

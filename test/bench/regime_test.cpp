@@ -94,6 +94,81 @@ TEST(Energy, StepsOfTheCounterBoundTheWindow) {
   EXPECT_NEAR(e.uncertainty(), 1.5e-3 / 0.1 + 1e-3 / 48.0, 1e-9);
 }
 
+// Polls of a counter that steps every `period` by `mj_per_step`, each call `call_s` long, the first step at
+// `first_step`; `jitter(k)` moves step k.
+std::vector<EnergyPoll> counter_polls(double seconds, double period, double first_step, double call_s,
+                                      unsigned long long mj_per_step, double (*jitter)(int) = nullptr) {
+  std::vector<EnergyPoll> out;
+  for (double t = 0; t < seconds; t += call_s) {
+    int steps = 0;
+    while (true) {
+      const double at = first_step + steps * period + (jitter ? jitter(steps) : 0);
+      if (at > t + call_s / 2) break;  // a call reads the value of its middle
+      ++steps;
+    }
+    out.push_back({t, t + call_s, 1000000 + steps * mj_per_step});
+  }
+  return out;
+}
+
+TEST(Energy, TheCounterPeriodIsFittedToItsSteps) {
+  EnergyEdges e(1e9);
+  for (const EnergyPoll& p : counter_polls(1.25, 0.1000016, 0.037, 2.9e-3, 7600)) e.add(p);
+  const auto period = fit_counter_period(e.steps());
+  ASSERT_TRUE(period);
+  EXPECT_EQ(period->steps, 13);  // at 37, 137, ..., 1237 ms
+  EXPECT_NEAR(period->period_s, 0.1000016, 0.2e-3);
+  EXPECT_LT(period->sd_s, 0.2e-3);
+  // Too few steps fix no period.
+  EnergyEdges few(1e9);
+  for (const EnergyPoll& p : counter_polls(0.5, 0.1, 0.037, 2.9e-3, 7600)) few.add(p);
+  EXPECT_FALSE(fit_counter_period(few.steps()));
+}
+
+TEST(Energy, StepsThatKeepNoPeriodFixNone) {
+  EnergyEdges e(1e9);
+  // Steps 60 and 140 ms apart by turns: no one period fits them within a bracket.
+  for (const EnergyPoll& p : counter_polls(2.0, 0.1, 0.037, 1e-3, 7600, [](int k) { return k % 2 ? 0.04 : 0.0; }))
+    e.add(p);
+  EXPECT_FALSE(fit_counter_period(e.steps()));
+}
+
+TEST(Energy, AWindowOfWholePeriodsLastsThatManyPeriods) {
+  const CounterPeriod period{0.1000016, 2e-6, 12};
+  EnergyEdges e(kDefaultEnergyWindowSeconds, period);
+  bool done = false;
+  for (const EnergyPoll& p : counter_polls(1.0, 0.1000016, 0.037, 2.9e-3, 48000))
+    if (!done) done = e.add(p);
+  ASSERT_TRUE(e.complete());
+  EXPECT_TRUE(e.by_period());
+  EXPECT_EQ(e.periods(), 1);  // 0.1 s is one step
+  EXPECT_DOUBLE_EQ(e.window_s(), 0.1000016);
+  EXPECT_NEAR(e.joules(), 48.0, 1e-9);
+  // The steps' jitter and the period's error, not the 2.9 ms calls around each end.
+  EXPECT_NEAR(e.uncertainty(), (kCounterStepJitterSeconds + 4e-6) / 0.1000016 + 1e-3 / 48.0, 1e-9);
+  // 0.15 s is two steps, one second ten.
+  EnergyEdges two(0.15, period), ten(1.0, period);
+  for (const EnergyPoll& p : counter_polls(2.0, 0.1000016, 0.037, 2.9e-3, 48000)) {
+    two.add(p);
+    ten.add(p);
+  }
+  EXPECT_EQ(two.periods(), 2);
+  EXPECT_EQ(ten.periods(), 10);
+  EXPECT_NEAR(ten.joules(), 480.0, 1e-9);
+}
+
+TEST(Energy, AStepOffThePeriodIsTimedByItsCalls) {
+  // The counter was re-phased: the step after the first comes 60 ms later, then every 100 ms again.
+  const CounterPeriod period{0.1, 2e-6, 12};
+  EnergyEdges e(kDefaultEnergyWindowSeconds, period);
+  bool done = false;
+  for (const EnergyPoll& p : counter_polls(1.0, 0.1, 0.037, 1e-3, 48000, [](int k) { return k >= 1 ? -0.04 : 0.0; }))
+    if (!done) done = e.add(p);
+  ASSERT_TRUE(e.complete());
+  EXPECT_FALSE(e.by_period());
+  EXPECT_NEAR(e.window_s(), 0.16, 1.5e-3);  // first step to the first one 0.1 s on, by the calls
+}
+
 TEST(Energy, NoWindowWithoutTwoSteps) {
   EnergyEdges e(0.1);
   for (int i = 0; i < 50; ++i) EXPECT_FALSE(e.add({i * 1e-3, i * 1e-3 + 1e-4, 5}));
