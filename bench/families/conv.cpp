@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <vector>
 
 #include "bench/families/cudnn_graph.h"
@@ -270,7 +271,15 @@ class ConvWorkload final : public Workload {
     // changed the chosen engine on 29 of DeepBench's 270 fp16 training cases (median 7% faster without the cap,
     // often an engine from the fallback list) for about 50% more tuning time.
     const std::size_t max_plans = ctx.options.engines > 0 ? static_cast<std::size_t>(ctx.options.engines) : SIZE_MAX;
-    graph_plans_ = conv_graph_plans(h, graph_spec(), ctx.options.workspace_bytes, max_plans, &graph_why, &graph_excluded_);
+    // The re-time's one candidate: only its engine's configurations are finalized (the costly part of listing),
+    // and no legacy algorithm is asked for a graph engine, nor a graph engine for a legacy algorithm.
+    const std::string& only = ctx.only_candidate;
+    const bool only_legacy = only.rfind("legacy ", 0) == 0;
+    std::int64_t only_engine = -1;
+    if (only.rfind(kGraphEnginePrefix, 0) == 0) only_engine = std::atoll(only.c_str() + kGraphEnginePrefix.size());
+    if (!only_legacy)
+      graph_plans_ = conv_graph_plans(h, graph_spec(), ctx.options.workspace_bytes, max_plans, &graph_why,
+                                      &graph_excluded_, only_engine);
     for (std::size_t i = 0; i < graph_plans_.size(); ++i)
       all.push_back({-1, CUDNN_DEFAULT_MATH, static_cast<std::size_t>(graph_plans_[i].workspace), static_cast<int>(i)});
     int max_count = 0;
@@ -300,7 +309,7 @@ class ConvWorkload final : public Workload {
             });
         break;
     }
-    all.insert(all.end(), legacy.begin(), legacy.end());
+    if (only_engine < 0) all.insert(all.end(), legacy.begin(), legacy.end());
     std::size_t workspace = 0;
     for (const Candidate& c : all) {
       if (c.workspace > ctx.options.workspace_bytes) continue;

@@ -212,6 +212,7 @@ std::vector<GraphPlan> graph_plans(cudnnHandle_t handle, std::shared_ptr<const v
     for (const auto& config : heuristic_configs(op_graph, mode)) {
       if (plans.size() >= max_plans) break;
       const EngineInfo info = engine_info(*config);
+      if (rules.only_engine >= 0 && info.index != rules.only_engine) continue;
       // fp32 means FMA math: tensor-core engines on float data round the inputs to TF32. Down-converted inputs
       // or a reduced-precision reduction are below the precision the case states (fp32 accumulation).
       if (rules.float_data && !rules.allow_tensor_cores_for_float && info.notes.count(CUDNN_NUMERICAL_NOTE_TENSOR_CORE)) {
@@ -243,7 +244,7 @@ std::vector<GraphPlan> graph_plans(cudnnHandle_t handle, std::shared_ptr<const v
         continue;
       }
       if (!seen.insert(plan_json(*plan)).second) continue;  // the fallback list repeats mode A's engines
-      std::string name = "graph engine " + std::to_string(info.index);
+      std::string name = kGraphEnginePrefix + std::to_string(info.index);
       std::string notes;
       if (info.notes.count(CUDNN_NUMERICAL_NOTE_TENSOR_CORE)) notes += "tensor cores";
       if (info.notes.count(CUDNN_NUMERICAL_NOTE_WINOGRAD)) notes += notes.empty() ? "winograd" : ", winograd";
@@ -262,7 +263,8 @@ std::vector<GraphPlan> graph_plans(cudnnHandle_t handle, std::shared_ptr<const v
 }
 
 std::vector<ConvGraphPlan> conv_graph_plans(cudnnHandle_t handle, const ConvGraphSpec& spec, std::size_t max_workspace,
-                                            std::size_t max_plans, std::string* why, std::string* excluded) {
+                                            std::size_t max_plans, std::string* why, std::string* excluded,
+                                            std::int64_t only_engine) {
   std::shared_ptr<ConvGraph> graph;
   try {
     graph = std::make_shared<ConvGraph>(build_graph(handle, spec));
@@ -273,6 +275,7 @@ std::vector<ConvGraphPlan> conv_graph_plans(cudnnHandle_t handle, const ConvGrap
   PlanRules rules;
   rules.float_data = spec.x.type == CUDNN_DATA_FLOAT;
   rules.allow_tensor_cores_for_float = spec.allow_tensor_cores_for_float;
+  rules.only_engine = only_engine;
   return graph_plans(handle, graph, graph->graph->get(), rules, max_workspace, max_plans, why, excluded);
 }
 

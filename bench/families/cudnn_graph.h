@@ -49,11 +49,17 @@ struct GraphPlan {
 };
 
 // Which engines a case may run: engines whose numerical notes break the precision's contract are left out.
+// What a graph plan's name starts with, before its engine's number ("graph engine 12 (tensor cores)").
+inline const std::string kGraphEnginePrefix = "graph engine ";
+
 struct PlanRules {
   bool float_data = false;                    // fp32 data: tensor cores would round the inputs to TF32
   bool allow_tensor_cores_for_float = false;  // tf32: they may
   bool allow_down_convert = false;            // inputs converted to a narrower type inside the engine
   bool allow_reduced_precision_reduction = false;
+  // Only this engine's configurations (the end-of-run re-time builds the one candidate it runs; its name depends on
+  // its own engine's configurations alone), or every engine (-1).
+  std::int64_t only_engine = -1;
 };
 
 // The plans that finalize on this GPU for the operation graph `op_graph` (whose descriptors `owner` keeps alive),
@@ -89,7 +95,8 @@ using ConvGraphPlan = GraphPlan;
 // The convolution node's plans (graph_plans with the precision's rules); an empty list when cuDNN cannot describe
 // or run the node (`why` says what it answered).
 std::vector<ConvGraphPlan> conv_graph_plans(cudnnHandle_t handle, const ConvGraphSpec& spec, std::size_t max_workspace,
-                                            std::size_t max_plans, std::string* why, std::string* excluded);
+                                            std::size_t max_plans, std::string* why, std::string* excluded,
+                                            std::int64_t only_engine = -1);
 
 // Gives every plan its variant pack: the x, w and y buffers and the workspace (at least each plan's workspace).
 void bind_conv_graph_plans(std::vector<ConvGraphPlan>& plans, void* x, void* w, void* y, void* workspace);

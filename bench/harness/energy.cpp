@@ -30,21 +30,27 @@ bool EnergyEdges::add(const EnergyPoll& p) {
     } else if (period_) {
       const int n = periods_to(step);
       const int least = std::max(1, static_cast<int>(std::ceil(min_window_s_ / period_->period_s - 0.05)));
-      if (n >= least) {
-        last_ = step;
-        periods_ = n;
-        complete_ = true;
-      } else if (n == 0 && step.at_s - first_.at_s >= min_window_s_ * (1 - 1e-9)) {
-        last_ = step;  // the steps left the period: timed by the calls around them, as without one
-        complete_ = true;
-      }
+      if (n >= least) end_at(step, n);
+      // The steps left the period: timed by the calls around them, as without one.
+      else if (n == 0 && step.at_s - first_.at_s >= min_window_s_ * (1 - 1e-9)) end_at(step, 0);
     } else if (step.at_s - first_.at_s >= min_window_s_ * (1 - 1e-9)) {
-      last_ = step;
-      complete_ = true;
+      end_at(step, 0);
     }
   }
   previous_ = p;
   have_previous_ = true;
+  return complete_;
+}
+
+bool EnergyEdges::end_at(const EnergyStep& s, int periods) {
+  last_ = s;
+  periods_ = periods;
+  complete_ = true;
+  if (joules() / window_s() > over_watts_ && min_window_s_ < kOverLimitEnergyWindowSeconds) {
+    min_window_s_ = kOverLimitEnergyWindowSeconds;
+    complete_ = false;
+    periods_ = 0;
+  }
   return complete_;
 }
 
@@ -215,7 +221,9 @@ std::optional<EnergyWindow> measure_energy(Timer& timer, double batch_seconds, d
   cudaEvent_t start, stop;
   OPMARK_CHECK_CUDA(cudaEventCreate(&start));
   OPMARK_CHECK_CUDA(cudaEventCreate(&stop));
-  EnergyEdges edges(min_window_s, period);
+  const std::optional<double> limit = monitor->power_limit_watts();
+  EnergyEdges edges(min_window_s, period,
+                    limit ? *limit * (1 + kPowerMargin) : std::numeric_limits<double>::infinity());
   EnergyWindow w;
   bool stepped = false;
   try {

@@ -5,6 +5,7 @@
 // of whole steps then lasts that many periods, known to the steps' own jitter (about 0.5 ms) rather than to the
 // calls around its two ends: one step gives a tighter window than two did from the calls alone.
 #include <cstdint>
+#include <limits>
 #include <optional>
 #include <vector>
 
@@ -29,6 +30,9 @@ constexpr int kMinCalibrationSteps = 8;
 // window. On an H100 (700 W) the 0.2 s windows of the v5 submission suite drew up to 844 W (1.21x; 836 W at 3%
 // uncertainty) right after their burst samples; sustained windows of 1 s drew 690-701 W.
 constexpr double kPowerMargin = 0.25;
+// A window that drew more than the limit and its margin caught the limiter's first response to a heavy load (bf16
+// 8192^3 on an H100: 972 W over its first step, 767 W over three, 724 W over 2 s): it goes on to this length.
+constexpr double kOverLimitEnergyWindowSeconds = 0.25;
 
 // One read of the counter: when the call began and ended (host seconds) and what it returned (millijoules).
 struct EnergyPoll {
@@ -59,8 +63,10 @@ std::optional<CounterPeriod> fit_counter_period(const std::vector<EnergyStep>& s
 // other's. Host-only, tested on the CPU.
 class EnergyEdges {
  public:
-  explicit EnergyEdges(double min_window_s, std::optional<CounterPeriod> period = std::nullopt)
-      : min_window_s_(min_window_s), period_(period) {}
+  // A window that would end over `over_watts` goes on to kOverLimitEnergyWindowSeconds.
+  explicit EnergyEdges(double min_window_s, std::optional<CounterPeriod> period = std::nullopt,
+                       double over_watts = std::numeric_limits<double>::infinity())
+      : min_window_s_(min_window_s), period_(period), over_watts_(over_watts) {}
   // Adds the next poll; true once the window is complete.
   bool add(const EnergyPoll& p);
   bool complete() const { return complete_; }
@@ -78,8 +84,12 @@ class EnergyEdges {
  private:
   // The whole periods between the first step and `s`, where they fit the calls around both; 0 where they do not.
   int periods_to(const EnergyStep& s) const;
+  // Ends the window at `s` (`periods` of the counter, or 0), unless it would end over over_watts_ short of
+  // kOverLimitEnergyWindowSeconds; true when it ended.
+  bool end_at(const EnergyStep& s, int periods);
   double min_window_s_;
   std::optional<CounterPeriod> period_;
+  double over_watts_;
   bool have_previous_ = false, have_first_ = false, complete_ = false;
   int periods_ = 0;
   EnergyPoll previous_;
@@ -108,6 +118,7 @@ std::optional<CounterPeriod> calibrate_counter_period(const GpuMonitor& monitor)
 // Runs `timer`'s batches (each about `batch_seconds` of GPU time) back to back, with 20 ms of work kept queued so
 // the GPU never idles inside the window, for `lead_in_s` first, then until the window is complete (timed by
 // `period` where known). Nullopt where there is no counter or it does not move within a second past the window.
+// A window over the enforced power limit and kPowerMargin goes on to kOverLimitEnergyWindowSeconds.
 std::optional<EnergyWindow> measure_energy(Timer& timer, double batch_seconds, double min_window_s,
                                            double lead_in_s = 0,
                                            std::optional<CounterPeriod> period = std::nullopt);

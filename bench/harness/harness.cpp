@@ -109,7 +109,8 @@ double Harness::copy_ceiling_gb_per_s() {
   return *copy_gb_per_s_;
 }
 
-std::unique_ptr<Workload> Harness::build(const core::Case& c, const std::string& name) {
+std::unique_ptr<Workload> Harness::build(const core::Case& c, const std::string& name,
+                                         const std::string& only_candidate) {
   const core::PrecisionInfo& prec = core::precision_info(c.precision);
   if (device_->compute_capability < prec.min_compute_capability)
     throw UnsupportedError(c.precision + " needs compute capability " +
@@ -117,7 +118,7 @@ std::unique_ptr<Workload> Harness::build(const core::Case& c, const std::string&
                            std::to_string(prec.min_compute_capability % 10) + " or newer; this GPU has " +
                            std::to_string(device_->compute_capability / 10) + "." +
                            std::to_string(device_->compute_capability % 10));
-  RunContext ctx{stream(), *device_, options_, case_seed(options_.seed, name), group_, measurer_.get()};
+  RunContext ctx{stream(), *device_, options_, case_seed(options_.seed, name), group_, measurer_.get(), only_candidate};
   if (!workloads_) throw UnsupportedError("family '" + c.family + "' has no benchmark in this build");
   return workloads_->make(c, ctx);
 }

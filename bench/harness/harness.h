@@ -92,7 +92,8 @@ class Harness {
   void run(benchmark::State& state, std::size_t case_index);
   void report(benchmark::State& state, const std::string& case_name);
   Prepared& prepare(std::size_t case_index);
-  std::unique_ptr<Workload> build(const core::Case& c, const std::string& name);
+  // `only_candidate`: the re-time's candidate (workload.h's RunContext::only_candidate), or empty.
+  std::unique_ptr<Workload> build(const core::Case& c, const std::string& name, const std::string& only_candidate = {});
   void tune_and_verify(Prepared& p);
   double probe_of(const Prepared& p, double warm_up_estimate) const;
   void measure_with_guard(Prepared& p);

@@ -61,12 +61,15 @@ void Harness::recheck(const std::function<void(const std::string&)>& on_recheck)
       std::fprintf(stderr, "opmark: re-timing %d of %d: %s\n", ++rechecked, to_recheck, name.c_str());
     bool retimed = false;
     try {
-      std::unique_ptr<Workload> workload = build(cases_[i], name);
+      const auto chosen = chosen_candidate_.find(name);
+      const std::string chosen_name = chosen == chosen_candidate_.end() ? std::string() : chosen->second.second;
+      std::unique_ptr<Workload> workload = build(cases_[i], name, chosen_name);
       Workload& w = *workload;
-      // The candidate the measurement ran, verified in this run already: at its index, by name.
+      // The candidate the measurement ran, verified in this run already: by name (a workload may list only it).
       if (w.candidate_count() > 0) {
-        const auto& [index, chosen_name] = chosen_candidate_[name];
-        if (index >= w.candidate_count() || w.candidate_name(index) != chosen_name) continue;  // listed otherwise now
+        int index = 0;
+        while (index < w.candidate_count() && w.candidate_name(index) != chosen_name) ++index;
+        if (index == w.candidate_count()) continue;  // listed otherwise now
         w.choose(index);
       }
       std::unique_ptr<Timer> timer = measurer_->timer_for(w, stream());

@@ -30,6 +30,9 @@ struct RunContext {
   // The run's measuring entry point (measure_case.h), for what a family times beside its case (spmm's dense
   // product); null outside a run (a test's context): the family measures with one of its own, without NVML.
   Measurer* measurer = nullptr;
+  // The end-of-run re-time builds a case again to run the candidate it ran (this name): a workload whose candidates
+  // are costly to list may list just that one. Empty: every candidate.
+  std::string only_candidate;
 };
 
 class Workload {

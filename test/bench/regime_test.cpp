@@ -157,6 +157,20 @@ TEST(Energy, AWindowOfWholePeriodsLastsThatManyPeriods) {
   EXPECT_NEAR(ten.joules(), 480.0, 1e-9);
 }
 
+TEST(Energy, AWindowOverTheLimitAndItsMarginGoesOn) {
+  // 972 W a step (97.2 J in 100 ms), against a 700 W limit and its margin (875 W): three steps, not one.
+  const CounterPeriod period{0.1, 2e-6, 12};
+  EnergyEdges heavy(kDefaultEnergyWindowSeconds, period, 700 * (1 + kPowerMargin));
+  for (const EnergyPoll& p : counter_polls(1.0, 0.1, 0.037, 1e-3, 97200)) heavy.add(p);
+  ASSERT_TRUE(heavy.complete());
+  EXPECT_EQ(heavy.periods(), 3);
+  EXPECT_NEAR(heavy.joules(), 3 * 97.2, 1e-9);
+  // Within the margin, one step.
+  EnergyEdges light(kDefaultEnergyWindowSeconds, period, 700 * (1 + kPowerMargin));
+  for (const EnergyPoll& p : counter_polls(1.0, 0.1, 0.037, 1e-3, 80000)) light.add(p);
+  EXPECT_EQ(light.periods(), 1);
+}
+
 TEST(Energy, AStepOffThePeriodIsTimedByItsCalls) {
   // The counter was re-phased: the step after the first comes 60 ms later, then every 100 ms again.
   const CounterPeriod period{0.1, 2e-6, 12};
