@@ -46,8 +46,11 @@ bool EnergyEdges::end_at(const EnergyStep& s, int periods) {
   last_ = s;
   periods_ = periods;
   complete_ = true;
-  if (joules() / window_s() > over_watts_ && min_window_s_ < kOverLimitEnergyWindowSeconds) {
-    min_window_s_ = kOverLimitEnergyWindowSeconds;
+  if (!restarted_ && joules() / window_s() > over_watts_) {
+    // What ran so far was the lead-in of a heavy load: the window starts at this step.
+    restarted_ = true;
+    first_ = s;
+    min_window_s_ = std::max(min_window_s_, kOverLimitEnergyWindowSeconds);
     complete_ = false;
     periods_ = 0;
   }

@@ -30,8 +30,8 @@ constexpr int kMinCalibrationSteps = 8;
 // window. On an H100 (700 W) the 0.2 s windows of the v5 submission suite drew up to 844 W (1.21x; 836 W at 3%
 // uncertainty) right after their burst samples; sustained windows of 1 s drew 690-701 W.
 constexpr double kPowerMargin = 0.25;
-// A window that drew more than the limit and its margin caught the limiter's first response to a heavy load (bf16
-// 8192^3 on an H100: 972 W over its first step, 767 W over three, 724 W over 2 s): it goes on to this length.
+// A window that drew more than the limit and its margin caught the limiter's first response to a heavy load: it
+// starts again at its last step and lasts at least this long (docs/regimes.md has the numbers).
 constexpr double kOverLimitEnergyWindowSeconds = 0.25;
 
 // One read of the counter: when the call began and ended (host seconds) and what it returned (millijoules).
@@ -63,7 +63,8 @@ std::optional<CounterPeriod> fit_counter_period(const std::vector<EnergyStep>& s
 // other's. Host-only, tested on the CPU.
 class EnergyEdges {
  public:
-  // A window that would end over `over_watts` goes on to kOverLimitEnergyWindowSeconds.
+  // A window that would end over `over_watts` starts again at that step and lasts kOverLimitEnergyWindowSeconds
+  // (once: the second window ends as it is).
   explicit EnergyEdges(double min_window_s, std::optional<CounterPeriod> period = std::nullopt,
                        double over_watts = std::numeric_limits<double>::infinity())
       : min_window_s_(min_window_s), period_(period), over_watts_(over_watts) {}
@@ -84,9 +85,10 @@ class EnergyEdges {
  private:
   // The whole periods between the first step and `s`, where they fit the calls around both; 0 where they do not.
   int periods_to(const EnergyStep& s) const;
-  // Ends the window at `s` (`periods` of the counter, or 0), unless it would end over over_watts_ short of
-  // kOverLimitEnergyWindowSeconds; true when it ended.
+  // Ends the window at `s` (`periods` of the counter, or 0), unless it would end over over_watts_ for the first
+  // time; true when it ended.
   bool end_at(const EnergyStep& s, int periods);
+  bool restarted_ = false;
   double min_window_s_;
   std::optional<CounterPeriod> period_;
   double over_watts_;

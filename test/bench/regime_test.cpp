@@ -157,14 +157,26 @@ TEST(Energy, AWindowOfWholePeriodsLastsThatManyPeriods) {
   EXPECT_NEAR(ten.joules(), 480.0, 1e-9);
 }
 
-TEST(Energy, AWindowOverTheLimitAndItsMarginGoesOn) {
-  // 972 W a step (97.2 J in 100 ms), against a 700 W limit and its margin (875 W): three steps, not one.
+TEST(Energy, AWindowOverTheLimitAndItsMarginStartsAgain) {
+  // 972 W over the first step (97.2 J in 100 ms), against a 700 W limit and its margin (875 W), then 700 W: the first
+  // step was the limiter's lead-in, and the window is the three steps after it.
   const CounterPeriod period{0.1, 2e-6, 12};
   EnergyEdges heavy(kDefaultEnergyWindowSeconds, period, 700 * (1 + kPowerMargin));
-  for (const EnergyPoll& p : counter_polls(1.0, 0.1, 0.037, 1e-3, 97200)) heavy.add(p);
+  unsigned long long mj = 1000000;
+  for (int i = 0; i < 1000 && !heavy.complete(); ++i) {
+    const double t = i * 1e-3;
+    if (i % 100 == 37) mj += i < 100 ? 50000 : i < 200 ? 97200 : 70000;  // the first step starts the window
+    heavy.add({t, t + 0.5e-3, mj});
+  }
   ASSERT_TRUE(heavy.complete());
   EXPECT_EQ(heavy.periods(), 3);
-  EXPECT_NEAR(heavy.joules(), 3 * 97.2, 1e-9);
+  EXPECT_NEAR(heavy.joules(), 3 * 70.0, 1e-9);
+  // Over again after starting again: it ends as it is.
+  EnergyEdges over(kDefaultEnergyWindowSeconds, period, 700 * (1 + kPowerMargin));
+  for (const EnergyPoll& p : counter_polls(1.0, 0.1, 0.037, 1e-3, 97200)) over.add(p);
+  ASSERT_TRUE(over.complete());
+  EXPECT_EQ(over.periods(), 3);
+  EXPECT_NEAR(over.joules(), 3 * 97.2, 1e-9);
   // Within the margin, one step.
   EnergyEdges light(kDefaultEnergyWindowSeconds, period, 700 * (1 + kPowerMargin));
   for (const EnergyPoll& p : counter_polls(1.0, 0.1, 0.037, 1e-3, 80000)) light.add(p);
