@@ -1,9 +1,8 @@
 #pragma once
 // Energy per launch from NVML's energy counter, over a window of back-to-back batches bounded by two of the
-// counter's own updates. Each update is seen only between two NVML calls (2-5 ms each on an H100 VM), but the
-// counter steps on a fixed period (100.00 ms on an H100), which a run learns once from a second of steps. A window
-// of whole steps then lasts that many periods, known to the steps' own jitter (about 0.5 ms) rather than to the
-// calls around its two ends: one step gives a tighter window than two did from the calls alone.
+// counter's own updates. Each update is seen only between two NVML calls some milliseconds apart, but the counter
+// steps on a fixed period, which a run learns once from a second of steps. A window of whole steps then lasts that
+// many periods, known to the steps' own jitter rather than to the calls around its two ends (docs/regimes.md).
 #include <cstdint>
 #include <limits>
 #include <optional>
@@ -17,8 +16,8 @@ class Timer;
 // The least energy window: one step of an H100's or H200's counter. A window is a whole number of steps, the least
 // that lasts min_window_s less a twentieth of a step (so 0.1 s is one step of 100.00 ms, 1 s is ten).
 constexpr double kDefaultEnergyWindowSeconds = 0.1;
-// How far a step of the counter strays from its period: two standard deviations of a window's length (an idle H100
-// at constant power: 77 one-step windows spread 0.70%, two-step windows 0.40%, as the steps' times jitter by 0.5 ms).
+// How far a window of whole steps strays from that many periods: two standard deviations of its length, from the
+// spread of one- and two-step energies at constant idle power (docs/regimes.md).
 constexpr double kCounterStepJitterSeconds = 1.4e-3;
 // A step seen between two calls further apart than this (a stalled call) does not place it well enough to time the
 // period with.

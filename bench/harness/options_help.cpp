@@ -70,8 +70,8 @@ selects nothing is an error):
                                 sustained: as a training loop sees it: 0.5 s to settle at the power limit,
                                 then windows of at least 1 s timed with their clock, power and energy
   --opmark_min_clock=X          burst: drop a sample whose SM clock is under X of the GPU's maximum (default 0.9)
-  --opmark_energy_window=S      energy per case over at least S seconds of back-to-back launches, bounded by
-                                steps of NVML's energy counter (default 0.15; 0: no energy)
+  --opmark_energy_window=S      energy per case over at least S seconds of back-to-back launches, in whole
+                                steps of NVML's energy counter (default 0.1: one step; 0: no energy)
   --opmark_sustained=auto|off   burst: a case whose energy window ran into the power cap also gets a sustained
                                 measurement (sustained_us and its clock, power and energy; default auto)
   --opmark_min_time=S           GPU seconds per repetition (default 0.005)
