@@ -18,6 +18,7 @@
 
 #include "bench/harness/case_filter.h"
 #include "bench/harness/case_line.h"
+#include "bench/harness/console_json_reporter.h"
 #include "bench/harness/device_info.h"
 #include "bench/families/factories.h"
 #include "bench/harness/gpu_monitor.h"
@@ -110,7 +111,7 @@ bool user_benchmark_out(int argc, char** argv) {
 
 // opmark's defaults for Google Benchmark, placed before the user's arguments so the user's flags win. Repetitions
 // and time per repetition are the harness's own (it repeats until the noise is small). benchmark.json is written
-// by the results log's reporter (results_log.h), not through --benchmark_out: Google Benchmark's own file would
+// by opmark's own reporter (console_json_reporter.h), not through --benchmark_out: Google Benchmark's own file would
 // follow a link and never say that a write failed.
 std::vector<std::string> default_benchmark_flags() {
   // One iteration of a case reports its median; any time meets this minimum, so Google Benchmark asks no more.
@@ -470,18 +471,21 @@ int run(int argc, char** argv, bench::ProcessGroup& group) {
   std::unique_ptr<benchmark::BenchmarkReporter> display;
   if (options.console_table) display = std::make_unique<benchmark::ConsoleReporter>(color);
   else display = std::make_unique<bench::CaseLineReporter>(harness);
-  bench::ResultsLogReporter reporter(std::move(display), log_path, harness, context, json_path,
-                                     resumed ? &*resumed : nullptr);
+  // The harness hands each case's record to the results log as the case finishes; Google Benchmark's reporter
+  // shows it, writes benchmark.json and counts progress.
+  bench::ResultsLog results_log(log_path, context, resumed ? &*resumed : nullptr);
+  harness.set_case_sink(&results_log);
+  bench::ConsoleJsonReporter reporter(std::move(display), json_path);
   bench::Progress progress(harness.cases().size());  // every registered case runs: the filter chose them
   reporter.set_progress(&progress);
   const auto run_start = std::chrono::steady_clock::now();
   benchmark::RunSpecifiedBenchmarks(&reporter);
   if (options.recheck && options.profile_launches == 0 && harness.count(bench::Status::ok) > 0) {
     std::fprintf(stderr, "opmark: re-timing every case briefly (--opmark_recheck=off skips it)\n");
-    harness.recheck([&](const std::string& name) { reporter.append_recheck(name); });
+    harness.recheck();
   }
-  reporter.append_summary();
-  reporter.close();  // on disk before the run says it is done
+  results_log.append_summary();
+  results_log.close();  // on disk before the run says it is done
   benchmark::Shutdown();
 
   const int ok = harness.count(bench::Status::ok), skipped = harness.count(bench::Status::skipped),

@@ -87,6 +87,13 @@ const core::Case* Harness::find_case(const std::string& case_name) const {
   return it == index_by_name_.end() ? nullptr : &cases_[it->second];
 }
 
+CaseRecord Harness::record_of(std::size_t case_index) const {
+  const std::string name = core::make_case_name(cases_[case_index]);
+  const Measurement* m = measurement(name);
+  return {cases_[case_index], name, outcomes_.at(name), m ? std::optional<Measurement>(*m) : std::nullopt,
+          monitor_ && monitor_->available()};
+}
+
 int Harness::count(Status s) const {
   int n = 0;
   for (const auto& [name, o] : outcomes_) n += o.status == s;
@@ -267,18 +274,18 @@ std::map<std::string, double> Harness::case_counters(const Prepared& p, const co
 
 void Harness::run(benchmark::State& state, std::size_t case_index) {
   const core::Case& c = cases_[case_index];
-  if (!device_) {
-    Outcome o{Status::skipped, "no CUDA device: " + no_device_reason_, "", "", {}, {}};
-    outcomes_[core::make_case_name(c)] = o;
-    report_not_run(state, o);
-    return;
-  }
   const std::string name = core::make_case_name(c);
   if (reported_.count(name)) {  // Google Benchmark asked again (more iterations): report what was measured
     report(state, name);
     return;
   }
   reported_.insert(name);
+  if (!device_) {
+    outcomes_[name] = Outcome{Status::skipped, "no CUDA device: " + no_device_reason_, "", "", {}, {}};
+    if (sink_) sink_->finished(record_of(case_index));
+    report(state, name);
+    return;
+  }
   phases_.begin_case(c.family);
   Prepared& p = prepare(case_index);
   if (p.outcome.status == Status::ok) {
@@ -316,6 +323,7 @@ void Harness::run(benchmark::State& state, std::size_t case_index) {
   }
   if (p.outcome.status == Status::ok || p.outcome.status == Status::unstable) measurements_[p.name] = p.m;
   prepared_.reset();  // the device memory goes back before Google Benchmark reports
+  if (sink_) sink_->finished(record_of(case_index));
   report(state, name);
 }
 

@@ -5,7 +5,6 @@
 // failure is caught and classified. Google Benchmark registers, filters, lists and reports; the measuring is ours.
 #include <benchmark/benchmark.h>
 
-#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -15,6 +14,7 @@
 
 #include "bench/harness/after_measure.h"
 #include "bench/harness/autotune.h"
+#include "bench/harness/case_record.h"
 #include "bench/harness/counters.h"
 #include "bench/harness/device_info.h"
 #include "bench/harness/energy.h"
@@ -53,10 +53,14 @@ class Harness {
   // One RegisterBenchmark per case, manual time, microseconds.
   void register_cases(std::vector<core::Case> cases);
 
+  // Where each case's record goes as the case finishes, and again after its end-of-run re-time (null: nowhere).
+  // It must outlive the run.
+  void set_case_sink(CaseSink* sink) { sink_ = sink; }
+
   // After the run: re-times every case that ran (about 10 ms each), measures again the ones that moved more than
-  // kAgreementFactor, and marks unstable those whose measurements still disagree. `on_recheck(name)` is called for
-  // each case whose record changed, so the results log can append it.
-  void recheck(const std::function<void(const std::string&)>& on_recheck);
+  // kAgreementFactor, and marks unstable those whose measurements still disagree. Each re-timed case's record goes
+  // to the sink.
+  void recheck();
 
   const std::vector<core::Case>& cases() const { return cases_; }
   const Peaks& peaks() const { return peaks_; }
@@ -90,6 +94,8 @@ class Harness {
   };
 
   void run(benchmark::State& state, std::size_t case_index);
+  // The case's record as it stands: its outcome and, where it was timed, its measurement.
+  CaseRecord record_of(std::size_t case_index) const;
   void report(benchmark::State& state, const std::string& case_name);
   Prepared& prepare(std::size_t case_index);
   // `only_candidate`: the re-time's candidate (workload.h's RunContext::only_candidate), or empty.
@@ -119,6 +125,7 @@ class Harness {
   std::map<std::string, std::string> pins_;  // --opmark_pin: by case, the candidate to run instead of tuning
   std::map<std::string, std::pair<int, std::string>> chosen_candidate_;  // by case: the candidate it ran (index, name)
   std::set<std::string> reported_;                        // cases measured (or not run) in this process
+  CaseSink* sink_ = nullptr;
   cudaStream_t stream_ = nullptr;
   std::unique_ptr<GpuMonitor> monitor_;
   std::unique_ptr<Measurer> measurer_;  // every timing of the run: its cases, the copy ceiling, the re-time

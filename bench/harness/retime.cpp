@@ -43,7 +43,7 @@ double seconds_since(std::chrono::steady_clock::time_point t) {
 }
 }  // namespace
 
-void Harness::recheck(const std::function<void(const std::string&)>& on_recheck) {
+void Harness::recheck() {
   if (!device_ || !options_.recheck || options_.profile_launches > 0) return;
   prepared_.reset();
   phases_.end_cases();  // the re-time is the run's, not the last family's
@@ -87,7 +87,7 @@ void Harness::recheck(const std::function<void(const std::string&)>& on_recheck)
       if (multi_process()) group_->abort(name + ": " + e.what());
     }
     // Outside the try: a results log that cannot be written ends the run (results_log.h), it is no failed re-time.
-    if (retimed) on_recheck(name);
+    if (retimed && sink_) sink_->retimed(record_of(i));
   }
 }
 

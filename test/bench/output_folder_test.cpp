@@ -14,6 +14,7 @@
 #include <fstream>
 #include <string>
 
+#include "bench/harness/console_json_reporter.h"
 #include "bench/harness/output_folder.h"
 #include "bench/harness/pins.h"
 #include "bench/harness/results_log.h"
@@ -90,11 +91,14 @@ TEST_F(RunFolder, AFolderWithResultsIsRefusedUnlessOverwriting) {
 // A full disk under the results log: the first line that cannot be written throws naming the file (main ends the
 // run with it, exit 2), where the log used to drop it and exit 0.
 TEST_F(RunFolder, AResultsLogThatCannotBeWrittenStopsTheRun) {
-  Options options;
-  Harness harness(options, std::nullopt, "test");
-  ResultsLogReporter reporter(std::make_unique<NullDisplay>(), "/dev/full", harness, {{"gpu", "test"}});
-  EXPECT_EQ(error_message([&] { reporter.ReportContext({}); }), "/dev/full: cannot write (No space left on device)");
-  EXPECT_EQ(error_message([&] { reporter.append_summary(); }), "/dev/full: cannot write (No space left on device)");
+  const std::string full = "/dev/full: cannot write (No space left on device)";
+  EXPECT_EQ(error_message([&] { ResultsLog log("/dev/full", {{"gpu", "test"}}); }), full);  // its context line
+  const core::ResumeState resumed;  // goes on from a log: no context line to write first
+  ResultsLog log("/dev/full", {{"gpu", "test"}}, &resumed);
+  const std::string name = "gemm/fwd/fp16/m=64/n=64/k=64/ta=N/tb=N/batch=1";
+  const core::Case c = core::parse_case_name(name);
+  EXPECT_EQ(error_message([&] { log.finished({c, name, Outcome{Status::skipped, "test", "", "", {}, {}}}); }), full);
+  EXPECT_EQ(error_message([&] { log.append_summary(); }), full);
 }
 
 // Neither log is opened through a link: a planted link would have the run overwrite what it points to.
@@ -103,29 +107,21 @@ TEST_F(RunFolder, LogsAreNotOpenedThroughLinks) {
   { std::ofstream(dir_ / "victim") << "precious"; }
   fs::create_symlink(dir_ / "victim", dir_ / "results.jsonl");
   fs::create_symlink(dir_ / "victim", dir_ / "benchmark.json");
-  Options options;
-  Harness harness(options, std::nullopt, "test");
-  EXPECT_NE(error_message([&] {
-              ResultsLogReporter r(std::make_unique<NullDisplay>(), (dir_ / "results.jsonl").string(), harness, {});
-            }).find("results.jsonl: a symbolic link, not written through"),
+  EXPECT_NE(error_message([&] { ResultsLog log((dir_ / "results.jsonl").string(), {}); })
+                .find("results.jsonl: a symbolic link, not written through"),
             std::string::npos);
   EXPECT_NE(error_message([&] {
-              ResultsLogReporter r(std::make_unique<NullDisplay>(), (dir_ / "plain.jsonl").string(), harness, {},
-                                   (dir_ / "benchmark.json").string());
+              ConsoleJsonReporter r(std::make_unique<NullDisplay>(), (dir_ / "benchmark.json").string());
             }).find("benchmark.json: a symbolic link, not written through"),
             std::string::npos);
   EXPECT_EQ(read_file(dir_ / "victim"), "precious");
 }
 
-// benchmark.json is Google Benchmark's JSON, written by the results log's reporter: whole after Finalize.
+// benchmark.json is Google Benchmark's JSON, written by opmark's reporter: whole after Finalize.
 TEST_F(RunFolder, BenchmarkJsonIsWrittenBesideTheLog) {
   fs::create_directories(dir_);
-  Options options;
-  Harness harness(options, std::nullopt, "test");
   const std::string name = "gemm/fwd/fp16/m=64/n=64/k=64/ta=N/tb=N/batch=1";
-  harness.register_cases({core::parse_case_name(name)});
-  ResultsLogReporter reporter(std::make_unique<NullDisplay>(), (dir_ / "results.jsonl").string(), harness, {},
-                              (dir_ / "benchmark.json").string());
+  ConsoleJsonReporter reporter(std::make_unique<NullDisplay>(), (dir_ / "benchmark.json").string());
   reporter.ReportContext({});
   benchmark::BenchmarkReporter::Run run;
   run.run_name.function_name = name;
@@ -135,8 +131,6 @@ TEST_F(RunFolder, BenchmarkJsonIsWrittenBesideTheLog) {
   run.time_unit = benchmark::kMicrosecond;
   reporter.ReportRuns({run});
   reporter.Finalize();
-  reporter.append_summary();
-  reporter.close();
   const nlohmann::json j = nlohmann::json::parse(read_file(dir_ / "benchmark.json"));
   ASSERT_EQ(j["benchmarks"].size(), 1u);
   EXPECT_EQ(j["benchmarks"][0]["name"], name);
