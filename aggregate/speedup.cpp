@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <set>
 
 namespace opmark::aggregate {
 
@@ -45,6 +46,15 @@ std::string format(const char* fmt, double value) {
 
 std::string cell(const std::optional<double>& v, const char* fmt) { return v ? format(fmt, *v) : "-"; }
 
+// A partial score's note at the end of its row: how many cases each side's scores lack.
+std::string partial_note(const SpeedupRow& row) {
+  if (!row.partial()) return "";
+  std::string out = "  partial:";
+  if (row.missing_a) out += " A lacks " + std::to_string(row.missing_a) + " case(s)" + (row.missing_b ? "," : "");
+  if (row.missing_b) out += " B lacks " + std::to_string(row.missing_b) + " case(s)";
+  return out;
+}
+
 }  // namespace
 
 std::optional<double> SpeedupRow::real() const {
@@ -54,7 +64,8 @@ std::optional<double> SpeedupRow::real() const {
 
 std::optional<double> SpeedupRow::error() const {
   const std::optional<double> r = real();
-  if (!r || *r <= 0 || score_a_with_real <= 0) return std::nullopt;
+  // A side with no measured case of the models has no score to predict with.
+  if (!r || *r <= 0 || score_a_with_real <= 0 || score_b_with_real <= 0) return std::nullopt;
   return (score_b_with_real / score_a_with_real) / *r - 1.0;
 }
 
@@ -68,6 +79,8 @@ SpeedupReport speedup_report(const ScoredSet& a, const ScoredSet& b) {
     row.score_a = row.score_a_with_real = sa.score_ms;
     row.score_b = row.score_b_with_real = sb->score_ms;
     row.models = 1;
+    row.missing_a = sa.missing.size();
+    row.missing_b = sb->missing.size();
     add_real_times(sa, out.gpu_a, *sb, out.gpu_b, &row);
     row.models_with_real = row.real() ? 1 : 0;
     out.models.push_back(row);
@@ -82,6 +95,13 @@ SpeedupReport speedup_report(const ScoredSet& a, const ScoredSet& b) {
     row.score_a = area_a.score_ms;
     row.score_b = area_b->score_ms;
     row.models = area_a.models.size();
+    std::set<std::string> missing_a, missing_b;  // a case two models need counts once
+    for (const auto& name : area_a.models)
+      if (const ModelScore* m = find_model(*a.report, name)) missing_a.insert(m->missing.begin(), m->missing.end());
+    for (const auto& name : area_b->models)
+      if (const ModelScore* m = find_model(*b.report, name)) missing_b.insert(m->missing.begin(), m->missing.end());
+    row.missing_a = missing_a.size();
+    row.missing_b = missing_b.size();
     double real_a = 0, real_b = 0;
     for (const auto& m : out.models) {
       if (std::find(area_a.models.begin(), area_a.models.end(), m.name) == area_a.models.end() || !m.real()) continue;
@@ -121,7 +141,7 @@ std::string speedup_text(const SpeedupReport& r) {
                   m.real() ? m.real_kind.c_str() : "-", cell(m.real(), "%.3f").c_str(),
                   cell(m.error() ? std::optional<double>(100 * *m.error()) : std::nullopt, "%+.1f%%").c_str());
     out += line;
-    out += m.real() ? "\n" : "  " + m.why_not + "\n";
+    out += (m.real() ? "" : "  " + m.why_not) + partial_note(m) + "\n";
   }
   bool partial = false;
   for (const auto& a : r.areas) {
@@ -132,7 +152,7 @@ std::string speedup_text(const SpeedupReport& r) {
                   a.real() ? a.real_kind.c_str() : "-", cell(a.real(), "%.3f").c_str(),
                   cell(a.error() ? std::optional<double>(100 * *a.error()) : std::nullopt, "%+.1f%%").c_str());
     out += line;
-    out += a.real() ? "\n" : "  " + a.why_not + "\n";
+    out += (a.real() ? "" : "  " + a.why_not) + partial_note(a) + "\n";
     partial = partial || (a.real() && a.models_with_real < a.models);
   }
   if (partial)

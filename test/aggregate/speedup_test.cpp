@@ -1,6 +1,7 @@
 // Predicted against measured speedup between two systems: on hand-made runs whose numbers are worked out here
-// (score ratio, real ratio, error; an area over the models with real times on both GPUs; a GPU without an entry),
-// and on the two committed bundles, whose real ratios are the model tables' H200 over H100 entries.
+// (score ratio, real ratio, error; an area over the models with real times on both GPUs; a GPU without an entry;
+// errors beyond the bars; partial scores), and on the two committed bundles, whose real ratios are the model tables'
+// H200 over H100 entries.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -100,6 +101,46 @@ TEST(Speedup, ScoreRatioBesideRealRatioAndError) {
                       "     0.800    -6.3%\n"),
             std::string::npos)
       << text;
+}
+
+// The bars: 5% per model, 3% per area. fast and the area are 6.25% off; within a wider bar they would not miss.
+TEST(Speedup, ErrorsBeyondTheBarsMiss) {
+  const Scored a = scored(20, "GPU A"), b = scored(15, "GPU B");
+  const SpeedupReport r = speedup_report({"a", &a.results, &a.report}, {"b", &b.results, &b.report});
+  EXPECT_TRUE(r.models[0].misses(kModelErrorBar));
+  EXPECT_FALSE(r.models[0].misses(0.07));
+  EXPECT_FALSE(r.models[1].misses(kModelErrorBar)) << "no real ratio, no miss";
+  EXPECT_TRUE(r.areas[0].misses(kAreaErrorBar));
+  const Scored close = scored(15.6, "GPU B");  // a score ratio of 0.78, 2.5% under the real 0.8
+  const SpeedupReport near = speedup_report({"a", &a.results, &a.report}, {"b", &close.results, &close.report});
+  EXPECT_NEAR(*near.models[0].error(), 0.78 / 0.8 - 1, 1e-9);
+  EXPECT_FALSE(near.models[0].misses(kModelErrorBar));
+  EXPECT_FALSE(near.areas[0].misses(kAreaErrorBar));
+}
+
+// A run that lacks the models' case: both models' scores on B are partial (each lacks the one GEMM, which the area
+// counts once), B has no score to predict with, and the text says so.
+TEST(Speedup, PartialScoresAreMarked) {
+  const Scored a = scored(20, "GPU A");
+  Scored b;
+  b.results = parse_results("{\"type\":\"context\",\"context\":{\"gpu\":\"GPU B\"}}\n", "b.jsonl", Statistic::median);
+  for (const char* t : {kFast, kOld})
+    b.report.models.push_back(score_model(core::parse_model_table(t, "t.yaml"), {}, "fp16", b.results));
+  const Area nlp{"nlp", "", {"fast", "old"}};
+  b.report.areas.push_back(score_area(nlp, b.report.models));
+  const SpeedupReport r = speedup_report({"a", &a.results, &a.report}, {"b", &b.results, &b.report});
+  const SpeedupRow& fast = r.models[0];
+  EXPECT_TRUE(fast.partial());
+  EXPECT_EQ(fast.missing_a, 0u);
+  EXPECT_EQ(fast.missing_b, 1u);
+  ASSERT_TRUE(fast.real().has_value()) << "the tables' times do not depend on the run";
+  EXPECT_FALSE(fast.error().has_value()) << "B scored nothing: no error to take";
+  EXPECT_FALSE(fast.misses(kModelErrorBar));
+  EXPECT_EQ(r.areas[0].missing_b, 1u);
+  EXPECT_TRUE(r.areas[0].partial());
+  const std::string text = speedup_text(r);
+  EXPECT_NE(text.find("    -  partial: B lacks 1 case(s)\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("area nlp (1/2)"), std::string::npos) << text;
 }
 
 TEST(Speedup, NoRealRatioWhereNeitherGpuHasAnEntry) {
