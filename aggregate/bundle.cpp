@@ -150,12 +150,16 @@ core::Suite rules_for_run(const std::string& rules_path, const std::map<std::str
   return kept;
 }
 
+ScoreReport bundle_score_report(const ResultSet& results, const core::Suite& rules,
+                                const std::vector<core::ModelTable>& models, const std::string& shapes_dir) {
+  return score_report(results, models, (fs::path(shapes_dir) / "areas.yaml").string(), {}, rules.model_precision);
+}
+
 std::map<std::string, std::string> derived_files(const ResultSet& results, const core::Suite& rules,
                                                  const std::vector<core::ModelTable>& models,
                                                  const std::string& shapes_dir) {
   std::map<std::string, std::string> files;
-  const ScoreReport report =
-      score_report(results, models, (fs::path(shapes_dir) / "areas.yaml").string(), {}, rules.model_precision);
+  const ScoreReport report = bundle_score_report(results, rules, models, shapes_dir);
   // The label is the path inside the bundle, so the file is the same wherever the bundle lives.
   files[bundle_path::scores] = score_report_json(report, results, bundle_path::results, rules.model_precision).dump(2) + "\n";
   for (const auto& sheet : deepbench_sheets(results))

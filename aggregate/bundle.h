@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "aggregate/results.h"
+#include "aggregate/score_report.h"
 #include "aggregate/system_description.h"
 #include "core/model_table.h"
 #include "core/suite.h"
@@ -78,6 +79,11 @@ ReadLimits bundle_results_limits();
 
 // The bundle's run/results.jsonl (or .gz) read as bundle_file_text reads, then parsed (load_results).
 ResultSet load_bundle_results(const std::string& dir, Statistic statistic, const LineVisitor& visit = {});
+
+// The scores a bundle's scores.json holds: the rules' models (`models`, as load_models reads rules.model_names) at
+// the rules' precision, with the areas of `shapes_dir`. The page scores plain runs and bundles alike with it.
+ScoreReport bundle_score_report(const ResultSet& results, const core::Suite& rules,
+                                const std::vector<core::ModelTable>& models, const std::string& shapes_dir);
 
 // The derived files (path relative to the bundle -> content) from the run's results: scores.json for the rules'
 // models (`models`, as load_models reads rules.model_names) and precision, with the areas of `shapes_dir`, and

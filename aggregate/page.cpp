@@ -22,6 +22,7 @@
 #include "aggregate/bundle.h"
 #include "aggregate/files.h"
 #include "aggregate/page_html.h"
+#include "aggregate/page_speedup.h"
 #include "aggregate/results.h"
 #include "aggregate/system_description.h"
 #include "aggregate/verdict.h"
@@ -494,6 +495,13 @@ int page_main(int argc, char** argv) {
     data["bundles"].push_back({{"id", b.id}, {"system_name", b.system_name}, {"gpu", b.gpu}, {"system", b.system},
                                {"summary", summary}, {"scores", b.scores},
                                {"peaks", bundle_peaks(b.results)}});
+  }
+  // The headline's predicted against measured speedup, every system against every other (the script shows the
+  // pairs of the reference the reader picks).
+  if (bundles.size() > 1) {
+    std::vector<PageSystem> systems;
+    for (const auto& b : bundles) systems.push_back({b.id, &b.results});
+    data["speedups"] = page_speedups(systems, args.check.rules, args.check.shapes);
   }
   // The families in the cases' order; the script draws their tables and charts into the sections of their ids.
   for (const auto& k : cases)

@@ -1,13 +1,14 @@
 // Predicted against measured speedup between two systems: on hand-made runs whose numbers are worked out here
 // (score ratio, real ratio, error; an area over the models with real times on both GPUs; a GPU without an entry;
 // errors beyond the bars; partial scores), and on the two committed bundles, whose real ratios are the model tables'
-// H200 over H100 entries.
+// H200 over H100 entries; and the same reports as the results page embeds them.
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <filesystem>
 #include <string>
 
+#include "aggregate/page_speedup.h"
 #include "aggregate/score_command.h"
 #include "aggregate/score_report.h"
 #include "aggregate/side_by_side.h"
@@ -141,6 +142,64 @@ TEST(Speedup, PartialScoresAreMarked) {
   const std::string text = speedup_text(r);
   EXPECT_NE(text.find("    -  partial: B lacks 1 case(s)\n"), std::string::npos) << text;
   EXPECT_NE(text.find("area nlp (1/2)"), std::string::npos) << text;
+  // As the page embeds it: no predicted ratio where a side has no score, rather than 0x.
+  const nlohmann::json page = speedup_json(r);
+  EXPECT_TRUE(page["models"][0]["predicted"].is_null()) << page.dump();
+  EXPECT_TRUE(page["models"][0]["error"].is_null());
+  EXPECT_EQ(page["models"][0]["partial"], true);
+  EXPECT_EQ(page["models"][0]["missing_b"], 1);
+  EXPECT_EQ(page["areas"][0]["partial"], true);
+}
+
+// The report as the page embeds it: the same numbers, the bars' verdict computed here and not by the page's script.
+TEST(Speedup, ThePageEmbedsTheReport) {
+  const Scored a = scored(20, "GPU A"), b = scored(15, "GPU B");
+  const SpeedupReport r = speedup_report({"a", &a.results, &a.report}, {"b", &b.results, &b.report});
+  const nlohmann::json j = speedup_json(r);
+  EXPECT_EQ(j["label_a"], "a");
+  EXPECT_EQ(j["gpu_b"], "GPU B");
+  ASSERT_EQ(j["models"].size(), 2u);
+  const nlohmann::json& fast = j["models"][0];
+  EXPECT_EQ(fast["name"], "fast");
+  EXPECT_DOUBLE_EQ(fast["predicted"].get<double>(), r.models[0].predicted());
+  EXPECT_DOUBLE_EQ(fast["real"].get<double>(), *r.models[0].real());
+  EXPECT_DOUBLE_EQ(fast["error"].get<double>(), *r.models[0].error());
+  EXPECT_DOUBLE_EQ(fast["real_a"].get<double>(), 0.2);
+  EXPECT_EQ(fast["real_kind"], "kernel");
+  EXPECT_EQ(fast["miss"], true);
+  EXPECT_EQ(fast["partial"], false);
+  const nlohmann::json& old = j["models"][1];
+  EXPECT_TRUE(old["real"].is_null());
+  EXPECT_TRUE(old["error"].is_null());
+  EXPECT_EQ(old["real_kind"], "");
+  EXPECT_EQ(old["why_not"], "B: the table has no measured time on GPU B (it has GPU A fp16)");
+  EXPECT_EQ(old["miss"], false);
+  const nlohmann::json& area = j["areas"][0];
+  EXPECT_EQ(area["models"], 2);
+  EXPECT_EQ(area["models_with_real"], 1);
+  EXPECT_EQ(area["miss"], true);  // 6.25% against the area's 3%
+}
+
+// Every system against every other, null on the diagonal; a system whose rules do not load is named, not fatal.
+TEST(Speedup, ThePageHasEveryPair) {
+  namespace fs = std::filesystem;
+  const fs::path shapes = fs::path(OPMARK_SOURCE_DIR) / "shapes";
+  const Scored a = scored(20, "NVIDIA H100 80GB HBM3"), b = scored(15, "NVIDIA H200");
+  const nlohmann::json j =
+      page_speedups({{"h100", &a.results}, {"h200", &b.results}}, (shapes / "submission.yaml").string(), shapes.string());
+  EXPECT_DOUBLE_EQ(j["bars"]["model"].get<double>(), kModelErrorBar);
+  EXPECT_DOUBLE_EQ(j["bars"]["area"].get<double>(), kAreaErrorBar);
+  ASSERT_EQ(j["pairs"].size(), 2u);
+  EXPECT_TRUE(j["pairs"][0][0].is_null());
+  EXPECT_TRUE(j["pairs"][1][1].is_null());
+  EXPECT_EQ(j["pairs"][0][1]["label_a"], "h100");
+  EXPECT_EQ(j["pairs"][1][0]["label_a"], "h200");
+  EXPECT_FALSE(j["pairs"][0][1]["models"].empty()) << "the rules' models, scored (partially) on both";
+  const nlohmann::json none = page_speedups({{"h100", &a.results}, {"h200", &b.results}},
+                                            (shapes / "no_such_rules.yaml").string(), shapes.string());
+  ASSERT_TRUE(none["pairs"][0][1].contains("error"));
+  EXPECT_NE(none["pairs"][0][1]["error"].get<std::string>().find("h100 could not be scored: "), std::string::npos)
+      << none.dump();
 }
 
 TEST(Speedup, NoRealRatioWhereNeitherGpuHasAnEntry) {
