@@ -15,6 +15,12 @@ function ratioText(r) {
   return (r >= 100 ? r.toFixed(0) : r >= 10 ? r.toFixed(2) : r.toFixed(3)) + 'x';
 }
 
+// A relative error with its sign and one decimal, as `opmark-aggregate scores` prints it: -0.028 -> "-2.8%".
+function errorText(e) {
+  if (typeof e !== 'number' || !isFinite(e)) return '-';
+  return (e >= 0 ? '+' : '') + (100 * e).toFixed(1) + '%';
+}
+
 // A value of system.yaml or the run's context: a number printed with C's %f (six decimals: "989.400000") loses its
 // trailing zeros; any other text stays as it is ("13.0" is a version, not a number).
 function fieldText(v) {

@@ -90,6 +90,8 @@ function render() {
   var chartBox = clear('area-chart');
   if (areas.length) chartBox.appendChild(areaChart(bundles, areas));
   clear('model-scores').appendChild(modelTable(bundles, ref));
+  var speedups = speedupSection(data.speedups, bundles, ref);
+  if (speedups) clear('speedups').appendChild(speedups);
   data.families.forEach(function (f) { renderFamily(f, ref); });
 }
 

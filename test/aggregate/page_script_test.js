@@ -41,6 +41,11 @@ eq(f.ratioText(0.70329), '0.703x', 'ratio 0.703');
 eq(f.ratioText(1), '1.000x', 'ratio 1');
 eq(f.ratioText(12.5), '12.50x', 'ratio past 10');
 eq(f.ratioText(250.4), '250x', 'ratio past 100');
+// An error as `scores` prints it (%+.1f%%): signed, one decimal, a small negative one still "-0.0%".
+eq(f.errorText(-0.028), '-2.8%', 'a negative error');
+eq(f.errorText(0.0051), '+0.5%', 'a positive error');
+eq(f.errorText(-0.0003), '-0.0%', 'a negative error that rounds to zero');
+eq(f.errorText(null), '-', 'no error');
 // %f numbers lose their trailing zeros; versions stay as written.
 eq(f.fieldText('989.400000'), '989.4', 'a peak');
 eq(f.fieldText('13.0'), '13.0', 'a version');
