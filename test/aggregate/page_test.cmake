@@ -4,11 +4,14 @@
 # labels it as such; the page's checking of bundles is tested in check_tamper_test.cpp. Run as
 #   cmake -DAGGREGATE=<opmark-aggregate> -DDATA=<test/data/page> -DOUT=<scratch folder> -DMODE=<mode> -P page_test.cmake
 # MODE page:   the page is written, self-contained (nothing fetched), its inline data escaped for the <script> block,
-#              each case's verdicts (aggregate/verdict.h) in it.
+#              each case's verdicts (aggregate/verdict.h) and the predicted against measured speedup of each bundle
+#              against the other (aggregate/page_speedup.h) in it.
 # MODE dom:    the page as a browser shows it, script run: headless Chromium dumps the DOM, which must hold both
 #              bundles' area scores, a model score, case times, "lower is better" and a case's drill-down (opened by
 #              the page's #case= link); gpu_b is a results format 2 run with an unstable case (marked, with its
-#              reason, its ratio unclear) and energy counters (the family table's energy column). Prints "SKIP: no chromium ..." and stops where no Chromium is installed.
+#              reason, its ratio unclear) and energy counters (the family table's energy column); the headline's
+#              speedup table marks the fixture's partial scores and its errors beyond the bars. Prints "SKIP: no
+#              chromium ..." and stops where no Chromium is installed.
 # MODE broken: a bundle with a malformed, missing or hostile file (JSON nested 100 000 deep, a link to /dev/zero) is
 #              skipped with a warning naming the bundle and the file (and line); the page shows the other bundle and
 #              names the skipped one. With no bundle left the command fails.
@@ -21,7 +24,11 @@
 #              the other bundles' times in them. Skips like dom without Chromium.
 # MODE width:  the page of the committed bundles (RESULTS, the results/ folder) and of the fixture in a 1400 px wide
 #              headless Chromium, as it opens and with a case's drill-down open, is no wider than the window
-#              (document.scrollWidth); leaves a screenshot, OUT/page_1400.png. Skips like dom without Chromium.
+#              (document.scrollWidth); leaves a screenshot, OUT/page_1400.png. The committed bundles' page as it
+#              opens holds the predicted against measured speedup `opmark-aggregate scores` prints for the seven models
+#              traced on both GPUs (docs/models.md): each model's predicted and measured ratio, real time and error,
+#              marked where beyond 5%; each area's measured ratio and error (its predicted ratio where the page's
+#              area has the same models). Skips like dom without Chromium.
 cmake_minimum_required(VERSION 3.25)
 
 function(fail what)
@@ -82,6 +89,87 @@ function(expect_all text where)
   endforeach()
 endfunction()
 
+# The committed bundles' page as it opens (DOM in `dom_file`) holds the predicted against measured speedup that
+# `opmark-aggregate scores` prints for the seven models traced on both GPUs, H200 (B) over H100 (A), to its digits.
+function(expect_speedup_of_scores dom_file)
+  file(READ "${dom_file}" dom)
+  execute_process(COMMAND "${AGGREGATE}" scores "${RESULTS}/nvidia-h100-80gb-hbm3" "${RESULTS}/nvidia-h200"
+                          --models=resnet50,vgg16,mobilenet_v2,bert_base,gpt2,llama7b,deepspeech2
+                  RESULT_VARIABLE rc OUTPUT_VARIABLE text ERROR_VARIABLE stderr)
+  string(FIND "${text}" "Predicted against measured speedup, B over A" at)
+  if(NOT rc EQUAL 0 OR at EQUAL -1)
+    fail("opmark-aggregate scores of the committed bundles (exit ${rc}) printed no speedup:\n${text}${stderr}")
+  endif()
+  string(SUBSTRING "${text}" ${at} -1 text)
+  string(REPLACE "\n" ";" lines "${text}")
+  set(number "[0-9]+\\.[0-9]+")
+  set(title "title=\"[^\"]*\"")
+  set(models 0)
+  set(areas 0)
+  foreach(line IN LISTS lines)
+    set(model_line "^([a-z0-9_]+) +${number} +${number} +(${number}) +${number} +${number} +([a-z]+) +(${number}) +([+-]${number})%$")
+    set(area_line "^area ([a-z0-9_]+) \\(([0-9]+/[0-9]+)\\) +(${number}) +${number} +${number} +([a-z]+) +(${number}) +([+-]${number})%$")
+    if(line MATCHES "${model_line}")
+      set(kind model)
+      set(name "${CMAKE_MATCH_1}")
+      set(predicted "${CMAKE_MATCH_2}")
+      set(real_kind "${CMAKE_MATCH_3}")
+      set(measured "${CMAKE_MATCH_4}")
+      set(error "${CMAKE_MATCH_5}")
+      math(EXPR models "${models} + 1")
+    elseif(line MATCHES "${area_line}")
+      set(kind area)
+      set(name "${CMAKE_MATCH_1}")
+      set(k_of_n "${CMAKE_MATCH_2}")
+      set(predicted "${CMAKE_MATCH_3}")
+      set(real_kind "${CMAKE_MATCH_4}")
+      set(measured "${CMAKE_MATCH_5}")
+      set(error "${CMAKE_MATCH_6}")
+      math(EXPR areas "${areas} + 1")
+    else()
+      continue()
+    endif()
+    # The printed numbers as literal text in the patterns below.
+    foreach(var predicted measured error)
+      string(REPLACE "." "\\." ${var} "${${var}}")
+      string(REPLACE "+" "\\+" ${var} "${${var}}")
+    endforeach()
+    # Marked as a miss beyond the bar (5% a model, 3% an area): the printed error in tenths of a percent against
+    # it (at the bar itself, either way).
+    if(kind STREQUAL "model")
+      set(bar 50)
+      set(bar_words "the 5% bar of a model")
+    else()
+      set(bar 30)
+      set(bar_words "the 3% bar of an area")
+    endif()
+    string(REGEX REPLACE "[^0-9]" "" tenths "${error}")
+    if(tenths GREATER bar)
+      set(error_cell "<td class=\"num miss\" title=\"beyond ${bar_words}\">${error}% ✗</td>")
+    elseif(tenths LESS bar)
+      set(error_cell "<td class=\"num\" title=\"within ${bar_words}\">${error}%</td>")
+    else()
+      set(error_cell "<td class=\"num( miss)?\" ${title}>${error}%( ✗)?</td>")
+    endif()
+    set(rest "<td class=\"num\" ${title}>${measured}x</td><td>${real_kind}</td>${error_cell}</tr>")
+    if(kind STREQUAL "model")
+      set(row "<tr><td>${name}</td><td class=\"num\" ${title}>${predicted}x</td>${rest}")
+    elseif(dom MATCHES ">area ${name} \\(${k_of_n}\\)</td>")
+      # The page scores every model of the rules, so an area's predicted ratio is scores' only where the page's
+      # area has the same models (k/n); its measured ratio and error are over the same k models either way.
+      set(row ">area ${name} \\(${k_of_n}\\)</td><td class=\"num\" ${title}>${predicted}x</td>${rest}")
+    else()
+      string(REGEX REPLACE "/.*" "" k "${k_of_n}")
+      set(row ">area ${name} \\(${k}/[0-9]+\\)</td><td class=\"num\" ${title}>${number}x</td>${rest}")
+    endif()
+    expect_all("${dom}" "the committed bundles' page (${dom_file})" "${row}")
+  endforeach()
+  if(NOT models EQUAL 7 OR areas LESS 3)
+    fail("read ${models} models and ${areas} areas of scores' speedup (7 and 3 expected):\n${text}")
+  endif()
+  message(STATUS "the page's speedup holds the ${models} models and ${areas} areas opmark-aggregate scores prints")
+endfunction()
+
 file(REMOVE_RECURSE "${OUT}")
 file(MAKE_DIRECTORY "${OUT}")
 
@@ -111,6 +199,14 @@ if(MODE STREQUAL "page")
     "\"recheck_us\":977\\.1"
     # each case's verdicts, bundle against bundle, computed by opmark-aggregate (the script only shows them)
     "\"verdicts\":\\[\\[null,{\"detail\":\"faster: -29\\.67% in time[^\"]*\",\"verdict\":\"faster\"}\\],\\[{\"detail\":\"slower: \\+42\\.19% in time")
+  # The predicted against measured speedup of each bundle against the other, null against itself, with the bars;
+  # shown in the headline. (No square brackets in these patterns: CMake's lists would not split them.)
+  expect_all("${html}" "the page"
+    "\"speedups\":{\"bars\":{\"area\":0\\.03,\"model\":0\\.05},\"pairs\":..null,{\"areas\":"
+    "\"label_a\":\"gpu_a\",\"label_b\":\"gpu_b\",\"models\":"
+    "\"label_a\":\"gpu_b\",\"label_b\":\"gpu_a\",\"models\":[^\n]*},null..}"
+    "<nav><a href=\"#scores\">scores</a><a href=\"#speedup\">speedup</a>"
+    "<h3 id=\"speedup\">Predicted against measured speedup</h3>\n<div id=\"speedups\"></div>")
   # Offline: nothing to load from anywhere (the SVG namespace URL is a name, not a fetch).
   foreach(outside "</script><!--" "src=" "<link" "@import" "url(")
     string(FIND "${html}" "${outside}" at)
@@ -168,8 +264,15 @@ elseif(MODE STREQUAL "dom")
     "<th rowspan=\"2\" data-sort=\"0\" class=\"sortable\" title=\"click to sort\">case</th>"
     # energy per operation and GB/s per watt of a memory-bound case, in the family table
     "<th data-sort=\"[0-9]+\" class=\"sortable\" title=\"click to sort\">energy per op</th>"
-    ">13\\.9 mJ, 7\\.37 GB/s/W</td>")
-  message(STATUS "Chromium rendered the page; the DOM holds the scores, times and the drill-down")
+    ">13\\.9 mJ, 7\\.37 GB/s/W</td>"
+    # the predicted against measured speedup, B over A: the fixture's runs measure few of the models' cases, so
+    # every score is partial (marked, what it lacks on hover); resnet50's error is beyond the 5% bar; a model the
+    # H200 has no measured entry of has no measured ratio, and says why on hover
+    "<caption><span class=\"swatch\"[^>]*></span>Fixture B [^<]* \\(B\\) over Fixture A [^<]* \\(A\\)</caption>"
+    "<tr><td>resnet50<small class=\"partial\" title=\"partial: the score on Fixture A [^\"]* lacks [0-9]+ case\\(s\\)[^\"]*\"> partial</small></td><td class=\"num\" title=\"score [0-9.]+ ms / [0-9.]+ ms\">0\\.[0-9][0-9][0-9]x</td><td class=\"num\" title=\"real time \\(graph\\) [^\"]*\">0\\.[0-9][0-9][0-9]x</td><td>graph</td><td class=\"num miss\" title=\"beyond the 5% bar of a model\">-[0-9]+\\.[0-9]% ✗</td></tr>"
+    "<tr><td>dgcnn<small class=\"partial\"[^<]*</small></td><td class=\"num\" title=\"no score on [^\"]*\">-</td><td class=\"num none\" title=\"no measured speedup: B: the table has no measured time on NVIDIA H200 [^\"]*\"></td>"
+    "<tr><td title=\"[0-9]+ of the area's [0-9]+ models have measured times on both GPUs[^\"]*\">area cv_2d \\([0-9]+/[0-9]+\\)<small class=\"partial\"")
+  message(STATUS "Chromium rendered the page; the DOM holds the scores, times, the drill-down and the speedup")
 
 elseif(MODE STREQUAL "broken")
   # Each breakage in a copy of the two bundles: the file to spoil, its new text ("" removes it), and what the
@@ -324,6 +427,7 @@ elseif(MODE STREQUAL "width")
     endif()
     message(STATUS "${url}: ${width} px wide in a 1400 px window")
   endforeach()
+  expect_speedup_of_scores("${OUT}/dom_1.html")
   # A picture of the committed bundles' page as it opens (a fragment in the address would leave it blank).
   execute_process(COMMAND ${chromium} --virtual-time-budget=20000 "--screenshot=${OUT}/page_1400.png"
                           "file://${OUT}/results.html"
