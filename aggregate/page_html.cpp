@@ -66,14 +66,13 @@ std::string page_html(const nlohmann::json& data) {
        "them.</p></noscript>\n<nav><a href=\"#scores\">scores</a>"
     << (data.contains("speedups") ? "<a href=\"#speedup\">speedup</a>" : "") << "<a href=\"#systems\">systems</a>";
   for (const auto& [id, name] : families) h << "<a href=\"#" << escape(id) << "\">" << escape(name) << "</a>";
-  // The headline first (the scores, and with two systems or more the speedup they predict beside the real one); the
-  // systems' every field folded below it, one click away.
+  // The headline first (the area scores, and with two systems or more the speedup the scores predict beside the
+  // real one, then the model scores); the systems' every field folded below it, one click away.
   h << "</nav>\n<section id=\"scores\">\n<h2>Scores (ms, lower is better)</h2>\n<p id=\"scores-precision\"></p>\n"
-    << "<div id=\"area-scores\"></div>\n<div class=\"charts\" id=\"area-chart\"></div>\n"
-    << "<div id=\"model-scores\"></div>\n";
+    << "<div id=\"area-scores\"></div>\n<div class=\"charts\" id=\"area-chart\"></div>\n";
   if (data.contains("speedups"))
     h << "<h3 id=\"speedup\">Predicted against measured speedup</h3>\n<div id=\"speedups\"></div>\n";
-  h << "</section>\n"
+  h << "<div id=\"model-scores\"></div>\n</section>\n"
     << "<section id=\"systems\">\n<h2>Systems</h2>\n<details id=\"systems-details\">\n<summary>every field of each "
        "system's description and of its run's context</summary>\n<div id=\"systems-table\"></div>\n</details>\n"
        "</section>\n";
