@@ -211,7 +211,7 @@ TEST(Speedup, NoRealRatioWhereNeitherGpuHasAnEntry) {
 }
 
 // The committed H100 and H200 bundles with the seven models traced on both: every real ratio is the tables' H200
-// entry over their H100 entry, and the error is the score ratio over it.
+// entry over their H100 entry, and the error is the score ratio over it; the results page holds the same numbers.
 TEST(Speedup, CommittedBundlesH200OverH100) {
   namespace fs = std::filesystem;
   const fs::path root(OPMARK_SOURCE_DIR);
@@ -238,6 +238,40 @@ TEST(Speedup, CommittedBundlesH200OverH100) {
     EXPECT_EQ(area.models_with_real, area.models) << area.name;
     EXPECT_NEAR(*area.error(), area.predicted() / *area.real() - 1, 1e-12) << area.name;
   }
+
+  // The results page over the two (page_speedups, as `page` calls it) holds the same numbers, to the last bit: each
+  // model's predicted and measured ratio and error, and each area's measured ratio and error (its predicted ratio
+  // too where the page's area, over every model of the rules, has the same models). The page's script prints them
+  // as `scores` does (page_script_test.js), and cli.aggregate_page_width compares the rendered table with `scores`.
+  const nlohmann::json page = page_speedups({{"nvidia-h100-80gb-hbm3", &h100}, {"nvidia-h200", &h200}},
+                                            (root / "shapes" / "submission.yaml").string(), (root / "shapes").string());
+  const nlohmann::json& pair = page["pairs"][0][1];
+  ASSERT_TRUE(pair.contains("models")) << pair.dump();
+  const auto row_of = [](const nlohmann::json& rows, const std::string& name) {
+    for (const auto& row : rows)
+      if (row["name"] == name) return row;
+    return nlohmann::json();
+  };
+  for (const auto& m : r.models) {
+    const nlohmann::json row = row_of(pair["models"], m.name);
+    ASSERT_FALSE(row.is_null()) << m.name << " is not on the page";
+    EXPECT_EQ(row["predicted"].get<double>(), m.predicted()) << m.name;
+    EXPECT_EQ(row["real"].get<double>(), *m.real()) << m.name;
+    EXPECT_EQ(row["real_kind"], m.real_kind) << m.name;
+    EXPECT_EQ(row["error"].get<double>(), *m.error()) << m.name;
+    EXPECT_EQ(row["miss"], std::abs(*m.error()) > kModelErrorBar) << m.name;
+    EXPECT_EQ(row["partial"], false) << m.name;
+  }
+  for (const auto& a : r.areas) {
+    const nlohmann::json row = row_of(pair["areas"], a.name);
+    ASSERT_FALSE(row.is_null()) << a.name << " is not on the page";
+    EXPECT_EQ(row["models_with_real"], a.models_with_real) << a.name;
+    EXPECT_EQ(row["real"].get<double>(), *a.real()) << a.name;
+    EXPECT_EQ(row["error"].get<double>(), *a.error()) << a.name;
+    EXPECT_EQ(row["miss"], std::abs(*a.error()) > kAreaErrorBar) << a.name;
+    if (row["models"] == a.models) EXPECT_EQ(row["predicted"].get<double>(), a.predicted()) << a.name;
+  }
+  EXPECT_TRUE(row_of(pair["models"], "dgcnn")["real"].is_null()) << "the H200 has no measured entry of dgcnn";
 }
 
 // Several systems' scores in one table, the later ones with their ratio to the first; a model one system did not
