@@ -468,13 +468,20 @@ int run(int argc, char** argv, bench::ProcessGroup& group) {
   }
   const auto color = isatty(fileno(stdout)) ? benchmark::ConsoleReporter::OO_ColorTabular
                                             : benchmark::ConsoleReporter::OO_Tabular;
-  std::unique_ptr<benchmark::BenchmarkReporter> display;
-  if (options.console_table) display = std::make_unique<benchmark::ConsoleReporter>(color);
-  else display = std::make_unique<bench::CaseLineReporter>(harness);
-  // The harness hands each case's record to the results log as the case finishes; Google Benchmark's reporter
-  // shows it, writes benchmark.json and counts progress.
+  // The harness hands each case's record to the results log, then to the case lines, as the case finishes; Google
+  // Benchmark's reporter writes benchmark.json, counts progress, and shows its own table where asked to.
   bench::ResultsLog results_log(log_path, context, resumed ? &*resumed : nullptr);
-  harness.set_case_sink(&results_log);
+  std::unique_ptr<benchmark::BenchmarkReporter> display;
+  std::unique_ptr<bench::CaseLinePrinter> case_lines;
+  if (options.console_table) {
+    display = std::make_unique<benchmark::ConsoleReporter>(color);
+  } else {
+    display = std::make_unique<bench::SilentReporter>();
+    case_lines = std::make_unique<bench::CaseLinePrinter>(std::cout);
+  }
+  bench::CaseSinks sinks(case_lines ? std::vector<bench::CaseSink*>{&results_log, case_lines.get()}
+                                    : std::vector<bench::CaseSink*>{&results_log});
+  harness.set_case_sink(&sinks);
   bench::ConsoleJsonReporter reporter(std::move(display), json_path);
   bench::Progress progress(harness.cases().size());  // every registered case runs: the filter chose them
   reporter.set_progress(&progress);

@@ -4,7 +4,8 @@
 #include <cstdio>
 #include <ostream>
 
-#include "bench/harness/harness.h"
+#include "bench/harness/outcome.h"
+#include "core/case.h"
 
 namespace opmark::bench {
 namespace {
@@ -101,27 +102,20 @@ std::string reported_case_name(const benchmark::BenchmarkReporter::Run& run) {
   return name;
 }
 
-bool CaseLineReporter::ReportContext(const Context&) {
-  GetOutputStream() << case_line_header() << "\n";
-  return true;
+CaseLine case_line_of(const CaseRecord& record) {
+  CaseLine line;
+  // The short name (fields at their defaults left out) keeps the line within kCaseLineWidth; results.jsonl and
+  // --benchmark_list_tests have the full one.
+  line.name = core::short_case_name(record.c);
+  line.status = name_of(record.outcome.status);
+  line.reason = record.outcome.reason;
+  line.counters = record.outcome.counters;
+  if (record.measurement) line.time_us = record.measurement->median_s * 1e6;
+  return line;
 }
 
-void CaseLineReporter::ReportRuns(const std::vector<Run>& runs) {
-  for (const Run& run : runs) {
-    const std::string name = reported_case_name(run);
-    if (!shown_.insert(name).second) continue;
-    CaseLine line;
-    // The short name (fields at their defaults left out) keeps the line within kCaseLineWidth; results.jsonl
-    // and --benchmark_list_tests have the full one.
-    const core::Case* c = harness_.find_case(name);
-    line.name = c ? core::short_case_name(*c) : name;
-    const Outcome* o = harness_.outcome(name);
-    line.status = o ? name_of(o->status) : "failed";
-    line.reason = o ? o->reason : "the harness has no outcome for this case";
-    if (o) line.counters = o->counters;
-    if (const Measurement* m = harness_.measurement(name)) line.time_us = m->median_s * 1e6;
-    GetOutputStream() << format_case_line(line) << std::endl;
-  }
-}
+CaseLinePrinter::CaseLinePrinter(std::ostream& out) : out_(out) { out_ << case_line_header() << "\n"; }
+
+void CaseLinePrinter::finished(const CaseRecord& record) { out_ << format_case_line(case_line_of(record)) << std::endl; }
 
 }  // namespace opmark::bench

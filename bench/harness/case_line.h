@@ -6,12 +6,12 @@
 #include <benchmark/benchmark.h>
 
 #include <map>
-#include <set>
+#include <ostream>
 #include <string>
 
-namespace opmark::bench {
+#include "bench/harness/case_record.h"
 
-class Harness;
+namespace opmark::bench {
 
 // What one line shows of a case. Counters read: kernel_us, tflops, gb_per_s, pct_peak, pct_peak_bw, sm_clock_mhz,
 // power_w, joules_per_op (absent or 0: left blank).
@@ -34,16 +34,26 @@ std::string case_line_header();
 // One line, without a newline; a reason is cut to keep the line within kCaseLineWidth.
 std::string format_case_line(const CaseLine& line);
 
-// Google Benchmark's reporter that prints format_case_line for each case the harness reports, once.
-class CaseLineReporter final : public benchmark::BenchmarkReporter {
+// The line a case's record shows.
+CaseLine case_line_of(const CaseRecord& record);
+
+// Prints the header, then format_case_line for each case the harness hands it, as it finishes (a CaseSink beside
+// the results log: the line shows the record the log wrote, not a lookup by name).
+class CaseLinePrinter final : public CaseSink {
  public:
-  explicit CaseLineReporter(const Harness& harness) : harness_(harness) {}
-  bool ReportContext(const Context& context) override;
-  void ReportRuns(const std::vector<Run>& runs) override;
+  explicit CaseLinePrinter(std::ostream& out);
+  void finished(const CaseRecord& record) override;
+  void retimed(const CaseRecord&) override {}
 
  private:
-  const Harness& harness_;
-  std::set<std::string> shown_;
+  std::ostream& out_;
+};
+
+// Google Benchmark's display where the case lines are the console: it prints nothing of its own.
+class SilentReporter final : public benchmark::BenchmarkReporter {
+ public:
+  bool ReportContext(const Context&) override { return true; }
+  void ReportRuns(const std::vector<Run>&) override {}
 };
 
 }  // namespace opmark::bench

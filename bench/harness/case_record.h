@@ -3,6 +3,8 @@
 // from the record it is given, so what it writes is what was measured, not what a later lookup by name finds.
 #include <optional>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "bench/harness/measure_case.h"
 #include "bench/harness/outcome.h"
@@ -30,6 +32,22 @@ class CaseSink {
   // The end-of-run re-time timed a case again: its counters carry the re-time's numbers, and its status is unstable
   // where the measurements disagreed. Once per re-timed case, after every case has finished.
   virtual void retimed(const CaseRecord& record) = 0;
+};
+
+// Several sinks, each handed every record in the order given (the results log first: a record is on disk before it
+// is on the screen).
+class CaseSinks final : public CaseSink {
+ public:
+  explicit CaseSinks(std::vector<CaseSink*> sinks) : sinks_(std::move(sinks)) {}
+  void finished(const CaseRecord& record) override {
+    for (CaseSink* s : sinks_) s->finished(record);
+  }
+  void retimed(const CaseRecord& record) override {
+    for (CaseSink* s : sinks_) s->retimed(record);
+  }
+
+ private:
+  std::vector<CaseSink*> sinks_;
 };
 
 }  // namespace opmark::bench

@@ -2,8 +2,11 @@
 // a case did not run.
 #include <gtest/gtest.h>
 
+#include <sstream>
+
 #include "bench/harness/case_line.h"
 
+using namespace opmark::bench;
 using opmark::bench::CaseLine;
 using opmark::bench::case_line_header;
 using opmark::bench::format_case_line;
@@ -62,4 +65,38 @@ TEST(CaseLine, TinyRatesKeepTheColumnsWidth) {
   const std::string line = format_case_line(l);
   EXPECT_NE(line.find("40.62 GFLOPS <0.01%"), std::string::npos) << line;
   EXPECT_EQ(line.find(l.name), 74u) << line;
+}
+
+// The printer shows what the harness's record says, after the results log has it (CaseSinks hands records on in
+// order); a case that did not run shows its reason.
+TEST(CaseLine, ThePrinterShowsEachRecordAfterTheLogHasIt) {
+  const opmark::core::Case c = opmark::core::make_case(
+      "gemm", "fwd", "fp16", {{"m", std::int64_t{512}}, {"n", std::int64_t{16}}, {"k", std::int64_t{1024}}});
+  Measurement m;
+  m.median_s = 12.5e-6;
+  const CaseRecord measured{c, opmark::core::make_case_name(c), {Status::ok, "", "", "", {{"tflops", 3.5}}, {}}, m, true};
+  const CaseRecord skipped{c, opmark::core::make_case_name(c), {Status::skipped, "no CUDA device", "", "", {}, {}}, {}, false};
+
+  struct Order final : CaseSink {
+    void finished(const CaseRecord&) override { log += "log;"; }
+    void retimed(const CaseRecord&) override { log += "retimed;"; }
+    std::string log;
+  } first;
+  std::ostringstream out;
+  CaseLinePrinter printer(out);
+  CaseSinks sinks({&first, &printer});
+  sinks.finished(measured);
+  sinks.finished(skipped);
+  sinks.retimed(measured);
+  EXPECT_EQ(first.log, "log;log;retimed;");
+  std::istringstream lines(out.str());
+  std::string header, one, two, more;
+  std::getline(lines, header);
+  std::getline(lines, one);
+  std::getline(lines, two);
+  EXPECT_EQ(header, case_line_header());
+  EXPECT_EQ(one, format_case_line(case_line_of(measured)));
+  EXPECT_NE(one.find("12.5"), std::string::npos) << one;
+  EXPECT_NE(two.find("no CUDA device"), std::string::npos) << two;
+  EXPECT_FALSE(std::getline(lines, more)) << "the re-time prints no line: " << more;
 }
