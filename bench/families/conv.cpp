@@ -24,6 +24,9 @@
 namespace opmark::bench {
 namespace {
 
+// What a legacy-API candidate's name starts with ("legacy implicit_gemm tensor_op").
+const std::string kLegacyPrefix = "legacy ";
+
 using kernels::ConvDirection;
 using kernels::DeviceBuffer;
 
@@ -228,7 +231,7 @@ class ConvWorkload final : public Workload {
 
   std::string candidate_name(const Candidate& c) const {
     if (c.graph_plan >= 0) return graph_plans_[static_cast<std::size_t>(c.graph_plan)].name;
-    return std::string("legacy ") + algo_name(dir_, c.algo) + " " + math_name(c.math);
+    return kLegacyPrefix + algo_name(dir_, c.algo) + " " + math_name(c.math);
   }
 
   // The node as cuDNN's graph API describes it: the same tensors, strides and convolution as the legacy descriptors.
@@ -262,26 +265,8 @@ class ConvWorkload final : public Workload {
     return g;
   }
 
-  void list_candidates(const RunContext& ctx) {
-    cudnnHandle_t h = cudnn_handle();
-    std::vector<Candidate> all;
-    // The graph API's engines first: its heuristic's first choice is the default a library user gets today.
-    std::string graph_why;
-    // Every configuration by default, as PyTorch's benchmark mode times them all. On an H100 the old cap of 24
-    // changed the chosen engine on 29 of DeepBench's 270 fp16 training cases (median 7% faster without the cap,
-    // often an engine from the fallback list) for about 50% more tuning time.
-    const std::size_t max_plans = ctx.options.engines > 0 ? static_cast<std::size_t>(ctx.options.engines) : SIZE_MAX;
-    // The re-time's one candidate: only its engine's configurations are finalized (the costly part of listing),
-    // and no legacy algorithm is asked for a graph engine, nor a graph engine for a legacy algorithm.
-    const std::string& only = ctx.only_candidate;
-    const bool only_legacy = only.rfind("legacy ", 0) == 0;
-    std::int64_t only_engine = -1;
-    if (only.rfind(kGraphEnginePrefix, 0) == 0) only_engine = std::atoll(only.c_str() + kGraphEnginePrefix.size());
-    if (!only_legacy)
-      graph_plans_ = conv_graph_plans(h, graph_spec(), ctx.options.workspace_bytes, max_plans, &graph_why,
-                                      &graph_excluded_, only_engine);
-    for (std::size_t i = 0; i < graph_plans_.size(); ++i)
-      all.push_back({-1, CUDNN_DEFAULT_MATH, static_cast<std::size_t>(graph_plans_[i].workspace), static_cast<int>(i)});
+  // The legacy API's ranked algorithms for the direction.
+  std::vector<Candidate> legacy_candidates(cudnnHandle_t h) const {
     int max_count = 0;
     std::vector<Candidate> legacy;
     switch (dir_) {
@@ -309,7 +294,33 @@ class ConvWorkload final : public Workload {
             });
         break;
     }
-    if (only_engine < 0) all.insert(all.end(), legacy.begin(), legacy.end());
+    return legacy;
+  }
+
+  void list_candidates(const RunContext& ctx) {
+    cudnnHandle_t h = cudnn_handle();
+    std::vector<Candidate> all;
+    // The graph API's engines first: its heuristic's first choice is the default a library user gets today.
+    std::string graph_why;
+    // Every configuration by default, as PyTorch's benchmark mode times them all. On an H100 the old cap of 24
+    // changed the chosen engine on 29 of DeepBench's 270 fp16 training cases (median 7% faster without the cap,
+    // often an engine from the fallback list) for about 50% more tuning time.
+    const std::size_t max_plans = ctx.options.engines > 0 ? static_cast<std::size_t>(ctx.options.engines) : SIZE_MAX;
+    // The re-time's one candidate: only its engine's configurations are finalized (the costly part of listing),
+    // and no legacy algorithm is asked for a graph engine, nor a graph engine for a legacy algorithm.
+    const std::string& only = ctx.only_candidate;
+    const bool only_legacy = only.rfind(kLegacyPrefix, 0) == 0;
+    std::int64_t only_engine = -1;
+    if (only.rfind(kGraphEnginePrefix, 0) == 0) only_engine = std::atoll(only.c_str() + kGraphEnginePrefix.size());
+    if (!only_legacy)
+      graph_plans_ = conv_graph_plans(h, graph_spec(), ctx.options.workspace_bytes, max_plans, &graph_why,
+                                      &graph_excluded_, only_engine);
+    for (std::size_t i = 0; i < graph_plans_.size(); ++i)
+      all.push_back({-1, CUDNN_DEFAULT_MATH, static_cast<std::size_t>(graph_plans_[i].workspace), static_cast<int>(i)});
+    if (only_engine < 0) {
+      const std::vector<Candidate> legacy = legacy_candidates(h);
+      all.insert(all.end(), legacy.begin(), legacy.end());
+    }
     std::size_t workspace = 0;
     for (const Candidate& c : all) {
       if (c.workspace > ctx.options.workspace_bytes) continue;
