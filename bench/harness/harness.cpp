@@ -309,7 +309,7 @@ void Harness::run(benchmark::State& state, std::size_t case_index) {
             case_label(*p.workload, p.tunable, p.pinned, p.tuning, timing_label(*p.timer));
         p.outcome.kernels = p.m.kernels.names;
         if (p.tunable)
-          chosen_candidate_[p.name] = {p.workload->chosen(), p.workload->candidate_name(p.workload->chosen())};
+          chosen_candidate_[p.name] = p.workload->candidate_name(p.workload->chosen());
         if (options_.profile_launches > 0)
           profile_launches(*p.timer, *p.workload, stream(), options_, p.name, p.m.median_s);
       }

@@ -123,7 +123,7 @@ class Harness {
   std::map<std::string, Outcome> outcomes_;
   std::map<std::string, Measurement> measurements_;
   std::map<std::string, std::string> pins_;  // --opmark_pin: by case, the candidate to run instead of tuning
-  std::map<std::string, std::pair<int, std::string>> chosen_candidate_;  // by case: the candidate it ran (index, name)
+  std::map<std::string, std::string> chosen_candidate_;  // by case: the name of the candidate it ran
   std::set<std::string> reported_;                        // cases measured (or not run) in this process
   CaseSink* sink_ = nullptr;
   cudaStream_t stream_ = nullptr;

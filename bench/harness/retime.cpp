@@ -62,7 +62,7 @@ void Harness::recheck() {
     bool retimed = false;
     try {
       const auto chosen = chosen_candidate_.find(name);
-      const std::string chosen_name = chosen == chosen_candidate_.end() ? std::string() : chosen->second.second;
+      const std::string chosen_name = chosen == chosen_candidate_.end() ? std::string() : chosen->second;
       std::unique_ptr<Workload> workload = build(cases_[i], name, chosen_name);
       Workload& w = *workload;
       // The candidate the measurement ran, verified in this run already: by name (a workload may list only it).
