@@ -217,16 +217,14 @@ std::optional<CounterPeriod> calibrate_counter_period(const GpuMonitor& monitor)
 }
 
 std::optional<EnergyWindow> measure_energy(Timer& timer, double batch_seconds, double min_window_s,
-                                           double lead_in_s, std::optional<CounterPeriod> period) {
+                                           double lead_in_s, std::optional<CounterPeriod> period, double over_watts) {
   const GpuMonitor* monitor = timer.monitor();
   if (!monitor || !monitor->available() || !monitor->energy_millijoules()) return std::nullopt;
   cudaStream_t s = timer.stream();
   cudaEvent_t start, stop;
   OPMARK_CHECK_CUDA(cudaEventCreate(&start));
   OPMARK_CHECK_CUDA(cudaEventCreate(&stop));
-  const std::optional<double> limit = monitor->power_limit_watts();
-  EnergyEdges edges(min_window_s, period,
-                    limit ? *limit * (1 + kPowerMargin) : std::numeric_limits<double>::infinity());
+  EnergyEdges edges(min_window_s, period, over_watts);
   EnergyWindow w;
   bool stepped = false;
   try {

@@ -13,8 +13,8 @@ namespace opmark::bench {
 class GpuMonitor;
 class Timer;
 
-// The least energy window: one step of an H100's or H200's counter. A window is a whole number of steps, the least
-// that lasts min_window_s less a twentieth of a step (so 0.1 s is one step of 100.00 ms, 1 s is ten).
+// The least energy window: one step of the counter (about 100 ms on an H100). A window is a whole number of steps,
+// the least that lasts min_window_s less a twentieth of a step (so 0.1 s is one step of 100 ms, 1 s is ten).
 constexpr double kDefaultEnergyWindowSeconds = 0.1;
 // How far a window of whole steps strays from that many periods: two standard deviations of its length, from the
 // spread of one- and two-step energies at constant idle power (docs/regimes.md).
@@ -118,10 +118,11 @@ std::optional<CounterPeriod> calibrate_counter_period(const GpuMonitor& monitor)
 
 // Runs `timer`'s batches (each about `batch_seconds` of GPU time) back to back, with 20 ms of work kept queued so
 // the GPU never idles inside the window, for `lead_in_s` first, then until the window is complete (timed by
-// `period` where known). Nullopt where there is no counter or it does not move within a second past the window.
-// A window over the enforced power limit and kPowerMargin goes on to kOverLimitEnergyWindowSeconds.
+// `period` where known; started again once where it drew over `over_watts`, as EnergyEdges says). Nullopt where
+// there is no counter or it does not move within a second past the window.
 std::optional<EnergyWindow> measure_energy(Timer& timer, double batch_seconds, double min_window_s,
                                            double lead_in_s = 0,
-                                           std::optional<CounterPeriod> period = std::nullopt);
+                                           std::optional<CounterPeriod> period = std::nullopt,
+                                           double over_watts = std::numeric_limits<double>::infinity());
 
 }  // namespace opmark::bench

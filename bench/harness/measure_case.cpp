@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <limits>
 
 #include "core/error.h"
 
@@ -98,6 +99,8 @@ std::optional<EnergyWindow> Measurer::energy_window(Timer& timer, double batch_s
   if (!monitor_ || !monitor_->available()) return std::nullopt;
   if (!calibrated_) {
     calibrated_ = true;
+    const std::optional<double> limit = monitor_->power_limit_watts();
+    over_watts_ = limit ? *limit * (1 + kPowerMargin) : std::numeric_limits<double>::infinity();
     counter_period_ = calibrate_counter_period(*monitor_);
     if (counter_period_)
       std::fprintf(stderr, "opmark: NVML's energy counter steps every %.3f ms (+-%.3f, %d steps): energy windows are "
@@ -107,7 +110,7 @@ std::optional<EnergyWindow> Measurer::energy_window(Timer& timer, double batch_s
       std::fprintf(stderr, "opmark: NVML's energy counter keeps no steady period here: energy windows are timed by "
                    "the calls around their steps\n");
   }
-  return measure_energy(timer, batch_s, min_window_s, lead_in_s, counter_period_);
+  return measure_energy(timer, batch_s, min_window_s, lead_in_s, counter_period_, over_watts_);
 }
 
 std::optional<EnergyWindow> Measurer::sustained_window(Timer& timer, double batch_s, int windows, double lead_in_s,

@@ -101,8 +101,6 @@ class Measurer {
   // One energy window of at least `min_window_s` over `timer`'s batches (energy.h), timed by the counter's period,
   // which the run's first window calibrates; nullopt without NVML's energy counter.
   std::optional<EnergyWindow> energy_window(Timer& timer, double batch_s, double min_window_s, double lead_in_s = 0);
-  // The counter's period, once calibrated (null before, or where its steps keep none).
-  const CounterPeriod* counter_period() const { return counter_period_ ? &*counter_period_ : nullptr; }
 
   // The clock a burst sample is held to: NVML's maximum, else the fastest measured in this run.
   double reference_mhz() const;
@@ -115,8 +113,11 @@ class Measurer {
   const GpuMonitor* monitor_;
   ProcessGroup* group_;
   double fastest_mhz_ = 0;  // the fastest SM clock measured in this run
+  // Read once, with the run's first energy window: the counter's period, and the power over which a window starts
+  // again (the enforced limit and kPowerMargin; the context records the limit once too).
   bool calibrated_ = false;
   std::optional<CounterPeriod> counter_period_;
+  double over_watts_ = 0;
 };
 
 }  // namespace opmark::bench
