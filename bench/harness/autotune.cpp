@@ -41,6 +41,37 @@ bool TuningResult::drop_best(const std::string& name, const std::string& why) {
   return best >= 0;
 }
 
+std::vector<int> choose_finalists(const std::vector<double>& seconds, double margin, int max_finalists) {
+  std::vector<int> order;
+  for (int i = 0; i < static_cast<int>(seconds.size()); ++i)
+    if (std::isfinite(seconds[static_cast<std::size_t>(i)])) order.push_back(i);
+  std::stable_sort(order.begin(), order.end(), [&](int a, int b) {
+    return seconds[static_cast<std::size_t>(a)] < seconds[static_cast<std::size_t>(b)];
+  });
+  std::vector<int> finalists;
+  for (const int i : order) {
+    if (static_cast<int>(finalists.size()) >= max_finalists ||
+        seconds[static_cast<std::size_t>(i)] > margin * seconds[static_cast<std::size_t>(order.front())])
+      break;
+    finalists.push_back(i);
+  }
+  return finalists;
+}
+
+int fastest_median(const std::vector<std::vector<double>>& samples) {
+  int best = -1;
+  double best_median = 0;
+  for (int i = 0; i < static_cast<int>(samples.size()); ++i) {
+    if (samples[static_cast<std::size_t>(i)].empty()) continue;
+    const double m = median_of(samples[static_cast<std::size_t>(i)]);
+    if (best < 0 || m < best_median) {
+      best = i;
+      best_median = m;
+    }
+  }
+  return best;
+}
+
 TuningResult tune(Workload& w, cudaStream_t stream, bool allow_graph, int rounds) {
   const int count = w.candidate_count();
   TuningResult r;

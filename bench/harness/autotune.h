@@ -22,6 +22,12 @@ constexpr double kScreenMargin = 1.5;
 // A tuning batch lasts about this long: a quarter of a measurement's, since dozens of candidates are each captured
 // into a graph; the graph's fixed start, timed once per batch, is then about 1% of it, the same for every candidate.
 constexpr double kTuningBatchSeconds = 0.25e-3;
+// Candidates whose round median is within this of the fastest are finalists, timed again with the measurement's
+// batches: medians of a few short batches cannot order candidates a few percent apart, and the order can change.
+constexpr double kConfirmMargin = 1.05;
+// At most this many finalists (the fastest in the rounds first): each costs a capture and `rounds` batches of
+// kBatchTargetSeconds, which bounds the confirmation's time a case.
+constexpr int kMaxFinalists = 4;
 
 struct TuningResult {
   int best = -1;                    // the fastest candidate that ran and was not left out; -1 if none
@@ -52,5 +58,15 @@ struct TuningResult {
 // all alike; a candidate's time is its median over the rounds (or its probe, or its screen, where it stopped).
 // Leaves `w` on the fastest (w.choose). `allow_graph` false times eagerly.
 TuningResult tune(Workload& w, cudaStream_t stream, bool allow_graph, int rounds = 5);
+
+// The candidates that go to the confirmation: those whose time (`seconds`, per candidate; infinity or NaN where it
+// was not timed in the rounds) is within `margin` of the fastest, the fastest first, at most `max_finalists`.
+// Host-only, tested on the CPU.
+std::vector<int> choose_finalists(const std::vector<double>& seconds, double margin = kConfirmMargin,
+                                  int max_finalists = kMaxFinalists);
+
+// The position in `samples` (one list of times per finalist) whose median is the lowest, the first of equal ones;
+// -1 where every list is empty. Host-only, tested on the CPU.
+int fastest_median(const std::vector<std::vector<double>>& samples);
 
 }  // namespace opmark::bench
