@@ -30,12 +30,14 @@ constexpr double kConfirmMargin = 1.05;
 constexpr int kMaxFinalists = 4;
 
 struct TuningResult {
-  int best = -1;                    // the fastest candidate that ran and was not left out; -1 if none
+  int best = -1;                    // the fastest (in the confirmation, where one ran) not left out; -1 if none
   int default_index = -1;           // the library's own first choice, -1 when it has none
-  std::vector<double> seconds;      // per candidate, median seconds per launch; infinity where it failed
+  // Per candidate, median seconds per launch (a finalist's of its confirmation rounds); infinity where it failed.
+  std::vector<double> seconds;
   std::vector<std::string> errors;  // per candidate, why it failed (empty when it ran)
   std::string dropped;              // candidates left out after a wrong result: "name (why); ..."
   std::string eager_note;           // candidates that could not be captured into a graph, timed eagerly
+  int finalists = 0;                // candidates timed in the confirmation; 0 where none was close to the fastest
 
   double best_seconds() const { return best >= 0 ? seconds[static_cast<std::size_t>(best)] : 0; }
   // The default's tuning time (0 when there is none, or it failed).
@@ -47,7 +49,7 @@ struct TuningResult {
   bool drop_best(const std::string& name, const std::string& why);
   // " | left out after a wrong result: ..." for a label, or nothing.
   std::string dropped_note() const { return dropped.empty() ? "" : " | left out after a wrong result: " + dropped; }
-  // The counters every tunable family reports: candidates, default_us, autotune_speedup.
+  // The counters every tunable family reports: candidates, default_us, autotune_speedup, tuning_finalists.
   std::map<std::string, double> counters() const;
 };
 
@@ -56,7 +58,10 @@ struct TuningResult {
 // library's default, are captured into graphs, warmed up and probed; those within kProbeMargin of the fastest probe
 // are timed in `rounds` rounds that visit every one in turn, so clock and temperature drift during tuning falls on
 // all alike; a candidate's time is its median over the rounds (or its probe, or its screen, where it stopped).
-// Leaves `w` on the fastest (w.choose). `allow_graph` false times eagerly.
+// Then a confirmation: where two or more candidates are finalists (choose_finalists), their batches are lengthened
+// to the measurement's (kBatchTargetSeconds) and they are timed in `rounds` more rounds that visit each in turn; a
+// finalist's time is its median there, and the fastest finalist wins (fastest_median). Leaves `w` on the winner
+// (w.choose). `allow_graph` false times eagerly.
 TuningResult tune(Workload& w, cudaStream_t stream, bool allow_graph, int rounds = 5);
 
 // The candidates that go to the confirmation: those whose time (`seconds`, per candidate; infinity or NaN where it

@@ -88,6 +88,9 @@ TEST(Autotune, EveryTunedFamilyWritesTheSameCounters) {
   EXPECT_DOUBLE_EQ(c.at("candidates"), 3);
   EXPECT_DOUBLE_EQ(c.at("default_us"), 4.0);
   EXPECT_DOUBLE_EQ(c.at("autotune_speedup"), 2.0);
+  EXPECT_DOUBLE_EQ(c.at("tuning_finalists"), 0);  // no confirmation ran
+  r.finalists = 3;
+  EXPECT_DOUBLE_EQ(r.counters().at("tuning_finalists"), 3);
   r.default_index = 2;  // the default failed: unknown, not infinite
   EXPECT_DOUBLE_EQ(r.counters().at("default_us"), 0.0);
   EXPECT_DOUBLE_EQ(r.counters().at("autotune_speedup"), 0.0);

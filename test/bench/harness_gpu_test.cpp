@@ -312,6 +312,10 @@ TEST(HarnessGpu, TheTunerTimesEveryCandidateAndKeepsTheFastest) {
   EXPECT_EQ(w.chosen(), r.best);
   EXPECT_NE(r.eager_note.find("fast but wrong"), std::string::npos) << r.eager_note;
   EXPECT_DOUBLE_EQ(r.counters().at("candidates"), 2);
+  // Within kConfirmMargin of each other both are confirmed, else neither; either way the chosen one is the faster.
+  const double finalists = r.counters().at("tuning_finalists");
+  EXPECT_TRUE(finalists == 0 || finalists == 2) << finalists;
+  EXPECT_LE(r.seconds[static_cast<std::size_t>(r.best)], r.seconds[static_cast<std::size_t>(1 - r.best)]);
 }
 
 // The tuner's confirmation lengthens a timer's batches to the measurement's: the batch is sized from the time
