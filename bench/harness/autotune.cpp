@@ -26,7 +26,8 @@ double TuningResult::speedup() const {
 std::map<std::string, double> TuningResult::counters() const {
   return {{"candidates", static_cast<double>(seconds.size())},
           {"default_us", default_seconds() * 1e6},
-          {"autotune_speedup", speedup()}};
+          {"autotune_speedup", speedup()},
+          {"tuning_finalists", static_cast<double>(finalists)}};
 }
 
 bool TuningResult::drop_best(const std::string& name, const std::string& why) {
@@ -39,6 +40,37 @@ bool TuningResult::drop_best(const std::string& name, const std::string& why) {
         (best < 0 || seconds[static_cast<std::size_t>(i)] < seconds[static_cast<std::size_t>(best)]))
       best = i;
   return best >= 0;
+}
+
+std::vector<int> choose_finalists(const std::vector<double>& seconds, double margin, int max_finalists) {
+  std::vector<int> order;
+  for (int i = 0; i < static_cast<int>(seconds.size()); ++i)
+    if (std::isfinite(seconds[static_cast<std::size_t>(i)])) order.push_back(i);
+  std::stable_sort(order.begin(), order.end(), [&](int a, int b) {
+    return seconds[static_cast<std::size_t>(a)] < seconds[static_cast<std::size_t>(b)];
+  });
+  std::vector<int> finalists;
+  for (const int i : order) {
+    if (static_cast<int>(finalists.size()) >= max_finalists ||
+        seconds[static_cast<std::size_t>(i)] > margin * seconds[static_cast<std::size_t>(order.front())])
+      break;
+    finalists.push_back(i);
+  }
+  return finalists;
+}
+
+int fastest_median(const std::vector<std::vector<double>>& samples) {
+  int best = -1;
+  double best_median = 0;
+  for (int i = 0; i < static_cast<int>(samples.size()); ++i) {
+    if (samples[static_cast<std::size_t>(i)].empty()) continue;
+    const double m = median_of(samples[static_cast<std::size_t>(i)]);
+    if (best < 0 || m < best_median) {
+      best = i;
+      best_median = m;
+    }
+  }
+  return best;
 }
 
 TuningResult tune(Workload& w, cudaStream_t stream, bool allow_graph, int rounds) {
@@ -103,20 +135,69 @@ TuningResult tune(Workload& w, cudaStream_t stream, bool allow_graph, int rounds
   // of the tuning time on cases with many slow algorithms (cuDNN's FFT and GEMM paths).
   const double fastest = *std::min_element(probe.begin(), probe.end());
   std::vector<std::vector<double>> samples(static_cast<std::size_t>(count));
+  std::vector<std::vector<double>> wall(static_cast<std::size_t>(count));  // per launch, untimed work included
   for (int round = 0; round < rounds; ++round)
     for (int i = 0; i < count; ++i) {
       auto& timer = timers[static_cast<std::size_t>(i)];
       if (timer && !(probe[static_cast<std::size_t>(i)] <= kProbeMargin * fastest)) timer.reset();
       if (!timer) continue;
       w.choose(i);
-      samples[static_cast<std::size_t>(i)].push_back(timer->sample().seconds_per_launch);
+      const Sample sample = timer->sample();
+      samples[static_cast<std::size_t>(i)].push_back(sample.seconds_per_launch);
+      wall[static_cast<std::size_t>(i)].push_back(sample.wall_seconds / sample.launches);
     }
+  std::vector<double> in_rounds(static_cast<std::size_t>(count), std::numeric_limits<double>::infinity());
   for (int i = 0; i < count; ++i) {
     const auto k = static_cast<std::size_t>(i);
     if (!std::isfinite(probe[k])) continue;  // it failed
     r.seconds[k] = samples[k].empty() ? probe[k] : median_of(samples[k]);
-    if (r.best < 0 || r.seconds[k] < r.seconds[static_cast<std::size_t>(r.best)]) r.best = i;
+    if (!samples[k].empty()) in_rounds[k] = r.seconds[k];
   }
+  // The confirmation: the rounds' batches are a quarter of the measurement's and their medians few, so candidates
+  // within kConfirmMargin of each other are timed again as the measurement times them, in rounds again so drift
+  // falls on all alike. A finalist keeps its timer, its graph captured again with the measurement's batch; a
+  // finalist that cannot be captured so is marked failed, as in the probe.
+  std::vector<int> finalists = choose_finalists(in_rounds);
+  if (finalists.size() < 2) finalists.clear();
+  for (int i = 0; i < count; ++i)  // only the finalists' graphs are replayed from here on
+    if (std::find(finalists.begin(), finalists.end(), i) == finalists.end())
+      timers[static_cast<std::size_t>(i)].reset();
+  std::vector<int> confirmed;
+  for (const int i : finalists) {
+    const auto k = static_cast<std::size_t>(i);
+    try {
+      w.choose(i);
+      timers[k]->retarget(kBatchTargetSeconds, median_of(wall[k]));
+      confirmed.push_back(i);
+    } catch (const OutOfMemoryError&) {
+      throw;
+    } catch (const std::exception& e) {
+      r.errors[k] = e.what();
+      r.seconds[k] = std::numeric_limits<double>::infinity();
+      timers[k].reset();
+      cudaGetLastError();
+      OPMARK_CHECK_CUDA(cudaStreamSynchronize(stream));
+    }
+  }
+  int winner = -1;
+  if (confirmed.size() >= 2) {
+    std::vector<std::vector<double>> again(confirmed.size());
+    for (int round = 0; round < rounds; ++round)
+      for (std::size_t j = 0; j < confirmed.size(); ++j) {
+        w.choose(confirmed[j]);
+        again[j].push_back(timers[static_cast<std::size_t>(confirmed[j])]->sample().seconds_per_launch);
+      }
+    for (std::size_t j = 0; j < confirmed.size(); ++j)
+      r.seconds[static_cast<std::size_t>(confirmed[j])] = median_of(again[j]);
+    r.finalists = static_cast<int>(confirmed.size());
+    winner = confirmed[static_cast<std::size_t>(fastest_median(again))];
+  }
+  // The confirmation's winner; otherwise (no confirmation) the fastest time.
+  r.best = winner;
+  for (int i = 0; winner < 0 && i < count; ++i)
+    if (std::isfinite(r.seconds[static_cast<std::size_t>(i)]) &&
+        (r.best < 0 || r.seconds[static_cast<std::size_t>(i)] < r.seconds[static_cast<std::size_t>(r.best)]))
+      r.best = i;
   if (r.best >= 0) w.choose(r.best);
   return r;
 }

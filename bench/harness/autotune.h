@@ -22,14 +22,22 @@ constexpr double kScreenMargin = 1.5;
 // A tuning batch lasts about this long: a quarter of a measurement's, since dozens of candidates are each captured
 // into a graph; the graph's fixed start, timed once per batch, is then about 1% of it, the same for every candidate.
 constexpr double kTuningBatchSeconds = 0.25e-3;
+// Candidates whose round median is within this of the fastest are finalists, timed again with the measurement's
+// batches: medians of a few short batches cannot order candidates a few percent apart, and the order can change.
+constexpr double kConfirmMargin = 1.05;
+// At most this many finalists (the fastest in the rounds first): each costs a capture and `rounds` batches of
+// kBatchTargetSeconds, which bounds the confirmation's time a case.
+constexpr int kMaxFinalists = 4;
 
 struct TuningResult {
-  int best = -1;                    // the fastest candidate that ran and was not left out; -1 if none
+  int best = -1;                    // the fastest (in the confirmation, where one ran) not left out; -1 if none
   int default_index = -1;           // the library's own first choice, -1 when it has none
-  std::vector<double> seconds;      // per candidate, median seconds per launch; infinity where it failed
+  // Per candidate, median seconds per launch (a finalist's of its confirmation rounds); infinity where it failed.
+  std::vector<double> seconds;
   std::vector<std::string> errors;  // per candidate, why it failed (empty when it ran)
   std::string dropped;              // candidates left out after a wrong result: "name (why); ..."
   std::string eager_note;           // candidates that could not be captured into a graph, timed eagerly
+  int finalists = 0;                // candidates timed in the confirmation; 0 where none was close to the fastest
 
   double best_seconds() const { return best >= 0 ? seconds[static_cast<std::size_t>(best)] : 0; }
   // The default's tuning time (0 when there is none, or it failed).
@@ -41,7 +49,7 @@ struct TuningResult {
   bool drop_best(const std::string& name, const std::string& why);
   // " | left out after a wrong result: ..." for a label, or nothing.
   std::string dropped_note() const { return dropped.empty() ? "" : " | left out after a wrong result: " + dropped; }
-  // The counters every tunable family reports: candidates, default_us, autotune_speedup.
+  // The counters every tunable family reports: candidates, default_us, autotune_speedup, tuning_finalists.
   std::map<std::string, double> counters() const;
 };
 
@@ -50,7 +58,20 @@ struct TuningResult {
 // library's default, are captured into graphs, warmed up and probed; those within kProbeMargin of the fastest probe
 // are timed in `rounds` rounds that visit every one in turn, so clock and temperature drift during tuning falls on
 // all alike; a candidate's time is its median over the rounds (or its probe, or its screen, where it stopped).
-// Leaves `w` on the fastest (w.choose). `allow_graph` false times eagerly.
+// Then a confirmation: where two or more candidates are finalists (choose_finalists), their batches are lengthened
+// to the measurement's (kBatchTargetSeconds) and they are timed in `rounds` more rounds that visit each in turn; a
+// finalist's time is its median there, and the fastest finalist wins (fastest_median). Leaves `w` on the winner
+// (w.choose). `allow_graph` false times eagerly.
 TuningResult tune(Workload& w, cudaStream_t stream, bool allow_graph, int rounds = 5);
+
+// The candidates that go to the confirmation: those whose time (`seconds`, per candidate; infinity or NaN where it
+// was not timed in the rounds) is within `margin` of the fastest, the fastest first, at most `max_finalists`.
+// Host-only, tested on the CPU.
+std::vector<int> choose_finalists(const std::vector<double>& seconds, double margin = kConfirmMargin,
+                                  int max_finalists = kMaxFinalists);
+
+// The position in `samples` (one list of times per finalist) whose median is the lowest, the first of equal ones;
+// -1 where every list is empty. Host-only, tested on the CPU.
+int fastest_median(const std::vector<std::vector<double>>& samples);
 
 }  // namespace opmark::bench

@@ -216,6 +216,14 @@ double Timer::warm_up(double warmup_ms) {
 
 Sample Timer::sample() { return mode_ == TimingMode::graph ? graph_sample() : eager_sample(batch_); }
 
+void Timer::retarget(double batch_target_s, double seconds_per_launch) {
+  batch_target_s_ = batch_target_s;
+  const int wanted = choose_batch(seconds_per_launch, batch_target_s_);
+  if (wanted == batch_) return;
+  batch_ = wanted;
+  if (mode_ == TimingMode::graph) capture(batch_);
+}
+
 Sample Timer::graph_sample() {
   stamp_clock(0);
   OPMARK_CHECK_CUDA(cudaEventRecord(wall_start_, stream_));

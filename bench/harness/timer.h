@@ -76,6 +76,12 @@ class Timer {
   // One timed batch of batch() launches: a graph replay, or back-to-back launches where there is no graph.
   Sample sample();
 
+  // After warm_up(): batches of `batch_target_s` from now on, sized from `seconds_per_launch` (a time already
+  // measured, so nothing is launched to estimate it), and captured again where in a graph. The tuner's
+  // confirmation lengthens its candidates' batches to the measurement's this way. Throws where the capture fails;
+  // the timer is then unusable until begun again.
+  void retarget(double batch_target_s, double seconds_per_launch);
+
   // Seconds per launch of `n` launches issued back to back from the host (what an eager framework pays).
   double eager(int n);
 

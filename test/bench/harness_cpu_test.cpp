@@ -1,6 +1,6 @@
 // The harness's host-side logic, without a GPU: batching, throughput, energy and % of peak, classification of
 // failures, seeds, the peak table, the results-log record, the stopping rule, the throttle and agreement guards,
-// and the tuner's counters.
+// and the tuner's counters and the choice of its finalists.
 #include <gtest/gtest.h>
 
 #include <limits>
@@ -88,11 +88,43 @@ TEST(Autotune, EveryTunedFamilyWritesTheSameCounters) {
   EXPECT_DOUBLE_EQ(c.at("candidates"), 3);
   EXPECT_DOUBLE_EQ(c.at("default_us"), 4.0);
   EXPECT_DOUBLE_EQ(c.at("autotune_speedup"), 2.0);
+  EXPECT_DOUBLE_EQ(c.at("tuning_finalists"), 0);  // no confirmation ran
+  r.finalists = 3;
+  EXPECT_DOUBLE_EQ(r.counters().at("tuning_finalists"), 3);
   r.default_index = 2;  // the default failed: unknown, not infinite
   EXPECT_DOUBLE_EQ(r.counters().at("default_us"), 0.0);
   EXPECT_DOUBLE_EQ(r.counters().at("autotune_speedup"), 0.0);
   r.default_index = -1;  // the library has no default
   EXPECT_DOUBLE_EQ(r.speedup(), 0.0);
+}
+
+// The confirmation's finalists: within kConfirmMargin of the fastest round median, the fastest first, at most
+// kMaxFinalists; a candidate not timed in the rounds (infinity) or with no number (NaN) is never one.
+TEST(Autotune, FinalistsAreTheCandidatesCloseToTheFastest) {
+  const double inf = std::numeric_limits<double>::infinity();
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  EXPECT_EQ(choose_finalists({10.4e-6, inf, 10e-6, 12e-6, nan, 10.45e-6}), (std::vector<int>{2, 0, 5}));
+  EXPECT_EQ(choose_finalists({10e-6, 10.6e-6}), (std::vector<int>{0}));  // alone: nothing to confirm
+  EXPECT_EQ(choose_finalists({5e-6, 5e-6, 5e-6, 5e-6, 5e-6, 5e-6}), (std::vector<int>{0, 1, 2, 3}));  // capped
+  EXPECT_EQ(choose_finalists({5e-6, 5.1e-6, 5.2e-6}, 1.05, 2), (std::vector<int>{0, 1}));
+  EXPECT_EQ(choose_finalists({1.0, 1.1, 1.3}, 1.2), (std::vector<int>{0, 1}));
+  EXPECT_TRUE(choose_finalists({inf, nan}).empty());
+  EXPECT_TRUE(choose_finalists({}).empty());
+  EXPECT_GT(kConfirmMargin, 1.0);
+  EXPECT_GE(kMaxFinalists, 2);
+}
+
+// The confirmation's winner: the lowest median of its samples, which may overturn the rounds' order (finalists
+// come fastest first, so the rounds' faster one wins a tie).
+TEST(Autotune, TheConfirmationsLowestMedianWins) {
+  // The rounds' fastest (position 0) is slower with measurement-length batches; one outlier does not decide.
+  EXPECT_EQ(fastest_median({{15.6e-6, 15.5e-6, 15.7e-6, 15.6e-6, 15.5e-6},
+                            {15.2e-6, 15.3e-6, 99e-6, 15.2e-6, 15.3e-6}}),
+            1);
+  EXPECT_EQ(fastest_median({{2.0, 3.0, 1.0}, {2.0, 2.0, 2.0}}), 0);  // equal medians: the first
+  EXPECT_EQ(fastest_median({{}, {3.0}, {2.0, 4.0, 1.0}}), 2);        // no samples: never the winner
+  EXPECT_EQ(fastest_median({{}, {}}), -1);
+  EXPECT_EQ(fastest_median({}), -1);
 }
 
 TEST(Throughput, CountersFromTimeAndPeak) {

@@ -312,6 +312,30 @@ TEST(HarnessGpu, TheTunerTimesEveryCandidateAndKeepsTheFastest) {
   EXPECT_EQ(w.chosen(), r.best);
   EXPECT_NE(r.eager_note.find("fast but wrong"), std::string::npos) << r.eager_note;
   EXPECT_DOUBLE_EQ(r.counters().at("candidates"), 2);
+  // Within kConfirmMargin of each other both are confirmed, else neither; either way the chosen one is the faster.
+  const double finalists = r.counters().at("tuning_finalists");
+  EXPECT_TRUE(finalists == 0 || finalists == 2) << finalists;
+  EXPECT_LE(r.seconds[static_cast<std::size_t>(r.best)], r.seconds[static_cast<std::size_t>(1 - r.best)]);
+}
+
+// The tuner's confirmation lengthens a timer's batches to the measurement's: the batch is sized from the time
+// given, captured again, and replayed whole.
+TEST(HarnessGpu, ARetargetedTimerReplaysTheLongerBatch) {
+  OPMARK_REQUIRE_GPU();
+  test::TestStream s;
+  CopyWorkload w(1 << 16, false);
+  bench::Timer timer(s.stream, bench::L2Mode::hot, nullptr, {}, bench::kTuningBatchSeconds);
+  timer.begin(w);
+  const double per_launch = timer.warm_up(0.0);
+  ASSERT_EQ(timer.mode(), bench::TimingMode::graph) << timer.eager_reason();
+  const int before = timer.batch();
+  timer.retarget(bench::kBatchTargetSeconds, per_launch);
+  EXPECT_EQ(timer.batch(), bench::choose_batch(per_launch, bench::kBatchTargetSeconds));
+  EXPECT_GT(timer.batch(), before);  // a copy of 256 KiB takes over a microsecond: its short batch is under kMaxBatch
+  EXPECT_EQ(timer.mode(), bench::TimingMode::graph);
+  const bench::Sample t = timer.sample();
+  EXPECT_EQ(t.launches, timer.batch());
+  EXPECT_GT(t.seconds_per_launch, 0);
 }
 
 TEST(HarnessGpu, CopyCeilingIsAPlausibleBandwidth) {
