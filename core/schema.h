@@ -141,4 +141,17 @@ std::vector<std::string> known_families();
 // "gemm, conv, rnn, ..." for help and messages.
 std::string family_list();
 
+// A family added to the registry for the guard's lifetime: a test's throwaway family goes through core as a real
+// one does (tables, names, work), with no line in core/schemas.cpp. Not thread-safe: tests only.
+class ScopedFamily {
+ public:
+  explicit ScopedFamily(FamilyInfo info);  // throws opmark::Error for a name already registered
+  ~ScopedFamily();
+  ScopedFamily(const ScopedFamily&) = delete;
+  ScopedFamily& operator=(const ScopedFamily&) = delete;
+
+ private:
+  std::string family_;
+};
+
 }  // namespace opmark::core

@@ -14,9 +14,11 @@ FamilyInfo entry(Schema schema, Work (*work)(const Case&), const char* title, co
 
 }  // namespace
 
+namespace {
+
 // DeepBench's four families first, in its order, then the rest in the order they were added.
-const std::vector<FamilyInfo>& families() {
-  static const std::vector<FamilyInfo> entries = {
+std::vector<FamilyInfo>& registry() {
+  static std::vector<FamilyInfo> entries = {
       entry(gemm_schema(), &gemm_work, "GEMM", "cuBLASLt, cuBLAS"),
       entry(conv_schema(), &conv_work, "Convolution", "cuDNN"),
       entry(rnn_schema(), &rnn_work, "Recurrent Layers", "cuDNN"),
@@ -31,6 +33,24 @@ const std::vector<FamilyInfo>& families() {
       entry(permute_schema(), &permute_work, "Permute (layout copies)", "ours"),
   };
   return entries;
+}
+
+}  // namespace
+
+const std::vector<FamilyInfo>& families() { return registry(); }
+
+ScopedFamily::ScopedFamily(FamilyInfo info) : family_(info.schema.family) {
+  if (is_family(family_)) throw Error("family '" + family_ + "' is already in the registry");
+  registry().push_back(std::move(info));
+}
+
+ScopedFamily::~ScopedFamily() {
+  auto& entries = registry();
+  for (auto it = entries.begin(); it != entries.end(); ++it)
+    if (it->schema.family == family_) {
+      entries.erase(it);
+      return;
+    }
 }
 
 const FamilyInfo& family_info(const std::string& family) {

@@ -1,6 +1,6 @@
 // The family lists of the two layers: the bench list (bench/families/list.cpp) and core's (core/schemas.cpp) name
-// the same families, a family in one alone is named at start-up, and a throwaway family of a few lines (its
-// workload, its factory, one line in each list) lists, runs on a CPU stand-in and reports.
+// the same families, a family in one alone is named at start-up, and a throwaway family of a few lines (its schema
+// and work, its workload and factory, one entry in each list) lists from a table, runs on a CPU stand-in and reports.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -11,7 +11,9 @@
 #include "bench/harness/registry.h"
 #include "bench/harness/repetitions.h"
 #include "core/error.h"
+#include "core/case.h"
 #include "core/schema.h"
+#include "core/table.h"
 
 using namespace opmark;
 using namespace opmark::bench;
@@ -75,7 +77,24 @@ TEST(FamilyList, AFamilyListedTwiceIsRefused) {
 
 namespace {
 
-// The throwaway family: its own few lines, as docs/adding_a_family.md says (a workload and its factory).
+// The throwaway family: its own few lines, as docs/adding_a_family.md says. Core's side: a schema and its work.
+core::Schema toy_schema() {
+  core::Schema s;
+  s.family = "toy";
+  s.help = "a throwaway family: n elements, read and written once";
+  s.fields = {{"n", core::FieldKind::positive_int, std::nullopt, {}, "elements", ""}};
+  s.directions = {"fwd"};
+  s.precisions = {"fp32", "fp16"};
+  return s;
+}
+core::Work toy_work(const core::Case& c) {
+  core::Work w;
+  w.flops = 2.0 * static_cast<double>(c.int_field("n"));
+  w.bytes_read = w.bytes_written = 4.0 * static_cast<double>(c.int_field("n"));
+  return w;
+}
+
+// The bench's side: a workload and its factory.
 class ToyWorkload final : public Workload {
  public:
   void launch(cudaStream_t) override {}
@@ -102,20 +121,40 @@ struct StandInSource final : SampleSource {
 }  // namespace
 
 TEST(FamilyList, AThrowawayFamilyListsRunsOnAStandInAndReports) {
-  // One line in each layer's list (here a copy of each, as a test build would add them).
+  // One entry in each layer's list: core's registry for the test's lifetime, and a copy of the bench list.
+  core::FamilyInfo info;
+  info.schema = toy_schema();
+  info.work = &toy_work;
+  info.title = "Toy";
+  info.library = "ours";
+  const core::ScopedFamily toy_in_core(info);
   FamilyList bench = family_list();
   bench.push_back({"toy", make_toy_workload});
-  std::vector<std::string> core = core::known_families();
-  core.push_back("toy");
-  ASSERT_TRUE(family_list_mismatches(bench, core).empty());
+  ASSERT_TRUE(family_list_mismatches(bench, core::known_families()).empty());
   const WorkloadRegistry registry(bench);
   ASSERT_TRUE(registry.has("toy"));
   EXPECT_FALSE(registry.has("toy2"));
 
-  core::Case c;
-  c.family = "toy";
-  c.direction = "fwd";
-  c.precision = "fp32";
+  // Lists: a shape table of the new family validates and expands into named cases, as any table does.
+  const core::Table table = core::parse_table(
+      "family: toy\n"
+      "sets:\n"
+      "  small:\n"
+      "    precisions: [fp32, fp16]\n"
+      "    directions: [fwd]\n"
+      "    symbols: {N: 4096}\n"
+      "    rows:\n"
+      "      - {n: N}\n"
+      "      - {n: 2*N}\n",
+      "toy.yaml");
+  const std::vector<core::Case> cases = core::expand_tables({table}, core::Selection{});
+  std::vector<std::string> names;
+  for (const core::Case& listed : cases) names.push_back(core::make_case_name(listed));
+  std::sort(names.begin(), names.end());
+  EXPECT_EQ(names, (std::vector<std::string>{"toy/fwd/fp16/n=4096", "toy/fwd/fp16/n=8192", "toy/fwd/fp32/n=4096",
+                                             "toy/fwd/fp32/n=8192"}));
+  EXPECT_DOUBLE_EQ(core::work_of(cases.front()).flops, 2.0 * cases.front().int_field("n"));
+  const core::Case c = core::parse_case_name("toy/fwd/fp32/n=4096");
   const DeviceInfo device;
   const Options options;
   const RunContext ctx{nullptr, device, options, 1, nullptr};
@@ -162,4 +201,18 @@ TEST(FamilyList, AFamilyThisBuildCannotRunIsListedButHasNoWorkload) {
   } catch (const UnsupportedError& e) {
     EXPECT_EQ(std::string(e.what()), "family 'toy' has no benchmark in this build");
   }
+}
+
+TEST(FamilyList, AScopedFamilyLeavesWithItsGuardAndCannotShadowARealOne) {
+  core::FamilyInfo info;
+  info.schema = toy_schema();
+  info.work = &toy_work;
+  {
+    const core::ScopedFamily toy_in_core(info);
+    EXPECT_TRUE(core::is_family("toy"));
+  }
+  EXPECT_FALSE(core::is_family("toy"));
+  info.schema.family = "gemm";
+  EXPECT_THROW(core::ScopedFamily{info}, Error);
+  EXPECT_EQ(core::known_families().size(), family_list().size());
 }
