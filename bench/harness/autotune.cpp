@@ -182,7 +182,7 @@ TuningResult tune(Workload& w, cudaStream_t stream, bool allow_graph, int rounds
   int winner = -1;
   if (confirmed.size() >= 2) {
     std::vector<std::vector<double>> again(confirmed.size());
-    for (int round = 0; round < rounds; ++round)
+    for (int round = 0; round < kConfirmRounds; ++round)
       for (std::size_t j = 0; j < confirmed.size(); ++j) {
         w.choose(confirmed[j]);
         again[j].push_back(timers[static_cast<std::size_t>(confirmed[j])]->sample().seconds_per_launch);

@@ -25,9 +25,11 @@ constexpr double kTuningBatchSeconds = 0.25e-3;
 // Candidates whose round median is within this of the fastest are finalists, timed again with the measurement's
 // batches: medians of a few short batches cannot order candidates a few percent apart, and the order can change.
 constexpr double kConfirmMargin = 1.05;
-// At most this many finalists (the fastest in the rounds first): each costs a capture and `rounds` batches of
-// kBatchTargetSeconds, which bounds the confirmation's time a case.
-constexpr int kMaxFinalists = 4;
+// At most this many finalists (the fastest in the rounds first), timed in kConfirmRounds rounds: each costs a
+// capture and kConfirmRounds batches of kBatchTargetSeconds, which bounds the confirmation's time a case (four
+// finalists in five rounds added half again to the GEMM sets' tuning time).
+constexpr int kMaxFinalists = 3;
+constexpr int kConfirmRounds = 3;
 
 struct TuningResult {
   int best = -1;                    // the fastest (in the confirmation, where one ran) not left out; -1 if none
@@ -59,9 +61,9 @@ struct TuningResult {
 // are timed in `rounds` rounds that visit every one in turn, so clock and temperature drift during tuning falls on
 // all alike; a candidate's time is its median over the rounds (or its probe, or its screen, where it stopped).
 // Then a confirmation: where two or more candidates are finalists (choose_finalists), their batches are lengthened
-// to the measurement's (kBatchTargetSeconds) and they are timed in `rounds` more rounds that visit each in turn; a
-// finalist's time is its median there, and the fastest finalist wins (fastest_median). Leaves `w` on the winner
-// (w.choose). `allow_graph` false times eagerly.
+// to the measurement's (kBatchTargetSeconds) and they are timed in kConfirmRounds more rounds that visit each in
+// turn; a finalist's time is its median there, and the fastest finalist wins (fastest_median). Leaves `w` on the
+// winner (w.choose). `allow_graph` false times eagerly.
 TuningResult tune(Workload& w, cudaStream_t stream, bool allow_graph, int rounds = 5);
 
 // The candidates that go to the confirmation: those whose time (`seconds`, per candidate; infinity or NaN where it
