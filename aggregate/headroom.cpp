@@ -7,9 +7,6 @@
 namespace opmark::aggregate {
 namespace {
 
-// Families whose cases run NCHW only: in a channels_last model the framework's kernels read another layout.
-bool runs_nchw_only(const std::string& family) { return family == "batchnorm" || family == "pool"; }
-
 std::pair<std::string, double> largest(const std::map<std::string, double>& by_kernel) {
   std::pair<std::string, double> best{"", 0};
   for (const auto& kv : by_kernel)
@@ -47,7 +44,9 @@ std::vector<HeadroomFinding> headroom_findings(const ModelScore& score, double t
     if (std::fabs(f.score_ms / f.traced_scored_ms - 1) <= threshold) continue;
     HeadroomFinding h{family, f.score_ms, f.traced_scored_ms, "", ""};
     const auto theirs = largest(f.traced_kernels_ms), ours = largest(f.our_kernels_ms);
-    if (score.memory_format == "channels_last" && runs_nchw_only(family)) {
+    // In a channels_last model the framework's kernels read NHWC; a table from before batchnorm and pool had a
+    // layout runs their cases NCHW.
+    if (score.memory_format == "channels_last" && f.nchw_scored_calls > 0) {
       h.cause = "layout";
       h.detail = "the framework ran channels_last (NHWC)" +
                  (theirs.first.empty() ? std::string() : ", mostly " + short_name(theirs.first)) + "; opmark's " + family +

@@ -69,6 +69,9 @@ ModelScore score_model(const core::ModelTable& model, const core::Symbols& input
     family.score_ms += ms;
     family.traced_scored_ms += traced * 1e-3;
     family.scored_calls += call.calls;
+    const int layout = call.c->schema().index_of("layout");
+    if (layout >= 0 && core::to_string(call.c->values[static_cast<std::size_t>(layout)]) == "NCHW")
+      family.nchw_scored_calls += call.calls;
     if (!call.op->kernels.empty()) family.traced_kernels_ms[call.op->kernels.front()] += traced * 1e-3;
     for (const auto& line : it->second.lines)
       if (line.kernels && !line.kernels->empty()) {

@@ -20,6 +20,9 @@ struct FamilyTime {
   double traced_ms = 0;       // the table's, over all the family's calls (0 where it has no traced times)
   double traced_scored_ms = 0;  // the table's, over the calls opmark measured (like for like with score_ms)
   std::int64_t calls = 0, scored_calls = 0;
+  // Scored calls whose case has a layout field at NCHW: in a channels_last table, calls the framework ran in NHWC
+  // (a table traced before batchnorm and pool had layout: NHWC).
+  std::int64_t nchw_scored_calls = 0;
   // The evidence for a headroom finding (aggregate/headroom.h), over the measured calls: time by the framework's
   // longest kernel of each call (where the table names them) and by the longest kernel of opmark's case (where the
   // run traced it), and the traced time of calls the tracer fused from several framework calls.

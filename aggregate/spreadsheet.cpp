@@ -277,7 +277,15 @@ std::vector<Sheet> deepbench_sheets(const ResultSet& results) {
       s.formats.push_back(format);
     };
     column("application", "");
-    for (const auto& f : schema.fields) column(f.name, "");
+    // A field a family gained later (named only away from its default) gets a column where some row sets it, so
+    // the sheets of runs before it stay as they were, as with directions above.
+    std::vector<bool> shown;
+    for (std::size_t f = 0; f < schema.fields.size(); ++f) {
+      bool set = schema.fields[f].named_at_default;
+      for (const Shape* shape : by_shape) set = set || !core::field_at_default(shape->c, f);
+      shown.push_back(set);
+      if (set) column(schema.fields[f].name, "");
+    }
     const core::SheetExtras extras = info.sheet_extras;
     const bool sparse = extras == core::SheetExtras::dense_speedup;
     const bool allreduce = extras == core::SheetExtras::bus_bandwidth;
@@ -316,7 +324,8 @@ std::vector<Sheet> deepbench_sheets(const ResultSet& results) {
     for (const Shape* shape : by_shape) {
       const core::Case& c = shape->c;
       std::vector<SheetCell> row = {SheetCell::of_text(application_of(shape->applications, shape->models))};
-      for (std::size_t f = 0; f < c.values.size(); ++f) row.push_back(field_cell(schema.fields[f], c.values[f]));
+      for (std::size_t f = 0; f < c.values.size(); ++f)
+        if (shown[f]) row.push_back(field_cell(schema.fields[f], c.values[f]));
       std::string notes;
       for (const auto& d : directions) {
         const core::Case in_direction = with_direction(c, d);

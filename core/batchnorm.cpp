@@ -5,8 +5,12 @@ namespace opmark::core {
 namespace {
 
 // The tensor must be a size a GPU could hold; this also keeps BatchnormProblem::elements() inside int64.
+// opmark's NHWC path is the inference normalisation alone (an element's channel is its index mod C); training's
+// statistics kernels read NCHW planes, so NHWC training is cuDNN's.
 std::string check_batchnorm(const Case& c) {
   const BatchnormProblem p = batchnorm_problem(c);
+  if (p.nhwc && p.train && p.impl == "opmark")
+    return "mode=train with layout=NHWC runs through cuDNN only (impl=cudnn): opmark's training kernels read NCHW";
   return check_tensor_size("the tensor", "n x c x h x w", {p.n, p.c, p.h, p.w});
 }
 
@@ -15,8 +19,8 @@ std::string check_batchnorm(const Case& c) {
 Schema batchnorm_schema() {
   Schema s;
   s.family = "batchnorm";
-  s.help = "batch normalisation of an N x C x H x W tensor per channel: inference (running statistics) or the "
-           "training forward (batch statistics, saved for backward); memory bound";
+  s.help = "batch normalisation of an N x C x H x W tensor (NCHW or NHWC) per channel: inference (running "
+           "statistics) or the training forward (batch statistics, saved for backward); memory bound";
   s.fields = {
       {"n", FieldKind::positive_int, std::nullopt, {}, "batch", ""},
       {"c", FieldKind::positive_int, std::nullopt, {}, "channels", ""},
@@ -26,6 +30,7 @@ Schema batchnorm_schema() {
        "inference: running mean and variance; train: the batch's, computed and saved", ""},
       {"impl", FieldKind::choice, FieldValue{std::string("opmark")}, {"opmark", "cudnn"},
        "opmark's kernels, or cuDNN's batch normalisation", ""},
+      added_later(layout_field()),
   };
   s.directions = {"fwd"};
   s.precisions = {"fp32", "fp16", "bf16"};
@@ -41,6 +46,7 @@ BatchnormProblem batchnorm_problem(const Case& c) {
   p.w = c.int_field("w");
   p.train = c.str_field("mode") == "train";
   p.impl = c.str_field("impl");
+  p.nhwc = c.str_field("layout") == "NHWC";
   return p;
 }
 

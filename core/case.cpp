@@ -56,25 +56,29 @@ Case make_case(const std::string& family, const std::string& direction, const st
   return c;
 }
 
+bool field_at_default(const Case& c, std::size_t i) {
+  const Schema& schema = c.schema();
+  const FieldSpec& field = schema.fields[i];
+  const FieldValue& value = c.values.at(i);
+  if (!field.default_from.empty())
+    return value == c.values.at(static_cast<std::size_t>(schema.index_of(field.default_from)));
+  return field.default_value && value == canonical_value(field, *field.default_value);
+}
+
 std::string make_case_name(const Case& c) {
   const Schema& schema = c.schema();
   std::string name = c.family + "/" + c.direction + "/" + c.precision;
   for (std::size_t i = 0; i < schema.fields.size(); ++i)
-    name += "/" + schema.fields[i].name + "=" + to_string(c.values.at(i));
+    if (schema.fields[i].named_at_default || !field_at_default(c, i))
+      name += "/" + schema.fields[i].name + "=" + to_string(c.values.at(i));
   return name;
 }
 
 std::string short_case_name(const Case& c) {
   const Schema& schema = c.schema();
   std::string name = c.family + "/" + c.direction + "/" + c.precision;
-  for (std::size_t i = 0; i < schema.fields.size(); ++i) {
-    const FieldSpec& field = schema.fields[i];
-    const FieldValue& value = c.values.at(i);
-    const bool is_default = !field.default_from.empty()
-                                ? value == c.values.at(static_cast<std::size_t>(schema.index_of(field.default_from)))
-                                : field.default_value && value == canonical_value(field, *field.default_value);
-    if (!is_default) name += "/" + field.name + "=" + to_string(value);
-  }
+  for (std::size_t i = 0; i < schema.fields.size(); ++i)
+    if (!field_at_default(c, i)) name += "/" + schema.fields[i].name + "=" + to_string(c.values.at(i));
   return name;
 }
 
@@ -92,19 +96,23 @@ Case parse_case_name(const std::string& name) {
   std::vector<std::string> parts = split(name, '/');
   if (parts.size() < 3) throw Error("case name '" + name + "': expected <family>/<direction>/<precision>/...");
   const Schema& schema = schema_for(parts[0]);
-  if (parts.size() != 3 + schema.fields.size())
-    throw Error("case name '" + name + "': a " + schema.family + " name has " +
-                std::to_string(3 + schema.fields.size()) + " parts (fields " + schema.field_list() + "), got " +
-                std::to_string(parts.size()));
+  std::size_t always_named = 0;  // the fields every name of the family spells; the others only away from default
+  for (const auto& field : schema.fields) always_named += field.named_at_default ? 1 : 0;
+  const std::size_t fewest = 3 + always_named, most = 3 + schema.fields.size();
+  if (parts.size() < fewest || parts.size() > most)
+    throw Error("case name '" + name + "': a " + schema.family + " name has " + std::to_string(fewest) +
+                (most == fewest ? "" : " to " + std::to_string(most)) + " parts (fields " + schema.field_list() +
+                "), got " + std::to_string(parts.size()));
   std::map<std::string, FieldValue> given;
-  for (std::size_t i = 0; i < schema.fields.size(); ++i) {
-    const FieldSpec& field = schema.fields[i];
-    const std::string& part = parts[3 + i];
-    std::string prefix = field.name + "=";
-    if (part.compare(0, prefix.size(), prefix) != 0)
-      throw Error("case name '" + name + "': part " + std::to_string(4 + i) + " should be '" + field.name +
-                  "=...', got '" + part + "'");
-    std::string text = part.substr(prefix.size());
+  std::size_t at = 3;  // the next part to read
+  for (const FieldSpec& field : schema.fields) {
+    const std::string prefix = field.name + "=";
+    const bool spelled = at < parts.size() && parts[at].compare(0, prefix.size(), prefix) == 0;
+    if (!spelled && !field.named_at_default) continue;  // left out at its default
+    if (!spelled)
+      throw Error("case name '" + name + "': part " + std::to_string(at + 1) + " should be '" + field.name +
+                  "=...', got '" + (at < parts.size() ? parts[at] : std::string()) + "'");
+    std::string text = parts[at++].substr(prefix.size());
     if (field.kind == FieldKind::choice || field.kind == FieldKind::fraction) {
       given[field.name] = text;
     } else {
@@ -114,11 +122,21 @@ Case parse_case_name(const std::string& name) {
       given[field.name] = *v;
     }
   }
+  if (at != parts.size())
+    throw Error("case name '" + name + "': part " + std::to_string(at + 1) + " ('" + parts[at] + "') is not the next " +
+                schema.family + " field (fields " + schema.field_list() + ")");
+  Case c;
   try {
-    return make_case(parts[0], parts[1], parts[2], given);
+    c = make_case(parts[0], parts[1], parts[2], given);
   } catch (const Error& e) {
     throw Error("case name '" + name + "': " + e.what());
   }
+  // One name per case: a field named only away from its default is not spelled at it.
+  for (std::size_t i = 0; i < schema.fields.size(); ++i)
+    if (!schema.fields[i].named_at_default && given.count(schema.fields[i].name) && field_at_default(c, i))
+      throw Error("case name '" + name + "': " + schema.fields[i].name + "=" + to_string(c.values[i]) +
+                  " is the default, which " + schema.family + " names leave out");
+  return c;
 }
 
 Work work_of(const Case& c) { return family_work(c); }

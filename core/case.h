@@ -3,7 +3,10 @@
 // Its name is the user-visible, stable key of every result:
 //   <family>/<direction>/<precision>/<field>=<value>/...   every schema field, in schema order, defaults included
 // e.g. gemm/fwd/fp16/m=1760/n=16/k=1760/ta=N/tb=N/batch=1. Names are built only by make_case_name and read only
-// by parse_case_name.
+// by parse_case_name. The one exception to "defaults included": a field a family gained after its results were
+// published (FieldSpec::named_at_default false, e.g. batchnorm's and pool's layout) is named only away from its
+// default, so the cases that existed before it keep their names (batchnorm/.../impl=opmark is NCHW,
+// batchnorm/.../impl=opmark/layout=NHWC the new case).
 #include <map>
 #include <set>
 #include <string>
@@ -37,6 +40,9 @@ Case make_case(const std::string& family, const std::string& direction, const st
                const std::map<std::string, FieldValue>& given);
 
 std::string make_case_name(const Case& c);
+
+// Whether field `i` (schema order) of `c` holds its default; for a field defaulting to another's, that field's value.
+bool field_at_default(const Case& c, std::size_t i);
 
 // The name for people to read in a report: make_case_name without the fields whose value is the schema's default
 // (a field defaulting to another's value is left out where it equals it), e.g. a plain 2-D convolution drops

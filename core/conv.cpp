@@ -51,7 +51,7 @@ Schema conv_schema() {
       window_step_field("dil_h", FieldKind::positive_int, 1, "dilation in height"),
       window_step_field("dil_w", FieldKind::positive_int, 1, "dilation in width"),
       field_with_default("groups", FieldKind::positive_int, 1, "grouped convolution; groups = c is depthwise"),
-      {"layout", FieldKind::choice, FieldValue{std::string("NCHW")}, {"NCHW", "NHWC"}, "tensor layout", ""},
+      layout_field(),
   };
   s.directions = {"fwd", "bwd_data", "bwd_filter"};
   s.precisions = {"fp32", "tf32", "fp16", "bf16", "int8"};

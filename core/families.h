@@ -118,26 +118,34 @@ double busbw_factor(std::int64_t ranks);
 // No FLOPs; bytes: the per-rank size (count x element size), so gb_per_s is nccl-tests' algbw.
 Work allreduce_work(const Case& c);
 
-// ---- batchnorm: per-channel normalisation of N x C x H x W, inference or training forward ----
+// ---- batchnorm: per-channel normalisation of N x C x H x W (NCHW or NHWC), inference or training forward ----
 Schema batchnorm_schema();
 
 struct BatchnormProblem {
   std::int64_t n = 0, c = 0, h = 0, w = 0;
   bool train = false;
+  bool nhwc = false;  // layout=NHWC
   std::string impl;
   std::int64_t elements() const { return n * c * h * w; }
+  // The tensor as images x channels x pixels per plane, the NCHW view the kernels and the reference index (an
+  // element's channel is (i / pixels) % channels): an NHWC tensor is N*H*W images of one pixel.
+  struct Planes {
+    std::int64_t images, channels, pixels;
+  };
+  Planes planes() const { return nhwc ? Planes{n * h * w, c, 1} : Planes{n, c, h * w}; }
 };
 
 BatchnormProblem batchnorm_problem(const Case& c);
 // No FLOPs; bytes: x read and y written once, the fp32 per-channel parameters (and training's saved statistics).
 Work batchnorm_work(const Case& c);
 
-// ---- pool: 2D max or average pooling of N x C x H x W ----
+// ---- pool: 2D max or average pooling of N x C x H x W (NCHW or NHWC) ----
 Schema pool_schema();
 
 struct PoolProblem {
   std::int64_t n = 0, c = 0, h = 0, w = 0, r = 0, s = 0, pad_h = 0, pad_w = 0, stride_h = 1, stride_w = 1;
   bool max = true;
+  bool nhwc = false;  // layout=NHWC: input and output stored N x H x W x C
   std::string impl;
   std::int64_t p = 0, q = 0;  // output height and width: (in + 2 pad - window) / stride + 1
 };

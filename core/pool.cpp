@@ -8,6 +8,8 @@ std::string check_pool(const Case& c) {
   const PoolProblem p = pool_problem(c);
   if (p.p < 1 || p.q < 1) return "the output is empty: the window is larger than the padded input";
   if (p.pad_h >= p.r || p.pad_w >= p.s) return "padding must be smaller than the window (as cuDNN and PyTorch require)";
+  if (p.nhwc && p.impl == "opmark")
+    return "layout=NHWC runs through cuDNN only (impl=cudnn): opmark's pooling kernel reads NCHW";
   return first_problem({check_tensor_size("the input", "n x c x h x w", {p.n, p.c, p.h, p.w}),
                         check_tensor_size("the output", "n x c x p x q", {p.n, p.c, p.p, p.q})});
 }
@@ -17,7 +19,7 @@ std::string check_pool(const Case& c) {
 Schema pool_schema() {
   Schema s;
   s.family = "pool";
-  s.help = "2D max or average pooling of an N x C x H x W tensor (NCHW); memory bound";
+  s.help = "2D max or average pooling of an N x C x H x W tensor (NCHW, or NHWC through cuDNN); memory bound";
   s.fields = {
       {"n", FieldKind::positive_int, std::nullopt, {}, "batch", ""},
       {"c", FieldKind::positive_int, std::nullopt, {}, "channels", ""},
@@ -33,6 +35,7 @@ Schema pool_schema() {
        "max, or average counting the padding (PyTorch's default)", ""},
       {"impl", FieldKind::choice, FieldValue{std::string("opmark")}, {"opmark", "cudnn"},
        "opmark's kernel, or cudnnPoolingForward", ""},
+      added_later(layout_field()),
   };
   s.directions = {"fwd"};
   s.precisions = {"fp32", "fp16", "bf16"};
@@ -54,6 +57,7 @@ PoolProblem pool_problem(const Case& c) {
   p.stride_w = c.int_field("stride_w");
   p.max = c.str_field("mode") == "max";
   p.impl = c.str_field("impl");
+  p.nhwc = c.str_field("layout") == "NHWC";
   // Inside int64 for every valid field (sizes at most kMaxDimension, padding at most kMaxPadStrideDilation).
   const std::int64_t span_h = p.h + 2 * p.pad_h - p.r, span_w = p.w + 2 * p.pad_w - p.s;
   p.p = span_h < 0 ? 0 : span_h / p.stride_h + 1;

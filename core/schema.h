@@ -54,6 +54,9 @@ struct FieldSpec {
   std::string help;
   std::string default_from;                 // when not given, take this earlier field's value (rnn: input = hidden)
   std::int64_t max = kMaxDimension;         // integer kinds: the largest value accepted (see the bounds above)
+  // false for a field a family gained after its results were published: make_case_name leaves it out at its
+  // default, so the names recorded before it existed still name the same cases (see added_later).
+  bool named_at_default = true;
 
   bool is_required() const { return !default_value && default_from.empty(); }
 };
@@ -67,6 +70,19 @@ inline FieldSpec window_step_field(const char* name, FieldKind kind, std::int64_
   FieldSpec f = field_with_default(name, kind, v, help);
   f.max = kMaxPadStrideDilation;
   return f;
+}
+
+// A field added to a family that already has published results (a layout for batchnorm and pool): named only away
+// from its default, so every case that existed before keeps its name. It must have a default.
+inline FieldSpec added_later(FieldSpec f) {
+  f.named_at_default = false;
+  return f;
+}
+
+// The memory order of an image family's tensors (conv, batchnorm, pool): NCHW, or NHWC (PyTorch's channels_last).
+inline FieldSpec layout_field() {
+  return {"layout", FieldKind::choice, FieldValue{std::string("NCHW")}, {"NCHW", "NHWC"},
+          "tensor layout: NCHW, or NHWC (PyTorch's channels_last)", ""};
 }
 
 struct Schema {

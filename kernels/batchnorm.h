@@ -1,6 +1,8 @@
 #pragma once
 // opmark's batch-normalisation kernels (the batchnorm family) and their float64 host reference. x and y are
-// N x C x H x W (NCHW); scale, bias, mean and variance are fp32 per channel; eps 1e-5.
+// N x C x H x W (NCHW); scale, bias, mean and variance are fp32 per channel; eps 1e-5. An NHWC tensor is the same
+// with n = N*H*W and hw = 1 (core::BatchnormProblem::planes): the references and the inference normalisation take
+// it so; the training kernels would read it a strided element at a time, so NHWC training is left to cuDNN.
 #include <cuda_runtime.h>
 
 #include <cstdint>

@@ -49,6 +49,7 @@ PoolShape shape_of(const core::PoolProblem& p) {
 }  // namespace
 
 void pool_forward(const core::PoolProblem& p, core::DType type, const void* x, void* y, cudaStream_t stream) {
+  if (p.nhwc) throw Error("opmark's pooling kernel reads NCHW; NHWC pooling is cuDNN's (impl=cudnn)");
   const PoolShape g = shape_of(p);
   const std::size_t total = static_cast<std::size_t>(g.nc * g.p * g.q);
   dispatch_float_dtype(type, "pooling runs", [&](auto tag) {
@@ -61,21 +62,28 @@ void pool_forward(const core::PoolProblem& p, core::DType type, const void* x, v
 }
 
 std::vector<double> pool_reference(const core::PoolProblem& p, const std::vector<double>& x) {
+  // Element (b, ch, row, col) of an n x c x rows x cols tensor in the case's layout.
+  const auto at = [&p](std::int64_t b, std::int64_t ch, std::int64_t row, std::int64_t col, std::int64_t rows,
+                       std::int64_t cols) {
+    return static_cast<std::size_t>(p.nhwc ? ((b * rows + row) * cols + col) * p.c + ch
+                                           : ((b * p.c + ch) * rows + row) * cols + col);
+  };
   std::vector<double> y(static_cast<std::size_t>(p.n * p.c * p.p * p.q));
-  for (std::int64_t plane = 0; plane < p.n * p.c; ++plane)
-    for (std::int64_t op = 0; op < p.p; ++op)
-      for (std::int64_t oq = 0; oq < p.q; ++oq) {
-        double acc = p.max ? -1e300 : 0.0;
-        for (std::int64_t rr = 0; rr < p.r; ++rr)
-          for (std::int64_t ss = 0; ss < p.s; ++ss) {
-            const std::int64_t ih = op * p.stride_h - p.pad_h + rr, iw = oq * p.stride_w - p.pad_w + ss;
-            // Padding adds a zero to the average (counted in its divisor) and never wins the max.
-            if (ih < 0 || ih >= p.h || iw < 0 || iw >= p.w) continue;
-            const double v = x[static_cast<std::size_t>((plane * p.h + ih) * p.w + iw)];
-            acc = p.max ? std::max(acc, v) : acc + v;
-          }
-        y[static_cast<std::size_t>((plane * p.p + op) * p.q + oq)] = p.max ? acc : acc / double(p.r * p.s);
-      }
+  for (std::int64_t b = 0; b < p.n; ++b)
+    for (std::int64_t ch = 0; ch < p.c; ++ch)
+      for (std::int64_t op = 0; op < p.p; ++op)
+        for (std::int64_t oq = 0; oq < p.q; ++oq) {
+          double acc = p.max ? -1e300 : 0.0;
+          for (std::int64_t rr = 0; rr < p.r; ++rr)
+            for (std::int64_t ss = 0; ss < p.s; ++ss) {
+              const std::int64_t ih = op * p.stride_h - p.pad_h + rr, iw = oq * p.stride_w - p.pad_w + ss;
+              // Padding adds a zero to the average (counted in its divisor) and never wins the max.
+              if (ih < 0 || ih >= p.h || iw < 0 || iw >= p.w) continue;
+              const double v = x[at(b, ch, ih, iw, p.h, p.w)];
+              acc = p.max ? std::max(acc, v) : acc + v;
+            }
+          y[at(b, ch, op, oq, p.p, p.q)] = p.max ? acc : acc / double(p.r * p.s);
+        }
   return y;
 }
 

@@ -1,6 +1,6 @@
 #pragma once
-// opmark's 2D pooling kernel (the pool family) and its float64 host reference. NCHW; average pooling counts the
-// padding (PyTorch's default, count_include_pad).
+// opmark's 2D pooling kernel (the pool family), NCHW only, and its float64 host reference, NCHW or NHWC as the
+// problem says. Average pooling counts the padding (PyTorch's default, count_include_pad).
 #include <cuda_runtime.h>
 
 #include <cstdint>

@@ -51,6 +51,13 @@ inline void expect_verified(const core::Case& c, bench::WorkloadFactory make, co
   }
 }
 
+// Whether this build has cuDNN: without it every impl=cudnn case is skipped as unsupported before it runs.
+#ifdef OPMARK_HAVE_CUDNN
+inline constexpr bool kBuiltWithCudnn = true;
+#else
+inline constexpr bool kBuiltWithCudnn = false;
+#endif
+
 // A CUDA stream for one test, destroyed with it.
 struct TestStream {
   cudaStream_t stream = nullptr;

@@ -46,7 +46,8 @@ PyTorch's wheels bring their own cuDNN (printed first). To compare the same libr
   reduce, batchnorm, pool  x.sum/mean/amax, torch.softmax, F.log_softmax, F.layer_norm, F.rms_norm (eps 1e-6), and
         for add_layernorm / add_rmsnorm `s = x + r` then the norm of s (what PyTorch runs unfused; both s and the
         result are written, as opmark's fused kernel writes them); F.batch_norm (running statistics for inference,
-        batch statistics in training), F.max_pool2d / F.avg_pool2d (count_include_pad).
+        batch statistics in training), F.max_pool2d / F.avg_pool2d (count_include_pad); batch norm and pooling on
+        a channels_last tensor where the case is layout=NHWC (a name without a layout is NCHW).
   gather  torch.embedding(table, idx) with int64 indices.
   permute  x.permute(perm).contiguous() of the d0 x d1 x d2 x d3 tensor.
 """
@@ -370,11 +371,16 @@ def reduce_case(direction, precision, f):
     return ops.get(f["op"])
 
 
+def image_format(f):
+    """The memory format of a batchnorm or pool case's tensor: its layout, which names leave out at NCHW."""
+    return torch.channels_last if f.get("layout") == "NHWC" else torch.contiguous_format
+
+
 def batchnorm_case(direction, precision, f):
     if precision not in DTYPES or precision == "tf32":
         return None
     dtype = DTYPES[precision]
-    x = uniform((f["n"], f["c"], f["h"], f["w"]), dtype)
+    x = uniform((f["n"], f["c"], f["h"], f["w"]), dtype).contiguous(memory_format=image_format(f))
     params = [torch.rand(f["c"], device="cuda") + 0.5 for _ in range(4)]
     train = f["mode"] == "train"
     return lambda: F.batch_norm(x, params[2], params[3], params[0], params[1], training=train, eps=1e-5)
@@ -383,7 +389,7 @@ def batchnorm_case(direction, precision, f):
 def pool_case(direction, precision, f):
     if precision not in DTYPES or precision == "tf32":
         return None
-    x = uniform((f["n"], f["c"], f["h"], f["w"]), DTYPES[precision])
+    x = uniform((f["n"], f["c"], f["h"], f["w"]), DTYPES[precision]).contiguous(memory_format=image_format(f))
     kernel, stride, pad = (f["r"], f["s"]), (f["stride_h"], f["stride_w"]), (f["pad_h"], f["pad_w"])
     if f["mode"] == "max":
         return lambda: F.max_pool2d(x, kernel, stride, pad)

@@ -1,11 +1,14 @@
 // Batch normalisation (the batchnorm family): opmark's kernels (kernels/batchnorm.cu) or cuDNN's
-// cudnnBatchNormalizationForwardInference / ForwardTraining (spatial mode), on an NCHW tensor. Memory bound.
+// cudnnBatchNormalizationForwardInference / ForwardTraining (spatial mode), on an NCHW or NHWC tensor (opmark's
+// NHWC path: inference only, its normalisation over the tensor seen as N*H*W images of one pixel). Memory bound.
 #include <algorithm>
+#include <cstdint>
 #include <memory>
 #include <vector>
 
 #include "bench/families/factories.h"
 #include "bench/families/memory_bound.h"
+#include "core/error.h"
 #include "core/families.h"
 #include "core/precision.h"
 #include "kernels/batchnorm.h"
@@ -32,7 +35,7 @@ class CudnnBatchnorm final : public CudnnOp {
  public:
   CudnnBatchnorm(const core::BatchnormProblem& p, core::DType type, const BatchnormTensors& t)
       : train_(p.train), t_(t) {
-    x_desc_ = tensor_4d(type, p.n, p.c, p.h, p.w);
+    x_desc_ = tensor_4d(type, p.n, p.c, p.h, p.w, p.nhwc ? CUDNN_TENSOR_NHWC : CUDNN_TENSOR_NCHW);
     cudnnTensorDescriptor_t d = nullptr;
     OPMARK_CHECK_CUDNN(cudnnCreateTensorDescriptor(&d));
     param_desc_.reset(d);
@@ -69,6 +72,9 @@ class BatchnormWorkload final : public KernelOrCudnnWorkload {
  public:
   BatchnormWorkload(const core::Case& c, const RunContext& ctx)
       : KernelOrCudnnWorkload(c), p_(core::batchnorm_problem(c)), prec_(core::precision_info(c.precision)) {
+    // NHWC is one-pixel planes, which only the flat 32-bit normalisation serves (a block per plane could not launch).
+    if (p_.nhwc && !wants_cudnn() && p_.elements() > INT32_MAX)
+      throw UnsupportedError("opmark's NHWC batch norm indexes in 32 bits: at most 2^31 - 1 elements");
     const std::size_t count = static_cast<std::size_t>(p_.elements()), ch = static_cast<std::size_t>(p_.c);
     x_ = DeviceBuffer(prec_.input, count);
     y_ = DeviceBuffer(prec_.input, count);
@@ -79,9 +85,10 @@ class BatchnormWorkload final : public KernelOrCudnnWorkload {
     kernels::fill_uniform(bias_.get(), ch, core::DType::f32, ctx.seed + 2, -1.0, 1.0, ctx.stream);
     kernels::fill_uniform(mean_.get(), ch, core::DType::f32, ctx.seed + 3, -0.5, 0.5, ctx.stream);
     kernels::fill_uniform(var_.get(), ch, core::DType::f32, ctx.seed + 4, 0.5, 1.5, ctx.stream);
+    const core::BatchnormProblem::Planes v = p_.planes();
     if (p_.train && !wants_cudnn())
-      workspace_ = DeviceBuffer(std::max<std::size_t>(1, kernels::batchnorm_train_workspace_bytes(p_.n, p_.c,
-                                                                                                  p_.h * p_.w)));
+      workspace_ = DeviceBuffer(std::max<std::size_t>(1, kernels::batchnorm_train_workspace_bytes(v.images, v.channels,
+                                                                                                  v.pixels)));
 #ifdef OPMARK_HAVE_CUDNN
     if (wants_cudnn())
       use_cudnn(std::make_unique<CudnnBatchnorm>(
@@ -92,15 +99,17 @@ class BatchnormWorkload final : public KernelOrCudnnWorkload {
   }
 
   void launch_kernel(cudaStream_t stream) override {
-    const std::int64_t hw = p_.h * p_.w;
+    const core::BatchnormProblem::Planes v = p_.planes();  // NHWC: inference only (the schema's check)
     if (p_.train)
       kernels::batchnorm_train(prec_.input, x_.get(), y_.get(), scale_.as<float>(), bias_.as<float>(),
-                               save_mean_.as<float>(), save_invstd_.as<float>(), workspace_.get(), p_.n, p_.c, hw,
-                               stream);
+                               save_mean_.as<float>(), save_invstd_.as<float>(), workspace_.get(), v.images,
+                               v.channels, v.pixels, stream);
     else
       kernels::batchnorm_inference(prec_.input, x_.get(), y_.get(), scale_.as<float>(), bias_.as<float>(),
-                                   mean_.as<float>(), var_.as<float>(), p_.n, p_.c, hw, stream);
+                                   mean_.as<float>(), var_.as<float>(), v.images, v.channels, v.pixels, stream);
   }
+
+  std::string label() const override { return KernelOrCudnnWorkload::label() + (p_.nhwc ? " | NHWC" : ""); }
 
   kernels::CompareResult verify(cudaStream_t stream) override {
     const std::size_t count = static_cast<std::size_t>(p_.elements()), ch = static_cast<std::size_t>(p_.c);
@@ -111,8 +120,9 @@ class BatchnormWorkload final : public KernelOrCudnnWorkload {
     const DeviceBuffer mean = widen_on_device(mean_, core::DType::f32, ch, stream);
     const DeviceBuffer var = widen_on_device(var_, core::DType::f32, ch, stream);
     const DeviceBuffer ref_dev(core::DType::f64, count);
+    const core::BatchnormProblem::Planes v = p_.planes();  // the layout's view: NHWC is N*H*W images of one pixel
     kernels::batchnorm_reference_on_device(p_.train, x.as<double>(), scale.as<double>(), bias.as<double>(),
-                                           mean.as<double>(), var.as<double>(), p_.n, p_.c, p_.h * p_.w,
+                                           mean.as<double>(), var.as<double>(), v.images, v.channels, v.pixels,
                                            ref_dev.as<double>(), stream);
     kernels::poison(y_.get(), count, prec_.input, stream);
     launch(stream);

@@ -22,14 +22,15 @@ using ActivationDesc = std::unique_ptr<cudnnActivationStruct, DestroyWith<cudnnD
 using OpTensorDesc = std::unique_ptr<cudnnOpTensorStruct, DestroyWith<cudnnDestroyOpTensorDescriptor>>;
 using ReduceTensorDesc = std::unique_ptr<cudnnReduceTensorStruct, DestroyWith<cudnnDestroyReduceTensorDescriptor>>;
 
-// A packed NCHW tensor of n x c x h x w elements of `type`.
-inline TensorDesc tensor_4d(core::DType type, std::int64_t n, std::int64_t c, std::int64_t h, std::int64_t w) {
+// A packed tensor of n x c x h x w elements of `type`, stored NCHW or (CUDNN_TENSOR_NHWC) channels last.
+inline TensorDesc tensor_4d(core::DType type, std::int64_t n, std::int64_t c, std::int64_t h, std::int64_t w,
+                            cudnnTensorFormat_t format = CUDNN_TENSOR_NCHW) {
   if (n * c * h * w > INT32_MAX) throw UnsupportedError("cuDNN tensor descriptors take at most 2^31 - 1 elements");
   cudnnTensorDescriptor_t t = nullptr;
   OPMARK_CHECK_CUDNN(cudnnCreateTensorDescriptor(&t));
   TensorDesc owner(t);
   OPMARK_CHECK_CUDNN(
-      cudnnSetTensor4dDescriptor(t, CUDNN_TENSOR_NCHW, cudnn_data_type(type), int(n), int(c), int(h), int(w)));
+      cudnnSetTensor4dDescriptor(t, format, cudnn_data_type(type), int(n), int(c), int(h), int(w)));
   return owner;
 }
 

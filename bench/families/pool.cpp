@@ -1,4 +1,5 @@
-// 2D pooling (the pool family): opmark's kernel (kernels/pool.cu) or cudnnPoolingForward, NCHW. Memory bound.
+// 2D pooling (the pool family): opmark's kernel (kernels/pool.cu, NCHW) or cudnnPoolingForward, NCHW or NHWC.
+// Memory bound.
 #include <memory>
 
 #include "bench/families/factories.h"
@@ -20,8 +21,9 @@ using kernels::DeviceBuffer;
 class CudnnPool final : public CudnnOp {
  public:
   CudnnPool(const core::PoolProblem& p, core::DType type, const void* x, void* y) : x_(x), y_(y) {
-    x_desc_ = tensor_4d(type, p.n, p.c, p.h, p.w);
-    y_desc_ = tensor_4d(type, p.n, p.c, p.p, p.q);
+    const cudnnTensorFormat_t format = p.nhwc ? CUDNN_TENSOR_NHWC : CUDNN_TENSOR_NCHW;
+    x_desc_ = tensor_4d(type, p.n, p.c, p.h, p.w, format);
+    y_desc_ = tensor_4d(type, p.n, p.c, p.p, p.q, format);
     cudnnPoolingDescriptor_t d = nullptr;
     OPMARK_CHECK_CUDNN(cudnnCreatePoolingDescriptor(&d));
     pool_desc_.reset(d);
@@ -62,6 +64,8 @@ class PoolWorkload final : public KernelOrCudnnWorkload {
   void launch_kernel(cudaStream_t stream) override {
     kernels::pool_forward(p_, prec_.input, x_.get(), y_.get(), stream);
   }
+
+  std::string label() const override { return KernelOrCudnnWorkload::label() + (p_.nhwc ? " | NHWC" : ""); }
 
   kernels::CompareResult verify(cudaStream_t stream) override {
     const auto x = download_as_double(x_, prec_.input, static_cast<std::size_t>(p_.n * p_.c * p_.h * p_.w), stream);

@@ -7,7 +7,9 @@ mapping, the RMSNorm pattern, the attention call's mask and layout, the permute 
 a profiler trace and the coverage arithmetic all run and are tested on a machine without PyTorch.
 
 Families and their ops (the names opmark's families use):
-  conv, gemm, batchnorm (a 2-D input is h = w = 1), pool, rnn as before;
+  conv, gemm, batchnorm (a 2-D input is h = w = 1), pool, rnn as before; a 4-D conv, batch norm or pooling input
+                stored channels last (or any in a channels_last model) gets layout: NHWC, and an NHWC pooling or
+                training batch norm impl: cudnn (opmark's kernels there read NCHW);
   attention     scaled_dot_product_attention (any of its fused back ends): batch, heads_q, heads_kv, seq_q, seq_kv,
                 head_dim, mask (none|causal), layout (bshd|bhsd: the storage order of q/k/v), direction fwd|bwd;
   reduce        softmax, log_softmax, layernorm, rmsnorm (the decomposed pow-mean-add-rsqrt-mul pattern, or a
@@ -224,6 +226,22 @@ def channels_last(t):
     return h * w > 1 and st[1] == 1 and st[3] == c  # at 1x1 both layouts are the same memory: NCHW, the default
 
 
+def nhwc_activation(x):
+    """Whether batch norm or pooling of the 4-D activation x reads NHWC: in a channels_last model, or where x is
+    stored channels last (torch runs its *_channels_last / *_nhwc kernels). With one channel or one pixel both
+    layouts are the same memory, and the case keeps NCHW, the default."""
+    return x.dim() == 4 and x.shape[1] > 1 and x.shape[2] * x.shape[3] > 1 and \
+        (CHANNELS_LAST_MODEL or channels_last(x))
+
+
+def pool_fields(x, fields):
+    """The pool family's fields, with layout: NHWC where x is NHWC; opmark's pooling kernel reads NCHW, so an NHWC
+    case runs cuDNN's (impl: cudnn)."""
+    if nhwc_activation(x):
+        fields.update({"layout": "NHWC", "impl": "cudnn"})
+    return fields
+
+
 def conv_fields(x, w, stride, padding, dilation, transposed, groups):
     """The conv family's fields of a convolution of input x and weight w, or None where the family has no case."""
     if transposed or x.dim() not in (3, 4, 5):
@@ -258,10 +276,10 @@ def pool_record(op, source, args):
     count_pad = op != "avg_pool2d" or len(args) <= 5 or bool(args[5])
     if dilation != [1, 1] or ceil_mode or not count_pad:
         return Record("other", source)
-    return Record("pool", source, {"n": x.shape[0], "c": x.shape[1], "h": x.shape[2], "w": x.shape[3],
-                                   "r": kernel[0], "s": kernel[1], "pad_h": padding[0], "pad_w": padding[1],
-                                   "stride_h": stride[0], "stride_w": stride[1],
-                                   "mode": "avg" if op == "avg_pool2d" else "max"})
+    return Record("pool", source, pool_fields(x, {"n": x.shape[0], "c": x.shape[1], "h": x.shape[2], "w": x.shape[3],
+                                                  "r": kernel[0], "s": kernel[1], "pad_h": padding[0],
+                                                  "pad_w": padding[1], "stride_h": stride[0], "stride_w": stride[1],
+                                                  "mode": "avg" if op == "avg_pool2d" else "max"}))
 
 
 # ---- attention ----
@@ -457,8 +475,12 @@ def _map_call(op, args, kwargs, out):
               "_native_batch_norm_legit") and x.dim() in (2, 3, 4):
         training = op in ("native_batch_norm", "cudnn_batch_norm", "_native_batch_norm_legit") and bool(args[5])
         h, w = (x.shape[2], x.shape[3]) if x.dim() == 4 else (1, x.shape[2]) if x.dim() == 3 else (1, 1)
-        return Record("batchnorm", source, {"n": x.shape[0], "c": x.shape[1], "h": h, "w": w,
-                                            "mode": "train" if training else "inference"})
+        f = {"n": x.shape[0], "c": x.shape[1], "h": h, "w": w, "mode": "train" if training else "inference"}
+        if nhwc_activation(x):
+            f["layout"] = "NHWC"
+            if training:
+                f["impl"] = "cudnn"  # opmark's NHWC path is the inference normalisation alone
+        return Record("batchnorm", source, f)
     if op in ("max_pool2d_with_indices", "max_pool2d", "avg_pool2d") and is_tensor(x) and x.dim() == 4:
         return pool_record(op, source, args)
     if op in ("mean", "sum", "amax", "max", "amin") and is_tensor(x):
@@ -472,9 +494,9 @@ def _map_call(op, args, kwargs, out):
             return Record("pointwise", source, {"op": "copy", "rows": rows, "cols": cols})
         kh, kw = x.shape[2] // out.shape[2], x.shape[3] // out.shape[3]
         if kh * out.shape[2] == x.shape[2] and kw * out.shape[3] == x.shape[3]:
-            return Record("pool", source, {"n": x.shape[0], "c": x.shape[1], "h": x.shape[2], "w": x.shape[3],
-                                           "r": kh, "s": kw, "pad_h": 0, "pad_w": 0, "stride_h": kh,
-                                           "stride_w": kw, "mode": "avg"})
+            return Record("pool", source, pool_fields(x, {"n": x.shape[0], "c": x.shape[1], "h": x.shape[2],
+                                                          "w": x.shape[3], "r": kh, "s": kw, "pad_h": 0, "pad_w": 0,
+                                                          "stride_h": kh, "stride_w": kw, "mode": "avg"}))
     return Record("other", source)
 
 

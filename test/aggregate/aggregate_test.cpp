@@ -456,6 +456,26 @@ TEST(SpreadsheetRowsAndColumns, MemoryBoundFamiliesHaveGigabytesPerSecond) {
   EXPECT_EQ(gemm.title, "GEMM");
 }
 
+// A field a family gained later (batchnorm's layout) has a column only where a row sets it, so the sheets of runs
+// from before it keep their columns.
+TEST(SpreadsheetRowsAndColumns, ALaterFieldHasAColumnOnlyWhereARowSetsIt) {
+  const std::string nchw = "batchnorm/fwd/fp16/n=8/c=64/h=56/w=56/mode=inference/impl=opmark";
+  const std::string context = "{\"type\":\"context\",\"context\":{\"gpu\":\"NVIDIA H200\"}}\n";
+  const auto old_sheets = deepbench_sheets(parse_results(context + median_line(nchw, 5), "r.jsonl", Statistic::median));
+  const Sheet& old_run = sheet_named(old_sheets, "fp16_batchnorm");
+  EXPECT_EQ(std::vector<std::string>(old_run.header.begin(), old_run.header.begin() + 8),
+            (std::vector<std::string>{"application", "n", "c", "h", "w", "mode", "impl", "fwd time (us)"}));
+  const auto sheets = deepbench_sheets(
+      parse_results(context + median_line(nchw, 5) + median_line(nchw + "/layout=NHWC", 4), "r.jsonl",
+                    Statistic::median));
+  const Sheet& bn = sheet_named(sheets, "fp16_batchnorm");
+  EXPECT_EQ(bn.header.at(7), "layout");
+  EXPECT_EQ(cell(bn, 0, "layout"), "NCHW");
+  EXPECT_EQ(cell(bn, 1, "layout"), "NHWC");
+  EXPECT_EQ(cell(bn, 1, "fwd time (us)"), "4");
+  EXPECT_EQ(bn.rows[1].size(), bn.header.size());
+}
+
 // The Specs sheet keeps versions and ids as the run wrote them (text); only measurements are numbers.
 TEST(SpreadsheetRowsAndColumns, SpecsKeepVersionsAsText) {
   const std::string text =

@@ -186,18 +186,50 @@ ops:
   EXPECT_EQ(found[1].detail, "3 framework calls (relu (abs+max+mul), 0.015 ms traced) are one opmark case");
   EXPECT_TRUE(headroom_findings(s, 0.5).empty());  // within a looser threshold: none
 
-  ModelScore nhwc = s;  // the same times in a channels_last table: batch norm runs NCHW in opmark's cases
+  ModelScore nhwc = s;  // the same times in a channels_last table whose batch norm rows have no layout: NCHW cases
   nhwc.memory_format = "channels_last";
   nhwc.families = {{"batchnorm", FamilyTime{}}};
   nhwc.families["batchnorm"].score_ms = 0.5;
   nhwc.families["batchnorm"].traced_scored_ms = 0.8;
   nhwc.families["batchnorm"].traced_kernels_ms = {{"bn_fw_inf_nhwc", 0.8}};
+  nhwc.families["batchnorm"].scored_calls = nhwc.families["batchnorm"].nchw_scored_calls = 3;
   const std::vector<HeadroomFinding> layout = headroom_findings(nhwc);
   ASSERT_EQ(layout.size(), 1u);
   EXPECT_EQ(layout[0].cause, "layout");
   EXPECT_NE(headroom_text(nhwc, layout).find("batchnorm  opmark    0.5000 ms  framework    0.8000 ms    0.62x  layout"),
             std::string::npos)
       << headroom_text(nhwc, layout);
+  // Rows with layout: NHWC run NHWC cases: the difference is no longer the layout.
+  nhwc.families["batchnorm"].nchw_scored_calls = 0;
+  const std::vector<HeadroomFinding> same_layout = headroom_findings(nhwc);
+  ASSERT_EQ(same_layout.size(), 1u);
+  EXPECT_NE(same_layout[0].cause, "layout");
+}
+
+// A channels_last table's batch norm rows: those with layout: NHWC score the NHWC case (its name spells the layout),
+// those without the NCHW one, which the headroom's layout cause counts.
+TEST(ScoreValidation, NchwCallsOfAChannelsLastTableAreCounted) {
+  const char* table = R"(model: cl
+area: cv_2d
+memory_format: channels_last
+ops:
+  - {family: batchnorm, calls: 2, traced_us: 10, n: 8, c: 64, h: 56, w: 56, mode: inference, layout: NHWC}
+  - {family: batchnorm, calls: 3, traced_us: 10, n: 8, c: 64, h: 28, w: 28, mode: inference}
+)";
+  const std::string nhwc = "batchnorm/fwd/fp16/n=8/c=64/h=56/w=56/mode=inference/impl=opmark/layout=NHWC";
+  const std::string nchw = "batchnorm/fwd/fp16/n=8/c=64/h=28/w=28/mode=inference/impl=opmark";
+  auto run = [](const std::string& name, double t) {
+    return "{\"type\":\"run\",\"name\":\"" + name + "\",\"status\":\"ok\",\"repetition\":0,\"time_us\":" +
+           std::to_string(t) + "}\n";
+  };
+  const ResultSet r = parse_results("{\"type\":\"context\",\"context\":{\"gpu\":\"NVIDIA H200\"}}\n" + run(nhwc, 7) +
+                                        run(nchw, 5),
+                                    "r.jsonl", Statistic::median);
+  const ModelScore s = score(table, r);
+  EXPECT_TRUE(s.missing.empty());
+  EXPECT_NEAR(s.score_ms, (2 * 7 + 3 * 5) * 1e-3, 1e-12);
+  EXPECT_EQ(s.families.at("batchnorm").scored_calls, 5);
+  EXPECT_EQ(s.families.at("batchnorm").nchw_scored_calls, 3);
 }
 
 TEST(ScoreValidation, OlderTablesAreUnchanged) {

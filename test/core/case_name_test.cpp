@@ -102,3 +102,40 @@ TEST(CaseName, ShortNameDropsDefaultFields) {
   EXPECT_EQ(short_case_name(parse_case_name("gemm/fwd/fp16/m=1760/n=16/k=1760/ta=N/tb=N/batch=1")),
             "gemm/fwd/fp16/m=1760/n=16/k=1760");
 }
+
+// A field a family gained after its results were published (batchnorm's and pool's layout) is named only away from
+// its default, so those results keep their names; the parts around it are still read in schema order.
+TEST(CaseName, AFieldAddedLaterIsNamedOnlyAwayFromItsDefault) {
+  auto message = [](const std::string& name) {
+    try {
+      parse_case_name(name);
+    } catch (const opmark::Error& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  const std::string bn = "batchnorm/fwd/fp16/n=1/c=2/h=3/w=4/mode=inference/impl=opmark";
+  EXPECT_EQ(make_case_name(parse_case_name(bn)), bn);
+  EXPECT_EQ(make_case_name(parse_case_name(bn + "/layout=NHWC")), bn + "/layout=NHWC");
+  EXPECT_NE(message("batchnorm/fwd/fp16/n=1/c=2").find("a batchnorm name has 9 to 10 parts"), std::string::npos);
+  EXPECT_NE(message("batchnorm/fwd/fp16/n=1/c=2/h=3/w=4/mode=inference/layout=NHWC/impl=opmark")
+                .find("part 9 should be 'impl=...', got 'layout=NHWC'"),
+            std::string::npos);
+  EXPECT_NE(message(bn + "/colour=red").find("part 10 ('colour=red') is not the next batchnorm field"),
+            std::string::npos);
+  EXPECT_NE(message(bn + "/layout=NCHW").find("is the default, which batchnorm names leave out"), std::string::npos);
+  EXPECT_NE(message(bn + "/layout=CHWN").find("expected one of NCHW, NHWC"), std::string::npos);
+  // Conv had its layout from the start: named at its default as before.
+  EXPECT_NE(make_case_name(make_case("conv", "fwd", "fp16",
+                                     {{"n", std::int64_t{1}}, {"c", std::int64_t{8}}, {"h", std::int64_t{8}},
+                                      {"w", std::int64_t{8}}, {"k", std::int64_t{8}}, {"r", std::int64_t{1}},
+                                      {"s", std::int64_t{1}}}))
+                .find("/layout=NCHW"),
+            std::string::npos);
+  // The only such fields: every other field of every family is in every name.
+  std::vector<std::string> later;
+  for (const auto& info : families())
+    for (const auto& field : info.schema.fields)
+      if (!field.named_at_default) later.push_back(info.schema.family + "." + field.name);
+  EXPECT_EQ(later, (std::vector<std::string>{"batchnorm.layout", "pool.layout"}));
+}

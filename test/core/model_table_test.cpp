@@ -242,6 +242,30 @@ TEST(ModelTables, EveryShippedModelLoadsAndExpandsAtItsDefaults) {
   EXPECT_GE(areas.size(), 5u);
 }
 
+// The committed channels_last tables time what PyTorch ran there: NHWC batch norm (opmark's inference path) and
+// NHWC pooling (cuDNN's), as their convolutions; the default-layout tables keep their NCHW cases and names.
+TEST(ModelTables, ChannelsLastTablesRunBatchnormAndPoolNhwc) {
+  const std::vector<std::string> dirs = {OPMARK_SOURCE_DIR "/shapes"};
+  const auto layout_of = [](const Case& c) { return c.str_field("layout"); };
+  for (const char* name : {"resnet50_channels_last", "mobilenet_v2_channels_last", "vgg16_channels_last"}) {
+    int image_calls = 0;
+    for (const auto& call : model_calls(load_models({name}, dirs).at(0), {}, "fp16")) {
+      if (!call.c || (call.c->family != "batchnorm" && call.c->family != "pool")) continue;
+      ++image_calls;
+      EXPECT_EQ(layout_of(*call.c), "NHWC") << name << ": " << make_case_name(*call.c);
+      EXPECT_NE(make_case_name(*call.c).find("/layout=NHWC"), std::string::npos);
+      if (call.c->family == "pool") EXPECT_EQ(call.c->str_field("impl"), "cudnn") << make_case_name(*call.c);
+    }
+    EXPECT_GT(image_calls, 0) << name;
+  }
+  for (const char* name : {"resnet50", "mobilenet_v2", "vgg16"})
+    for (const auto& call : model_calls(load_models({name}, dirs).at(0), {}, "fp16"))
+      if (call.c && (call.c->family == "batchnorm" || call.c->family == "pool")) {
+        EXPECT_EQ(layout_of(*call.c), "NCHW") << name;
+        EXPECT_EQ(make_case_name(*call.c).find("layout"), std::string::npos) << make_case_name(*call.c);
+      }
+}
+
 TEST(ModelTables, LoadByNameAllOrPathAndNameTheUnknown) {
   const std::vector<std::string> dirs = {OPMARK_SOURCE_DIR "/shapes"};
   const auto two = load_models({"resnet50", "bert_base"}, dirs);

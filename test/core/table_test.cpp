@@ -274,3 +274,37 @@ TEST(TableErrors, SelectionNamesOnlySetsPrecisionsAndSymbolsTheTablesHave) {
   EXPECT_EQ(selection_error(choice_text),
             "--opmark_symbols: the selected sets use no symbol 'T' (their symbols: B, L)");
 }
+
+// A shape table's batchnorm and pool rows take a layout (NCHW by default, as before it existed); the table's errors
+// name the row where NHWC asks for opmark's NCHW-only kernels.
+TEST(Table, BatchnormAndPoolRowsTakeALayout) {
+  const char* yaml = R"(family: batchnorm
+sets:
+  cl:
+    precisions: [fp16]
+    rows:
+      - {n: 8, c: 64, h: 56, w: 56}
+      - {n: 8, c: 64, h: 56, w: 56, layout: NHWC}
+      - {n: 8, c: 64, h: 56, w: 56, layout: NHWC, mode: train, impl: cudnn}
+)";
+  const std::vector<Case> cases = expand_tables({parse_table(yaml, "t.yaml")}, {});
+  ASSERT_EQ(cases.size(), 3u);
+  EXPECT_EQ(make_case_name(cases[0]), "batchnorm/fwd/fp16/n=8/c=64/h=56/w=56/mode=inference/impl=opmark");
+  EXPECT_EQ(make_case_name(cases[1]), "batchnorm/fwd/fp16/n=8/c=64/h=56/w=56/mode=inference/impl=opmark/layout=NHWC");
+  EXPECT_EQ(make_case_name(cases[2]), "batchnorm/fwd/fp16/n=8/c=64/h=56/w=56/mode=train/impl=cudnn/layout=NHWC");
+  const std::string pool = R"(family: pool
+sets:
+  cl:
+    precisions: [fp16]
+    rows:
+      - {n: 8, c: 64, h: 112, w: 112, r: 3, s: 3, pad_h: 1, pad_w: 1, stride_h: 2, stride_w: 2, layout: NHWC}
+)";
+  std::string message;
+  try {
+    expand_tables({parse_table(pool, "t.yaml")}, {});
+  } catch (const opmark::Error& e) {
+    message = e.what();
+  }
+  EXPECT_NE(message.find("t.yaml:6"), std::string::npos) << message;
+  EXPECT_NE(message.find("layout=NHWC runs through cuDNN only (impl=cudnn)"), std::string::npos) << message;
+}

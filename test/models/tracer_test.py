@@ -324,6 +324,32 @@ class OtherMappings(unittest.TestCase):
         self.assertNotIn("layout", om.map_call("convolution", plain, {}, T([2, 64, 8, 8])).fields)
         self.assertFalse(om.channels_last(T([2, 32, 1, 1], [32, 1, 32, 32])))  # 1x1: NCHW, the same memory
 
+    def test_channels_last_batchnorm_and_pool_are_nhwc(self):
+        x = T([2, 32, 8, 8], [2048, 1, 256, 32])  # torch.channels_last strides
+        params = [T([32]), T([32]), T([32]), T([32])]
+        inference = om.map_call("_native_batch_norm_legit_no_training", [x] + params + [0.1, 1e-5], {}, [x]).fields
+        self.assertEqual(inference["layout"], "NHWC")
+        self.assertNotIn("impl", inference)  # opmark's NHWC inference normalisation
+        train = om.map_call("native_batch_norm", [x] + params + [True, 0.1, 1e-5], {}, [x]).fields
+        self.assertEqual((train["layout"], train["impl"]), ("NHWC", "cudnn"))  # NHWC training is cuDNN's
+        pool = om.map_call("max_pool2d_with_indices", [x, [3, 3], [2, 2], [1, 1]], {}, [T([2, 32, 4, 4])]).fields
+        self.assertEqual((pool["layout"], pool["impl"], pool["mode"]), ("NHWC", "cudnn", "max"))
+        # contiguous: no layout (NCHW, the default), opmark's kernels
+        plain = T([2, 32, 8, 8])
+        self.assertNotIn("layout", om.map_call("_native_batch_norm_legit_no_training", [plain] + params +
+                                               [0.1, 1e-5], {}, [plain]).fields)
+        self.assertNotIn("layout", om.map_call("max_pool2d_with_indices", [plain, [3, 3], [2, 2], [1, 1]], {},
+                                               [T([2, 32, 4, 4])]).fields)
+        # a channels_last model: every 4-D activation, whatever the shape trace's strides, but not at 1x1
+        om.CHANNELS_LAST_MODEL = True
+        try:
+            self.assertEqual(om.map_call("avg_pool2d", [plain, [2, 2]], {}, T([2, 32, 4, 4])).fields["layout"], "NHWC")
+            one_pixel = T([2, 32, 1, 1])
+            self.assertNotIn("layout", om.map_call("_native_batch_norm_legit_no_training", [one_pixel] + params +
+                                                   [0.1, 1e-5], {}, [one_pixel]).fields)
+        finally:
+            om.CHANNELS_LAST_MODEL = False
+
     def test_pooling_and_reductions(self):
         x = T([2, 512, 7, 7])
         self.assertEqual(om.map_call("_adaptive_avg_pool2d", [x, [7, 7]], {}, x).fields["op"], "copy")
