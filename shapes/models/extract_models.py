@@ -866,8 +866,8 @@ def main():
     global FUSE_RESIDUAL_NORM
     FUSE_RESIDUAL_NORM = args.fuse_residual_norm
     op_mapping.CHANNELS_LAST_MODEL = args.channels_last
-    if args.channels_last and (args.train or args.train_only or args.add_measured):
-        ap.error("--channels-last writes forward tables only (no --train, --train-only or --add-measured)")
+    if args.channels_last and (args.train or args.train_only):
+        ap.error("--channels-last writes forward tables only (no --train or --train-only)")
     import torch
     import model_zoo
     dtype = {"fp32": torch.float32, "fp16": torch.float16, "bf16": torch.bfloat16}[args.dtype]
