@@ -81,8 +81,11 @@ std::vector<HeadroomFinding> headroom_findings(const ModelScore& score, double t
 std::string headroom_text(const ModelScore& score, const std::vector<HeadroomFinding>& findings) {
   if (findings.empty()) return "";
   char buf[256];
-  std::snprintf(buf, sizeof buf, "%s: families more than %.0f%% from the framework's kernels (headroom)\n",
-                score.name.c_str(), kHeadroomThreshold * 100);
+  // The framework's side of a variant ran in its configuration (its RMSNorm fused, say): the header says which.
+  const std::string config =
+      score.framework_config.empty() ? "" : " (framework_config: " + score.framework_config + ")";
+  std::snprintf(buf, sizeof buf, "%s%s: families more than %.0f%% from the framework's kernels (headroom)\n",
+                score.name.c_str(), config.c_str(), kHeadroomThreshold * 100);
   std::string out = buf;
   for (const auto& h : findings) {
     std::snprintf(buf, sizeof buf, "  %-10s opmark %9.4f ms  framework %9.4f ms  %6.2fx  %-16s ", h.family.c_str(),

@@ -33,6 +33,7 @@ ModelScore score_model(const core::ModelTable& model, const core::Symbols& input
   s.name = model.name;
   s.area = model.area;
   s.memory_format = model.memory_format;
+  s.framework_config = model.framework_config;
   const auto gpu = results.context.find("gpu");
   const core::ModelMeasurement* mine =
       core::find_measurement(model, gpu == results.context.end() ? "" : gpu->second, precision);

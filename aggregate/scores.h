@@ -34,6 +34,7 @@ struct FamilyTime {
 struct ModelScore {
   std::string name, area;
   std::string memory_format = "contiguous";  // the table's: contiguous or channels_last
+  std::string framework_config;              // the table's: empty (the default) or e.g. fused_rmsnorm
   double score_ms = 0;                   // calls x time over the calls whose case was measured
   std::int64_t calls = 0, covered_calls = 0;  // all operator calls; those a measured case covers
   double traced_us = 0, covered_traced_us = 0;  // the table's traced GPU time (0: the table has none)

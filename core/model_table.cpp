@@ -12,10 +12,13 @@
 namespace opmark::core {
 namespace {
 
-const std::set<std::string> kTopKeys = {"model", "area",   "task",     "source", "mode",
-                                        "inputs", "memory_format", "measured", "ops"};
+const std::set<std::string> kTopKeys = {"model",  "area",          "task",             "source",   "mode",
+                                        "inputs", "memory_format", "framework_config", "measured", "ops"};
 const std::set<std::string> kOpKeys = {"family", "direction", "calls", "source_op", "traced_us", "kernels"};
 const std::set<std::string> kMemoryFormats = {"contiguous", "channels_last"};
+// The framework configurations the tracer writes (extract_models.py --fused-rmsnorm): a misspelt one would read as
+// a configuration no run had.
+const std::set<std::string> kFrameworkConfigs = {"fused_rmsnorm"};
 const std::set<std::string> kMeasuredKeys = {"device",    "precision",     "gpu_time_ms", "graph_ms", "eager_ms",
                                              "kernel_ms", "graph_suspect", "date",        "software"};
 const std::string kOther = "other";
@@ -122,6 +125,10 @@ ModelMeasurement parse_measurement(const std::string& path, const YAML::Node& me
 
 }  // namespace
 
+bool is_variant(const ModelTable& model) {
+  return model.memory_format != "contiguous" || !model.framework_config.empty();
+}
+
 const ModelMeasurement* find_measurement(const ModelTable& model, const std::string& device,
                                          const std::string& precision) {
   if (device.empty()) return nullptr;  // an unnamed GPU matches no entry
@@ -147,6 +154,12 @@ ModelTable parse_model_table(const std::string& yaml_text, const std::string& pa
     if (!kMemoryFormats.count(m.memory_format))
       throw TableError(where_of(path, format), "memory_format",
                        "'" + m.memory_format + "' is not one of " + join(kMemoryFormats));
+  }
+  if (const YAML::Node config = root["framework_config"]) {
+    m.framework_config = scalar(path, config, "framework_config");
+    if (!kFrameworkConfigs.count(m.framework_config))
+      throw TableError(where_of(path, config), "framework_config",
+                       "'" + m.framework_config + "' is not one of " + join(kFrameworkConfigs));
   }
   if (const YAML::Node inputs = root["inputs"]) {
     if (!inputs.IsMap()) throw TableError(where_of(path, inputs), "inputs", "expected a map such as {B: 32}");
@@ -210,11 +223,11 @@ std::vector<ModelTable> load_models(const std::vector<std::string>& names, const
       for (const auto& dir : shape_dirs) dirs += (dirs.empty() ? "" : ", ") + dir;
       throw Error("no model tables folder '" + tables_folder + "' in " + (dirs.empty() ? "no shapes folder" : dirs));
     }
-    // "all": every forward-pass table in the framework's default layout (what the areas score; a channels_last
-    // variant is asked for by name); "all_train": every training-step table.
+    // "all": every forward-pass table of the framework as configured by default (what the areas score; a variant
+    // is asked for by name); "all_train": every such training-step table.
     if (name == "all" || name == "all_train") {
       for (const auto& m : known)
-        if ((m.mode == "train") == (name == "all_train") && m.memory_format == "contiguous") out.push_back(m);
+        if ((m.mode == "train") == (name == "all_train") && !is_variant(m)) out.push_back(m);
       continue;
     }
     if (fs::is_regular_file(name)) {

@@ -9,6 +9,7 @@
 //   source: torchvision 0.20 resnet50, random weights
 //   mode: inference
 //   memory_format: contiguous                       # optional: contiguous (the default) or channels_last
+//   framework_config: fused_rmsnorm                 # optional: a non-default configuration the framework ran in
 //   inputs: {B: 32, H: 224, W: 224}                 # the default input sizes
 //   measured:                                        # optional: one entry per GPU (and precision) it ran on
 //     - {device: GPU A, precision: fp16, graph_ms: G, eager_ms: E, kernel_ms: K}
@@ -20,6 +21,9 @@
 //     - {family: pointwise, calls: 16, source_op: aten::relu_, op: relu, rows: B*64, cols: H*W/16}
 //     - {family: other, calls: 1, source_op: aten::max_pool2d, traced_us: 9.5}
 //
+// A table with a memory_format other than contiguous or with a framework_config is a variant: the same model with
+// the framework configured as some users run it (channels_last; fused_rmsnorm: its RMSNorm modules run
+// torch.nn.functional.rms_norm), traced and timed as its own table and asked for by name only.
 // `source_op` is the framework's operator as traced (a family's own fields, such as pointwise's `op`, keep their
 // names). `direction` defaults to the family's first (fwd); `calls` may be an expression too (layers x heads).
 // `traced_us` is the operator's GPU time per call in the trace at the default inputs (the kernels it launched, from
@@ -63,10 +67,14 @@ struct ModelMeasurement {
 struct ModelTable {
   std::string path, name, area, task, source, mode;
   std::string memory_format = "contiguous";  // how the framework stored its 4-D tensors: contiguous or channels_last
+  std::string framework_config;  // empty: the framework as configured by default; else the configuration it ran in
   Symbols inputs;
   std::vector<ModelMeasurement> measured;  // in the table's order; at most one per device and precision
   std::vector<ModelOp> ops;
 };
+
+// Whether the table is a variant (see above): the framework run otherwise than by default.
+bool is_variant(const ModelTable& model);
 
 // The table's measured entry of exactly `device` (as the results context's `gpu` names it) and `precision`, or
 // nullptr: another GPU's time is no real time of this one.
@@ -80,10 +88,9 @@ ModelTable parse_model_table(const std::string& yaml_text, const std::string& pa
 std::vector<std::string> find_model_files(const std::string& dir);
 
 // The model tables `names` asks for, each read once: a name is looked up in the `models/` folder of each of
-// `shape_dirs`, "all" takes every forward-pass table there in the default layout (the ones the areas score; the
-// channels_last variants by name only), "all_train" every
-// training-step table (mode: train), and a path to a table file is read as it is. Throws opmark::Error
-// naming an unknown model and the known ones.
+// `shape_dirs`, "all" takes every forward-pass table there that is no variant (the ones the areas score; variants
+// by name only), "all_train" every training-step table (mode: train) that is no variant, and a path to a table
+// file is read as it is. Throws opmark::Error naming an unknown model and the known ones.
 // `folder`: the tables' folder in each shapes folder (submission rules name their own, core::Suite::model_folder).
 std::vector<ModelTable> load_models(const std::vector<std::string>& names, const std::vector<std::string>& shape_dirs,
                                    const std::string& folder = "models");

@@ -4,16 +4,26 @@
     python3 shapes/models/extract_models.py [--models resnet50,bert_base] [--device meta|cuda] [--dtype fp16]
                                             [--out shapes/models] [--train] [--record-calls DIR]
                                             [--fuse-residual-norm] [--diagnose-graph]
+                                            [--channels-last | --fused-rmsnorm]
 
 Each model runs as its users run it (random weights, no downloads; Hugging Face transformers for BERT, GPT-2 and
 Llama, with attn_implementation="sdpa"), in eval mode without autograd, under two recorders: a torch-function
-mode that sees each scaled_dot_product_attention call whole (whatever fused back end runs it, and on meta tensors,
-where it would decompose), and a dispatch mode that sees every other operator sent to the device. Every call maps
-to an opmark family and its fields (op_mapping.py says how: attention, gemm, conv, pointwise, reduce, gather,
-permute, batchnorm, pool, rnn); a decomposed RMSNorm (pow, mean, add, rsqrt, mul) becomes one reduce op=rmsnorm;
-anything else is kept as family `other` with its operator name, so coverage is reported honestly.
+mode that sees each scaled_dot_product_attention and rms_norm call whole (whatever fused back end runs it, and on
+meta tensors, where it would decompose), and a dispatch mode that sees every other operator sent to the device.
+Every call maps to an opmark family and its fields (op_mapping.py says how: attention, gemm, conv, pointwise,
+reduce, gather, permute, batchnorm, pool, rnn); a decomposed RMSNorm (pow, mean, add, rsqrt, mul) becomes one
+reduce op=rmsnorm; anything else is kept as family `other` with its operator name, so coverage is reported
+honestly.
 --fuse-residual-norm writes each residual add followed by its norm as one add_layernorm / add_rmsnorm (the fused
 kernel of inference libraries: a what-if, since the eager model runs two kernels; off by default).
+
+Variants: the framework configured otherwise than by default, each written as its own table with its own real time
+(asked for by name: not in opmark's "all" nor in the areas):
+  --channels-last  the model and its 4-D inputs in torch.channels_last: <model>_channels_last.yaml, with
+                   `memory_format: channels_last`, every 2D convolution an NHWC case;
+  --fused-rmsnorm  every RMSNorm module runs torch.nn.functional.rms_norm (PyTorch's fused kernel on CUDA) instead
+                   of its own pow-mean-rsqrt-mul: <model>_fused_rmsnorm.yaml, with `framework_config: fused_rmsnorm`,
+                   each norm one reduce op=rmsnorm call (aten::rms_norm).
 
 Shapes become expressions over the model's input symbols (B, H, W, L, N, T): the model is traced again with each
 symbol doubled, a field that doubles with B is written `B`, one that halves per stride-2 stage `H/2`, ... ; a third
@@ -76,6 +86,53 @@ import measured_entries  # noqa: E402
 # --fuse-residual-norm: residual add + norm as one add_layernorm / add_rmsnorm (what fused inference kernels do;
 # eager models run two kernels, so the default is off).
 FUSE_RESIDUAL_NORM = False
+# --fused-rmsnorm: the model's RMSNorm modules run torch's fused rms_norm (use_fused_rmsnorm); the table says so
+# with its framework_config header key.
+FUSED_RMSNORM = False
+FUSED_RMSNORM_CONFIG = "fused_rmsnorm"
+
+
+def is_rmsnorm_module(m):
+    """An RMSNorm module --fused-rmsnorm replaces: a class named *RMSNorm (HF's LlamaRMSNorm, model_zoo's, torch's
+    nn.RMSNorm) with a weight and an epsilon (variance_epsilon or eps)."""
+    return type(m).__name__.endswith("RMSNorm") and getattr(m, "weight", None) is not None and \
+        rmsnorm_eps(m) is not None
+
+
+def rmsnorm_eps(m):
+    eps = getattr(m, "variance_epsilon", None)
+    return eps if eps is not None else getattr(m, "eps", None)
+
+
+def use_fused_rmsnorm(model, rms_norm=None):
+    """--fused-rmsnorm: each RMSNorm module of `model` (is_rmsnorm_module) runs rms_norm(x, weight's shape, weight,
+    eps), by default torch.nn.functional.rms_norm, in place of its own forward; returns how many were replaced.
+    x and the weight stay in the model's dtype (fp16 here), which is what a user calling the fused function gets:
+    torch's kernel accumulates in fp32 and rounds once, where HF's forward rounds x to fp16 before the weight's
+    multiply (a weight of another dtype than x would send torch to its unfused composite instead)."""
+    norms = [m for m in model.modules() if is_rmsnorm_module(m)]
+    if norms and rms_norm is None:
+        import torch.nn.functional as F
+        rms_norm = F.rms_norm
+
+    def fused_forward(module, eps):
+        # The weight is looked up at each call: a later .to(dtype) or .to(device) of the model stays in effect.
+        return lambda x: rms_norm(x, tuple(module.weight.shape), module.weight, eps)
+
+    for m in norms:
+        m.forward = fused_forward(m, rmsnorm_eps(m))
+    return len(norms)
+
+
+def as_configured(spec, model, inputs):
+    """The model and inputs as the run asks: the memory format (in_memory_format), and with --fused-rmsnorm the
+    fused RMSNorm (a model without an RMSNorm module is an error: its table would claim a configuration it lacks)."""
+    if FUSED_RMSNORM and use_fused_rmsnorm(model) == 0:
+        raise SystemExit(f"{spec.name}: --fused-rmsnorm: the model has no RMSNorm module (a class named *RMSNorm "
+                         "with a weight and variance_epsilon or eps)")
+    return in_memory_format(model, inputs)
+
+
 def in_memory_format(model, inputs):
     """The model and inputs as the run asks: unchanged, or with --channels-last (op_mapping.CHANNELS_LAST_MODEL, as
     fp16 CNNs are run for speed) channels last, every 4-D tensor, nested or not."""
@@ -188,6 +245,12 @@ class State:
                                   "out": encode(out)})
 
 
+# Functions recorded whole by the torch-function mode, one call each, whatever the dispatcher makes of them below:
+# SDPA picks a back end per device, and rms_norm runs torch's fused kernel on CUDA but its composite of pow, mean,
+# rsqrt and mul elsewhere, meta included: seen above the dispatcher, the shape and timed traces hold the same call.
+WHOLE_FUNCTIONS = {"scaled_dot_product_attention", "rms_norm"}
+
+
 def make_modes(state):
     """(torch-function mode, dispatch mode) recording into `state`."""
     import torch
@@ -203,16 +266,17 @@ def make_modes(state):
                     (name == "__bool__" or args[0].dtype == torch.bool):
                 state.assumed += 1  # a branch on a meta value (HF: "is the mask all ones?"): take the True side
                 return True
-            if name != "scaled_dot_product_attention" or state.suppress:
+            if name not in WHOLE_FUNCTIONS or state.suppress:
                 return func(*args, **kwargs)
             n, out = state.record_call(func, args, kwargs)
+            attention = name == "scaled_dot_product_attention"
             state.suppress += 1  # reading the mask's pattern runs operators: not the model's
             try:
-                a = [infos(x, mask=(i == 3)) for i, x in enumerate(args)]
-                k, o = infos(kwargs, mask=True), infos(out)
+                a = [infos(x, mask=attention and i == 3) for i, x in enumerate(args)]
+                k, o = infos(kwargs, mask=attention), infos(out)
             finally:
                 state.suppress -= 1
-            state.add(map_call("scaled_dot_product_attention", a, k, o), n, "scaled_dot_product_attention", a, k, o)
+            state.add(map_call(name, a, k, o), n, name, a, k, o)
             return out
 
     class Dispatch(TorchDispatchMode):
@@ -328,7 +392,7 @@ def trace(spec, symbols, device, dtype, train=False):
     torch.manual_seed(0)
     model = spec.build(symbols, device).to(device=device, dtype=dtype)
     model.train(train)
-    model, inputs = in_memory_format(model, spec.inputs(symbols, device, dtype))
+    model, inputs = as_configured(spec, model, spec.inputs(symbols, device, dtype))
     state = State(meta_branches=(str(device) == "meta"))
     records = patterns(recorded_pass(model, inputs, train, state))
     del model, inputs
@@ -343,7 +407,7 @@ def inference_model(spec, device, dtype):
     symbols = dict(spec.defaults)
     model = spec.build(symbols, device).to(device=device, dtype=dtype)
     model.train(False)
-    return in_memory_format(model, spec.inputs(symbols, device, dtype))
+    return as_configured(spec, model, spec.inputs(symbols, device, dtype))
 
 
 def timed_trace(spec, device, dtype, keep_calls=False):
@@ -569,6 +633,8 @@ def write_table(path, spec, records, fixed, scalable, measured=None, header=(), 
     ]
     if op_mapping.CHANNELS_LAST_MODEL:
         lines.append("memory_format: channels_last")
+    if FUSED_RMSNORM:
+        lines.append(f"framework_config: {FUSED_RMSNORM_CONFIG}")
     lines += [
         "inputs: {" + ", ".join(f"{k}: {v}" for k, v in spec.defaults.items()) + "}",
     ]
@@ -850,6 +916,10 @@ def main():
     ap.add_argument("--channels-last", action="store_true",
                     help="trace and time the model and its 4-D inputs in torch.channels_last (NHWC); writes "
                          "<model>_channels_last.yaml (conv cases in NHWC), scored against its own real time")
+    ap.add_argument("--fused-rmsnorm", action="store_true",
+                    help="trace and time the model with every RMSNorm module running torch.nn.functional.rms_norm "
+                         "(PyTorch's fused kernel); writes <model>_fused_rmsnorm.yaml (framework_config: "
+                         "fused_rmsnorm), scored against its own real time")
     ap.add_argument("--record-calls", default="",
                     help="with --device cuda: write each model's profiled calls to DIR/<model>.calls.jsonl")
     ap.add_argument("--add-measured", action="store_true",
@@ -863,11 +933,15 @@ def main():
         ap.error("--diagnose-graph needs --device cuda")
     if args.add_measured and not args.device.startswith("cuda"):
         ap.error("--add-measured needs --device cuda (it measures the model on this GPU)")
-    global FUSE_RESIDUAL_NORM
+    global FUSE_RESIDUAL_NORM, FUSED_RMSNORM
     FUSE_RESIDUAL_NORM = args.fuse_residual_norm
     op_mapping.CHANNELS_LAST_MODEL = args.channels_last
     if args.channels_last and (args.train or args.train_only):
         ap.error("--channels-last writes forward tables only (no --train or --train-only)")
+    FUSED_RMSNORM = args.fused_rmsnorm
+    if args.fused_rmsnorm and (args.train or args.train_only or args.channels_last):
+        ap.error("--fused-rmsnorm writes forward tables only, one variant per table (no --train, --train-only or "
+                 "--channels-last)")
     import torch
     import model_zoo
     dtype = {"fp32": torch.float32, "fp16": torch.float16, "bf16": torch.bfloat16}[args.dtype]
@@ -881,6 +955,11 @@ def main():
         spec = model_zoo.MODELS[name]
         if args.channels_last:  # the table of the variant: <model>_channels_last.yaml, with its own real time
             spec = model_zoo.Spec(f"{name}_channels_last", spec.area, f"{spec.task}, channels_last", spec.source,
+                                  spec.defaults, spec.build, spec.inputs, mode=spec.mode,
+                                  uncovered=getattr(spec, "uncovered", ""))
+        if args.fused_rmsnorm:  # <model>_fused_rmsnorm.yaml, with its own real time
+            spec = model_zoo.Spec(f"{name}_{FUSED_RMSNORM_CONFIG}", spec.area,
+                                  f"{spec.task}, RMSNorm as torch.nn.functional.rms_norm", spec.source,
                                   spec.defaults, spec.build, spec.inputs, mode=spec.mode,
                                   uncovered=getattr(spec, "uncovered", ""))
         if args.add_measured:

@@ -12,8 +12,8 @@ Families and their ops (the names opmark's families use):
                 training batch norm impl: cudnn (opmark's kernels there read NCHW);
   attention     scaled_dot_product_attention (any of its fused back ends): batch, heads_q, heads_kv, seq_q, seq_kv,
                 head_dim, mask (none|causal), layout (bshd|bhsd: the storage order of q/k/v), direction fwd|bwd;
-  reduce        softmax, log_softmax, layernorm, rmsnorm (the decomposed pow-mean-add-rsqrt-mul pattern, or a
-                fused rms_norm), mean, sum, max over trailing dimensions: rows, cols;
+  reduce        softmax, log_softmax, layernorm, rmsnorm (the decomposed pow-mean-add-rsqrt-mul pattern, or
+                rms_norm / _fused_rms_norm: torch's fused kernel), mean, sum, max over trailing dimensions: rows, cols;
   pointwise     relu, gelu, silu, sigmoid, tanh; add, mul (two full-size operands; sub and div, minimum and
                 maximum count as add and mul: the same bytes); bias_add (a row broadcast); scale (one full-size
                 operand: x * s, x / s, x + s, x ** s, a 0-dim tensor operand, a small broadcast operand, and the
@@ -469,7 +469,10 @@ def _map_call(op, args, kwargs, out):
             return Record("other", source)
         return Record("reduce", source, {"op": "layernorm", "rows": x.numel() // cols, "cols": cols})
     if op in ("_fused_rms_norm", "rms_norm") and is_tensor(x):
-        cols = math.prod(args[1])
+        # rms_norm(input, normalized_shape, weight, eps), as the torch-function mode sees F.rms_norm (weight and eps
+        # by keyword) or the dispatcher torch's fused kernel; an int normalized_shape is one trailing dimension
+        normalized = arg(args, kwargs, 1, "normalized_shape")
+        cols = math.prod(normalized) if isinstance(normalized, (list, tuple)) else int(normalized)
         return Record("reduce", source, {"op": "rmsnorm", "rows": x.numel() // cols, "cols": cols})
     if op in ("native_batch_norm", "_native_batch_norm_legit_no_training", "cudnn_batch_norm",
               "_native_batch_norm_legit") and x.dim() in (2, 3, 4):

@@ -232,6 +232,28 @@ ops:
   EXPECT_EQ(s.families.at("batchnorm").nchw_scored_calls, 3);
 }
 
+// A variant of the framework's configuration (framework_config) says so in its scores' JSON and over its headroom:
+// the framework's side of the findings ran in that configuration. Default tables keep their JSON and text.
+TEST(ScoreValidation, FrameworkConfigIsShown) {
+  const ResultSet r = parse_results(results(11, 4), "r.jsonl", Statistic::median);
+  const std::string fused =
+      std::string(kTraced).replace(0, 12, "model: tiny_fused_rmsnorm\nframework_config: fused_rmsnorm\n");
+  const ModelScore s = score_model(core::parse_model_table(fused, "tiny.yaml"), {}, "fp16", r);
+  EXPECT_EQ(s.framework_config, "fused_rmsnorm");
+  const ModelScore plain = score(kTraced, r);
+  EXPECT_TRUE(plain.framework_config.empty());
+  const ScoreReport report{{s, plain}, {}, {}};
+  const nlohmann::json j = score_report_json(report, r, "r.jsonl", "fp16");
+  EXPECT_EQ(j["models"][0]["framework_config"], "fused_rmsnorm");
+  EXPECT_FALSE(j["models"][1].contains("framework_config"));
+  const std::vector<HeadroomFinding> found = {{"reduce", 0.5, 0.8, "different kernel", "framework: a; opmark: b"}};
+  EXPECT_EQ(headroom_text(s, found).rfind("tiny_fused_rmsnorm (framework_config: fused_rmsnorm): families more than "
+                                          "10% from the framework's kernels (headroom)\n", 0),
+            0u)
+      << headroom_text(s, found);
+  EXPECT_EQ(headroom_text(plain, found).rfind("tiny: families more than 10%", 0), 0u) << headroom_text(plain, found);
+}
+
 TEST(ScoreValidation, OlderTablesAreUnchanged) {
   const ResultSet r = parse_results(results(11, 4), "r.jsonl", Statistic::median);
   const ScoreReport report{{score(kOld, r)}, {}, {}};

@@ -5,6 +5,7 @@
 #include "core/error.h"
 #include "core/model_table.h"
 #include "core/schema.h"
+#include "../file_util.h"
 
 using namespace opmark;
 using namespace opmark::core;
@@ -139,6 +140,23 @@ ops:
             std::string::npos);
 }
 
+// A table of the framework configured otherwise than by default says which configuration; a variant is any table
+// with such a configuration or a layout other than contiguous.
+TEST(ModelTable, FrameworkConfigIsReadAndMakesAVariant) {
+  const std::string ops = "inputs: {B: 2}\nops:\n  - {family: reduce, calls: 1, op: rmsnorm, rows: B, cols: 64}\n";
+  const ModelTable fused =
+      parse_model_table("model: m_fused_rmsnorm\nframework_config: fused_rmsnorm\n" + ops, "m.yaml");
+  EXPECT_EQ(fused.framework_config, "fused_rmsnorm");
+  EXPECT_EQ(fused.memory_format, "contiguous");
+  EXPECT_TRUE(is_variant(fused));
+  const ModelTable plain = parse_model_table("model: m\n" + ops, "m.yaml");
+  EXPECT_TRUE(plain.framework_config.empty());
+  EXPECT_FALSE(is_variant(plain));
+  EXPECT_TRUE(is_variant(parse_model_table("model: m_channels_last\nmemory_format: channels_last\n" + ops, "m.yaml")));
+  EXPECT_EQ(error_of("model: m\nframework_config: fused_rms\n" + ops),
+            "m.yaml:2:19: field 'framework_config': 'fused_rms' is not one of fused_rmsnorm");
+}
+
 // One entry per GPU: a list of maps, each with its optional date and software; the entry of a device is picked by
 // its exact name and precision, and a GPU without an entry gets none.
 TEST(ModelTable, MeasuredListHoldsOneEntryPerDevice) {
@@ -202,8 +220,8 @@ TEST(ModelTable, EveryErrorSaysWhere) {
   EXPECT_EQ(error_of("model: m\nops:\n  - {family: other, calls: 1, m: 4}\n"),
             "m.yaml:3:31: field 'm': an op of family 'other' has only calls, direction, family, kernels, source_op, traced_us");
   EXPECT_EQ(error_of("model: m\nweights: x\nops: []\n"),
-            "m.yaml:2:1: field 'weights': unknown key in a model table (keys: area, inputs, measured, memory_format, mode, model, ops, "
-            "source, task)");
+            "m.yaml:2:1: field 'weights': unknown key in a model table (keys: area, framework_config, inputs, measured, "
+            "memory_format, mode, model, ops, source, task)");
   // Expansion: a missing input and a shape that is not positive name the cell.
   const std::string uses_h = "model: m\ninputs: {B: 2}\nops:\n  - {family: gemm, calls: 1, m: H, n: B, k: 3}\n";
   EXPECT_EQ(expansion_error_of(uses_h, {}).rfind("m.yaml:4:33: field 'm': unknown symbol 'H'", 0), 0u)
@@ -275,7 +293,7 @@ TEST(ModelTables, LoadByNameAllOrPathAndNameTheUnknown) {
   const auto all = load_models({"all"}, dirs);
   EXPECT_GE(all.size(), 16u);
   for (const auto& m : all) EXPECT_NE(m.mode, "train") << m.name;
-  for (const auto& m : all) EXPECT_EQ(m.memory_format, "contiguous") << m.name;  // variants by name only
+  for (const auto& m : all) EXPECT_FALSE(is_variant(m)) << m.name;  // variants by name only
   EXPECT_EQ(load_models({"resnet50_channels_last"}, dirs).at(0).memory_format, "channels_last");
   const auto training = load_models({"all_train"}, dirs);
   EXPECT_GE(training.size(), 4u);
@@ -299,6 +317,33 @@ TEST(ModelTables, LoadByNameAllOrPathAndNameTheUnknown) {
     EXPECT_EQ(std::string(e.what()).rfind("no model tables folder 'models_rules_v9' in ", 0), 0u) << e.what();
   }
   EXPECT_EQ(load_models({"all"}, dirs, "models_rules_v2").size(), 16u);
+}
+
+// "all" and "all_train" leave every variant out (a layout or a framework configuration other than the default's), so
+// the areas score the framework as configured by default; a variant is asked for by name.
+class ModelVariants : public test::ScratchFolder {};
+TEST_F(ModelVariants, AreAskedForByNameOnly) {
+  const std::string ops = "inputs: {B: 2}\nops:\n  - {family: reduce, calls: 1, op: rmsnorm, rows: B, cols: 64}\n";
+  std::filesystem::create_directories(dir_ / "models");
+  test::write_file(dir_ / "models" / "m.yaml", "model: m\n" + ops);
+  test::write_file(dir_ / "models" / "m_fused_rmsnorm.yaml",
+                   "model: m_fused_rmsnorm\nframework_config: fused_rmsnorm\n" + ops);
+  test::write_file(dir_ / "models" / "m_channels_last.yaml",
+                   "model: m_channels_last\nmemory_format: channels_last\n" + ops);
+  test::write_file(dir_ / "models" / "m_train.yaml", "model: m_train\nmode: train\n" + ops);
+  test::write_file(dir_ / "models" / "m_fused_rmsnorm_train.yaml",
+                   "model: m_fused_rmsnorm_train\nmode: train\nframework_config: fused_rmsnorm\n" + ops);
+  const std::vector<std::string> dirs = {dir_.string()};
+  const auto names = [&](const std::vector<std::string>& asked) {
+    std::vector<std::string> out;
+    for (const auto& m : load_models(asked, dirs)) out.push_back(m.name);
+    return out;
+  };
+  EXPECT_EQ(names({"all"}), std::vector<std::string>{"m"});
+  EXPECT_EQ(names({"all_train"}), std::vector<std::string>{"m_train"});
+  EXPECT_EQ(names({"m_fused_rmsnorm", "m_channels_last"}),
+            (std::vector<std::string>{"m_fused_rmsnorm", "m_channels_last"}));
+  EXPECT_EQ(names({"all", "m_fused_rmsnorm"}), (std::vector<std::string>{"m", "m_fused_rmsnorm"}));
 }
 
 // ---- Issue 21: bad input in model tables and --opmark_inputs ----

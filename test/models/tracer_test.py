@@ -205,6 +205,103 @@ class ResidualNorm(unittest.TestCase):
         self.assertEqual([r.fields["op"] for r in gpt2 if r.family == "reduce"], ["layernorm", "add_layernorm"])
 
 
+class FusedRmsNorm(unittest.TestCase):
+    """--fused-rmsnorm: the RMSNorm modules run torch's rms_norm, recorded whole, as the same reduce case."""
+
+    def test_rms_norm_calls_are_the_rmsnorm_case(self):
+        x, w = T([1, 8, 4096], dtype="float16"), T([4096], dtype="float16")
+        decomposed = [r for r in load_calls("llama_layer.calls.jsonl") if r.fields.get("op") == "rmsnorm"][0]
+        # F.rms_norm as the torch-function mode sees it (weight and eps by keyword), and torch's fused kernel as the
+        # dispatcher sees it (a tuple: the output and rstd)
+        seen = om.map_call("rms_norm", [x, [4096]], {"weight": w, "eps": 1e-5}, x)
+        fused = om.map_call("_fused_rms_norm", [x, [4096], w, 1e-5], {}, [x, T([1, 8, 1], dtype="float32")])
+        by_keyword = om.map_call("rms_norm", [x], {"normalized_shape": [4096], "weight": w}, x)
+        for rec in (seen, fused, by_keyword):
+            self.assertEqual((rec.family, rec.fields), ("reduce", decomposed.fields))
+        self.assertEqual(seen.source_op, "aten::rms_norm")
+        self.assertEqual(om.map_call("rms_norm", [T([6, 4, 64]), [4, 64]], {}, T([6, 4, 64])).fields,
+                         {"op": "rmsnorm", "rows": 6, "cols": 256})
+        self.assertIn("rms_norm", em.WHOLE_FUNCTIONS)  # one call on meta (where it decomposes) and on the GPU
+        # the residual add before it still pairs with it under --fuse-residual-norm
+        add = om.map_call("add", [x, x], {}, x)
+        pair, n = om.fuse_residual_norm([add, seen])
+        self.assertEqual((n, pair[0].fields["op"]), (1, "add_rmsnorm"))
+
+    def test_modules_replaced(self):
+        class LlamaRMSNorm:  # HF's
+            def __init__(self):
+                self.weight, self.variance_epsilon = T([4096], dtype="float16"), 1e-5
+
+        class RMSNorm:  # model_zoo's and torch's nn.RMSNorm: eps
+            def __init__(self, eps):
+                self.weight, self.eps = T([64]), eps
+
+        class LayerNorm:
+            def __init__(self):
+                self.weight, self.eps = T([64]), 1e-5
+
+        class Model:
+            def __init__(self, parts):
+                self.parts = parts
+
+            def modules(self):
+                return [self] + self.parts
+
+        no_weight = RMSNorm(1e-6)
+        no_weight.weight = None
+        llama, own, layer, no_eps = LlamaRMSNorm(), RMSNorm(1e-6), LayerNorm(), RMSNorm(None)
+        calls = []
+        n = em.use_fused_rmsnorm(Model([llama, own, layer, no_weight, no_eps]),
+                                 rms_norm=lambda *a: calls.append(a) or "y")
+        self.assertEqual(n, 2)
+        self.assertFalse(hasattr(layer, "forward") or hasattr(no_weight, "forward") or hasattr(no_eps, "forward"))
+        self.assertEqual(llama.forward("x"), "y")
+        self.assertEqual(calls[-1], ("x", (4096,), llama.weight, 1e-5))
+        own.weight = T([64], dtype="float16")  # the model cast after the patch: the call takes the weight it has now
+        own.forward("x")
+        self.assertEqual(calls[-1], ("x", (64,), own.weight, 1e-6))
+
+    def test_model_without_rmsnorm_is_an_error(self):
+        class Model:
+            def modules(self):
+                return [self]
+
+        class Spec:
+            name = "resnet50_fused_rmsnorm"
+        saved, em.FUSED_RMSNORM = em.FUSED_RMSNORM, True
+        try:
+            with self.assertRaises(SystemExit) as e:
+                em.as_configured(Spec, Model(), ())
+        finally:
+            em.FUSED_RMSNORM = saved
+        self.assertIn("resnet50_fused_rmsnorm: --fused-rmsnorm: the model has no RMSNorm module", str(e.exception))
+        model = Model()
+        self.assertEqual(em.as_configured(Spec, model, ("ids",)), (model, ("ids",)))  # unchanged by default
+
+    def test_table_says_the_configuration(self):
+        class Spec:
+            name, area, task, source, mode = "tiny_fused_rmsnorm", "nlp", "test", "synthetic", "inference"
+            defaults = {"B": 1, "L": 8}
+        x = T([1, 8, 4096], dtype="float16")
+        records = [om.map_call("rms_norm", [x, [4096]], {"weight": T([4096], dtype="float16"), "eps": 1e-5}, x)]
+        texts = []
+        saved = em.FUSED_RMSNORM
+        try:
+            for fused in (True, False):
+                em.FUSED_RMSNORM = fused
+                with tempfile.TemporaryDirectory() as tmp:
+                    path = os.path.join(tmp, "t.yaml")
+                    em.write_table(path, Spec, records, 0, True)
+                    with open(path) as f:
+                        texts.append(f.read())
+        finally:
+            em.FUSED_RMSNORM = saved
+        self.assertIn("mode: inference\nframework_config: fused_rmsnorm\ninputs: {B: 1, L: 8}\n", texts[0])
+        self.assertIn('- {family: reduce, calls: 1, source_op: "aten::rms_norm", op: rmsnorm, rows: 8, cols: 4096}',
+                      texts[0])
+        self.assertNotIn("framework_config", texts[1])
+
+
 class Attention(unittest.TestCase):
     def setUp(self):
         self.records = load_calls("attention_calls.calls.jsonl")
