@@ -3,6 +3,11 @@
 // opmark's inference path, verified against the same reference over the NHWC view.
 #include <gtest/gtest.h>
 
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
 #include "../gpu_test_util.h"
 #include "bench/families/factories.h"
 #include "core/case.h"
@@ -15,24 +20,34 @@ namespace {
 class BatchnormCase : public ::testing::TestWithParam<std::tuple<std::string, std::string>> {};
 class BatchnormNhwcCase : public ::testing::TestWithParam<std::tuple<std::string, std::string>> {};
 
+struct BatchnormShape {
+  std::int64_t n, c, h, w;
+};
+
+// Each shape through each implementation in `layout`, verified; `unsupported_ok` says which may be refused.
+void expect_batchnorms_verified(const std::string& mode, const std::string& precision, const std::string& layout,
+                                const std::vector<std::string>& impls, const std::vector<BatchnormShape>& shapes,
+                                const std::function<bool(const std::string& impl)>& unsupported_ok) {
+  bench::Options options;
+  test::TestStream test_stream;
+  for (const std::string& impl : impls)
+    for (const BatchnormShape& s : shapes) {
+      std::map<std::string, core::FieldValue> fields = {{"n", s.n}, {"c", s.c},       {"h", s.h},
+                                                        {"w", s.w}, {"mode", mode}, {"impl", impl}};
+      if (layout != "NCHW") fields["layout"] = layout;  // the name leaves the default out
+      test::expect_verified(core::make_case("batchnorm", "fwd", precision, fields), &bench::make_workload, options,
+                            test_stream.stream, unsupported_ok(impl));
+    }
+}
+
 }  // namespace
 
 TEST_P(BatchnormCase, VerifiedOnOddShapes) {
   OPMARK_REQUIRE_GPU();
   const auto [mode, precision] = GetParam();
-  bench::Options options;
-  test::TestStream test_stream;
-  const cudaStream_t stream = test_stream.stream;
-  struct Shape {
-    std::int64_t n, c, h, w;
-  };
-  for (const std::string impl : {"opmark", "cudnn"})
-    for (const Shape& s : {Shape{2, 3, 5, 7}, Shape{8, 64, 14, 14}, Shape{1, 1, 1, 1}, Shape{3, 17, 31, 1},
-                           Shape{2, 4, 128, 160}})
-      test::expect_verified(core::make_case("batchnorm", "fwd", precision,
-                                            {{"n", s.n}, {"c", s.c}, {"h", s.h}, {"w", s.w}, {"mode", mode},
-                                             {"impl", impl}}),
-                            &bench::make_workload, options, stream, /*unsupported_ok=*/impl == "cudnn");
+  expect_batchnorms_verified(mode, precision, "NCHW", {"opmark", "cudnn"},
+                             {{2, 3, 5, 7}, {8, 64, 14, 14}, {1, 1, 1, 1}, {3, 17, 31, 1}, {2, 4, 128, 160}},
+                             [](const std::string& impl) { return impl == "cudnn"; });
 }
 
 INSTANTIATE_TEST_SUITE_P(BothModesAllPrecisions, BatchnormCase,
@@ -46,22 +61,14 @@ INSTANTIATE_TEST_SUITE_P(BothModesAllPrecisions, BatchnormCase,
 TEST_P(BatchnormNhwcCase, VerifiedOnOddShapes) {
   OPMARK_REQUIRE_GPU();
   const auto [mode, precision] = GetParam();
-  bench::Options options;
-  test::TestStream test_stream;
-  const cudaStream_t stream = test_stream.stream;
-  struct Shape {
-    std::int64_t n, c, h, w;
-  };
   std::vector<std::string> impls = {"cudnn"};
   if (mode == "inference") impls.push_back("opmark");
-  for (const std::string& impl : impls)
-    for (const Shape& s : {Shape{2, 3, 5, 7}, Shape{8, 64, 14, 14}, Shape{3, 17, 31, 1}, Shape{2, 4, 128, 160},
-                           Shape{4, 256, 7, 7}})
-      test::expect_verified(core::make_case("batchnorm", "fwd", precision,
-                                            {{"n", s.n}, {"c", s.c}, {"h", s.h}, {"w", s.w}, {"mode", mode},
-                                             {"impl", impl}, {"layout", std::string("NHWC")}}),
-                            &bench::make_workload, options, stream,
-                            /*unsupported_ok=*/precision == "bf16" || (impl == "cudnn" && !test::kBuiltWithCudnn));
+  const bool bf16 = precision == "bf16";
+  expect_batchnorms_verified(mode, precision, "NHWC", impls,
+                             {{2, 3, 5, 7}, {8, 64, 14, 14}, {3, 17, 31, 1}, {2, 4, 128, 160}, {4, 256, 7, 7}},
+                             [bf16](const std::string& impl) {
+                               return bf16 || (impl == "cudnn" && !test::kBuiltWithCudnn);
+                             });
 }
 
 INSTANTIATE_TEST_SUITE_P(BothModes, BatchnormNhwcCase,
