@@ -11,6 +11,19 @@
 #include "kernels/cuda_check.h"
 
 namespace opmark::bench {
+namespace {
+
+// The position of the lowest finite time in `seconds`, or -1 where none is finite.
+int fastest_finite(const std::vector<double>& seconds) {
+  int best = -1;
+  for (int i = 0; i < static_cast<int>(seconds.size()); ++i)
+    if (std::isfinite(seconds[static_cast<std::size_t>(i)]) &&
+        (best < 0 || seconds[static_cast<std::size_t>(i)] < seconds[static_cast<std::size_t>(best)]))
+      best = i;
+  return best;
+}
+
+}  // namespace
 
 double TuningResult::default_seconds() const {
   if (default_index < 0 || default_index >= static_cast<int>(seconds.size())) return 0;
@@ -34,11 +47,7 @@ bool TuningResult::drop_best(const std::string& name, const std::string& why) {
   if (best < 0) return false;
   dropped += (dropped.empty() ? "" : "; ") + name + " (" + why + ")";
   seconds[static_cast<std::size_t>(best)] = std::numeric_limits<double>::infinity();
-  best = -1;
-  for (int i = 0; i < static_cast<int>(seconds.size()); ++i)
-    if (std::isfinite(seconds[static_cast<std::size_t>(i)]) &&
-        (best < 0 || seconds[static_cast<std::size_t>(i)] < seconds[static_cast<std::size_t>(best)]))
-      best = i;
+  best = fastest_finite(seconds);
   return best >= 0;
 }
 
@@ -193,11 +202,7 @@ TuningResult tune(Workload& w, cudaStream_t stream, bool allow_graph, int rounds
     winner = confirmed[static_cast<std::size_t>(fastest_median(again))];
   }
   // The confirmation's winner; otherwise (no confirmation) the fastest time.
-  r.best = winner;
-  for (int i = 0; winner < 0 && i < count; ++i)
-    if (std::isfinite(r.seconds[static_cast<std::size_t>(i)]) &&
-        (r.best < 0 || r.seconds[static_cast<std::size_t>(i)] < r.seconds[static_cast<std::size_t>(r.best)]))
-      r.best = i;
+  r.best = winner >= 0 ? winner : fastest_finite(r.seconds);
   if (r.best >= 0) w.choose(r.best);
   return r;
 }
