@@ -29,6 +29,7 @@ using yaml::boolean;
 using yaml::check_keys;
 using yaml::join;
 using yaml::number;
+using yaml::one_of;
 using yaml::scalar;
 using yaml::where_of;
 
@@ -149,18 +150,10 @@ ModelTable parse_model_table(const std::string& yaml_text, const std::string& pa
   if (root["task"]) m.task = scalar(path, root["task"], "task");
   if (root["source"]) m.source = scalar(path, root["source"], "source");
   m.mode = root["mode"] ? scalar(path, root["mode"], "mode") : "inference";
-  if (const YAML::Node format = root["memory_format"]) {
-    m.memory_format = scalar(path, format, "memory_format");
-    if (!kMemoryFormats.count(m.memory_format))
-      throw TableError(where_of(path, format), "memory_format",
-                       "'" + m.memory_format + "' is not one of " + join(kMemoryFormats));
-  }
-  if (const YAML::Node config = root["framework_config"]) {
-    m.framework_config = scalar(path, config, "framework_config");
-    if (!kFrameworkConfigs.count(m.framework_config))
-      throw TableError(where_of(path, config), "framework_config",
-                       "'" + m.framework_config + "' is not one of " + join(kFrameworkConfigs));
-  }
+  if (const YAML::Node format = root["memory_format"])
+    m.memory_format = one_of(path, format, "memory_format", kMemoryFormats);
+  if (const YAML::Node config = root["framework_config"])
+    m.framework_config = one_of(path, config, "framework_config", kFrameworkConfigs);
   if (const YAML::Node inputs = root["inputs"]) {
     if (!inputs.IsMap()) throw TableError(where_of(path, inputs), "inputs", "expected a map such as {B: 32}");
     for (const auto& kv : inputs) {

@@ -12,10 +12,6 @@ FamilyInfo entry(Schema schema, Work (*work)(const Case&), const char* title, co
   return {std::move(schema), work, title, library, collective, extras};
 }
 
-}  // namespace
-
-namespace {
-
 // DeepBench's four families first, in its order, then the rest in the order they were added.
 std::vector<FamilyInfo>& registry() {
   static std::vector<FamilyInfo> entries = {

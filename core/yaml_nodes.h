@@ -31,6 +31,15 @@ inline std::string scalar(const std::string& path, const YAML::Node& node, const
   return node.Scalar();
 }
 
+// A scalar that must be one of `allowed`; the error names the field and lists them.
+inline std::string one_of(const std::string& path, const YAML::Node& node, const std::string& field,
+                          const std::set<std::string>& allowed) {
+  const std::string value = scalar(path, node, field);
+  if (!allowed.count(value))
+    throw TableError(where_of(path, node), field, "'" + value + "' is not one of " + join(allowed));
+  return value;
+}
+
 // Every key of the mapping `node` must be one of `allowed`; `what` names the mapping in the error.
 inline void check_keys(const std::string& path, const YAML::Node& node, const std::set<std::string>& allowed,
                        const std::string& what) {
