@@ -124,6 +124,14 @@ def use_fused_rmsnorm(model, rms_norm=None):
     return len(norms)
 
 
+def variant_spec(model_zoo, spec, suffix, task_note):
+    """The spec of a variant's table: the model as `spec` builds it, named <model>_<suffix>, its task noting how the
+    framework was configured."""
+    return model_zoo.Spec(f"{spec.name}_{suffix}", spec.area, f"{spec.task}, {task_note}", spec.source,
+                          spec.defaults, spec.build, spec.inputs, mode=spec.mode,
+                          uncovered=getattr(spec, "uncovered", ""))
+
+
 def as_configured(spec, model, inputs):
     """The model and inputs as the run asks: the memory format (in_memory_format), and with --fused-rmsnorm the
     fused RMSNorm (a model without an RMSNorm module is an error: its table would claim a configuration it lacks)."""
@@ -954,14 +962,9 @@ def main():
     for name in names:
         spec = model_zoo.MODELS[name]
         if args.channels_last:  # the table of the variant: <model>_channels_last.yaml, with its own real time
-            spec = model_zoo.Spec(f"{name}_channels_last", spec.area, f"{spec.task}, channels_last", spec.source,
-                                  spec.defaults, spec.build, spec.inputs, mode=spec.mode,
-                                  uncovered=getattr(spec, "uncovered", ""))
+            spec = variant_spec(model_zoo, spec, "channels_last", "channels_last")
         if args.fused_rmsnorm:  # <model>_fused_rmsnorm.yaml, with its own real time
-            spec = model_zoo.Spec(f"{name}_{FUSED_RMSNORM_CONFIG}", spec.area,
-                                  f"{spec.task}, RMSNorm as torch.nn.functional.rms_norm", spec.source,
-                                  spec.defaults, spec.build, spec.inputs, mode=spec.mode,
-                                  uncovered=getattr(spec, "uncovered", ""))
+            spec = variant_spec(model_zoo, spec, FUSED_RMSNORM_CONFIG, "RMSNorm as torch.nn.functional.rms_norm")
         if args.add_measured:
             add_measured(spec, args.device, dtype, args.dtype, args.out)
             continue

@@ -278,6 +278,19 @@ class FusedRmsNorm(unittest.TestCase):
         model = Model()
         self.assertEqual(em.as_configured(Spec, model, ("ids",)), (model, ("ids",)))  # unchanged by default
 
+    def test_a_variants_spec_is_the_model_renamed(self):
+        class Zoo:
+            class Spec:
+                def __init__(self, name, area, task, source, defaults, build, inputs, mode="inference", uncovered=""):
+                    self.name, self.area, self.task, self.source, self.mode = name, area, task, source, mode
+                    self.defaults, self.build, self.inputs, self.uncovered = defaults, build, inputs, uncovered
+        base = Zoo.Spec("llama7b", "nlp", "prefill", "hf", {"B": 1}, "build", "inputs", mode="inference",
+                        uncovered="lm head")
+        v = em.variant_spec(Zoo, base, "fused_rmsnorm", "RMSNorm fused")
+        self.assertEqual((v.name, v.task), ("llama7b_fused_rmsnorm", "prefill, RMSNorm fused"))
+        self.assertEqual((v.area, v.source, v.defaults, v.build, v.inputs, v.mode, v.uncovered),
+                         ("nlp", "hf", {"B": 1}, "build", "inputs", "inference", "lm head"))
+
     def test_table_says_the_configuration(self):
         class Spec:
             name, area, task, source, mode = "tiny_fused_rmsnorm", "nlp", "test", "synthetic", "inference"
