@@ -5,7 +5,10 @@
 
 Prints, per band of the case's time (50 us and more: within 2%; 5 us and more: within 5%), how many cases moved
 more than the band allows, the worst ones, and the clocks both runs recorded for them; and B's times over A's as a
-geometric mean with its range (an A/B of two builds). Exits 0 either way.
+geometric mean with its range (an A/B of two builds). Each case that moved past its band says why, where the records
+tell: another kernel ran, the kernels' own time (CUPTI's kernel_us) moved, or only the time between them did. Cases
+either run marked unstable are counted apart: the run itself says their time is not one to rely on. Exits 0 either
+way.
 """
 import argparse
 import math
@@ -13,9 +16,31 @@ import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from opmark_results import median_records  # noqa: E402
+from opmark_results import case_records, median_records  # noqa: E402
 
 BANDS = [(50.0, 0.02), (5.0, 0.05)]
+
+
+def cause(ra, rb):
+    """Why one case's time moved between two runs, from what the two records carry."""
+    ka, kb = ra.get("kernels") or [], rb.get("kernels") or []
+    other = "another kernel, " if ka and kb and ka[0] != kb[0] else ""
+    ca, cb = ra.get("counters", {}), rb.get("counters", {})
+    xa, xb = ca.get("kernel_us", 0), cb.get("kernel_us", 0)
+    if xa > 0 and xb > 0:
+        moved = max(xa, xb) / min(xa, xb) - 1
+        return f"{other}kernel_us {xa:.2f} vs {xb:.2f}" + (" (between kernels)" if moved < 0.02 else "")
+    return other.rstrip(", ")
+
+
+def cases(path):
+    """Each measured case's median record, its status the case's last line's (the end-of-run re-time's line can turn
+    it unstable)."""
+    records = {r["name"]: dict(r) for r in median_records(path)}
+    for r in case_records(path):
+        if r["name"] in records:
+            records[r["name"]]["status"] = r["status"]
+    return records
 
 
 def main():
@@ -23,10 +48,14 @@ def main():
     ap.add_argument("a")
     ap.add_argument("b")
     args = ap.parse_args()
-    a = {r["name"]: r for r in median_records(args.a)}
-    b = {r["name"]: r for r in median_records(args.b)}
+    a, b = cases(args.a), cases(args.b)
     common = sorted(set(a) & set(b))
-    print(f"run to run: {len(common)} cases in both runs")
+    unstable = [n for n in common if "unstable" in (a[n].get("status"), b[n].get("status"))]
+    print(f"run to run: {len(common)} cases in both runs, {len(unstable)} of them marked unstable in either run")
+    for n in unstable:
+        print(f"    unstable: {n}: {a[n]['time_us']:.2f} ({a[n].get('status')}) vs {b[n]['time_us']:.2f} us "
+              f"({b[n].get('status')})")
+    common = [n for n in common if n not in unstable]
     if common:
         logs = [math.log(b[n]["time_us"] / a[n]["time_us"]) for n in common
                 if a[n]["time_us"] > 0 and b[n]["time_us"] > 0]
@@ -45,10 +74,11 @@ def main():
         worst = rows[-1] if rows else (0, "-", 0, 0)
         print(f"  {floor:g} us and more: {len(rows)} cases, {len(over)} moved more than {limit:.0%} "
               f"(worst {worst[0]:.2%}: {worst[1]})")
-        for d, n, ta, tb in rows[-3:]:
+        for d, n, ta, tb in (over if over else rows[-3:]):
             ca, cb = a[n].get("counters", {}), b[n].get("counters", {})
+            why = cause(a[n], b[n]) if d > limit else ""
             print(f"    {d:.2%} {n}: {ta:.2f} vs {tb:.2f} us at {ca.get('sm_clock_mhz', 0):.0f} / "
-                  f"{cb.get('sm_clock_mhz', 0):.0f} MHz")
+                  f"{cb.get('sm_clock_mhz', 0):.0f} MHz" + (f": {why}" if why else ""))
         print(f"  band {floor:g} us: {'PASS' if not over else 'FAIL'}")
 
 

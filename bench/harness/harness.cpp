@@ -254,7 +254,7 @@ void Harness::measure_with_guard(Prepared& p) {
     Harness& h;
     Prepared& p;
   } c(*this, p);
-  bench::measure_with_guard(c, p.probe_s, p.m, p.outcome, options_.min_clock_fraction);
+  bench::measure_with_guard(c, p.probe_s, p.m, p.outcome, options_.regime, options_.min_clock_fraction);
 }
 
 std::map<std::string, double> Harness::case_counters(const Prepared& p, const core::Case& c) {
