@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "bench/harness/gpu_monitor.h"
+#include "bench/harness/regime.h"
 #include "bench/harness/timer.h"
 #include "kernels/cuda_check.h"
 
@@ -55,6 +56,12 @@ bool EnergyEdges::end_at(const EnergyStep& s, int periods) {
     periods_ = 0;
   }
   return complete_;
+}
+
+double restart_watts(std::optional<double> limit_watts, double seconds_per_launch, double min_window_s) {
+  if (!limit_watts) return std::numeric_limits<double>::infinity();
+  const bool lead_in = seconds_per_launch >= kHeavyMinLaunchSeconds && min_window_s < kOverLimitEnergyWindowSeconds;
+  return lead_in ? *limit_watts : *limit_watts * (1 + kPowerMargin);
 }
 
 int EnergyEdges::periods_to(const EnergyStep& s) const {

@@ -99,8 +99,7 @@ std::optional<EnergyWindow> Measurer::energy_window(Timer& timer, double batch_s
   if (!monitor_ || !monitor_->available()) return std::nullopt;
   if (!calibrated_) {
     calibrated_ = true;
-    const std::optional<double> limit = monitor_->power_limit_watts();
-    over_watts_ = limit ? *limit * (1 + kPowerMargin) : std::numeric_limits<double>::infinity();
+    limit_watts_ = monitor_->power_limit_watts();
     counter_period_ = calibrate_counter_period(*monitor_);
     if (counter_period_)
       std::fprintf(stderr, "opmark: NVML's energy counter steps every %.3f ms (+-%.3f, %d steps): energy windows are "
@@ -110,7 +109,9 @@ std::optional<EnergyWindow> Measurer::energy_window(Timer& timer, double batch_s
       std::fprintf(stderr, "opmark: NVML's energy counter keeps no steady period here: energy windows are timed by "
                    "the calls around their steps\n");
   }
-  return measure_energy(timer, batch_s, min_window_s, lead_in_s, counter_period_, over_watts_);
+  const double per_launch_s = timer.batch() > 0 ? batch_s / timer.batch() : 0.0;
+  return measure_energy(timer, batch_s, min_window_s, lead_in_s, counter_period_,
+                        restart_watts(limit_watts_, per_launch_s, min_window_s));
 }
 
 std::optional<EnergyWindow> Measurer::sustained_window(Timer& timer, double batch_s, int windows, double lead_in_s,

@@ -113,11 +113,11 @@ class Measurer {
   const GpuMonitor* monitor_;
   ProcessGroup* group_;
   double fastest_mhz_ = 0;  // the fastest SM clock measured in this run
-  // Read once, with the run's first energy window: the counter's period, and the power over which a window starts
-  // again (the enforced limit and kPowerMargin; the context records the limit once too).
+  // Read once, with the run's first energy window: the counter's period, and the enforced power limit a window is
+  // held to (restart_watts; the context records the limit once too).
   bool calibrated_ = false;
   std::optional<CounterPeriod> counter_period_;
-  double over_watts_ = 0;
+  std::optional<double> limit_watts_;
 };
 
 }  // namespace opmark::bench

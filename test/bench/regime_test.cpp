@@ -3,6 +3,9 @@
 // counters that follow (J/op = power x time by construction).
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <optional>
+
 #include "bench/harness/energy.h"
 #include "bench/harness/gpu_monitor.h"
 #include "bench/harness/harness.h"
@@ -239,4 +242,14 @@ TEST(SmClock, MedianOverMultiprocessorsStampedTwice) {
   std::vector<SmStamp> b = {{1000 + 1980000, 1000000}, {5000 + 1975000, 1000010}, {2000 + 1985000, 1000020}, {0, 0}};
   EXPECT_NEAR(kernels::median_mhz(a, b), 1980, 1e-9);
   EXPECT_EQ(kernels::median_mhz({}, {}), 0);
+}
+
+// Which power restarts a window: launches of 200 us or more in a short (burst) window restart over the enforced limit
+// itself, the limiter's lead-in; shorter launches, and sustained windows of a second, over the limit and its margin.
+TEST(Energy, HeavyLaunchesRestartTheirBurstWindowOverTheLimitItself) {
+  EXPECT_DOUBLE_EQ(restart_watts(700.0, 1.34e-3, 0.1), 700.0);
+  EXPECT_DOUBLE_EQ(restart_watts(700.0, kHeavyMinLaunchSeconds, 0.1), 700.0);
+  EXPECT_DOUBLE_EQ(restart_watts(700.0, 150e-6, 0.1), 700.0 * (1 + kPowerMargin));
+  EXPECT_DOUBLE_EQ(restart_watts(700.0, 1.34e-3, 1.0), 700.0 * (1 + kPowerMargin));
+  EXPECT_TRUE(std::isinf(restart_watts(std::nullopt, 1.34e-3, 0.1)));
 }
