@@ -69,17 +69,9 @@ std::vector<int> choose_finalists(const std::vector<double>& seconds, double mar
 }
 
 int fastest_median(const std::vector<std::vector<double>>& samples) {
-  int best = -1;
-  double best_median = 0;
-  for (int i = 0; i < static_cast<int>(samples.size()); ++i) {
-    if (samples[static_cast<std::size_t>(i)].empty()) continue;
-    const double m = median_of(samples[static_cast<std::size_t>(i)]);
-    if (best < 0 || m < best_median) {
-      best = i;
-      best_median = m;
-    }
-  }
-  return best;
+  std::vector<double> medians;
+  for (const auto& s : samples) medians.push_back(s.empty() ? std::numeric_limits<double>::infinity() : median_of(s));
+  return fastest_finite(medians);
 }
 
 TuningResult tune(Workload& w, cudaStream_t stream, bool allow_graph, int rounds) {

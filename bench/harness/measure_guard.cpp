@@ -6,31 +6,37 @@
 #include "core/stats.h"
 
 namespace opmark::bench {
+namespace {
+
+double repetition_span(const Measurement& m) { return core::span_of(repetition_seconds(m)); }
+// Whether the repetitions span no more than the checker allows for their spread (core::allowed_span).
+bool steady(const Measurement& m) { return repetition_span(m) <= core::allowed_span(m.noise); }
+
+}  // namespace
 
 void measure_with_guard(GuardedCase& c, double& probe_s, Measurement& m, Outcome& outcome, Regime regime,
                         double min_clock_fraction) {
   m = c.measure();
-  const double first_span = core::span_of(repetition_seconds(m));
-  const bool agree = times_agree(probe_s, m.median_s), steady = first_span <= core::allowed_span(m.noise);
-  if (agree && steady && regime == Regime::burst && m.median_s > probe_s * kSlowSpellFactor) {
+  const double first_span = repetition_span(m);
+  const bool agree = times_agree(probe_s, m.median_s), first_steady = steady(m);
+  if (agree && first_steady && regime == Regime::burst && m.median_s > probe_s * kSlowSpellFactor) {
     // No new tuning: the candidate was not in question, and choosing again could change it.
     const double first_median = m.median_s;
     Measurement again = c.measure();
-    const bool again_steady = core::span_of(repetition_seconds(again)) <= core::allowed_span(again.noise);
-    if (again_steady && again.median_s < first_median) m = std::move(again);
+    if (steady(again) && again.median_s < first_median) m = std::move(again);
     m.first_median_s = first_median;
-  } else if (!agree || !steady) {
+  } else if (!agree || !first_steady) {
     const double first_probe = probe_s, first_median = m.median_s;
     probe_s = c.prepare_again();
     m = c.measure();
     m.first_median_s = first_median;
     // The checker rejects an ok case whose repetitions span more than their spread allows: measured twice, it is
     // unstable.
-    const double span = core::span_of(repetition_seconds(m));
-    if (span > core::allowed_span(m.noise)) {
+    if (!steady(m)) {
       outcome.status = Status::unstable;
-      outcome.reason = "the repetitions spread: the slowest " + ratio_text(span, 1) + " the fastest (first " +
-                       ratio_text(first_span, 1) + "), more than four times their spread allows";
+      outcome.reason = "the repetitions spread: the slowest " + ratio_text(repetition_span(m), 1) +
+                       " the fastest (first " + ratio_text(first_span, 1) +
+                       "), more than four times their spread allows";
     } else if (!times_agree(probe_s, m.median_s)) {
       outcome.status = Status::unstable;
       outcome.reason = "the probe and the median disagree twice: probe " + us_text(first_probe) + " vs median " +
