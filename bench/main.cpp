@@ -169,6 +169,7 @@ nlohmann::json add_context(const std::optional<bench::DeviceInfo>& device, const
   put_number("min_time_s", o.min_time_s);
   put_number("case_time_cap_s", o.case_time_cap_s);
   put_number("min_clock_fraction", o.min_clock_fraction);
+  put_number("rest_s", o.rest_s);
   put_number("energy_window_s", o.energy_window_s);
   put_number("power_margin", bench::kPowerMargin);
   put("sustained_heavy", o.sustained_heavy ? "auto" : "off");
@@ -183,7 +184,8 @@ nlohmann::json add_context(const std::optional<bench::DeviceInfo>& device, const
                   "the GPU) was under %g%% of the maximum, or that NVML saw throttled, is dropped and taken again "
                   "after an idle pause; energy over at least %g s of back-to-back launches, in whole steps of "
                   "NVML's energy counter timed by its period",
-                  o.graph_timing ? "cuda graph replays timed with events" : "back-to-back launches timed with events",
+                  o.graph_timing ? "cuda graph replays, each enqueued whole before it starts, timed with events"
+                                 : "back-to-back launches timed with events",
                   bench::kBatchTargetSeconds * 1e3, bench::kMaxBatch, bench::name_of(o.l2), o.min_time_s,
                   o.min_repetitions, o.max_repetitions, o.noise_target, o.case_time_cap_s,
                   o.min_clock_fraction * 100, o.energy_window_s);

@@ -1,7 +1,8 @@
 #pragma once
 // GPU timing on the benchmark's stream. A batch of launches is captured once into a CUDA graph, outside the
 // timing, and replayed between events: the time per launch is the GPU's own, without the host's launch gaps
-// (back to back from the host, a kernel of a few microseconds is timed at the host's launch rate). A workload that
+// (back to back from the host, a kernel of a few microseconds is timed at the host's launch rate). The stream is
+// held until the replay and its events are all enqueued, so the host's submission is not timed either. A workload that
 // cannot be captured is timed with back-to-back launches instead, and says why. Also here: untimed warm-up, hot or
 // cold L2, the eager time, and the clock reading of each sample.
 #include <cuda_runtime.h>
@@ -15,6 +16,7 @@
 #include "bench/harness/options.h"
 #include "bench/harness/workload.h"
 #include "kernels/l2_flush.h"
+#include "kernels/launch_gate.h"
 #include "kernels/sm_clock.h"
 
 namespace opmark::bench {
@@ -129,6 +131,7 @@ class Timer {
   std::function<double(double)> agree_;
   std::unique_ptr<kernels::L2Flush> flush_;
   std::unique_ptr<kernels::SmClockProbe> clock_probe_;
+  std::unique_ptr<kernels::LaunchGate> gate_;
   std::vector<cudaEvent_t> start_, stop_;
   cudaEvent_t wall_start_ = nullptr, wall_stop_ = nullptr;
   Workload* w_ = nullptr;

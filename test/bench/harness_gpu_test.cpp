@@ -18,6 +18,7 @@
 #include "kernels/device_buffer.h"
 #include "kernels/fill.h"
 #include "kernels/l2_flush.h"
+#include "kernels/launch_gate.h"
 
 using namespace opmark;
 
@@ -376,4 +377,27 @@ TEST(HarnessGpu, KernelTraceGivesTheLaunchsKernelsAndTheirOwnTime) {
     EXPECT_GT(k.seconds_per_launch, 0.8 * replay) << k.seconds_per_launch * 1e6 << " vs " << replay * 1e6 << " us";
     EXPECT_LT(k.seconds_per_launch, 1.05 * replay) << k.seconds_per_launch * 1e6 << " vs " << replay * 1e6 << " us";
   }
+}
+
+TEST(HarnessGpu, ALaunchGateHoldsTheStreamUntilOpened) {
+  OPMARK_REQUIRE_GPU();
+  test::TestStream s;
+  kernels::LaunchGate gate;
+  cudaEvent_t after;
+  ASSERT_EQ(cudaEventCreate(&after), cudaSuccess);
+  gate.close(s.stream, 10.0);
+  ASSERT_EQ(cudaEventRecord(after, s.stream), cudaSuccess);
+  EXPECT_EQ(cudaEventQuery(after), cudaErrorNotReady);  // a 10 s hold cannot have ended by now
+  gate.open();
+  ASSERT_EQ(cudaEventSynchronize(after), cudaSuccess);
+  EXPECT_FALSE(gate.timed_out());
+  // Never opened, the hold ends by its timeout and says so; the next hold starts afresh.
+  gate.close(s.stream, 1e-3);
+  ASSERT_EQ(cudaStreamSynchronize(s.stream), cudaSuccess);
+  EXPECT_TRUE(gate.timed_out());
+  gate.close(s.stream, 10.0);
+  gate.open();
+  ASSERT_EQ(cudaStreamSynchronize(s.stream), cudaSuccess);
+  EXPECT_FALSE(gate.timed_out());
+  cudaEventDestroy(after);
 }
