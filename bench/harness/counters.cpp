@@ -95,10 +95,14 @@ std::map<std::string, double> case_counters(const CaseFacts& f, const Measuremen
     k["clock_event_reasons"] = static_cast<double>(reasons);
     k["reference_sm_clock_mhz"] = *f.reference_mhz;
   }
-  if (m.energy)
-    for (const auto& [name, v] : energy_counters(f.work, *m.energy)) k[name] = v;
-  if (m.sustained)
+  // A heavy case's energy is its sustained windows': its burst window, a few tenths of a second, is the power
+  // limiter's lead-in, whose draw swings from step to step of the counter (docs/regimes.md).
+  if (const std::optional<EnergyWindow>& energy = m.sustained ? m.sustained : m.energy)
+    for (const auto& [name, v] : energy_counters(f.work, *energy)) k[name] = v;
+  if (m.sustained) {
+    k["energy_from_sustained"] = 1;
     for (const auto& [name, v] : energy_counters(f.work, *m.sustained, "sustained_")) k[name] = v;
+  }
   return k;
 }
 

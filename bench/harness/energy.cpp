@@ -58,9 +58,11 @@ bool EnergyEdges::end_at(const EnergyStep& s, int periods) {
   return complete_;
 }
 
-double restart_watts(std::optional<double> limit_watts, double seconds_per_launch, double min_window_s) {
+double restart_watts(std::optional<double> limit_watts, double seconds_per_launch, double min_window_s,
+                     bool sustained_follows) {
   if (!limit_watts) return std::numeric_limits<double>::infinity();
-  const bool lead_in = seconds_per_launch >= kHeavyMinLaunchSeconds && min_window_s < kOverLimitEnergyWindowSeconds;
+  const bool lead_in = !sustained_follows && seconds_per_launch >= kHeavyMinLaunchSeconds &&
+                       min_window_s < kOverLimitEnergyWindowSeconds;
   return lead_in ? *limit_watts : *limit_watts * (1 + kPowerMargin);
 }
 

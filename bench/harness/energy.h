@@ -36,8 +36,11 @@ constexpr double kOverLimitEnergyWindowSeconds = 0.25;
 // The power over which a window of `min_window_s` starts again: the limit and its margin, or, for launches of
 // kHeavyMinLaunchSeconds or more in a window shorter than kOverLimitEnergyWindowSeconds, the enforced limit itself.
 // Such a window drawing more than the limit is the limiter's lead-in: an H200's bf16 8192^3 drew 837 W at 1402 MHz
-// over its one step, +11.8% J/op against a 2 s window at 696 W. Infinite without a known limit.
-double restart_watts(std::optional<double> limit_watts, double seconds_per_launch, double min_window_s);
+// over its one step, +11.8% J/op against a 2 s window at 696 W. Not where `sustained_follows`: a heavy case's
+// energy then comes from its sustained windows, and restarting its burst window would only cost time. Infinite
+// without a known limit.
+double restart_watts(std::optional<double> limit_watts, double seconds_per_launch, double min_window_s,
+                     bool sustained_follows = false);
 
 // One read of the counter: when the call began and ended (host seconds) and what it returned (millijoules).
 struct EnergyPoll {

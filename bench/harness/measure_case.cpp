@@ -83,6 +83,7 @@ Measurement Measurer::measure(Timer& timer, double per_launch_s) {
   rule.min_time_s = options_.min_time_s;
   rule.max_mhz = reference_mhz();
   rule.min_clock_fraction = options_.min_clock_fraction;
+  rule.rest_s = options_.rest_s;
   BurstRepetitions r = run_burst_repetitions(source, group_, rule, real_host_time());
   fastest_mhz_ = std::max(fastest_mhz_, r.fastest_mhz);
   return measurement_of(std::move(r));
@@ -111,7 +112,8 @@ std::optional<EnergyWindow> Measurer::energy_window(Timer& timer, double batch_s
   }
   const double per_launch_s = timer.batch() > 0 ? batch_s / timer.batch() : 0.0;
   return measure_energy(timer, batch_s, min_window_s, lead_in_s, counter_period_,
-                        restart_watts(limit_watts_, per_launch_s, min_window_s));
+                        restart_watts(limit_watts_, per_launch_s, min_window_s,
+                                      options_.sustained_heavy && options_.regime == Regime::burst));
 }
 
 std::optional<EnergyWindow> Measurer::sustained_window(Timer& timer, double batch_s, int windows, double lead_in_s,

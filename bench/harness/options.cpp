@@ -198,6 +198,8 @@ void apply(Options& o, const std::string& flag, const std::string& value) {
     o.regime = *r;
   } else if (flag == "opmark_min_clock") {
     o.min_clock_fraction = parse_number(flag, value, 0, 1);
+  } else if (flag == "opmark_rest") {
+    o.rest_s = parse_number(flag, value, 0, kMaxSeconds);
   } else if (flag == "opmark_energy_window") {
     o.energy_window_s = parse_number(flag, value, 0, kMaxSeconds);
   } else if (flag == "opmark_sustained") {

@@ -19,6 +19,10 @@ BurstRepetitions run_burst_repetitions(SampleSource& source, ProcessGroup* group
   Recovery recovery(rule.recovery);
   BurstClock burst(rule.max_mhz, rule.min_clock_fraction);
   bool after_pause = false;
+  if (rule.rest_s > 0) {
+    host.sleep_s(rule.rest_s);
+    after_pause = true;
+  }
   const double started = host.now_s();
   std::vector<double> times;
   for (;;) {

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <optional>
 
+#include "bench/harness/counters.h"
 #include "bench/harness/energy.h"
 #include "bench/harness/gpu_monitor.h"
 #include "bench/harness/harness.h"
@@ -252,4 +253,34 @@ TEST(Energy, HeavyLaunchesRestartTheirBurstWindowOverTheLimitItself) {
   EXPECT_DOUBLE_EQ(restart_watts(700.0, 150e-6, 0.1), 700.0 * (1 + kPowerMargin));
   EXPECT_DOUBLE_EQ(restart_watts(700.0, 1.34e-3, 1.0), 700.0 * (1 + kPowerMargin));
   EXPECT_TRUE(std::isinf(restart_watts(std::nullopt, 1.34e-3, 0.1)));
+  // Where a heavy case's sustained windows follow, they give its energy: its burst window keeps the margin.
+  EXPECT_DOUBLE_EQ(restart_watts(700.0, 1.34e-3, 0.1, true), 700.0 * (1 + kPowerMargin));
 }
+
+// A heavy case's energy (joules_per_op, power_w, energy_us, ...) is its sustained windows', said by
+// energy_from_sustained; its burst window, the limiter's lead-in, gives none of it. A light case keeps its window's.
+TEST(Energy, AHeavyCasesEnergyComesFromItsSustainedWindows) {
+  CaseFacts facts;
+  facts.work = core::Work{2e12, 1e8, 1e8};
+  facts.precision = "bf16";
+  Measurement m;
+  m.median_s = 1.35e-3;
+  EnergyWindow burst;
+  burst.window_s = 0.3, burst.joules = 231, burst.launches = 220, burst.seconds_per_launch = 1.36e-3,
+  burst.sm_mhz = 1367;  // 770 W
+  EnergyWindow sustained;
+  sustained.window_s = 1.0, sustained.joules = 700, sustained.launches = 625, sustained.seconds_per_launch = 1.6e-3,
+  sustained.sm_mhz = 1300;  // 700 W
+  m.energy = burst;
+  auto light = case_counters(facts, m, Peaks{});
+  EXPECT_NEAR(light.at("power_w"), 770, 1e-9);
+  EXPECT_EQ(light.count("energy_from_sustained"), 0u);
+  m.sustained = sustained;
+  auto heavy = case_counters(facts, m, Peaks{});
+  EXPECT_NEAR(heavy.at("power_w"), 700, 1e-9);
+  EXPECT_NEAR(heavy.at("energy_us"), 1600, 1e-9);
+  EXPECT_NEAR(heavy.at("joules_per_op"), 700 * 1.6e-3, 1e-12);
+  EXPECT_DOUBLE_EQ(heavy.at("joules_per_op"), heavy.at("sustained_joules_per_op"));
+  EXPECT_DOUBLE_EQ(heavy.at("energy_from_sustained"), 1);
+}
+

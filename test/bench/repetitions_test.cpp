@@ -142,6 +142,21 @@ TEST(Repetitions, AThrottledSampleIsDroppedAndTakenAgainAfterAPause) {
   EXPECT_FALSE(r.throttled);
 }
 
+// --opmark_rest: one idle pause before the first sample, which is then the rested clock a later sample is held to.
+TEST(Repetitions, ARestBeforeTheFirstSampleMakesItTheRestedOne) {
+  ScriptedSource src;
+  src.steps = {{1e-3, 1876}};
+  src.launches = 1;
+  ScriptedHost host;
+  BurstRule rule = rule_of(3, 10, 0.01, 2.0);
+  rule.rest_s = 0.2;
+  const BurstRepetitions r = run_burst_repetitions(src, nullptr, rule, host.time());
+  EXPECT_DOUBLE_EQ(host.slept, 0.2);
+  EXPECT_DOUBLE_EQ(r.rested_mhz, 1876);
+  EXPECT_DOUBLE_EQ(r.recovery_s, 0);  // a rest is not a recovery from a dropped sample
+  EXPECT_EQ(r.reps.size(), 3u);
+}
+
 TEST(Repetitions, PausesRunOutAndTheCaseIsThrottled) {
   ScriptedSource src;
   src.steps = {{1e-3, 1000, clock_event::hw_thermal}};
