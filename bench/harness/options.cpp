@@ -240,7 +240,7 @@ const std::vector<std::string> kValueFlags = {
     "opmark_engines", "opmark_workspace_mib", "opmark_seed", "opmark_min_time", "opmark_warmup_ms",
     "opmark_timing", "opmark_repetitions", "opmark_max_repetitions", "opmark_noise", "opmark_case_time_cap",
     "opmark_console", "opmark_recheck", "opmark_kernel_trace", "opmark_profile_launches", "opmark_pin", "opmark_regime",
-    "opmark_min_clock", "opmark_energy_window", "opmark_sustained"};
+    "opmark_min_clock", "opmark_rest", "opmark_energy_window", "opmark_sustained"};
 const std::vector<std::string> kSwitches = {"opmark_validate", "opmark_isolated", "opmark_profile_graph",
                                             "opmark_overwrite", "opmark_resume", "opmark_help"};
 

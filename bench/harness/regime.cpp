@@ -17,8 +17,16 @@ std::optional<Regime> parse_regime(const std::string& text) {
 bool BurstClock::throttled(double sample_mhz, std::uint64_t reasons, bool after_pause) {
   if (reasons & clock_event::transient) return true;
   if (!(sample_mhz > 0) || !(max_mhz_ > 0)) return false;
-  if (sample_mhz >= fraction_ * max_mhz_ || after_pause) rested_mhz_ = std::max(rested_mhz_, sample_mhz);
-  if (sample_mhz >= fraction_ * max_mhz_) return false;
+  // A sample right after an idle pause is the clock the GPU gives this case from rest, the latest such one: one
+  // that once ran faster must not hold every later one to its clock.
+  if (after_pause) {
+    rested_mhz_ = sample_mhz;
+    return false;
+  }
+  if (sample_mhz >= fraction_ * max_mhz_) {
+    rested_mhz_ = std::max(rested_mhz_, sample_mhz);
+    return false;
+  }
   return !(rested_mhz_ > 0) || sample_mhz < (1 - kRestedClockTolerance) * rested_mhz_;
 }
 

@@ -19,8 +19,11 @@ std::optional<Regime> parse_regime(const std::string& text);
 // 1 ms samples taken after 0.5 s idle, sw_power_cap set), so neither the flag nor the GPU's maximum clock can be the
 // test. A sample is dropped when NVML reports a thermal or hardware slowdown, or when its SM clock (measured on the
 // GPU over the sample) is under `min_clock_fraction` of the GPU's maximum and more than kRestedClockTolerance under
-// the best clock the case ran at when rested (3% ran a 20 us GEMM out of pauses: its clock moved 1770-1834 MHz): the first sample after an idle pause, or any sample at the maximum.
-// Until the case has such a sample, one under the fraction is dropped so that the GPU idles first.
+// the clock the case runs at rested (3% ran a 20 us GEMM out of pauses: its clock moved 1770-1834 MHz): the
+// latest sample after an idle pause, or the best sample at or over the fraction.
+// Until the case has such a sample, one under the fraction is dropped so that the GPU idles first. A sample right
+// after a pause is never dropped for its clock, and the latest one is the rested clock: an H100 once ran a 6 us GEMM
+// at 1859 MHz right after a pause, and at 1754-1759 after every pause since.
 constexpr double kMinClockFraction = 0.9;
 constexpr double kRestedClockTolerance = 0.05;
 class BurstClock {

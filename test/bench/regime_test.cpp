@@ -49,6 +49,18 @@ TEST(Regime, BurstHoldsAHeavyCaseToTheClockItRunsAtRested) {
   EXPECT_DOUBLE_EQ(b.rested_mhz(), 1530);
 }
 
+// A lucky sample after one pause (1859 MHz) does not hold the case to its clock: after the next pause the GPU gives
+// 1759, which is kept and becomes the rested clock, and so are the samples at it that follow.
+TEST(Regime, TheLatestSampleAfterAPauseIsTheRestedClock) {
+  BurstClock b(1980);
+  EXPECT_FALSE(b.throttled(1859, 0, true));
+  EXPECT_TRUE(b.throttled(1759, 0, false));  // 5.4% under 1859, under 90% of the maximum: idle
+  EXPECT_FALSE(b.throttled(1758, 0, true));
+  EXPECT_DOUBLE_EQ(b.rested_mhz(), 1758);
+  EXPECT_FALSE(b.throttled(1754, 0, false));
+  EXPECT_TRUE(b.throttled(1758, clock_event::hw_thermal, true));  // a slowdown's reason still drops it
+}
+
 TEST(Regime, RecoveryPausesGrowToTheirCapAndRunOut) {
   Recovery r(RecoveryRule{0.05, 0.5, 1.0, 40});
   EXPECT_DOUBLE_EQ(*r.after_drop(), 0.05);
