@@ -21,7 +21,7 @@ BurstRepetitions run_burst_repetitions(SampleSource& source, ProcessGroup* group
   bool after_pause = false;
   if (rule.rest_s > 0) {
     host.sleep_s(rule.rest_s);
-    after_pause = true;
+    after_pause = rule.rest_s >= rule.recovery.first_pause_s;
   }
   const double started = host.now_s();
   std::vector<double> times;

@@ -39,7 +39,7 @@ struct BurstRule {
   double max_mhz = 0;  // the GPU's maximum SM clock; 0 unknown
   double min_clock_fraction = kMinClockFraction;
   RecoveryRule recovery;
-  double rest_s = 0;  // idle before the first sample, which then counts as rested
+  double rest_s = 0;  // idle before the first sample, which counts as rested if this is a recovery pause's length
 };
 
 // The host's clock and sleep (a test scripts both).

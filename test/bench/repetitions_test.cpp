@@ -142,7 +142,7 @@ TEST(Repetitions, AThrottledSampleIsDroppedAndTakenAgainAfterAPause) {
   EXPECT_FALSE(r.throttled);
 }
 
-// --opmark_rest: one idle pause before the first sample, which is then the rested clock a later sample is held to.
+// A rest: one idle pause before the first sample, which is then the rested clock a later sample is held to.
 TEST(Repetitions, ARestBeforeTheFirstSampleMakesItTheRestedOne) {
   ScriptedSource src;
   src.steps = {{1e-3, 1876}};
@@ -155,6 +155,21 @@ TEST(Repetitions, ARestBeforeTheFirstSampleMakesItTheRestedOne) {
   EXPECT_DOUBLE_EQ(r.rested_mhz, 1876);
   EXPECT_DOUBLE_EQ(r.recovery_s, 0);  // a rest is not a recovery from a dropped sample
   EXPECT_EQ(r.reps.size(), 3u);
+}
+
+// A rest shorter than a recovery pause (most of it passed while the case was prepared and tuned) leaves the first
+// sample as it was: hot from tuning under the fraction, it is dropped and the GPU idles first.
+TEST(Repetitions, AShortRestDoesNotMakeAHotSampleTheRestedOne) {
+  ScriptedSource src;
+  src.steps = {{1.6e-3, 1350, clock_event::sw_power_cap}, {1.4e-3, 1520, clock_event::sw_power_cap}};
+  src.launches = 1;
+  ScriptedHost host;
+  BurstRule rule = rule_of(3, 10, 0.01, 2.0);
+  rule.rest_s = 0.01;
+  const BurstRepetitions r = run_burst_repetitions(src, nullptr, rule, host.time());
+  EXPECT_EQ(r.reps[0].discarded, 1);
+  EXPECT_DOUBLE_EQ(host.slept, 0.01 + 0.05);
+  EXPECT_DOUBLE_EQ(r.rested_mhz, 1520);
 }
 
 TEST(Repetitions, PausesRunOutAndTheCaseIsThrottled) {
