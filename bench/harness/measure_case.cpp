@@ -83,11 +83,8 @@ Measurement Measurer::measure(Timer& timer, double per_launch_s) {
   rule.min_time_s = options_.min_time_s;
   rule.max_mhz = reference_mhz();
   rule.min_clock_fraction = options_.min_clock_fraction;
-  const HostTime host = real_host_time();
-  const std::optional<double> since_window =
-      last_window_end_s_ ? std::optional<double>(host.now_s() - *last_window_end_s_) : std::nullopt;
-  rule.rest_s = rest_before_repetitions(options_.rest_s, since_window);
-  BurstRepetitions r = run_burst_repetitions(source, group_, rule, host);
+  rule.rest_s = options_.rest_s;
+  BurstRepetitions r = run_burst_repetitions(source, group_, rule, real_host_time());
   fastest_mhz_ = std::max(fastest_mhz_, r.fastest_mhz);
   return measurement_of(std::move(r));
 }
@@ -114,12 +111,9 @@ std::optional<EnergyWindow> Measurer::energy_window(Timer& timer, double batch_s
                    "the calls around their steps\n");
   }
   const double per_launch_s = timer.batch() > 0 ? batch_s / timer.batch() : 0.0;
-  std::optional<EnergyWindow> w =
-      measure_energy(timer, batch_s, min_window_s, lead_in_s, counter_period_,
-                     restart_watts(limit_watts_, per_launch_s, min_window_s,
-                                   options_.sustained_heavy && options_.regime == Regime::burst));
-  last_window_end_s_ = real_host_time().now_s();
-  return w;
+  return measure_energy(timer, batch_s, min_window_s, lead_in_s, counter_period_,
+                        restart_watts(limit_watts_, per_launch_s, min_window_s,
+                                      options_.sustained_heavy && options_.regime == Regime::burst));
 }
 
 std::optional<EnergyWindow> Measurer::sustained_window(Timer& timer, double batch_s, int windows, double lead_in_s,

@@ -118,7 +118,6 @@ class Measurer {
   bool calibrated_ = false;
   std::optional<CounterPeriod> counter_period_;
   std::optional<double> limit_watts_;
-  std::optional<double> last_window_end_s_;  // host seconds (real_host_time) when the last energy window ended
 };
 
 }  // namespace opmark::bench

@@ -70,9 +70,9 @@ selects nothing is an error):
                                 sustained: as a training loop sees it: 0.5 s to settle at the power limit,
                                 then windows of at least 1 s timed with their clock, power and energy
   --opmark_min_clock=X          burst: drop a sample whose SM clock is under X of the GPU's maximum (default 0.9)
-  --opmark_rest=S               burst: a case's repetitions start at least S seconds after the last energy or
-                                sustained window, the GPU idling for what is left, so the power limiter starts
-                                every case from rest (default 0.2; 0: no rest)
+  --opmark_rest=S               burst: leave the GPU idle S seconds before each case's repetitions, so the power
+                                limiter starts every case from rest (default 0; 0.2 held 2% run to run on an H100's
+                                50 us GEMMs, at about 0.15 s a case: docs/regimes.md)
   --opmark_energy_window=S      energy per case over at least S seconds of back-to-back launches, in whole
                                 steps of NVML's energy counter (default 0.1: one step; 0: no energy)
   --opmark_sustained=auto|off   burst: a case whose energy window ran into the power cap also gets a sustained

@@ -41,11 +41,6 @@ std::optional<double> Recovery::after_drop() {
   return next_pause_s_;
 }
 
-double rest_before_repetitions(double rest_s, std::optional<double> since_window_s) {
-  if (!since_window_s || !(rest_s > 0)) return 0;
-  return std::max(0.0, rest_s - std::max(0.0, *since_window_s));
-}
-
 bool is_heavy(double burst_mhz, double window_mhz, std::uint64_t window_reasons, double seconds_per_launch) {
   if (!(seconds_per_launch >= kHeavyMinLaunchSeconds)) return false;
   if (window_reasons & clock_event::sw_power_cap) return true;

@@ -40,14 +40,6 @@ class BurstClock {
   double rested_mhz_ = 0;
 };
 
-// Burst: how long the GPU idles before a case's repetitions, so that they start at least `rest_s` after it last ran
-// an energy or sustained window (`since_window_s` ago; none ran: no rest). Such a window holds the power limit for a
-// tenth of a second and more, and the limiter remembers it: on an H100 at fb3282c the GEMM inference sets' 50 us
-// cases ran 1805-1814 MHz in one run and 1865 in the next, back to back; with 0.2 s of rest before each case's
-// repetitions two pairs of runs held 2% on every 50 us case and 5% on every 5 us case (docs/regimes.md).
-constexpr double kDefaultRestSeconds = 0.2;
-double rest_before_repetitions(double rest_s, std::optional<double> since_window_s);
-
 // After a dropped sample the GPU idles before the next: first_pause_s, doubling while samples stay throttled, at
 // most max_pause_s a pause; a case gives up (its status says "throttled") once it has paused budget_s in all or
 // dropped max_drops samples. Measured on an H100 after a second at the power limit (bf16 8192^3 GEMM): 50 ms of

@@ -108,7 +108,7 @@ TEST(Options, TimingAndRepetitionFlags) {
   EXPECT_DOUBLE_EQ(d.noise_target, 0.01);
   EXPECT_TRUE(d.recheck);
   EXPECT_TRUE(d.kernel_trace);  // the kernels' own durations by default
-  EXPECT_DOUBLE_EQ(d.rest_s, 0.2);
+  EXPECT_DOUBLE_EQ(d.rest_s, 0);
   Argv isolated({"opmark-bench", "--opmark_isolated=yes"});  // a switch: true or false, 1 or 0
   EXPECT_THROW(parse_options(isolated.argc, isolated.ptrs.data()), opmark::Error);
   Argv recheck({"opmark-bench", "--opmark_recheck=maybe"});

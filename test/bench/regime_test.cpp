@@ -61,15 +61,6 @@ TEST(Regime, TheLatestSampleAfterAPauseIsTheRestedClock) {
   EXPECT_TRUE(b.throttled(1758, clock_event::hw_thermal, true));  // a slowdown's reason still drops it
 }
 
-// The rest before a case's repetitions is what is left of rest_s since the last energy window; none without one.
-TEST(Regime, RepetitionsStartTheirRestAfterTheLastEnergyWindow) {
-  EXPECT_DOUBLE_EQ(rest_before_repetitions(0.2, 0.05), 0.15);
-  EXPECT_DOUBLE_EQ(rest_before_repetitions(0.2, 0.3), 0);
-  EXPECT_DOUBLE_EQ(rest_before_repetitions(0.2, std::nullopt), 0);  // no window ran (energy off, several ranks)
-  EXPECT_DOUBLE_EQ(rest_before_repetitions(0, 0.01), 0);             // --opmark_rest=0
-  EXPECT_DOUBLE_EQ(rest_before_repetitions(0.2, -1.0), 0.2);         // a clock that stepped back: the whole rest
-}
-
 TEST(Regime, RecoveryPausesGrowToTheirCapAndRunOut) {
   Recovery r(RecoveryRule{0.05, 0.5, 1.0, 40});
   EXPECT_DOUBLE_EQ(*r.after_drop(), 0.05);

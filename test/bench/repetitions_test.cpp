@@ -157,8 +157,8 @@ TEST(Repetitions, ARestBeforeTheFirstSampleMakesItTheRestedOne) {
   EXPECT_EQ(r.reps.size(), 3u);
 }
 
-// A rest shorter than a recovery pause (most of it passed while the case was prepared and tuned) leaves the first
-// sample as it was: hot from tuning under the fraction, it is dropped and the GPU idles first.
+// A rest shorter than a recovery pause leaves the first sample as it was: hot from tuning under the fraction, it is
+// dropped and the GPU idles first.
 TEST(Repetitions, AShortRestDoesNotMakeAHotSampleTheRestedOne) {
   ScriptedSource src;
   src.steps = {{1.6e-3, 1350, clock_event::sw_power_cap}, {1.4e-3, 1520, clock_event::sw_power_cap}};
