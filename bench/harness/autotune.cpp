@@ -37,10 +37,14 @@ double TuningResult::speedup() const {
 }
 
 std::map<std::string, double> TuningResult::counters() const {
-  return {{"candidates", static_cast<double>(seconds.size())},
-          {"default_us", default_seconds() * 1e6},
-          {"autotune_speedup", speedup()},
-          {"tuning_finalists", static_cast<double>(finalists)}};
+  std::map<std::string, double> c = {{"candidates", static_cast<double>(seconds.size())},
+                                     {"default_us", default_seconds() * 1e6},
+                                     {"autotune_speedup", speedup()},
+                                     {"tuning_finalists", static_cast<double>(finalists)}};
+  std::vector<double> others = seconds;
+  if (best >= 0) others[static_cast<std::size_t>(best)] = std::numeric_limits<double>::infinity();
+  if (const int next = fastest_finite(others); next >= 0) c["runner_up_us"] = others[static_cast<std::size_t>(next)] * 1e6;
+  return c;
 }
 
 bool TuningResult::drop_best(const std::string& name, const std::string& why) {

@@ -51,7 +51,9 @@ struct TuningResult {
   bool drop_best(const std::string& name, const std::string& why);
   // " | left out after a wrong result: ..." for a label, or nothing.
   std::string dropped_note() const { return dropped.empty() ? "" : " | left out after a wrong result: " + dropped; }
-  // The counters every tunable family reports: candidates, default_us, autotune_speedup, tuning_finalists.
+  // The counters every tunable family reports: candidates, default_us, autotune_speedup, tuning_finalists, and
+  // runner_up_us (the next fastest candidate's tuning time, where another ran), which says how close a choice was
+  // when two runs choose differently.
   std::map<std::string, double> counters() const;
 };
 

@@ -89,6 +89,11 @@ TEST(Autotune, EveryTunedFamilyWritesTheSameCounters) {
   EXPECT_DOUBLE_EQ(c.at("default_us"), 4.0);
   EXPECT_DOUBLE_EQ(c.at("autotune_speedup"), 2.0);
   EXPECT_DOUBLE_EQ(c.at("tuning_finalists"), 0);  // no confirmation ran
+  EXPECT_DOUBLE_EQ(c.at("runner_up_us"), 4.0);      // the next fastest that ran
+  TuningResult alone;
+  alone.seconds = {3e-6, inf};
+  alone.best = 0;
+  EXPECT_EQ(alone.counters().count("runner_up_us"), 0u);  // no other candidate ran
   r.finalists = 3;
   EXPECT_DOUBLE_EQ(r.counters().at("tuning_finalists"), 3);
   r.default_index = 2;  // the default failed: unknown, not infinite
