@@ -51,7 +51,7 @@ import subprocess
 import sys
 import tempfile
 
-from opmark_results import median_records
+from opmark_results import case_key, chosen_candidates, median_records, write_pins
 
 METRIC = "gpu__time_duration.sum"
 MARKER = "opmark_profile_marker"
@@ -67,11 +67,6 @@ WITNESS_BANDS = ((20.0, 0.03),)
 
 class ToolError(Exception):
     """A tool failed or its output is not what this script expects: exit status 2."""
-
-
-def case_key(name):
-    # Google Benchmark may append /manual_time to a case's name; opmark's own lines do not carry it.
-    return name[: -len("/manual_time")] if name.endswith("/manual_time") else name
 
 
 def to_us(value, unit):
@@ -263,27 +258,6 @@ def counter_medians(path, counter):
     """{case: a counter of the median line}, where the line has it."""
     return {case_key(rec["name"]): rec["counters"][counter] for rec in median_records(path)
             if counter in rec.get("counters", {})}
-
-
-def chosen_candidates(path):
-    """{case: the candidate the tuner chose (or a pin named)}: the label's first part, up to " (fastest of" or
-    " (pinned" (what follows, the default's speedup, is a measurement and moves from run to run). Cases without
-    candidates are left out."""
-    chosen = {}
-    for rec in median_records(path):
-        head = rec.get("label", "").split(" | ")[0]
-        for mark in (" (fastest of", " (pinned"):
-            if mark in head:
-                chosen[case_key(rec["name"])] = head.split(mark)[0]
-    return chosen
-
-
-def write_pins(path, chosen):
-    """The pin file opmark-bench's --opmark_pin reads: the profiled run then runs the candidates the timed run
-    chose, rather than tuning under the profiler (which intercepts every launch) and perhaps choosing others."""
-    with open(path, "w") as f:
-        for name, candidate in sorted(chosen.items()):
-            f.write(f"{name}\t{candidate}\n")
 
 
 def run_ncu(ncu, bench, selection, launches, log, out_dir=None, pins=None, graph=False):

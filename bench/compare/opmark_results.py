@@ -85,3 +85,48 @@ def median_records(path):
     for rec in case_records(path):
         if rec["type"] == "aggregate" and rec["aggregate"] == "median" and rec["status"] == "ok":
             yield rec
+
+
+def case_key(name):
+    # Google Benchmark may append /manual_time to a case's name; opmark's own lines do not carry it.
+    return name[: -len("/manual_time")] if name.endswith("/manual_time") else name
+
+
+def _label_head(rec):
+    """The label's first part: the candidate and how it was chosen, "NAME (fastest of N; default NAME, 1.05x)"."""
+    return rec.get("label", "").split(" | ")[0]
+
+
+def chosen_candidates(path):
+    """{case: the candidate the tuner chose (or a pin named)}: the label's first part, up to " (fastest of" or
+    " (pinned" (what follows, the default's speedup, is a measurement and moves from run to run). Cases without
+    candidates are left out."""
+    chosen = {}
+    for rec in median_records(path):
+        head = _label_head(rec)
+        for mark in (" (fastest of", " (pinned"):
+            if mark in head:
+                chosen[case_key(rec["name"])] = head.split(mark)[0]
+    return chosen
+
+
+_DEFAULT_IN_LABEL = re.compile(r"\(fastest of \d+; default (.*), [0-9.]+x\)$")
+
+
+def default_candidates(path):
+    """{case: the candidate the library lists first (what a user gets without tuning)}, from a tuned case's label;
+    cases without one (pinned, untuned, or the library listing none) are left out."""
+    defaults = {}
+    for rec in median_records(path):
+        m = _DEFAULT_IN_LABEL.search(_label_head(rec))
+        if m:
+            defaults[case_key(rec["name"])] = m.group(1)
+    return defaults
+
+
+def write_pins(path, pins):
+    """The pin file opmark-bench's --opmark_pin reads (`case<TAB>candidate` lines): a later run then runs these
+    candidates instead of tuning (a profiled run the ones the timed run chose; a run on the library's defaults)."""
+    with open(path, "w") as f:
+        for name, candidate in sorted(pins.items()):
+            f.write(f"{name}\t{candidate}\n")

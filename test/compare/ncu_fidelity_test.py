@@ -22,6 +22,7 @@ DATA = os.path.join(ROOT, "test", "data", "ncu_fidelity")
 sys.path.insert(0, os.path.join(ROOT, "bench", "compare"))
 
 import ncu_fidelity as nf  # noqa: E402
+import opmark_results  # noqa: E402
 
 GEMM = "gemm/fwd/fp16/m=4096/n=4096/k=4096/ta=N/tb=N/batch=1"
 CONV = ("conv/fwd/fp16/n=32/c=64/d=1/h=56/w=56/k=64/t=1/r=3/s=3/pad_d=0/pad_h=1/pad_w=1/stride_d=1/stride_h=1/"
@@ -100,6 +101,8 @@ class SplitAndJudge(unittest.TestCase):
                                         "label": label, "counters": {}}) + "\n")
             chosen = nf.chosen_candidates(results)
             self.assertEqual(chosen, {GEMM: "algo 66 tile 10", CONV: "engine 3"})  # no candidates: no pin
+            # The library's first choice, for a run on the defaults: only a tuned case names one.
+            self.assertEqual(opmark_results.default_candidates(results), {GEMM: "algo 66"})
             nf.write_pins(pins, chosen)
             with open(pins) as f:
                 self.assertEqual(f.read(), f"{CONV}\tengine 3\n{GEMM}\talgo 66 tile 10\n")
