@@ -43,7 +43,8 @@ std::map<std::string, double> TuningResult::counters() const {
                                      {"tuning_finalists", static_cast<double>(finalists)}};
   std::vector<double> others = seconds;
   if (best >= 0) others[static_cast<std::size_t>(best)] = std::numeric_limits<double>::infinity();
-  if (const int next = fastest_finite(others); next >= 0) c["runner_up_us"] = others[static_cast<std::size_t>(next)] * 1e6;
+  if (const int next = fastest_finite(others); next >= 0)
+    c["runner_up_us"] = others[static_cast<std::size_t>(next)] * 1e6;
   return c;
 }
 

@@ -131,7 +131,7 @@ TEST(CommittedBundles, TheV4BundleIsRejectedForPowerAndEnergyAndItsRulesVersionO
   }
 }
 
-// The H100 bundle, measured under rules version 5 (870b24b, no unstable case): it passes them; under version 4,
+// The H100 bundle, measured under rules version 5 (eb74ca1, no unstable case): it passes them; under version 4,
 // which names no regime, it is rejected for its rules only. (A note for unstable cases within the allowance:
 // check_tamper_test.)
 TEST(CommittedBundles, TheV5BundlePassesItsRules) {
