@@ -144,7 +144,7 @@ TEST(CommittedBundles, TheV5BundlePassesItsRules) {
   EXPECT_EQ(classes_of(check_bundle_report(bundle, rules, shapes, 4).problems), (std::set<std::string>{"rules"}));
 }
 
-// The H200 bundle, measured under rules version 5 (8b0789f, no unstable case): it passes them; under version 4,
+// The H200 bundle, measured under rules version 5 (59e846f, no unstable case): it passes them; under version 4,
 // which names no regime, it is rejected for its rules only.
 TEST(CommittedBundles, TheV5H200BundlePassesItsRules) {
   const std::string shapes = (kRoot / "shapes").string(), rules = (kRoot / "shapes" / "submission.yaml").string();
