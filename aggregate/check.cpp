@@ -19,6 +19,7 @@
 #include "core/case.h"
 #include "core/model_table.h"
 #include "core/precision.h"
+#include "core/run_context.h"
 #include "core/rates.h"
 #include "core/table.h"
 
@@ -517,6 +518,11 @@ void check_regime_rules(const ResultSet& results, const core::Suite& rules, Prob
                           "power_margin", "power_limit_w", "max_sm_clock_mhz", "max_repetitions", "started_at"})
     if (text(key).empty())
       p.add("rules", "the run's context (" + log + ") has no '" + key + "', which results format 3 writes", rerun);
+  // The rules time replays of about a millisecond; a run that asked for another length (--opmark_batch) is not theirs.
+  if (!text(core::run_key::batch_s).empty() &&
+      !(std::abs(context_number(context, core::run_key::batch_s) - core::kDefaultBatchSeconds) <= 1e-12))
+    p.add("rules", "the run's batch_s is '" + text(core::run_key::batch_s) + "' (" + log + "), the rules time replays of " +
+                       number(core::kDefaultBatchSeconds) + " s", rerun + ", without --opmark_batch");
   std::size_t timed = 0, with_energy = 0;
   for (const auto& [name, r] : results.cases) {
     if (!r.timed()) continue;

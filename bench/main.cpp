@@ -170,6 +170,7 @@ nlohmann::json add_context(const std::optional<bench::DeviceInfo>& device, const
   put_number("case_time_cap_s", o.case_time_cap_s);
   put_number("min_clock_fraction", o.min_clock_fraction);
   put_number("rest_s", o.rest_s);
+  put_number(core::run_key::batch_s, o.batch_s);
   put_number("energy_window_s", o.energy_window_s);
   put_number("power_margin", bench::kPowerMargin);
   put("sustained_heavy", o.sustained_heavy ? "auto" : "off");
@@ -186,14 +187,14 @@ nlohmann::json add_context(const std::optional<bench::DeviceInfo>& device, const
                   "NVML's energy counter timed by its period",
                   o.graph_timing ? "cuda graph replays, each enqueued whole before it starts, timed with events"
                                  : "back-to-back launches timed with events",
-                  bench::kBatchTargetSeconds * 1e3, bench::kMaxBatch, bench::name_of(o.l2), o.min_time_s,
+                  o.batch_s * 1e3, bench::kMaxBatch, bench::name_of(o.l2), o.min_time_s,
                   o.min_repetitions, o.max_repetitions, o.noise_target, o.case_time_cap_s,
                   o.min_clock_fraction * 100, o.energy_window_s);
   else
     std::snprintf(timing, sizeof timing,
                   "sustained: %s; batches of about %g ms; L2 %s; %g s to settle, then %d windows of at least %g s "
                   "each, bounded by steps of NVML's energy counter",
-                  o.graph_timing ? "cuda graph replays" : "back-to-back launches", bench::kBatchTargetSeconds * 1e3,
+                  o.graph_timing ? "cuda graph replays" : "back-to-back launches", o.batch_s * 1e3,
                   bench::name_of(o.l2), bench::kSustainedLeadInSeconds, bench::kSustainedWindows,
                   bench::kSustainedWindowSeconds);
   put("timing", timing);

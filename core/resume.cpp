@@ -71,7 +71,7 @@ std::vector<std::string> resume_mismatches(const nlohmann::json& earlier, const 
       "gpu", "gpu_uuid", "driver_version", "cuda_runtime_version", "cublaslt_version", "cudnn_version",
       "cusparse_version", "nccl_version", "git", "version", "suite", "rules_version", "regime", "l2", "timing_mode",
       "min_time_s", "min_repetitions", "max_repetitions", "noise_target", "case_time_cap_s", "seed",
-      "energy_window_s", "min_clock_fraction", "rest_s", "recheck", "kernel_trace", "gpu_count_used"};
+      "energy_window_s", "min_clock_fraction", "rest_s", "batch_s", "recheck", "kernel_trace", "gpu_count_used"};
   std::vector<std::string> out;
   for (const char* key : kKeys) {
     const nlohmann::json a = earlier.contains(key) ? earlier[key] : nlohmann::json();

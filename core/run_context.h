@@ -29,9 +29,14 @@ inline constexpr char seed[] = "seed";                              // the input
 inline constexpr char min_clock_fraction[] = "min_clock_fraction";  // a burst sample under it is taken again
 inline constexpr char energy_window_s[] = "energy_window_s";
 inline constexpr char power_margin[] = "power_margin";
+inline constexpr char batch_s[] = "batch_s";                        // GPU seconds of launches per timed replay
 // The prose sentence, for people: only run_parameters_from_sentence reads it.
 inline constexpr char timing[] = "timing";
 }  // namespace run_key
+
+// opmark-bench's timed replay: about a millisecond of launches (bench/harness/timer.h says why), the length every
+// rules version times with.
+inline constexpr double kDefaultBatchSeconds = 1e-3;
 
 struct RunParameters {
   std::optional<std::string> regime, l2, timing_mode;

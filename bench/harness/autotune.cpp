@@ -79,7 +79,7 @@ int fastest_median(const std::vector<std::vector<double>>& samples) {
   return fastest_finite(medians);
 }
 
-TuningResult tune(Workload& w, cudaStream_t stream, bool allow_graph, int rounds) {
+TuningResult tune(Workload& w, cudaStream_t stream, bool allow_graph, int rounds, double measure_batch_s) {
   const int count = w.candidate_count();
   TuningResult r;
   r.default_index = w.default_candidate();
@@ -173,7 +173,7 @@ TuningResult tune(Workload& w, cudaStream_t stream, bool allow_graph, int rounds
     const auto k = static_cast<std::size_t>(i);
     try {
       w.choose(i);
-      timers[k]->retarget(kBatchTargetSeconds, median_of(wall[k]));
+      timers[k]->retarget(measure_batch_s, median_of(wall[k]));
       confirmed.push_back(i);
     } catch (const OutOfMemoryError&) {
       throw;

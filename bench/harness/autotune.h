@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "bench/harness/timer.h"
 #include "bench/harness/workload.h"
 
 namespace opmark::bench {
@@ -30,6 +31,8 @@ constexpr double kConfirmMargin = 1.05;
 // finalists in five rounds added half again to the GEMM sets' tuning time).
 constexpr int kMaxFinalists = 3;
 constexpr int kConfirmRounds = 3;
+// Rounds that visit every candidate within kProbeMargin in turn.
+constexpr int kTuningRounds = 5;
 
 struct TuningResult {
   int best = -1;                    // the fastest (in the confirmation, where one ran) not left out; -1 if none
@@ -63,10 +66,11 @@ struct TuningResult {
 // are timed in `rounds` rounds that visit every one in turn, so clock and temperature drift during tuning falls on
 // all alike; a candidate's time is its median over the rounds (or its probe, or its screen, where it stopped).
 // Then a confirmation: where two or more candidates are finalists (choose_finalists), their batches are lengthened
-// to the measurement's (kBatchTargetSeconds) and they are timed in kConfirmRounds more rounds that visit each in
+// to the measurement's (`measure_batch_s`) and they are timed in kConfirmRounds more rounds that visit each in
 // turn; a finalist's time is its median there, and the fastest finalist wins (fastest_median). Leaves `w` on the
 // winner (w.choose). `allow_graph` false times eagerly.
-TuningResult tune(Workload& w, cudaStream_t stream, bool allow_graph, int rounds = 5);
+TuningResult tune(Workload& w, cudaStream_t stream, bool allow_graph, int rounds = kTuningRounds,
+                  double measure_batch_s = kBatchTargetSeconds);
 
 // The candidates that go to the confirmation: those whose time (`seconds`, per candidate; infinity or NaN where it
 // was not timed in the rounds) is within `margin` of the fastest, the fastest first, at most `max_finalists`.

@@ -147,7 +147,7 @@ void Harness::tune_and_verify(Prepared& p) {
     p.outcome = verify_workload(w, stream(), nullptr);
     return;
   }
-  p.outcome = bench::tune_and_verify(w, stream(), options_.graph_timing, &p.tuning, &phases_);
+  p.outcome = bench::tune_and_verify(w, stream(), options_.graph_timing, &p.tuning, &phases_, options_.batch_s);
 }
 
 // What the measured median is held against: the tuner's time of the chosen candidate, where the tuner timed it as
@@ -239,7 +239,7 @@ void Harness::measure_with_guard(Prepared& p) {
       Workload& w = *p.workload;
       if (p.tunable) {
         const int before = w.chosen();
-        p.tuning = tune(w, h.stream(), h.options_.graph_timing);
+        p.tuning = tune(w, h.stream(), h.options_.graph_timing, kTuningRounds, h.options_.batch_s);
         if (p.tuning.best < 0) throw Error("tuning again after a disagreement: every candidate failed");
         w.choose(p.tuning.best);
         if (w.chosen() != before) {

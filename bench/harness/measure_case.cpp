@@ -61,7 +61,7 @@ double Measurer::reference_mhz() const {
 }
 
 std::unique_ptr<Timer> Measurer::timer_for(Workload& w, cudaStream_t stream) const {
-  auto timer = std::make_unique<Timer>(stream, options_.l2, monitor_, agreement());
+  auto timer = std::make_unique<Timer>(stream, options_.l2, monitor_, agreement(), options_.batch_s);
   timer->begin(w, options_.graph_timing);
   return timer;
 }

@@ -33,6 +33,7 @@ constexpr std::int64_t kMaxWorkspaceMib = 1 << 20;  // 1 TiB: past any GPU's mem
 constexpr std::int64_t kMaxRepetitions = 100000;  // at 0.05 s each, over an hour and a half per case
 constexpr std::int64_t kMaxProfileLaunches = 1000;  // each is profiled by Nsight Compute, seconds apiece
 constexpr double kMaxSeconds = 3600;               // GPU time per repetition, or measuring a case: an hour
+constexpr double kMinBatchSeconds = 1e-5, kMaxBatchSeconds = 0.1;  // a timed replay: one launch to a tenth of a second
 constexpr double kMaxWarmupMs = 60000;             // a minute
 
 std::string number_text(double v) {
@@ -200,6 +201,8 @@ void apply(Options& o, const std::string& flag, const std::string& value) {
     o.min_clock_fraction = parse_number(flag, value, 0, 1);
   } else if (flag == "opmark_rest") {
     o.rest_s = parse_number(flag, value, 0, kMaxSeconds);
+  } else if (flag == "opmark_batch") {
+    o.batch_s = parse_number(flag, value, kMinBatchSeconds, kMaxBatchSeconds);
   } else if (flag == "opmark_energy_window") {
     o.energy_window_s = parse_number(flag, value, 0, kMaxSeconds);
   } else if (flag == "opmark_sustained") {
@@ -240,7 +243,7 @@ const std::vector<std::string> kValueFlags = {
     "opmark_engines", "opmark_workspace_mib", "opmark_seed", "opmark_min_time", "opmark_warmup_ms",
     "opmark_timing", "opmark_repetitions", "opmark_max_repetitions", "opmark_noise", "opmark_case_time_cap",
     "opmark_console", "opmark_recheck", "opmark_kernel_trace", "opmark_profile_launches", "opmark_pin", "opmark_regime",
-    "opmark_min_clock", "opmark_rest", "opmark_energy_window", "opmark_sustained"};
+    "opmark_min_clock", "opmark_rest", "opmark_batch", "opmark_energy_window", "opmark_sustained"};
 const std::vector<std::string> kSwitches = {"opmark_validate", "opmark_isolated", "opmark_profile_graph",
                                             "opmark_overwrite", "opmark_resume", "opmark_help"};
 

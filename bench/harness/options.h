@@ -9,6 +9,7 @@
 #include "bench/harness/energy.h"
 #include "bench/harness/regime.h"
 #include "core/expr.h"
+#include "core/run_context.h"
 #include "core/table.h"
 
 namespace opmark::bench {
@@ -45,6 +46,7 @@ struct Options {
   double case_time_cap_s = 2.0;         // ... or the case spent this long measuring (after its minimum)
   double min_clock_fraction = kMinClockFraction;  // burst: a sample under this fraction of the max clock is dropped
   double rest_s = 0;                    // burst: idle before each case's repetitions (--opmark_rest)
+  double batch_s = core::kDefaultBatchSeconds;  // GPU seconds of launches per timed replay (--opmark_batch)
   double energy_window_s = kDefaultEnergyWindowSeconds;  // the least energy window per case; 0: no energy
   bool sustained_heavy = true;          // burst: heavy cases also get a sustained measurement (--opmark_sustained)
   bool console_table = false;           // Google Benchmark's table on the console instead of a line per case

@@ -78,6 +78,8 @@ selects nothing is an error):
   --opmark_sustained=auto|off   burst: a case whose energy window ran into the power cap also gets a sustained
                                 measurement (sustained_us and its clock, power and energy; default auto)
   --opmark_min_time=S           GPU seconds per repetition (default 0.005)
+  --opmark_batch=S              GPU seconds of launches captured into one timed graph replay, at most 1000
+                                launches (default 0.001; the tuner's rounds take 0.00025, its finalists this)
   --opmark_timing=graph|eager   graph (default): a batch of launches captured once into a CUDA graph and its
                                 replays timed, the GPU's own time; eager: launches back to back from the host
                                 (every case also records eager_us, and launch_bound when eager is >1.1x slower)

@@ -23,7 +23,7 @@ namespace opmark::bench {
 
 // A timed batch lasts at least this long and holds at most kMaxBatch launches: long enough that the event pair's
 // resolution (about 0.5 us) and the replay's start do not count, short enough that capturing it stays cheap.
-constexpr double kBatchTargetSeconds = 1e-3;
+constexpr double kBatchTargetSeconds = core::kDefaultBatchSeconds;
 constexpr int kMaxBatch = 1000;
 
 // How many launches one timed batch holds, from the time one launch (with its untimed preparation) takes.

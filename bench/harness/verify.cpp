@@ -31,7 +31,7 @@ Outcome verify_workload(Workload& w, cudaStream_t stream, TuningResult* tuning) 
 }
 
 Outcome tune_and_verify(Workload& w, cudaStream_t stream, bool allow_graph, TuningResult* tuning,
-                        PhaseTimes* phases) {
+                        PhaseTimes* phases, double measure_batch_s) {
   const int count = w.candidate_count();
   if (count == 0) {
     PhaseTimes::Scope phase(phases, "verification");
@@ -39,7 +39,7 @@ Outcome tune_and_verify(Workload& w, cudaStream_t stream, bool allow_graph, Tuni
   }
   {
     PhaseTimes::Scope phase(phases, "tuning");
-    *tuning = tune(w, stream, allow_graph);
+    *tuning = tune(w, stream, allow_graph, kTuningRounds, measure_batch_s);
   }
   if (tuning->best < 0) {
     std::string first;

@@ -21,7 +21,7 @@ Outcome verify_workload(Workload& w, cudaStream_t stream, TuningResult* tuning =
 // Tunes a workload that lists candidates (leaving it on the fastest) and verifies it as above; a workload without
 // candidates is only verified. Throws UnsupportedError when every candidate failed to run.
 Outcome tune_and_verify(Workload& w, cudaStream_t stream, bool allow_graph, TuningResult* tuning,
-                        PhaseTimes* phases = nullptr);
+                        PhaseTimes* phases = nullptr, double measure_batch_s = kBatchTargetSeconds);
 
 // A multi-process case's outcome, the same on every rank: ok only where every rank's is; otherwise the most severe
 // status (failed over skipped) with its rank's reason ("rank 3: wrong result: ..."). One all-gather, and two

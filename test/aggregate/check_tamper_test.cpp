@@ -439,6 +439,16 @@ TEST_F(TamperV5, AMissingFormat3KeyIsRejected) {
   EXPECT_NE(p.find("[rules] the run's context (run/results.jsonl line 1) has no 'power_margin'"), std::string::npos) << p;
 }
 
+// Replays of another length than the rules' millisecond (--opmark_batch) time the cases otherwise; runs from before
+// the key (the committed bundles) timed 1 ms and pass.
+TEST_F(TamperV5, ABatchOtherThanTheRulesIsRejected) {
+  lines_.front()["context"]["batch_s"] = 0.00025;
+  save();
+  const std::string p = problems();
+  EXPECT_NE(p.find("[rules] the run's batch_s is '0.00025' (run/results.jsonl line 1), the rules time replays of 0.001 s"),
+            std::string::npos) << p;
+}
+
 TEST_F(TamperV5, EnergyOnTooFewCasesIsRejected) {
   for (auto& l : lines_)
     if (l.contains("counters")) l["counters"].erase("joules_per_op");

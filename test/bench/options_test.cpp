@@ -87,7 +87,7 @@ TEST(Options, CudnnEnginesDefaultToAllListed) {
 TEST(Options, TimingAndRepetitionFlags) {
   Argv a({"opmark-bench", "--opmark_timing=eager", "--benchmark_repetitions=5", "--opmark_noise=0.02",
           "--opmark_case_time_cap=3", "--opmark_recheck=off", "--opmark_kernel_trace=off",
-          "--opmark_profile_launches=4", "--opmark_rest=0.2", "--benchmark_filter=x"});
+          "--opmark_profile_launches=4", "--opmark_rest=0.2", "--opmark_batch=0.00025", "--benchmark_filter=x"});
   const Options o = parse_options(a.argc, a.ptrs.data());
   EXPECT_FALSE(o.graph_timing);
   EXPECT_EQ(o.min_repetitions, 5);  // Google Benchmark's repetitions flag sets opmark's minimum...
@@ -99,6 +99,7 @@ TEST(Options, TimingAndRepetitionFlags) {
   EXPECT_FALSE(o.kernel_trace);
   EXPECT_EQ(o.profile_launches, 4);
   EXPECT_DOUBLE_EQ(o.rest_s, 0.2);
+  EXPECT_DOUBLE_EQ(o.batch_s, 0.00025);
   const Options d = [] {
     Argv none({"opmark-bench"});
     return parse_options(none.argc, none.ptrs.data());
@@ -109,6 +110,9 @@ TEST(Options, TimingAndRepetitionFlags) {
   EXPECT_TRUE(d.recheck);
   EXPECT_TRUE(d.kernel_trace);  // the kernels' own durations by default
   EXPECT_DOUBLE_EQ(d.rest_s, 0);
+  EXPECT_DOUBLE_EQ(d.batch_s, 0.001);  // the replay every rules version times
+  Argv zero_batch({"opmark-bench", "--opmark_batch=0"});
+  EXPECT_THROW(parse_options(zero_batch.argc, zero_batch.ptrs.data()), opmark::Error);
   Argv isolated({"opmark-bench", "--opmark_isolated=yes"});  // a switch: true or false, 1 or 0
   EXPECT_THROW(parse_options(isolated.argc, isolated.ptrs.data()), opmark::Error);
   Argv recheck({"opmark-bench", "--opmark_recheck=maybe"});
