@@ -5,8 +5,9 @@
 
 Each run is one --opmark_batch (its context's batch_s); several runs of one batch length are rounds. Prints, per case
 and batch length, the median over the rounds of the time per launch, CUPTI's kernel time per launch (kernel_us), the
-time between kernels (the two's difference), the launches per replay, and the tuner's probe, so that a case whose
-launches slow down in longer replays shows it. Exits 0.
+time between kernels (the two's difference), the launches per replay, the tuner's probe, and what one launch put in
+the captured graph (nodes, kernel nodes, dependencies), so that a case whose launches slow down in longer replays
+shows it. Exits 0.
 """
 import argparse
 import os
@@ -35,16 +36,18 @@ def main():
         for rec in median_records(path):
             c = rec.get("counters", {})
             seen[rec["name"]][b].append((rec["time_us"], c.get("kernel_us", 0.0), c.get("batch", 0.0),
-                                         c.get("probe_us", 0.0)))
-    print("| case | batch ms | rounds | us a launch | kernel_us | between kernels | launches a replay | probe_us |")
-    print("|---|---|---|---|---|---|---|---|")
+                                         c.get("probe_us", 0.0), c.get("graph_nodes", 0.0),
+                                         c.get("graph_kernel_nodes", 0.0), c.get("graph_edges", 0.0)))
+    print("| case | batch ms | rounds | us a launch | kernel_us | between kernels | launches a replay | probe_us | "
+          "graph nodes / kernel nodes / edges a launch |")
+    print("|---|---|---|---|---|---|---|---|---|")
     for name in sorted(seen):
         for b in sorted(seen[name]):
             rows = seen[name][b]
-            med = [statistics.median(r[i] for r in rows) for i in range(4)]
+            med = [statistics.median(r[i] for r in rows) for i in range(7)]
             between = med[0] - med[1] if med[1] > 0 else float("nan")
             print(f"| {name} | {b * 1e3:g} | {len(rows)} | {med[0]:.3f} | {med[1]:.3f} | {between:.3f} | "
-                  f"{med[2]:.0f} | {med[3]:.3f} |")
+                  f"{med[2]:.0f} | {med[3]:.3f} | {med[4]:.2f} / {med[5]:.2f} / {med[6]:.2f} |")
     return 0
 
 

@@ -58,6 +58,11 @@ std::map<std::string, double> case_counters(const CaseFacts& f, const Measuremen
   if (m.isolated_s > 0) k["isolated_us"] = m.isolated_s * 1e6;
   if (m.serial_s > 0) k["serial_us"] = m.serial_s * 1e6;
   if (f.overlap_edges > 0) k["overlap_edges"] = f.overlap_edges;
+  if (f.graph_shape.nodes > 0) {
+    k["graph_nodes"] = f.graph_shape.nodes;
+    k["graph_kernel_nodes"] = f.graph_shape.kernel_nodes;
+    k["graph_edges"] = f.graph_shape.edges;
+  }
   if (!m.kernels.empty()) {
     k["kernel_us"] = m.kernels.seconds_per_launch * 1e6;
     k["kernels_per_launch"] = m.kernels.kernels_per_launch;

@@ -40,6 +40,7 @@ struct CaseFacts {
   int batch = 0;                                    // launches per timed batch
   bool graph = false;                               // timed as CUDA-graph replays
   double overlap_edges = 0;                         // programmatic edges per launch
+  GraphShape graph_shape;                           // the timed graph's nodes and edges per launch
   int processes = 0;                                // > 0 in a multi-process run: the rank count
   std::optional<double> reference_mhz;              // where NVML answers: the clock samples were held to
 };

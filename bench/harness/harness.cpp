@@ -267,6 +267,7 @@ std::map<std::string, double> Harness::case_counters(const Prepared& p, const co
   f.batch = p.timer->batch();
   f.graph = p.timer->mode() == TimingMode::graph;
   f.overlap_edges = p.timer->overlap_edges_per_launch();
+  f.graph_shape = p.timer->graph_shape_per_launch();
   if (multi_process()) f.processes = group_->size();
   if (monitor_ && monitor_->available()) f.reference_mhz = measurer_->reference_mhz();
   return bench::case_counters(f, p.m, peaks_);

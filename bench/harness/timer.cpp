@@ -62,6 +62,7 @@ void Timer::drop_graph() {
   exec_ = nullptr;
   graph_batch_ = 0;
   overlap_edges_ = 0;
+  graph_shape_ = {};
 }
 
 namespace {
@@ -92,7 +93,30 @@ long programmatic_edges(cudaGraph_t graph, bool make_full) {
   return 0;
 }
 
+GraphShape shape_of(cudaGraph_t graph) {
+  GraphShape s;
+  std::size_t n = 0, e = 0;
+  OPMARK_CHECK_CUDA(cudaGraphGetNodes(graph, nullptr, &n));
+  std::vector<cudaGraphNode_t> nodes(n);
+  if (n > 0) OPMARK_CHECK_CUDA(cudaGraphGetNodes(graph, nodes.data(), &n));
+  for (cudaGraphNode_t node : nodes) {
+    cudaGraphNodeType type;
+    OPMARK_CHECK_CUDA(cudaGraphNodeGetType(node, &type));
+    s.kernel_nodes += type == cudaGraphNodeTypeKernel;
+  }
+  OPMARK_CHECK_CUDA(cudaGraphGetEdges(graph, nullptr, nullptr, nullptr, &e));
+  s.nodes = static_cast<double>(n);
+  s.edges = static_cast<double>(e);
+  return s;
+}
+
 }  // namespace
+
+GraphShape Timer::graph_shape_per_launch() const {
+  if (!graph_batch_) return {};
+  const double b = graph_batch_;
+  return {graph_shape_.nodes / b, graph_shape_.kernel_nodes / b, graph_shape_.edges / b};
+}
 
 void Timer::begin(Workload& w, bool allow_graph) {
   drop_graph();
@@ -145,6 +169,7 @@ void Timer::capture(int batch) {
   }
   long overlap = 0;
   try {
+    graph_shape_ = shape_of(graph);
     overlap = programmatic_edges(graph, serialize_);
   } catch (...) {
     cudaGraphDestroy(graph);

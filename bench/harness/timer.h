@@ -26,6 +26,11 @@ namespace opmark::bench {
 constexpr double kBatchTargetSeconds = core::kDefaultBatchSeconds;
 constexpr int kMaxBatch = 1000;
 
+// What a captured graph holds.
+struct GraphShape {
+  double nodes = 0, kernel_nodes = 0, edges = 0;
+};
+
 // How many launches one timed batch holds, from the time one launch (with its untimed preparation) takes.
 // Host-only arithmetic, tested on the CPU.
 int choose_batch(double seconds_per_launch, double target_seconds = kBatchTargetSeconds);
@@ -114,6 +119,9 @@ class Timer {
   // Dependencies in the captured graph that let a kernel start before its predecessor ends (programmatic dependent
   // launch), per launch; 0 without a graph, or after serialize_launches(true) made them full ones.
   double overlap_edges_per_launch() const { return graph_batch_ ? double(overlap_edges_) / graph_batch_ : 0.0; }
+  // The captured graph's nodes (all, and kernel nodes) and dependencies, per launch; 0 without a graph. A library
+  // call that captures more than a chain of kernels (memsets, event nodes, forks) shows here.
+  GraphShape graph_shape_per_launch() const;
 
  private:
   void capture(int batch);
@@ -143,6 +151,7 @@ class Timer {
   bool each_launch_forced_ = false;
   bool serialize_ = false;
   long overlap_edges_ = 0;
+  GraphShape graph_shape_;  // of the whole captured graph
   int graph_batch_ = 0;  // launches in the captured graph; 0: none
   cudaGraphExec_t exec_ = nullptr;
 };
