@@ -62,6 +62,7 @@ std::map<std::string, double> case_counters(const CaseFacts& f, const Measuremen
     k["graph_nodes"] = f.graph_shape.nodes;
     k["graph_kernel_nodes"] = f.graph_shape.kernel_nodes;
     k["graph_edges"] = f.graph_shape.edges;
+    if (f.graph_shape.implied_edges > 0) k["graph_implied_edges"] = f.graph_shape.implied_edges;
   }
   if (!m.kernels.empty()) {
     k["kernel_us"] = m.kernels.seconds_per_launch * 1e6;

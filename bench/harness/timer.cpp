@@ -3,7 +3,10 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <unordered_map>
+#include <utility>
 
+#include "bench/harness/implied_edges.h"
 #include "bench/harness/measure.h"
 #include "core/error.h"
 #include "kernels/cuda_check.h"
@@ -93,6 +96,38 @@ long programmatic_edges(cudaGraph_t graph, bool make_full) {
   return 0;
 }
 
+// Drops the dependencies of `graph` that others imply (implied_edges.h); returns how many.
+long drop_implied_edges(cudaGraph_t graph) {
+  std::size_t n = 0, e = 0;
+  OPMARK_CHECK_CUDA(cudaGraphGetNodes(graph, nullptr, &n));
+  OPMARK_CHECK_CUDA(cudaGraphGetEdges(graph, nullptr, nullptr, nullptr, &e));
+  if (n == 0 || e == 0 || n > kMaxNodesForImpliedEdges) return 0;
+  std::vector<cudaGraphNode_t> nodes(n), from(e), to(e);
+  std::vector<cudaGraphEdgeData> data(e);
+  OPMARK_CHECK_CUDA(cudaGraphGetNodes(graph, nodes.data(), &n));
+  OPMARK_CHECK_CUDA(cudaGraphGetEdges(graph, from.data(), to.data(), data.data(), &e));
+  std::unordered_map<cudaGraphNode_t, std::size_t> index;
+  for (std::size_t i = 0; i < n; ++i) index[nodes[i]] = i;
+  std::vector<std::pair<std::size_t, std::size_t>> edges(e);
+  std::vector<bool> full(e);
+  for (std::size_t i = 0; i < e; ++i) {
+    edges[i] = {index.at(from[i]), index.at(to[i])};
+    full[i] = data[i].from_port == cudaGraphKernelNodePortDefault && data[i].type == cudaGraphDependencyTypeDefault;
+  }
+  const std::vector<std::size_t> implied = implied_edges(n, edges, full);
+  if (implied.empty()) return 0;
+  std::vector<cudaGraphNode_t> drop_from, drop_to;
+  std::vector<cudaGraphEdgeData> drop_data;
+  for (std::size_t i : implied) {
+    drop_from.push_back(from[i]);
+    drop_to.push_back(to[i]);
+    drop_data.push_back(data[i]);
+  }
+  OPMARK_CHECK_CUDA(cudaGraphRemoveDependencies(graph, drop_from.data(), drop_to.data(), drop_data.data(),
+                                                drop_from.size()));
+  return static_cast<long>(implied.size());
+}
+
 GraphShape shape_of(cudaGraph_t graph) {
   GraphShape s;
   std::size_t n = 0, e = 0;
@@ -115,7 +150,7 @@ GraphShape shape_of(cudaGraph_t graph) {
 GraphShape Timer::graph_shape_per_launch() const {
   if (!graph_batch_) return {};
   const double b = graph_batch_;
-  return {graph_shape_.nodes / b, graph_shape_.kernel_nodes / b, graph_shape_.edges / b};
+  return {graph_shape_.nodes / b, graph_shape_.kernel_nodes / b, graph_shape_.edges / b, graph_shape_.implied_edges / b};
 }
 
 void Timer::begin(Workload& w, bool allow_graph) {
@@ -171,6 +206,7 @@ void Timer::capture(int batch) {
   try {
     graph_shape_ = shape_of(graph);
     overlap = programmatic_edges(graph, serialize_);
+    graph_shape_.implied_edges = static_cast<double>(drop_implied_edges(graph));
   } catch (...) {
     cudaGraphDestroy(graph);
     throw;

@@ -28,7 +28,8 @@ constexpr int kMaxBatch = 1000;
 
 // What a captured graph holds.
 struct GraphShape {
-  double nodes = 0, kernel_nodes = 0, edges = 0;
+  double nodes = 0, kernel_nodes = 0, edges = 0;  // as captured
+  double implied_edges = 0;                       // of those edges, the ones dropped before replaying (implied_edges.h)
 };
 
 // How many launches one timed batch holds, from the time one launch (with its untimed preparation) takes.
@@ -119,8 +120,9 @@ class Timer {
   // Dependencies in the captured graph that let a kernel start before its predecessor ends (programmatic dependent
   // launch), per launch; 0 without a graph, or after serialize_launches(true) made them full ones.
   double overlap_edges_per_launch() const { return graph_batch_ ? double(overlap_edges_) / graph_batch_ : 0.0; }
-  // The captured graph's nodes (all, and kernel nodes) and dependencies, per launch; 0 without a graph. A library
-  // call that captures more than a chain of kernels (memsets, event nodes, forks) shows here.
+  // The captured graph's nodes (all, and kernel nodes) and dependencies, and the dependencies dropped because others
+  // imply them, per launch; 0 without a graph. A library call that captures more than a chain of kernels (memsets,
+  // event nodes, forks, dependencies on every earlier call) shows here.
   GraphShape graph_shape_per_launch() const;
 
  private:
