@@ -521,8 +521,10 @@ void check_regime_rules(const ResultSet& results, const core::Suite& rules, Prob
   // The rules time replays of about a millisecond; a run that asked for another length (--opmark_batch) is not theirs.
   if (!text(core::run_key::batch_s).empty() &&
       !(std::abs(context_number(context, core::run_key::batch_s) - core::kDefaultBatchSeconds) <= 1e-12))
-    p.add("rules", "the run's batch_s is '" + text(core::run_key::batch_s) + "' (" + log + "), the rules time replays of " +
-                       number(core::kDefaultBatchSeconds) + " s", rerun + ", without --opmark_batch");
+    p.add("rules",
+          "the run's batch_s is '" + text(core::run_key::batch_s) + "' (" + log + "), the rules time replays of " +
+              number(core::kDefaultBatchSeconds) + " s",
+          rerun + ", without --opmark_batch");
   std::size_t timed = 0, with_energy = 0;
   for (const auto& [name, r] : results.cases) {
     if (!r.timed()) continue;

@@ -225,7 +225,8 @@ class SpmmWorkload final : public Workload {
     try {
       std::unique_ptr<Workload> gemm = make_gemm_workload(dense, ctx);
       TuningResult tuning;
-      const Outcome o = tune_and_verify(*gemm, ctx.stream, ctx.options.graph_timing, &tuning, nullptr, ctx.options.batch_s);
+      const Outcome o =
+          tune_and_verify(*gemm, ctx.stream, ctx.options.graph_timing, &tuning, nullptr, ctx.options.batch_s);
       if (o.status != Status::ok) {
         dense_label_ = "not timed: " + o.reason;
         return;

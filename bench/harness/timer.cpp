@@ -150,7 +150,8 @@ GraphShape shape_of(cudaGraph_t graph) {
 GraphShape Timer::graph_shape_per_launch() const {
   if (!graph_batch_) return {};
   const double b = graph_batch_;
-  return {graph_shape_.nodes / b, graph_shape_.kernel_nodes / b, graph_shape_.edges / b, graph_shape_.implied_edges / b};
+  return {graph_shape_.nodes / b, graph_shape_.kernel_nodes / b, graph_shape_.edges / b,
+          graph_shape_.implied_edges / b};
 }
 
 void Timer::begin(Workload& w, bool allow_graph) {

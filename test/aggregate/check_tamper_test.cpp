@@ -445,7 +445,8 @@ TEST_F(TamperV5, ABatchOtherThanTheRulesIsRejected) {
   lines_.front()["context"]["batch_s"] = 0.00025;
   save();
   const std::string p = problems();
-  EXPECT_NE(p.find("[rules] the run's batch_s is '0.00025' (run/results.jsonl line 1), the rules time replays of 0.001 s"),
+  EXPECT_NE(p.find("[rules] the run's batch_s is '0.00025' (run/results.jsonl line 1), the rules time replays of "
+                   "0.001 s"),
             std::string::npos) << p;
 }
 
