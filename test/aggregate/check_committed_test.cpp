@@ -131,7 +131,7 @@ TEST(CommittedBundles, TheV4BundleIsRejectedForPowerAndEnergyAndItsRulesVersionO
   }
 }
 
-// The H100 bundle, measured under rules version 5 (eb74ca1, no unstable case): it passes them; under version 4,
+// The H100 bundle, measured under rules version 5 (b011fef, no unstable case): it passes them; under version 4,
 // which names no regime, it is rejected for its rules only. (A note for unstable cases within the allowance:
 // check_tamper_test.)
 TEST(CommittedBundles, TheV5BundlePassesItsRules) {
@@ -144,7 +144,7 @@ TEST(CommittedBundles, TheV5BundlePassesItsRules) {
   EXPECT_EQ(classes_of(check_bundle_report(bundle, rules, shapes, 4).problems), (std::set<std::string>{"rules"}));
 }
 
-// The H200 bundle, measured under rules version 5 (59e846f, no unstable case): it passes them; under version 4,
+// The H200 bundle, measured under rules version 5 (b011fef, no unstable case): it passes them; under version 4,
 // which names no regime, it is rejected for its rules only.
 TEST(CommittedBundles, TheV5H200BundlePassesItsRules) {
   const std::string shapes = (kRoot / "shapes").string(), rules = (kRoot / "shapes" / "submission.yaml").string();
