@@ -85,6 +85,7 @@ TuningResult tune(Workload& w, cudaStream_t stream, bool allow_graph, int rounds
   r.default_index = w.default_candidate();
   r.seconds.assign(static_cast<std::size_t>(count), std::numeric_limits<double>::infinity());
   r.errors.assign(static_cast<std::size_t>(count), "");
+  r.stages.assign(static_cast<std::size_t>(count), CandidateStages{});
   std::vector<double> probe(static_cast<std::size_t>(count), std::numeric_limits<double>::infinity());
   // A screen first, launches back to back from the host: cheap, and for candidates of more than a few microseconds
   // close to their GPU time. Only those within kScreenMargin of the fastest (all of them where launches are host
@@ -107,6 +108,9 @@ TuningResult tune(Workload& w, cudaStream_t stream, bool allow_graph, int rounds
       }
     }
   }
+  for (int i = 0; i < count; ++i)
+    if (std::isfinite(screened[static_cast<std::size_t>(i)]))
+      r.stages[static_cast<std::size_t>(i)].screen = screened[static_cast<std::size_t>(i)];
   const double fastest_screen = *std::min_element(screened.begin(), screened.end());
   // One timer per candidate keeps its graph for the rounds.
   std::vector<std::unique_ptr<Timer>> timers(static_cast<std::size_t>(count));
@@ -124,6 +128,7 @@ TuningResult tune(Workload& w, cudaStream_t stream, bool allow_graph, int rounds
                                       kTuningBatchSeconds);
       timer->begin(w, allow_graph);
       probe[k] = timer->warm_up(0.0);
+      r.stages[k].probe = probe[k];
       if (timer->mode() == TimingMode::eager && allow_graph)
         r.eager_note += (r.eager_note.empty() ? "" : "; ") + w.candidate_name(i) + ": " + timer->eager_reason();
     } catch (const OutOfMemoryError&) {
@@ -157,7 +162,7 @@ TuningResult tune(Workload& w, cudaStream_t stream, bool allow_graph, int rounds
     const auto k = static_cast<std::size_t>(i);
     if (!std::isfinite(probe[k])) continue;  // it failed
     r.seconds[k] = samples[k].empty() ? probe[k] : median_of(samples[k]);
-    if (!samples[k].empty()) in_rounds[k] = r.seconds[k];
+    if (!samples[k].empty()) in_rounds[k] = r.stages[k].rounds = r.seconds[k];
   }
   // The confirmation: the rounds' batches are a quarter of the measurement's and their medians few, so candidates
   // within kConfirmMargin of each other are timed again as the measurement times them, in rounds again so drift
@@ -193,8 +198,10 @@ TuningResult tune(Workload& w, cudaStream_t stream, bool allow_graph, int rounds
         w.choose(confirmed[j]);
         again[j].push_back(timers[static_cast<std::size_t>(confirmed[j])]->sample().seconds_per_launch);
       }
-    for (std::size_t j = 0; j < confirmed.size(); ++j)
-      r.seconds[static_cast<std::size_t>(confirmed[j])] = median_of(again[j]);
+    for (std::size_t j = 0; j < confirmed.size(); ++j) {
+      const auto k = static_cast<std::size_t>(confirmed[j]);
+      r.seconds[k] = r.stages[k].confirm = median_of(again[j]);
+    }
     r.finalists = static_cast<int>(confirmed.size());
     winner = confirmed[static_cast<std::size_t>(fastest_median(again))];
   }

@@ -6,6 +6,7 @@
 #include <cuda_runtime.h>
 
 #include <functional>
+#include <limits>
 #include <map>
 #include <string>
 #include <vector>
@@ -34,6 +35,15 @@ constexpr int kConfirmRounds = 3;
 // Rounds that visit every candidate within kProbeMargin in turn.
 constexpr int kTuningRounds = 5;
 
+// What each stage of the tuning timed for one candidate, in seconds per launch; NaN where the stage did not time it
+// (screened out, not close enough to compete, or not a finalist).
+struct CandidateStages {
+  double screen = std::numeric_limits<double>::quiet_NaN();   // launches back to back from the host
+  double probe = std::numeric_limits<double>::quiet_NaN();    // the first replay of its graph
+  double rounds = std::numeric_limits<double>::quiet_NaN();   // median over the rounds
+  double confirm = std::numeric_limits<double>::quiet_NaN();  // median over the confirmation's rounds
+};
+
 struct TuningResult {
   int best = -1;                    // the fastest (in the confirmation, where one ran) not left out; -1 if none
   int default_index = -1;           // the library's own first choice, -1 when it has none
@@ -43,6 +53,7 @@ struct TuningResult {
   std::string dropped;              // candidates left out after a wrong result: "name (why); ..."
   std::string eager_note;           // candidates that could not be captured into a graph, timed eagerly
   int finalists = 0;                // candidates timed in the confirmation; 0 where none was close to the fastest
+  std::vector<CandidateStages> stages;  // per candidate, what each stage timed (--opmark_tuning_log prints them)
 
   double best_seconds() const { return best >= 0 ? seconds[static_cast<std::size_t>(best)] : 0; }
   // The default's tuning time (0 when there is none, or it failed).

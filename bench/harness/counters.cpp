@@ -2,6 +2,7 @@
 
 #include <cstdio>
 
+#include "bench/harness/tuning_report.h"
 #include "core/precision.h"
 #include "core/rates.h"
 
@@ -143,6 +144,7 @@ std::string case_label(const Workload& w, bool tunable, bool pinned, const Tunin
   label += (label.empty() ? "" : " | ") + timing;
   if (tunable && !pinned) {
     label += tuning.dropped_note();
+    label += failed_note(tuning, [&w](int i) { return w.candidate_name(i); });
     if (!tuning.eager_note.empty()) label += " | tuned eagerly: " + tuning.eager_note;
   }
   return label;

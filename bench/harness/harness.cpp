@@ -7,6 +7,7 @@
 #include "bench/harness/copy_ceiling.h"
 #include "bench/harness/measure_guard.h"
 #include "bench/harness/pins.h"
+#include "bench/harness/tuning_report.h"
 #include "core/precision.h"
 #include "kernels/cuda_check.h"
 
@@ -148,6 +149,9 @@ void Harness::tune_and_verify(Prepared& p) {
     return;
   }
   p.outcome = bench::tune_and_verify(w, stream(), options_.graph_timing, &p.tuning, &phases_, options_.batch_s);
+  if (options_.tuning_log && p.tunable)
+    std::fprintf(stderr, "opmark: tuning %s\n%s", p.name.c_str(),
+                 tuning_table(p.tuning, [&w](int i) { return w.candidate_name(i); }).c_str());
 }
 
 // What the measured median is held against: the tuner's time of the chosen candidate, where the tuner timed it as

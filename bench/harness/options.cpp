@@ -219,6 +219,8 @@ void apply(Options& o, const std::string& flag, const std::string& value) {
     o.kernel_trace = parse_on_off(flag, value);
   } else if (flag == "opmark_isolated") {
     o.isolated = parse_switch(flag, value);  // a misspelt value is an error, not a silent off
+  } else if (flag == "opmark_tuning_log") {
+    o.tuning_log = parse_switch(flag, value);
   } else if (flag == "opmark_profile_launches") {
     o.profile_launches = static_cast<int>(parse_integer(flag, value, 1, kMaxProfileLaunches));
   } else if (flag == "opmark_profile_graph") {
@@ -245,7 +247,8 @@ const std::vector<std::string> kValueFlags = {
     "opmark_console", "opmark_recheck", "opmark_kernel_trace", "opmark_profile_launches", "opmark_pin", "opmark_regime",
     "opmark_min_clock", "opmark_rest", "opmark_batch", "opmark_energy_window", "opmark_sustained"};
 const std::vector<std::string> kSwitches = {"opmark_validate", "opmark_isolated", "opmark_profile_graph",
-                                            "opmark_overwrite", "opmark_resume", "opmark_help"};
+                                            "opmark_overwrite", "opmark_resume", "opmark_help",
+                                            "opmark_tuning_log"};
 
 }  // namespace
 

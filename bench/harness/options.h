@@ -52,6 +52,7 @@ struct Options {
   bool console_table = false;           // Google Benchmark's table on the console instead of a line per case
   bool recheck = true;                  // re-time every case briefly at the end of the run (anomaly guard)
   bool isolated = false;                // also time each launch alone (isolated_us), as a profiler sees a kernel
+  bool tuning_log = false;              // --opmark_tuning_log: print every candidate's tuning times per case
   bool kernel_trace = true;             // trace each case's kernels and their own durations (CUPTI, kernel_us)
   int profile_launches = 0;             // > 0: after timing, K launches per case inside cudaProfilerStart/Stop (ncu)
   bool profile_graph = false;           // profile K replays of the timed graph instead (ncu --graph-profiling graph)

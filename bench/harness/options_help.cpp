@@ -98,6 +98,8 @@ selects nothing is an error):
   --opmark_isolated             also time each launch alone between event nodes (isolated_us), so none overlaps
                                 the next, as a profiler times a kernel, and, where launches may start early
                                 (programmatic dependent launch), replays without that (serial_us)
+  --opmark_tuning_log            print, for each tuned case, every candidate's times at each stage of the tuning
+                                (screen, probe, rounds, confirmation; us a launch) and why any failed
                                 (bench/compare/ncu_fidelity.py sets it)
   --opmark_profile_launches=K   after timing each case, a marker kernel and K launches between
                                 cudaProfilerStart/Stop, each after 10 ms of unprofiled launches, for Nsight

@@ -12,6 +12,7 @@
 #include "bench/harness/peaks.h"
 #include "bench/harness/results_log.h"
 #include "bench/harness/timer.h"
+#include "bench/harness/tuning_report.h"
 #include "core/error.h"
 
 using namespace opmark;
@@ -242,4 +243,35 @@ TEST(HarnessCpu, KernelTraceOffSaysWhy) {
   EXPECT_EQ(bench::kernel_trace_off(o, false).value_or(""), "off (a profiler holds CUPTI: --opmark_profile_launches)");
   o.profile_launches = 0;
   EXPECT_EQ(bench::kernel_trace_off(o, true).value_or(""), "off (a multi-process run)");
+}
+
+// The tuning log's table: every candidate, the fastest by its last stage first, "-" where a stage did not time it,
+// the chosen and default marked and a failure's reason given; the label's note counts the failures and names the
+// first.
+TEST(TuningReport, TheTableListsEveryStageAndTheNoteNamesFailures) {
+  TuningResult r;
+  r.stages.resize(3);
+  r.errors = {"", "CUDNN_STATUS_NOT_SUPPORTED", ""};
+  r.stages[0].screen = 160e-6;  // screened in, probed, in the rounds
+  r.stages[0].probe = 156e-6;
+  r.stages[0].rounds = 155e-6;
+  r.stages[2].screen = 95e-6;  // the fastest, confirmed
+  r.stages[2].probe = 93e-6;
+  r.stages[2].rounds = 92.5e-6;
+  r.stages[2].confirm = 92.8e-6;
+  r.best = 2;
+  r.default_index = 0;
+  const auto name = [](int i) { return std::string("cand") + std::to_string(i); };
+  const std::string table = tuning_table(r, name);
+  const auto chosen = table.find("cand2  [chosen]"), dflt = table.find("cand0  [default]");
+  const auto failed = table.find("cand1  [failed: CUDNN_STATUS_NOT_SUPPORTED]");
+  ASSERT_NE(chosen, std::string::npos) << table;
+  ASSERT_NE(dflt, std::string::npos) << table;
+  ASSERT_NE(failed, std::string::npos) << table;
+  EXPECT_LT(chosen, dflt);  // fastest first; the failed one, never timed, last
+  EXPECT_LT(dflt, failed);
+  EXPECT_NE(table.find("92.800"), std::string::npos) << table;
+  EXPECT_EQ(failed_note(r, name), " | 1 of the candidates failed in tuning (first: cand1: CUDNN_STATUS_NOT_SUPPORTED)");
+  r.errors = {"", "", ""};
+  EXPECT_EQ(failed_note(r, name), "");
 }

@@ -241,6 +241,7 @@ TEST(Options, SwitchesAndVersion) {
   EXPECT_TRUE(parse({"--opmark_isolated"}).first.isolated);
   EXPECT_TRUE(parse({"--opmark_isolated=1"}).first.isolated);
   EXPECT_FALSE(parse({"--opmark_isolated=true", "--opmark_isolated=false"}).first.isolated);
+  EXPECT_TRUE(parse({"--opmark_tuning_log"}).first.tuning_log);
   EXPECT_FALSE(parse({"--opmark_validate=0"}).first.validate_only);
   const auto [o, argc] = parse({"--opmark_validate", "false"});  // a switch takes a value only after '='
   EXPECT_TRUE(o.validate_only);
