@@ -87,9 +87,8 @@ TuningResult tune(Workload& w, cudaStream_t stream, bool allow_graph, int rounds
   r.errors.assign(static_cast<std::size_t>(count), "");
   r.stages.assign(static_cast<std::size_t>(count), CandidateStages{});
   std::vector<double> probe(static_cast<std::size_t>(count), std::numeric_limits<double>::infinity());
-  // A screen first, launches back to back from the host: cheap, and for candidates of more than a few microseconds
-  // close to their GPU time. Only those within kScreenMargin of the fastest (all of them where launches are host
-  // bound and look alike), and the library's default, are captured into graphs and probed there.
+  // A screen first, launches back to back from the host, held until issued: cheap, and close to the GPU's time. Only
+  // those within kScreenMargin of the fastest, and the library's default, are captured into graphs and probed there.
   std::vector<double> screened(static_cast<std::size_t>(count), std::numeric_limits<double>::infinity());
   {
     Timer screen(stream, L2Mode::hot, nullptr, std::function<double(double)>{}, kTuningBatchSeconds);
@@ -98,7 +97,8 @@ TuningResult tune(Workload& w, cudaStream_t stream, bool allow_graph, int rounds
         w.choose(i);
         screen.begin(w, false);
         const double first = screen.eager(1);  // loads the candidate's kernels
-        screened[static_cast<std::size_t>(i)] = screen.eager(choose_batch(first, kTuningBatchSeconds));
+        screened[static_cast<std::size_t>(i)] =
+            screen.held_eager(choose_batch(first, kTuningBatchSeconds), kScreenHoldSeconds);
       } catch (const OutOfMemoryError&) {
         throw;
       } catch (const std::exception& e) {

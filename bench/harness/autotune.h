@@ -18,9 +18,15 @@ namespace opmark::bench {
 
 // How far behind the fastest candidate's probe another may be and still compete in the rounds.
 constexpr double kProbeMargin = 1.25;
-// How far behind the fastest candidate's screen (launches back to back from the host) another may be and still be
-// captured and probed in a graph. Wide, since host launches inflate a candidate of several small kernels more.
+// How far behind the fastest candidate's screen (launches back to back from the host, held until issued) another may
+// be and still be captured and probed in a graph. Wide: a screen is one short batch, and a candidate of several
+// small kernels gains more in a graph.
 constexpr double kScreenMargin = 1.5;
+// How long the screen holds a candidate's launches behind the launch gate while the host issues them, so the screen
+// times the GPU: unheld, one cuDNN or cuBLASLt call's host time counted (a 93 us convolution screened at 188-354 us,
+// a 12 us GEMM at 37-217 us) and the fastest candidates fell behind the margin in some runs. Longer issues (an RNN
+// of thousands of kernels) go on unheld after it, costing at most this much.
+constexpr double kScreenHoldSeconds = 5e-3;
 // A tuning batch lasts about this long: a quarter of a measurement's, since dozens of candidates are each captured
 // into a graph; the graph's fixed start, timed once per batch, is then about 1% of it, the same for every candidate.
 constexpr double kTuningBatchSeconds = 0.25e-3;
@@ -71,9 +77,9 @@ struct TuningResult {
   std::map<std::string, double> counters() const;
 };
 
-// Times every candidate of `w` on `stream`: each is screened with launches back to back from the host (a candidate
-// that throws is marked failed and the others go on); those within kScreenMargin of the fastest screen, and the
-// library's default, are captured into graphs, warmed up and probed; those within kProbeMargin of the fastest probe
+// Times every candidate of `w` on `stream`: each is screened with launches back to back from the host, held until
+// issued (kScreenHoldSeconds; a candidate that throws is marked failed and the others go on); those within
+// kScreenMargin of the fastest screen, and the library's default, are captured into graphs, warmed up and probed; those within kProbeMargin of the fastest probe
 // are timed in `rounds` rounds that visit every one in turn, so clock and temperature drift during tuning falls on
 // all alike; a candidate's time is its median over the rounds (or its probe, or its screen, where it stopped).
 // Then a confirmation: where two or more candidates are finalists (choose_finalists), their batches are lengthened

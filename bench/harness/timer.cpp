@@ -346,9 +346,13 @@ void Timer::stamp_clock(int slot) {
 
 double Timer::clock_mhz() { return clock_probe_ ? clock_probe_->mhz(stream_) : 0.0; }
 
-Sample Timer::eager_sample(int n) {
+Sample Timer::eager_sample(int n, double hold_s) {
   const bool each = times_each_launch();
   if (each) ensure_events(static_cast<std::size_t>(n));
+  if (hold_s > 0) {
+    if (!gate_) gate_ = std::make_unique<kernels::LaunchGate>();
+    gate_->close(stream_, hold_s);
+  }
   stamp_clock(0);
   OPMARK_CHECK_CUDA(cudaEventRecord(wall_start_, stream_));
   for (int i = 0; i < n; ++i) {
@@ -361,6 +365,7 @@ Sample Timer::eager_sample(int n) {
   }
   OPMARK_CHECK_CUDA(cudaEventRecord(wall_stop_, stream_));
   stamp_clock(1);
+  if (hold_s > 0) gate_->open();
   return collect(n);
 }
 
@@ -390,5 +395,7 @@ Sample Timer::collect(int launches) {
 }
 
 double Timer::eager(int n) { return eager_sample(std::max(n, 1)).seconds_per_launch; }
+
+double Timer::held_eager(int n, double hold_s) { return eager_sample(std::max(n, 1), hold_s).seconds_per_launch; }
 
 }  // namespace opmark::bench

@@ -92,6 +92,10 @@ class Timer {
 
   // Seconds per launch of `n` launches issued back to back from the host (what an eager framework pays).
   double eager(int n);
+  // The same launches held behind the launch gate until the host has issued them all, or until `hold_s` has passed
+  // on the GPU: the GPU's time for them, not the host's time to issue them (the tuner's screen, where a host
+  // slow to issue one candidate's calls must not rule it out).
+  double held_eager(int n, double hold_s);
 
   // Untimed: one batch as sample() runs it, enqueued without waiting (for windows of back-to-back batches, such as
   // the energy window). Returns its launches.
@@ -131,7 +135,7 @@ class Timer {
   void ensure_events(std::size_t pairs);
   void untimed_before_launch();
   double agreed(double v) const { return agree_ ? agree_(v) : v; }
-  Sample eager_sample(int n);
+  Sample eager_sample(int n, double hold_s = 0);
   Sample graph_sample();
   Sample collect(int launches);
 

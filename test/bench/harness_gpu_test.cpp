@@ -5,6 +5,7 @@
 #include <cublas_v2.h>
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <cmath>
 
 #include "../gpu_test_util.h"
@@ -400,4 +401,49 @@ TEST(HarnessGpu, ALaunchGateHoldsTheStreamUntilOpened) {
   ASSERT_EQ(cudaStreamSynchronize(s.stream), cudaSuccess);
   EXPECT_FALSE(gate.timed_out());
   cudaEventDestroy(after);
+}
+
+namespace {
+
+// Two candidates that copy: candidate 0 moves 4 MiB but its host first spends 300 us on each launch (as a library
+// call with a heavy host side does); candidate 1 moves 16 MiB and issues at once. On the GPU 0 is the faster.
+class HostSlowCandidates final : public bench::Workload {
+ public:
+  HostSlowCandidates() : small_(std::size_t{1} << 20, false), large_(std::size_t{4} << 20, false) {}
+  void launch(cudaStream_t s) override {
+    if (chosen() == 0) {
+      const auto until = std::chrono::steady_clock::now() + std::chrono::microseconds(300);
+      while (std::chrono::steady_clock::now() < until) {
+      }
+      small_.launch(s);
+    } else {
+      large_.launch(s);
+    }
+  }
+  kernels::CompareResult verify(cudaStream_t s) override { return (chosen() == 0 ? small_ : large_).verify(s); }
+  int candidate_count() const override { return 2; }
+  std::string candidate_name(int i) const override { return i == 0 ? "host-slow, GPU-fast" : "host-fast"; }
+
+ private:
+  CopyWorkload small_, large_;
+};
+
+}  // namespace
+
+// Held behind the launch gate, launches back to back are timed as the GPU runs them, not as the host issues them;
+// so the tuner's screen keeps a candidate whose host is slow, and the tuner picks it where its GPU time is lower.
+TEST(HarnessGpu, TheScreenTimesTheGpuNotTheHost) {
+  OPMARK_REQUIRE_GPU();
+  test::TestStream s;
+  HostSlowCandidates w;
+  w.choose(0);
+  bench::Timer timer(s.stream, bench::L2Mode::hot);
+  timer.begin(w, false);
+  timer.eager(1);
+  const double unheld = timer.eager(4), held = timer.held_eager(4, bench::kScreenHoldSeconds);
+  EXPECT_GT(unheld, 250e-6) << unheld * 1e6 << " us";  // the host's 300 us a launch
+  EXPECT_LT(held, 0.5 * unheld) << held * 1e6 << " us held, " << unheld * 1e6 << " us unheld";
+  const bench::TuningResult r = bench::tune(w, s.stream, true, 3);
+  EXPECT_EQ(r.best, 0) << "host-slow " << r.seconds[0] * 1e6 << " us, host-fast " << r.seconds[1] * 1e6 << " us";
+  EXPECT_LT(r.stages[0].screen, r.stages[1].screen);
 }
