@@ -31,6 +31,12 @@ double geomean(const std::vector<double>& ratios) {
 
 }  // namespace
 
+std::string chosen_candidate(const std::string& label) {
+  for (const char* tail : {" (fastest of ", " (pinned by "})
+    if (const auto at = label.find(tail); at != std::string::npos) return label.substr(0, at);
+  return "";
+}
+
 void sort_by_effect(std::vector<CaseComparison>& cases) {
   std::stable_sort(cases.begin(), cases.end(), [](const CaseComparison& x, const CaseComparison& y) {
     if (x.verdict != y.verdict) return static_cast<int>(x.verdict) < static_cast<int>(y.verdict);
@@ -85,6 +91,8 @@ Comparison compare(const ResultSet& before, const ResultSet& after, double chang
     c.verdict = c.judged.verdict;
     c.regression = c.verdict == Verdict::slower;
     c.short_flag = short_flag_of(b, a);
+    if (const std::string was = chosen_candidate(b.label), is = chosen_candidate(a.label); was != is)
+      c.candidate_change = was + " -> " + is;
     out.launch_bound_recorded = out.launch_bound_recorded || b.has_counter("launch_bound") || a.has_counter("launch_bound");
     out.regressions += c.regression;
     out.unstable += !c.unstable.empty();

@@ -32,6 +32,9 @@ struct CaseComparison {
   // Both times under kShortCaseUs: `launch_bound` where either run's launch_bound counter says eager launches were
   // slower than graph replays (the launch rate sets the time), `short` where the runs did not record the counter.
   std::string short_flag;
+  // "X -> Y" where the two runs' labels name another chosen candidate (the tuner chose differently: the change may be
+  // the choice, not the library's kernel); else empty.
+  std::string candidate_change;
 };
 
 struct GroupRatio {
@@ -63,6 +66,10 @@ struct Comparison {
 // Compares by case name; `change_floor` is the least change called (verdict.h). Cases are sorted by
 // sort_by_effect; families and context are filled.
 Comparison compare(const ResultSet& before, const ResultSet& after, double change_floor = kChangeFloor);
+
+// The candidate a case's label names as chosen: what precedes " (fastest of" or " (pinned by" ("" for an untuned
+// case).
+std::string chosen_candidate(const std::string& label);
 
 // Slower cases first, the largest slowdown first; then faster, the largest speedup first; then unclear and same,
 // the largest change first (on the verdict's basis). Ties by name.

@@ -41,6 +41,7 @@ std::string note_of(const CaseComparison& k) {
   if (!k.unstable.empty()) note = "unstable " + k.unstable;
   if (k.short_flag == "launch_bound") note += std::string(note.empty() ? "" : "; ") + "launch-bound (< 12 us)";
   else if (k.short_flag == "short") note += std::string(note.empty() ? "" : "; ") + "short (< 12 us)";
+  if (!k.candidate_change.empty()) note += std::string(note.empty() ? "" : "; ") + "another candidate: " + k.candidate_change;
   return note;
 }
 
@@ -137,6 +138,12 @@ std::string compare_markdown(const Comparison& c, const CompareReportOptions& o)
                                     : "short: these runs do not record launch_bound (results format 1), so the "
                                       "launch rate may set their time") + ")\n";
 
+  int slower_chosen_apart = 0;
+  for (const auto& k : c.cases) slower_chosen_apart += k.verdict == Verdict::slower && !k.candidate_change.empty();
+  if (slower_chosen_apart)
+    out += std::to_string(slower_chosen_apart) + " of the slower cases ran another candidate than before (the "
+           "tuner's choice, not the library's kernel, may be the change: --opmark_tuning_log says why)\n";
+
   if (!c.families.empty()) append_group_table(out, "By family", "family", c.families);
   if (!c.areas.empty()) append_group_table(out, "By area", "area", c.areas);
   else if (!o.areas_note.empty()) out += "\n## By area\n\n" + o.areas_note + "\n";
@@ -168,14 +175,15 @@ std::string compare_csv(const Comparison& c, const CompareReportOptions& o) {
   Sheet sheet;
   sheet.header = {"verdict", "case", "short_name", "family", "before_us", "after_us", "after_over_before",
                   "basis", "basis_ratio", "limit", "noise_before", "noise_before_source", "noise_after",
-                  "noise_after_source", "regression", "unstable", "flag", "detail"};
+                  "noise_after_source", "regression", "unstable", "flag", "detail", "candidate_change"};
   for (const CaseComparison* k : shown_cases(c, o)) {
     const CaseVerdict& v = k->judged;
     sheet.rows.push_back({name_of(k->verdict), k->name, k->short_name, k->family, fixed(k->before_us, 4),
                           fixed(k->after_us, 4), fixed(k->ratio, 4), v.basis, fixed(v.ratio, 4), fixed(v.limit, 4),
                           v.noise_before.measured < 0 ? "" : fixed(v.noise_before.measured, 4), v.noise_before.source,
                           v.noise_after.measured < 0 ? "" : fixed(v.noise_after.measured, 4), v.noise_after.source,
-                          std::to_string(static_cast<int>(k->regression)), k->unstable, k->short_flag, v.detail});
+                          std::to_string(static_cast<int>(k->regression)), k->unstable, k->short_flag, v.detail,
+                          k->candidate_change});
   }
   return csv_text(sheet);
 }
@@ -220,6 +228,7 @@ std::string compare_json(const Comparison& c, const CompareReportOptions& o) {
     }
     if (!k->unstable.empty()) one["unstable"] = k->unstable;
     if (!k->short_flag.empty()) one["flag"] = k->short_flag;
+    if (!k->candidate_change.empty()) one["candidate_change"] = k->candidate_change;
     j["cases"].push_back(one);
   }
   j["only_before"] = c.only_before;

@@ -300,3 +300,30 @@ TEST(CompareCommitted, PageAndCompareAgreeCaseByCase) {
               counts["slower"], counts["faster"], counts["unclear"], counts["same"], forward.in_cycles);
   fs::remove_all(dir);
 }
+
+// Where the two runs' labels name another chosen candidate, the case says so (markdown note, CSV column, JSON key)
+// and the summary counts the slower ones: the tuner's choice, not the library's kernel, may be the change.
+TEST(CompareCases, AnotherChosenCandidateIsNamed) {
+  EXPECT_EQ(chosen_candidate("graph engine 47 (tensor cores) (fastest of 31; default graph engine 47) | cuDNN"),
+            "graph engine 47 (tensor cores)");
+  EXPECT_EQ(chosen_candidate("tile 27 (pinned by --opmark_pin) | in f16"), "tile 27");
+  EXPECT_EQ(chosen_candidate("opmark kernel | in f16"), "");
+  ResultSet before, after;
+  CaseResult was = timed(93), is = timed(155);
+  was.label = "legacy IMPLICIT_PRECOMP_GEMM (fastest of 31; default graph engine 47, 1.67x) | cuDNN";
+  is.label = "graph engine 47 (fastest of 31; default graph engine 47, 1.00x) | cuDNN";
+  CaseResult same_choice = timed(100), same_choice_after = timed(130);
+  same_choice.label = same_choice_after.label = "tile 27 (fastest of 12; default tile 15, 1.19x) | in f16";
+  before.cases = {{kConv, was}, {kGemm, same_choice}};
+  after.cases = {{kConv, is}, {kGemm, same_choice_after}};
+  const Comparison c = compare(before, after);
+  EXPECT_EQ(named(c, kConv).candidate_change, "legacy IMPLICIT_PRECOMP_GEMM -> graph engine 47");
+  EXPECT_EQ(named(c, kGemm).candidate_change, "");
+  const CompareReportOptions o;
+  const std::string md = compare_markdown(c, o);
+  EXPECT_NE(md.find("another candidate: legacy IMPLICIT_PRECOMP_GEMM -> graph engine 47"), std::string::npos) << md;
+  EXPECT_NE(md.find("1 of the slower cases ran another candidate than before"), std::string::npos) << md;
+  EXPECT_NE(compare_csv(c, o).find("legacy IMPLICIT_PRECOMP_GEMM -> graph engine 47"), std::string::npos);
+  EXPECT_NE(compare_json(c, o).find("\"candidate_change\": \"legacy IMPLICIT_PRECOMP_GEMM -> graph engine 47\""),
+            std::string::npos);
+}
