@@ -23,9 +23,9 @@ constexpr double kProbeMargin = 1.25;
 // small kernels gains more in a graph.
 constexpr double kScreenMargin = 1.5;
 // How long the screen holds a candidate's launches behind the launch gate while the host issues them, so the screen
-// times the GPU: unheld, one cuDNN or cuBLASLt call's host time counted (a 93 us convolution screened at 188-354 us,
-// a 12 us GEMM at 37-217 us) and the fastest candidates fell behind the margin in some runs. Longer issues (an RNN
-// of thousands of kernels) go on unheld after it, costing at most this much.
+// times the GPU: unheld, a cuDNN or cuBLASLt call's host time, often several times its GPU time and varying run to
+// run, left the fastest candidate behind the margin in some runs (docs/regimes.md). Longer issues (an RNN of
+// thousands of kernels) go on unheld after it, costing at most this much.
 constexpr double kScreenHoldSeconds = 5e-3;
 // A tuning batch lasts about this long: a quarter of a measurement's, since dozens of candidates are each captured
 // into a graph; the graph's fixed start, timed once per batch, is then about 1% of it, the same for every candidate.
@@ -44,7 +44,7 @@ constexpr int kTuningRounds = 5;
 // What each stage of the tuning timed for one candidate, in seconds per launch; NaN where the stage did not time it
 // (screened out, not close enough to compete, or not a finalist).
 struct CandidateStages {
-  double screen = std::numeric_limits<double>::quiet_NaN();   // launches back to back from the host
+  double screen = std::numeric_limits<double>::quiet_NaN();   // launches back to back, held until issued
   double probe = std::numeric_limits<double>::quiet_NaN();    // the first replay of its graph
   double rounds = std::numeric_limits<double>::quiet_NaN();   // median over the rounds
   double confirm = std::numeric_limits<double>::quiet_NaN();  // median over the confirmation's rounds
