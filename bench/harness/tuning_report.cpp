@@ -3,11 +3,14 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <limits>
 #include <numeric>
 #include <vector>
 
 namespace opmark::bench {
 namespace {
+
+constexpr std::size_t kMaxFailureChars = 160;
 
 std::string micros(double seconds) {
   if (!std::isfinite(seconds)) return "-";
@@ -57,8 +60,10 @@ std::string failed_note(const TuningResult& r, const std::function<std::string(i
       if (first < 0) first = static_cast<int>(k);
     }
   if (failed == 0) return "";
-  return " | " + std::to_string(failed) + " of the candidates failed in tuning (first: " + name(first) + ": " +
-         r.errors[static_cast<std::size_t>(first)] + ")";
+  std::string why = r.errors[static_cast<std::size_t>(first)];
+  if (why.size() > kMaxFailureChars) why = why.substr(0, kMaxFailureChars) + "...";  // a label, not a log
+  return " | " + std::to_string(failed) + " of the candidates failed in tuning (first: " + name(first) + ": " + why +
+         ")";
 }
 
 }  // namespace opmark::bench

@@ -272,6 +272,11 @@ TEST(TuningReport, TheTableListsEveryStageAndTheNoteNamesFailures) {
   EXPECT_LT(dflt, failed);
   EXPECT_NE(table.find("92.800"), std::string::npos) << table;
   EXPECT_EQ(failed_note(r, name), " | 1 of the candidates failed in tuning (first: cand1: CUDNN_STATUS_NOT_SUPPORTED)");
+  r.errors = {"", std::string(500, 'x'), "y"};  // a long reason is cut; the count is of all
+  const std::string cut = failed_note(r, name);
+  EXPECT_LT(cut.size(), 260u) << cut;
+  EXPECT_NE(cut.find(" | 2 of the candidates failed in tuning (first: cand1: xxx"), std::string::npos) << cut;
+  EXPECT_NE(cut.find("...)"), std::string::npos) << cut;
   r.errors = {"", "", ""};
   EXPECT_EQ(failed_note(r, name), "");
 }
