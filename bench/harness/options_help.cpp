@@ -112,9 +112,9 @@ selects nothing is an error):
   --version                     opmark's version and commit, and the versions of the libraries it loads (and was
                                 built with); runs nothing, needs no GPU
 Each flag takes --opmark_x=VALUE or --opmark_x VALUE; a switch (--opmark_validate, --opmark_isolated,
---opmark_profile_graph, --opmark_overwrite) takes =true or =false only after '='. An unknown set, model, family
-or precision is an error listing the known ones, and a --benchmark_filter that is no valid regular expression
-is an error (exit 2).
+--opmark_profile_graph, --opmark_overwrite, --opmark_tuning_log) takes =true or =false only after '='. An unknown
+set, model, family or precision is an error listing the known ones, and a --benchmark_filter that is no valid
+regular expression is an error (exit 2).
 )" + family_help();
 }
 
