@@ -110,7 +110,8 @@ def chosen_candidates(path):
     return chosen
 
 
-_DEFAULT_IN_LABEL = re.compile(r"\(fastest of \d+; default (.*), [0-9.]+x\)$")
+# "(fastest of N; default NAME, 1.05x)", with "; PyTorch's call[ 1.02x]" before the ")" where the case lists it.
+_DEFAULT_IN_LABEL = re.compile(r"\(fastest of \d+; default (.*), [0-9.]+x(?:; PyTorch's call(?: [0-9.]+x)?)?\)$")
 
 
 def default_candidates(path):

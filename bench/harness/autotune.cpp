@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <limits>
 #include <memory>
 
@@ -31,6 +32,12 @@ double TuningResult::default_seconds() const {
   return std::isfinite(s) ? s : 0;
 }
 
+double TuningResult::reference_seconds() const {
+  if (reference_index < 0 || reference_index >= static_cast<int>(seconds.size())) return 0;
+  const double s = seconds[static_cast<std::size_t>(reference_index)];
+  return std::isfinite(s) ? s : 0;
+}
+
 double TuningResult::speedup() const {
   const double d = default_seconds(), b = best_seconds();
   return d > 0 && b > 0 ? d / b : 0.0;
@@ -41,6 +48,10 @@ std::map<std::string, double> TuningResult::counters() const {
                                      {"default_us", default_seconds() * 1e6},
                                      {"autotune_speedup", speedup()},
                                      {"tuning_finalists", static_cast<double>(finalists)}};
+  if (reference_seconds() > 0) {
+    c["torch_path_us"] = reference_seconds() * 1e6;
+    c["torch_path_chosen"] = best == reference_index ? 1.0 : 0.0;
+  }
   std::vector<double> others = seconds;
   if (best >= 0) others[static_cast<std::size_t>(best)] = std::numeric_limits<double>::infinity();
   if (const int next = fastest_finite(others); next >= 0)
@@ -73,22 +84,63 @@ std::vector<int> choose_finalists(const std::vector<double>& seconds, double mar
   return finalists;
 }
 
-int fastest_median(const std::vector<std::vector<double>>& samples) {
+std::vector<char> competes_in_rounds(const std::vector<double>& probe, const std::function<bool(int)>& always) {
+  std::vector<int> order;
+  for (int i = 0; i < static_cast<int>(probe.size()); ++i)
+    if (std::isfinite(probe[static_cast<std::size_t>(i)])) order.push_back(i);
+  std::stable_sort(order.begin(), order.end(), [&](int a, int b) {
+    return probe[static_cast<std::size_t>(a)] < probe[static_cast<std::size_t>(b)];
+  });
+  std::vector<char> compete(probe.size(), 0);
+  for (std::size_t rank = 0; rank < order.size(); ++rank) {
+    const int i = order[rank];
+    const double fastest = probe[static_cast<std::size_t>(order.front())];
+    compete[static_cast<std::size_t>(i)] = rank < static_cast<std::size_t>(kRoundsAtLeast) || always(i) ||
+                                           probe[static_cast<std::size_t>(i)] <= kProbeMargin * fastest;
+  }
+  return compete;
+}
+
+namespace {
+
+std::vector<double> medians_of(const std::vector<std::vector<double>>& samples) {
   std::vector<double> medians;
   for (const auto& s : samples) medians.push_back(s.empty() ? std::numeric_limits<double>::infinity() : median_of(s));
-  return fastest_finite(medians);
+  return medians;
+}
+
+}  // namespace
+
+int fastest_median(const std::vector<std::vector<double>>& samples) { return fastest_finite(medians_of(samples)); }
+
+int stable_fastest(const std::vector<std::vector<double>>& samples, const std::vector<int>& order, double tie) {
+  const std::vector<double> medians = medians_of(samples);
+  const int fastest = fastest_finite(medians);
+  if (fastest < 0) return -1;
+  int chosen = fastest;
+  for (int i = 0; i < static_cast<int>(medians.size()); ++i) {
+    const auto k = static_cast<std::size_t>(i);
+    if (std::isfinite(medians[k]) && medians[k] <= tie * medians[static_cast<std::size_t>(fastest)] &&
+        order[k] < order[static_cast<std::size_t>(chosen)])
+      chosen = i;
+  }
+  return chosen;
 }
 
 TuningResult tune(Workload& w, cudaStream_t stream, bool allow_graph, int rounds, double measure_batch_s) {
   const int count = w.candidate_count();
   TuningResult r;
   r.default_index = w.default_candidate();
+  r.reference_index = w.reference_candidate();
+  // The library's default and PyTorch's call are timed through to the confirmation whatever their times: the choice
+  // is held against both.
+  const auto always = [&r](int i) { return i == r.default_index || i == r.reference_index; };
   r.seconds.assign(static_cast<std::size_t>(count), std::numeric_limits<double>::infinity());
   r.errors.assign(static_cast<std::size_t>(count), "");
   r.stages.assign(static_cast<std::size_t>(count), CandidateStages{});
   std::vector<double> probe(static_cast<std::size_t>(count), std::numeric_limits<double>::infinity());
   // A screen first, launches back to back from the host, held until issued: cheap, and close to the GPU's time. Only
-  // those within kScreenMargin of the fastest, and the library's default, are captured into graphs and probed there.
+  // those within kScreenMargin of the fastest, the default and PyTorch's call are captured into graphs and probed.
   std::vector<double> screened(static_cast<std::size_t>(count), std::numeric_limits<double>::infinity());
   {
     Timer screen(stream, L2Mode::hot, nullptr, std::function<double(double)>{}, kTuningBatchSeconds);
@@ -117,7 +169,7 @@ TuningResult tune(Workload& w, cudaStream_t stream, bool allow_graph, int rounds
   for (int i = 0; i < count; ++i) {
     const auto k = static_cast<std::size_t>(i);
     if (!std::isfinite(screened[k])) continue;  // it failed
-    if (screened[k] > kScreenMargin * fastest_screen && i != r.default_index) {
+    if (screened[k] > kScreenMargin * fastest_screen && !always(i)) {
       probe[k] = screened[k];  // far behind: keeps its screen time, and never competes
       continue;
     }
@@ -141,16 +193,22 @@ TuningResult tune(Workload& w, cudaStream_t stream, bool allow_graph, int rounds
       OPMARK_CHECK_CUDA(cudaStreamSynchronize(stream));
     }
   }
-  // Only candidates close to the fastest probe compete in the rounds; the others keep their probe time: a batched
-  // probe is within a few percent of the median, so one kProbeMargin behind cannot win, and skipping it saves most
-  // of the tuning time on cases with many slow algorithms (cuDNN's FFT and GEMM paths).
-  const double fastest = *std::min_element(probe.begin(), probe.end());
+  // Only candidates close to the fastest probe (and the few fastest, the default and PyTorch's call) compete in the
+  // rounds; the others keep their probe time: a batched probe is within a few percent of the median, so one
+  // kProbeMargin behind cannot win, and skipping it saves most of the tuning time on cases with many slow algorithms
+  // (cuDNN's FFT and GEMM paths).
+  std::vector<double> graph_probe(static_cast<std::size_t>(count), std::numeric_limits<double>::infinity());
+  for (int i = 0; i < count; ++i)
+    if (timers[static_cast<std::size_t>(i)])
+      graph_probe[static_cast<std::size_t>(i)] = probe[static_cast<std::size_t>(i)];
+  const std::vector<char> compete = competes_in_rounds(graph_probe, always);
+  for (int i = 0; i < count; ++i)
+    if (!compete[static_cast<std::size_t>(i)]) timers[static_cast<std::size_t>(i)].reset();
   std::vector<std::vector<double>> samples(static_cast<std::size_t>(count));
   std::vector<std::vector<double>> wall(static_cast<std::size_t>(count));  // per launch, untimed work included
   for (int round = 0; round < rounds; ++round)
     for (int i = 0; i < count; ++i) {
       auto& timer = timers[static_cast<std::size_t>(i)];
-      if (timer && !(probe[static_cast<std::size_t>(i)] <= kProbeMargin * fastest)) timer.reset();
       if (!timer) continue;
       w.choose(i);
       const Sample sample = timer->sample();
@@ -169,6 +227,10 @@ TuningResult tune(Workload& w, cudaStream_t stream, bool allow_graph, int rounds
   // falls on all alike. A finalist keeps its timer, its graph captured again with the measurement's batch; a
   // finalist that cannot be captured so is marked failed, as in the probe.
   std::vector<int> finalists = choose_finalists(in_rounds);
+  for (int i = 0; i < count; ++i)
+    if (always(i) && std::isfinite(in_rounds[static_cast<std::size_t>(i)]) &&
+        std::find(finalists.begin(), finalists.end(), i) == finalists.end())
+      finalists.push_back(i);
   if (finalists.size() < 2) finalists.clear();
   for (int i = 0; i < count; ++i)  // only the finalists' graphs are replayed from here on
     if (std::find(finalists.begin(), finalists.end(), i) == finalists.end())
@@ -203,7 +265,7 @@ TuningResult tune(Workload& w, cudaStream_t stream, bool allow_graph, int rounds
       r.seconds[k] = r.stages[k].confirm = median_of(again[j]);
     }
     r.finalists = static_cast<int>(confirmed.size());
-    winner = confirmed[static_cast<std::size_t>(fastest_median(again))];
+    winner = confirmed[static_cast<std::size_t>(stable_fastest(again, confirmed))];
   }
   // The confirmation's winner; otherwise (no confirmation) the fastest time.
   r.best = winner >= 0 ? winner : fastest_finite(r.seconds);

@@ -40,6 +40,12 @@ constexpr int kMaxFinalists = 3;
 constexpr int kConfirmRounds = 3;
 // Rounds that visit every candidate within kProbeMargin in turn.
 constexpr int kTuningRounds = 5;
+// However far behind the fastest probe, this many of the fastest probes go on to the rounds: a probe is one replay,
+// and a fast candidate whose first replay ran slow (a clock step, a graph's first upload) was left out of whole runs.
+constexpr int kRoundsAtLeast = 3;
+// Confirmed candidates within this of the fastest median are a tie, won by the earliest in the candidates' fixed
+// order (the library's or the family's own): two runs whose medians differ by noise then choose the same candidate.
+constexpr double kTieMargin = 1.01;
 
 // What each stage of the tuning timed for one candidate, in seconds per launch; NaN where the stage did not time it
 // (screened out, not close enough to compete, or not a finalist).
@@ -53,6 +59,7 @@ struct CandidateStages {
 struct TuningResult {
   int best = -1;                    // the fastest (in the confirmation, where one ran) not left out; -1 if none
   int default_index = -1;           // the library's own first choice, -1 when it has none
+  int reference_index = -1;         // the call PyTorch makes for the op (workload.h), -1 when none is listed
   // Per candidate, median seconds per launch (a finalist's of its confirmation rounds); infinity where it failed.
   std::vector<double> seconds;
   std::vector<std::string> errors;  // per candidate, why it failed (empty when it ran)
@@ -64,6 +71,8 @@ struct TuningResult {
   double best_seconds() const { return best >= 0 ? seconds[static_cast<std::size_t>(best)] : 0; }
   // The default's tuning time (0 when there is none, or it failed).
   double default_seconds() const;
+  // PyTorch's call's tuning time (0 when none is listed, or it failed).
+  double reference_seconds() const;
   // What tuning buys over the default: default / best (0 when unknown).
   double speedup() const;
   // Leaves the best candidate (`name`) out because it computed a wrong result (`why`), and makes the next fastest
@@ -73,19 +82,22 @@ struct TuningResult {
   std::string dropped_note() const { return dropped.empty() ? "" : " | left out after a wrong result: " + dropped; }
   // The counters every tunable family reports: candidates, default_us, autotune_speedup, tuning_finalists, and
   // runner_up_us (the next fastest candidate's tuning time, where another ran), which says how close a choice was
-  // when two runs choose differently.
+  // when two runs choose differently; where the workload lists PyTorch's call, torch_path_us (its time, confirmed
+  // beside the winner at the measurement's batch length) and torch_path_chosen (1 where it won).
   std::map<std::string, double> counters() const;
 };
 
 // Times every candidate of `w` on `stream`: each is screened with launches back to back from the host, held until
 // issued (kScreenHoldSeconds; a candidate that throws is marked failed and the others go on); those within
-// kScreenMargin of the fastest screen, and the library's default, are captured into graphs, warmed up and probed; those within kProbeMargin of the fastest probe
-// are timed in `rounds` rounds that visit every one in turn, so clock and temperature drift during tuning falls on
-// all alike; a candidate's time is its median over the rounds (or its probe, or its screen, where it stopped).
-// Then a confirmation: where two or more candidates are finalists (choose_finalists), their batches are lengthened
-// to the measurement's (`measure_batch_s`) and they are timed in kConfirmRounds more rounds that visit each in
-// turn; a finalist's time is its median there, and the fastest finalist wins (fastest_median). Leaves `w` on the
-// winner (w.choose). `allow_graph` false times eagerly.
+// kScreenMargin of the fastest screen are captured into graphs, warmed up and probed; those within kProbeMargin of
+// the fastest probe, and at least the kRoundsAtLeast fastest, are timed in `rounds` rounds that visit every one in
+// turn, so clock and temperature drift during tuning falls on all alike; a candidate's time is its median over the
+// rounds (or its probe, or its screen, where it stopped). Then a confirmation: the finalists (choose_finalists) are
+// timed again with the measurement's batches (`measure_batch_s`) in kConfirmRounds more rounds that visit each in
+// turn; a finalist's time is its median there, and the winner is stable_fastest's. The library's default and
+// PyTorch's call (workload.h's reference_candidate) go through every stage whatever their times, and are finalists
+// whenever another candidate is: the winner is never one that measured slower than either at the measurement's
+// batch length. Leaves `w` on the winner (w.choose). `allow_graph` false times eagerly.
 TuningResult tune(Workload& w, cudaStream_t stream, bool allow_graph, int rounds = kTuningRounds,
                   double measure_batch_s = kBatchTargetSeconds);
 
@@ -95,8 +107,19 @@ TuningResult tune(Workload& w, cudaStream_t stream, bool allow_graph, int rounds
 std::vector<int> choose_finalists(const std::vector<double>& seconds, double margin = kConfirmMargin,
                                   int max_finalists = kMaxFinalists);
 
+// Which probed candidates go on to the rounds: those within kProbeMargin of the fastest probe (`probe`, per
+// candidate; infinity where none was taken), the kRoundsAtLeast fastest, and those `always` names (the default and
+// PyTorch's call); never one without a probe. Host-only, tested on the CPU.
+std::vector<char> competes_in_rounds(const std::vector<double>& probe, const std::function<bool(int)>& always);
+
 // The position in `samples` (one list of times per finalist) whose median is the lowest, the first of equal ones;
 // -1 where every list is empty. Host-only, tested on the CPU.
 int fastest_median(const std::vector<std::vector<double>>& samples);
+
+// The position in `samples` to keep: of the lists whose median is within `tie` of the lowest, the one whose
+// candidate (`order`, the candidate index of each list) comes first; -1 where every list is empty. Host-only,
+// tested on the CPU.
+int stable_fastest(const std::vector<std::vector<double>>& samples, const std::vector<int>& order,
+                   double tie = kTieMargin);
 
 }  // namespace opmark::bench

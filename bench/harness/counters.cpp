@@ -137,6 +137,12 @@ std::string case_label(const Workload& w, bool tunable, bool pinned, const Tunin
       std::snprintf(head, sizeof head, ", %.2fx", tuning.speedup());
       label += head;
     }
+    if (tuning.reference_index == w.chosen()) {
+      label += "; PyTorch's call";
+    } else if (tuning.reference_seconds() > 0 && tuning.best_seconds() > 0) {
+      std::snprintf(head, sizeof head, "; PyTorch's call %.2fx", tuning.reference_seconds() / tuning.best_seconds());
+      label += head;
+    }
     label += ")";
   }
   const std::string own = w.label();

@@ -46,6 +46,7 @@ std::string tuning_table(const TuningResult& r, const std::function<std::string(
     out += line + name(i);
     if (i == r.best) out += "  [chosen]";
     if (i == r.default_index) out += "  [default]";
+    if (i == r.reference_index) out += "  [PyTorch's call]";
     if (k < r.errors.size() && !r.errors[k].empty()) out += "  [failed: " + r.errors[k] + "]";
     out += "\n";
   }

@@ -72,6 +72,10 @@ class Workload {
   virtual std::string candidate_name(int /*candidate*/) const { return {}; }
   // The candidate a library user gets without tuning (the heuristic's first choice), or -1 when none is.
   virtual int default_candidate() const { return 0; }
+  // The candidate that calls the library as PyTorch does for the same op (its API, layouts, workspace and
+  // heuristic request), or -1 where none is listed: the tuner confirms it beside the winner, so a tuned time is
+  // never behind PyTorch's own call to the same library.
+  virtual int reference_candidate() const { return -1; }
   void choose(int candidate) { chosen_ = candidate; }
   int chosen() const { return chosen_; }
 

@@ -135,6 +135,53 @@ TEST(Autotune, TheConfirmationsLowestMedianWins) {
   EXPECT_EQ(fastest_median({}), -1);
 }
 
+// Where a workload lists PyTorch's call, its tuning time and whether it won are counters; where it lists none, or
+// the call failed, neither appears.
+TEST(Autotune, PyTorchsCallHasItsOwnCounters) {
+  const double inf = std::numeric_limits<double>::infinity();
+  TuningResult r;
+  r.seconds = {4e-6, 2e-6, 3e-6};
+  r.best = 1;
+  EXPECT_EQ(r.counters().count("torch_path_us"), 0u);
+  r.reference_index = 2;
+  EXPECT_DOUBLE_EQ(r.counters().at("torch_path_us"), 3.0);
+  EXPECT_DOUBLE_EQ(r.counters().at("torch_path_chosen"), 0.0);
+  r.best = 2;
+  EXPECT_DOUBLE_EQ(r.counters().at("torch_path_chosen"), 1.0);
+  r.seconds[2] = inf;  // it failed
+  EXPECT_EQ(r.counters().count("torch_path_us"), 0u);
+}
+
+// A tie is won by the earliest candidate in the fixed order, so noise between two runs does not flip the choice;
+// a candidate clearly faster wins whatever its place.
+TEST(Autotune, ATieGoesToTheEarliestCandidate) {
+  // Candidates 4 and 1 within kTieMargin: 1 comes first in the candidates' order and wins though 4 measured faster.
+  EXPECT_EQ(stable_fastest({{10.00e-6, 10.00e-6, 10.00e-6}, {10.05e-6, 10.04e-6, 10.06e-6}}, {4, 1}), 1);
+  EXPECT_EQ(stable_fastest({{10.05e-6}, {10.00e-6}}, {1, 4}), 0);
+  // 3% apart is no tie.
+  EXPECT_EQ(stable_fastest({{10.00e-6}, {10.30e-6}}, {4, 1}), 0);
+  EXPECT_EQ(stable_fastest({{}, {3.0}}, {0, 1}), 1);  // no samples: never chosen
+  EXPECT_EQ(stable_fastest({{}, {}}, {0, 1}), -1);
+  EXPECT_EQ(stable_fastest({{1.0}, {1.0}, {1.0}}, {2, 0, 1}, 1.0), 1);  // equal medians: the earliest candidate
+  EXPECT_GT(kTieMargin, 1.0);
+  EXPECT_LT(kTieMargin, kConfirmMargin);
+}
+
+// The rounds take the candidates close to the fastest probe, at least kRoundsAtLeast of them, and the default and
+// PyTorch's call whatever their probes; a candidate with no probe never.
+TEST(Autotune, TheRoundsTakeTheCloseTheFewFastestAndTheAlwaysTimed) {
+  const double inf = std::numeric_limits<double>::infinity();
+  const auto none = [](int) { return false; };
+  // 1.0 fastest; 1.2 within kProbeMargin; 2.0 the third fastest; 3.0 and 4.0 left out, and the one without a probe.
+  const std::vector<char> c = competes_in_rounds({4.0, 1.0, 2.0, inf, 1.2, 3.0}, none);
+  EXPECT_EQ(c, (std::vector<char>{0, 1, 1, 0, 1, 0}));
+  const std::vector<char> with_default =
+      competes_in_rounds({4.0, 1.0, 2.0, inf, 1.2, 3.0}, [](int i) { return i == 0; });
+  EXPECT_EQ(with_default, (std::vector<char>{1, 1, 1, 0, 1, 0}));
+  EXPECT_EQ(competes_in_rounds({inf, inf}, [](int) { return true; }), (std::vector<char>{0, 0}));
+  EXPECT_TRUE(competes_in_rounds({}, none).empty());
+}
+
 TEST(Throughput, CountersFromTimeAndPeak) {
   core::Work w{2e12, 3e9, 1e9};
   Peaks peaks{"test", {{"bf16", 1000.0}}, 4000.0};

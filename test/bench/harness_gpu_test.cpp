@@ -5,6 +5,7 @@
 #include <cublas_v2.h>
 #include <gtest/gtest.h>
 
+#include <array>
 #include <chrono>
 #include <cmath>
 
@@ -446,4 +447,44 @@ TEST(HarnessGpu, TheScreenTimesTheGpuNotTheHost) {
   const bench::TuningResult r = bench::tune(w, s.stream, true, 3);
   EXPECT_EQ(r.best, 0) << "host-slow " << r.seconds[0] * 1e6 << " us, host-fast " << r.seconds[1] * 1e6 << " us";
   EXPECT_LT(r.stages[0].screen, r.stages[1].screen);
+}
+
+namespace {
+
+// Three copies of growing size: candidate 0 the fastest, 2 four times slower and named PyTorch's call, 1 (the
+// default) twice as slow.
+class ReferencedWorkload final : public bench::Workload {
+ public:
+  ReferencedWorkload()
+      : copies_{{CopyWorkload(1 << 20, false), CopyWorkload(2 << 20, false), CopyWorkload(4 << 20, false)}} {}
+  void launch(cudaStream_t s) override { copies_[static_cast<std::size_t>(chosen())].launch(s); }
+  kernels::CompareResult verify(cudaStream_t s) override {
+    return copies_[static_cast<std::size_t>(chosen())].verify(s);
+  }
+  int candidate_count() const override { return 3; }
+  std::string candidate_name(int i) const override { return "copy x" + std::to_string(1 << i); }
+  int default_candidate() const override { return 1; }
+  int reference_candidate() const override { return 2; }
+
+ private:
+  std::array<CopyWorkload, 3> copies_;
+};
+
+}  // namespace
+
+// The default and PyTorch's call are timed through the confirmation whatever their times, beside the winner, at the
+// measurement's batch length; the winner is the fastest, and PyTorch's time is a counter.
+TEST(HarnessGpu, TheDefaultAndPyTorchsCallAreConfirmedBesideTheWinner) {
+  OPMARK_REQUIRE_GPU();
+  test::TestStream s;
+  ReferencedWorkload w;
+  const bench::TuningResult r = bench::tune(w, s.stream, true);
+  EXPECT_EQ(r.best, 0);
+  EXPECT_EQ(r.reference_index, 2);
+  EXPECT_TRUE(std::isfinite(r.stages[1].confirm)) << "the default was not confirmed";
+  EXPECT_TRUE(std::isfinite(r.stages[2].confirm)) << "PyTorch's call was not confirmed";
+  EXPECT_EQ(r.finalists, 3);
+  const auto c = r.counters();
+  EXPECT_GT(c.at("torch_path_us"), c.at("default_us"));
+  EXPECT_DOUBLE_EQ(c.at("torch_path_chosen"), 0.0);
 }
