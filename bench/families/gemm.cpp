@@ -2,7 +2,8 @@
 // The top heuristic candidates are listed for the harness's tuner, which keeps the fastest, so a result shows what
 // the GPU can do rather than the heuristic's first guess (its time is kept too: default_us). Candidates come from
 // the stated layout and from the same product with the result stored row-major (how PyTorch runs `a @ b`); the
-// label and the row_major_c counter say which one won.
+// label and the row_major_c counter say which one won. PyTorch's own call (torch_call below) is a candidate too,
+// so a tuned GEMM is never behind what PyTorch gets from the same cuBLAS.
 #include <cmath>
 #include <cstdio>
 #include <memory>
@@ -63,7 +64,12 @@ struct Candidate {
   int config;  // index into the workload's layout configs
   cublasLtMatmulAlgo_t algo;
   bool gemm_ex = false;  // cublasGemmStridedBatchedEx with cuBLAS's own heuristic instead of a cuBLASLt algorithm
+  bool torch_call = false;  // the call PyTorch 2.11's `a @ b` (mm) or bmm makes (torch_matmul)
 };
+
+// The cuBLAS workspace PyTorch 2.11 gives its handles on sm_90 (CUBLAS_WORKSPACE_CONFIG's default there, :4096:8):
+// cuBLAS's heuristic looks at the workspace it has, so the same call with opmark's workspace may run another kernel.
+constexpr std::size_t kTorchWorkspaceBytes = std::size_t{4096} * 8 * 1024;
 
 int algo_attr(const cublasLtMatmulAlgo_t& algo, cublasLtMatmulAlgoConfigAttributes_t attr) {
   int value = 0;
@@ -113,6 +119,11 @@ class GemmWorkload final : public Workload {
   std::string candidate_name(int i) const override { return kernel_name(i); }
   // The heuristic's first choice for the layout the table states, as a library user without autotuning gets it.
   int default_candidate() const override { return stated_has_kernels_ ? 0 : -1; }
+  int reference_candidate() const override {
+    for (int i = 0; i < candidate_count(); ++i)
+      if (candidates_[static_cast<std::size_t>(i)].torch_call) return i;
+    return -1;
+  }
 
   kernels::CompareResult verify(cudaStream_t stream) override {
     // Reference: the same operands widened to float64 and multiplied by cuBLAS's DGEMM, an independent path.
@@ -146,6 +157,7 @@ class GemmWorkload final : public Workload {
     // The layout is part of the name: the same algorithm id on another layout is another candidate.
     const std::string layout = std::string(" [") + (cfg.ta ? "T" : "N") + (cfg.tb ? "T" : "N") +
                                (cfg.row_major_c ? ", C row-major]" : "]");
+    if (c.torch_call) return torch_call_name() + layout;
     if (c.gemm_ex) return "cublasGemmEx (cuBLAS's own heuristic)" + layout;
     char kernel[128];
     std::snprintf(kernel, sizeof kernel, "cublasLt algo %d tile %d stages %d splitk %d",
@@ -172,6 +184,7 @@ class GemmWorkload final : public Workload {
     return {
         {"row_major_c", running().row_major_c ? 1.0 : 0.0},
         {"cublas_gemm_ex", candidates_[static_cast<std::size_t>(chosen())].gemm_ex ? 1.0 : 0.0},
+        {"torch_call", candidates_[static_cast<std::size_t>(chosen())].torch_call ? 1.0 : 0.0},
         {"padded", p_.is_padded() ? 1.0 : 0.0},
         {"stored_tn", layout_note().empty() ? 0.0 : 1.0},
     };
@@ -239,7 +252,77 @@ class GemmWorkload final : public Workload {
     // (it is what PyTorch's `a @ b` calls): it competes too, for the float precisions.
     if (prec_.input != core::DType::i8 && prec_.input != core::DType::f8_e4m3)
       candidates_.push_back({config, cublasLtMatmulAlgo_t{}, true});
+    // PyTorch stores its result row-major: its call is a candidate of that layout, for the precisions it has.
+    if (row_major_c && ta == p_.trans_a && tb == p_.trans_b && torch_runs_precision())
+      candidates_.push_back({config, cublasLtMatmulAlgo_t{}, false, true});
     configs_.push_back(std::move(cfg));
+  }
+
+  bool torch_runs_precision() const {
+    return precision_ == "fp32" || precision_ == "tf32" || precision_ == "fp16" || precision_ == "bf16";
+  }
+
+  std::string torch_call_name() const {
+    const bool single = precision_ == "fp32" || precision_ == "tf32";
+    const std::string api = single ? (p_.batch > 1 ? "cublasSgemmStridedBatched" : "cublasSgemm")
+                                   : (p_.batch > 1 ? "cublasGemmStridedBatchedEx" : "cublasGemmEx");
+    return "PyTorch's call: " + api + (single ? "" : " CUBLAS_GEMM_DEFAULT_TENSOR_OP") + ", " +
+           (precision_ == "tf32" ? "TF32 tensor-op math" : "default math") + ", 32 MiB workspace";
+  }
+
+  // A handle as PyTorch 2.11 keeps one: its workspace of kTorchWorkspaceBytes, and the math mode its matmul sets
+  // (TF32 tensor ops where float32 matmul precision allows TF32, else the default; the default for 2-byte types,
+  // whose reduced-precision reductions PyTorch allows by default).
+  cublasHandle_t torch_handle() {
+    if (!torch_handle_) {
+      cublasHandle_t h = nullptr;
+      OPMARK_CHECK_CUBLAS(cublasCreate(&h));
+      torch_handle_.reset(h);
+      torch_workspace_ = DeviceBuffer(kTorchWorkspaceBytes);
+      OPMARK_CHECK_CUBLAS(cublasSetWorkspace(h, torch_workspace_.get(), torch_workspace_.bytes()));
+      OPMARK_CHECK_CUBLAS(
+          cublasSetMathMode(h, precision_ == "tf32" ? CUBLAS_TF32_TENSOR_OP_MATH : CUBLAS_DEFAULT_MATH));
+    }
+    return torch_handle_.get();
+  }
+
+  // What PyTorch 2.11 calls for `a @ b` (at::cuda::blas::gemm, batch 1) and bmm (bgemm) on its default cuBLAS
+  // backend: cublasSgemm(StridedBatched) for float32, cublasGemm(StridedBatched)Ex with CUDA_R_32F as the compute
+  // type and CUBLAS_GEMM_DEFAULT_TENSOR_OP for fp16 and bf16, C row-major (computed as C^T).
+  void torch_matmul(const LayoutConfig& cfg, const void* first, const void* second, cudaStream_t stream) {
+    cublasHandle_t h = torch_handle();
+    OPMARK_CHECK_CUBLAS(cublasSetStream(h, stream));
+    const cublasOperation_t op_first = cfg.op_first_t ? CUBLAS_OP_T : CUBLAS_OP_N;
+    const cublasOperation_t op_second = cfg.op_second_t ? CUBLAS_OP_T : CUBLAS_OP_N;
+    const auto rows = static_cast<int>(cfg.out_rows), cols = static_cast<int>(cfg.out_cols);
+    const auto k = static_cast<int>(p_.run_k), ld_first = static_cast<int>(cfg.ld_first);
+    const auto ld_second = static_cast<int>(cfg.ld_second), batch = static_cast<int>(p_.batch);
+    if (precision_ == "fp32" || precision_ == "tf32") {
+      const auto* a = static_cast<const float*>(first);
+      const auto* b = static_cast<const float*>(second);
+      auto* c = static_cast<float*>(c_.get());
+      if (batch == 1)
+        OPMARK_CHECK_CUBLAS(cublasSgemm(h, op_first, op_second, rows, cols, k, &alpha_f_, a, ld_first, b, ld_second,
+                                        &beta_f_, c, rows));
+      else
+        OPMARK_CHECK_CUBLAS(cublasSgemmStridedBatched(h, op_first, op_second, rows, cols, k, &alpha_f_, a, ld_first,
+                                                      cfg.size_first, b, ld_second, cfg.size_second, &beta_f_, c,
+                                                      rows, p_.elements_c(), batch));
+      return;
+    }
+    const cudaDataType_t type = cuda_data_type(prec_.input);
+    // PyTorch passes the data type CUDA_R_32F where cuBLAS takes a compute type (the legacy spelling cuBLAS still
+    // accepts): the same here, so cuBLAS reads the call exactly as it reads PyTorch's.
+    const auto compute = static_cast<cublasComputeType_t>(CUDA_R_32F);
+    if (batch == 1)
+      OPMARK_CHECK_CUBLAS(cublasGemmEx(h, op_first, op_second, rows, cols, k, &alpha_f_, first, type, ld_first, second,
+                                       type, ld_second, &beta_f_, c_.get(), type, rows, compute,
+                                       CUBLAS_GEMM_DEFAULT_TENSOR_OP));
+    else
+      OPMARK_CHECK_CUBLAS(cublasGemmStridedBatchedEx(
+          h, op_first, op_second, rows, cols, k, &alpha_f_, first, type, ld_first, cfg.size_first, second, type,
+          ld_second, cfg.size_second, &beta_f_, c_.get(), type, rows, p_.elements_c(), batch, compute,
+          CUBLAS_GEMM_DEFAULT_TENSOR_OP));
   }
 
   // cuBLAS's classic entry point chooses its kernel at every call, by a heuristic that looks at the workspace it
@@ -276,6 +359,7 @@ class GemmWorkload final : public Workload {
     const void* beta = prec_.output == core::DType::i32 ? static_cast<const void*>(&beta_i_) : &beta_f_;
     const void* first = cfg.row_major_c ? b_.get() : a_.get();
     const void* second = cfg.row_major_c ? a_.get() : b_.get();
+    if (candidates_[candidate].torch_call) return torch_matmul(cfg, first, second, stream);
     if (candidates_[candidate].gemm_ex) {
       cublasHandle_t h = gemm_ex_handle();
       OPMARK_CHECK_CUBLAS(cublasSetStream(h, stream));
@@ -299,6 +383,8 @@ class GemmWorkload final : public Workload {
   std::vector<Candidate> candidates_;
   bool stated_has_kernels_ = false;  // cuBLASLt had candidates for the table's own layout
   std::unique_ptr<cublasContext, DestroyWith<cublasDestroy>> gemm_ex_handle_;  // after workspace_: destroyed before it
+  DeviceBuffer torch_workspace_;
+  std::unique_ptr<cublasContext, DestroyWith<cublasDestroy>> torch_handle_;  // after its workspace, likewise
   float alpha_f_ = 1.0f, beta_f_ = 0.0f;
   std::int32_t alpha_i_ = 1, beta_i_ = 0;
 };

@@ -55,3 +55,27 @@ TEST_P(GemmPrecision, VerifiedOnSeveralShapes) {
 
 INSTANTIATE_TEST_SUITE_P(AllPrecisions, GemmPrecision,
                          ::testing::Values("fp32", "tf32", "fp16", "bf16", "int8", "fp8"));
+
+// PyTorch's own call (cublasGemmEx or cublasSgemm, their strided-batched forms for a batch) is a candidate of every
+// float precision, named as such, and computes the right product in every layout and batch.
+TEST(GemmGpu, PyTorchsCallIsACandidateAndVerifies) {
+  OPMARK_REQUIRE_GPU();
+  bench::Options options;
+  test::TestStream ts;
+  for (const char* precision : {"fp32", "tf32", "fp16", "bf16"})
+    for (const Shape& s : kShapes) {
+      const core::Case c = core::make_case("gemm", "fwd", precision,
+                                           {{"m", s.m}, {"n", s.n}, {"k", s.k}, {"ta", std::string(s.ta)},
+                                            {"tb", std::string(s.tb)}, {"batch", s.batch}});
+      SCOPED_TRACE(core::make_case_name(c));
+      bench::RunContext ctx{ts.stream, *test::test_device(), options, bench::case_seed(1, core::make_case_name(c))};
+      auto w = bench::make_workload(c, ctx);
+      const int reference = w->reference_candidate();
+      ASSERT_GE(reference, 0);
+      EXPECT_NE(w->candidate_name(reference).find("PyTorch's call: "), std::string::npos)
+          << w->candidate_name(reference);
+      w->choose(reference);
+      const bench::Outcome o = bench::verify_workload(*w, ts.stream);
+      EXPECT_EQ(o.status, bench::Status::ok) << o.reason;
+    }
+}
