@@ -244,7 +244,27 @@ struct PermuteView {
 const std::vector<std::string>& permute_perms();
 PermuteProblem permute_problem(const Case& c);
 PermuteView permute_view(const PermuteProblem& p);
-// "path: rows of d3 moved whole" or "path: 32 x 32 shared-memory tiles": how the kernel walks the view.
+
+// How opmark's permute kernel (kernels/permute.cu) can walk a view: the tuner's candidates.
+enum class PermutePath {
+  tiles,   // (inner == 1) 32 x 32 shared-memory tiles, reads and writes along rows
+  rows,    // a thread per output unit: a run of `inner` elements (16-byte vectors where it allows), or with inner == 1
+           // one element, its source found by dividing the output index (PyTorch's copy works so)
+  planes,  // whole a x b x inner planes staged in shared memory, many to a block: the block reads and writes one
+           // contiguous span, so tiny moved dimensions copy at full width
+  runs,    // (inner > 1) a warp per run of `inner` elements, its source found once a run, the widest units it allows
+};
+// Planes of at most this many bytes take the planes path; a block stages kPermuteSpanBytes of them at once.
+constexpr std::int64_t kPermutePlaneMaxBytes = 8 * 1024;
+constexpr std::int64_t kPermuteSpanBytes = 16 * 1024;
+// Runs of at least this many elements take the runs path (shorter ones leave most of a warp idle).
+constexpr std::int64_t kPermuteRunsMinInner = 8;
+// The paths that can run the view (elements of elem_bytes), the heuristic's choice first (tiles where the innermost
+// dimension moves, else rows): the first is what opmark ran before its paths were tuned.
+std::vector<PermutePath> permute_paths(const PermuteView& v, std::int64_t elem_bytes);
+// "path: rows of d3 moved whole", "path: 32 x 32 shared-memory tiles", ...: how the path walks the view.
+std::string permute_path_name(PermutePath path, const PermuteView& v);
+// The heuristic's path's name (permute_paths' first).
 std::string permute_path(const PermuteView& v);
 // No FLOPs; bytes: 2 x numel x elt (the input read once, the output written once).
 Work permute_work(const Case& c);

@@ -57,10 +57,31 @@ PermuteView permute_view(const PermuteProblem& p) {
   return v;
 }
 
-std::string permute_path(const PermuteView& v) {
-  return v.moves_innermost() ? "path: 32 x 32 shared-memory tiles (the innermost dimension moves)"
-                             : "path: rows of " + std::to_string(v.inner) + " elements moved whole";
+std::vector<PermutePath> permute_paths(const PermuteView& v, std::int64_t elem_bytes) {
+  std::vector<PermutePath> paths = {v.moves_innermost() ? PermutePath::tiles : PermutePath::rows};
+  if (v.moves_innermost()) paths.push_back(PermutePath::rows);
+  const std::int64_t plane = v.a * v.b * v.inner;
+  if (plane * elem_bytes <= kPermutePlaneMaxBytes && v.a > 1 && v.b > 1) paths.push_back(PermutePath::planes);
+  if (v.inner >= kPermuteRunsMinInner) paths.push_back(PermutePath::runs);
+  return paths;
 }
+
+std::string permute_path_name(PermutePath path, const PermuteView& v) {
+  switch (path) {
+    case PermutePath::tiles: return "path: 32 x 32 shared-memory tiles (the innermost dimension moves)";
+    case PermutePath::rows:
+      return v.moves_innermost() ? "path: element by element, each one's source from its index"
+                                 : "path: rows of " + std::to_string(v.inner) + " elements moved whole";
+    case PermutePath::planes:
+      return "path: whole " + std::to_string(v.a) + " x " + std::to_string(v.b) +
+             (v.inner > 1 ? " x " + std::to_string(v.inner) : std::string()) +
+             " planes staged in shared memory, a contiguous span a block";
+    case PermutePath::runs: return "path: a warp per run of " + std::to_string(v.inner) + " elements";
+  }
+  return "?";
+}
+
+std::string permute_path(const PermuteView& v) { return permute_path_name(permute_paths(v, 4).front(), v); }
 
 // No FLOPs; bytes: the input read once, the output written once.
 Work permute_work(const Case& c) {

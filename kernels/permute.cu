@@ -1,6 +1,8 @@
 #include "kernels/permute.h"
 
 #include <algorithm>
+#include <numeric>
+#include <string>
 
 #include "core/device_defaults.h"
 #include "core/error.h"
@@ -13,39 +15,46 @@ namespace {
 constexpr unsigned kCopyThreads = 256;
 constexpr int kTile = 32, kTileRows = 8;  // a 32 x 32 tile, moved by 32 x 8 threads
 
-struct alignas(16) Bytes16 {
-  unsigned int v[4];
+template <int kBytes>
+struct alignas(kBytes) Bytes {
+  unsigned char v[kBytes];
 };
 
-// inner > 1: thread per output unit (kInFlight of them, loads first), the source found by dividing the output index.
-template <class U>
-__global__ void move_rows_kernel(const U* __restrict__ in, U* __restrict__ out, std::int64_t a, std::int64_t b,
-                                 std::int64_t inner_units, std::int64_t total) {
-  const std::int64_t step = std::int64_t(gridDim.x) * kCopyThreads * kInFlight;
-  for (std::int64_t base = std::int64_t(blockIdx.x) * kCopyThreads * kInFlight + threadIdx.x; base < total;
-       base += step) {
+// A 16-byte vector of E (2- or 4-byte elements as unsigned integers: a copy needs no arithmetic on them).
+template <class E>
+struct alignas(16) Vector16 {
+  static constexpr int kCount = 16 / sizeof(E);
+  E v[kCount];
+};
+
+// rows: a thread per output unit (kInFlight of them, loads first), the source found by dividing the output index.
+// I: 32-bit where the tensor's units allow, as a 64-bit division per unit costs more than the copy of a small one.
+template <class U, class I>
+__global__ void move_rows_kernel(const U* __restrict__ in, U* __restrict__ out, I a, I b, I inner_units, I total) {
+  const I step = static_cast<I>(gridDim.x) * kCopyThreads * kInFlight;
+  for (I base = static_cast<I>(blockIdx.x) * kCopyThreads * kInFlight + threadIdx.x; base < total; base += step) {
     U v[kInFlight];
 #pragma unroll
     for (int u = 0; u < kInFlight; ++u) {
-      const std::int64_t o = base + u * kCopyThreads;
+      const I o = base + u * kCopyThreads;
       if (o >= total) break;
       // o = ((n b + j) a + i) inner_units + k  ->  source ((n a + i) b + j) inner_units + k
-      const std::int64_t k = o % inner_units, t = o / inner_units;
-      const std::int64_t i = t % a, t2 = t / a;
-      const std::int64_t j = t2 % b, n = t2 / b;
+      const I k = o % inner_units, t = o / inner_units;
+      const I i = t % a, t2 = t / a;
+      const I j = t2 % b, n = t2 / b;
       v[u] = in[((n * a + i) * b + j) * inner_units + k];
     }
 #pragma unroll
     for (int u = 0; u < kInFlight; ++u) {
-      const std::int64_t o = base + u * kCopyThreads;
+      const I o = base + u * kCopyThreads;
       if (o >= total) break;
       out[o] = v[u];
     }
   }
 }
 
-// inner == 1: a batch of a x b matrices transposed, one 32 x 32 tile per block at a time; the tile's padding column
-// keeps the column reads of shared memory free of bank conflicts.
+// tiles (inner == 1): a batch of a x b matrices transposed, one 32 x 32 tile per block at a time; the tile's padding
+// column keeps the column reads of shared memory free of bank conflicts.
 template <class E>
 __global__ void transpose_tiles_kernel(const E* __restrict__ in, E* __restrict__ out, std::int64_t batch,
                                        std::int64_t a, std::int64_t b) {
@@ -69,15 +78,123 @@ __global__ void transpose_tiles_kernel(const E* __restrict__ in, E* __restrict__
     }
 }
 
+// Where output element o of a span of whole planes comes from in the same span, stepped one output at a time: the
+// output plane is b x a x inner (j, i, k), the input plane a x b x inner.
+struct PlaneWalk {
+  unsigned plane, a, b, inner;
+  unsigned p, j, i, k;
+  __device__ PlaneWalk(unsigned o, unsigned a_, unsigned b_, unsigned inner_) : a(a_), b(b_), inner(inner_) {
+    plane = a * b * inner;
+    p = o / plane;
+    const unsigned r = o - p * plane, t = r / inner;
+    k = r - t * inner;
+    j = t / a;
+    i = t - j * a;
+  }
+  __device__ unsigned source() const { return p * plane + (i * b + j) * inner + k; }
+  __device__ void next() {
+    if (++k < inner) return;
+    k = 0;
+    if (++i < a) return;
+    i = 0;
+    if (++j < b) return;
+    j = 0;
+    ++p;
+  }
+};
+
+// planes: a block copies a span of `span` elements (whole planes) into shared memory and writes it back permuted;
+// both the read and the write are one contiguous span, in 16-byte vectors where kVec (every full span starts on a
+// 16-byte boundary; a short last span goes element by element).
+template <class E, bool kVec>
+__global__ void __launch_bounds__(kCopyThreads)
+    planes_kernel(const E* __restrict__ in, E* __restrict__ out, std::int64_t total, unsigned a, unsigned b,
+                  unsigned inner, unsigned span) {
+  extern __shared__ __align__(16) unsigned char staged[];
+  E* tile = reinterpret_cast<E*>(staged);
+  using V = Vector16<E>;
+  for (std::int64_t base = std::int64_t(blockIdx.x) * span; base < total; base += std::int64_t(gridDim.x) * span) {
+    const unsigned n = total - base < span ? static_cast<unsigned>(total - base) : span;
+    const bool whole = kVec && n == span;
+    if (whole) {
+      const V* src = reinterpret_cast<const V*>(in + base);
+      V* t = reinterpret_cast<V*>(tile);
+      for (unsigned v = threadIdx.x; v < span / V::kCount; v += kCopyThreads) t[v] = src[v];
+    } else {
+      for (unsigned e = threadIdx.x; e < n; e += kCopyThreads) tile[e] = in[base + e];
+    }
+    __syncthreads();
+    if (whole) {
+      V* dst = reinterpret_cast<V*>(out + base);
+      for (unsigned v = threadIdx.x; v < span / V::kCount; v += kCopyThreads) {
+        PlaneWalk w(v * V::kCount, a, b, inner);
+        V r;
+#pragma unroll
+        for (int q = 0; q < V::kCount; ++q) {
+          r.v[q] = tile[w.source()];
+          w.next();
+        }
+        dst[v] = r;
+      }
+    } else {
+      for (unsigned o = threadIdx.x; o < n; o += kCopyThreads) out[base + o] = tile[PlaneWalk(o, a, b, inner).source()];
+    }
+    __syncthreads();  // the tile is refilled next
+  }
+}
+
+// runs (inner > 1): a warp per run of inner_units units, its source found once; the lanes copy the run kInFlight
+// units at a time.
+template <class U>
+__global__ void __launch_bounds__(kCopyThreads)
+    runs_kernel(const U* __restrict__ in, U* __restrict__ out, std::int64_t a, std::int64_t b,
+                std::int64_t inner_units, std::int64_t runs) {
+  const int lane = static_cast<int>(threadIdx.x % 32);
+  const std::int64_t warps = std::int64_t(gridDim.x) * (kCopyThreads / 32);
+  for (std::int64_t r = (std::int64_t(blockIdx.x) * kCopyThreads + threadIdx.x) / 32; r < runs; r += warps) {
+    const std::int64_t i = r % a, t = r / a;  // output run r = (n b + j) a + i
+    const std::int64_t j = t % b, n = t / b;
+    const U* src = in + ((n * a + i) * b + j) * inner_units;
+    U* dst = out + r * inner_units;
+    for (std::int64_t u0 = lane; u0 < inner_units; u0 += 32 * kInFlight) {
+      U v[kInFlight];
+#pragma unroll
+      for (int q = 0; q < kInFlight; ++q)
+        if (u0 + q * 32 < inner_units) v[q] = src[u0 + q * 32];
+#pragma unroll
+      for (int q = 0; q < kInFlight; ++q)
+        if (u0 + q * 32 < inner_units) dst[u0 + q * 32] = v[q];
+    }
+  }
+}
+
+unsigned blocks_for(std::int64_t work, std::int64_t per_block) {
+  return static_cast<unsigned>(std::max<std::int64_t>(
+      1, std::min<std::int64_t>((work + per_block - 1) / per_block, core::kMaxGridBlocks)));
+}
+
 template <class U>
 void launch_rows(const core::PermuteView& v, const void* in, void* out, std::int64_t inner_units,
                  cudaStream_t stream) {
   const std::int64_t total = v.batch * v.a * v.b * inner_units;
-  const std::int64_t per_block = std::int64_t(kCopyThreads) * kInFlight;
-  const auto blocks =
-      static_cast<unsigned>(std::min<std::int64_t>((total + per_block - 1) / per_block, core::kMaxGridBlocks));
-  move_rows_kernel<U><<<blocks, kCopyThreads, 0, stream>>>(static_cast<const U*>(in), static_cast<U*>(out), v.a, v.b,
-                                                           inner_units, total);
+  const unsigned blocks = blocks_for(total, std::int64_t(kCopyThreads) * kInFlight);
+  const auto* src = static_cast<const U*>(in);
+  auto* dst = static_cast<U*>(out);
+  if (total < (std::int64_t{1} << 31))
+    move_rows_kernel<U, unsigned><<<blocks, kCopyThreads, 0, stream>>>(
+        src, dst, static_cast<unsigned>(v.a), static_cast<unsigned>(v.b), static_cast<unsigned>(inner_units),
+        static_cast<unsigned>(total));
+  else
+    move_rows_kernel<U, std::int64_t><<<blocks, kCopyThreads, 0, stream>>>(src, dst, v.a, v.b, inner_units, total);
+}
+
+// The widest unit (16, 8, 4, 2 or 1 bytes) that a run of `run_bytes` and both tensors allow.
+int widest_unit(std::int64_t run_bytes, const void* in, const void* out) {
+  for (const int unit : {16, 8, 4, 2})
+    if (run_bytes % unit == 0 && reinterpret_cast<std::uintptr_t>(in) % unit == 0 &&
+        reinterpret_cast<std::uintptr_t>(out) % unit == 0)
+      return unit;
+  return 1;
 }
 
 template <class E>
@@ -90,25 +207,82 @@ void launch_tiles(const core::PermuteView& v, const void* in, void* out, cudaStr
                                                                          static_cast<E*>(out), v.batch, v.a, v.b);
 }
 
+template <class E>
+void launch_planes(const core::PermuteView& v, const void* in, void* out, cudaStream_t stream) {
+  const std::int64_t plane = v.a * v.b * v.inner, plane_bytes = plane * std::int64_t{sizeof(E)};
+  if (plane_bytes > core::kPermutePlaneMaxBytes) throw Error("permute: planes of over 8 KiB do not take the planes path");
+  std::int64_t planes = std::max<std::int64_t>(1, core::kPermuteSpanBytes / plane_bytes);
+  // Spans of whole 16-byte vectors where the planes allow: a multiple of `step` planes is one.
+  const std::int64_t step = 16 / std::gcd<std::int64_t>(plane_bytes, 16);
+  const bool vec = planes >= step && aligned16(in) && aligned16(out);
+  if (vec) planes = planes / step * step;
+  const std::int64_t span = planes * plane, total = v.batch * plane;
+  const unsigned blocks = blocks_for(total, span);
+  const std::size_t shared = static_cast<std::size_t>(span) * sizeof(E);
+  const auto go = [&](auto kernel) {
+    kernel<<<blocks, kCopyThreads, shared, stream>>>(static_cast<const E*>(in), static_cast<E*>(out), total,
+                                                     static_cast<unsigned>(v.a), static_cast<unsigned>(v.b),
+                                                     static_cast<unsigned>(v.inner), static_cast<unsigned>(span));
+  };
+  if (vec) go(planes_kernel<E, true>);
+  else go(planes_kernel<E, false>);
+}
+
+void launch_runs(const core::PermuteView& v, const void* in, void* out, std::size_t elem_bytes, cudaStream_t stream) {
+  const std::int64_t run_bytes = v.inner * static_cast<std::int64_t>(elem_bytes);
+  const int unit = widest_unit(run_bytes, in, out);
+  const std::int64_t runs = v.batch * v.a * v.b, units = run_bytes / unit;
+  const unsigned blocks = blocks_for(runs, kCopyThreads / 32);
+  const auto go = [&](auto tag) {
+    using U = decltype(tag);
+    runs_kernel<U><<<blocks, kCopyThreads, 0, stream>>>(static_cast<const U*>(in), static_cast<U*>(out), v.a, v.b,
+                                                        units, runs);
+  };
+  switch (unit) {
+    case 16: return go(Bytes<16>{});
+    case 8: return go(Bytes<8>{});
+    case 4: return go(Bytes<4>{});
+    case 2: return go(Bytes<2>{});
+    default: return go(Bytes<1>{});
+  }
+}
+
 }  // namespace
 
-void launch_permute(const core::PermuteView& v, const void* in, void* out, std::size_t elem_bytes,
-                    cudaStream_t stream) {
+void launch_permute(const core::PermuteView& v, core::PermutePath path, const void* in, void* out,
+                    std::size_t elem_bytes, cudaStream_t stream) {
   if (v.batch * v.a * v.b * v.inner == 0) return;
   if (elem_bytes != 2 && elem_bytes != 4)
     throw Error("permute moves 2- or 4-byte elements, not " + std::to_string(elem_bytes));
   const std::int64_t per_vector = 16 / static_cast<std::int64_t>(elem_bytes);
-  if (!v.moves_innermost()) {
-    if (v.inner % per_vector == 0 && aligned16(in) && aligned16(out))
-      launch_rows<Bytes16>(v, in, out, v.inner / per_vector, stream);
-    else if (elem_bytes == 4) launch_rows<unsigned int>(v, in, out, v.inner, stream);
-    else launch_rows<unsigned short>(v, in, out, v.inner, stream);
-  } else if (elem_bytes == 4) {
-    launch_tiles<unsigned int>(v, in, out, stream);
-  } else {
-    launch_tiles<unsigned short>(v, in, out, stream);
+  switch (path) {
+    case core::PermutePath::tiles:
+      if (!v.moves_innermost()) throw Error("permute: the tiles path moves the innermost dimension only");
+      if (elem_bytes == 4) launch_tiles<unsigned int>(v, in, out, stream);
+      else launch_tiles<unsigned short>(v, in, out, stream);
+      break;
+    case core::PermutePath::rows:
+      if (v.inner % per_vector == 0 && aligned16(in) && aligned16(out))
+        launch_rows<Bytes<16>>(v, in, out, v.inner / per_vector, stream);
+      else if (elem_bytes == 4) launch_rows<unsigned int>(v, in, out, v.inner, stream);
+      else launch_rows<unsigned short>(v, in, out, v.inner, stream);
+      break;
+    case core::PermutePath::planes:
+      if (elem_bytes == 4) launch_planes<unsigned int>(v, in, out, stream);
+      else launch_planes<unsigned short>(v, in, out, stream);
+      break;
+    case core::PermutePath::runs:
+      if (v.inner < 2) throw Error("permute: the runs path moves runs of 2 or more elements");
+      launch_runs(v, in, out, elem_bytes, stream);
+      break;
   }
   OPMARK_CHECK_LAUNCH();
+}
+
+void launch_permute(const core::PermuteView& v, const void* in, void* out, std::size_t elem_bytes,
+                    cudaStream_t stream) {
+  launch_permute(v, core::permute_paths(v, static_cast<std::int64_t>(elem_bytes)).front(), in, out, elem_bytes,
+                 stream);
 }
 
 std::vector<double> permute_reference(const core::PermuteView& v, const std::vector<double>& in) {

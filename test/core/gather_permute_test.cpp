@@ -63,6 +63,29 @@ TEST(Permute, ViewsAndPaths) {
   EXPECT_EQ(permute_path(view("0132")), "path: 32 x 32 shared-memory tiles (the innermost dimension moves)");
 }
 
+// The paths a view can take, the heuristic's first: planes where a plane is small, runs where a run is long enough
+// for a warp; element by element for any view where the innermost dimension moves.
+TEST(Permute, PathsThatCanRunAView) {
+  using P = PermutePath;
+  // 0132 over planes of 12 x 3: tiles (the default), element by element, staged planes.
+  EXPECT_EQ(permute_paths({172, 12, 3, 1}, 2), (std::vector<P>{P::tiles, P::rows, P::planes}));
+  // 1023 with runs of 99 elements: rows, then a warp a run (the plane is the whole tensor: too big).
+  EXPECT_EQ(permute_paths({1, 300, 3, 99}, 2), (std::vector<P>{P::rows, P::runs}));
+  // A large transpose: no plane fits.
+  EXPECT_EQ(permute_paths({1, 8192, 8192, 1}, 4), (std::vector<P>{P::tiles, P::rows}));
+  // Runs of 5: too short for a warp; a 2 x 3 x 5 plane is staged.
+  EXPECT_EQ(permute_paths({4, 2, 3, 5}, 4), (std::vector<P>{P::rows, P::planes}));
+  // A dimension of 1 moves nothing: no planes.
+  EXPECT_EQ(permute_paths({4, 1, 3, 5}, 4), (std::vector<P>{P::rows}));
+  // Planes up to kPermutePlaneMaxBytes.
+  EXPECT_EQ(permute_paths({2, 32, 64, 1}, 4).back(), P::planes);           // 8 KiB
+  EXPECT_EQ(permute_paths({2, 32, 65, 1}, 4).back(), P::rows);             // over
+  EXPECT_EQ(permute_path_name(P::planes, {172, 12, 3, 1}),
+            "path: whole 12 x 3 planes staged in shared memory, a contiguous span a block");
+  EXPECT_EQ(permute_path_name(P::rows, {172, 12, 3, 1}), "path: element by element, each one's source from its index");
+  EXPECT_EQ(permute_path_name(P::runs, {1, 300, 3, 99}), "path: a warp per run of 99 elements");
+}
+
 // The reference against the definition out[idx permuted] = in[idx], for every permutation offered.
 TEST(PermuteReference, EveryPermutationMatchesItsDefinition) {
   const std::int64_t d[4] = {2, 3, 4, 5};
