@@ -170,6 +170,23 @@ bool clusters_rows(ReduceOp op, std::int64_t rows, std::int64_t cols, std::int64
 // Whether a streamed row is read in 16-byte pieces past its unaligned start (long rows that are not whole vectors).
 bool reads_pieces(bool vectorised, std::int64_t cols) { return !vectorised && cols >= kStreamingPiecesMinCols; }
 
+// "path: <how>, 16-byte loads, 1 read": the plan's label from what its path does (`how`) and how it reads.
+void label_plan(ReducePlan* plan, const std::string& how, std::int64_t cols) {
+  // Rows cached in registers, short streamed rows and sum_all are read in elements where they are not whole
+  // vectors; tiles are copied, and the other paths read, in 16-byte vectors from the first 16-byte boundary on.
+  const bool elements = (plan->path == ReducePath::registers || plan->path == ReducePath::all_partials ||
+                         (plan->path == ReducePath::streaming && !streaming_reads_pieces(*plan, cols)));
+  const std::string loads = plan->vectorised ? "16-byte loads"
+                            : elements ? "element loads"
+                                       : "16-byte loads past each row's unaligned start";
+  plan->label = "path: " + how + ", " + loads + ", " + std::to_string(plan->passes) +
+                (plan->passes == 1 ? " read" : memory_reads(*plan) == 1 ? " reads (one from memory)" : " reads");
+}
+
+std::string partials_words(std::int64_t blocks) {
+  return std::to_string(blocks) + " blocks of partial sums, then one block sums them";
+}
+
 }  // namespace
 
 bool streaming_reads_pieces(const ReducePlan& plan, std::int64_t cols) {
@@ -227,7 +244,8 @@ ReducePlan reduce_plan(ReduceOp op, std::int64_t rows, std::int64_t cols, std::i
   if (op == ReduceOp::sum_all) {
     plan.path = ReducePath::all_partials;
     plan.group = kReduceBlockThreads;
-    how = "1024 blocks of partial sums, then one block sums them";
+    plan.blocks = kSumAllBlocks;
+    how = partials_words(plan.blocks);
   } else if (aligned && packs_rows(cols, elem_bytes)) {
     plan.path = ReducePath::packed;
     plan.vectorised = true;
@@ -306,16 +324,148 @@ ReducePlan reduce_plan(ReduceOp op, std::int64_t rows, std::int64_t cols, std::i
       how = group_words(plan.group) + ", reduced as read";
     }
   }
-  // Rows cached in registers, short streamed rows and sum_all are read in elements where they are not whole
-  // vectors; tiles are copied, and the other paths read, in 16-byte vectors from the first 16-byte boundary on.
-  const bool elements = (plan.path == ReducePath::registers || plan.path == ReducePath::all_partials ||
-                         (plan.path == ReducePath::streaming && !streaming_reads_pieces(plan, cols)));
-  const std::string loads = plan.vectorised ? "16-byte loads"
-                            : elements ? "element loads"
-                                       : "16-byte loads past each row's unaligned start";
-  plan.label = "path: " + how + ", " + loads + ", " + std::to_string(plan.passes) +
-               (plan.passes == 1 ? " read" : memory_reads(plan) == 1 ? " reads (one from memory)" : " reads");
+  label_plan(&plan, how, cols);
   return plan;
+}
+
+namespace {
+
+// The registers path with `group` threads a row and `cache` units a thread (one of the kernels' instantiations).
+ReducePlan registers_plan(ReduceOp op, std::int64_t cols, std::int64_t elem_bytes, bool vectorisable, int group,
+                          int cache, bool one_shot) {
+  ReducePlan plan;
+  plan.path = ReducePath::registers;
+  plan.vectorised = vectorisable;
+  plan.group = group;
+  plan.cache = cache;
+  plan.rows_in_flight = registers_rows_in_flight(group, cache, vectorisable ? 16 : elem_bytes);
+  plan.one_shot = one_shot;
+  (void)op;
+  label_plan(&plan,
+             group_words(group) + " in registers" +
+                 (plan.rows_in_flight > 1 ? ", " + std::to_string(plan.rows_in_flight) + " rows at once" : "") +
+                 (one_shot ? ", one-shot grid" : ""),
+             cols);
+  return plan;
+}
+
+// The (group, cache) pairs the registers kernels are built for, each group with its smallest cache first.
+constexpr int kRegisterFits[][2] = {{1, 1}, {1, 4},  {8, 4},  {16, 4},  {16, 8},  {32, 4},
+                                    {32, 8}, {32, 16}, {kReduceBlockThreads, 4}, {kReduceBlockThreads, 8},
+                                    {kReduceBlockThreads, 16}};
+
+void add_unique(std::vector<ReducePlan>* plans, ReducePlan plan) {
+  for (const ReducePlan& p : *plans)
+    if (p.label == plan.label) return;
+  plans->push_back(std::move(plan));
+}
+
+void add_normalising_plans(ReduceOp op, std::int64_t rows, std::int64_t cols, std::int64_t elem_bytes, bool aligned,
+                           std::int64_t shared_bytes, int sms, std::vector<ReducePlan>* plans) {
+  const bool vectorisable = aligned && cols % (16 / elem_bytes) == 0;
+  const std::int64_t units = vectorisable ? cols / (16 / elem_bytes) : cols;
+  // Each group that holds the row, with its smallest cache that does; the one-shot grid too for groups of 8 to 32,
+  // whose rows a block holds several of.
+  int last_group = 0;
+  for (const auto& fit : kRegisterFits) {
+    const int group = fit[0], cache = fit[1];
+    if (group == last_group || units > std::int64_t{group} * cache) continue;
+    last_group = group;
+    add_unique(plans, registers_plan(op, cols, elem_bytes, vectorisable, group, cache, false));
+    const std::int64_t per_block = kReduceBlockThreads / group;
+    if (group >= 8 && group <= 32 && (rows + per_block - 1) / per_block < (std::int64_t{1} << 31))
+      add_unique(plans, registers_plan(op, cols, elem_bytes, vectorisable, group, cache, true));
+  }
+  const std::int64_t vectors = (cols * elem_bytes + 15) / 16;
+  ReducePlan cluster;
+  if (cols * elem_bytes >= 4096 && fits_cluster(op, vectors, &cluster)) {
+    cluster.path = ReducePath::cluster;
+    cluster.vectorised = vectorisable;
+    cluster.group = kReduceBlockThreads * cluster.cluster;
+    label_plan(&cluster,
+               (cluster.cluster == 1 ? group_words(kReduceBlockThreads)
+                                     : "row over a cluster of " + std::to_string(cluster.cluster) + " blocks") +
+                   ", " + std::to_string(cluster.cache) + " 16-byte vectors a thread in registers",
+               cols);
+    add_unique(plans, cluster);
+  }
+  if (cols * elem_bytes <= shared_bytes && cols * elem_bytes >= 2048) {
+    ReducePlan shared;
+    shared.vectorised = vectorisable;
+    if (reduce_is_softmax(op)) {
+      shared.path = ReducePath::shared_memory;
+      shared.group = kReduceBlockThreads;
+      label_plan(&shared, "block per row, shared memory", cols);
+    } else {
+      shared.path = ReducePath::rereads;
+      shared.group = kRereadThreads;
+      shared.passes = 2;
+      shared.blocks = std::min<std::int64_t>(rows, 4 * std::int64_t{sms});  // more rows in flight than reduce_plan's
+      label_plan(&shared, std::to_string(shared.group) + " threads per row, " + statistics_words(op) +
+                              ", read again from L2, " + std::to_string(shared.blocks) + " blocks", cols);
+    }
+    add_unique(plans, shared);
+  }
+  if (cols >= 4096) {
+    ReducePlan two;
+    two.path = ReducePath::two_pass;
+    two.vectorised = vectorisable;
+    two.group = kReduceBlockThreads;
+    two.passes = 2;
+    for (const std::int64_t splits : {std::int64_t{1}, std::max<std::int64_t>(2, (cols + 8191) / 8192)}) {
+      two.splits = splits;
+      label_plan(&two, statistics_words(op) + ", 2 passes, " +
+                           (splits == 1 ? "block per row" : std::to_string(splits) + " blocks per row"), cols);
+      add_unique(plans, two);
+    }
+  }
+}
+
+void add_row_reduce_plans(std::int64_t rows, std::int64_t cols, std::int64_t elem_bytes, bool aligned, int sms,
+                          std::vector<ReducePlan>* plans) {
+  const bool vectorisable = aligned && cols % (16 / elem_bytes) == 0;
+  const int heuristic = plans->front().path == ReducePath::streaming ? plans->front().group : 0;
+  for (const int group : {1, 8, 32, kReduceBlockThreads}) {
+    // Neighbours of the heuristic's group only: one row per thread over a long row, or the block over short ones,
+    // is never close.
+    if (heuristic != 0 && (group > 8 * heuristic || 8 * group < heuristic)) continue;
+    ReducePlan plan;
+    plan.path = ReducePath::streaming;
+    plan.vectorised = vectorisable;
+    plan.group = group;
+    label_plan(&plan, group_words(group) + ", reduced as read", cols);
+    add_unique(plans, plan);
+  }
+  const std::int64_t splits = splits_for(rows, cols, sms);
+  if (splits > 1) {
+    ReducePlan plan;
+    plan.path = ReducePath::split_rows;
+    plan.vectorised = vectorisable;
+    plan.group = kReduceBlockThreads;
+    plan.splits = splits;
+    label_plan(&plan, "row split over " + std::to_string(splits) + " blocks, partials combined", cols);
+    add_unique(plans, plan);
+  }
+}
+
+}  // namespace
+
+std::vector<ReducePlan> reduce_plans(ReduceOp op, std::int64_t rows, std::int64_t cols, std::int64_t elem_bytes,
+                                     bool aligned, std::int64_t shared_bytes, int sms) {
+  std::vector<ReducePlan> plans = {reduce_plan(op, rows, cols, elem_bytes, aligned, shared_bytes, sms)};
+  if (op == ReduceOp::sum_all) {
+    for (const std::int64_t per_sm : {16, 32}) {
+      ReducePlan plan = plans.front();
+      plan.blocks = std::min<std::int64_t>(kSumAllMostBlocks, per_sm * sms);
+      label_plan(&plan, partials_words(plan.blocks), cols);
+      add_unique(&plans, plan);
+    }
+  } else if (reduce_normalises(op)) {
+    add_normalising_plans(op, rows, cols, elem_bytes, aligned, shared_bytes, sms, &plans);
+  } else {
+    add_row_reduce_plans(rows, cols, elem_bytes, aligned, sms, &plans);
+  }
+  return plans;
 }
 
 }  // namespace opmark::core

@@ -5,6 +5,7 @@
 // measurements behind each threshold here and in reduce_path.cpp: docs/reduce.md.
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "core/device_defaults.h"
 
@@ -55,7 +56,8 @@ struct ReducePlan {
   std::int64_t splits = 1;  // split_rows, two_pass: blocks per row
   std::int64_t tile_rows = 0;  // tile: rows per tile
   bool staged = false;      // tile: staged tiles (asynchronous 16-byte copies; kStagedMinCols on)
-  std::int64_t blocks = 0;  // rereads: the grid, so the rows in flight at once (a block each) stay in L2
+  std::int64_t blocks = 0;  // rereads: the grid, so the rows in flight at once (a block each) stay in L2; all_partials:
+                            // the blocks of partial sums
   bool one_shot = false;    // registers path: a block for every block's worth of rows, none looping (else at most
                             // 64 blocks an SM, each looping over rows)
   int passes = 1;           // reads of the input
@@ -147,6 +149,10 @@ bool reduce_normalises(const std::string& op);
 bool reduce_is_softmax(const std::string& op);
 bool reduce_adds_residual(const std::string& op);
 
+// sum_all's grid: kSumAllBlocks blocks of partial sums by default; its candidates go up to kSumAllMostBlocks.
+constexpr std::int64_t kSumAllBlocks = 1024;
+constexpr std::int64_t kSumAllMostBlocks = 8192;
+
 // The plan for `op` on rows x cols elements of elem_bytes each. `aligned`: every tensor a row is read from or written
 // to starts on a 16-byte boundary (the caller checks the pointers); rows are then read as 16-byte vectors where cols
 // is a multiple of the vector. The packed and tile paths read whole tensors as 16-byte vectors and need it; without
@@ -155,5 +161,15 @@ bool reduce_adds_residual(const std::string& op);
 // columns are split over blocks).
 ReducePlan reduce_plan(ReduceOp op, std::int64_t rows, std::int64_t cols, std::int64_t elem_bytes,
                        bool aligned, std::int64_t shared_bytes = kDefaultSharedBytes, int sms = kDefaultSms);
+
+// Every plan the kernels can run for the shape that may beat reduce_plan's, reduce_plan's first: the tuner's
+// candidates (the family times them and keeps the fastest, as it keeps a library's algorithm). For the
+// normalisations, the registers path with each group that holds the row (one row per thread, 8 or 16 threads, a warp,
+// the block: several rows a warp where the rows are short, more threads a row where they are few), the one-shot grid
+// or not, a cluster of blocks per row, the shared-memory and two-pass paths; for sum, mean and max, streaming with
+// fewer or more threads a row and split rows; for sum_all, larger grids. Labels are unique.
+std::vector<ReducePlan> reduce_plans(ReduceOp op, std::int64_t rows, std::int64_t cols, std::int64_t elem_bytes,
+                                     bool aligned, std::int64_t shared_bytes = kDefaultSharedBytes,
+                                     int sms = kDefaultSms);
 
 }  // namespace opmark::core

@@ -13,14 +13,18 @@ namespace opmark::kernels {
 namespace {
 
 // The partial states of split rows: the largest (Welford's count, mean and sum of squared deviations) fits in 16
-// bytes; sum_all's 1024 partial sums.
+// bytes.
 constexpr std::size_t kPartialBytes = 16;
-constexpr std::size_t kSumAllBytes = 1024 * sizeof(float);
 
 }  // namespace
 
 core::ReducePlan plan_reduce(const std::string& op, core::DType type, const ReduceTensors& t, std::int64_t rows,
                              std::int64_t cols) {
+  return plan_reduce_candidates(op, type, t, rows, cols).front();
+}
+
+std::vector<core::ReducePlan> plan_reduce_candidates(const std::string& op, core::DType type, const ReduceTensors& t,
+                                                     std::int64_t rows, std::int64_t cols) {
   int device = 0, sms = 0, optin = 0;
   OPMARK_CHECK_CUDA(cudaGetDevice(&device));
   OPMARK_CHECK_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
@@ -38,13 +42,12 @@ core::ReducePlan plan_reduce(const std::string& op, core::DType type, const Redu
   // one) get element loads where the packed and tile paths would read whole vectors, not an error.
   const bool aligned = aligned16(t.x) && aligned16(t.residual) && aligned16(t.out);
   // Room for the kernels' own static shared memory beside the row, which they ask for as dynamic shared memory.
-  core::ReducePlan plan = core::reduce_plan(core::reduce_op(op), rows, cols, elem, aligned, std::max(0, optin - 2048), sms);
-  return plan;
+  return core::reduce_plans(core::reduce_op(op), rows, cols, elem, aligned, std::max(0, optin - 2048), sms);
 }
 
 std::size_t reduce_workspace_bytes(const core::ReducePlan& plan, std::int64_t rows) {
   switch (plan.path) {
-    case core::ReducePath::all_partials: return kSumAllBytes;
+    case core::ReducePath::all_partials: return static_cast<std::size_t>(plan.blocks) * sizeof(float);
     case core::ReducePath::split_rows:
     case core::ReducePath::two_pass: return static_cast<std::size_t>(rows * plan.splits) * kPartialBytes;
     default: return 0;

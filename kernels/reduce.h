@@ -47,6 +47,10 @@ struct ReduceTensors {
 // tensors off one). Throws where x, residual and out lie at different distances from a 16-byte boundary.
 core::ReducePlan plan_reduce(const std::string& op, core::DType type, const ReduceTensors& t, std::int64_t rows,
                              std::int64_t cols);
+// core::reduce_plans for the same: every plan the kernels can run for these tensors, plan_reduce's first (the tuner's
+// candidates).
+std::vector<core::ReducePlan> plan_reduce_candidates(const std::string& op, core::DType type, const ReduceTensors& t,
+                                                     std::int64_t rows, std::int64_t cols);
 
 // Scratch the plan needs (partial states of split rows, sum_all's partial sums), in bytes; 0 for most.
 std::size_t reduce_workspace_bytes(const core::ReducePlan& plan, std::int64_t rows);

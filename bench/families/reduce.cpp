@@ -1,9 +1,11 @@
-// Reductions and row normalisations (the reduce family): opmark's kernels (kernels/reduce.cu; the path the plan
-// chose is in the label, the reads of the input in the `input_passes` counter) or the cuDNN call for the same op
-// (cudnnReduceTensor, cudnnSoftmaxForward), on a rows x cols tensor. Memory bound: judged by GB/s, no FLOPs.
+// Reductions and row normalisations (the reduce family): opmark's kernels (kernels/reduce.cu; every plan that can run
+// the shape is a candidate the tuner times, the planner's own first as the default; the chosen path is in the label,
+// the reads of the input in the `input_passes` counter) or the cuDNN call for the same op (cudnnReduceTensor,
+// cudnnSoftmaxForward), on a rows x cols tensor. Memory bound: judged by GB/s, no FLOPs.
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 
+#include <algorithm>
 #include <functional>
 #include <map>
 #include <memory>
@@ -109,13 +111,20 @@ class ReduceWorkload final : public KernelOrCudnnWorkload {
 #endif
       return;
     }
-    plan_ = kernels::plan_reduce(p_.op, prec_.input, tensors(), p_.rows, p_.cols);
-    workspace_ = DeviceBuffer(kernels::reduce_workspace_bytes(plan_, p_.rows));
+    plans_ = kernels::plan_reduce_candidates(p_.op, prec_.input, tensors(), p_.rows, p_.cols);
+    std::size_t workspace = 0;
+    for (const core::ReducePlan& plan : plans_)
+      workspace = std::max(workspace, kernels::reduce_workspace_bytes(plan, p_.rows));
+    workspace_ = DeviceBuffer(workspace);
   }
 
   void launch_kernel(cudaStream_t stream) override {
-    kernels::launch_reduce(op_, prec_.input, plan_, tensors(), p_.rows, p_.cols, stream);
+    kernels::launch_reduce(op_, prec_.input, plan(), tensors(), p_.rows, p_.cols, stream);
   }
+
+  // One plan (or the cuDNN call) is nothing to tune.
+  int candidate_count() const override { return plans_.size() > 1 ? static_cast<int>(plans_.size()) : 0; }
+  std::string candidate_name(int i) const override { return plans_[static_cast<std::size_t>(i)].label; }
 
   kernels::CompareResult verify(cudaStream_t stream) override {
     const std::size_t n = static_cast<std::size_t>(p_.rows * p_.cols), cols = static_cast<std::size_t>(p_.cols);
@@ -146,17 +155,18 @@ class ReduceWorkload final : public KernelOrCudnnWorkload {
                                          prec_.input, ref.as<double>() + n, n, tolerance, stream, prec_.tolerance);
   }
 
+  // A tuned case's label names its plan first (the harness puts the chosen candidate there).
   std::string label() const override {
     const std::string base = KernelOrCudnnWorkload::label();
-    return runs_cudnn() ? base : base + " | " + plan_.label;
+    return runs_cudnn() || candidate_count() > 0 ? base : base + " | " + plan().label;
   }
 
   // Reads of the input: 1 where a row is kept (registers, shared memory) or reduced as read, 2 for two passes and
   // rereads; `memory_passes` counts the reads memory serves (a reread from L2 is not one).
   std::map<std::string, double> counters() const override {
     if (runs_cudnn()) return {};
-    return {{"input_passes", static_cast<double>(plan_.passes)},
-            {"memory_passes", static_cast<double>(core::memory_reads(plan_))}};
+    return {{"input_passes", static_cast<double>(plan().passes)},
+            {"memory_passes", static_cast<double>(core::memory_reads(plan()))}};
   }
 
  private:
@@ -169,10 +179,12 @@ class ReduceWorkload final : public KernelOrCudnnWorkload {
   kernels::ReduceTensors tensors() const {
     return {x_.get(), residual_.get(), gamma_.get(), beta_.get(), out_.get(), workspace_.get()};
   }
+  const core::ReducePlan& plan() const { return plans_[static_cast<std::size_t>(chosen())]; }
+
   core::ReduceProblem p_;
   const core::PrecisionInfo& prec_;
   kernels::ReduceOp op_;
-  core::ReducePlan plan_;
+  std::vector<core::ReducePlan> plans_;  // empty where cuDNN runs the case
   DeviceBuffer x_, residual_, gamma_, beta_, out_, workspace_;
 };
 

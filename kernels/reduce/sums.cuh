@@ -49,7 +49,6 @@ __global__ void combine_slices_kernel(Rows<T> a, std::int64_t splits, const S* _
 
 // sum_all: each block sums a grid-strided share into partials[block], then one block sums the partials (two fixed
 // passes: the result does not depend on scheduling, as atomics would make it).
-constexpr unsigned kSumAllBlocks = 1024;
 
 template <class T, bool kVec>
 __global__ void sum_all_partials_kernel(const T* __restrict__ x, float* __restrict__ partials, std::int64_t count) {

@@ -2,6 +2,11 @@
 // where it is kept, how many reads of the input, and the label that says so.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <set>
+#include <string>
+#include <vector>
+
 #include "core/error.h"
 #include "core/reduce_path.h"
 
@@ -403,4 +408,45 @@ TEST(ReducePath, OpsAndTheirNamesAreOneList) {
   EXPECT_TRUE(reduce_normalises(ReduceOp::log_softmax));
   EXPECT_FALSE(reduce_normalises("sum_all"));
   EXPECT_TRUE(reduce_adds_residual("add_layernorm"));
+}
+
+// The tuner's candidates: reduce_plan's own first, every label once, each registers plan holding the row, and the
+// paths the shape allows (several rows a warp for short rows, the block for few long ones, clusters, shared memory,
+// two passes, streaming groups, split rows, sum_all's grids).
+TEST(ReducePath, EveryCandidatePlanHoldsTheRowAndIsNamedOnce) {
+  for (const char* op : {"sum", "max", "sum_all", "softmax", "log_softmax", "layernorm", "rmsnorm", "add_rmsnorm"})
+    for (const auto& [rows, cols] : std::vector<std::pair<std::int64_t, std::int64_t>>{
+             {1, 1}, {300, 300}, {65536, 100}, {84, 30000}, {2, 70001}, {1000, 33}, {7, 4096}})
+      for (const std::int64_t elem : {2, 4}) {
+        SCOPED_TRACE(std::string(op) + " " + std::to_string(rows) + "x" + std::to_string(cols));
+        const std::vector<ReducePlan> plans = reduce_plans(reduce_op(op), rows, cols, elem, true, kShared, 132);
+        ASSERT_FALSE(plans.empty());
+        EXPECT_EQ(plans.front().label, reduce_plan(reduce_op(op), rows, cols, elem, true, kShared, 132).label);
+        std::set<std::string> labels;
+        for (const ReducePlan& p : plans) {
+          EXPECT_TRUE(labels.insert(p.label).second) << p.label;
+          if (p.path == ReducePath::registers) {
+            const bool vec = cols % (16 / elem) == 0;
+            EXPECT_GE(std::int64_t{p.group} * p.cache, vec ? cols / (16 / elem) : cols) << p.label;
+          }
+        }
+      }
+  // RMSNorm over 300 x 300: a warp a row (the default), and the block a row among the others.
+  const std::vector<ReducePlan> small = reduce_plans(ReduceOp::rmsnorm, 300, 300, 2, true, kShared, 132);
+  EXPECT_EQ(small.front().group, 32);
+  EXPECT_TRUE(std::any_of(small.begin(), small.end(), [](const ReducePlan& p) {
+    return p.path == ReducePath::registers && p.group == kReduceBlockThreads;
+  }));
+  // Softmax over 84 rows of 30000: the block in registers by default; a cluster a row and shared memory compete.
+  const std::vector<ReducePlan> wide = reduce_plans(ReduceOp::log_softmax, 84, 30000, 2, true, kShared, 132);
+  EXPECT_TRUE(std::any_of(wide.begin(), wide.end(), [](const ReducePlan& p) { return p.path == ReducePath::cluster; }));
+  EXPECT_TRUE(
+      std::any_of(wide.begin(), wide.end(), [](const ReducePlan& p) { return p.path == ReducePath::shared_memory; }));
+  // sum_all: the default's 1024 blocks, then 16 and 32 a multiprocessor.
+  const std::vector<ReducePlan> all = reduce_plans(ReduceOp::sum_all, 1, 1 << 28, 2, true, kShared, 132);
+  ASSERT_EQ(all.size(), 3u);
+  EXPECT_EQ(all[0].blocks, kSumAllBlocks);
+  EXPECT_EQ(all[1].blocks, 16 * 132);
+  EXPECT_EQ(all[2].blocks, 32 * 132);
+  EXPECT_EQ(all[2].label, "path: 4224 blocks of partial sums, then one block sums them, 16-byte loads, 1 read");
 }
