@@ -4,13 +4,21 @@
 #include <cuda_runtime.h>
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 namespace opmark::kernels {
 
+// How the kernel walks the output: a warp per looked-up row (rows of hundreds to thousands of elements), or a thread
+// per output unit, its row's index read again by each (short rows: a warp a row of a few elements idles).
+enum class GatherPath { warp_per_row, thread_per_unit };
+// The paths for rows of `cols` elements, the default (a warp a row) first: the tuner's candidates.
+std::vector<GatherPath> gather_paths(std::int64_t cols);
+std::string gather_path_name(GatherPath path);
+
 // elem_bytes: 2 or 4 (the kernel moves bytes, whatever they mean). 16-byte loads where cols and the pointers allow.
 void launch_gather(const void* table, const std::int64_t* indices, void* out, std::int64_t rows, std::int64_t cols,
-                   std::size_t elem_bytes, cudaStream_t stream);
+                   std::size_t elem_bytes, cudaStream_t stream, GatherPath path = GatherPath::warp_per_row);
 
 std::vector<double> gather_reference(const std::vector<double>& table, const std::vector<std::int64_t>& indices,
                                      std::int64_t cols);

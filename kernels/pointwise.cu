@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <string>
 
 #include "core/error.h"
 #include "kernels/convert.cuh"
@@ -26,6 +27,15 @@ PointwiseOp pointwise_op(const std::string& name) {
 namespace {
 
 constexpr unsigned kThreads = 256;
+
+// Blocks of kThreads the current device holds at once (a wave): its multiprocessors times the blocks each holds.
+std::int64_t resident_blocks() {
+  int device = 0, sms = 0, threads = 0;
+  OPMARK_CHECK_CUDA(cudaGetDevice(&device));
+  OPMARK_CHECK_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+  OPMARK_CHECK_CUDA(cudaDeviceGetAttribute(&threads, cudaDevAttrMaxThreadsPerMultiProcessor, device));
+  return std::int64_t{sms} * std::max(1, threads / static_cast<int>(kThreads));
+}
 
 // Exact (erf) GELU, as PyTorch's default.
 __device__ __forceinline__ float gelu(float v) { return 0.5f * v * (1.0f + erff(v * 0.70710678118654752f)); }
@@ -58,11 +68,12 @@ struct alignas(N) MaskUnit {
   unsigned char v[N];
 };
 
-// Each thread moves kInFlight units (16-byte vectors, or Scalars where the shape or alignment rules vectors out) of one block-sized tile, all loads issued before the first store (several 16-byte
-// loads in flight per thread is what saturates HBM). Units never straddle rows (the launcher checks cols % kCount),
-// so the bias index is the unit's column. I is the index type: 32-bit where the tensor allows, because a 64-bit
-// modulo per unit costs more than the arithmetic of the cheap ops.
-template <class T, class U, class I, PointwiseOp Op>
+// Each thread moves kUnits units (16-byte vectors, or Scalars where the shape or alignment rules vectors out) of a
+// block-sized tile, all loads issued before the first store (several 16-byte loads in flight per thread is what
+// saturates HBM), tile after tile where the grid is smaller than the tensor. Units never straddle rows (the launcher
+// checks cols % kCount), so the bias index is the unit's column. I is the index type: 32-bit where the tensor
+// allows, because a 64-bit modulo per unit costs more than the arithmetic of the cheap ops.
+template <class T, class U, class I, PointwiseOp Op, int kUnits>
 __global__ void pointwise_kernel(const T* __restrict__ x, const T* __restrict__ y, const T* __restrict__ bias,
                                  const unsigned char* __restrict__ mask, T* __restrict__ out, I units, I cols_units) {
   using M = MaskUnit<U::kCount>;
@@ -71,90 +82,124 @@ __global__ void pointwise_kernel(const T* __restrict__ x, const T* __restrict__ 
   const U* yu = reinterpret_cast<const U*>(y);
   const U* bu = reinterpret_cast<const U*>(bias);
   U* ou = reinterpret_cast<U*>(out);
-  const I base = static_cast<I>(blockIdx.x) * static_cast<I>(kThreads * kInFlight) + threadIdx.x;
-  U a[kInFlight], b[kInFlight];
-  M m[kInFlight];
+  const I tile = static_cast<I>(kThreads * kUnits);
+  for (I base = static_cast<I>(blockIdx.x) * tile + threadIdx.x; base < units; base += static_cast<I>(gridDim.x) * tile) {
+    U a[kUnits], b[kUnits];
+    M m[kUnits];
 #pragma unroll
-  for (int u = 0; u < kInFlight; ++u) {
-    const I i = base + u * kThreads;
-    if (i < units) {
-      a[u] = xu[i];
-      if constexpr (binary(Op)) b[u] = yu[i];
-      if constexpr (biased(Op)) b[u] = bu[i % cols_units];
-      if constexpr (masked(Op)) m[u] = mu[i];
+    for (int u = 0; u < kUnits; ++u) {
+      const I i = base + u * kThreads;
+      if (i < units) {
+        a[u] = xu[i];
+        if constexpr (binary(Op)) b[u] = yu[i];
+        if constexpr (biased(Op)) b[u] = bu[i % cols_units];
+        if constexpr (masked(Op)) m[u] = mu[i];
+      }
     }
-  }
 #pragma unroll
-  for (int u = 0; u < kInFlight; ++u) {
-    const I i = base + u * kThreads;
-    if (i >= units) break;
-    U r;
+    for (int u = 0; u < kUnits; ++u) {
+      const I i = base + u * kThreads;
+      if (i >= units) break;
+      U r;
 #pragma unroll
-    for (int k = 0; k < U::kCount; ++k) {
-      float operand = 0.0f;
-      if constexpr (binary(Op) || biased(Op)) operand = to_float(b[u].v[k]);
-      if constexpr (masked(Op)) operand = m[u].v[k] != 0 ? 1.0f : 0.0f;
-      r.v[k] = from_float<T>(apply<Op>(to_float(a[u].v[k]), operand));
+      for (int k = 0; k < U::kCount; ++k) {
+        float operand = 0.0f;
+        if constexpr (binary(Op) || biased(Op)) operand = to_float(b[u].v[k]);
+        if constexpr (masked(Op)) operand = m[u].v[k] != 0 ? 1.0f : 0.0f;
+        r.v[k] = from_float<T>(apply<Op>(to_float(a[u].v[k]), operand));
+      }
+      ou[i] = r;
     }
-    ou[i] = r;
   }
 }
 
-template <class T, class U, class I, PointwiseOp Op>
-void launch_units(const void* x, const void* y, const void* bias, const void* mask, void* out, std::int64_t count,
-                  std::int64_t cols, cudaStream_t stream) {
+template <class T, class U, class I, PointwiseOp Op, int kUnits>
+void launch_units(const PointwisePath& path, const void* x, const void* y, const void* bias, const void* mask,
+                  void* out, std::int64_t count, std::int64_t cols, cudaStream_t stream) {
   const std::int64_t units = count / U::kCount;
-  const std::int64_t per_block = std::int64_t(kThreads) * kInFlight;
-  const auto blocks = static_cast<unsigned>((units + per_block - 1) / per_block);
-  pointwise_kernel<T, U, I, Op><<<blocks, kThreads, 0, stream>>>(
+  const std::int64_t per_block = std::int64_t(kThreads) * kUnits;
+  std::int64_t blocks = (units + per_block - 1) / per_block;
+  if (path.waves > 0) blocks = std::min<std::int64_t>(blocks, std::int64_t{path.waves} * resident_blocks());
+  pointwise_kernel<T, U, I, Op, kUnits><<<static_cast<unsigned>(blocks), kThreads, 0, stream>>>(
       static_cast<const T*>(x), static_cast<const T*>(y), static_cast<const T*>(bias),
       static_cast<const unsigned char*>(mask), static_cast<T*>(out),
       static_cast<I>(units), static_cast<I>(cols / U::kCount));
 }
 
 template <class T, PointwiseOp Op>
-void launch_typed(const void* x, const void* y, const void* bias, const void* mask, void* out, std::int64_t rows,
-                  std::int64_t cols, cudaStream_t stream) {
+void launch_typed(const PointwisePath& path, const void* x, const void* y, const void* bias, const void* mask,
+                  void* out, std::int64_t rows, std::int64_t cols, cudaStream_t stream) {
   const std::int64_t count = rows * cols;
   if (count == 0) return;
   const bool vec = cols % Vec<T>::kCount == 0 && aligned16(x) && aligned16(y) && aligned16(bias) && aligned16(mask) &&
                    aligned16(out);
   const bool narrow = count < (std::int64_t(1) << 31);
-  if (vec && narrow) launch_units<T, Vec<T>, std::uint32_t, Op>(x, y, bias, mask, out, count, cols, stream);
-  else if (vec) launch_units<T, Vec<T>, std::int64_t, Op>(x, y, bias, mask, out, count, cols, stream);
-  else if (narrow) launch_units<T, Scalar<T>, std::uint32_t, Op>(x, y, bias, mask, out, count, cols, stream);
-  else launch_units<T, Scalar<T>, std::int64_t, Op>(x, y, bias, mask, out, count, cols, stream);
+  if (vec && narrow) {
+    // The paths' unit counts: each is a kernel of its own.
+    switch (path.units) {
+      case 1: launch_units<T, Vec<T>, std::uint32_t, Op, 1>(path, x, y, bias, mask, out, count, cols, stream); break;
+      case 2: launch_units<T, Vec<T>, std::uint32_t, Op, 2>(path, x, y, bias, mask, out, count, cols, stream); break;
+      case 8: launch_units<T, Vec<T>, std::uint32_t, Op, 8>(path, x, y, bias, mask, out, count, cols, stream); break;
+      default: launch_units<T, Vec<T>, std::uint32_t, Op, kInFlight>(path, x, y, bias, mask, out, count, cols, stream);
+    }
+  } else if (vec) {
+    launch_units<T, Vec<T>, std::int64_t, Op, kInFlight>(path, x, y, bias, mask, out, count, cols, stream);
+  } else if (narrow) {
+    launch_units<T, Scalar<T>, std::uint32_t, Op, kInFlight>(path, x, y, bias, mask, out, count, cols, stream);
+  } else {
+    launch_units<T, Scalar<T>, std::int64_t, Op, kInFlight>(path, x, y, bias, mask, out, count, cols, stream);
+  }
   OPMARK_CHECK_LAUNCH();
 }
 
 template <class T>
-void launch_for_type(PointwiseOp op, const void* x, const void* y, const void* bias, const void* mask, void* out,
-                     std::int64_t rows, std::int64_t cols, cudaStream_t stream) {
+void launch_for_type(const PointwisePath& path, PointwiseOp op, const void* x, const void* y, const void* bias,
+                     const void* mask, void* out, std::int64_t rows, std::int64_t cols, cudaStream_t stream) {
   switch (op) {
-    case PointwiseOp::copy: return launch_typed<T, PointwiseOp::copy>(x, y, bias, mask, out, rows, cols, stream);
-    case PointwiseOp::relu: return launch_typed<T, PointwiseOp::relu>(x, y, bias, mask, out, rows, cols, stream);
-    case PointwiseOp::gelu: return launch_typed<T, PointwiseOp::gelu>(x, y, bias, mask, out, rows, cols, stream);
-    case PointwiseOp::silu: return launch_typed<T, PointwiseOp::silu>(x, y, bias, mask, out, rows, cols, stream);
-    case PointwiseOp::sigmoid: return launch_typed<T, PointwiseOp::sigmoid>(x, y, bias, mask, out, rows, cols, stream);
-    case PointwiseOp::tanh: return launch_typed<T, PointwiseOp::tanh>(x, y, bias, mask, out, rows, cols, stream);
-    case PointwiseOp::add: return launch_typed<T, PointwiseOp::add>(x, y, bias, mask, out, rows, cols, stream);
-    case PointwiseOp::mul: return launch_typed<T, PointwiseOp::mul>(x, y, bias, mask, out, rows, cols, stream);
-    case PointwiseOp::bias_add: return launch_typed<T, PointwiseOp::bias_add>(x, y, bias, mask, out, rows, cols, stream);
-    case PointwiseOp::bias_relu: return launch_typed<T, PointwiseOp::bias_relu>(x, y, bias, mask, out, rows, cols, stream);
-    case PointwiseOp::bias_gelu: return launch_typed<T, PointwiseOp::bias_gelu>(x, y, bias, mask, out, rows, cols, stream);
-    case PointwiseOp::scale: return launch_typed<T, PointwiseOp::scale>(x, y, bias, mask, out, rows, cols, stream);
+    case PointwiseOp::copy: return launch_typed<T, PointwiseOp::copy>(path, x, y, bias, mask, out, rows, cols, stream);
+    case PointwiseOp::relu: return launch_typed<T, PointwiseOp::relu>(path, x, y, bias, mask, out, rows, cols, stream);
+    case PointwiseOp::gelu: return launch_typed<T, PointwiseOp::gelu>(path, x, y, bias, mask, out, rows, cols, stream);
+    case PointwiseOp::silu: return launch_typed<T, PointwiseOp::silu>(path, x, y, bias, mask, out, rows, cols, stream);
+    case PointwiseOp::sigmoid: return launch_typed<T, PointwiseOp::sigmoid>(path, x, y, bias, mask, out, rows, cols, stream);
+    case PointwiseOp::tanh: return launch_typed<T, PointwiseOp::tanh>(path, x, y, bias, mask, out, rows, cols, stream);
+    case PointwiseOp::add: return launch_typed<T, PointwiseOp::add>(path, x, y, bias, mask, out, rows, cols, stream);
+    case PointwiseOp::mul: return launch_typed<T, PointwiseOp::mul>(path, x, y, bias, mask, out, rows, cols, stream);
+    case PointwiseOp::bias_add: return launch_typed<T, PointwiseOp::bias_add>(path, x, y, bias, mask, out, rows, cols, stream);
+    case PointwiseOp::bias_relu: return launch_typed<T, PointwiseOp::bias_relu>(path, x, y, bias, mask, out, rows, cols, stream);
+    case PointwiseOp::bias_gelu: return launch_typed<T, PointwiseOp::bias_gelu>(path, x, y, bias, mask, out, rows, cols, stream);
+    case PointwiseOp::scale: return launch_typed<T, PointwiseOp::scale>(path, x, y, bias, mask, out, rows, cols, stream);
     case PointwiseOp::masked_fill:
-      return launch_typed<T, PointwiseOp::masked_fill>(x, y, bias, mask, out, rows, cols, stream);
+      return launch_typed<T, PointwiseOp::masked_fill>(path, x, y, bias, mask, out, rows, cols, stream);
   }
 }
 
 }  // namespace
 
 void launch_pointwise(PointwiseOp op, core::DType type, const void* x, const void* y, const void* bias,
-                      const void* mask, void* out, std::int64_t rows, std::int64_t cols, cudaStream_t stream) {
+                      const void* mask, void* out, std::int64_t rows, std::int64_t cols, cudaStream_t stream,
+                      const PointwisePath& path) {
   dispatch_float_dtype(type, "pointwise kernels run", [&](auto tag) {
-    launch_for_type<typename decltype(tag)::type>(op, x, y, bias, mask, out, rows, cols, stream);
+    launch_for_type<typename decltype(tag)::type>(path, op, x, y, bias, mask, out, rows, cols, stream);
   });
+}
+
+std::vector<PointwisePath> pointwise_paths(std::int64_t rows, std::int64_t cols, std::size_t elem_bytes) {
+  std::vector<PointwisePath> paths = {PointwisePath{}};
+  // Other unit counts and the one-wave grid exist for whole 16-byte vectors of a tensor under 2^31 elements.
+  const std::int64_t count = rows * cols;
+  if (cols % static_cast<std::int64_t>(16 / elem_bytes) != 0 || count >= (std::int64_t{1} << 31)) return paths;
+  for (const int units : {1, 2, 8}) paths.push_back({units, 0});
+  // A grid of one wave, each block walking several tiles: only where the tensor has more tiles than a wave holds.
+  const std::int64_t tiles = count / static_cast<std::int64_t>(16 / elem_bytes) / (std::int64_t{kThreads} * kInFlight);
+  if (tiles > 2 * resident_blocks()) paths.push_back({kInFlight, 1});
+  return paths;
+}
+
+std::string pointwise_path_name(const PointwisePath& path) {
+  std::string name = "path: " + std::to_string(path.units) + (path.units == 1 ? " unit" : " units") +
+                     " in flight a thread";
+  if (path.waves > 0) name += ", a grid of " + std::to_string(path.waves) + (path.waves == 1 ? " wave" : " waves");
+  return name;
 }
 
 namespace {

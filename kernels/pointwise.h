@@ -24,11 +24,24 @@ constexpr double kMaskedFillValue = -10000.0;
 // Throws opmark::Error for a name that is not an op.
 PointwiseOp pointwise_op(const std::string& name);
 
+// How the kernel walks the tensor: `units` 16-byte vectors (or elements) a thread in flight, and a grid of that many
+// tiles of the tensor (waves 0), or of `waves` waves of blocks that walk the tiles in turn.
+struct PointwisePath {
+  int units = 4;
+  int waves = 0;
+};
+// The paths that can run a rows x cols tensor of elem_bytes elements, the default first: the tuner's candidates.
+// Other unit counts and the one-wave grid are built for whole 16-byte vectors of tensors under 2^31 elements.
+std::vector<PointwisePath> pointwise_paths(std::int64_t rows, std::int64_t cols, std::size_t elem_bytes);
+// "path: 4 units in flight a thread", with ", a grid of 1 wave".
+std::string pointwise_path_name(const PointwisePath& path);
+
 // out = op(x[, y, bias or mask]). `y` is the second tensor of add and mul, `bias` the cols vector of the bias ops,
 // `mask` masked_fill's rows x cols bytes (non-zero: fill); unused pointers may be null. Loads and stores are 16 bytes
 // wide where the row length allows.
 void launch_pointwise(PointwiseOp op, core::DType type, const void* x, const void* y, const void* bias,
-                      const void* mask, void* out, std::int64_t rows, std::int64_t cols, cudaStream_t stream);
+                      const void* mask, void* out, std::int64_t rows, std::int64_t cols, cudaStream_t stream,
+                      const PointwisePath& path = {});
 
 // The same op in float64 on the host, from the inputs widened to double: the verification reference (`mask` as
 // 0 or 1 per element, masked_fill only).

@@ -45,7 +45,13 @@ class GatherWorkload final : public Workload {
 
   void launch(cudaStream_t stream) override {
     kernels::launch_gather(table_.get(), indices_dev_.as<std::int64_t>(), out_.get(), p_.rows, p_.cols,
-                           core::size_of(prec_.input), stream);
+                           core::size_of(prec_.input), stream, paths_[static_cast<std::size_t>(chosen())]);
+  }
+
+  // The kernel's paths are the tuner's candidates, a warp a row (the default) first.
+  int candidate_count() const override { return paths_.size() > 1 ? static_cast<int>(paths_.size()) : 0; }
+  std::string candidate_name(int i) const override {
+    return kernels::gather_path_name(paths_[static_cast<std::size_t>(i)]);
   }
 
   kernels::CompareResult verify(cudaStream_t stream) override {
@@ -64,6 +70,7 @@ class GatherWorkload final : public Workload {
  private:
   core::GatherProblem p_;
   const core::PrecisionInfo& prec_;
+  std::vector<kernels::GatherPath> paths_ = kernels::gather_paths(p_.cols);
   std::vector<std::int64_t> indices_;
   DeviceBuffer table_, indices_dev_, out_;
 };

@@ -1,5 +1,6 @@
-// Element-wise ops (the pointwise family): opmark's vectorised kernels (kernels/pointwise.cu) or the cuDNN call
-// for the same op, on a rows x cols tensor. Memory bound: judged by GB/s, no FLOPs.
+// Element-wise ops (the pointwise family): opmark's vectorised kernels (kernels/pointwise.cu; the paths that can run the
+// shape are the tuner's candidates, the default first) or the cuDNN call for the same op, on a rows x cols tensor.
+// Memory bound: judged by GB/s, no FLOPs.
 #include <memory>
 #include <vector>
 
@@ -98,11 +99,18 @@ class PointwiseWorkload final : public KernelOrCudnnWorkload {
       use_cudnn(std::make_unique<CudnnPointwise>(p_.op, prec_.input, p_.rows, p_.cols, x_.get(), y_.get(),
                                                  bias_.get(), out_.get()));
 #endif
+    if (!wants_cudnn()) paths_ = kernels::pointwise_paths(p_.rows, p_.cols, core::size_of(prec_.input));
   }
 
   void launch_kernel(cudaStream_t stream) override {
     kernels::launch_pointwise(op_, prec_.input, x_.get(), y_.get(), bias_.get(), mask_.get(), out_.get(), p_.rows,
-                              p_.cols, stream);
+                              p_.cols, stream, paths_[static_cast<std::size_t>(chosen())]);
+  }
+
+  // One path (or the cuDNN call) is nothing to tune.
+  int candidate_count() const override { return paths_.size() > 1 ? static_cast<int>(paths_.size()) : 0; }
+  std::string candidate_name(int i) const override {
+    return kernels::pointwise_path_name(paths_[static_cast<std::size_t>(i)]);
   }
 
   kernels::CompareResult verify(cudaStream_t stream) override {
@@ -127,6 +135,7 @@ class PointwiseWorkload final : public KernelOrCudnnWorkload {
   core::PointwiseProblem p_;
   const core::PrecisionInfo& prec_;
   kernels::PointwiseOp op_;
+  std::vector<kernels::PointwisePath> paths_;  // empty where cuDNN runs the case
   DeviceBuffer x_, y_, bias_, mask_, out_;
 };
 
