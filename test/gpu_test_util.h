@@ -2,6 +2,7 @@
 // GPU tests skip, with the reason, on a machine without a CUDA device.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <string>
 #include <tuple>
@@ -9,6 +10,7 @@
 #include "bench/harness/autotune.h"
 #include "bench/harness/device_info.h"
 #include "bench/harness/harness.h"
+#include "bench/harness/verify.h"
 #include "bench/harness/workload.h"
 #include "core/case.h"
 #include "core/error.h"
@@ -49,6 +51,24 @@ inline void expect_verified(const core::Case& c, bench::WorkloadFactory make, co
     if (!unsupported_ok) ADD_FAILURE() << "unsupported: " << e.what();
     else std::printf("unsupported (reported, not a failure): %s: %s\n", name.c_str(), e.what());
   }
+}
+
+// Builds the case's workload and verifies every one of its candidates, not only the one the tuner would keep: each
+// path of opmark's own kernels must be right wherever it is listed. Returns the number of candidates verified.
+inline int expect_every_candidate_verified(const core::Case& c, bench::WorkloadFactory make,
+                                           const bench::Options& options, cudaStream_t stream) {
+  const std::string name = core::make_case_name(c);
+  SCOPED_TRACE(name);
+  bench::RunContext ctx{stream, *test_device(), options, bench::case_seed(1, name)};
+  auto w = make(c, ctx);
+  const int count = std::max(1, w->candidate_count());
+  for (int i = 0; i < count; ++i) {
+    w->choose(i);
+    const bench::Outcome o = bench::verify_workload(*w, stream);
+    EXPECT_EQ(o.status, bench::Status::ok) << (w->candidate_count() > 0 ? w->candidate_name(i) : std::string("")) << ": "
+                                           << o.reason;
+  }
+  return count;
 }
 
 // Whether this build has cuDNN: without it every impl=cudnn case is skipped as unsupported before it runs.
