@@ -49,7 +49,8 @@ PyTorch's wheels bring their own cuDNN (printed first). To compare the same libr
         batch statistics in training), F.max_pool2d / F.avg_pool2d (count_include_pad); batch norm and pooling on
         a channels_last tensor where the case is layout=NHWC (a name without a layout is NCHW).
   gather  torch.embedding(table, idx) with int64 indices.
-  permute  x.permute(perm).contiguous() of the d0 x d1 x d2 x d3 tensor.
+  permute  out.copy_(x.permute(perm)) of the d0 x d1 x d2 x d3 tensor into a tensor of the permuted shape (what
+        x.permute(perm).contiguous() runs, also where the permutation moves nothing and .contiguous() would not copy).
 """
 import argparse
 import collections
@@ -444,11 +445,14 @@ def gather_case(direction, precision, f):
 
 
 def permute_case(direction, precision, f):
+    """The permuted copy into a tensor of its own (what x.permute(perm).contiguous() does, but also where the
+    permutation leaves the memory order as it is, and .contiguous() would return x itself and copy nothing)."""
     if precision not in DTYPES or precision == "tf32":
         return None
     x = uniform((f["d0"], f["d1"], f["d2"], f["d3"]), DTYPES[precision])
     perm = [int(c) for c in str(f["perm"]).zfill(4)]  # parse_name reads "0213" as the number 213
-    return lambda: x.permute(*perm).contiguous()
+    out = torch.empty(tuple(x.shape[p] for p in perm), dtype=x.dtype, device="cuda")
+    return lambda: out.copy_(x.permute(*perm))
 
 
 BUILDERS = {"gemm": gemm_case, "conv": conv_case, "rnn": rnn_case, "pointwise": pointwise_case,
