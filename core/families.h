@@ -253,6 +253,7 @@ enum class PermutePath {
   planes,  // whole a x b x inner planes staged in shared memory, many to a block: the block reads and writes one
            // contiguous span, so tiny moved dimensions copy at full width
   runs,    // (inner > 1) a warp per run of `inner` elements, its source found once a run, the widest units it allows
+  copy,    // (a or b is 1: the permutation leaves the memory order as it is) one cudaMemcpyAsync, as PyTorch's copy_
 };
 // Planes of at most this many bytes take the planes path; a block stages kPermuteSpanBytes of them at once.
 constexpr std::int64_t kPermutePlaneMaxBytes = 8 * 1024;
@@ -260,7 +261,8 @@ constexpr std::int64_t kPermuteSpanBytes = 16 * 1024;
 // Runs of at least this many elements take the runs path (shorter ones leave most of a warp idle).
 constexpr std::int64_t kPermuteRunsMinInner = 8;
 // The paths that can run the view (elements of elem_bytes), the heuristic's choice first (tiles where the innermost
-// dimension moves, else rows): the first is what opmark ran before its paths were tuned.
+// dimension moves, else rows): the first is what opmark ran before its paths were tuned. A view that moves nothing
+// lists the plain copy last, the call PyTorch's copy_ makes for it.
 std::vector<PermutePath> permute_paths(const PermuteView& v, std::int64_t elem_bytes);
 // "path: rows of d3 moved whole", "path: 32 x 32 shared-memory tiles", ...: how the path walks the view.
 std::string permute_path_name(PermutePath path, const PermuteView& v);

@@ -63,6 +63,7 @@ std::vector<PermutePath> permute_paths(const PermuteView& v, std::int64_t elem_b
   const std::int64_t plane = v.a * v.b * v.inner;
   if (plane * elem_bytes <= kPermutePlaneMaxBytes && v.a > 1 && v.b > 1) paths.push_back(PermutePath::planes);
   if (v.inner >= kPermuteRunsMinInner) paths.push_back(PermutePath::runs);
+  if (v.a == 1 || v.b == 1) paths.push_back(PermutePath::copy);
   return paths;
 }
 
@@ -77,6 +78,7 @@ std::string permute_path_name(PermutePath path, const PermuteView& v) {
              (v.inner > 1 ? " x " + std::to_string(v.inner) : std::string()) +
              " planes staged in shared memory, a contiguous span a block";
     case PermutePath::runs: return "path: a warp per run of " + std::to_string(v.inner) + " elements";
+    case PermutePath::copy: return "path: one cudaMemcpyAsync (the permutation leaves the memory order as it is)";
   }
   return "?";
 }

@@ -184,6 +184,7 @@ void label_plan(ReducePlan* plan, const std::string& how, std::int64_t cols) {
 }
 
 std::string partials_words(std::int64_t blocks) {
+  if (blocks == 1) return "one block sums everything";
   return std::to_string(blocks) + " blocks of partial sums, then one block sums them";
 }
 
@@ -454,9 +455,11 @@ std::vector<ReducePlan> reduce_plans(ReduceOp op, std::int64_t rows, std::int64_
                                      bool aligned, std::int64_t shared_bytes, int sms) {
   std::vector<ReducePlan> plans = {reduce_plan(op, rows, cols, elem_bytes, aligned, shared_bytes, sms)};
   if (op == ReduceOp::sum_all) {
-    for (const std::int64_t per_sm : {16, 32}) {
+    std::vector<std::int64_t> grids = {16 * std::int64_t{sms}, 32 * std::int64_t{sms}};
+    if (rows * cols <= kSumAllOneBlockMostElements) grids.push_back(1);  // one launch, not two
+    for (const std::int64_t blocks : grids) {
       ReducePlan plan = plans.front();
-      plan.blocks = std::min<std::int64_t>(kSumAllMostBlocks, per_sm * sms);
+      plan.blocks = std::min<std::int64_t>(kSumAllMostBlocks, blocks);
       label_plan(&plan, partials_words(plan.blocks), cols);
       add_unique(&plans, plan);
     }

@@ -152,6 +152,8 @@ bool reduce_adds_residual(const std::string& op);
 // sum_all's grid: kSumAllBlocks blocks of partial sums by default; its candidates go up to kSumAllMostBlocks.
 constexpr std::int64_t kSumAllBlocks = 1024;
 constexpr std::int64_t kSumAllMostBlocks = 8192;
+// Tensors of up to this many elements also list one block that sums everything in one launch.
+constexpr std::int64_t kSumAllOneBlockMostElements = std::int64_t{1} << 20;
 
 // The plan for `op` on rows x cols elements of elem_bytes each. `aligned`: every tensor a row is read from or written
 // to starts on a 16-byte boundary (the caller checks the pointers); rows are then read as 16-byte vectors where cols
@@ -167,7 +169,8 @@ ReducePlan reduce_plan(ReduceOp op, std::int64_t rows, std::int64_t cols, std::i
 // normalisations, the registers path with each group that holds the row (one row per thread, 8 or 16 threads, a warp,
 // the block: several rows a warp where the rows are short, more threads a row where they are few), the one-shot grid
 // or not, a cluster of blocks per row, the shared-memory and two-pass paths; for sum, mean and max, streaming with
-// fewer or more threads a row and split rows; for sum_all, larger grids. Labels are unique.
+// fewer or more threads a row and split rows; for sum_all, larger grids, and one block for small tensors. Labels
+// are unique.
 std::vector<ReducePlan> reduce_plans(ReduceOp op, std::int64_t rows, std::int64_t cols, std::int64_t elem_bytes,
                                      bool aligned, std::int64_t shared_bytes = kDefaultSharedBytes,
                                      int sms = kDefaultSms);

@@ -178,24 +178,36 @@ void launch_for_type(const PointwisePath& path, PointwiseOp op, const void* x, c
 void launch_pointwise(PointwiseOp op, core::DType type, const void* x, const void* y, const void* bias,
                       const void* mask, void* out, std::int64_t rows, std::int64_t cols, cudaStream_t stream,
                       const PointwisePath& path) {
+  if (path.memcpy) {
+    if (op != PointwiseOp::copy) throw Error("pointwise: only copy runs as a cudaMemcpyAsync");
+    if (rows * cols > 0)
+      OPMARK_CHECK_CUDA(cudaMemcpyAsync(out, x, static_cast<std::size_t>(rows * cols) * core::size_of(type),
+                                        cudaMemcpyDeviceToDevice, stream));
+    return;
+  }
   dispatch_float_dtype(type, "pointwise kernels run", [&](auto tag) {
     launch_for_type<typename decltype(tag)::type>(path, op, x, y, bias, mask, out, rows, cols, stream);
   });
 }
 
-std::vector<PointwisePath> pointwise_paths(std::int64_t rows, std::int64_t cols, std::size_t elem_bytes) {
+std::vector<PointwisePath> pointwise_paths(PointwiseOp op, std::int64_t rows, std::int64_t cols,
+                                           std::size_t elem_bytes) {
   std::vector<PointwisePath> paths = {PointwisePath{}};
   // Other unit counts and the one-wave grid exist for whole 16-byte vectors of a tensor under 2^31 elements.
   const std::int64_t count = rows * cols;
-  if (cols % static_cast<std::int64_t>(16 / elem_bytes) != 0 || count >= (std::int64_t{1} << 31)) return paths;
-  for (const int units : {1, 2, 8}) paths.push_back({units, 0});
-  // A grid of one wave, each block walking several tiles: only where the tensor has more tiles than a wave holds.
-  const std::int64_t tiles = count / static_cast<std::int64_t>(16 / elem_bytes) / (std::int64_t{kThreads} * kInFlight);
-  if (tiles > 2 * resident_blocks()) paths.push_back({kInFlight, 1});
+  if (cols % static_cast<std::int64_t>(16 / elem_bytes) == 0 && count < (std::int64_t{1} << 31)) {
+    for (const int units : {1, 2, 8}) paths.push_back({units, 0});
+    // A grid of one wave, each block walking several tiles: only where the tensor has more tiles than a wave holds.
+    const std::int64_t tiles =
+        count / static_cast<std::int64_t>(16 / elem_bytes) / (std::int64_t{kThreads} * kInFlight);
+    if (tiles > 2 * resident_blocks()) paths.push_back({kInFlight, 1});
+  }
+  if (op == PointwiseOp::copy) paths.push_back({0, 0, true});
   return paths;
 }
 
 std::string pointwise_path_name(const PointwisePath& path) {
+  if (path.memcpy) return "path: one cudaMemcpyAsync (PyTorch's copy_ of a contiguous tensor)";
   std::string name = "path: " + std::to_string(path.units) + (path.units == 1 ? " unit" : " units") +
                      " in flight a thread";
   if (path.waves > 0) name += ", a grid of " + std::to_string(path.waves) + (path.waves == 1 ? " wave" : " waves");

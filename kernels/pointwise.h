@@ -29,10 +29,13 @@ PointwiseOp pointwise_op(const std::string& name);
 struct PointwisePath {
   int units = 4;
   int waves = 0;
+  bool memcpy = false;  // copy only: one cudaMemcpyAsync, what PyTorch's copy_ of a contiguous tensor calls
 };
-// The paths that can run a rows x cols tensor of elem_bytes elements, the default first: the tuner's candidates.
-// Other unit counts and the one-wave grid are built for whole 16-byte vectors of tensors under 2^31 elements.
-std::vector<PointwisePath> pointwise_paths(std::int64_t rows, std::int64_t cols, std::size_t elem_bytes);
+// The paths that can run `op` over a rows x cols tensor of elem_bytes elements, the default first: the tuner's
+// candidates. Other unit counts and the one-wave grid are built for whole 16-byte vectors of tensors under 2^31
+// elements; copy lists cudaMemcpyAsync last.
+std::vector<PointwisePath> pointwise_paths(PointwiseOp op, std::int64_t rows, std::int64_t cols,
+                                           std::size_t elem_bytes);
 // "path: 4 units in flight a thread", with ", a grid of 1 wave".
 std::string pointwise_path_name(const PointwisePath& path);
 

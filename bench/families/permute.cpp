@@ -40,6 +40,12 @@ class PermuteWorkload final : public Workload {
   std::string candidate_name(int i) const override {
     return core::permute_path_name(paths_[static_cast<std::size_t>(i)], view_);
   }
+  // Where the permutation moves nothing, PyTorch's copy_ is one cudaMemcpyAsync: the copy path.
+  int reference_candidate() const override {
+    for (int i = 0; i < candidate_count(); ++i)
+      if (paths_[static_cast<std::size_t>(i)] == core::PermutePath::copy) return i;
+    return -1;
+  }
 
   kernels::CompareResult verify(cudaStream_t stream) override {
     const std::size_t n = static_cast<std::size_t>(p_.elements());

@@ -99,7 +99,7 @@ class PointwiseWorkload final : public KernelOrCudnnWorkload {
       use_cudnn(std::make_unique<CudnnPointwise>(p_.op, prec_.input, p_.rows, p_.cols, x_.get(), y_.get(),
                                                  bias_.get(), out_.get()));
 #endif
-    if (!wants_cudnn()) paths_ = kernels::pointwise_paths(p_.rows, p_.cols, core::size_of(prec_.input));
+    if (!wants_cudnn()) paths_ = kernels::pointwise_paths(op_, p_.rows, p_.cols, core::size_of(prec_.input));
   }
 
   void launch_kernel(cudaStream_t stream) override {
@@ -111,6 +111,12 @@ class PointwiseWorkload final : public KernelOrCudnnWorkload {
   int candidate_count() const override { return paths_.size() > 1 ? static_cast<int>(paths_.size()) : 0; }
   std::string candidate_name(int i) const override {
     return kernels::pointwise_path_name(paths_[static_cast<std::size_t>(i)]);
+  }
+  // copy: PyTorch's copy_ of a contiguous tensor is one cudaMemcpyAsync, a path of its own.
+  int reference_candidate() const override {
+    for (int i = 0; i < candidate_count(); ++i)
+      if (paths_[static_cast<std::size_t>(i)].memcpy) return i;
+    return -1;
   }
 
   kernels::CompareResult verify(cudaStream_t stream) override {

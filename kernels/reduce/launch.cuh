@@ -8,7 +8,8 @@
 //   two_pass       blocks each take a slice of a row: partial statistics, then (second read) the normalised slice
 //   streaming      sum, mean, max: a group of threads per row reduces as it reads
 //   split_rows     sum, mean, max on few long rows: partial states per slice, then one thread per row combines
-//   all_partials   sum_all: a grid of partial sums (the plan's blocks), then one block sums them
+//   all_partials   sum_all: a grid of partial sums (the plan's blocks), then one block sums them; or one block
+//                  that sums everything itself
 //   tile           very short rows: a run of whole rows (one contiguous span) staged in shared memory, reduced there
 //   packed         rows of 1, 2, 4 (or 8) elements: 16-byte vectors of whole rows, each thread's reduced in registers
 // Why each path is built as it is, with the measurements: docs/reduce.md. This file: the plan's path to its
@@ -102,8 +103,14 @@ void launch_reduce_typed(ReduceOp op, const core::ReducePlan& plan, const Reduce
     case ReduceOp::sum_all: {
       auto* partials = static_cast<float*>(t.workspace);
       const auto blocks = static_cast<unsigned>(plan.blocks);
-      if (plan.vectorised) sum_all_partials_kernel<T, true><<<blocks, kThreads, 0, stream>>>(a.x, partials, n);
-      else sum_all_partials_kernel<T, false><<<blocks, kThreads, 0, stream>>>(a.x, partials, n);
+      if (blocks == 1) {
+        if (plan.vectorised) sum_all_partials_kernel<T, true, true><<<1, kThreads, 0, stream>>>(a.x, partials, out, n);
+        else sum_all_partials_kernel<T, false, true><<<1, kThreads, 0, stream>>>(a.x, partials, out, n);
+        break;
+      }
+      if (plan.vectorised)
+        sum_all_partials_kernel<T, true, false><<<blocks, kThreads, 0, stream>>>(a.x, partials, out, n);
+      else sum_all_partials_kernel<T, false, false><<<blocks, kThreads, 0, stream>>>(a.x, partials, out, n);
       OPMARK_CHECK_LAUNCH();
       sum_all_final_kernel<T><<<1, kThreads, 0, stream>>>(partials, blocks, out);
       break;

@@ -50,13 +50,17 @@ __global__ void combine_slices_kernel(Rows<T> a, std::int64_t splits, const S* _
 // sum_all: each block sums a grid-strided share into partials[block], then one block sums the partials (two fixed
 // passes: the result does not depend on scheduling, as atomics would make it).
 
-template <class T, bool kVec>
-__global__ void sum_all_partials_kernel(const T* __restrict__ x, float* __restrict__ partials, std::int64_t count) {
+// kDirect: a grid of one block, which writes the sum itself (small tensors: one launch instead of two).
+template <class T, bool kVec, bool kDirect>
+__global__ void sum_all_partials_kernel(const T* __restrict__ x, float* __restrict__ partials, T* __restrict__ out,
+                                        std::int64_t count) {
   Sum s;
   for_each_chunk<T, kVec>(x, count, blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x,
                           std::int64_t(gridDim.x) * blockDim.x, [&](const auto& v) { s.add_chunk(v); });
   s = block_reduce(s);
-  if (threadIdx.x == 0) partials[blockIdx.x] = s.v;
+  if (threadIdx.x != 0) return;
+  if constexpr (kDirect) out[0] = from_float<T>(s.v);
+  else partials[blockIdx.x] = s.v;
 }
 
 template <class T>

@@ -75,8 +75,9 @@ TEST(Permute, PathsThatCanRunAView) {
   EXPECT_EQ(permute_paths({1, 8192, 8192, 1}, 4), (std::vector<P>{P::tiles, P::rows}));
   // Runs of 5: too short for a warp; a 2 x 3 x 5 plane is staged.
   EXPECT_EQ(permute_paths({4, 2, 3, 5}, 4), (std::vector<P>{P::rows, P::planes}));
-  // A dimension of 1 moves nothing: no planes.
-  EXPECT_EQ(permute_paths({4, 1, 3, 5}, 4), (std::vector<P>{P::rows}));
+  // A dimension of 1 moves nothing: no planes, and one cudaMemcpyAsync competes.
+  EXPECT_EQ(permute_paths({4, 1, 3, 5}, 4), (std::vector<P>{P::rows, P::copy}));
+  EXPECT_EQ(permute_paths({6, 4, 1, 1}, 4), (std::vector<P>{P::tiles, P::rows, P::copy}));
   // Planes up to kPermutePlaneMaxBytes.
   EXPECT_EQ(permute_paths({2, 32, 64, 1}, 4).back(), P::planes);           // 8 KiB
   EXPECT_EQ(permute_paths({2, 32, 65, 1}, 4).back(), P::rows);             // over
