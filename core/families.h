@@ -254,7 +254,13 @@ enum class PermutePath {
            // contiguous span, so tiny moved dimensions copy at full width
   runs,    // (inner > 1) a warp per run of `inner` elements, its source found once a run, the widest units it allows
   copy,    // (a or b is 1: the permutation leaves the memory order as it is) one cudaMemcpyAsync, as PyTorch's copy_
+  tiled_runs,  // (short runs) side x side tiles of runs staged in shared memory: a tile's rows are read and written
+               // as contiguous spans of side runs, where a thread or a warp a run meets each run alone
 };
+// The side of tiled_runs' tiles for runs of run_bytes: 32, 16 or 8 runs, so a tile holds at most 16 KiB; 0 where
+// runs of more than kPermuteTiledRunsMaxBytes take no tiles.
+constexpr std::int64_t kPermuteTiledRunsMaxBytes = 256;
+int permute_tile_side(std::int64_t run_bytes);
 // Planes of at most this many bytes take the planes path; a block stages kPermuteSpanBytes of them at once.
 constexpr std::int64_t kPermutePlaneMaxBytes = 8 * 1024;
 constexpr std::int64_t kPermuteSpanBytes = 16 * 1024;

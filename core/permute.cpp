@@ -64,7 +64,14 @@ std::vector<PermutePath> permute_paths(const PermuteView& v, std::int64_t elem_b
   if (plane * elem_bytes <= kPermutePlaneMaxBytes && v.a > 1 && v.b > 1) paths.push_back(PermutePath::planes);
   if (v.inner >= kPermuteRunsMinInner) paths.push_back(PermutePath::runs);
   if (v.a == 1 || v.b == 1) paths.push_back(PermutePath::copy);
+  if (v.inner > 1 && v.a > 1 && v.b > 1 && permute_tile_side(v.inner * elem_bytes) > 0)
+    paths.push_back(PermutePath::tiled_runs);
   return paths;
+}
+
+int permute_tile_side(std::int64_t run_bytes) {
+  if (run_bytes <= 0 || run_bytes > kPermuteTiledRunsMaxBytes) return 0;
+  return run_bytes <= 16 ? 32 : run_bytes <= 64 ? 16 : 8;
 }
 
 std::string permute_path_name(PermutePath path, const PermuteView& v) {
@@ -79,6 +86,8 @@ std::string permute_path_name(PermutePath path, const PermuteView& v) {
              " planes staged in shared memory, a contiguous span a block";
     case PermutePath::runs: return "path: a warp per run of " + std::to_string(v.inner) + " elements";
     case PermutePath::copy: return "path: one cudaMemcpyAsync (the permutation leaves the memory order as it is)";
+    case PermutePath::tiled_runs:
+      return "path: tiles of runs of " + std::to_string(v.inner) + " elements staged in shared memory";
   }
   return "?";
 }

@@ -455,14 +455,18 @@ std::vector<ReducePlan> reduce_plans(ReduceOp op, std::int64_t rows, std::int64_
                                      bool aligned, std::int64_t shared_bytes, int sms) {
   std::vector<ReducePlan> plans = {reduce_plan(op, rows, cols, elem_bytes, aligned, shared_bytes, sms)};
   if (op == ReduceOp::sum_all) {
-    std::vector<std::int64_t> grids = {16 * std::int64_t{sms}, 32 * std::int64_t{sms}};
+    std::vector<std::int64_t> grids = {kSumAllBlocks, 16 * std::int64_t{sms}, 32 * std::int64_t{sms}};
     if (rows * cols <= kSumAllOneBlockMostElements) grids.push_back(1);  // one launch, not two
-    for (const std::int64_t blocks : grids) {
-      ReducePlan plan = plans.front();
-      plan.blocks = std::min<std::int64_t>(kSumAllMostBlocks, blocks);
-      label_plan(&plan, partials_words(plan.blocks), cols);
-      add_unique(&plans, plan);
-    }
+    // The tensor is one contiguous run: 16-byte loads wherever it is aligned, whatever the row length (the kernel
+    // sums the elements after the last whole vector one a thread).
+    for (const bool vectorised : {plans.front().vectorised, aligned})
+      for (const std::int64_t blocks : grids) {
+        ReducePlan plan = plans.front();
+        plan.vectorised = vectorised;
+        plan.blocks = std::min<std::int64_t>(kSumAllMostBlocks, blocks);
+        label_plan(&plan, partials_words(plan.blocks), cols);
+        add_unique(&plans, plan);
+      }
   } else if (reduce_normalises(op)) {
     add_normalising_plans(op, rows, cols, elem_bytes, aligned, shared_bytes, sms, &plans);
   } else {

@@ -168,6 +168,40 @@ __global__ void __launch_bounds__(kCopyThreads)
   }
 }
 
+// tiled_runs: tiles of side x side runs of `units` units each (a run is inner elements, moved as the widest units it
+// allows). A tile's rows of the input (fixed i, side runs j) are one contiguous span, and so are its rows of the
+// output (fixed j, side runs i): the block reads the first into shared memory and writes the second from there.
+template <class U>
+__global__ void __launch_bounds__(kCopyThreads)
+    tiled_runs_kernel(const U* __restrict__ in, U* __restrict__ out, std::int64_t batch, std::int64_t a,
+                      std::int64_t b, int units, int side) {
+  extern __shared__ __align__(16) unsigned char staged[];
+  U* tile = reinterpret_cast<U*>(staged);  // side rows (i) of side runs (j)
+  const std::int64_t tiles_a = (a + side - 1) / side, tiles_b = (b + side - 1) / side;
+  const std::int64_t tiles = batch * tiles_a * tiles_b;
+  const int row = side * units;
+  for (std::int64_t t = blockIdx.x; t < tiles; t += gridDim.x) {
+    const std::int64_t tb = t % tiles_b, rest = t / tiles_b;
+    const std::int64_t ta = rest % tiles_a, n = rest / tiles_a;
+    const std::int64_t i0 = ta * side, j0 = tb * side;
+    const int ni = static_cast<int>(a - i0 < side ? a - i0 : side), nj = static_cast<int>(b - j0 < side ? b - j0 : side);
+    const int load_row = nj * units, store_row = ni * units;
+    const U* src = in + ((n * a + i0) * b + j0) * units;  // input row ii of the tile at src + ii b units
+    for (int e = threadIdx.x; e < ni * load_row; e += kCopyThreads) {
+      const int ii = e / load_row, r = e - ii * load_row;
+      tile[ii * row + r] = src[ii * b * units + r];
+    }
+    __syncthreads();
+    U* dst = out + ((n * b + j0) * a + i0) * units;  // output row jj of the tile at dst + jj a units
+    for (int e = threadIdx.x; e < nj * store_row; e += kCopyThreads) {
+      const int jj = e / store_row, r = e - jj * store_row;
+      const int ii = r / units, k = r - ii * units;
+      dst[jj * a * units + r] = tile[ii * row + jj * units + k];
+    }
+    __syncthreads();  // the tile is refilled next
+  }
+}
+
 unsigned blocks_for(std::int64_t work, std::int64_t per_block) {
   return static_cast<unsigned>(std::max<std::int64_t>(
       1, std::min<std::int64_t>((work + per_block - 1) / per_block, core::kMaxGridBlocks)));
@@ -247,6 +281,30 @@ void launch_runs(const core::PermuteView& v, const void* in, void* out, std::siz
   }
 }
 
+void launch_tiled_runs(const core::PermuteView& v, const void* in, void* out, std::size_t elem_bytes,
+                       cudaStream_t stream) {
+  const std::int64_t run_bytes = v.inner * static_cast<std::int64_t>(elem_bytes);
+  const int side = core::permute_tile_side(run_bytes);
+  if (side == 0) throw Error("permute: runs of over 256 bytes take no tiles");
+  const int unit = widest_unit(run_bytes, in, out);
+  const int units = static_cast<int>(run_bytes / unit);
+  const std::int64_t tiles = v.batch * ((v.a + side - 1) / side) * ((v.b + side - 1) / side);
+  const unsigned blocks = blocks_for(tiles, 1);
+  const std::size_t shared = static_cast<std::size_t>(side) * side * static_cast<std::size_t>(run_bytes);
+  const auto go = [&](auto tag) {
+    using U = decltype(tag);
+    tiled_runs_kernel<U><<<blocks, kCopyThreads, shared, stream>>>(static_cast<const U*>(in), static_cast<U*>(out),
+                                                                   v.batch, v.a, v.b, units, side);
+  };
+  switch (unit) {
+    case 16: return go(Bytes<16>{});
+    case 8: return go(Bytes<8>{});
+    case 4: return go(Bytes<4>{});
+    case 2: return go(Bytes<2>{});
+    default: return go(Bytes<1>{});
+  }
+}
+
 }  // namespace
 
 void launch_permute(const core::PermuteView& v, core::PermutePath path, const void* in, void* out,
@@ -274,6 +332,9 @@ void launch_permute(const core::PermuteView& v, core::PermutePath path, const vo
     case core::PermutePath::runs:
       if (v.inner < 2) throw Error("permute: the runs path moves runs of 2 or more elements");
       launch_runs(v, in, out, elem_bytes, stream);
+      break;
+    case core::PermutePath::tiled_runs:
+      launch_tiled_runs(v, in, out, elem_bytes, stream);
       break;
     case core::PermutePath::copy:
       if (v.a != 1 && v.b != 1) throw Error("permute: a plain copy runs only a view that moves nothing");

@@ -69,12 +69,19 @@ TEST(Permute, PathsThatCanRunAView) {
   using P = PermutePath;
   // 0132 over planes of 12 x 3: tiles (the default), element by element, staged planes.
   EXPECT_EQ(permute_paths({172, 12, 3, 1}, 2), (std::vector<P>{P::tiles, P::rows, P::planes}));
-  // 1023 with runs of 99 elements: rows, then a warp a run (the plane is the whole tensor: too big).
-  EXPECT_EQ(permute_paths({1, 300, 3, 99}, 2), (std::vector<P>{P::rows, P::runs}));
+  // 1023 with runs of 99 elements: rows, a warp a run (the plane is the whole tensor: too big), tiles of runs.
+  EXPECT_EQ(permute_paths({1, 300, 3, 99}, 2), (std::vector<P>{P::rows, P::runs, P::tiled_runs}));
+  // 0213 with runs of 13: tiles of 16 x 16 runs (26 bytes each); runs of 200 fp32 elements (800 bytes) take none.
+  EXPECT_EQ(permute_paths({1, 2510, 2624, 13}, 2), (std::vector<P>{P::rows, P::runs, P::tiled_runs}));
+  EXPECT_EQ(permute_paths({1, 30, 40, 200}, 4), (std::vector<P>{P::rows, P::runs}));
+  EXPECT_EQ(permute_tile_side(26), 16);
+  EXPECT_EQ(permute_tile_side(4), 32);
+  EXPECT_EQ(permute_tile_side(256), 8);
+  EXPECT_EQ(permute_tile_side(257), 0);
   // A large transpose: no plane fits.
   EXPECT_EQ(permute_paths({1, 8192, 8192, 1}, 4), (std::vector<P>{P::tiles, P::rows}));
-  // Runs of 5: too short for a warp; a 2 x 3 x 5 plane is staged.
-  EXPECT_EQ(permute_paths({4, 2, 3, 5}, 4), (std::vector<P>{P::rows, P::planes}));
+  // Runs of 5: too short for a warp; a 2 x 3 x 5 plane is staged, and tiles of runs compete.
+  EXPECT_EQ(permute_paths({4, 2, 3, 5}, 4), (std::vector<P>{P::rows, P::planes, P::tiled_runs}));
   // A dimension of 1 moves nothing: no planes, and one cudaMemcpyAsync competes.
   EXPECT_EQ(permute_paths({4, 1, 3, 5}, 4), (std::vector<P>{P::rows, P::copy}));
   EXPECT_EQ(permute_paths({6, 4, 1, 1}, 4), (std::vector<P>{P::tiles, P::rows, P::copy}));

@@ -449,9 +449,12 @@ TEST(ReducePath, EveryCandidatePlanHoldsTheRowAndIsNamedOnce) {
   EXPECT_EQ(all[1].blocks, 16 * 132);
   EXPECT_EQ(all[2].blocks, 32 * 132);
   EXPECT_EQ(all[2].label, "path: 4224 blocks of partial sums, then one block sums them, 16-byte loads, 1 read");
-  // A small tensor: one block that sums everything in one launch, too.
+  // A small tensor: one block that sums everything in one launch, too; rows that are not whole vectors are summed in
+  // 16-byte loads over the whole tensor as well.
   const std::vector<ReducePlan> small_all = reduce_plans(ReduceOp::sum_all, 57, 324, 2, true, kShared, 132);
-  ASSERT_EQ(small_all.size(), 4u);
+  ASSERT_EQ(small_all.size(), 8u);
   EXPECT_EQ(small_all[3].blocks, 1);
   EXPECT_EQ(small_all[3].label, "path: one block sums everything, element loads, 1 read");
+  EXPECT_EQ(small_all[7].label, "path: one block sums everything, 16-byte loads, 1 read");
+  EXPECT_EQ(reduce_plans(ReduceOp::sum_all, 57, 324, 2, false, kShared, 132).size(), 4u);  // unaligned: elements
 }
