@@ -4,6 +4,7 @@ graphs in the same call, on the same GPU and (by default) the same cuDNN and cuB
 
     python3 bench/compare/shape_sweep.py [--seed S] [--count N] [--families gemm,conv,...] [--out DIR]
                                          [--bench PATH] [--libraries torch|system] [--no-burst] [--draw-only]
+    python3 bench/compare/shape_sweep.py --report SWEEP.csv[.gz] ...      (a saved sweep's report, no GPU)
 
 It draws `count` shapes (a new seed every run unless --seed names one; the seed is printed first, so any sweep can be
 drawn again), writes them as shape tables under DIR/shapes (one set per precision and direction, named sweep_...),
@@ -30,6 +31,7 @@ import argparse
 import collections
 import csv
 import glob
+import gzip
 import math
 import os
 import random
@@ -223,7 +225,7 @@ def opmark_cases(path):
     cases, context = {}, {}
     for rec in read_records(path):
         if rec["type"] == "context":
-            context = rec
+            context = rec.get("context", {})
         elif rec["type"] == "aggregate" and rec.get("aggregate") == "median" and rec["status"] == "ok":
             cases[case_key(rec["name"])] = (rec["time_us"], rec.get("label", ""), rec.get("counters", {}))
     return cases, context
@@ -266,7 +268,11 @@ def main():
     ap.add_argument("--no-burst", action="store_true", help="time PyTorch without the SM clock probe")
     ap.add_argument("--clock-lib", help="libopmark_sm_clock.so (default: build/*/bench/libopmark_sm_clock.so)")
     ap.add_argument("--draw-only", action="store_true", help="write the tables and stop (no GPU needed)")
+    ap.add_argument("--report", nargs="+", metavar="CSV",
+                    help="print the report of saved sweeps (sweep.csv, or .csv.gz) and stop (no GPU needed)")
     args = ap.parse_args()
+    if args.report:
+        return max(report_saved(path) for path in args.report)
     seed = args.seed if args.seed is not None else int.from_bytes(os.urandom(4), "little")
     families = [f for f in args.families.split(",") if f]
     unknown = [f for f in families if f not in FAMILIES]
@@ -329,7 +335,25 @@ def report(ours, theirs, families, out, seed):
         w = csv.DictWriter(f, fieldnames=list(rows[0]) if rows else ["case"])
         w.writeheader()
         w.writerows(rows)
-    print(f"\n## seed {seed}: {len(rows)} cases compared (opmark / PyTorch; above 1: PyTorch faster)\n")
+    return print_report(rows, families, f"seed {seed}")
+
+
+def report_saved(path):
+    """The report of a saved sweep.csv (gzip-compressed or not)."""
+    with open(path, "rb") as f:
+        compressed = f.read(2) == b"\x1f\x8b"
+    with (gzip.open(path, "rt") if compressed else open(path, newline="")) as f:
+        rows = list(csv.DictReader(f))
+    for r in rows:
+        for key in ("opmark_us", "torch_us", "ratio", "bytes"):
+            r[key] = float(r[key] or 0)
+        r["copy_pct"] = float(r["copy_pct"]) if r["copy_pct"] else None
+    families = [f for f in FAMILIES if any(r["family"] == f for r in rows)]
+    return print_report(rows, families, os.path.basename(path))
+
+
+def print_report(rows, families, title):
+    print(f"\n## {title}: {len(rows)} cases compared (opmark / PyTorch; above 1: PyTorch faster)\n")
     print("| family | cases | geomean | worst | beyond 1.05x | under 5 us, 0.3 us behind | 64 MiB+ under 85% copy |")
     print("|---|---|---|---|---|---|---|")
     failing = False
