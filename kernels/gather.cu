@@ -24,17 +24,7 @@ __global__ void gather_kernel(const U* __restrict__ table, const std::int64_t* _
   constexpr std::int64_t kWarpsPerBlock = kGatherThreads / 32;
   const std::int64_t lane = threadIdx.x % 32;
   for (std::int64_t r = blockIdx.x * kWarpsPerBlock + threadIdx.x / 32; r < rows; r += gridDim.x * kWarpsPerBlock) {
-    const U* in = table + indices[r] * units;
-    U* o = out + r * units;
-    for (std::int64_t j = lane; j < units; j += 32 * kInFlight) {
-      U a[kInFlight];
-#pragma unroll
-      for (int u = 0; u < kInFlight; ++u)
-        if (j + u * 32 < units) a[u] = in[j + u * 32];
-#pragma unroll
-      for (int u = 0; u < kInFlight; ++u)
-        if (j + u * 32 < units) o[j + u * 32] = a[u];
-    }
+    warp_copy(table + indices[r] * units, out + r * units, units, static_cast<int>(lane));
   }
 }
 

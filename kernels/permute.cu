@@ -154,17 +154,7 @@ __global__ void __launch_bounds__(kCopyThreads)
   for (std::int64_t r = (std::int64_t(blockIdx.x) * kCopyThreads + threadIdx.x) / 32; r < runs; r += warps) {
     const std::int64_t i = r % a, t = r / a;  // output run r = (n b + j) a + i
     const std::int64_t j = t % b, n = t / b;
-    const U* src = in + ((n * a + i) * b + j) * inner_units;
-    U* dst = out + r * inner_units;
-    for (std::int64_t u0 = lane; u0 < inner_units; u0 += 32 * kInFlight) {
-      U v[kInFlight];
-#pragma unroll
-      for (int q = 0; q < kInFlight; ++q)
-        if (u0 + q * 32 < inner_units) v[q] = src[u0 + q * 32];
-#pragma unroll
-      for (int q = 0; q < kInFlight; ++q)
-        if (u0 + q * 32 < inner_units) dst[u0 + q * 32] = v[q];
-    }
+    warp_copy(in + ((n * a + i) * b + j) * inner_units, out + r * inner_units, inner_units, lane);
   }
 }
 
@@ -222,6 +212,18 @@ void launch_rows(const core::PermuteView& v, const void* in, void* out, std::int
     move_rows_kernel<U, std::int64_t><<<blocks, kCopyThreads, 0, stream>>>(src, dst, v.a, v.b, inner_units, total);
 }
 
+// Calls f with a Bytes<unit> of the unit's size (16, 8, 4, 2 or 1), so a kernel is instantiated for each.
+template <class F>
+void with_unit(int unit, F&& f) {
+  switch (unit) {
+    case 16: return f(Bytes<16>{});
+    case 8: return f(Bytes<8>{});
+    case 4: return f(Bytes<4>{});
+    case 2: return f(Bytes<2>{});
+    default: return f(Bytes<1>{});
+  }
+}
+
 // The widest unit (16, 8, 4, 2 or 1 bytes) that a run of `run_bytes` and both tensors allow.
 int widest_unit(std::int64_t run_bytes, const void* in, const void* out) {
   for (const int unit : {16, 8, 4, 2})
@@ -267,18 +269,11 @@ void launch_runs(const core::PermuteView& v, const void* in, void* out, std::siz
   const int unit = widest_unit(run_bytes, in, out);
   const std::int64_t runs = v.batch * v.a * v.b, units = run_bytes / unit;
   const unsigned blocks = blocks_for(runs, kCopyThreads / 32);
-  const auto go = [&](auto tag) {
+  with_unit(unit, [&](auto tag) {
     using U = decltype(tag);
     runs_kernel<U><<<blocks, kCopyThreads, 0, stream>>>(static_cast<const U*>(in), static_cast<U*>(out), v.a, v.b,
                                                         units, runs);
-  };
-  switch (unit) {
-    case 16: return go(Bytes<16>{});
-    case 8: return go(Bytes<8>{});
-    case 4: return go(Bytes<4>{});
-    case 2: return go(Bytes<2>{});
-    default: return go(Bytes<1>{});
-  }
+  });
 }
 
 void launch_tiled_runs(const core::PermuteView& v, const void* in, void* out, std::size_t elem_bytes,
@@ -291,18 +286,11 @@ void launch_tiled_runs(const core::PermuteView& v, const void* in, void* out, st
   const std::int64_t tiles = v.batch * ((v.a + side - 1) / side) * ((v.b + side - 1) / side);
   const unsigned blocks = blocks_for(tiles, 1);
   const std::size_t shared = static_cast<std::size_t>(side) * side * static_cast<std::size_t>(run_bytes);
-  const auto go = [&](auto tag) {
+  with_unit(unit, [&](auto tag) {
     using U = decltype(tag);
     tiled_runs_kernel<U><<<blocks, kCopyThreads, shared, stream>>>(static_cast<const U*>(in), static_cast<U*>(out),
                                                                    v.batch, v.a, v.b, units, side);
-  };
-  switch (unit) {
-    case 16: return go(Bytes<16>{});
-    case 8: return go(Bytes<8>{});
-    case 4: return go(Bytes<4>{});
-    case 2: return go(Bytes<2>{});
-    default: return go(Bytes<1>{});
-  }
+  });
 }
 
 }  // namespace

@@ -76,6 +76,22 @@ __device__ __forceinline__ void for_each_chunk(const T* __restrict__ in, std::in
   }
 }
 
+// A warp copies `units` units from src to dst (this is lane `lane` of it), kInFlight units a lane loaded before any
+// is stored.
+template <class U>
+__device__ __forceinline__ void warp_copy(const U* __restrict__ src, U* __restrict__ dst, std::int64_t units,
+                                          int lane) {
+  for (std::int64_t u0 = lane; u0 < units; u0 += 32 * kInFlight) {
+    U v[kInFlight];
+#pragma unroll
+    for (int q = 0; q < kInFlight; ++q)
+      if (u0 + q * 32 < units) v[q] = src[u0 + q * 32];
+#pragma unroll
+    for (int q = 0; q < kInFlight; ++q)
+      if (u0 + q * 32 < units) dst[u0 + q * 32] = v[q];
+  }
+}
+
 // out[i] = f(in[i], a[i], b[i]) over the elements of [0, count) this thread owns, as in for_each_chunk; a and b are
 // optional per-element operands (nullptr: f gets 0).
 template <class T, bool kVectorised, class F>
