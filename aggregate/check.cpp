@@ -275,7 +275,8 @@ void check_lines(const ResultSet& results, const core::Suite& rules, Problems& p
   const auto& context = results.context;
   const std::string log = bundle_path::results;
   const bool format2 = context_number(context, "results_format") >= 2;
-  // opmark-bench's --opmark_max_repetitions (default 30) where the context records it, and the rules' where lower.
+  // The run's --opmark_max_repetitions where the context records it (results format 3); a run that did not record
+  // it had opmark-bench's default of then, 30; the rules' maximum where lower.
   double max_reps = context.count("max_repetitions") ? context_number(context, "max_repetitions") : 30;
   if (rules.max_repetitions > 0) max_reps = std::min(max_reps, static_cast<double>(rules.max_repetitions));
   const double peak_gb_per_s = context_number(context, "peak_gb_per_s"), l2_bytes = context_number(context, "l2_bytes");
@@ -505,7 +506,7 @@ void check_derived(const fs::path& dir, const ResultSet& results, const core::Su
 constexpr double kEnergyCoverage = 0.99;
 
 void check_regime_rules(const ResultSet& results, const core::Suite& rules, Problems& p) {
-  if (rules.regime.empty()) return;
+  if (!rules.regime) return;
   const auto& context = results.context;
   const std::string log = std::string(bundle_path::results) + " line 1";
   const std::string rerun = "run the suite with this opmark-bench (opmark-submit) under rules version " +

@@ -28,32 +28,35 @@ void check_run_parameters(const ResultSet& results, const core::Suite& rules, Pr
     p.add("context", "the run's context (" + log + "): " + d + " (both are written from one value)", kKeepLog);
 
   // Rules that name a timing want every time taken that way (version 2: graph, the GPU's own time).
-  if (!rules.timing.empty()) {
+  if (rules.timing) {
+    const std::string timing = core::name_of(*rules.timing);
     if (!run.timing_mode)
       p.add("rules", "the run's context (" + log + ") has no timing_mode (a results format 1 run), and the rules (" +
-                         rules.path + ") require timing " + rules.timing,
-            "run the suite with this opmark-bench (--opmark_timing=" + rules.timing + ", opmark-submit's default)");
-    else if (*run.timing_mode != rules.timing)
-      p.add("rules", "the run timed '" + *run.timing_mode + "' (" + run.source_of(core::run_key::timing_mode) + " in " +
-                         log + "), the rules (" + rules.path + ") require " + rules.timing,
-            "run the suite again with --opmark_timing=" + rules.timing + " (opmark-submit's default)");
+                         rules.path + ") require timing " + timing,
+            "run the suite with this opmark-bench (--opmark_timing=" + timing + ", opmark-submit's default)");
+    else if (*run.timing_mode != *rules.timing)
+      p.add("rules", "the run timed '" + std::string(core::name_of(*run.timing_mode)) + "' (" +
+                         run.source_of(core::run_key::timing_mode) + " in " + log + "), the rules (" + rules.path +
+                         ") require " + timing,
+            "run the suite again with --opmark_timing=" + timing + " (opmark-submit's default)");
   }
   // A missing regime is also reported by check_regime_rules as a missing format-3 key.
-  if (!rules.regime.empty() && run.regime.value_or("") != rules.regime) {
+  if (rules.regime && run.regime != rules.regime) {
     const auto it = context.find(core::run_key::regime);
-    const std::string stated = it != context.end() ? it->second : run.regime.value_or("");
+    const std::string stated = it != context.end() ? it->second : run.regime ? core::name_of(*run.regime) : "";
     p.add("rules", "the run's regime is '" + stated + "' (" + where(core::run_key::regime) + "), the rules require " +
-                       rules.regime,
-          rerun + " (--opmark_regime=" + rules.regime + ")");
+                       core::name_of(*rules.regime),
+          rerun + " (--opmark_regime=" + core::name_of(*rules.regime) + ")");
   }
-  if (!rules.l2.empty()) {
+  if (rules.l2) {
+    const std::string l2 = core::name_of(*rules.l2);
     if (!run.l2)
-      p.add("rules", "the run's context (" + log + ") states no L2 mode, the rules require L2 " + rules.l2,
-            rerun + " (--opmark_l2=" + rules.l2 + ")");
-    else if (*run.l2 != rules.l2)
-      p.add("rules", "the run's L2 mode is " + *run.l2 + " (" + where(core::run_key::l2) + "), the rules require " +
-                         rules.l2,
-            rerun + " (--opmark_l2=" + rules.l2 + ")");
+      p.add("rules", "the run's context (" + log + ") states no L2 mode, the rules require L2 " + l2,
+            rerun + " (--opmark_l2=" + l2 + ")");
+    else if (*run.l2 != *rules.l2)
+      p.add("rules", "the run's L2 mode is " + std::string(core::name_of(*run.l2)) + " (" +
+                         where(core::run_key::l2) + "), the rules require " + l2,
+            rerun + " (--opmark_l2=" + l2 + ")");
   }
   // The rules fix the repetition's GPU time (opmark-submit passes it): a longer one is another measurement (in the
   // burst regime the clock may sag), a shorter one a noisier one. Runs that state no min time (format 1) are not held.

@@ -133,7 +133,10 @@ std::map<std::string, std::set<std::string>> areas_of_cases(const std::string& s
 namespace {
 
 std::string value_of(const std::map<std::string, std::string>& context, const std::string& key) {
-  if (key == "l2_mode") return l2_mode(context);  // scores.h: the typed key, or an older run's timing sentence
+  if (key == "l2_mode") {  // scores.h: the typed key, or an older run's timing sentence
+    const auto mode = l2_mode(context);
+    return mode ? core::name_of(*mode) : "";
+  }
   auto it = context.find(key);
   if (it != context.end()) return it->second;
   // A run without the key wrote results format 1 (opmark-bench before format 2 recorded it); an empty context is

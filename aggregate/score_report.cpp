@@ -134,9 +134,9 @@ std::string score_validation_text(const std::vector<ScoredSet>& sets) {
   // A hot-L2 and a cold-L2 run of the same GPU are shown together.
   const ScoredSet *hot = nullptr, *cold = nullptr;
   for (const auto& set : sets) {
-    const std::string mode = l2_mode(set.results->context);
-    if (mode == "hot" && !hot) hot = &set;
-    if (mode == "cold" && !cold) cold = &set;
+    const auto mode = l2_mode(set.results->context);
+    if (mode == core::L2Mode::hot && !hot) hot = &set;
+    if (mode == core::L2Mode::cold && !cold) cold = &set;
   }
   if (hot && cold && gpu_of(*hot->results) != gpu_of(*cold->results)) hot = cold = nullptr;
   std::string out =

@@ -122,8 +122,8 @@ ScoreCheck check_score(const ModelScore& score, const std::string& run_gpu) {
   return c;
 }
 
-std::string l2_mode(const std::map<std::string, std::string>& context) {
-  return core::run_parameters_of(context).l2.value_or("");
+std::optional<core::L2Mode> l2_mode(const std::map<std::string, std::string>& context) {
+  return core::run_parameters_of(context).l2;
 }
 
 std::string hot_cold_verdict(double hot_ms, double cold_ms, double real_ms) {

@@ -10,6 +10,7 @@
 
 #include "aggregate/results.h"
 #include "core/model_table.h"
+#include "core/run_modes.h"
 
 namespace opmark::aggregate {
 
@@ -77,9 +78,9 @@ struct ScoreCheck {
 };
 ScoreCheck check_score(const ModelScore& score, const std::string& run_gpu);
 
-// A run's L2 mode from its context ("hot", "cold": the typed key, or an older run's timing sentence through
-// core::run_parameters_of), or "" where the context does not say.
-std::string l2_mode(const std::map<std::string, std::string>& context);
+// A run's L2 mode from its context (the typed key, or an older run's timing sentence through
+// core::run_parameters_of), or none where the context does not say.
+std::optional<core::L2Mode> l2_mode(const std::map<std::string, std::string>& context);
 
 // Where the real time lies against a hot-L2 score (a lower bound: operands stay in cache between launches) and a
 // cold-L2 one (every launch starts from an empty L2): "between", "below hot" or "above cold".

@@ -162,19 +162,15 @@ nlohmann::json add_context(const std::optional<bench::DeviceInfo>& device, const
     put_number("rules_version", suite->rules_version);
   }
   put_number("results_format", core::kResultsFormat);
-  put("timing_mode", o.graph_timing ? "graph" : "eager");
-  // The run's parameters, each a typed key: readers take them as values, never from the sentence below.
-  put("regime", bench::name_of(o.regime));
-  put("l2", bench::name_of(o.l2));
-  put_number("min_time_s", o.min_time_s);
-  put_number("case_time_cap_s", o.case_time_cap_s);
-  put_number("min_clock_fraction", o.min_clock_fraction);
-  put_number("rest_s", o.rest_s);
-  put_number(core::run_key::batch_s, o.batch_s);
-  put_number("energy_window_s", o.energy_window_s);
+  // The run's settings, each a typed key (core/run_spec.h's table): readers take them as values, never from the
+  // sentence below.
+  for (const auto& [key, value] : core::settings_context(o).items()) {
+    if (value.is_string()) put(key, value.get<std::string>());
+    else if (value.is_number_unsigned()) put_number(key, value.get<std::uint64_t>());
+    else if (value.is_number_integer()) put_number(key, value.get<std::int64_t>());
+    else put_number(key, value.get<double>());
+  }
   put_number("power_margin", bench::kPowerMargin);
-  put("sustained_heavy", o.sustained_heavy ? "auto" : "off");
-  put_number("seed", o.seed);
   put("started_at", bench::utc_now());
   char timing[768];
   if (o.regime == bench::Regime::burst)
@@ -198,10 +194,6 @@ nlohmann::json add_context(const std::optional<bench::DeviceInfo>& device, const
                   bench::name_of(o.l2), bench::kSustainedLeadInSeconds, bench::kSustainedWindows,
                   bench::kSustainedWindowSeconds);
   put("timing", timing);
-  put_number("noise_target", o.noise_target);
-  put_number("min_repetitions", o.min_repetitions);
-  put_number("max_repetitions", o.max_repetitions);
-  put("recheck", o.recheck ? "on" : "off");
   put("peaks", peaks.source);
   for (const auto& [k, v] : peaks.tflops) put_number("peak_tflops_" + k, v);
   if (peaks.memory_gb_per_s > 0) put_number("peak_gb_per_s", peaks.memory_gb_per_s);
@@ -340,14 +332,14 @@ int run(int argc, char** argv, bench::ProcessGroup& group) {
     if (!options.min_time_given) options.min_time_s = suite->min_time_s;
     if (!options.min_repetitions_given) options.min_repetitions = std::max(options.min_repetitions, suite->repetitions);
     if (!options.noise_target_given && suite->noise_target > 0) options.noise_target = suite->noise_target;
-    if (!suite->timing.empty() && (suite->timing == "graph") != options.graph_timing)
-      throw Error("the submission rules " + rules + " require --opmark_timing=" + suite->timing);
+    if (suite->timing && (*suite->timing == core::TimingMode::graph) != options.graph_timing)
+      throw Error("the submission rules " + rules + " require --opmark_timing=" + core::name_of(*suite->timing));
     if (suite->max_repetitions > 0) options.max_repetitions = std::min(options.max_repetitions, suite->max_repetitions);
     if (options.max_repetitions < options.min_repetitions) options.min_repetitions = options.max_repetitions;
-    if (!suite->regime.empty() && suite->regime != bench::name_of(options.regime))
-      throw Error("the submission rules " + rules + " require --opmark_regime=" + suite->regime);
-    if (!suite->l2.empty() && suite->l2 != bench::name_of(options.l2))
-      throw Error("the submission rules " + rules + " require --opmark_l2=" + suite->l2);
+    if (suite->regime && *suite->regime != options.regime)
+      throw Error("the submission rules " + rules + " require --opmark_regime=" + core::name_of(*suite->regime));
+    if (suite->l2 && *suite->l2 != options.l2)
+      throw Error("the submission rules " + rules + " require --opmark_l2=" + core::name_of(*suite->l2));
   } else if (options.models.empty()) {
     core::Selection asked = options.selection;  // the user's own symbols: a G added above need not be used
     asked.symbols = given_symbols;

@@ -1,9 +1,11 @@
 #include "core/resume.h"
 
+#include <algorithm>
 #include <map>
 
 #include "core/error.h"
 #include "core/file_access.h"
+#include "core/run_spec.h"
 
 namespace opmark::core {
 
@@ -66,14 +68,25 @@ ResumeState parse_resume_state(const std::string& text, const std::string& path)
   return state;
 }
 
-std::vector<std::string> resume_mismatches(const nlohmann::json& earlier, const nlohmann::json& now) {
-  static const char* const kKeys[] = {
+std::vector<std::string> resume_keys() {
+  // What the run ran on and with, beside its settings: the GPU and its state, the software, the build, the rules.
+  std::vector<std::string> keys = {
       "gpu", "gpu_uuid", "driver_version", "cuda_runtime_version", "cublaslt_version", "cudnn_version",
-      "cusparse_version", "nccl_version", "git", "version", "suite", "rules_version", "regime", "l2", "timing_mode",
-      "min_time_s", "min_repetitions", "max_repetitions", "noise_target", "case_time_cap_s", "seed",
-      "energy_window_s", "min_clock_fraction", "rest_s", "batch_s", "recheck", "kernel_trace", "gpu_count_used"};
+      "cusparse_version", "nccl_version", "git", "version", "suite", "rules_version", "kernel_trace", "gpu_count_used",
+      "power_limit_w", "max_sm_clock_mhz", "ecc", "mig", "nvml", "power_margin", "peaks"};
+  for (const std::string& key : settings_resume_keys()) keys.push_back(key);
+  return keys;
+}
+
+std::vector<std::string> resume_mismatches(const nlohmann::json& earlier, const nlohmann::json& now) {
+  std::vector<std::string> keys = resume_keys();
+  // The peaks % of peak is held to: peak_tflops_<precision> and peak_gb_per_s, whichever either context states.
+  for (const nlohmann::json* context : {&earlier, &now})
+    if (context->is_object())
+      for (const auto& [key, value] : context->items())
+        if (key.rfind("peak_", 0) == 0 && std::find(keys.begin(), keys.end(), key) == keys.end()) keys.push_back(key);
   std::vector<std::string> out;
-  for (const char* key : kKeys) {
+  for (const std::string& key : keys) {
     const nlohmann::json a = earlier.contains(key) ? earlier[key] : nlohmann::json();
     const nlohmann::json b = now.contains(key) ? now[key] : nlohmann::json();
     if (a != b) out.push_back(std::string(key) + ": " + (a.is_null() ? "none" : a.dump()) + " in the log, " +

@@ -32,17 +32,14 @@ struct TypedReader {
   const Lookup& get;
   RunParameters& out;
 
-  void word(const char* key, std::optional<std::string>& field, std::initializer_list<const char*> allowed) {
+  // A mode's word (burst, hot, graph, ...): `parse` reads it, `expected` says what it may be.
+  template <typename Mode>
+  void mode(const char* key, std::optional<Mode>& field, std::optional<Mode> (*parse)(const std::string&),
+            const char* expected) {
     const auto text = get(key);
     if (!text) return;
-    for (const char* a : allowed)
-      if (*text == a) {
-        field = *text;
-        return;
-      }
-    std::string list;
-    for (const char* a : allowed) list += (list.empty() ? "" : " or ") + std::string(a);
-    out.malformed.push_back(std::string(key) + ": '" + *text + "' is not " + list);
+    if (const auto m = parse(*text)) field = *m;
+    else out.malformed.push_back(std::string(key) + ": '" + *text + "' is not " + expected);
   }
   void real(const char* key, std::optional<double>& field) {
     const auto text = get(key);
@@ -87,9 +84,9 @@ void merge(const char* key, std::optional<T>& typed, const std::optional<T>& sai
     same = *typed == *said;
   if (same) return;
   std::string typed_text, said_text;
-  if constexpr (std::is_same_v<T, std::string>) {
-    typed_text = *typed;
-    said_text = *said;
+  if constexpr (std::is_enum_v<T>) {
+    typed_text = name_of(*typed);
+    said_text = name_of(*said);
   } else {
     typed_text = context_text(nlohmann::json(*typed));
     said_text = context_text(nlohmann::json(*said));
@@ -100,9 +97,9 @@ void merge(const char* key, std::optional<T>& typed, const std::optional<T>& sai
 RunParameters read(const Lookup& get) {
   RunParameters p;
   TypedReader r{get, p};
-  r.word(run_key::regime, p.regime, {"burst", "sustained"});
-  r.word(run_key::l2, p.l2, {"hot", "cold"});
-  r.word(run_key::timing_mode, p.timing_mode, {"graph", "eager"});
+  r.mode(run_key::regime, p.regime, &parse_regime, "burst or sustained");
+  r.mode(run_key::l2, p.l2, &parse_l2_mode, "hot or cold");
+  r.mode(run_key::timing_mode, p.timing_mode, &parse_timing_mode, "graph or eager");
   r.real(run_key::min_time_s, p.min_time_s);
   r.whole(run_key::min_repetitions, p.min_repetitions);
   r.whole(run_key::max_repetitions, p.max_repetitions);
@@ -176,9 +173,10 @@ RunParameters run_parameters_from_sentence(const std::string& timing) {
   const auto real = [&](const std::regex& re, std::optional<double>& field, double divisor = 1) {
     if (std::regex_search(timing, m, re)) field = std::strtod(m[1].str().c_str(), nullptr) / divisor;
   };
-  if (std::regex_search(timing, m, regime)) p.regime = m[1].str();
-  if (std::regex_search(timing, m, mode)) p.timing_mode = m[1].str() == "cuda graph replays" ? "graph" : "eager";
-  if (std::regex_search(timing, m, l2)) p.l2 = m[1].str();
+  if (std::regex_search(timing, m, regime)) p.regime = parse_regime(m[1].str());
+  if (std::regex_search(timing, m, mode))
+    p.timing_mode = m[1].str() == "cuda graph replays" ? TimingMode::graph : TimingMode::eager;
+  if (std::regex_search(timing, m, l2)) p.l2 = parse_l2_mode(m[1].str());
   real(min_time, p.min_time_s);
   if (std::regex_search(timing, m, reps)) {
     p.min_repetitions = std::strtoll(m[1].str().c_str(), nullptr, 10);

@@ -12,6 +12,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/run_modes.h"
+
 namespace opmark::core {
 
 // The context keys of the run's parameters (results format 3; format 2 wrote timing_mode, noise_target and the
@@ -30,6 +32,9 @@ inline constexpr char min_clock_fraction[] = "min_clock_fraction";  // a burst s
 inline constexpr char energy_window_s[] = "energy_window_s";
 inline constexpr char power_margin[] = "power_margin";
 inline constexpr char batch_s[] = "batch_s";                        // GPU seconds of launches per timed replay
+inline constexpr char rest_s[] = "rest_s";                          // burst: idle before each case's repetitions
+inline constexpr char sustained_heavy[] = "sustained_heavy";        // auto | off: heavy cases' sustained windows
+inline constexpr char recheck[] = "recheck";                        // on | off: the end-of-run re-time
 // The prose sentence, for people: only run_parameters_from_sentence reads it.
 inline constexpr char timing[] = "timing";
 }  // namespace run_key
@@ -39,7 +44,9 @@ inline constexpr char timing[] = "timing";
 inline constexpr double kDefaultBatchSeconds = 1e-3;
 
 struct RunParameters {
-  std::optional<std::string> regime, l2, timing_mode;
+  std::optional<Regime> regime;
+  std::optional<L2Mode> l2;
+  std::optional<TimingMode> timing_mode;
   std::optional<double> min_time_s;
   std::optional<long long> min_repetitions, max_repetitions;
   std::optional<double> noise_target, case_time_cap_s;

@@ -75,9 +75,9 @@ Suite parse_suite(const std::string& yaml_text, const std::string& path) {
   }
   if (s["timing"]) {  // optional: unset, a run may time either way
     const YAML::Node t = s["timing"];
-    suite.timing = yaml::scalar(path, t, "timing");
-    if (suite.timing != "graph" && suite.timing != "eager")
-      throw TableError(where_of(path, t), "timing", "expected graph or eager, got '" + suite.timing + "'");
+    const std::string timing = yaml::scalar(path, t, "timing");
+    suite.timing = parse_timing_mode(timing);
+    if (!suite.timing) throw TableError(where_of(path, t), "timing", "expected graph or eager, got '" + timing + "'");
   }
   if (s["max_repetitions"]) {  // optional (rules version 5): the most repetitions a case may take
     suite.max_repetitions = positive_int(path, s["max_repetitions"], "max_repetitions");
@@ -86,15 +86,16 @@ Suite parse_suite(const std::string& yaml_text, const std::string& path) {
   }
   if (s["regime"]) {  // optional (rules version 5): the timing regime a run must state
     const YAML::Node r = s["regime"];
-    suite.regime = yaml::scalar(path, r, "regime");
-    if (suite.regime != "burst" && suite.regime != "sustained")
-      throw TableError(where_of(path, r), "regime", "expected burst or sustained, got '" + suite.regime + "'");
+    const std::string regime = yaml::scalar(path, r, "regime");
+    suite.regime = parse_regime(regime);
+    if (!suite.regime)
+      throw TableError(where_of(path, r), "regime", "expected burst or sustained, got '" + regime + "'");
   }
   if (s["l2"]) {  // optional: hot and cold times are different measurements, not comparable as scores
     const YAML::Node n = s["l2"];
-    suite.l2 = yaml::scalar(path, n, "l2");
-    if (suite.l2 != "hot" && suite.l2 != "cold")
-      throw TableError(where_of(path, n), "l2", "expected hot or cold, got '" + suite.l2 + "'");
+    const std::string l2 = yaml::scalar(path, n, "l2");
+    suite.l2 = parse_l2_mode(l2);
+    if (!suite.l2) throw TableError(where_of(path, n), "l2", "expected hot or cold, got '" + l2 + "'");
   }
   if (s["max_unstable_fraction"]) {  // optional (rules version 5)
     const YAML::Node n = s["max_unstable_fraction"];

@@ -21,11 +21,13 @@
 //     tables:                   # DeepBench sets of every family, in the precisions the rules name
 //       - {family: gemm, sets: [train, inference_server, inference_device], precisions: [fp16]}
 //     models: {names: [all], precision: fp16}   # the cases the model tables need, at their default inputs
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "core/case.h"
 #include "core/model_table.h"
+#include "core/run_modes.h"
 #include "core/table.h"
 
 namespace opmark::core {
@@ -41,10 +43,10 @@ struct Suite {
   int repetitions = 0;
   double min_time_s = 0;
   double noise_target = 0.01;   // the run's target noise per case (repetitions adapt until it is reached)
-  std::string timing;           // "graph", "eager", or empty: either
+  std::optional<TimingMode> timing;  // graph or eager; unset: either
   int max_repetitions = 0;      // 0: the rules set no maximum (opmark-bench's own applies)
-  std::string regime;           // "burst", "sustained", or empty: rules before version 5, which name none
-  std::string l2;               // "hot", "cold", or empty: either
+  std::optional<Regime> regime;  // unset: rules before version 5, which name none
+  std::optional<L2Mode> l2;      // unset: either
   double max_noise = 0;         // per case
   double max_median_noise = 0;  // over the run: the median of the cases' noise (a noisy system)
   double max_unstable_fraction = 0;  // of the measured cases, unstable ones a run may keep

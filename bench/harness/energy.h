@@ -8,6 +8,8 @@
 #include <optional>
 #include <vector>
 
+#include "core/run_spec.h"
+
 namespace opmark::bench {
 
 class GpuMonitor;
@@ -15,7 +17,7 @@ class Timer;
 
 // The least energy window: one step of the counter (about 100 ms on an H100). A window is a whole number of steps,
 // the least that lasts min_window_s less a twentieth of a step (so 0.1 s is one step of 100 ms, 1 s is ten).
-constexpr double kDefaultEnergyWindowSeconds = 0.1;
+constexpr double kDefaultEnergyWindowSeconds = core::kDefaultEnergyWindowSeconds;
 // How far a window of whole steps strays from that many periods: two standard deviations of its length, from the
 // spread of one- and two-step energies at constant idle power (docs/regimes.md).
 constexpr double kCounterStepJitterSeconds = 1.4e-3;

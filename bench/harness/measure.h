@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "core/run_spec.h"
 #include "core/stats.h"
 
 namespace opmark::bench {
@@ -15,11 +16,12 @@ using core::relative_spread;
 
 // Repetitions go on until their spread is at most `noise_target`, with at least `min_repetitions`, and stop at
 // `max_repetitions` or once the case has spent `time_cap_s` measuring, whichever comes first.
+// The defaults are the run's (core/run_spec.h).
 struct StoppingRule {
-  int min_repetitions = 3;
-  int max_repetitions = 30;
-  double noise_target = 0.01;
-  double time_cap_s = 2.0;
+  int min_repetitions = core::kDefaultMinRepetitions;
+  int max_repetitions = core::kDefaultMaxRepetitions;
+  double noise_target = core::kDefaultNoiseTarget;
+  double time_cap_s = core::kDefaultCaseTimeCapSeconds;
 };
 enum class StopReason { more, steady, max_repetitions, time_cap };
 StopReason stopping_decision(const std::vector<double>& repetition_seconds, double spent_s, const StoppingRule& rule);

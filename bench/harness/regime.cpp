@@ -6,14 +6,6 @@
 
 namespace opmark::bench {
 
-const char* name_of(Regime r) { return r == Regime::burst ? "burst" : "sustained"; }
-
-std::optional<Regime> parse_regime(const std::string& text) {
-  if (text == "burst") return Regime::burst;
-  if (text == "sustained") return Regime::sustained;
-  return std::nullopt;
-}
-
 bool BurstClock::throttled(double sample_mhz, std::uint64_t reasons, bool after_pause) {
   if (reasons & clock_event::transient) return true;
   if (!(sample_mhz > 0) || !(max_mhz_ > 0)) return false;

@@ -8,11 +8,14 @@
 #include <optional>
 #include <string>
 
+#include "core/run_modes.h"
+#include "core/run_spec.h"
+
 namespace opmark::bench {
 
-enum class Regime { burst, sustained };
-const char* name_of(Regime r);
-std::optional<Regime> parse_regime(const std::string& text);
+using core::name_of;
+using core::parse_regime;
+using core::Regime;
 
 // Burst: which samples keep the clock a rested GPU runs the case at. On an H100 with random inputs a heavy
 // tensor-core kernel runs under the software power cap from its first millisecond (bf16 8192^3: 1518-1525 MHz in
@@ -24,7 +27,7 @@ std::optional<Regime> parse_regime(const std::string& text);
 // Until the case has such a sample, one under the fraction is dropped so that the GPU idles first. A sample right
 // after a pause is never dropped for its clock, and the latest one is the rested clock: an H100 once ran a 6 us GEMM
 // at 1859 MHz right after a pause, and at 1754-1759 after every pause since.
-constexpr double kMinClockFraction = 0.9;
+constexpr double kMinClockFraction = core::kDefaultMinClockFraction;
 constexpr double kRestedClockTolerance = 0.05;
 class BurstClock {
  public:

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "core/run_modes.h"
 #include "bench/harness/gpu_monitor.h"
 #include "bench/harness/options.h"
 #include "bench/harness/workload.h"
@@ -36,7 +37,7 @@ struct GraphShape {
 // Host-only arithmetic, tested on the CPU.
 int choose_batch(double seconds_per_launch, double target_seconds = kBatchTargetSeconds);
 
-enum class TimingMode { graph, eager };
+using core::TimingMode;
 
 struct Sample {
   double seconds_per_launch = 0;  // the timed launches only

@@ -267,8 +267,8 @@ TEST(ScoreValidation, OlderTablesAreUnchanged) {
 TEST(ScoreValidation, HotAndColdAroundTheRealTime) {
   const ResultSet hot = parse_results(results(11, 4, "NVIDIA H200", "hot"), "hot.jsonl", Statistic::median);
   const ResultSet cold = parse_results(results(14, 6, "NVIDIA H200", "cold"), "cold.jsonl", Statistic::median);
-  EXPECT_EQ(l2_mode(hot.context), "hot");
-  EXPECT_EQ(l2_mode(cold.context), "cold");
+  EXPECT_EQ(l2_mode(hot.context), opmark::core::L2Mode::hot);
+  EXPECT_EQ(l2_mode(cold.context), opmark::core::L2Mode::cold);
   const ScoreReport hot_report{{score(kTraced, hot)}, {}, {}}, cold_report{{score(kTraced, cold)}, {}, {}};
   // hot 0.034 ms, cold 2 x 14 + 3 x 6 = 0.046 ms, real 0.040 ms: between
   const std::string text =

@@ -2,12 +2,16 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <set>
 #include <string>
 #include <vector>
 
 #include "bench/harness/pins.h"
 #include "bench/harness/version.h"
 #include "core/error.h"
+#include "core/resume.h"
+#include "core/run_spec.h"
 
 using namespace opmark::bench;
 
@@ -284,4 +288,58 @@ TEST(Version, NamesOpmarkAndEveryLibrary) {
                            "\nGoogle Benchmark ", "\nnlohmann-json ", "\nyaml-cpp ", "\nCLI11 "})
     EXPECT_NE(text.find(name), std::string::npos) << name << " missing from:\n" << text;
   EXPECT_EQ(text.back(), '\n');
+}
+
+// One edit per setting: a setting added to core's table (as a new flag would be, in core/run_spec.cpp) is a flag of
+// the command line, a line of the help, a typed key of the context and a key a resumed run must match, with no
+// other edit anywhere.
+TEST(Options, ASettingAddedToTheTableIsEverywhere) {
+  auto& table = opmark::core::run_settings();
+  const std::size_t before = table.size();
+  table.push_back({"opmark_test_knob", "K", "a knob only this test has", "test_knob", true,
+                   [](opmark::core::RunSpec& s, const std::string& v) {
+                     if (v.empty()) throw opmark::Error("--opmark_test_knob needs a value");
+                     s.extra["opmark_test_knob"] = v;
+                   },
+                   [](const opmark::core::RunSpec& s) {
+                     const auto it = s.extra.find("opmark_test_knob");
+                     return nlohmann::json(it == s.extra.end() ? "unset" : it->second);
+                   }});
+  Argv a({"opmark-bench", "--opmark_test_knob=7", "--benchmark_filter=x"});
+  const Options o = parse_options(a.argc, a.ptrs.data());
+  EXPECT_EQ(a.argc, 2);  // taken out of argv, as every opmark flag
+  EXPECT_EQ(o.extra.at("opmark_test_knob"), "7");
+  EXPECT_NE(options_help().find("--opmark_test_knob=K"), std::string::npos);
+  EXPECT_NE(options_help().find("a knob only this test has"), std::string::npos);
+  EXPECT_EQ(opmark::core::settings_context(o).at("test_knob"), "7");
+  const auto keys = opmark::core::resume_keys();
+  EXPECT_NE(std::find(keys.begin(), keys.end(), "test_knob"), keys.end());
+  nlohmann::json earlier = opmark::core::settings_context(o), now = earlier;
+  now["test_knob"] = "8";
+  EXPECT_EQ(opmark::core::resume_mismatches(earlier, now),
+            (std::vector<std::string>{"test_knob: \"7\" in the log, \"8\" in this run"}));
+  table.resize(before);
+}
+
+// The table itself: one entry per flag, each with help; each context key once; every setting the context records is
+// one a resumed run must match; the help names every flag of the table, and --opmark_help and --version.
+TEST(Options, TheSettingsTableIsWholeAndTheHelpComesFromIt) {
+  std::set<std::string> flags, keys;
+  for (const auto& s : opmark::core::run_settings()) {
+    EXPECT_TRUE(flags.insert(s.flag).second) << s.flag;
+    EXPECT_FALSE(s.help.empty()) << s.flag;
+    EXPECT_TRUE(s.apply) << s.flag;
+    if (s.key.empty()) continue;
+    EXPECT_TRUE(keys.insert(s.key).second) << s.key;
+    EXPECT_TRUE(s.value) << s.flag;
+    EXPECT_TRUE(s.resume) << s.flag;
+    EXPECT_NE(options_help().find("--" + s.flag), std::string::npos) << s.flag;
+  }
+  for (const char* flag : {"--opmark_resume", "--opmark_suite", "--opmark_overwrite", "--opmark_help", "--version"})
+    EXPECT_NE(options_help().find(flag), std::string::npos) << flag;
+  const nlohmann::json context = opmark::core::settings_context(opmark::core::RunSpec{});
+  EXPECT_EQ(context.at("max_repetitions"), opmark::core::kDefaultMaxRepetitions);
+  EXPECT_EQ(context.at("regime"), "burst");
+  EXPECT_EQ(context.at("timing_mode"), "graph");
+  EXPECT_EQ(context.size(), keys.size());
 }

@@ -14,7 +14,10 @@ namespace {
 
 using opmark::core::run_parameters_from_sentence;
 using opmark::core::run_parameters_of;
+using opmark::core::L2Mode;
+using opmark::core::Regime;
 using opmark::core::RunParameters;
+using opmark::core::TimingMode;
 
 // The sentences as opmark-bench wrote them (results/nvidia-h200, test/data/bundles/nvidia-h200-v4, .../good).
 const std::string kBurst =
@@ -43,9 +46,9 @@ nlohmann::json format3() {
 
 // What format3() and kBurst both state: a burst run's parameters (its seed and power margin are in the keys only).
 void expect_burst_parameters(const RunParameters& p) {
-  EXPECT_EQ(p.regime, "burst");
-  EXPECT_EQ(p.l2, "hot");
-  EXPECT_EQ(p.timing_mode, "graph");
+  EXPECT_EQ(p.regime, Regime::burst);
+  EXPECT_EQ(p.l2, L2Mode::hot);
+  EXPECT_EQ(p.timing_mode, TimingMode::graph);
   EXPECT_EQ(p.min_time_s, 0.005);
   EXPECT_EQ(p.min_repetitions, 3);
   EXPECT_EQ(p.max_repetitions, 10);
@@ -87,32 +90,32 @@ TEST(RunParameters, TheLegacySentencesStateWhatTheirFormatsDid) {
 
   const RunParameters f2 = run_parameters_from_sentence(kFormat2);
   EXPECT_FALSE(f2.regime);
-  EXPECT_EQ(f2.timing_mode, "graph");
-  EXPECT_EQ(f2.l2, "hot");
+  EXPECT_EQ(f2.timing_mode, TimingMode::graph);
+  EXPECT_EQ(f2.l2, L2Mode::hot);
   EXPECT_EQ(f2.min_time_s, 0.01);
   EXPECT_EQ(f2.max_repetitions, 30);
   EXPECT_EQ(f2.min_clock_fraction, 0.9);
   EXPECT_FALSE(f2.energy_window_s);
 
   const RunParameters f1 = run_parameters_from_sentence(kFormat1 + "; launches under 1 ms timed in batches of about 2 ms");
-  EXPECT_EQ(f1.l2, "hot");
+  EXPECT_EQ(f1.l2, L2Mode::hot);
   EXPECT_FALSE(f1.timing_mode);
   EXPECT_FALSE(f1.min_time_s);
-  EXPECT_EQ(run_parameters_from_sentence("cuda events, median over repetitions; L2 cold").l2, "cold");
+  EXPECT_EQ(run_parameters_from_sentence("cuda events, median over repetitions; L2 cold").l2, L2Mode::cold);
 
   const RunParameters eager = run_parameters_from_sentence(
       "back-to-back launches timed with events; batches of launches lasting about 1 ms (at most 1000 launches); "
       "L2 cold; median over repetitions of at least 1e-05 s of GPU time each, at least 5 and at most 7");
-  EXPECT_EQ(eager.timing_mode, "eager");
-  EXPECT_EQ(eager.l2, "cold");
+  EXPECT_EQ(eager.timing_mode, TimingMode::eager);
+  EXPECT_EQ(eager.l2, L2Mode::cold);
   EXPECT_EQ(eager.min_time_s, 1e-05);
   EXPECT_EQ(eager.min_repetitions, 5);
 
   const RunParameters sustained = run_parameters_from_sentence(
       "sustained: back-to-back launches; batches of about 1 ms; L2 hot; 10 s to settle, then 3 windows of at least "
       "1 s each, bounded by steps of NVML's energy counter");
-  EXPECT_EQ(sustained.regime, "sustained");
-  EXPECT_EQ(sustained.timing_mode, "eager");
+  EXPECT_EQ(sustained.regime, Regime::sustained);
+  EXPECT_EQ(sustained.timing_mode, TimingMode::eager);
   EXPECT_FALSE(sustained.min_time_s);
   EXPECT_TRUE(run_parameters_from_sentence("").from_sentence.empty());
 }
@@ -124,7 +127,7 @@ TEST(RunParameters, AnOlderContextTakesWhatItsSentenceSays) {
                                                  {"timing", kFormat2}};
   const RunParameters p = run_parameters_of(v4);
   EXPECT_EQ(p.min_time_s, 0.01);
-  EXPECT_EQ(p.l2, "hot");
+  EXPECT_EQ(p.l2, L2Mode::hot);
   EXPECT_EQ(p.max_repetitions, 30);
   EXPECT_FALSE(p.regime);
   EXPECT_EQ(p.from_sentence, (std::set<std::string>{"l2", "min_time_s", "case_time_cap_s", "min_clock_fraction"}));
@@ -132,7 +135,7 @@ TEST(RunParameters, AnOlderContextTakesWhatItsSentenceSays) {
   EXPECT_TRUE(p.disagreements.empty());
 
   const RunParameters f1 = run_parameters_of(std::map<std::string, std::string>{{"timing", kFormat1}});
-  EXPECT_EQ(f1.l2, "hot");
+  EXPECT_EQ(f1.l2, L2Mode::hot);
   EXPECT_FALSE(f1.min_time_s);
   EXPECT_TRUE(run_parameters_of(std::map<std::string, std::string>{}).from_sentence.empty());
 }

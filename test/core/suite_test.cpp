@@ -76,7 +76,7 @@ TEST(Suite, ParsesTheRules) {
   EXPECT_EQ(s.model_precision, "fp16");
   // Version 1 has neither noise_target nor timing: the defaults (0.01, either timing).
   EXPECT_DOUBLE_EQ(s.noise_target, 0.01);
-  EXPECT_EQ(s.timing, "");
+  EXPECT_FALSE(s.timing);
 }
 
 TEST(Suite, Version2KeysNoiseTargetAndTiming) {
@@ -85,9 +85,9 @@ TEST(Suite, Version2KeysNoiseTargetAndTiming) {
                               "rules.yaml");
   EXPECT_EQ(s.rules_version, 2);
   EXPECT_DOUBLE_EQ(s.noise_target, 0.005);
-  EXPECT_EQ(s.timing, "graph");
+  EXPECT_EQ(s.timing, TimingMode::graph);
   EXPECT_EQ(parse_suite(replace(kRules, "min_time_s: 0.01\n", "min_time_s: 0.01\n  timing: eager\n"), "r.yaml").timing,
-            "eager");
+            TimingMode::eager);
 }
 
 TEST(Suite, BadNoiseTargetAndTimingAreNamedWithTheirLine) {
@@ -178,20 +178,20 @@ TEST(Suite, TheRepositoryRulesLoadAndExpand) {
   EXPECT_EQ(s.rules_version, 5);
   EXPECT_EQ(s.repetitions, 3);
   // Version 5: the burst regime's settings; its tables and models are version 4's (kept as submission_v4.yaml).
-  EXPECT_EQ(s.regime, "burst");
-  EXPECT_EQ(s.l2, "hot");
+  EXPECT_EQ(s.regime, Regime::burst);
+  EXPECT_EQ(s.l2, L2Mode::hot);
   EXPECT_DOUBLE_EQ(s.min_time_s, 0.005);
   EXPECT_EQ(s.max_repetitions, 10);
   EXPECT_DOUBLE_EQ(s.max_unstable_fraction, 0.01);
   const Suite v4 = load_suite(shapes + "/submission_v4.yaml");
   EXPECT_EQ(v4.rules_version, 4);
-  EXPECT_EQ(v4.regime, "");
-  EXPECT_EQ(v4.l2, "");
+  EXPECT_FALSE(v4.regime);
+  EXPECT_FALSE(v4.l2);
   EXPECT_EQ(v4.max_repetitions, 0);
   EXPECT_EQ(suite_cases(v4, load_tables({shapes}), load_models(v4.model_names, {shapes}, v4.model_folder)).size(),
             suite_cases(s, load_tables({shapes}), load_models(s.model_names, {shapes}, s.model_folder)).size());
   EXPECT_DOUBLE_EQ(s.noise_target, 0.01);
-  EXPECT_EQ(s.timing, "graph");
+  EXPECT_EQ(s.timing, TimingMode::graph);
   EXPECT_EQ(s.model_folder, "models");
   // The rules files beside the tables are no shape tables.
   const std::vector<Table> tables = load_tables({shapes});
@@ -221,7 +221,7 @@ TEST(Suite, TheRepositoryRulesLoadAndExpand) {
   const Suite v1 = load_suite(shapes + "/submission_v1.yaml");
   EXPECT_EQ(v1.rules_version, 1);
   EXPECT_EQ(v1.repetitions, 5);
-  EXPECT_EQ(v1.timing, "");
+  EXPECT_FALSE(v1.timing);
   EXPECT_DOUBLE_EQ(v1.max_noise, s.max_noise);
   EXPECT_DOUBLE_EQ(v1.max_median_noise, s.max_median_noise);
   EXPECT_EQ(suite_cases(v1, tables, load_models(v1.model_names, {shapes}, v1.model_folder)).size(), v2_cases.size());

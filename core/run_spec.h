@@ -1,0 +1,102 @@
+#pragma once
+// The run's settings in one place: what a run is made with (RunSpec), and one table (run_settings) from which come
+// the command line's --opmark_ flags and their help, the context line's typed keys, and the keys a resumed run must
+// match. A new setting is its field below and one entry in the table (run_spec.cpp); nothing else spells its flag
+// or its key. Host-only, tested on the CPU (test/core/run_spec_test.cpp).
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "core/expr.h"
+#include "core/run_context.h"
+#include "core/run_modes.h"
+#include "core/table.h"
+
+namespace opmark::core {
+
+// Burst: a sample whose SM clock is under this fraction of the GPU's maximum is dropped (docs/regimes.md).
+inline constexpr double kDefaultMinClockFraction = 0.9;
+// Energy per case over at least this long a window of back-to-back launches: one step of NVML's energy counter.
+inline constexpr double kDefaultEnergyWindowSeconds = 0.1;
+// The repetition bounds opmark-bench takes without flags: at least kDefaultMinRepetitions, more until the noise
+// target is met, at most kDefaultMaxRepetitions (burst: 10 x 5 ms keeps the clock).
+inline constexpr int kDefaultMinRepetitions = 3;
+inline constexpr int kDefaultMaxRepetitions = 10;
+// ... until their median absolute deviation over the median is at most this, or the case has measured this long.
+inline constexpr double kDefaultNoiseTarget = 0.01;
+inline constexpr double kDefaultCaseTimeCapSeconds = 2.0;
+
+struct RunSpec {
+  std::vector<std::string> shapes;      // folders or files; default: the source tree's shapes/
+  Selection selection;                  // families, sets, precisions, symbols
+  std::vector<std::string> models;      // model tables (names in shapes/models/, or paths): run their cases instead
+  std::string suite;                    // submission rules (shapes/submission.yaml): run the cases they require
+  Symbols inputs;                       // the models' input sizes (B=16,H=512), over their defaults
+  L2Mode l2 = L2Mode::hot;
+  std::string out_dir;                  // results folder; empty: no files unless --benchmark_out is given
+  bool overwrite = false;               // replace the results already in out_dir
+  bool resume = false;                  // go on from the results already in out_dir
+  bool validate_only = false;           // load and expand the tables, print a summary, run nothing
+  std::map<std::string, double> peaks;  // overrides: precision -> TFLOPS, "bw" -> GB/s
+  int candidates = 16;                  // library algorithms timed per case (cuBLASLt heuristic results)
+  int engines = 0;                      // cuDNN graph engine configurations timed per convolution; 0: all listed
+  std::size_t workspace_bytes = 1024ull << 20;
+  std::uint64_t seed = 20261121;
+  double warmup_ms = 10.0;              // untimed launches before measuring, so clocks have ramped up
+  Regime regime = Regime::burst;        // burst: at full clock; sustained: at the power limit
+  double min_time_s = 0.005;            // GPU seconds per repetition (burst: short, so the clock holds)
+  bool min_time_given = false;          // --opmark_min_time was on the command line (it beats a suite's)
+  bool graph_timing = true;             // time CUDA-graph replays (false: back-to-back launches from the host)
+  int min_repetitions = kDefaultMinRepetitions;  // repetitions go on until their noise is at most noise_target...
+  bool min_repetitions_given = false;
+  int max_repetitions = kDefaultMaxRepetitions;  // ... or this many were taken
+  double noise_target = kDefaultNoiseTarget;  // median absolute deviation over median
+  bool noise_target_given = false;
+  double case_time_cap_s = kDefaultCaseTimeCapSeconds;  // ... or the case spent this long measuring
+  double min_clock_fraction = kDefaultMinClockFraction;
+  double rest_s = 0;                    // burst: idle before each case's repetitions
+  double batch_s = kDefaultBatchSeconds;  // GPU seconds of launches per timed replay
+  double energy_window_s = kDefaultEnergyWindowSeconds;  // the least energy window per case; 0: no energy
+  bool sustained_heavy = true;          // burst: heavy cases also get a sustained measurement
+  bool console_table = false;           // Google Benchmark's table on the console instead of a line per case
+  bool recheck = true;                  // re-time every case briefly at the end of the run (anomaly guard)
+  bool isolated = false;                // also time each launch alone (isolated_us), as a profiler sees a kernel
+  bool tuning_log = false;              // print every candidate's tuning times per case
+  bool kernel_trace = true;             // trace each case's kernels and their own durations (CUPTI, kernel_us)
+  int profile_launches = 0;             // > 0: after timing, K launches per case inside cudaProfilerStart/Stop (ncu)
+  bool profile_graph = false;           // profile K replays of the timed graph instead (ncu --graph-profiling graph)
+  std::string pin_path;                 // cases run the candidate this file names instead of tuning
+  // Settings a test adds to the table (run_settings) keep their values here, by flag.
+  std::map<std::string, std::string> extra;
+};
+
+// One setting of the run: its flag, its help, the context key that records it and whether a resumed run must match
+// it, and how a flag's text sets it.
+struct RunSetting {
+  std::string flag;     // "opmark_min_time": the command line's --opmark_min_time
+  std::string metavar;  // "S" in the help's --opmark_min_time=S; empty: a switch (=true or =false only after '=')
+  std::string help;     // one paragraph; the help wraps it
+  std::string key;      // the context key that records the value; empty where the context records none
+  bool resume = false;  // a resumed run must state the same value under `key`
+  std::function<void(RunSpec&, const std::string& value)> apply;  // the flag's text into the spec; throws Error
+  std::function<nlohmann::json(const RunSpec&)> value;             // what the context records under `key`
+};
+
+// The table, in the help's order. A test may add to it; every reader below sees what it adds.
+std::vector<RunSetting>& run_settings();
+// The setting of a flag ("opmark_min_time", without the dashes), or null.
+const RunSetting* find_setting(const std::string& flag);
+
+// The context keys and values the settings record (the typed keys of the results log's context line).
+nlohmann::json settings_context(const RunSpec& spec);
+// The settings' keys a resumed run must state as the log it goes on from does.
+std::vector<std::string> settings_resume_keys();
+// Every flag's help: "  --opmark_min_time=S  GPU seconds ...", the text wrapped under a column, in table order.
+std::string settings_help();
+
+}  // namespace opmark::core
