@@ -40,6 +40,16 @@ void check_run_parameters(const ResultSet& results, const core::Suite& rules, Pr
                          ") require " + timing,
             "run the suite again with --opmark_timing=" + timing + " (opmark-submit's default)");
   }
+  // Rules that name a regime (version 5) hold every case to the end-of-run re-time, the anomaly guard's second half:
+  // a run without it has no check that its times held, and its log no re-time lines to check.
+  if (rules.regime) {
+    const auto it = context.find(core::run_key::recheck);
+    const std::string stated = it == context.end() ? "" : it->second;
+    if (stated != "on")
+      p.add("rules", "the run's recheck is '" + stated + "' (" + log + "), the rules require the end-of-run re-time "
+                         "(recheck: on)",
+            rerun + ", without --opmark_recheck=off");
+  }
   // A missing regime is also reported by check_regime_rules as a missing format-3 key.
   if (rules.regime && run.regime != rules.regime) {
     const auto it = context.find(core::run_key::regime);

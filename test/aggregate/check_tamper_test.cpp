@@ -380,6 +380,20 @@ TEST_F(TamperV5, AnotherRegimeIsRejected) {
   EXPECT_NE(p.find("[regime] " + kCase + " (run/results.jsonl line "), std::string::npos) << p;  // its lines say burst
 }
 
+// The re-time is part of a version 5 submission: a run made without it (recheck: off), its re-time lines gone with
+// it, is rejected, though no case then lacks a line the run said it would write.
+TEST_F(TamperV5, ARunWithoutTheReTimeIsRejected) {
+  lines_.front()["context"]["recheck"] = "off";
+  lines_.erase(std::remove_if(lines_.begin(), lines_.end(),
+                              [](const json& l) { return l.value("aggregate", "") == "recheck"; }),
+               lines_.end());
+  save();
+  const std::string p = problems();
+  EXPECT_NE(p.find("[rules] the run's recheck is 'off' (run/results.jsonl line 1), the rules require the end-of-run "
+                   "re-time (recheck: on)"),
+            std::string::npos) << p;
+}
+
 TEST_F(TamperV5, AnotherMinTimeIsRejected) {
   lines_.front()["context"]["min_time_s"] = "0.01";
   save();
