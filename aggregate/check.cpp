@@ -104,7 +104,20 @@ SystemRun check_system(const fs::path& dir, const ResultSet& results, int applie
           "a bundle does not pick its rules: re-measure under the newest rules (opmark-submit), or check with "
           "--rules-version N to apply older rules on purpose");
   run.started = value("run.started");
-  run.wall_s = std::strtod(value("run.wall_s").c_str(), nullptr);
+  if (!run.started.empty() && epoch_of(run.started) < 0) {
+    p.add("system.yaml", at("run.started") + ": run.started '" + run.started + "' is no UTC time such as "
+                             "2026-11-28T04:56:00Z",
+          "opmark-aggregate pack writes the run's start from its log");
+    run.started.clear();
+  }
+  const std::string wall = value("run.wall_s");
+  char* end = nullptr;
+  run.wall_s = std::strtod(wall.c_str(), &end);
+  if (!wall.empty() && (*end != '\0' || !std::isfinite(run.wall_s) || !(run.wall_s > 0))) {
+    p.add("system.yaml", at("run.wall_s") + ": run.wall_s '" + wall + "' is no number of seconds above 0",
+          "opmark-aggregate pack writes the run's wall time");
+    run.wall_s = 0;
+  }
   if (division == "closed") {
     const std::string git = results.context.count("git") ? results.context.at("git") : "";
     if (git.empty() || git == "unknown" || git.find("-dirty") != std::string::npos)
@@ -135,6 +148,9 @@ UnstableAllowance unstable_allowance(const ResultSet& results, const core::Suite
   return {unstable, static_cast<std::size_t>(rules.max_unstable_fraction * static_cast<double>(measured) + 1e-9)};
 }
 
+// Extra cases are named one by one up to this many, then counted: 30,000 invented ones are one problem more.
+constexpr std::size_t kMaxListedExtraCases = 20;
+
 void check_cases(const ResultSet& results, const core::Suite& rules, const std::vector<core::Case>& required,
                  const UnstableAllowance& allowance, Problems& p) {
   std::vector<double> run_noise;  // every measured case's, for the run's median
@@ -150,6 +166,19 @@ void check_cases(const ResultSet& results, const core::Suite& rules, const std::
       p.add("required cases skipped", "required case skipped: " + name + ": " + it->second.reason,
             "a closed or open submission needs every required case measured; fix what the reason says");
   }
+  // A bundle holds the rules' cases and no others: an invented case, however consistent its lines, is no
+  // measurement the rules asked for, and every table and score would show it.
+  std::set<std::string> named;
+  for (const auto& c : required) named.insert(core::make_case_name(c));
+  std::size_t extra = 0;
+  for (const auto& [name, r] : results.cases)
+    if (!named.count(name) && ++extra <= kMaxListedExtraCases)
+      p.add("cases the rules do not name", "case not among the rules' (" + rules.path + "): " + name,
+            "a bundle is the suite's run (opmark-submit), unedited: run other cases apart");
+  if (extra > kMaxListedExtraCases)
+    p.add("cases the rules do not name",
+          std::to_string(extra - kMaxListedExtraCases) + " more cases not among the rules' (" + rules.path + ")",
+          "a bundle is the suite's run (opmark-submit), unedited: run other cases apart");
   const bool unstable_allowed = allowance.unstable <= allowance.allowed;
   for (const auto& [name, r] : results.cases) {
     if (r.status == "failed") {

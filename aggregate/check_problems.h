@@ -66,6 +66,8 @@ void check_bench_log(const std::string& dir, const ResultSet& results, Problems&
 // the run's window (system.yaml's run.started and run.wall_s where given: "" and 0 where not), verification text
 // within tolerance, repetitions that agree with their recorded noise, physically possible clocks, power and energy.
 void check_whole_run(const ResultSet& results, Problems& p);
+// Seconds since 1970 of "YYYY-MM-DDTHH:MM:SSZ" (the writer's form; a fraction of a second is allowed), or -1.
+double epoch_of(const std::string& text);
 void check_timestamps(const ResultSet& results, const std::string& system_started, double system_wall_s, Problems& p);
 void check_verification(const ResultSet& results, Problems& p);
 void check_noise_agreement(const ResultSet& results, double max_noise, Problems& p);

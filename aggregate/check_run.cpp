@@ -64,9 +64,6 @@ void check_whole_run(const ResultSet& results, Problems& p) {
   }
 }
 
-namespace {
-
-// Seconds since 1970 of "YYYY-MM-DDTHH:MM:SSZ" (the writer's form; a fraction of a second is allowed), or -1.
 double epoch_of(const std::string& text) {
   int y, mo, d, h, mi;
   double s;
@@ -81,8 +78,6 @@ double epoch_of(const std::string& text) {
   const double days = static_cast<double>(era) * 146097 + doe - 719468;
   return days * 86400 + h * 3600 + mi * 60 + s;
 }
-
-}  // namespace
 
 void check_timestamps(const ResultSet& results, const std::string& system_started, double system_wall_s, Problems& p) {
   const std::string keep = kKeepLog;

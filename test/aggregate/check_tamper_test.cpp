@@ -174,6 +174,41 @@ TEST_F(Tamper, ALyingSummaryIsRejected) {
                    ") counts 9999 ok, the log holds 4 ok case(s)"), std::string::npos) << p;
 }
 
+// A bundle holds the rules' cases and no others: invented cases, copies of a real one's lines under other names, are
+// each named up to 20, then counted.
+TEST_F(Tamper, CasesTheRulesDoNotNameAreRejected) {
+  std::vector<json> invented;
+  for (int i = 0; i < 25; ++i)
+    for (const auto& l : lines_)
+      if (l.value("name", "") == kCase) {
+        json copy = l;
+        copy["name"] = "gemm/fwd/fp16/m=" + std::to_string(1000 + i) + "/n=32/k=16/ta=N/tb=N/batch=1";
+        invented.push_back(copy);
+      }
+  lines_.insert(lines_.end() - 1, invented.begin(), invented.end());  // before the summary line
+  save();
+  const std::string p = problems();
+  EXPECT_NE(p.find("[cases the rules do not name] case not among the rules' (" + rules().string() +
+                   "): gemm/fwd/fp16/m=1000/n=32/k=16/ta=N/tb=N/batch=1"),
+            std::string::npos) << p;
+  EXPECT_NE(p.find("[cases the rules do not name] 5 more cases not among the rules'"), std::string::npos) << p;
+}
+
+// system.yaml's run window is a UTC time and a positive number of seconds, not words or a negative span.
+TEST_F(Tamper, ARunWindowThatIsNoTimeIsRejected) {
+  std::string yaml = read(dir_ / "system.yaml");
+  const std::size_t started = yaml.find("  started: "), wall = yaml.find("  wall_s: ");
+  ASSERT_NE(started, std::string::npos);
+  ASSERT_NE(wall, std::string::npos);
+  yaml = yaml.substr(0, started) + "  started: yesterday-ish\n" + yaml.substr(yaml.find('\n', started) + 1);
+  const std::size_t wall_at = yaml.find("  wall_s: ");
+  yaml = yaml.substr(0, wall_at) + "  wall_s: -848\n" + yaml.substr(yaml.find('\n', wall_at) + 1);
+  write(dir_ / "system.yaml", yaml);
+  const std::string p = problems();
+  EXPECT_NE(p.find("run.started 'yesterday-ish' is no UTC time"), std::string::npos) << p;
+  EXPECT_NE(p.find("run.wall_s '-848' is no number of seconds above 0"), std::string::npos) << p;
+}
+
 TEST_F(Tamper, ADeletedReTimeLineIsRejected) {
   lines_.erase(std::find_if(lines_.begin(), lines_.end(), [](const json& l) { return l.value("aggregate", "") == "recheck"; }));
   save();
