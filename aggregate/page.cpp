@@ -32,6 +32,7 @@
 #include "core/result_record.h"
 #include "core/schema.h"
 #include "core/table.h"
+#include "core/text.h"
 
 namespace opmark::aggregate {
 namespace {
@@ -416,7 +417,7 @@ int page_main(int argc, char** argv) {
   json skipped = json::array();  // the bundles left out, named on the page too
   std::vector<fs::path> runs;
   const std::vector<fs::path> dirs = find_bundles(root, &warnings, &runs);
-  for (const auto& warning : warnings) std::fprintf(stderr, "opmark-aggregate page: warning: %s\n", warning.c_str());
+  for (const auto& warning : warnings) std::fprintf(stderr, "opmark-aggregate page: warning: %s\n", core::terminal_text(warning).c_str());
   // Only what passes the checker is published. A bundle that fails, or does not load, is left out, named with the
   // checker's reasons: the others still make the page. One bundle at a time: the check's copy of a run is gone
   // before the page reads it, so memory stays that of one bundle (kMaxBundleResultsBytes bounds its text).
@@ -436,7 +437,7 @@ int page_main(int argc, char** argv) {
           reasons += "; and " + std::to_string(report.problems.size() - kReasonsShown) + " more (opmark-aggregate check " +
                      dir.string() + " lists them)";
         std::fprintf(stderr, "opmark-aggregate page: rejected the bundle %s: %zu problem(s) under rules version %d\n",
-                     dir.string().c_str(), report.problems.size(), report.rules_version);
+                     core::terminal_text(dir.string()).c_str(), report.problems.size(), report.rules_version);
         skipped.push_back({{"id", dir.string()},
                            {"reason", "rejected by the checker (rules version " + std::to_string(report.rules_version) +
                                           ", " + report.rules_why + "): " + reasons}});
@@ -444,9 +445,10 @@ int page_main(int argc, char** argv) {
       }
       bundles.push_back(load_bundle(root, dir));
       for (const auto& warning : bundles.back().results.warnings)
-        std::fprintf(stderr, "opmark-aggregate page: warning: %s\n", warning.c_str());
+        std::fprintf(stderr, "opmark-aggregate page: warning: %s\n", core::terminal_text(warning).c_str());
     } catch (const std::exception& e) {
-      std::fprintf(stderr, "opmark-aggregate page: warning: skipped the bundle %s: %s\n", dir.string().c_str(), e.what());
+      std::fprintf(stderr, "opmark-aggregate page: warning: skipped the bundle %s: %s\n",
+                   core::terminal_text(dir.string()).c_str(), core::terminal_text(e.what()).c_str());
       skipped.push_back({{"id", dir.string()}, {"reason", e.what()}});
     }
   }
@@ -457,7 +459,7 @@ int page_main(int argc, char** argv) {
       bundles.push_back(load_run(root, dir));
       ++runs_loaded;
       for (const auto& warning : bundles.back().results.warnings)
-        std::fprintf(stderr, "opmark-aggregate page: warning: %s\n", warning.c_str());
+        std::fprintf(stderr, "opmark-aggregate page: warning: %s\n", core::terminal_text(warning).c_str());
     } catch (const std::exception& e) {
       std::fprintf(stderr, "opmark-aggregate page: warning: skipped the run %s: %s\n", dir.string().c_str(), e.what());
       skipped.push_back({{"id", dir.string()}, {"reason", e.what()}});

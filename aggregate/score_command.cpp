@@ -144,7 +144,8 @@ int score_set(const ScoreOptions& a, const std::string& file, std::vector<Scored
     std::printf("note: %zu scored case(s) were measured unstable (two measurements disagreed by more than 1.3x); "
                 "their time counts in the scores:\n", unstable.size());
     for (const auto& name : unstable)
-      std::printf("  %s: %s\n", name.c_str(), results.cases.at(name).reason.c_str());
+      std::printf("  %s: %s\n", core::terminal_text(name).c_str(),
+                  core::terminal_text(results.cases.at(name).reason).c_str());
   }
   return 0;
 }
@@ -154,17 +155,19 @@ int score_set(const ScoreOptions& a, const std::string& file, std::vector<Scored
 int run_scores(const ScoreOptions& a) {
   std::vector<ScoredFile> kept;
   for (std::size_t i = 0; i < a.files.size(); ++i) {
-    if (a.files.size() > 1) std::printf("%s== %s\n", i ? "\n" : "", a.files[i].c_str());
+    if (a.files.size() > 1) std::printf("%s== %s\n", i ? "\n" : "", core::terminal_text(a.files[i]).c_str());
     score_set(a, a.files[i], &kept);
   }
   if (a.format == "table") {
     std::vector<ScoredSet> scored;
     for (const auto& f : kept) scored.push_back({f.file, &f.results, &f.report});
-    std::fputs(side_by_side_text(scored).c_str(), stdout);
-    std::fputs(score_validation_text(scored).c_str(), stdout);
+    // The reports quote the results files' own text (GPU names, reasons): no control character of theirs reaches
+    // the terminal.
+    std::fputs(core::terminal_text(side_by_side_text(scored), true).c_str(), stdout);
+    std::fputs(core::terminal_text(score_validation_text(scored), true).c_str(), stdout);
     // Each later system against the first: the speedup the scores predict beside the real models' one.
     for (std::size_t i = 1; i < scored.size(); ++i)
-      std::fputs(speedup_text(speedup_report(scored[0], scored[i])).c_str(), stdout);
+      std::fputs(core::terminal_text(speedup_text(speedup_report(scored[0], scored[i])), true).c_str(), stdout);
   }
   if (a.plots.empty()) return 0;
   std::vector<PlotSet> plots;

@@ -227,6 +227,23 @@ TEST_F(OutputFiles, CompareEscapesControlCharacters) {
   }
 }
 
+// scores over two systems quotes their GPU names in its tables and notes: a name with a title-setting sequence (ESC
+// ... BEL) is printed escaped.
+TEST_F(OutputFiles, ScoresEscapesControlCharacters) {
+  std::string text = read_file(kData / "results_before.jsonl");
+  const std::string gpu = "\"gpu\":\"";
+  const std::size_t at = text.find(gpu);
+  ASSERT_NE(at, std::string::npos);
+  text.insert(at + gpu.size(), "G\\u001b]0;title\\u0007");
+  write_file(dir_ / "evil.jsonl", text);
+  ::testing::internal::CaptureStdout();
+  run({"scores", "--allow-missing", (dir_ / "evil.jsonl").string(), (kData / "results_before.jsonl").string()});
+  const std::string out = ::testing::internal::GetCapturedStdout();
+  EXPECT_EQ(out.find('\x1b'), std::string::npos);
+  EXPECT_EQ(out.find('\x07'), std::string::npos);
+  EXPECT_NE(out.find("G\\x1b]0;title\\x07"), std::string::npos) << out;
+}
+
 // A plain run's --opmark_out folder (results.jsonl in it, no run/ inside) is read as that run: the README's scoring
 // command takes the folder the main command wrote.
 TEST_F(OutputFiles, APlainRunFolderIsReadAsItsResults) {
