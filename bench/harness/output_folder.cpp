@@ -52,6 +52,12 @@ OutputFolderLock lock_output_folder(const std::string& dir) {
       ::close(fd);
       continue;
     }
+    // A lock file that is another file too (a hard link planted there) would be truncated and written over: refuse.
+    if (!S_ISREG(held.st_mode) || held.st_nlink > 1) {
+      ::close(fd);
+      throw Error("--opmark_out: " + path + " is " + (S_ISREG(held.st_mode) ? "a hard link to another file" : "no file") +
+                  ": opmark-bench writes its process id there; remove it, or give another --opmark_out");
+    }
     // The holder's process id, for a refused second run's message only: the lock holds without it.
     const std::string pid = std::to_string(::getpid());
     const bool noted = ::ftruncate(fd, 0) == 0 && ::pwrite(fd, pid.data(), pid.size(), 0) > 0;

@@ -73,6 +73,18 @@ TEST_F(RunFolder, ASecondRunOnTheFolderIsRefusedAtOnce) {
 
 // A folder holding an earlier run's results is refused unless --opmark_overwrite; an empty log (a run that stopped
 // before measuring) is no results.
+// A lock file that is a hard link to another file is refused, and the other file left as it was: the lock writes its
+// process id into the file it holds.
+TEST_F(RunFolder, AHardLinkPlantedAsTheLockFileIsRefused) {
+  const fs::path victim = dir_ / "victim.txt";
+  { std::ofstream(victim) << "precious"; }
+  fs::create_directories(dir_ / "out");
+  fs::create_hard_link(victim, dir_ / "out" / kLockFileName);
+  const std::string m = error_message([&] { lock_output_folder((dir_ / "out").string()); });
+  EXPECT_NE(m.find("is a hard link to another file"), std::string::npos) << m;
+  EXPECT_EQ(read_file(victim), "precious");
+}
+
 TEST_F(RunFolder, AFolderWithResultsIsRefusedUnlessOverwriting) {
   fs::create_directories(dir_);
   EXPECT_NO_THROW(check_output_folder(dir_.string(), false));
