@@ -109,9 +109,12 @@ void prepare_target(const std::string& path) {
 }  // namespace
 
 std::string size_text(std::size_t bytes) {
-  char text[48];
-  if (bytes < (std::size_t{1} << 20)) std::snprintf(text, sizeof text, "%zu bytes", bytes);
-  else std::snprintf(text, sizeof text, "%.0f MiB", static_cast<double>(bytes) / (1 << 20));
+  char text[64];
+  const std::size_t mib = std::size_t{1} << 20;
+  if (bytes < mib) std::snprintf(text, sizeof text, "%zu bytes", bytes);
+  else if (bytes % mib == 0) std::snprintf(text, sizeof text, "%zu MiB", bytes / mib);
+  // Not a whole MiB: the bytes themselves, so a size just over a limit never reads as the limit.
+  else std::snprintf(text, sizeof text, "%zu bytes (%.1f MiB)", bytes, static_cast<double>(bytes) / mib);
   return text;
 }
 

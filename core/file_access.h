@@ -18,7 +18,8 @@ inline constexpr std::size_t kMaxTextFileBytes = std::size_t{16} << 20;
 // a file inside a bundle may not.
 enum class Links { follow, refuse };
 
-// A size for messages: "16 MiB", or "1000 bytes" under one MiB.
+// A size for messages: "16 MiB" for whole MiB, else the bytes ("1000 bytes", "16777217 bytes (16.0 MiB)"), so a
+// size one byte over a limit never reads as the limit itself.
 std::string size_text(std::size_t bytes);
 
 // An open regular file, closed on destruction. open_regular_file throws opmark::Error naming `path` and `what` it

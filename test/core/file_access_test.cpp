@@ -85,9 +85,9 @@ TEST_F(InputFiles, AFileOverTheLimitIsRefusedBeforeItIsRead) {
   { std::ofstream(big) << "family: gemm\n"; }
   fs::resize_file(big, core::kMaxTextFileBytes + 1);  // sparse: no 16 MiB written
   EXPECT_EQ(refusal([&] { core::read_text_file(big.string(), "shape table"); }),
-            big.string() + ": shape table of 16 MiB, over the limit of 16 MiB");
+            big.string() + ": shape table of 16777217 bytes (16.0 MiB), over the limit of 16 MiB");
   EXPECT_EQ(refusal([&] { core::read_regular_file(big.string(), "pin file", 1000); }),
-            big.string() + ": pin file of 16 MiB, over the limit of 1000 bytes");
+            big.string() + ": pin file of 16777217 bytes (16.0 MiB), over the limit of 1000 bytes");
   EXPECT_LT(peak_rss_mib() - before_mib, 100);
 }
 
