@@ -417,7 +417,8 @@ int page_main(int argc, char** argv) {
   json skipped = json::array();  // the bundles left out, named on the page too
   std::vector<fs::path> runs;
   const std::vector<fs::path> dirs = find_bundles(root, &warnings, &runs);
-  for (const auto& warning : warnings) std::fprintf(stderr, "opmark-aggregate page: warning: %s\n", core::terminal_text(warning).c_str());
+  for (const auto& warning : warnings)
+    std::fprintf(stderr, "opmark-aggregate page: warning: %s\n", core::terminal_text(warning).c_str());
   // Only what passes the checker is published. A bundle that fails, or does not load, is left out, named with the
   // checker's reasons: the others still make the page. One bundle at a time: the check's copy of a run is gone
   // before the page reads it, so memory stays that of one bundle (kMaxBundleResultsBytes bounds its text).

@@ -127,26 +127,44 @@ RunSetting recorded(const char* flag, const char* metavar, const char* key, cons
   return RunSetting{flag, metavar, help, key, true, std::move(apply), std::move(value)};
 }
 
+// One of a mode's words (core/run_modes.h) into the spec: "--opmark_l2: expected hot or cold, got 'warm'".
+template <typename Mode>
+RunSetting mode_setting(const char* flag, const char* metavar, const char* key, const char* help, Mode RunSpec::*field,
+                        std::optional<Mode> (*parse)(const std::string&), const char* words) {
+  return recorded(
+      flag, metavar, key, help,
+      [=](RunSpec& s, const std::string& v) {
+        const std::optional<Mode> m = parse(v);
+        if (!m) throw Error("--" + std::string(flag) + ": expected " + words + ", got '" + v + "'");
+        s.*field = *m;
+      },
+      [=](const RunSpec& s) { return nlohmann::json(name_of(s.*field)); });
+}
+
 // A switch (true or false, bare: true) into a bool of the spec.
 RunSetting a_switch(const char* flag, const char* help, bool RunSpec::*field) {
-  return flag_only(flag, "", help, [flag, field](RunSpec& s, const std::string& v) { s.*field = parse_switch(flag, v); });
+  return flag_only(flag, "", help,
+                   [flag, field](RunSpec& s, const std::string& v) { s.*field = parse_switch(flag, v); });
 }
 
 std::vector<RunSetting> make_table() {
   std::vector<RunSetting> t;
-  t.push_back(flag_only("opmark_shapes", "PATH[,PATH]", "shape-table folders or files (default: the source tree's shapes/)",
+  t.push_back(flag_only("opmark_shapes", "PATH[,PATH]",
+                        "shape-table folders or files (default: the source tree's shapes/)",
                         [](RunSpec& s, const std::string& v) {
                           need_value("opmark_shapes", v);
                           s.shapes = split_list(v);
                         }));
-  t.push_back(flag_only("opmark_family", "F[,F]", "only these families (listed below)", [](RunSpec& s, const std::string& v) {
-    need_value("opmark_family", v);
-    for (const auto& f : split_list(v)) {
-      if (!is_family(f)) schema_for(f);  // throws the message listing known families
-      s.selection.families.insert(f);
-    }
-  }));
-  t.push_back(flag_only("opmark_set", "S[,S]", "only these sets (train, inference_server, inference_device, peak, resnet50, ...)",
+  t.push_back(flag_only("opmark_family", "F[,F]", "only these families (listed below)",
+                        [](RunSpec& s, const std::string& v) {
+                          need_value("opmark_family", v);
+                          for (const auto& f : split_list(v)) {
+                            if (!is_family(f)) schema_for(f);  // throws the message listing known families
+                            s.selection.families.insert(f);
+                          }
+                        }));
+  t.push_back(flag_only("opmark_set", "S[,S]",
+                        "only these sets (train, inference_server, inference_device, peak, resnet50, ...)",
                         [](RunSpec& s, const std::string& v) {
                           need_value("opmark_set", v);
                           for (const auto& set : split_list(v)) s.selection.sets.insert(set);
@@ -186,15 +204,10 @@ std::vector<RunSetting> make_table() {
                           need_value("opmark_inputs", v);
                           s.inputs = parse_symbols("opmark_inputs", v);
                         }));
-  t.push_back(recorded(
+  t.push_back(mode_setting(
       "opmark_l2", "hot|cold", run_key::l2,
       "hot: operands stay in L2 between launches (DeepBench, default); cold: L2 flushed before every timed launch",
-      [](RunSpec& s, const std::string& v) {
-        const auto m = parse_l2_mode(v);
-        if (!m) throw Error("--opmark_l2: expected hot or cold, got '" + v + "'");
-        s.l2 = *m;
-      },
-      [](const RunSpec& s) { return nlohmann::json(name_of(s.l2)); }));
+      &RunSpec::l2, &parse_l2_mode, "hot or cold"));
   t.push_back(flag_only("opmark_out", "DIR",
                         "write DIR/benchmark.json (Google Benchmark JSON) and DIR/results.jsonl (one line per "
                         "finished run, appended as the run goes); the run locks DIR (DIR/.opmark.lock): a second run "
@@ -250,19 +263,14 @@ std::vector<RunSetting> make_table() {
                         [](RunSpec& s, const std::string& v) {
                           s.warmup_ms = parse_number("opmark_warmup_ms", v, 0, kMaxWarmupMs);
                         }));
-  t.push_back(recorded(
+  t.push_back(mode_setting(
       "opmark_regime", "burst|sustained", run_key::regime,
       "burst (default): every time at full clock, as PyTorch, nvbench or a short benchmark sees it: short "
       "repetitions, a sample whose SM clock was down (measured on the GPU) or that NVML saw throttled is dropped, "
       "and the GPU idles until its clock is back (50 ms, doubling to 0.5 s; a case that cannot get an unthrottled "
       "sample within 5 s of pauses is reported unstable, \"throttled: ...\"); sustained: as a training loop sees it: "
       "0.5 s to settle at the power limit, then windows of at least 1 s timed with their clock, power and energy",
-      [](RunSpec& s, const std::string& v) {
-        const auto r = parse_regime(v);
-        if (!r) throw Error("--opmark_regime: expected burst or sustained, got '" + v + "'");
-        s.regime = *r;
-      },
-      [](const RunSpec& s) { return nlohmann::json(name_of(s.regime)); }));
+      &RunSpec::regime, &parse_regime, "burst or sustained"));
   t.push_back(recorded(
       "opmark_min_clock", "X", run_key::min_clock_fraction,
       "burst: drop a sample whose SM clock is under X of the GPU's maximum (default 0.9)",
@@ -358,7 +366,9 @@ std::vector<RunSetting> make_table() {
                         "after timing, trace three replays with CUPTI for the launch's kernels, their names and own "
                         "durations (kernel_us: what Nsight Systems shows; default on; off under "
                         "--opmark_profile_launches, where the profiler holds CUPTI)",
-                        [](RunSpec& s, const std::string& v) { s.kernel_trace = parse_on_off("opmark_kernel_trace", v); }));
+                        [](RunSpec& s, const std::string& v) {
+                          s.kernel_trace = parse_on_off("opmark_kernel_trace", v);
+                        }));
   t.push_back(a_switch("opmark_isolated",
                        "also time each launch alone between event nodes (isolated_us), so none overlaps the next, as "
                        "a profiler times a kernel, and, where launches may start early (programmatic dependent "

@@ -58,8 +58,8 @@ void launch_units(const void* table, const std::int64_t* indices, void* out, std
     const auto blocks = static_cast<unsigned>(std::min<std::int64_t>((total + per_block - 1) / per_block,
                                                                      core::kMaxGridBlocks));
     if (total < (std::int64_t{1} << 31))
-      gather_units_kernel<U, unsigned><<<blocks, kGatherThreads, 0, stream>>>(t, indices, o, static_cast<unsigned>(units),
-                                                                               static_cast<unsigned>(total));
+      gather_units_kernel<U, unsigned><<<blocks, kGatherThreads, 0, stream>>>(
+          t, indices, o, static_cast<unsigned>(units), static_cast<unsigned>(total));
     else
       gather_units_kernel<U, std::int64_t><<<blocks, kGatherThreads, 0, stream>>>(t, indices, o, units, total);
     return;

@@ -174,7 +174,8 @@ __global__ void __launch_bounds__(kCopyThreads)
     const std::int64_t tb = t % tiles_b, rest = t / tiles_b;
     const std::int64_t ta = rest % tiles_a, n = rest / tiles_a;
     const std::int64_t i0 = ta * side, j0 = tb * side;
-    const int ni = static_cast<int>(a - i0 < side ? a - i0 : side), nj = static_cast<int>(b - j0 < side ? b - j0 : side);
+    const int ni = static_cast<int>(a - i0 < side ? a - i0 : side);
+    const int nj = static_cast<int>(b - j0 < side ? b - j0 : side);
     const int load_row = nj * units, store_row = ni * units;
     const U* src = in + ((n * a + i0) * b + j0) * units;  // input row ii of the tile at src + ii b units
     for (int e = threadIdx.x; e < ni * load_row; e += kCopyThreads) {
@@ -246,7 +247,8 @@ void launch_tiles(const core::PermuteView& v, const void* in, void* out, cudaStr
 template <class E>
 void launch_planes(const core::PermuteView& v, const void* in, void* out, cudaStream_t stream) {
   const std::int64_t plane = v.a * v.b * v.inner, plane_bytes = plane * std::int64_t{sizeof(E)};
-  if (plane_bytes > core::kPermutePlaneMaxBytes) throw Error("permute: planes of over 8 KiB do not take the planes path");
+  if (plane_bytes > core::kPermutePlaneMaxBytes)
+    throw Error("permute: planes of over 8 KiB do not take the planes path");
   std::int64_t planes = std::max<std::int64_t>(1, core::kPermuteSpanBytes / plane_bytes);
   // Spans of whole 16-byte vectors where the planes allow: a multiple of `step` planes is one.
   const std::int64_t step = 16 / std::gcd<std::int64_t>(plane_bytes, 16);

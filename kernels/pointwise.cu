@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <string>
+#include <type_traits>
 
 #include "core/error.h"
 #include "kernels/convert.cuh"
@@ -83,7 +84,8 @@ __global__ void pointwise_kernel(const T* __restrict__ x, const T* __restrict__ 
   const U* bu = reinterpret_cast<const U*>(bias);
   U* ou = reinterpret_cast<U*>(out);
   const I tile = static_cast<I>(kThreads * kUnits);
-  for (I base = static_cast<I>(blockIdx.x) * tile + threadIdx.x; base < units; base += static_cast<I>(gridDim.x) * tile) {
+  const I step = static_cast<I>(gridDim.x) * tile;
+  for (I base = static_cast<I>(blockIdx.x) * tile + threadIdx.x; base < units; base += step) {
     U a[kUnits], b[kUnits];
     M m[kUnits];
 #pragma unroll
@@ -155,21 +157,24 @@ void launch_typed(const PointwisePath& path, const void* x, const void* y, const
 template <class T>
 void launch_for_type(const PointwisePath& path, PointwiseOp op, const void* x, const void* y, const void* bias,
                      const void* mask, void* out, std::int64_t rows, std::int64_t cols, cudaStream_t stream) {
+  const auto go = [&](auto tag) {
+    launch_typed<T, decltype(tag)::value>(path, x, y, bias, mask, out, rows, cols, stream);
+  };
+  using P = PointwiseOp;
   switch (op) {
-    case PointwiseOp::copy: return launch_typed<T, PointwiseOp::copy>(path, x, y, bias, mask, out, rows, cols, stream);
-    case PointwiseOp::relu: return launch_typed<T, PointwiseOp::relu>(path, x, y, bias, mask, out, rows, cols, stream);
-    case PointwiseOp::gelu: return launch_typed<T, PointwiseOp::gelu>(path, x, y, bias, mask, out, rows, cols, stream);
-    case PointwiseOp::silu: return launch_typed<T, PointwiseOp::silu>(path, x, y, bias, mask, out, rows, cols, stream);
-    case PointwiseOp::sigmoid: return launch_typed<T, PointwiseOp::sigmoid>(path, x, y, bias, mask, out, rows, cols, stream);
-    case PointwiseOp::tanh: return launch_typed<T, PointwiseOp::tanh>(path, x, y, bias, mask, out, rows, cols, stream);
-    case PointwiseOp::add: return launch_typed<T, PointwiseOp::add>(path, x, y, bias, mask, out, rows, cols, stream);
-    case PointwiseOp::mul: return launch_typed<T, PointwiseOp::mul>(path, x, y, bias, mask, out, rows, cols, stream);
-    case PointwiseOp::bias_add: return launch_typed<T, PointwiseOp::bias_add>(path, x, y, bias, mask, out, rows, cols, stream);
-    case PointwiseOp::bias_relu: return launch_typed<T, PointwiseOp::bias_relu>(path, x, y, bias, mask, out, rows, cols, stream);
-    case PointwiseOp::bias_gelu: return launch_typed<T, PointwiseOp::bias_gelu>(path, x, y, bias, mask, out, rows, cols, stream);
-    case PointwiseOp::scale: return launch_typed<T, PointwiseOp::scale>(path, x, y, bias, mask, out, rows, cols, stream);
-    case PointwiseOp::masked_fill:
-      return launch_typed<T, PointwiseOp::masked_fill>(path, x, y, bias, mask, out, rows, cols, stream);
+    case P::copy: return go(std::integral_constant<P, P::copy>{});
+    case P::relu: return go(std::integral_constant<P, P::relu>{});
+    case P::gelu: return go(std::integral_constant<P, P::gelu>{});
+    case P::silu: return go(std::integral_constant<P, P::silu>{});
+    case P::sigmoid: return go(std::integral_constant<P, P::sigmoid>{});
+    case P::tanh: return go(std::integral_constant<P, P::tanh>{});
+    case P::add: return go(std::integral_constant<P, P::add>{});
+    case P::mul: return go(std::integral_constant<P, P::mul>{});
+    case P::bias_add: return go(std::integral_constant<P, P::bias_add>{});
+    case P::bias_relu: return go(std::integral_constant<P, P::bias_relu>{});
+    case P::bias_gelu: return go(std::integral_constant<P, P::bias_gelu>{});
+    case P::scale: return go(std::integral_constant<P, P::scale>{});
+    case P::masked_fill: return go(std::integral_constant<P, P::masked_fill>{});
   }
 }
 

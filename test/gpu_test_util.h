@@ -65,8 +65,8 @@ inline int expect_every_candidate_verified(const core::Case& c, bench::WorkloadF
   for (int i = 0; i < count; ++i) {
     w->choose(i);
     const bench::Outcome o = bench::verify_workload(*w, stream);
-    EXPECT_EQ(o.status, bench::Status::ok) << (w->candidate_count() > 0 ? w->candidate_name(i) : std::string("")) << ": "
-                                           << o.reason;
+    const std::string name = w->candidate_count() > 0 ? w->candidate_name(i) : std::string();
+    EXPECT_EQ(o.status, bench::Status::ok) << name << ": " << o.reason;
   }
   return count;
 }

@@ -380,7 +380,8 @@ def print_report(rows, families, title):
     print("\nWorst cases of each family:\n")
     for family in families:
         for r in sorted(by_family.get(family, []), key=lambda r: -r["ratio"])[:4]:
-            print(f"  {r['ratio']:6.3f}  {r['opmark_us']:9.2f} us  {r['torch_us']:9.2f} us  {r['case']}  [{r['chosen']}]")
+            print(f"  {r['ratio']:6.3f}  {r['opmark_us']:9.2f} us  {r['torch_us']:9.2f} us  {r['case']}  "
+                  f"[{r['chosen']}]")
     return 3 if failing else 0
 
 

@@ -1,6 +1,6 @@
-// Element-wise ops (the pointwise family): opmark's vectorised kernels (kernels/pointwise.cu; the paths that can run the
-// shape are the tuner's candidates, the default first) or the cuDNN call for the same op, on a rows x cols tensor.
-// Memory bound: judged by GB/s, no FLOPs.
+// Element-wise ops (the pointwise family): opmark's vectorised kernels (kernels/pointwise.cu; the paths that can run
+// the shape are the tuner's candidates, the default first) or the cuDNN call for the same op, on a rows x cols
+// tensor. Memory bound: judged by GB/s, no FLOPs.
 #include <memory>
 #include <vector>
 

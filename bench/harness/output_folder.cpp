@@ -55,7 +55,8 @@ OutputFolderLock lock_output_folder(const std::string& dir) {
     // A lock file that is another file too (a hard link planted there) would be truncated and written over: refuse.
     if (!S_ISREG(held.st_mode) || held.st_nlink > 1) {
       ::close(fd);
-      throw Error("--opmark_out: " + path + " is " + (S_ISREG(held.st_mode) ? "a hard link to another file" : "no file") +
+      const std::string what = S_ISREG(held.st_mode) ? "a hard link to another file" : "no file";
+      throw Error("--opmark_out: " + path + " is " + what +
                   ": opmark-bench writes its process id there; remove it, or give another --opmark_out");
     }
     // The holder's process id, for a refused second run's message only: the lock holds without it.

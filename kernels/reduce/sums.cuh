@@ -56,7 +56,8 @@ __global__ void sum_all_partials_kernel(const T* __restrict__ x, float* __restri
                                         std::int64_t count) {
   Sum s;
   const std::int64_t thread = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x;
-  for_each_chunk<T, kVec>(x, count, thread, std::int64_t(gridDim.x) * blockDim.x, [&](const auto& v) { s.add_chunk(v); });
+  for_each_chunk<T, kVec>(x, count, thread, std::int64_t(gridDim.x) * blockDim.x,
+                          [&](const auto& v) { s.add_chunk(v); });
   if constexpr (kVec) {  // the elements after the last whole vector, one a thread
     const std::int64_t whole = count / Vec<T>::kCount * Vec<T>::kCount;
     if (thread < count - whole) s.add(to_float(x[whole + thread]));

@@ -1,6 +1,6 @@
-// opmark's own kernels list their paths as the tuner's candidates (permute, reduce, pointwise, gather): every path each lists
-// is verified here, not only the one a tuner keeps, at edge sizes (1, 2, 3, 7, 33, primes, tiny moved dimensions,
-// rows of a few columns, very long rows, the largest tiles) and in every precision.
+// opmark's own kernels list their paths as the tuner's candidates (permute, reduce, pointwise, gather): every path
+// each lists is verified here, not only the one a tuner keeps, at edge sizes (1, 2, 3, 7, 33, primes, tiny moved
+// dimensions, rows of a few columns, very long rows, the largest tiles) and in every precision.
 #include <gtest/gtest.h>
 
 #include <array>
