@@ -164,7 +164,8 @@ nlohmann::json add_context(const std::optional<bench::DeviceInfo>& device, const
   put_number("results_format", core::kResultsFormat);
   // The run's settings, each a typed key (core/run_spec.h's table): readers take them as values, never from the
   // sentence below.
-  for (const auto& [key, value] : core::settings_context(o).items()) {
+  const nlohmann::json settings = core::settings_context(o);  // held here: items() only refers to it
+  for (const auto& [key, value] : settings.items()) {
     if (value.is_string()) put(key, value.get<std::string>());
     else if (value.is_number_unsigned()) put_number(key, value.get<std::uint64_t>());
     else if (value.is_number_integer()) put_number(key, value.get<std::int64_t>());
