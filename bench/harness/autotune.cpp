@@ -26,15 +26,9 @@ int fastest_finite(const std::vector<double>& seconds) {
 
 }  // namespace
 
-double TuningResult::default_seconds() const {
-  if (default_index < 0 || default_index >= static_cast<int>(seconds.size())) return 0;
-  const double s = seconds[static_cast<std::size_t>(default_index)];
-  return std::isfinite(s) ? s : 0;
-}
-
-double TuningResult::reference_seconds() const {
-  if (reference_index < 0 || reference_index >= static_cast<int>(seconds.size())) return 0;
-  const double s = seconds[static_cast<std::size_t>(reference_index)];
+double TuningResult::seconds_of(int candidate) const {
+  if (candidate < 0 || candidate >= static_cast<int>(seconds.size())) return 0;
+  const double s = seconds[static_cast<std::size_t>(candidate)];
   return std::isfinite(s) ? s : 0;
 }
 
@@ -92,9 +86,10 @@ std::vector<char> competes_in_rounds(const std::vector<double>& probe, const std
     return probe[static_cast<std::size_t>(a)] < probe[static_cast<std::size_t>(b)];
   });
   std::vector<char> compete(probe.size(), 0);
+  if (order.empty()) return compete;
+  const double fastest = probe[static_cast<std::size_t>(order.front())];
   for (std::size_t rank = 0; rank < order.size(); ++rank) {
     const int i = order[rank];
-    const double fastest = probe[static_cast<std::size_t>(order.front())];
     compete[static_cast<std::size_t>(i)] = rank < static_cast<std::size_t>(kRoundsAtLeast) || always(i) ||
                                            probe[static_cast<std::size_t>(i)] <= kProbeMargin * fastest;
   }

@@ -69,10 +69,12 @@ struct TuningResult {
   std::vector<CandidateStages> stages;  // per candidate, what each stage timed (--opmark_tuning_log prints them)
 
   double best_seconds() const { return best >= 0 ? seconds[static_cast<std::size_t>(best)] : 0; }
+  // A candidate's tuning time (0 for no candidate, -1, or one that failed).
+  double seconds_of(int candidate) const;
   // The default's tuning time (0 when there is none, or it failed).
-  double default_seconds() const;
+  double default_seconds() const { return seconds_of(default_index); }
   // PyTorch's call's tuning time (0 when none is listed, or it failed).
-  double reference_seconds() const;
+  double reference_seconds() const { return seconds_of(reference_index); }
   // What tuning buys over the default: default / best (0 when unknown).
   double speedup() const;
   // Leaves the best candidate (`name`) out because it computed a wrong result (`why`), and makes the next fastest
