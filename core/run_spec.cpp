@@ -89,12 +89,6 @@ Symbols parse_symbols(const std::string& flag, const std::string& text) {
   }
 }
 
-bool parse_switch(const std::string& flag, const std::string& value) {
-  if (value.empty() || value == "true" || value == "1") return true;
-  if (value == "false" || value == "0") return false;
-  throw Error("--" + flag + ": expected true or false, got '" + value + "'");
-}
-
 // A flag that is on by default: on or off (true/false and 1/0 too; bare: on).
 bool parse_on_off(const std::string& flag, const std::string& value) {
   if (value == "on" || value.empty() || value == "true" || value == "1") return true;
@@ -421,6 +415,12 @@ std::string wrap(const std::string& text, std::size_t first_column, std::size_t 
 }
 
 }  // namespace
+
+bool parse_switch(const std::string& flag, const std::string& value) {
+  if (value.empty() || value == "true" || value == "1") return true;
+  if (value == "false" || value == "0") return false;
+  throw Error("--" + flag + ": expected true or false, got '" + value + "'");
+}
 
 std::vector<RunSetting>& run_settings() {
   static std::vector<RunSetting> table = make_table();

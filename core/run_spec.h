@@ -87,6 +87,10 @@ struct RunSetting {
   std::function<nlohmann::json(const RunSpec&)> value;             // what the context records under `key`
 };
 
+// A switch's value: true for "", "true" or "1", false for "false" or "0"; any other value throws Error naming
+// --`flag`.
+bool parse_switch(const std::string& flag, const std::string& value);
+
 // The table, in the help's order. A test may add to it; every reader below sees what it adds.
 std::vector<RunSetting>& run_settings();
 // The setting of a flag ("opmark_min_time", without the dashes), or null.

@@ -1,33 +1,15 @@
 #include "bench/harness/options.h"
 
-#include <algorithm>
-#include <cctype>
-#include <cerrno>
-#include <cmath>
-#include <cstdio>
-#include <cstdlib>
 #include <cstring>
-#include <limits>
 #include <functional>
-#include <optional>
+#include <string>
+#include <vector>
 
 #include <CLI/CLI.hpp>
 
 #include "core/error.h"
 
 namespace opmark::bench {
-
-namespace {
-
-// A switch (a setting with no metavar, and --opmark_help) takes a value only after '=', so it never swallows the
-// next argument: "--opmark_validate=false".
-bool parse_help_switch(const std::string& value) {
-  if (value.empty() || value == "true" || value == "1") return true;
-  if (value == "false" || value == "0") return false;
-  throw Error("--opmark_help: expected true or false, got '" + value + "'");
-}
-
-}  // namespace
 
 Options parse_options(int& argc, char** argv) {
   Options o;
@@ -56,7 +38,7 @@ Options parse_options(int& argc, char** argv) {
     const auto apply = s.apply;
     add(s.flag, !s.metavar.empty(), [&o, apply](const std::string& v) { apply(o, v); });
   }
-  add("opmark_help", false, [&o](const std::string& v) { o.help = parse_help_switch(v); });
+  add("opmark_help", false, [&o](const std::string& v) { o.help = core::parse_switch("opmark_help", v); });
   // Repetitions are opmark's (they adapt to the noise): Google Benchmark's flag sets their minimum.
   const auto repetitions = core::find_setting("opmark_repetitions")->apply;
   add("benchmark_repetitions", true, [&o, repetitions](const std::string& v) { repetitions(o, v); });
