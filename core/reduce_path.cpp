@@ -183,6 +183,34 @@ void label_plan(ReducePlan* plan, const std::string& how, std::int64_t cols) {
                 (plan->passes == 1 ? " read" : memory_reads(*plan) == 1 ? " reads (one from memory)" : " reads");
 }
 
+// What each path does, in the words of its plan's label: reduce_plan and reduce_plans' alternatives say it alike.
+std::string registers_words(const ReducePlan& plan) {
+  return group_words(plan.group) + " in registers" +
+         (plan.rows_in_flight > 1 ? ", " + std::to_string(plan.rows_in_flight) + " rows at once" : "") +
+         (plan.one_shot ? ", one-shot grid" : "");
+}
+
+std::string cluster_words(const ReducePlan& plan) {
+  return (plan.cluster == 1 ? group_words(kReduceBlockThreads)
+                            : "row over a cluster of " + std::to_string(plan.cluster) + " blocks") +
+         ", " + std::to_string(plan.cache) + " 16-byte vectors a thread in registers";
+}
+
+std::string rereads_words(ReduceOp op, const ReducePlan& plan) {
+  return std::to_string(plan.group) + " threads per row, " + statistics_words(op) + ", read again from L2";
+}
+
+std::string two_pass_words(ReduceOp op, std::int64_t splits) {
+  return statistics_words(op) + ", 2 passes, " +
+         (splits == 1 ? "block per row" : std::to_string(splits) + " blocks per row");
+}
+
+std::string streaming_words(int group) { return group_words(group) + ", reduced as read"; }
+
+std::string split_rows_words(std::int64_t splits) {
+  return "row split over " + std::to_string(splits) + " blocks, partials combined";
+}
+
 std::string partials_words(std::int64_t blocks) {
   if (blocks == 1) return "one block sums everything";
   return std::to_string(blocks) + " blocks of partial sums, then one block sums them";
@@ -274,9 +302,7 @@ ReducePlan reduce_plan(ReduceOp op, std::int64_t rows, std::int64_t cols, std::i
     if (clusters_rows(op, rows, cols, elem_bytes, vectorisable, in_registers, fits_shared, sms, &plan)) {
       plan.path = ReducePath::cluster;
       plan.group = kReduceBlockThreads * plan.cluster;
-      how = (plan.cluster == 1 ? group_words(kReduceBlockThreads)
-                               : "row over a cluster of " + std::to_string(plan.cluster) + " blocks") +
-            ", " + std::to_string(plan.cache) + " 16-byte vectors a thread in registers";
+      how = cluster_words(plan);
     } else if (in_registers && aligned && stages_rows(op, cols, elem_bytes, vectorisable, plan)) {
       plan.path = ReducePath::tile;
       plan.vectorised = true;
@@ -289,9 +315,7 @@ ReducePlan reduce_plan(ReduceOp op, std::int64_t rows, std::int64_t cols, std::i
       plan.path = ReducePath::registers;
       plan.rows_in_flight = registers_rows_in_flight(plan.group, plan.cache, vectorisable ? 16 : elem_bytes);
       plan.one_shot = registers_one_shot(op, plan, element_bytes);
-      how = group_words(plan.group) + " in registers" +
-            (plan.rows_in_flight > 1 ? ", " + std::to_string(plan.rows_in_flight) + " rows at once" : "") +
-            (plan.one_shot ? ", one-shot grid" : "");
+      how = registers_words(plan);
     } else if (fits_shared && reduce_is_softmax(op)) {
       plan.path = ReducePath::shared_memory;
       plan.group = kReduceBlockThreads;
@@ -302,14 +326,13 @@ ReducePlan reduce_plan(ReduceOp op, std::int64_t rows, std::int64_t cols, std::i
       plan.passes = 2;
       plan.blocks =
           std::min<std::int64_t>(rows, std::int64_t{sms} * (cols * elem_bytes <= kRereadTwoPerSmBytes ? 2 : 1));
-      how = std::to_string(plan.group) + " threads per row, " + statistics_words(op) + ", read again from L2";
+      how = rereads_words(op, plan);
     } else {
       plan.path = ReducePath::two_pass;
       plan.group = kReduceBlockThreads;
       plan.splits = splits_for(rows, cols, sms);
       plan.passes = 2;
-      how = statistics_words(op) + ", 2 passes, " +
-            (plan.splits == 1 ? "block per row" : std::to_string(plan.splits) + " blocks per row");
+      how = two_pass_words(op, plan.splits);
     }
   } else {
     // Rows read in 16-byte pieces past an unaligned start count their vectors, as aligned rows do (counted in
@@ -319,10 +342,10 @@ ReducePlan reduce_plan(ReduceOp op, std::int64_t rows, std::int64_t cols, std::i
     if (plan.group == kReduceBlockThreads && rows < kBlocksPerSm / 2 * sms && splits > 1) {
       plan.path = ReducePath::split_rows;
       plan.splits = splits;
-      how = "row split over " + std::to_string(plan.splits) + " blocks, partials combined";
+      how = split_rows_words(plan.splits);
     } else {
       plan.path = ReducePath::streaming;
-      how = group_words(plan.group) + ", reduced as read";
+      how = streaming_words(plan.group);
     }
   }
   label_plan(&plan, how, cols);
@@ -332,8 +355,8 @@ ReducePlan reduce_plan(ReduceOp op, std::int64_t rows, std::int64_t cols, std::i
 namespace {
 
 // The registers path with `group` threads a row and `cache` units a thread (one of the kernels' instantiations).
-ReducePlan registers_plan(ReduceOp op, std::int64_t cols, std::int64_t elem_bytes, bool vectorisable, int group,
-                          int cache, bool one_shot) {
+ReducePlan registers_plan(std::int64_t cols, std::int64_t elem_bytes, bool vectorisable, int group, int cache,
+                          bool one_shot) {
   ReducePlan plan;
   plan.path = ReducePath::registers;
   plan.vectorised = vectorisable;
@@ -341,12 +364,7 @@ ReducePlan registers_plan(ReduceOp op, std::int64_t cols, std::int64_t elem_byte
   plan.cache = cache;
   plan.rows_in_flight = registers_rows_in_flight(group, cache, vectorisable ? 16 : elem_bytes);
   plan.one_shot = one_shot;
-  (void)op;
-  label_plan(&plan,
-             group_words(group) + " in registers" +
-                 (plan.rows_in_flight > 1 ? ", " + std::to_string(plan.rows_in_flight) + " rows at once" : "") +
-                 (one_shot ? ", one-shot grid" : ""),
-             cols);
+  label_plan(&plan, registers_words(plan), cols);
   return plan;
 }
 
@@ -372,10 +390,10 @@ void add_normalising_plans(ReduceOp op, std::int64_t rows, std::int64_t cols, st
     const int group = fit[0], cache = fit[1];
     if (group == last_group || units > std::int64_t{group} * cache) continue;
     last_group = group;
-    add_unique(plans, registers_plan(op, cols, elem_bytes, vectorisable, group, cache, false));
+    add_unique(plans, registers_plan(cols, elem_bytes, vectorisable, group, cache, false));
     const std::int64_t per_block = kReduceBlockThreads / group;
     if (group >= 8 && group <= 32 && (rows + per_block - 1) / per_block < (std::int64_t{1} << 31))
-      add_unique(plans, registers_plan(op, cols, elem_bytes, vectorisable, group, cache, true));
+      add_unique(plans, registers_plan(cols, elem_bytes, vectorisable, group, cache, true));
   }
   const std::int64_t vectors = (cols * elem_bytes + 15) / 16;
   ReducePlan cluster;
@@ -383,11 +401,7 @@ void add_normalising_plans(ReduceOp op, std::int64_t rows, std::int64_t cols, st
     cluster.path = ReducePath::cluster;
     cluster.vectorised = vectorisable;
     cluster.group = kReduceBlockThreads * cluster.cluster;
-    label_plan(&cluster,
-               (cluster.cluster == 1 ? group_words(kReduceBlockThreads)
-                                     : "row over a cluster of " + std::to_string(cluster.cluster) + " blocks") +
-                   ", " + std::to_string(cluster.cache) + " 16-byte vectors a thread in registers",
-               cols);
+    label_plan(&cluster, cluster_words(cluster), cols);
     add_unique(plans, cluster);
   }
   if (cols * elem_bytes <= shared_bytes && cols * elem_bytes >= 2048) {
@@ -402,8 +416,7 @@ void add_normalising_plans(ReduceOp op, std::int64_t rows, std::int64_t cols, st
       shared.group = kRereadThreads;
       shared.passes = 2;
       shared.blocks = std::min<std::int64_t>(rows, 4 * std::int64_t{sms});  // more rows in flight than reduce_plan's
-      label_plan(&shared, std::to_string(shared.group) + " threads per row, " + statistics_words(op) +
-                              ", read again from L2, " + std::to_string(shared.blocks) + " blocks", cols);
+      label_plan(&shared, rereads_words(op, shared) + ", " + std::to_string(shared.blocks) + " blocks", cols);
     }
     add_unique(plans, shared);
   }
@@ -415,8 +428,7 @@ void add_normalising_plans(ReduceOp op, std::int64_t rows, std::int64_t cols, st
     two.passes = 2;
     for (const std::int64_t splits : {std::int64_t{1}, std::max<std::int64_t>(2, (cols + 8191) / 8192)}) {
       two.splits = splits;
-      label_plan(&two, statistics_words(op) + ", 2 passes, " +
-                           (splits == 1 ? "block per row" : std::to_string(splits) + " blocks per row"), cols);
+      label_plan(&two, two_pass_words(op, splits), cols);
       add_unique(plans, two);
     }
   }
@@ -434,7 +446,7 @@ void add_row_reduce_plans(std::int64_t rows, std::int64_t cols, std::int64_t ele
     plan.path = ReducePath::streaming;
     plan.vectorised = vectorisable;
     plan.group = group;
-    label_plan(&plan, group_words(group) + ", reduced as read", cols);
+    label_plan(&plan, streaming_words(group), cols);
     add_unique(plans, plan);
   }
   const std::int64_t splits = splits_for(rows, cols, sms);
@@ -444,7 +456,7 @@ void add_row_reduce_plans(std::int64_t rows, std::int64_t cols, std::int64_t ele
     plan.vectorised = vectorisable;
     plan.group = kReduceBlockThreads;
     plan.splits = splits;
-    label_plan(&plan, "row split over " + std::to_string(splits) + " blocks, partials combined", cols);
+    label_plan(&plan, split_rows_words(splits), cols);
     add_unique(plans, plan);
   }
 }
