@@ -121,7 +121,7 @@ void launch_units(const PointwisePath& path, const void* x, const void* y, const
   const std::int64_t units = count / U::kCount;
   const std::int64_t per_block = std::int64_t(kThreads) * kUnits;
   std::int64_t blocks = (units + per_block - 1) / per_block;
-  if (path.waves > 0) blocks = std::min<std::int64_t>(blocks, std::int64_t{path.waves} * resident_blocks());
+  if (path.max_blocks > 0) blocks = std::min(blocks, path.max_blocks);
   pointwise_kernel<T, U, I, Op, kUnits><<<static_cast<unsigned>(blocks), kThreads, 0, stream>>>(
       static_cast<const T*>(x), static_cast<const T*>(y), static_cast<const T*>(bias),
       static_cast<const unsigned char*>(mask), static_cast<T*>(out),
@@ -205,7 +205,8 @@ std::vector<PointwisePath> pointwise_paths(PointwiseOp op, std::int64_t rows, st
     // A grid of one wave, each block walking several tiles: only where the tensor has more tiles than a wave holds.
     const std::int64_t tiles =
         count / static_cast<std::int64_t>(16 / elem_bytes) / (std::int64_t{kThreads} * kInFlight);
-    if (tiles > 2 * resident_blocks()) paths.push_back({kInFlight, 1});
+    const std::int64_t wave = resident_blocks();
+    if (tiles > 2 * wave) paths.push_back({kInFlight, wave});
   }
   if (op == PointwiseOp::copy) paths.push_back({0, 0, true});
   return paths;
@@ -215,7 +216,7 @@ std::string pointwise_path_name(const PointwisePath& path) {
   if (path.memcpy) return "path: one cudaMemcpyAsync (PyTorch's copy_ of a contiguous tensor)";
   std::string name = "path: " + std::to_string(path.units) + (path.units == 1 ? " unit" : " units") +
                      " in flight a thread";
-  if (path.waves > 0) name += ", a grid of " + std::to_string(path.waves) + (path.waves == 1 ? " wave" : " waves");
+  if (path.max_blocks > 0) name += ", a grid of one wave (" + std::to_string(path.max_blocks) + " blocks)";
   return name;
 }
 

@@ -24,11 +24,12 @@ constexpr double kMaskedFillValue = -10000.0;
 // Throws opmark::Error for a name that is not an op.
 PointwiseOp pointwise_op(const std::string& name);
 
-// How the kernel walks the tensor: `units` 16-byte vectors (or elements) a thread in flight, and a grid of that many
-// tiles of the tensor (waves 0), or of `waves` waves of blocks that walk the tiles in turn.
+// How the kernel walks the tensor: `units` 16-byte vectors (or elements) a thread in flight, and a grid of a block a
+// tile (max_blocks 0), or of at most max_blocks blocks that walk the tiles in turn (pointwise_paths sizes it to one
+// wave of the device, once, so a launch asks the device nothing).
 struct PointwisePath {
   int units = 4;
-  int waves = 0;
+  std::int64_t max_blocks = 0;
   bool memcpy = false;  // copy only: one cudaMemcpyAsync, what PyTorch's copy_ of a contiguous tensor calls
 };
 // The paths that can run `op` over a rows x cols tensor of elem_bytes elements, the default first: the tuner's
