@@ -72,10 +72,7 @@ void launch_units(const void* table, const std::int64_t* indices, void* out, std
 
 }  // namespace
 
-std::vector<GatherPath> gather_paths(std::int64_t cols) {
-  (void)cols;  // a thread a unit can run any row; a warp a row any too
-  return {GatherPath::warp_per_row, GatherPath::thread_per_unit};
-}
+std::vector<GatherPath> gather_paths() { return {GatherPath::warp_per_row, GatherPath::thread_per_unit}; }
 
 std::string gather_path_name(GatherPath path) {
   return path == GatherPath::warp_per_row ? "path: a warp per looked-up row" : "path: a thread per output unit";

@@ -12,8 +12,8 @@ namespace opmark::kernels {
 // How the kernel walks the output: a warp per looked-up row (rows of hundreds to thousands of elements), or a thread
 // per output unit, its row's index read again by each (short rows: a warp a row of a few elements idles).
 enum class GatherPath { warp_per_row, thread_per_unit };
-// The paths for rows of `cols` elements, the default (a warp a row) first: the tuner's candidates.
-std::vector<GatherPath> gather_paths(std::int64_t cols);
+// The paths, the default (a warp a row) first: the tuner's candidates. Either runs rows of any length.
+std::vector<GatherPath> gather_paths();
 std::string gather_path_name(GatherPath path);
 
 // elem_bytes: 2 or 4 (the kernel moves bytes, whatever they mean). 16-byte loads where cols and the pointers allow.

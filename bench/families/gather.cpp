@@ -70,7 +70,7 @@ class GatherWorkload final : public Workload {
  private:
   core::GatherProblem p_;
   const core::PrecisionInfo& prec_;
-  std::vector<kernels::GatherPath> paths_ = kernels::gather_paths(p_.cols);
+  std::vector<kernels::GatherPath> paths_ = kernels::gather_paths();
   std::vector<std::int64_t> indices_;
   DeviceBuffer table_, indices_dev_, out_;
 };
