@@ -60,6 +60,7 @@ PermuteView permute_view(const PermuteProblem& p) {
 std::vector<PermutePath> permute_paths(const PermuteView& v, std::int64_t elem_bytes) {
   std::vector<PermutePath> paths = {v.moves_innermost() ? PermutePath::tiles : PermutePath::rows};
   if (v.moves_innermost()) paths.push_back(PermutePath::rows);
+  if (v.moves_innermost() && v.a > 32 && v.b > 32) paths.push_back(PermutePath::wide_tiles);  // else mostly empty
   const std::int64_t plane = v.a * v.b * v.inner;
   if (plane * elem_bytes <= kPermutePlaneMaxBytes && v.a > 1 && v.b > 1) paths.push_back(PermutePath::planes);
   if (v.inner >= kPermuteRunsMinInner) paths.push_back(PermutePath::runs);
@@ -77,6 +78,7 @@ int permute_tile_side(std::int64_t run_bytes) {
 std::string permute_path_name(PermutePath path, const PermuteView& v) {
   switch (path) {
     case PermutePath::tiles: return "path: 32 x 32 shared-memory tiles (the innermost dimension moves)";
+    case PermutePath::wide_tiles: return "path: 64 x 64 shared-memory tiles (the innermost dimension moves)";
     case PermutePath::rows:
       return v.moves_innermost() ? "path: element by element, each one's source from its index"
                                  : "path: rows of " + std::to_string(v.inner) + " elements moved whole";

@@ -7,6 +7,7 @@
 #include "core/device_defaults.h"
 #include "core/error.h"
 #include "kernels/cuda_check.h"
+#include "kernels/int_divider.h"
 #include "kernels/vec.cuh"
 
 namespace opmark::kernels {
@@ -27,10 +28,21 @@ struct alignas(16) Vector16 {
   E v[kCount];
 };
 
+// A 64-bit index's divisor: the hardware's division (IntDivider is for indices under 2^31).
+struct WideDivider {
+  std::int64_t d;
+  __host__ __device__ std::int64_t divisor() const { return d; }
+  __device__ std::int64_t divmod(std::int64_t n, std::int64_t* rem) const {
+    const std::int64_t q = n / d;
+    *rem = n - q * d;
+    return q;
+  }
+};
+
 // rows: a thread per output unit (kInFlight of them, loads first), the source found by dividing the output index.
-// I: 32-bit where the tensor's units allow, as a 64-bit division per unit costs more than the copy of a small one.
-template <class U, class I>
-__global__ void move_rows_kernel(const U* __restrict__ in, U* __restrict__ out, I a, I b, I inner_units, I total) {
+// I: 32-bit where the tensor's units allow, each division then a multiply-high and a shift (D = IntDivider).
+template <class U, class I, class D>
+__global__ void move_rows_kernel(const U* __restrict__ in, U* __restrict__ out, D a, D b, D inner_units, I total) {
   const I step = static_cast<I>(gridDim.x) * kCopyThreads * kInFlight;
   for (I base = static_cast<I>(blockIdx.x) * kCopyThreads * kInFlight + threadIdx.x; base < total; base += step) {
     U v[kInFlight];
@@ -39,10 +51,11 @@ __global__ void move_rows_kernel(const U* __restrict__ in, U* __restrict__ out, 
       const I o = base + u * kCopyThreads;
       if (o >= total) break;
       // o = ((n b + j) a + i) inner_units + k  ->  source ((n a + i) b + j) inner_units + k
-      const I k = o % inner_units, t = o / inner_units;
-      const I i = t % a, t2 = t / a;
-      const I j = t2 % b, n = t2 / b;
-      v[u] = in[((n * a + i) * b + j) * inner_units + k];
+      I k, i, j;
+      const I t = inner_units.divmod(o, &k);
+      const I t2 = a.divmod(t, &i);
+      const I n = b.divmod(t2, &j);
+      v[u] = in[((n * a.divisor() + i) * b.divisor() + j) * inner_units.divisor() + k];
     }
 #pragma unroll
     for (int u = 0; u < kInFlight; ++u) {
@@ -53,27 +66,37 @@ __global__ void move_rows_kernel(const U* __restrict__ in, U* __restrict__ out, 
   }
 }
 
-// tiles (inner == 1): a batch of a x b matrices transposed, one 32 x 32 tile per block at a time; the tile's padding
-// column keeps the column reads of shared memory free of bank conflicts.
-template <class E>
-__global__ void transpose_tiles_kernel(const E* __restrict__ in, E* __restrict__ out, std::int64_t batch,
-                                       std::int64_t a, std::int64_t b) {
-  __shared__ E tile[kTile][kTile + 1];
-  const std::int64_t tiles_a = (a + kTile - 1) / kTile;
+// tiles (inner == 1): a batch of a x b matrices transposed, one kSide x kSide tile per block at a time, moved by 32 x 8
+// threads (kSide / 32 columns and kSide / 8 rows a thread: 64 x 64 tiles keep 16 loads in flight a thread, what
+// 2-byte elements need to reach the copy bandwidth). The tile's pitch is an odd number of 32-bit words, so the column
+// reads of shared memory are free of bank conflicts.
+template <class E, int kSide>
+__global__ void __launch_bounds__(kTile * kTileRows)
+    transpose_tiles_kernel(const E* __restrict__ in, E* __restrict__ out, std::int64_t batch, std::int64_t a,
+                           std::int64_t b) {
+  static_assert(kSide * sizeof(E) % 8 == 0, "the pitch below is an odd number of words");
+  __shared__ E tile[kSide][kSide + 4 / sizeof(E)];
+  const std::int64_t tiles_a = (a + kSide - 1) / kSide;
   for (std::int64_t n = blockIdx.z; n < batch; n += gridDim.z)
     for (std::int64_t ta = blockIdx.y; ta < tiles_a; ta += gridDim.y) {
-      const std::int64_t i0 = ta * kTile, j0 = std::int64_t(blockIdx.x) * kTile;
+      const std::int64_t i0 = ta * kSide, j0 = std::int64_t(blockIdx.x) * kSide;
       const E* src = in + n * a * b;
       E* dst = out + n * a * b;
-      for (int r = threadIdx.y; r < kTile; r += kTileRows) {
-        const std::int64_t i = i0 + r, j = j0 + threadIdx.x;
-        if (i < a && j < b) tile[r][threadIdx.x] = src[i * b + j];
-      }
+#pragma unroll
+      for (int r = threadIdx.y; r < kSide; r += kTileRows)
+#pragma unroll
+        for (int c = threadIdx.x; c < kSide; c += kTile) {
+          const std::int64_t i = i0 + r, j = j0 + c;
+          if (i < a && j < b) tile[r][c] = src[i * b + j];
+        }
       __syncthreads();
-      for (int r = threadIdx.y; r < kTile; r += kTileRows) {
-        const std::int64_t j = j0 + r, i = i0 + threadIdx.x;
-        if (i < a && j < b) dst[j * a + i] = tile[threadIdx.x][r];
-      }
+#pragma unroll
+      for (int r = threadIdx.y; r < kSide; r += kTileRows)
+#pragma unroll
+        for (int c = threadIdx.x; c < kSide; c += kTile) {
+          const std::int64_t j = j0 + r, i = i0 + c;
+          if (i < a && j < b) dst[j * a + i] = tile[c][r];
+        }
       __syncthreads();  // the tile is refilled next
     }
 }
@@ -158,36 +181,47 @@ __global__ void __launch_bounds__(kCopyThreads)
   }
 }
 
+// The divisors of a tiled_runs tile's rows, in units: `full` for a whole tile's rows, `edge` for those of the last
+// tile along a dimension that side does not divide.
+struct RowDividers {
+  IntDivider full, edge;
+  std::int64_t side;
+  __device__ const IntDivider& of(int n) const { return n == side ? full : edge; }
+};
+
 // tiled_runs: tiles of side x side runs of `units` units each (a run is inner elements, moved as the widest units it
 // allows). A tile's rows of the input (fixed i, side runs j) are one contiguous span, and so are its rows of the
 // output (fixed j, side runs i): the block reads the first into shared memory and writes the second from there.
 template <class U>
 __global__ void __launch_bounds__(kCopyThreads)
     tiled_runs_kernel(const U* __restrict__ in, U* __restrict__ out, std::int64_t batch, std::int64_t a,
-                      std::int64_t b, int units, int side) {
+                      std::int64_t b, IntDivider units, int side, RowDividers load_rows, RowDividers store_rows) {
   extern __shared__ __align__(16) unsigned char staged[];
   U* tile = reinterpret_cast<U*>(staged);  // side rows (i) of side runs (j)
   const std::int64_t tiles_a = (a + side - 1) / side, tiles_b = (b + side - 1) / side;
   const std::int64_t tiles = batch * tiles_a * tiles_b;
-  const int row = side * units;
+  const unsigned row = side * units.divisor();
   for (std::int64_t t = blockIdx.x; t < tiles; t += gridDim.x) {
     const std::int64_t tb = t % tiles_b, rest = t / tiles_b;
     const std::int64_t ta = rest % tiles_a, n = rest / tiles_a;
     const std::int64_t i0 = ta * side, j0 = tb * side;
     const int ni = static_cast<int>(a - i0 < side ? a - i0 : side);
     const int nj = static_cast<int>(b - j0 < side ? b - j0 : side);
-    const int load_row = nj * units, store_row = ni * units;
-    const U* src = in + ((n * a + i0) * b + j0) * units;  // input row ii of the tile at src + ii b units
-    for (int e = threadIdx.x; e < ni * load_row; e += kCopyThreads) {
-      const int ii = e / load_row, r = e - ii * load_row;
-      tile[ii * row + r] = src[ii * b * units + r];
+    const IntDivider& load_row = load_rows.of(nj);
+    const IntDivider& store_row = store_rows.of(ni);
+    const U* src = in + ((n * a + i0) * b + j0) * units.divisor();  // input row ii of the tile at src + ii b units
+    for (unsigned e = threadIdx.x; e < ni * load_row.divisor(); e += kCopyThreads) {
+      unsigned r;
+      const unsigned ii = load_row.divmod(e, &r);
+      tile[ii * row + r] = src[ii * b * units.divisor() + r];
     }
     __syncthreads();
-    U* dst = out + ((n * b + j0) * a + i0) * units;  // output row jj of the tile at dst + jj a units
-    for (int e = threadIdx.x; e < nj * store_row; e += kCopyThreads) {
-      const int jj = e / store_row, r = e - jj * store_row;
-      const int ii = r / units, k = r - ii * units;
-      dst[jj * a * units + r] = tile[ii * row + jj * units + k];
+    U* dst = out + ((n * b + j0) * a + i0) * units.divisor();  // output row jj of the tile at dst + jj a units
+    for (unsigned e = threadIdx.x; e < nj * store_row.divisor(); e += kCopyThreads) {
+      unsigned r, k;
+      const unsigned jj = store_row.divmod(e, &r);
+      const unsigned ii = units.divmod(r, &k);
+      dst[jj * a * units.divisor() + r] = tile[ii * row + jj * units.divisor() + k];
     }
     __syncthreads();  // the tile is refilled next
   }
@@ -205,12 +239,14 @@ void launch_rows(const core::PermuteView& v, const void* in, void* out, std::int
   const unsigned blocks = blocks_for(total, std::int64_t(kCopyThreads) * kInFlight);
   const auto* src = static_cast<const U*>(in);
   auto* dst = static_cast<U*>(out);
-  if (total < (std::int64_t{1} << 31))
-    move_rows_kernel<U, unsigned><<<blocks, kCopyThreads, 0, stream>>>(
-        src, dst, static_cast<unsigned>(v.a), static_cast<unsigned>(v.b), static_cast<unsigned>(inner_units),
-        static_cast<unsigned>(total));
-  else
-    move_rows_kernel<U, std::int64_t><<<blocks, kCopyThreads, 0, stream>>>(src, dst, v.a, v.b, inner_units, total);
+  if (total < (std::int64_t{1} << 31)) {
+    const auto divider = [](std::int64_t d) { return IntDivider(static_cast<unsigned>(d)); };
+    move_rows_kernel<U, unsigned, IntDivider><<<blocks, kCopyThreads, 0, stream>>>(
+        src, dst, divider(v.a), divider(v.b), divider(inner_units), static_cast<unsigned>(total));
+  } else {
+    move_rows_kernel<U, std::int64_t, WideDivider><<<blocks, kCopyThreads, 0, stream>>>(
+        src, dst, WideDivider{v.a}, WideDivider{v.b}, WideDivider{inner_units}, total);
+  }
 }
 
 // Calls f with a Bytes<unit> of the unit's size (16, 8, 4, 2 or 1), so a kernel is instantiated for each.
@@ -234,14 +270,14 @@ int widest_unit(std::int64_t run_bytes, const void* in, const void* out) {
   return 1;
 }
 
-template <class E>
+template <class E, int kSide>
 void launch_tiles(const core::PermuteView& v, const void* in, void* out, cudaStream_t stream) {
-  const std::int64_t tiles_a = (v.a + kTile - 1) / kTile, tiles_b = (v.b + kTile - 1) / kTile;
+  const std::int64_t tiles_a = (v.a + kSide - 1) / kSide, tiles_b = (v.b + kSide - 1) / kSide;
   if (tiles_b > 0x7fffffff) throw Error("permute: too many tiles along the moved dimension");
   const dim3 grid(static_cast<unsigned>(tiles_b), static_cast<unsigned>(std::min<std::int64_t>(tiles_a, 65535)),
                   static_cast<unsigned>(std::min<std::int64_t>(v.batch, 65535)));
-  transpose_tiles_kernel<E><<<grid, dim3(kTile, kTileRows), 0, stream>>>(static_cast<const E*>(in),
-                                                                         static_cast<E*>(out), v.batch, v.a, v.b);
+  transpose_tiles_kernel<E, kSide><<<grid, dim3(kTile, kTileRows), 0, stream>>>(
+      static_cast<const E*>(in), static_cast<E*>(out), v.batch, v.a, v.b);
 }
 
 template <class E>
@@ -288,10 +324,16 @@ void launch_tiled_runs(const core::PermuteView& v, const void* in, void* out, st
   const std::int64_t tiles = v.batch * ((v.a + side - 1) / side) * ((v.b + side - 1) / side);
   const unsigned blocks = blocks_for(tiles, 1);
   const std::size_t shared = static_cast<std::size_t>(side) * side * static_cast<std::size_t>(run_bytes);
+  const auto rows = [&](std::int64_t extent) {  // a tile's rows of `extent` runs: whole ones, and the last's
+    const std::int64_t edge = extent % side == 0 ? side : extent % side;
+    return RowDividers{IntDivider(static_cast<unsigned>(side * units)), IntDivider(static_cast<unsigned>(edge * units)),
+                       side};
+  };
   with_unit(unit, [&](auto tag) {
     using U = decltype(tag);
     tiled_runs_kernel<U><<<blocks, kCopyThreads, shared, stream>>>(static_cast<const U*>(in), static_cast<U*>(out),
-                                                                   v.batch, v.a, v.b, units, side);
+                                                                   v.batch, v.a, v.b, IntDivider(units), side,
+                                                                   rows(v.b), rows(v.a));
   });
 }
 
@@ -305,9 +347,15 @@ void launch_permute(const core::PermuteView& v, core::PermutePath path, const vo
   const std::int64_t per_vector = 16 / static_cast<std::int64_t>(elem_bytes);
   switch (path) {
     case core::PermutePath::tiles:
-      if (!v.moves_innermost()) throw Error("permute: the tiles path moves the innermost dimension only");
-      if (elem_bytes == 4) launch_tiles<unsigned int>(v, in, out, stream);
-      else launch_tiles<unsigned short>(v, in, out, stream);
+    case core::PermutePath::wide_tiles:
+      if (!v.moves_innermost()) throw Error("permute: the tiles paths move the innermost dimension only");
+      if (path == core::PermutePath::tiles) {
+        if (elem_bytes == 4) launch_tiles<unsigned int, kTile>(v, in, out, stream);
+        else launch_tiles<unsigned short, kTile>(v, in, out, stream);
+      } else {
+        if (elem_bytes == 4) launch_tiles<unsigned int, 2 * kTile>(v, in, out, stream);
+        else launch_tiles<unsigned short, 2 * kTile>(v, in, out, stream);
+      }
       break;
     case core::PermutePath::rows:
       if (v.inner % per_vector == 0 && aligned16(in) && aligned16(out))

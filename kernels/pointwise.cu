@@ -69,14 +69,29 @@ struct alignas(N) MaskUnit {
   unsigned char v[N];
 };
 
+// One element of the op, in float: the units' and the tail's arithmetic.
+template <class T, PointwiseOp Op>
+__device__ __forceinline__ T apply_element(T a, T b, unsigned char m) {
+  float operand = 0.0f;
+  if constexpr (binary(Op) || biased(Op)) operand = to_float(b);
+  if constexpr (masked(Op)) operand = m != 0 ? 1.0f : 0.0f;
+  return from_float<T>(apply<Op>(to_float(a), operand));
+}
+
 // Each thread moves kUnits units (16-byte vectors, or Scalars where the shape or alignment rules vectors out) of a
 // block-sized tile, all loads issued before the first store (several 16-byte loads in flight per thread is what
-// saturates HBM), tile after tile where the grid is smaller than the tensor. Units never straddle rows (the launcher
-// checks cols % kCount), so the bias index is the unit's column. I is the index type: 32-bit where the tensor
-// allows, because a 64-bit modulo per unit costs more than the arithmetic of the cheap ops.
+// saturates HBM), tile after tile where the grid is smaller than the tensor. A biased op's units never straddle rows
+// (the launcher checks cols % kCount), so the bias index is the unit's column; the other ops walk the tensor flat,
+// and the first block's first threads do the last count % kCount elements (the tail) one by one. I is the index
+// type: 32-bit where the tensor allows, because a 64-bit modulo per unit costs more than the arithmetic of the ops.
 template <class T, class U, class I, PointwiseOp Op, int kUnits>
 __global__ void pointwise_kernel(const T* __restrict__ x, const T* __restrict__ y, const T* __restrict__ bias,
-                                 const unsigned char* __restrict__ mask, T* __restrict__ out, I units, I cols_units) {
+                                 const unsigned char* __restrict__ mask, T* __restrict__ out, I units, I cols_units,
+                                 int tail) {
+  if (blockIdx.x == 0 && static_cast<int>(threadIdx.x) < tail) {
+    const I e = units * U::kCount + threadIdx.x;
+    out[e] = apply_element<T, Op>(x[e], binary(Op) ? y[e] : T{}, masked(Op) ? mask[e] : 0);
+  }
   using M = MaskUnit<U::kCount>;
   const M* mu = reinterpret_cast<const M*>(mask);
   const U* xu = reinterpret_cast<const U*>(x);
@@ -105,10 +120,9 @@ __global__ void pointwise_kernel(const T* __restrict__ x, const T* __restrict__ 
       U r;
 #pragma unroll
       for (int k = 0; k < U::kCount; ++k) {
-        float operand = 0.0f;
-        if constexpr (binary(Op) || biased(Op)) operand = to_float(b[u].v[k]);
-        if constexpr (masked(Op)) operand = m[u].v[k] != 0 ? 1.0f : 0.0f;
-        r.v[k] = from_float<T>(apply<Op>(to_float(a[u].v[k]), operand));
+        T operand{};
+        if constexpr (binary(Op) || biased(Op)) operand = b[u].v[k];
+        r.v[k] = apply_element<T, Op>(a[u].v[k], operand, masked(Op) ? m[u].v[k] : 0);
       }
       ou[i] = r;
     }
@@ -125,7 +139,7 @@ void launch_units(const PointwisePath& path, const void* x, const void* y, const
   pointwise_kernel<T, U, I, Op, kUnits><<<static_cast<unsigned>(blocks), kThreads, 0, stream>>>(
       static_cast<const T*>(x), static_cast<const T*>(y), static_cast<const T*>(bias),
       static_cast<const unsigned char*>(mask), static_cast<T*>(out),
-      static_cast<I>(units), static_cast<I>(cols / U::kCount));
+      static_cast<I>(units), static_cast<I>(cols / U::kCount), static_cast<int>(count - units * U::kCount));
 }
 
 template <class T, PointwiseOp Op>
@@ -133,8 +147,8 @@ void launch_typed(const PointwisePath& path, const void* x, const void* y, const
                   void* out, std::int64_t rows, std::int64_t cols, cudaStream_t stream) {
   const std::int64_t count = rows * cols;
   if (count == 0) return;
-  const bool vec = cols % Vec<T>::kCount == 0 && aligned16(x) && aligned16(y) && aligned16(bias) && aligned16(mask) &&
-                   aligned16(out);
+  const bool vec = (cols % Vec<T>::kCount == 0 || !biased(Op)) && aligned16(x) && aligned16(y) && aligned16(bias) &&
+                   aligned16(mask) && aligned16(out);
   const bool narrow = count < (std::int64_t(1) << 31);
   if (vec && narrow) {
     // The paths' unit counts: each is a kernel of its own.
@@ -198,9 +212,10 @@ void launch_pointwise(PointwiseOp op, core::DType type, const void* x, const voi
 std::vector<PointwisePath> pointwise_paths(PointwiseOp op, std::int64_t rows, std::int64_t cols,
                                            std::size_t elem_bytes) {
   std::vector<PointwisePath> paths = {PointwisePath{}};
-  // Other unit counts and the one-wave grid exist for whole 16-byte vectors of a tensor under 2^31 elements.
+  // Other unit counts and the one-wave grid exist for 16-byte vectors (whole rows of them for a biased op) of a
+  // tensor under 2^31 elements.
   const std::int64_t count = rows * cols;
-  if (cols % static_cast<std::int64_t>(16 / elem_bytes) == 0 && count < (std::int64_t{1} << 31)) {
+  if ((cols % static_cast<std::int64_t>(16 / elem_bytes) == 0 || !biased(op)) && count < (std::int64_t{1} << 31)) {
     for (const int units : {1, 2, 8}) paths.push_back({units, 0});
     // A grid of one wave, each block walking several tiles: only where the tensor has more tiles than a wave holds.
     const std::int64_t tiles =

@@ -78,8 +78,10 @@ TEST(Permute, PathsThatCanRunAView) {
   EXPECT_EQ(permute_tile_side(4), 32);
   EXPECT_EQ(permute_tile_side(256), 8);
   EXPECT_EQ(permute_tile_side(257), 0);
-  // A large transpose: no plane fits.
-  EXPECT_EQ(permute_paths({1, 8192, 8192, 1}, 4), (std::vector<P>{P::tiles, P::rows}));
+  // A large transpose: no plane fits; 64 x 64 tiles compete where both moved dimensions pass 32.
+  EXPECT_EQ(permute_paths({1, 8192, 8192, 1}, 4), (std::vector<P>{P::tiles, P::rows, P::wide_tiles}));
+  EXPECT_EQ(permute_paths({1, 33, 8192, 1}, 2), (std::vector<P>{P::tiles, P::rows, P::wide_tiles}));
+  EXPECT_EQ(permute_paths({1, 32, 8192, 1}, 2), (std::vector<P>{P::tiles, P::rows}));
   // Runs of 5: too short for a warp; a 2 x 3 x 5 plane is staged, and tiles of runs compete.
   EXPECT_EQ(permute_paths({4, 2, 3, 5}, 4), (std::vector<P>{P::rows, P::planes, P::tiled_runs}));
   // A dimension of 1 moves nothing: no planes, and one cudaMemcpyAsync competes.
