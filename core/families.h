@@ -257,7 +257,10 @@ enum class PermutePath {
   tiled_runs,  // (short runs) side x side tiles of runs staged in shared memory: a tile's rows are read and written
                // as contiguous spans of side runs, where a thread or a warp a run meets each run alone
   wide_tiles,  // (inner == 1, both moved dimensions over 32) 64 x 64 tiles: four times the loads in flight of tiles
+  strips,      // (inner == 1, a moved dimension of 2 to kPermuteStripsMaxShort) strips of the short dimension's rows
+               // staged in shared memory, read and written as contiguous spans or whole rows
 };
+constexpr std::int64_t kPermuteStripsMaxShort = 16;
 // The side of tiled_runs' tiles for runs of run_bytes: 32, 16 or 8 runs, so a tile holds at most 16 KiB; 0 where
 // runs of more than kPermuteTiledRunsMaxBytes take no tiles.
 constexpr std::int64_t kPermuteTiledRunsMaxBytes = 256;

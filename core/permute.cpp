@@ -1,4 +1,7 @@
 #include "core/families.h"
+
+#include <algorithm>
+
 #include "core/precision.h"
 
 namespace opmark::core {
@@ -61,6 +64,8 @@ std::vector<PermutePath> permute_paths(const PermuteView& v, std::int64_t elem_b
   std::vector<PermutePath> paths = {v.moves_innermost() ? PermutePath::tiles : PermutePath::rows};
   if (v.moves_innermost()) paths.push_back(PermutePath::rows);
   if (v.moves_innermost() && v.a > 32 && v.b > 32) paths.push_back(PermutePath::wide_tiles);  // else mostly empty
+  if (v.moves_innermost() && v.a > 1 && v.b > 1 && std::min(v.a, v.b) <= kPermuteStripsMaxShort)
+    paths.push_back(PermutePath::strips);
   const std::int64_t plane = v.a * v.b * v.inner;
   if (plane * elem_bytes <= kPermutePlaneMaxBytes && v.a > 1 && v.b > 1) paths.push_back(PermutePath::planes);
   if (v.inner >= kPermuteRunsMinInner) paths.push_back(PermutePath::runs);
@@ -79,6 +84,9 @@ std::string permute_path_name(PermutePath path, const PermuteView& v) {
   switch (path) {
     case PermutePath::tiles: return "path: 32 x 32 shared-memory tiles (the innermost dimension moves)";
     case PermutePath::wide_tiles: return "path: 64 x 64 shared-memory tiles (the innermost dimension moves)";
+    case PermutePath::strips:
+      return "path: strips of rows of " + std::to_string(std::min(v.a, v.b)) +
+             " elements staged in shared memory, read and written as contiguous spans";
     case PermutePath::rows:
       return v.moves_innermost() ? "path: element by element, each one's source from its index"
                                  : "path: rows of " + std::to_string(v.inner) + " elements moved whole";

@@ -80,25 +80,80 @@ __global__ void __launch_bounds__(kTile * kTileRows)
   for (std::int64_t n = blockIdx.z; n < batch; n += gridDim.z)
     for (std::int64_t ta = blockIdx.y; ta < tiles_a; ta += gridDim.y) {
       const std::int64_t i0 = ta * kSide, j0 = std::int64_t(blockIdx.x) * kSide;
-      const E* src = in + n * a * b;
-      E* dst = out + n * a * b;
+      const int na = static_cast<int>(a - i0 < kSide ? a - i0 : kSide);  // the tile's rows and columns
+      const int nb = static_cast<int>(b - j0 < kSide ? b - j0 : kSide);
+      const E* src = in + n * a * b + i0 * b + j0;  // tile row r at src + r b
+      E* dst = out + n * a * b + j0 * a + i0;       // output row r at dst + r a
 #pragma unroll
       for (int r = threadIdx.y; r < kSide; r += kTileRows)
 #pragma unroll
-        for (int c = threadIdx.x; c < kSide; c += kTile) {
-          const std::int64_t i = i0 + r, j = j0 + c;
-          if (i < a && j < b) tile[r][c] = src[i * b + j];
-        }
+        for (int c = threadIdx.x; c < kSide; c += kTile)
+          if (r < na && c < nb) tile[r][c] = src[r * b + c];
       __syncthreads();
 #pragma unroll
       for (int r = threadIdx.y; r < kSide; r += kTileRows)
 #pragma unroll
-        for (int c = threadIdx.x; c < kSide; c += kTile) {
-          const std::int64_t j = j0 + r, i = i0 + c;
-          if (i < a && j < b) dst[j * a + i] = tile[c][r];
-        }
+        for (int c = threadIdx.x; c < kSide; c += kTile)
+          if (r < nb && c < na) dst[r * a + c] = tile[c][r];
       __syncthreads();  // the tile is refilled next
     }
+}
+
+// strips (inner == 1, a or b at most kStripsMaxShort): the short dimension's rows, kStripElems elements at a time,
+// staged in shared memory so that both the read and the write are contiguous spans or whole rows, where 32 x 32 tiles
+// would stand mostly empty. Short b: a strip is `rows` input rows of b, one contiguous span, written as b output
+// rows of `rows` elements. Short a: a strip is a input rows of `cols` elements, written as one contiguous span.
+constexpr int kStripElems = 4096;
+
+template <class E>
+__global__ void __launch_bounds__(kCopyThreads)
+    strips_short_b_kernel(const E* __restrict__ in, E* __restrict__ out, std::int64_t batch, std::int64_t a, int b,
+                          int rows) {
+  __shared__ E tile[kStripElems];
+  const std::int64_t strips = (a + rows - 1) / rows;
+  for (std::int64_t t = blockIdx.x; t < batch * strips; t += gridDim.x) {
+    const std::int64_t n = t / strips, i0 = (t - n * strips) * rows;
+    const int na = static_cast<int>(a - i0 < rows ? a - i0 : rows);
+    const E* src = in + (n * a + i0) * b;
+#pragma unroll 8
+    for (int e = threadIdx.x; e < na * b; e += kCopyThreads) tile[e] = src[e];
+    __syncthreads();
+    for (int j = 0; j < b; ++j) {
+      E* dst = out + (n * b + j) * a + i0;
+#pragma unroll 4
+      for (int c = threadIdx.x; c < na; c += kCopyThreads) dst[c] = tile[c * b + j];
+    }
+    __syncthreads();  // the strip is refilled next
+  }
+}
+
+template <class E>
+__global__ void __launch_bounds__(kCopyThreads)
+    strips_short_a_kernel(const E* __restrict__ in, E* __restrict__ out, std::int64_t batch, IntDivider a,
+                          std::int64_t b, int cols) {
+  constexpr int kPad = 4 / sizeof(E);  // cols is a multiple of 64: the pitch is an odd number of words
+  __shared__ E tile[kStripElems + 16 * kPad];
+  const int pitch = cols + kPad;
+  const std::int64_t strips = (b + cols - 1) / cols;
+  const int na = static_cast<int>(a.divisor());
+  for (std::int64_t t = blockIdx.x; t < batch * strips; t += gridDim.x) {
+    const std::int64_t n = t / strips, j0 = (t - n * strips) * cols;
+    const int nb = static_cast<int>(b - j0 < cols ? b - j0 : cols);
+    for (int i = 0; i < na; ++i) {
+      const E* src = in + (n * na + i) * b + j0;
+#pragma unroll 4
+      for (int c = threadIdx.x; c < nb; c += kCopyThreads) tile[i * pitch + c] = src[c];
+    }
+    __syncthreads();
+    E* dst = out + (n * b + j0) * na;
+#pragma unroll 8
+    for (unsigned e = threadIdx.x; e < static_cast<unsigned>(nb * na); e += kCopyThreads) {
+      unsigned i;
+      const unsigned c = a.divmod(e, &i);
+      dst[e] = tile[i * pitch + c];
+    }
+    __syncthreads();  // the strip is refilled next
+  }
 }
 
 // Where output element o of a span of whole planes comes from in the same span, stepped one output at a time: the
@@ -281,6 +336,25 @@ void launch_tiles(const core::PermuteView& v, const void* in, void* out, cudaStr
 }
 
 template <class E>
+void launch_strips(const core::PermuteView& v, const void* in, void* out, cudaStream_t stream) {
+  const auto* src = static_cast<const E*>(in);
+  auto* dst = static_cast<E*>(out);
+  if (v.b <= core::kPermuteStripsMaxShort) {
+    const int rows = kStripElems / static_cast<int>(v.b);
+    const unsigned blocks = blocks_for(v.batch * ((v.a + rows - 1) / rows), 1);
+    strips_short_b_kernel<E><<<blocks, kCopyThreads, 0, stream>>>(src, dst, v.batch, v.a, static_cast<int>(v.b), rows);
+  } else if (v.a <= core::kPermuteStripsMaxShort) {
+    const int cols = kStripElems / static_cast<int>(v.a) / 64 * 64;
+    const unsigned blocks = blocks_for(v.batch * ((v.b + cols - 1) / cols), 1);
+    strips_short_a_kernel<E><<<blocks, kCopyThreads, 0, stream>>>(src, dst, v.batch,
+                                                                  IntDivider(static_cast<unsigned>(v.a)), v.b, cols);
+  } else {
+    throw Error("permute: the strips path moves a dimension of at most " +
+                std::to_string(core::kPermuteStripsMaxShort) + " elements");
+  }
+}
+
+template <class E>
 void launch_planes(const core::PermuteView& v, const void* in, void* out, cudaStream_t stream) {
   const std::int64_t plane = v.a * v.b * v.inner, plane_bytes = plane * std::int64_t{sizeof(E)};
   if (plane_bytes > core::kPermutePlaneMaxBytes)
@@ -362,6 +436,11 @@ void launch_permute(const core::PermuteView& v, core::PermutePath path, const vo
         launch_rows<Bytes<16>>(v, in, out, v.inner / per_vector, stream);
       else if (elem_bytes == 4) launch_rows<unsigned int>(v, in, out, v.inner, stream);
       else launch_rows<unsigned short>(v, in, out, v.inner, stream);
+      break;
+    case core::PermutePath::strips:
+      if (!v.moves_innermost()) throw Error("permute: the strips path moves the innermost dimension only");
+      if (elem_bytes == 4) launch_strips<unsigned int>(v, in, out, stream);
+      else launch_strips<unsigned short>(v, in, out, stream);
       break;
     case core::PermutePath::planes:
       if (elem_bytes == 4) launch_planes<unsigned int>(v, in, out, stream);

@@ -134,7 +134,7 @@ void launch_units(const PointwisePath& path, const void* x, const void* y, const
                   void* out, std::int64_t count, std::int64_t cols, cudaStream_t stream) {
   const std::int64_t units = count / U::kCount;
   const std::int64_t per_block = std::int64_t(kThreads) * kUnits;
-  std::int64_t blocks = (units + per_block - 1) / per_block;
+  std::int64_t blocks = std::max<std::int64_t>(1, (units + per_block - 1) / per_block);  // one for a tail alone
   if (path.max_blocks > 0) blocks = std::min(blocks, path.max_blocks);
   pointwise_kernel<T, U, I, Op, kUnits><<<static_cast<unsigned>(blocks), kThreads, 0, stream>>>(
       static_cast<const T*>(x), static_cast<const T*>(y), static_cast<const T*>(bias),

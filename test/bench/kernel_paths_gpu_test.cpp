@@ -22,14 +22,16 @@ class PathCase : public ::testing::TestWithParam<std::string> {};
 }  // namespace
 
 // Every permutation over shapes whose moved dimensions are tiny (planes of 12 x 3, 3 x 33 runs), odd, prime or a
-// tile's edge: each path permute_paths lists (tiles, element by element, staged planes, a warp a run) is exact.
+// tile's edge: each path permute_paths lists (tiles, wide tiles, strips, element by element, staged planes, a warp a
+// run, tiles of runs) is exact.
 TEST_P(PathCase, EveryPermutePathIsExact) {
   OPMARK_REQUIRE_GPU();
   bench::Options options;
   test::TestStream ts;
   const std::vector<std::array<std::int64_t, 4>> shapes = {
       {1, 1, 1, 1},   {2, 3, 7, 2},    {50, 7, 12, 3},  {3, 33, 3, 33}, {5, 4, 1, 1}, {1, 3, 33, 99},
-      {2, 33, 12, 64}, {7, 31, 61, 5}, {1, 1, 97, 65}, {4, 32, 64, 128}, {2, 1, 509, 127}};
+      {2, 33, 12, 64}, {7, 31, 61, 5}, {1, 1, 97, 65}, {4, 32, 64, 128}, {2, 1, 509, 127}, {3, 2, 4099, 1},
+      {5, 4097, 3, 2}, {2, 16, 3000, 1}};
   int verified = 0;
   for (const std::string& perm : core::permute_perms())
     for (const auto& d : shapes)

@@ -67,8 +67,13 @@ TEST(Permute, ViewsAndPaths) {
 // for a warp; element by element for any view where the innermost dimension moves.
 TEST(Permute, PathsThatCanRunAView) {
   using P = PermutePath;
-  // 0132 over planes of 12 x 3: tiles (the default), element by element, staged planes.
-  EXPECT_EQ(permute_paths({172, 12, 3, 1}, 2), (std::vector<P>{P::tiles, P::rows, P::planes}));
+  // 0132 over planes of 12 x 3: tiles (the default), element by element, strips of rows of 3, staged planes.
+  EXPECT_EQ(permute_paths({172, 12, 3, 1}, 2), (std::vector<P>{P::tiles, P::rows, P::strips, P::planes}));
+  EXPECT_EQ(permute_path_name(P::strips, {172, 12, 3, 1}),
+            "path: strips of rows of 3 elements staged in shared memory, read and written as contiguous spans");
+  // Strips where one moved dimension is 2 to 16 elements, and the other over 1.
+  EXPECT_EQ(permute_paths({4, 2, 275250, 1}, 2), (std::vector<P>{P::tiles, P::rows, P::strips}));
+  EXPECT_EQ(permute_paths({4, 17, 275250, 1}, 2), (std::vector<P>{P::tiles, P::rows}));
   // 1023 with runs of 99 elements: rows, a warp a run (the plane is the whole tensor: too big), tiles of runs.
   EXPECT_EQ(permute_paths({1, 300, 3, 99}, 2), (std::vector<P>{P::rows, P::runs, P::tiled_runs}));
   // 0213 with runs of 13: tiles of 16 x 16 runs (26 bytes each); runs of 200 fp32 elements (800 bytes) take none.
