@@ -81,16 +81,20 @@ __device__ __forceinline__ T apply_element(T a, T b, unsigned char m) {
 // Each thread moves kUnits units (16-byte vectors, or Scalars where the shape or alignment rules vectors out) of a
 // block-sized tile, all loads issued before the first store (several 16-byte loads in flight per thread is what
 // saturates HBM), tile after tile where the grid is smaller than the tensor. A biased op's units never straddle rows
-// (the launcher checks cols % kCount), so the bias index is the unit's column; the other ops walk the tensor flat,
-// and the first block's first threads do the last count % kCount elements (the tail) one by one. I is the index
-// type: 32-bit where the tensor allows, because a 64-bit modulo per unit costs more than the arithmetic of the ops.
+// (the launcher checks cols % kCount, or that there is one row), so the bias index is the unit's column; the other
+// ops walk the tensor flat. The first block's first threads do the last count % kCount elements (the tail) one by
+// one. I is the index type: 32-bit where the tensor allows, because a 64-bit modulo per unit costs more than the
+// arithmetic of the ops.
 template <class T, class U, class I, PointwiseOp Op, int kUnits>
 __global__ void pointwise_kernel(const T* __restrict__ x, const T* __restrict__ y, const T* __restrict__ bias,
                                  const unsigned char* __restrict__ mask, T* __restrict__ out, I units, I cols_units,
                                  int tail) {
-  if (blockIdx.x == 0 && static_cast<int>(threadIdx.x) < tail) {
+  if (blockIdx.x == 0 && static_cast<int>(threadIdx.x) < tail) {  // only a flat walk or one row has a tail
     const I e = units * U::kCount + threadIdx.x;
-    out[e] = apply_element<T, Op>(x[e], binary(Op) ? y[e] : T{}, masked(Op) ? mask[e] : 0);
+    T operand{};
+    if constexpr (binary(Op)) operand = y[e];
+    if constexpr (biased(Op)) operand = bias[e];
+    out[e] = apply_element<T, Op>(x[e], operand, masked(Op) ? mask[e] : 0);
   }
   using M = MaskUnit<U::kCount>;
   const M* mu = reinterpret_cast<const M*>(mask);
@@ -147,8 +151,8 @@ void launch_typed(const PointwisePath& path, const void* x, const void* y, const
                   void* out, std::int64_t rows, std::int64_t cols, cudaStream_t stream) {
   const std::int64_t count = rows * cols;
   if (count == 0) return;
-  const bool vec = (cols % Vec<T>::kCount == 0 || !biased(Op)) && aligned16(x) && aligned16(y) && aligned16(bias) &&
-                   aligned16(mask) && aligned16(out);
+  const bool vec = (cols % Vec<T>::kCount == 0 || !biased(Op) || rows == 1) && aligned16(x) && aligned16(y) &&
+                   aligned16(bias) && aligned16(mask) && aligned16(out);
   const bool narrow = count < (std::int64_t(1) << 31);
   if (vec && narrow) {
     // The paths' unit counts: each is a kernel of its own.
@@ -212,10 +216,11 @@ void launch_pointwise(PointwiseOp op, core::DType type, const void* x, const voi
 std::vector<PointwisePath> pointwise_paths(PointwiseOp op, std::int64_t rows, std::int64_t cols,
                                            std::size_t elem_bytes) {
   std::vector<PointwisePath> paths = {PointwisePath{}};
-  // Other unit counts and the one-wave grid exist for 16-byte vectors (whole rows of them for a biased op) of a
-  // tensor under 2^31 elements.
+  // Other unit counts and the one-wave grid exist for 16-byte vectors (whole rows of them for a biased op over
+  // several rows) of a tensor under 2^31 elements.
   const std::int64_t count = rows * cols;
-  if ((cols % static_cast<std::int64_t>(16 / elem_bytes) == 0 || !biased(op)) && count < (std::int64_t{1} << 31)) {
+  if ((cols % static_cast<std::int64_t>(16 / elem_bytes) == 0 || !biased(op) || rows == 1) &&
+      count < (std::int64_t{1} << 31)) {
     for (const int units : {1, 2, 8}) paths.push_back({units, 0});
     // A grid of one wave, each block walking several tiles: only where the tensor has more tiles than a wave holds.
     const std::int64_t tiles =
