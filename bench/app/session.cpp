@@ -1,0 +1,62 @@
+#include "bench/app/session.h"
+
+#include <cuda_runtime.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <vector>
+
+#include "core/error.h"
+#include "core/file_access.h"
+#include "kernels/cuda_check.h"
+
+namespace fs = std::filesystem;
+
+namespace opmark::bench::app {
+
+void join_process_group(Options& options, const ProcessGroup& group) {
+  if (!group.multi_process()) return;
+  if (group.rank() != 0) {
+    if (!std::freopen("/dev/null", "w", stdout))
+      throw Error("rank " + std::to_string(group.rank()) + ": cannot silence stdout");
+    options.out_dir.clear();
+  }
+  if (!options.selection.symbols.count("G")) options.selection.symbols["G"] = group.size();
+  int count = 0;
+  if (cudaGetDeviceCount(&count) == cudaSuccess && count > 0)
+    OPMARK_CHECK_CUDA(cudaSetDevice(device_for_local_rank(group.local_rank(), count)));
+}
+
+Session open_session(const Options& options, const ProcessGroup& group, bool listing) {
+  Session session;
+  if (options.out_dir.empty() || options.validate_only || options.help || group.rank() != 0 || listing)
+    return session;
+  session.lock.emplace(lock_output_folder(options.out_dir));
+  check_output_folder(options.out_dir, options.overwrite || options.resume);
+  const std::string log = (fs::path(options.out_dir) / "results.jsonl").string();
+  if (options.resume && fs::exists(log) && fs::file_size(log) > 0) session.resumed = core::read_resume_state(log);
+  return session;
+}
+
+void choose_outputs(Session& session, const Options& options, const ProcessGroup& group, bool user_json) {
+  if (options.out_dir.empty() || group.rank() != 0) return;
+  fs::create_directories(options.out_dir);
+  session.log_path = (fs::path(options.out_dir) / "results.jsonl").string();
+  if (!user_json)
+    session.json_path =
+        (fs::path(options.out_dir) / (session.resumed ? "benchmark.resumed.json" : "benchmark.json")).string();
+}
+
+void check_resume(const Session& session, const nlohmann::json& context) {
+  if (!session.resumed) return;
+  const std::vector<std::string> differ = core::resume_mismatches(session.resumed->context, context);
+  if (!differ.empty()) {
+    std::string all;
+    for (const auto& d : differ) all += "\n  " + d;
+    throw Error("--opmark_resume: " + session.log_path +
+                " was measured otherwise; a resumed run must be the same run:" + all);
+  }
+  core::write_file_atomically(session.log_path, session.resumed->kept_text);
+}
+
+}  // namespace opmark::bench::app

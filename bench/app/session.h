@@ -1,0 +1,38 @@
+#pragma once
+// The session: the output folder this run holds until it ends (taken before anything is read, so a second run on it
+// is refused at once), what a resumed run keeps of the results already there, and where the results go.
+#include <optional>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "bench/harness/options.h"
+#include "bench/harness/output_folder.h"
+#include "bench/harness/process_group.h"
+#include "core/resume.h"
+
+namespace opmark::bench::app {
+
+struct Session {
+  std::optional<OutputFolderLock> lock;   // held by rank 0 alone, which alone writes files
+  std::optional<core::ResumeState> resumed;  // --opmark_resume: the cases the log holds in full are not run again
+  std::string log_path;   // results.jsonl, or "" where this process writes no files
+  std::string json_path;  // opmark's benchmark.json, or "" (no files, or the user named Google Benchmark's own)
+};
+
+// One process per GPU (MPI): rank 0 alone prints and writes files; the all-reduce's ranks default to the process
+// count (the symbol G); each process takes the GPU of its rank on its host.
+void join_process_group(Options& options, const ProcessGroup& group);
+
+// `listing`: --benchmark_list_tests, which writes nothing and so takes no folder.
+Session open_session(const Options& options, const ProcessGroup& group, bool listing);
+
+// Where this run writes (rank 0 with an output folder), creating the folder. `user_json`: --benchmark_out given.
+void choose_outputs(Session& session, const Options& options, const ProcessGroup& group, bool user_json);
+
+// A resumed run must be the same run: throws, naming each setting that differs, where `context` (this run's) does not
+// match the log's; then leaves the log as the kill left it, less what is measured again (replaced whole, so a crash
+// here loses nothing).
+void check_resume(const Session& session, const nlohmann::json& context);
+
+}  // namespace opmark::bench::app
