@@ -14,6 +14,7 @@
 #include "aggregate/bundle.h"
 #include "aggregate/check_problems.h"
 #include "aggregate/system_description.h"
+#include "core/counters.h"
 #include "core/error.h"
 #include "core/stats.h"
 #include "core/case.h"
@@ -26,6 +27,8 @@
 namespace fs = std::filesystem;
 
 namespace opmark::aggregate {
+
+namespace counter = core::counter;
 
 using namespace check_detail;
 
@@ -260,7 +263,8 @@ bool states_success(const std::string& v) {
 std::string derived_disagreement(const ResultLine& l, double peak_tflops, double peak_gb_per_s) {
   const std::map<std::string, double> c = l.finite_counters();
   const auto has = [&](const char* key) { return c.count(key) > 0; };
-  const double t = l.time_us.value_or(0), flops = has("flops") ? c.at("flops") : 0, bytes = has("bytes") ? c.at("bytes") : -1;
+  const double t = l.time_us.value_or(0), flops = has(counter::flops) ? c.at(counter::flops) : 0,
+               bytes = has(counter::bytes) ? c.at(counter::bytes) : -1;
   std::string out;
   const auto compare = [&](const char* key, double expected, const std::string& from) {
     if (!out.empty() || !has(key)) return;
@@ -268,28 +272,31 @@ std::string derived_disagreement(const ResultLine& l, double peak_tflops, double
       out = "line " + std::to_string(l.number) + ": " + key + " " + number(c.at(key)) + ", but " + from + " give " +
             number(expected);
   };
-  if (has("tflops") && !(flops > 0))
-    return "line " + std::to_string(l.number) + ": tflops " + number(c.at("tflops")) + " without flops";
+  if (has(counter::tflops) && !(flops > 0))
+    return "line " + std::to_string(l.number) + ": tflops " + number(c.at(counter::tflops)) + " without flops";
   const double seconds = t * 1e-6;
   if (flops > 0) {
-    compare("tflops", core::tflops(flops, seconds), "flops / time");
+    compare(counter::tflops, core::tflops(flops, seconds), "flops / time");
     if (peak_tflops > 0)
-      compare("pct_peak", core::pct_of(core::tflops(flops, seconds), peak_tflops), "flops / time / the context's peak");
+      compare(counter::pct_peak, core::pct_of(core::tflops(flops, seconds), peak_tflops),
+              "flops / time / the context's peak");
   }
   if (bytes >= 0) {
     const double gb_per_s = core::gb_per_s(bytes, seconds);
-    compare("gb_per_s", gb_per_s, "bytes / time");
+    compare(counter::gb_per_s, gb_per_s, "bytes / time");
     if (peak_gb_per_s > 0)
-      compare("pct_peak_bw", core::pct_of(gb_per_s, peak_gb_per_s), "bytes / time / the context's peak_gb_per_s");
-    if (has("copy_gb_per_s") && c.at("copy_gb_per_s") > 0)
-      compare("pct_copy_bw", core::pct_of(gb_per_s, c.at("copy_gb_per_s")), "bytes / time / copy_gb_per_s");
-  } else if (has("gb_per_s")) {
-    return "line " + std::to_string(l.number) + ": gb_per_s " + number(c.at("gb_per_s")) + " without bytes";
+      compare(counter::pct_peak_bw, core::pct_of(gb_per_s, peak_gb_per_s),
+              "bytes / time / the context's peak_gb_per_s");
+    if (has(counter::copy_gb_per_s) && c.at(counter::copy_gb_per_s) > 0)
+      compare(counter::pct_copy_bw, core::pct_of(gb_per_s, c.at(counter::copy_gb_per_s)),
+              "bytes / time / copy_gb_per_s");
+  } else if (has(counter::gb_per_s)) {
+    return "line " + std::to_string(l.number) + ": gb_per_s " + number(c.at(counter::gb_per_s)) + " without bytes";
   }
-  if (has("joules_per_op") && c.at("joules_per_op") > 0) {
-    const double joules = c.at("joules_per_op");
-    if (flops > 0) compare("tflops_per_w", core::tflops_per_w(flops, joules), "flops / joules_per_op");
-    else if (bytes > 0) compare("gb_per_s_per_w", core::gb_per_s_per_w(bytes, joules), "bytes / joules_per_op");
+  if (has(counter::joules_per_op) && c.at(counter::joules_per_op) > 0) {
+    const double joules = c.at(counter::joules_per_op);
+    if (flops > 0) compare(counter::tflops_per_w, core::tflops_per_w(flops, joules), "flops / joules_per_op");
+    else if (bytes > 0) compare(counter::gb_per_s_per_w, core::gb_per_s_per_w(bytes, joules), "bytes / joules_per_op");
   }
   return out;
 }
@@ -436,7 +443,7 @@ void check_lines(const ResultSet& results, const core::Suite& rules, Problems& p
     if (medians.size() == 1) {
       const ResultLine& m = *medians.front();
       const std::map<std::string, double> counters = m.finite_counters();
-      const auto count = counters.find("repetitions");
+      const auto count = counters.find(counter::repetitions);
       if (format2 && count != counters.end() && count->second != static_cast<double>(n))
         p.add("repetitions", name + ": the median line (" + line(m) + ") counts " + number(count->second) +
                                  " repetitions, the log holds " + std::to_string(n), keep);
@@ -455,7 +462,7 @@ void check_lines(const ResultSet& results, const core::Suite& rules, Problems& p
                                  " launches, its repetitions " + number(launches), keep);
     }
     // The derived counters, and the rates against the GPU's peaks.
-    double peak_tflops = 0, flops = r.counter("flops"), bytes = r.counter("bytes", -1);
+    double peak_tflops = 0, flops = r.counter(counter::flops), bytes = r.counter(counter::bytes, -1);
     try {
       const core::Case c = core::parse_case_name(name);
       peak_tflops = context_number(context, "peak_tflops_" + std::string(core::precision_info(c.precision).peak_key));
@@ -463,7 +470,7 @@ void check_lines(const ResultSet& results, const core::Suite& rules, Problems& p
       const std::string shape = "the case's shape (" + name + ") gives ";
       // FLOPs are the shape's (2 m n k for a GEMM): a count edited with its rate would pass the check of the rate.
       // (Bytes are not compared: their count, the fewest a kernel must move, is core's model and may be refined.)
-      if (r.has_counter("flops") && !close_to(flops, work.flops, 0.01))
+      if (r.has_counter(counter::flops) && !close_to(flops, work.flops, 0.01))
         p.add("derived counters", name + ": flops " + number(flops) + ", but " + shape + number(work.flops), keep);
       flops = work.flops, bytes = work.bytes();
     } catch (const Error&) {
@@ -561,7 +568,7 @@ void check_regime_rules(const ResultSet& results, const core::Suite& rules, Prob
     ++timed;
     // Named, not captured: clang (C++17) captures no structured binding.
     const auto finite = [&c = r](const char* key) { return c.has_counter(key) && std::isfinite(c.counter(key)); };
-    with_energy += finite("joules_per_op") && finite("power_w");
+    with_energy += finite(counter::joules_per_op) && finite(counter::power_w);
   }
   if (timed > 0 && static_cast<double>(with_energy) < kEnergyCoverage * static_cast<double>(timed))
     p.add("rules", std::to_string(with_energy) + " of the run's " + std::to_string(timed) +

@@ -9,11 +9,14 @@
 
 #include "aggregate/check_problems.h"
 #include "core/case.h"
+#include "core/counters.h"
 #include "core/error.h"
 #include "core/precision.h"
 #include "core/stats.h"
 
 namespace opmark::aggregate::check_detail {
+
+namespace counter = core::counter;
 
 namespace {
 
@@ -192,7 +195,7 @@ void check_noise_agreement(const ResultSet& results, double max_noise, Problems&
       if (l.aggregate == "median") median = &l;
     if (median) {
       const auto c = median->finite_counters();
-      const auto it = c.find("noise");
+      const auto it = c.find(counter::noise);
       if (it != c.end()) {
         if (std::abs(it->second - computed) > 1e-6 + 0.01 * computed)
           p.add("noise disagrees", name + ": the median line (" + at_line(median->number) + ") records noise " +
@@ -249,12 +252,13 @@ void check_physics(const ResultSet& results, Problems& p) {
         if (l.aggregate == "median" && l.status == core::CaseStatus::ok) {
           for (const char* key : {"sm_clock_mhz", "throttled", "discarded_samples"})
             if (!has(key)) p.add("deleted counters", where + ": the median line has no '" + std::string(key) + "'", keep);
-          if (regime == "burst" && has("throttled") && c.at("throttled") != 0)
-            p.add("clocks", where + ": an ok burst case with throttled " + number(c.at("throttled")),
+          if (regime == "burst" && has(counter::throttled) && c.at(counter::throttled) != 0)
+            p.add("clocks", where + ": an ok burst case with throttled " + number(c.at(counter::throttled)),
                   "a burst case that could not get an unthrottled sample is unstable, not ok: " + keep);
         }
       }
-      if (l.aggregate == "recheck" && context.count("recheck") && context.at("recheck") == "on" && !has("recheck_us") &&
+      if (l.aggregate == "recheck" && context.count("recheck") && context.at("recheck") == "on" &&
+          !has(counter::recheck_us) &&
           l.status == core::CaseStatus::ok)
         p.add("deleted counters", where + ": the re-time line has no 'recheck_us'", keep);
       for (const char* key : {"sm_clock_mhz", "sm_clock_min_mhz", "energy_sm_clock_mhz", "sustained_sm_clock_mhz",
@@ -286,9 +290,10 @@ void check_physics(const ResultSet& results, Problems& p) {
                                         time_key + " gives " + number(expected) + " J (" +
                                         number(100 * (c.at(joules) / expected - 1)) + "%)", remeasure);
       };
-      consistent("joules_per_op", "power_w", has("energy_us") ? c.at("energy_us") : l.time_us.value_or(0),
-                 has("energy_us") ? "energy_us" : "time_us");
-      if (has("sustained_us")) consistent("sustained_joules_per_op", "sustained_power_w", c.at("sustained_us"), "sustained_us");
+      consistent("joules_per_op", "power_w", has(counter::energy_us) ? c.at(counter::energy_us) : l.time_us.value_or(0),
+                 has(counter::energy_us) ? "energy_us" : "time_us");
+      if (has(counter::sustained_us))
+        consistent("sustained_joules_per_op", "sustained_power_w", c.at(counter::sustained_us), "sustained_us");
     }
   }
 }

@@ -13,6 +13,7 @@
 #endif
 
 #include "aggregate/command_line.h"
+#include "aggregate/counters_command.h"
 #include "aggregate/page.h"
 #include "core/text.h"
 #include "core/version.h"
@@ -51,6 +52,10 @@ int run_cli(int argc, char** argv) {
     if (line.command == "compare") return run_compare(line.compare);
     if (line.command == "pack") return run_pack(line.pack);
     if (line.command == "check") return run_check(line.check);
+    if (line.command == "counters") {
+      print_counters(std::cout, line.counters_json);
+      return 0;
+    }
     if (line.command == "page") {
       // page.cpp reads its own words; these are the ones CLI11 checked.
       std::vector<std::string> words = page_words(line.page);

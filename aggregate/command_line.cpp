@@ -15,7 +15,7 @@ namespace opmark::aggregate {
 
 namespace {
 
-const std::set<std::string> kCommands = {"scores", "spreadsheet", "compare", "pack", "check", "page"};
+const std::set<std::string> kCommands = {"scores", "spreadsheet", "compare", "pack", "check", "page", "counters"};
 
 void add_score_options(CLI::App& cmd, ScoreOptions& o) {
   cmd.add_option("--models", o.models, "model tables to score: names in shapes/models, all (the forward-pass tables), "
@@ -170,11 +170,14 @@ CommandLine parse_command_line(std::vector<std::string> words, const std::string
   page->add_flag("--unchecked", line.page.unchecked, "show bundles without checking them, the page labelled NOT CHECKED "
                                                 "(display fixtures, drafts; never for publishing)");
 
+  auto* counters = app.add_subcommand("counters", "the counters a case's record carries: name, unit, families, meaning");
+  counters->add_flag("--json", line.counters_json, "the schema as JSON (what bench/compare/counters.json holds)");
+
   // Set last: a subcommand takes its parent's footer when it is added.
   app.footer("With no command, RESULTS... [flags] runs scores (and --compare BEFORE AFTER, deprecated, runs compare).\n"
              "Exit status: 0 done; 1 check found problems; 2 an error; 3 compare found a case slower beyond the "
              "threshold and the noise.\nRun opmark-aggregate COMMAND --help for a command's flags.");
-  for (auto* cmd : {scores, spreadsheet, pack, page}) cmd->footer("Exit status: 0 done, 2 an error.");
+  for (auto* cmd : {scores, spreadsheet, pack, page, counters}) cmd->footer("Exit status: 0 done, 2 an error.");
   compare->footer("Exit status: 0 no case slower; 3 a case slower beyond --threshold and the noise the runs measured "
                   "(for CI); 2 an error.");
   check->footer("Exit status: 0 the bundle has no problem; 1 it has problems (listed, each with what to do); 2 it "
@@ -196,7 +199,7 @@ CommandLine parse_command_line(std::vector<std::string> words, const std::string
     line.exit_status = app.exit(e, out, err) == 0 ? 0 : 2;
     return line;
   }
-  for (const auto* cmd : {scores, spreadsheet, compare, pack, check, page})
+  for (const auto* cmd : {scores, spreadsheet, compare, pack, check, page, counters})
     if (cmd->parsed()) line.command = cmd->get_name();
   return line;
 }

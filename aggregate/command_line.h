@@ -19,8 +19,8 @@ struct PageFlags {
 };
 
 struct CommandLine {
-  // "scores", "spreadsheet", "compare", "pack", "check" or "page"; "" where nothing is to run (help, --version or a
-  // flag in error: exit_status says which, the text is written).
+  // "scores", "spreadsheet", "compare", "pack", "check", "page" or "counters"; "" where nothing is to run (help,
+  // --version or a flag in error: exit_status says which, the text is written).
   std::string command;
   int exit_status = 0;
   ScoreOptions scores, spreadsheet;
@@ -28,6 +28,7 @@ struct CommandLine {
   PackOptions pack;
   CheckOptions check;
   PageFlags page;
+  bool counters_json = false;  // counters --json
 };
 
 // The words after the program's name, as opmark-aggregate reads them (the deprecated `--compare`, a results file

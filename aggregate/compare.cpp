@@ -6,19 +6,22 @@
 
 #include "aggregate/scores.h"
 #include "core/case.h"
+#include "core/counters.h"
 #include "core/error.h"
 #include "core/model_table.h"
 #include "core/schema.h"
 
 namespace opmark::aggregate {
 
+namespace counter = core::counter;
+
 namespace {
 
 // Both times short: whether the runs say the launch rate set them.
 std::string short_flag_of(const CaseResult& b, const CaseResult& a) {
   if (!(b.time_us < kShortCaseUs && a.time_us < kShortCaseUs)) return "";
-  if (!b.has_counter("launch_bound") && !a.has_counter("launch_bound")) return "short";
-  return b.counter("launch_bound") > 0 || a.counter("launch_bound") > 0 ? "launch_bound" : "";
+  if (!b.has_counter(counter::launch_bound) && !a.has_counter(counter::launch_bound)) return "short";
+  return b.counter(counter::launch_bound) > 0 || a.counter(counter::launch_bound) > 0 ? "launch_bound" : "";
 }
 
 double geomean(const std::vector<double>& ratios) {
@@ -93,7 +96,8 @@ Comparison compare(const ResultSet& before, const ResultSet& after, double chang
     c.short_flag = short_flag_of(b, a);
     if (const std::string was = chosen_candidate(b.label), is = chosen_candidate(a.label); was != is)
       c.candidate_change = was + " -> " + is;
-    out.launch_bound_recorded = out.launch_bound_recorded || b.has_counter("launch_bound") || a.has_counter("launch_bound");
+    out.launch_bound_recorded =
+        out.launch_bound_recorded || b.has_counter(counter::launch_bound) || a.has_counter(counter::launch_bound);
     out.regressions += c.regression;
     out.unstable += !c.unstable.empty();
     out.in_cycles += c.judged.basis == "cycles";

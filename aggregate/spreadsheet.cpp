@@ -13,12 +13,15 @@
 
 #include "aggregate/files.h"
 #include "core/case.h"
+#include "core/counters.h"
 #include "core/families.h"
 #include "core/error.h"
 #include "core/rates.h"
 #include "core/schema.h"
 
 namespace opmark::aggregate {
+
+namespace counter = core::counter;
 namespace {
 
 // A plain decimal number ("-0.25", "1e-05"): written as it is, so a spreadsheet still reads a number.
@@ -68,7 +71,7 @@ Measured measured(const ResultSet& results, const core::Case& c) {
 
 bool any_energy(const ResultSet& results) {
   for (const auto& [name, r] : results.cases)
-    if (r.timed() && r.has_counter("joules_per_op")) return true;
+    if (r.timed() && r.has_counter(counter::joules_per_op)) return true;
   return false;
 }
 
@@ -343,13 +346,13 @@ std::vector<Sheet> deepbench_sheets(const ResultSet& results) {
         if (bandwidth) {
           // bytes / time, and its share of the device-to-device copy the run measured (copy_gb_per_s).
           const double gb_per_s = m.ok() ? core::gb_per_s(work.bytes(), m.time_us * 1e-6) : 0;
-          const double copy = m.ok() ? m.result->counter("copy_gb_per_s", 0) : 0;
+          const double copy = m.ok() ? m.result->counter(counter::copy_gb_per_s, 0) : 0;
           row.push_back(gb_per_s > 0 ? SheetCell::of_number(gb_per_s) : empty);
           row.push_back(gb_per_s > 0 && copy > 0 ? SheetCell::of_number(core::pct_of(gb_per_s, copy)) : empty);
         }
         if (energy) {
           // mJ per operation, and work per joule (TFLOPS/W or GB/s/W): the run's own counter, else recomputed.
-          const double joules = m.ok() ? m.result->counter("joules_per_op", -1) : -1;
+          const double joules = m.ok() ? m.result->counter(counter::joules_per_op, -1) : -1;
           const double per_w = compute ? core::tflops_per_w(flops, joules) : core::gb_per_s_per_w(work.bytes(), joules);
           const double given = m.ok() ? m.result->counter(compute ? "tflops_per_w" : "gb_per_s_per_w", -1) : -1;
           row.push_back(joules > 0 ? SheetCell::of_number(joules * 1e3) : empty);

@@ -4,9 +4,12 @@
 #include <cmath>
 #include <cstdio>
 
+#include "core/counters.h"
 #include "core/stats.h"
 
 namespace opmark::aggregate {
+
+namespace counter = core::counter;
 
 const char* name_of(Verdict v) {
   switch (v) {
@@ -20,10 +23,12 @@ const char* name_of(Verdict v) {
 
 RunNoise run_noise_of(const CaseResult& r) {
   const auto usable = [](double v) { return std::isfinite(v) && v >= 0; };
-  if (r.has_counter("run_noise") && usable(r.counter("run_noise"))) return {r.counter("run_noise"), "run_noise"};
-  const double recheck = r.counter("recheck_us", -1);
+  if (r.has_counter(counter::run_noise) && usable(r.counter(counter::run_noise)))
+    return {r.counter(counter::run_noise), "run_noise"};
+  const double recheck = r.counter(counter::recheck_us, -1);
   if (recheck > 0 && r.time_us > 0) return {std::abs(recheck - r.time_us) / r.time_us, "re-time"};
-  if (r.has_counter("noise") && usable(r.counter("noise"))) return {r.counter("noise"), "repetitions"};
+  if (r.has_counter(counter::noise) && usable(r.counter(counter::noise)))
+    return {r.counter(counter::noise), "repetitions"};
   if (r.reps_us.size() >= 2) return {core::relative_spread(r.reps_us), "repetitions"};
   return {-1, "none"};
 }
@@ -44,7 +49,8 @@ std::string noise_text(const RunNoise& n) {
 }
 
 bool compute_bound(const CaseResult& r) {
-  return r.counter("flops") > 0 && r.has_counter("pct_peak") && r.counter("pct_peak") >= r.counter("pct_peak_bw");
+  return r.counter(counter::flops) > 0 && r.has_counter(counter::pct_peak) &&
+         r.counter(counter::pct_peak) >= r.counter(counter::pct_peak_bw);
 }
 
 // same within the least change called, slower or faster beyond the limit, unclear between. Symmetric in log space:
@@ -62,8 +68,8 @@ CaseVerdict case_verdict(const CaseResult& before, const CaseResult& after, doub
   CaseVerdict v;
   v.noise_before = run_noise_of(before);
   v.noise_after = run_noise_of(after);
-  v.clock_before = before.counter("sm_clock_mhz");
-  v.clock_after = after.counter("sm_clock_mhz");
+  v.clock_before = before.counter(counter::sm_clock_mhz);
+  v.clock_after = after.counter(counter::sm_clock_mhz);
   v.basis = "time";
   if (!(before.time_us > 0 && after.time_us > 0)) {
     v.detail = "unclear: a run has no time for the case";

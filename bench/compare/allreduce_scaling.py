@@ -16,7 +16,7 @@ import os
 import re
 import sys
 
-from opmark_results import ALLREDUCE_NAME, median_records
+from opmark_results import ALLREDUCE_NAME, COUNTER, median_records
 
 SIZES = {"fp32": 4, "fp16": 2, "bf16": 2}
 
@@ -30,7 +30,7 @@ def read_opmark(path, want):
         m = ALLREDUCE_NAME.match(rec["name"])
         if m and (m.group(1), m.group(4), m.group(5)) == want:
             c = rec["counters"]
-            out[int(m.group(2)) * SIZES[m.group(1)]] = c["gb_per_s"] * c["busbw_factor"]
+            out[int(m.group(2)) * SIZES[m.group(1)]] = c[COUNTER.gb_per_s] * c[COUNTER.busbw_factor]
     return out
 
 

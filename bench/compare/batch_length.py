@@ -16,7 +16,7 @@ import sys
 from collections import defaultdict
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from opmark_results import median_records, read_records  # noqa: E402
+from opmark_results import COUNTER, median_records, read_records  # noqa: E402
 
 
 def batch_of(path):
@@ -35,9 +35,9 @@ def main():
         b = batch_of(path)
         for rec in median_records(path):
             c = rec.get("counters", {})
-            seen[rec["name"]][b].append((rec["time_us"], c.get("kernel_us", 0.0), c.get("batch", 0.0),
-                                         c.get("probe_us", 0.0), c.get("graph_nodes", 0.0),
-                                         c.get("graph_kernel_nodes", 0.0), c.get("graph_edges", 0.0)))
+            seen[rec["name"]][b].append((rec["time_us"], c.get(COUNTER.kernel_us, 0.0), c.get(COUNTER.batch, 0.0),
+                                         c.get(COUNTER.probe_us, 0.0), c.get(COUNTER.graph_nodes, 0.0),
+                                         c.get(COUNTER.graph_kernel_nodes, 0.0), c.get(COUNTER.graph_edges, 0.0)))
     print("| case | batch ms | rounds | us a launch | kernel_us | between kernels | launches a replay | probe_us | "
           "graph nodes / kernel nodes / edges a launch |")
     print("|---|---|---|---|---|---|---|---|---|")

@@ -51,7 +51,7 @@ import subprocess
 import sys
 import tempfile
 
-from opmark_results import case_key, chosen_candidates, median_records, write_pins
+from opmark_results import COUNTER, case_key, chosen_candidates, median_records, write_pins
 
 METRIC = "gpu__time_duration.sum"
 MARKER = "opmark_profile_marker"
@@ -333,10 +333,10 @@ def main(argv=None):
                 except (ToolError, OSError) as e:
                     graph_error = str(e)
             opmark_times = opmark_medians(results)
-            kernel_times = counter_medians(results, "kernel_us")
-            kernel_counts = counter_medians(results, "kernels_per_launch")
-            isolated_times = counter_medians(results, "isolated_us")
-            serial_times = counter_medians(results, "serial_us")
+            kernel_times = counter_medians(results, COUNTER.kernel_us)
+            kernel_counts = counter_medians(results, COUNTER.kernels_per_launch)
+            isolated_times = counter_medians(results, COUNTER.isolated_us)
+            serial_times = counter_medians(results, COUNTER.serial_us)
             profiled_results = os.path.join(profiled_dir, "results.jsonl")
             other_candidate = []
             if os.path.exists(profiled_results):

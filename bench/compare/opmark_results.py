@@ -12,6 +12,27 @@ import re
 ALLREDUCE_NAME = re.compile(r"^allreduce/fwd/(\w+)/count=(\d+)/ranks=(\d+)/op=(\w+)/inplace=(\w+)$")
 
 STATUSES = ("ok", "unstable", "skipped", "failed")
+
+# The counter schema (core/counters.h), as `opmark-aggregate counters --json` writes it; a CPU test keeps it current.
+COUNTERS_JSON = os.path.join(os.path.dirname(os.path.abspath(__file__)), "counters.json")
+
+
+class CounterNames:
+    """The counters' names, read from the schema: COUNTER.sm_clock_mhz is "sm_clock_mhz", and a name the schema
+    lacks raises AttributeError, so a script cannot drift from what opmark-bench writes. `specs` maps a name to its
+    unit, families and description."""
+
+    def __init__(self, path):
+        with open(path) as f:
+            self.specs = {c["name"]: c for c in json.load(f)["counters"]}
+
+    def __getattr__(self, name):
+        if name in self.__dict__.get("specs", {}):
+            return name
+        raise AttributeError(f"no counter '{name}' in {COUNTERS_JSON}")
+
+
+COUNTER = CounterNames(COUNTERS_JSON)
 CASE_TYPES = ("run", "aggregate")
 
 

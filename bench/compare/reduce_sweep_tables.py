@@ -17,6 +17,9 @@ import os
 import re
 import sys
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from opmark_results import COUNTER  # noqa: E402
+
 OPS = ["softmax", "log_softmax", "layernorm", "rmsnorm", "add_layernorm", "add_rmsnorm", "sum", "mean", "max"]
 PRECISIONS = ["fp16", "bf16", "fp32"]
 ELEMENT_BYTES = {"fp16": 2, "bf16": 2, "fp32": 4}
@@ -87,14 +90,14 @@ def main():
             fit, past = [], []
             for c in cols:
                 m = medians.get((op, p, c))
-                if not m or "pct_copy_bw" not in m:
+                if not m or COUNTER.pct_copy_bw not in m:
                     continue
-                (fit if c * ELEMENT_BYTES[p] <= SHARED_BYTES else past).append((m["pct_copy_bw"], c, m))
+                (fit if c * ELEMENT_BYTES[p] <= SHARED_BYTES else past).append((m[COUNTER.pct_copy_bw], c, m))
             if not fit and not past:
                 continue
             lowest = min(fit) if fit else None
-            past_cells = ", ".join(f"{pct:.0f}% ({c}: {int(m.get('input_passes', 1))} "
-                                   f"read{'s' if m.get('input_passes', 1) != 1 else ''})" for pct, c, m in past)
+            past_cells = ", ".join(f"{pct:.0f}% ({c}: {int(m.get(COUNTER.input_passes, 1))} "
+                                   f"read{'s' if m.get(COUNTER.input_passes, 1) != 1 else ''})" for pct, c, m in past)
             print(f"| {op} | {p} | {len(fit)} | {sum(1 for pct, _, _ in fit if pct >= 85)} | "
                   f"{f'{lowest[0]:.0f}% ({lowest[1]})' if lowest else ''} | {past_cells} |")
 

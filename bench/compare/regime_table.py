@@ -14,7 +14,7 @@ import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from opmark_results import median_records, read_records  # noqa: E402
+from opmark_results import COUNTER, median_records, read_records  # noqa: E402
 
 
 def context(path):
@@ -38,12 +38,13 @@ def regime_table(burst_path, sustained_path):
         rb, rs = b.get(name, {}), s.get(name, {})
         cb, cs = rb.get("counters", {}), rs.get("counters", {})
         ratio = rs["time_us"] / rb["time_us"] if rb.get("time_us") and rs.get("time_us") else None
-        print(f"| {name} | {fmt(rb.get('time_us'), '.2f')} | {fmt(cb.get('sm_clock_mhz'), '.0f')} | "
-              f"{fmt(cb.get('discarded_samples'), '.0f')} | {rb.get('status', '-')}"
-              f"{' (throttled)' if cb.get('throttled') else ''} | {fmt(cb.get('power_w'))} | "
-              f"{fmt(cb.get('joules_per_op'), '.4g')} | {fmt(cb.get('sustained_us'), '.2f')} | "
-              f"{fmt(rs.get('time_us'), '.2f')} | {fmt(cs.get('sm_clock_mhz'), '.0f')} | {fmt(cs.get('power_w'))} | "
-              f"{fmt(cs.get('joules_per_op'), '.4g')} | {fmt(ratio, '.3f')} |")
+        print(f"| {name} | {fmt(rb.get('time_us'), '.2f')} | {fmt(cb.get(COUNTER.sm_clock_mhz), '.0f')} | "
+              f"{fmt(cb.get(COUNTER.discarded_samples), '.0f')} | {rb.get('status', '-')}"
+              f"{' (throttled)' if cb.get(COUNTER.throttled) else ''} | {fmt(cb.get(COUNTER.power_w))} | "
+              f"{fmt(cb.get(COUNTER.joules_per_op), '.4g')} | {fmt(cb.get(COUNTER.sustained_us), '.2f')} | "
+              f"{fmt(rs.get('time_us'), '.2f')} | {fmt(cs.get(COUNTER.sm_clock_mhz), '.0f')} | "
+              f"{fmt(cs.get(COUNTER.power_w))} | "
+              f"{fmt(cs.get(COUNTER.joules_per_op), '.4g')} | {fmt(ratio, '.3f')} |")
 
 
 def energy_table(a_path, b_path):
@@ -54,15 +55,15 @@ def energy_table(a_path, b_path):
     for name in sorted(set(a) & set(b)):
         ca, cb = a[name].get("counters", {}), b[name].get("counters", {})
         for label, c in (("per case", ca), ("long window", cb)):
-            jop, p, t = c.get("joules_per_op"), c.get("power_w"), c.get("energy_us")
+            jop, p, t = c.get(COUNTER.joules_per_op), c.get(COUNTER.power_w), c.get(COUNTER.energy_us)
             consistent = jop and p and t and abs(jop / (p * t * 1e-6) - 1) <= 0.02
             under = p is not None and (not limit or p <= limit * (1 + margin))
-            print(f"{name} [{label}]: J/op {fmt(jop, '.5g')} power {fmt(p)} W over {fmt(c.get('energy_window_ms'))} "
-                  f"ms at {fmt(c.get('energy_sm_clock_mhz'), '.0f')} MHz, energy_us {fmt(t, '.2f')}, "
-                  f"uncertainty {fmt(c.get('energy_uncertainty'), '.3f')}; J/op = P x t: {bool(consistent)}; "
+            print(f"{name} [{label}]: J/op {fmt(jop, '.5g')} power {fmt(p)} W over "
+                  f"{fmt(c.get(COUNTER.energy_window_ms))} ms at {fmt(c.get(COUNTER.energy_sm_clock_mhz), '.0f')} MHz, energy_us {fmt(t, '.2f')}, "
+                  f"uncertainty {fmt(c.get(COUNTER.energy_uncertainty), '.3f')}; J/op = P x t: {bool(consistent)}; "
                   f"power within limit {limit:g} W + {margin:.0%}: {under}")
-        if ca.get("joules_per_op") and cb.get("joules_per_op"):
-            d = ca["joules_per_op"] / cb["joules_per_op"] - 1
+        if ca.get(COUNTER.joules_per_op) and cb.get(COUNTER.joules_per_op):
+            d = ca[COUNTER.joules_per_op] / cb[COUNTER.joules_per_op] - 1
             print(f"  per case / long window: {d:+.2%} ({'PASS' if abs(d) <= 0.05 else 'FAIL'} at 5%)")
 
 

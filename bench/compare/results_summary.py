@@ -14,7 +14,7 @@ import collections
 import re
 import sys
 
-from opmark_results import case_records
+from opmark_results import COUNTER, case_records
 
 
 def last_records(path):
@@ -60,15 +60,17 @@ def main():
             break
         shown += 1
         c = rec.get("counters", {})
-        joules = c.get("joules_per_op")
-        print(f"| {name} | {fmt(rec.get('time_us'), '.4g')} | {fmt(c.get('eager_us'), '.4g')} | "
-              f"{'yes' if c.get('launch_bound') else ''} | {'graph' if c.get('graph') else 'eager'} | "
-              f"{fmt(c.get('repetitions'), '.0f')} | {fmt(c.get('noise'), '.4f')} | {fmt(c.get('sm_clock_mhz'), '.0f')} | "
-              f"{fmt(c.get('power_w'), '.0f')} | {fmt(joules * 1e3 if joules else None, '.4g')} | "
-              f"{fmt(c.get('recheck_us'), '.4g')} | {status.get(name)} |")
+        joules = c.get(COUNTER.joules_per_op)
+        print(f"| {name} | {fmt(rec.get('time_us'), '.4g')} | {fmt(c.get(COUNTER.eager_us), '.4g')} | "
+              f"{'yes' if c.get(COUNTER.launch_bound) else ''} | {'graph' if c.get(COUNTER.graph) else 'eager'} | "
+              f"{fmt(c.get(COUNTER.repetitions), '.0f')} | {fmt(c.get(COUNTER.noise), '.4f')} | "
+              f"{fmt(c.get(COUNTER.sm_clock_mhz), '.0f')} | "
+              f"{fmt(c.get(COUNTER.power_w), '.0f')} | {fmt(joules * 1e3 if joules else None, '.4g')} | "
+              f"{fmt(c.get(COUNTER.recheck_us), '.4g')} | {status.get(name)} |")
     by_status = collections.Counter(status.values())
-    timing = collections.Counter("graph" if r.get("counters", {}).get("graph") else "eager" for r in medians.values())
-    bound = sum(1 for r in medians.values() if r.get("counters", {}).get("launch_bound"))
+    timing = collections.Counter("graph" if r.get("counters", {}).get(COUNTER.graph) else "eager"
+                                 for r in medians.values())
+    bound = sum(1 for r in medians.values() if r.get("counters", {}).get(COUNTER.launch_bound))
     print(f"\ncases by status: {dict(by_status)}; timed by: {dict(timing)}; launch bound (eager > 1.1x graph): {bound}")
     for name, st in status.items():
         if st not in ("ok",):

@@ -17,7 +17,7 @@ import signal
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from opmark_results import case_records  # noqa: E402
+from opmark_results import COUNTER, case_records  # noqa: E402
 
 BANDS = [(50.0, 0.02), (5.0, 0.05)]
 
@@ -32,7 +32,7 @@ def cause(ra, rb):
     ka, kb = ra.get("kernels") or [], rb.get("kernels") or []
     other = "another kernel, " if ka and kb and ka[0] != kb[0] else ""
     ca, cb = ra.get("counters", {}), rb.get("counters", {})
-    xa, xb = ca.get("kernel_us", 0), cb.get("kernel_us", 0)
+    xa, xb = ca.get(COUNTER.kernel_us, 0), cb.get(COUNTER.kernel_us, 0)
     if xa > 0 and xb > 0:
         return f"{other}kernel_us {xa:.2f} vs {xb:.2f}" + (" (between kernels)" if apart(xa, xb) < 0.02 else "")
     return other.rstrip(", ")
@@ -40,7 +40,7 @@ def cause(ra, rb):
 
 def cycles_moved(ra, rb):
     """How far one case's cycles per launch moved between two runs, or None without both clocks."""
-    ka, kb = ra.get("counters", {}).get("sm_clock_mhz", 0), rb.get("counters", {}).get("sm_clock_mhz", 0)
+    ka, kb = ra.get("counters", {}).get(COUNTER.sm_clock_mhz, 0), rb.get("counters", {}).get(COUNTER.sm_clock_mhz, 0)
     if not (ka > 0 and kb > 0 and ra["time_us"] > 0 and rb["time_us"] > 0):
         return None
     return apart(ra["time_us"] * ka, rb["time_us"] * kb)
@@ -93,8 +93,8 @@ def main():
         for d, n, ta, tb in (over if over else rows[-3:]):
             ca, cb = a[n].get("counters", {}), b[n].get("counters", {})
             why = cause(a[n], b[n]) if d > limit else ""
-            print(f"    {d:.2%} {n}: {ta:.2f} vs {tb:.2f} us at {ca.get('sm_clock_mhz', 0):.0f} / "
-                  f"{cb.get('sm_clock_mhz', 0):.0f} MHz" + (f": {why}" if why else ""))
+            print(f"    {d:.2%} {n}: {ta:.2f} vs {tb:.2f} us at {ca.get(COUNTER.sm_clock_mhz, 0):.0f} / "
+                  f"{cb.get(COUNTER.sm_clock_mhz, 0):.0f} MHz" + (f": {why}" if why else ""))
         # In cycles (time x the sample's SM clock), as compare's verdict judges a change: what moved with the clock
         # the power limit left each run, and what moved at the same clock.
         # A case without both clocks counts as moved.

@@ -41,7 +41,7 @@ import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from opmark_results import case_key, read_records  # noqa: E402
+from opmark_results import COUNTER, case_key, read_records  # noqa: E402
 
 FAMILIES = ("gemm", "conv", "attention", "pointwise", "reduce", "gather", "permute")
 # The share of the cases each family gets.
@@ -327,9 +327,9 @@ def report(ours, theirs, families, out, seed):
     rows = []
     for name, (t_torch, how) in theirs.items():
         t_ours, label, counters = ours[name]
-        bytes_moved = counters.get("bytes", 0) or 0
+        bytes_moved = counters.get(COUNTER.bytes, 0) or 0
         rows.append({"case": name, "family": name.split("/")[0], "opmark_us": t_ours, "torch_us": t_torch,
-                     "ratio": t_ours / t_torch, "copy_pct": counters.get("pct_copy_bw"), "bytes": bytes_moved,
+                     "ratio": t_ours / t_torch, "copy_pct": counters.get(COUNTER.pct_copy_bw), "bytes": bytes_moved,
                      "chosen": label.split(" | ")[0][:90], "torch_timing": how})
     with open(os.path.join(out, "sweep.csv"), "w", newline="") as f:
         w = csv.DictWriter(f, fieldnames=list(rows[0]) if rows else ["case"])

@@ -16,6 +16,7 @@
 #include "bench/families/library_check.h"
 #include "bench/families/library_types.h"
 #include "bench/harness/topology.h"
+#include "core/counters.h"
 #include "core/families.h"
 #include "core/precision.h"
 #include "kernels/cuda_check.h"
@@ -174,7 +175,8 @@ class AllreduceWorkload final : public Workload {
   }
 
   std::map<std::string, double> counters() const override {
-    return {{"ranks", static_cast<double>(p_.ranks)}, {"busbw_factor", core::busbw_factor(p_.ranks)}};
+    return {{core::counter::ranks, static_cast<double>(p_.ranks)},
+            {core::counter::busbw_factor, core::busbw_factor(p_.ranks)}};
   }
 
  private:

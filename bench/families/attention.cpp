@@ -14,6 +14,7 @@
 #include "bench/families/attention_graph.h"
 #include "bench/families/cudnn_util.h"
 #include "bench/families/factories.h"
+#include "core/counters.h"
 #include "core/families.h"
 #include "core/precision.h"
 #include "kernels/cuda_check.h"
@@ -173,8 +174,8 @@ class AttentionWorkload final : public Workload {
   }
 
   std::map<std::string, double> counters() const override {
-    return {{"workspace_mib", static_cast<double>(workspace_.bytes()) / (1 << 20)},
-            {"gqa_group", static_cast<double>(p_.heads_q / p_.heads_kv)}};
+    return {{core::counter::workspace_mib, static_cast<double>(workspace_.bytes()) / (1 << 20)},
+            {core::counter::gqa_group, static_cast<double>(p_.heads_q / p_.heads_kv)}};
   }
 
  private:

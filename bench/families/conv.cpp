@@ -14,6 +14,7 @@
 #include "bench/families/cudnn_graph.h"
 #include "bench/families/cudnn_util.h"
 #include "bench/families/factories.h"
+#include "core/counters.h"
 #include "core/families.h"
 #include "core/precision.h"
 #include "kernels/cuda_check.h"
@@ -150,9 +151,9 @@ class ConvWorkload final : public Workload {
   }
 
   std::map<std::string, double> counters() const override {
-    return {{"graph_api", candidates_[static_cast<std::size_t>(chosen())].graph_plan >= 0 ? 1.0 : 0.0},
-            {"workspace_mib", static_cast<double>(workspace_.bytes()) / (1 << 20)},
-            {"padded", p_.is_padded() ? 1.0 : 0.0}};
+    return {{core::counter::graph_api, candidates_[static_cast<std::size_t>(chosen())].graph_plan >= 0 ? 1.0 : 0.0},
+            {core::counter::workspace_mib, static_cast<double>(workspace_.bytes()) / (1 << 20)},
+            {core::counter::padded, p_.is_padded() ? 1.0 : 0.0}};
   }
 
  private:

@@ -13,6 +13,7 @@
 #include "bench/families/factories.h"
 #include "bench/families/handles.h"
 #include "bench/families/library_types.h"
+#include "core/counters.h"
 #include "core/families.h"
 #include "core/precision.h"
 #include "kernels/cuda_check.h"
@@ -182,11 +183,11 @@ class GemmWorkload final : public Workload {
 
   std::map<std::string, double> counters() const override {
     return {
-        {"row_major_c", running().row_major_c ? 1.0 : 0.0},
-        {"cublas_gemm_ex", candidates_[static_cast<std::size_t>(chosen())].gemm_ex ? 1.0 : 0.0},
-        {"torch_call", candidates_[static_cast<std::size_t>(chosen())].torch_call ? 1.0 : 0.0},
-        {"padded", p_.is_padded() ? 1.0 : 0.0},
-        {"stored_tn", layout_note().empty() ? 0.0 : 1.0},
+        {core::counter::row_major_c, running().row_major_c ? 1.0 : 0.0},
+        {core::counter::cublas_gemm_ex, candidates_[static_cast<std::size_t>(chosen())].gemm_ex ? 1.0 : 0.0},
+        {core::counter::torch_call, candidates_[static_cast<std::size_t>(chosen())].torch_call ? 1.0 : 0.0},
+        {core::counter::padded, p_.is_padded() ? 1.0 : 0.0},
+        {core::counter::stored_tn, layout_note().empty() ? 0.0 : 1.0},
     };
   }
 

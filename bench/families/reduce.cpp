@@ -13,6 +13,7 @@
 
 #include "bench/families/factories.h"
 #include "bench/families/memory_bound.h"
+#include "core/counters.h"
 #include "core/families.h"
 #include "core/precision.h"
 #include "core/reduce_path.h"
@@ -165,8 +166,8 @@ class ReduceWorkload final : public KernelOrCudnnWorkload {
   // rereads; `memory_passes` counts the reads memory serves (a reread from L2 is not one).
   std::map<std::string, double> counters() const override {
     if (runs_cudnn()) return {};
-    return {{"input_passes", static_cast<double>(plan().passes)},
-            {"memory_passes", static_cast<double>(core::memory_reads(plan()))}};
+    return {{core::counter::input_passes, static_cast<double>(plan().passes)},
+            {core::counter::memory_passes, static_cast<double>(core::memory_reads(plan()))}};
   }
 
  private:

@@ -16,6 +16,7 @@
 #include "bench/harness/measure_case.h"
 #include "bench/families/memory_bound.h"
 #include "bench/harness/timer.h"
+#include "core/counters.h"
 #include "core/families.h"
 #include "core/precision.h"
 #include "kernels/cuda_check.h"
@@ -130,7 +131,7 @@ class SpmmWorkload final : public Workload {
 
   // The dense product's time, for DeepBench's speedup column (the spreadsheet divides it by this case's time).
   std::map<std::string, double> counters() const override {
-    return {{"nnz", static_cast<double>(p_.nnz())}, {"dense_us", dense_seconds_ * 1e6}};
+    return {{core::counter::nnz, static_cast<double>(p_.nnz())}, {core::counter::dense_us, dense_seconds_ * 1e6}};
   }
 
  private:

@@ -8,10 +8,13 @@
 
 #include "bench/harness/measure.h"
 #include "bench/harness/timer.h"
+#include "core/counters.h"
 #include "core/error.h"
 #include "kernels/cuda_check.h"
 
 namespace opmark::bench {
+
+namespace counter = core::counter;
 namespace {
 
 // The position of the lowest finite time in `seconds`, or -1 where none is finite.
@@ -38,18 +41,18 @@ double TuningResult::speedup() const {
 }
 
 std::map<std::string, double> TuningResult::counters() const {
-  std::map<std::string, double> c = {{"candidates", static_cast<double>(seconds.size())},
-                                     {"default_us", default_seconds() * 1e6},
-                                     {"autotune_speedup", speedup()},
-                                     {"tuning_finalists", static_cast<double>(finalists)}};
+  std::map<std::string, double> c = {{counter::candidates, static_cast<double>(seconds.size())},
+                                     {counter::default_us, default_seconds() * 1e6},
+                                     {counter::autotune_speedup, speedup()},
+                                     {counter::tuning_finalists, static_cast<double>(finalists)}};
   if (reference_seconds() > 0) {
-    c["torch_path_us"] = reference_seconds() * 1e6;
-    c["torch_path_chosen"] = best == reference_index ? 1.0 : 0.0;
+    c[counter::torch_path_us] = reference_seconds() * 1e6;
+    c[counter::torch_path_chosen] = best == reference_index ? 1.0 : 0.0;
   }
   std::vector<double> others = seconds;
   if (best >= 0) others[static_cast<std::size_t>(best)] = std::numeric_limits<double>::infinity();
   if (const int next = fastest_finite(others); next >= 0)
-    c["runner_up_us"] = others[static_cast<std::size_t>(next)] * 1e6;
+    c[counter::runner_up_us] = others[static_cast<std::size_t>(next)] * 1e6;
   return c;
 }
 

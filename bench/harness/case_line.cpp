@@ -6,8 +6,11 @@
 
 #include "bench/harness/outcome.h"
 #include "core/case.h"
+#include "core/counters.h"
 
 namespace opmark::bench {
+
+namespace counter_name = core::counter;
 namespace {
 
 double counter(const CaseLine& l, const char* key) {
@@ -65,31 +68,33 @@ std::string format_case_line(const CaseLine& l) {
   }
   char b[48];
   std::string rate, peak, clock, power;
-  if (const double t = counter(l, "tflops"); t > 0) {
+  if (const double t = counter(l, counter_name::tflops); t > 0) {
     // Under a TFLOPS in GFLOPS, so the column keeps its width.
     if (t < 1) std::snprintf(b, sizeof b, "%.4g GFLOPS", t * 1e3);
     else std::snprintf(b, sizeof b, "%.4g TFLOPS", t);
     rate = b;
-  } else if (const double g = counter(l, "gb_per_s"); g > 0) {
+  } else if (const double g = counter(l, counter_name::gb_per_s); g > 0) {
     std::snprintf(b, sizeof b, "%.4g GB/s", g);
     rate = b;
   }
-  const double pct = counter(l, "pct_peak") > 0 ? counter(l, "pct_peak") : counter(l, "pct_peak_bw");
+  const double pct = counter(l, counter_name::pct_peak) > 0 ? counter(l, counter_name::pct_peak)
+                                                             : counter(l, counter_name::pct_peak_bw);
   if (pct > 0) {
     if (pct < 0.01) std::snprintf(b, sizeof b, "<0.01%%");
     else std::snprintf(b, sizeof b, "%.3g%%", pct);
     peak = b;
   }
-  if (const double mhz = counter(l, "sm_clock_mhz"); mhz > 0) {
+  if (const double mhz = counter(l, counter_name::sm_clock_mhz); mhz > 0) {
     std::snprintf(b, sizeof b, "%.0f MHz", mhz);
     clock = b;
   }
-  if (const double w = counter(l, "power_w"); w > 0) {
+  if (const double w = counter(l, counter_name::power_w); w > 0) {
     std::snprintf(b, sizeof b, "%.0f W", w);
     power = b;
   }
-  const std::string head = columns(l.status, time_text(l.time_us), time_text(counter(l, "kernel_us")), rate, peak,
-                                   clock, power, energy_text(counter(l, "joules_per_op")), l.name);
+  const std::string head =
+      columns(l.status, time_text(l.time_us), time_text(counter(l, counter_name::kernel_us)), rate, peak, clock, power,
+              energy_text(counter(l, counter_name::joules_per_op)), l.name);
   if (l.status != "unstable") return head;
   return l.reason.empty() ? head + " (in doubt)" : with_reason(head, l.reason);
 }

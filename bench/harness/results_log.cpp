@@ -1,3 +1,4 @@
+#include "core/counters.h"
 #include "bench/harness/results_log.h"
 
 #include <chrono>
@@ -5,6 +6,8 @@
 
 
 namespace opmark::bench {
+
+namespace counter = core::counter;
 
 ResultsLog::ResultsLog(const std::string& path, nlohmann::json context, const core::ResumeState* resumed)
     : resumed_counts_(resumed ? resumed->counts : std::map<std::string, int>{}) {
@@ -81,10 +84,10 @@ nlohmann::json run_record(const std::string& case_name, const core::Case* c, con
 // A repetition's own counters: its clock (measured on the GPU), the clock-event reasons it saw, samples dropped.
 static std::map<std::string, double> repetition_counters(const Repetition& r, bool clock_event_reasons) {
   std::map<std::string, double> c;
-  c["discarded_samples"] = r.discarded;
-  if (r.sm_clock_mhz > 0) c["sm_clock_mhz"] = r.sm_clock_mhz;
-  if (r.min_sm_clock_mhz > 0) c["sm_clock_min_mhz"] = r.min_sm_clock_mhz;
-  if (clock_event_reasons) c["clock_event_reasons"] = static_cast<double>(r.reasons);
+  c[counter::discarded_samples] = r.discarded;
+  if (r.sm_clock_mhz > 0) c[counter::sm_clock_mhz] = r.sm_clock_mhz;
+  if (r.min_sm_clock_mhz > 0) c[counter::sm_clock_min_mhz] = r.min_sm_clock_mhz;
+  if (clock_event_reasons) c[counter::clock_event_reasons] = static_cast<double>(r.reasons);
   return c;
 }
 
@@ -117,7 +120,7 @@ void ResultsLog::retimed(const CaseRecord& record) {
   status_of_[record.name] = record.outcome.status;
   std::map<std::string, double> counters = record.outcome.counters;
   for (std::size_t i = 0; i < m.recheck_reps_s.size(); ++i)
-    counters["remeasured_rep" + std::to_string(i) + "_us"] = m.recheck_reps_s[i] * 1e6;
+    counters[counter::remeasured_rep_us(i)] = m.recheck_reps_s[i] * 1e6;
   append({run_record(record.name, &record.c, &record.outcome, true, "recheck", 0, 0, m.median_s * 1e6, counters)});
 }
 

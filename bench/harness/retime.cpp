@@ -1,3 +1,4 @@
+#include "core/counters.h"
 #include "bench/harness/retime.h"
 
 #include <chrono>
@@ -8,6 +9,8 @@
 #include "kernels/cuda_check.h"
 
 namespace opmark::bench {
+
+namespace counter = core::counter;
 
 void retime_case(SampleSource& quick, ProcessGroup* group, const std::function<Measurement()>& measure_again,
                  Measurement& m, Outcome& o) {
@@ -21,14 +24,14 @@ void retime_case(SampleSource& quick, ProcessGroup* group, const std::function<M
   for (const Sample& s : sample_until([&] { return quick.sample(); }, agree, goal))
     times.push_back(many ? group->agree_mean(s.seconds_per_launch) : s.seconds_per_launch);
   m.recheck_s = median_of(times);
-  o.counters["recheck_us"] = m.recheck_s * 1e6;
+  o.counters[counter::recheck_us] = m.recheck_s * 1e6;
   // The run-to-run noise this case shows: what a comparison of two runs must allow for.
-  o.counters["run_noise"] = std::abs(m.recheck_s - m.median_s) / m.median_s;
+  o.counters[counter::run_noise] = std::abs(m.recheck_s - m.median_s) / m.median_s;
   if (times_agree(m.recheck_s, m.median_s)) return;
   const Measurement again = measure_again();
   m.remeasured_s = again.median_s;
   for (const Repetition& r : again.reps) m.recheck_reps_s.push_back(r.seconds_per_launch);
-  o.counters["remeasured_us"] = m.remeasured_s * 1e6;
+  o.counters[counter::remeasured_us] = m.remeasured_s * 1e6;
   if (!times_agree(m.remeasured_s, m.median_s)) {
     o.status = Status::unstable;
     o.reason = "re-timed at the end of the run at " + us_text(m.recheck_s) + " and measured again at " +

@@ -3,8 +3,11 @@
 #include <cstdio>
 
 #include "bench/harness/case_line.h"
+#include "core/counters.h"
 
 namespace opmark::bench {
+
+namespace counter_name = core::counter;
 namespace {
 
 struct FamilyCount {
@@ -38,7 +41,7 @@ std::vector<std::string> run_summary(const std::vector<SummaryCase>& cases, cons
     }
     if (c.status != "ok") continue;
     // The best rate: TFLOPS where the family counts FLOPs, else GB/s.
-    const double tflops = counter(c, "tflops"), gbs = counter(c, "gb_per_s");
+    const double tflops = counter(c, counter_name::tflops), gbs = counter(c, counter_name::gb_per_s);
     const auto take = [&](double rate, double pct, bool compute) {
       f.best = rate;
       f.best_pct = pct;
@@ -46,10 +49,10 @@ std::vector<std::string> run_summary(const std::vector<SummaryCase>& cases, cons
       f.best_name = c.short_name;
     };
     if (tflops > 0 && (!f.compute || tflops > f.best)) {
-      take(tflops, counter(c, "pct_peak"), true);
+      take(tflops, counter(c, counter_name::pct_peak), true);
     } else if (!f.compute && tflops <= 0 && gbs > 0) {
       // Memory bound: a case that fits in L2 can pass the DRAM peak; the headline is the best that does not.
-      const double pct = counter(c, "pct_peak_bw");
+      const double pct = counter(c, counter_name::pct_peak_bw);
       const bool in_dram = pct <= 100, best_in_dram = f.best_pct <= 100 && f.best > 0;
       if (f.best == 0 || (in_dram && !best_in_dram) || (in_dram == best_in_dram && gbs > f.best)) take(gbs, pct, false);
     }

@@ -66,8 +66,8 @@ TEST_P(PathCase, EveryPointwisePathVerifies) {
   OPMARK_REQUIRE_GPU();
   bench::Options options;
   test::TestStream ts;
-  const std::vector<std::pair<std::int64_t, std::int64_t>> shapes = {{1, 8}, {3, 16}, {7, 1024}, {4099, 4096},
-                                                                     {1, 3}, {3, 7}, {33, 1001}, {4099, 4093}, {1, 4093}};
+  const std::vector<std::pair<std::int64_t, std::int64_t>> shapes = {
+      {1, 8}, {3, 16}, {7, 1024}, {4099, 4096}, {1, 3}, {3, 7}, {33, 1001}, {4099, 4093}, {1, 4093}};
   for (const char* op : {"copy", "gelu", "add", "bias_relu", "masked_fill"})
     for (const auto& [rows, cols] : shapes)
       test::expect_every_candidate_verified(
