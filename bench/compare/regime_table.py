@@ -59,7 +59,8 @@ def energy_table(a_path, b_path):
             consistent = jop and p and t and abs(jop / (p * t * 1e-6) - 1) <= 0.02
             under = p is not None and (not limit or p <= limit * (1 + margin))
             print(f"{name} [{label}]: J/op {fmt(jop, '.5g')} power {fmt(p)} W over "
-                  f"{fmt(c.get(COUNTER.energy_window_ms))} ms at {fmt(c.get(COUNTER.energy_sm_clock_mhz), '.0f')} MHz, energy_us {fmt(t, '.2f')}, "
+                  f"{fmt(c.get(COUNTER.energy_window_ms))} ms at {fmt(c.get(COUNTER.energy_sm_clock_mhz), '.0f')} MHz, "
+                  f"energy_us {fmt(t, '.2f')}, "
                   f"uncertainty {fmt(c.get(COUNTER.energy_uncertainty), '.3f')}; J/op = P x t: {bool(consistent)}; "
                   f"power within limit {limit:g} W + {margin:.0%}: {under}")
         if ca.get(COUNTER.joules_per_op) and cb.get(COUNTER.joules_per_op):
