@@ -250,7 +250,7 @@ void check_physics(const ResultSet& results, Problems& p) {
         if (!states)
           p.add("regime", where + ": the line's regime is not the run's ('" + regime + "')", keep);
         if (l.aggregate == "median" && l.status == core::CaseStatus::ok) {
-          for (const char* key : {"sm_clock_mhz", "throttled", "discarded_samples"})
+          for (const char* key : {counter::sm_clock_mhz, counter::throttled, counter::discarded_samples})
             if (!has(key)) p.add("deleted counters", where + ": the median line has no '" + std::string(key) + "'", keep);
           if (regime == "burst" && has(counter::throttled) && c.at(counter::throttled) != 0)
             p.add("clocks", where + ": an ok burst case with throttled " + number(c.at(counter::throttled)),
@@ -261,15 +261,16 @@ void check_physics(const ResultSet& results, Problems& p) {
           !has(counter::recheck_us) &&
           l.status == core::CaseStatus::ok)
         p.add("deleted counters", where + ": the re-time line has no 'recheck_us'", keep);
-      for (const char* key : {"sm_clock_mhz", "sm_clock_min_mhz", "energy_sm_clock_mhz", "sustained_sm_clock_mhz",
-                              "reference_sm_clock_mhz"}) {
+      for (const char* key : {counter::sm_clock_mhz, counter::sm_clock_min_mhz, counter::energy_sm_clock_mhz,
+                              counter::sustained_sm_clock_mhz,
+                              counter::reference_sm_clock_mhz}) {
         if (!has(key)) continue;
         const double mhz = c.at(key);
         if (!(mhz > 0) || (max_clock > 0 && mhz > max_clock * kClockOverMaximum))
           p.add("clocks", where + ": " + key + " " + number(mhz) + " MHz, outside 0 to the GPU's " + number(max_clock) +
                               " MHz (max_sm_clock_mhz in the context)", remeasure);
       }
-      for (const char* key : {"power_w", "sustained_power_w"}) {
+      for (const char* key : {counter::power_w, counter::sustained_power_w}) {
         if (!has(key)) continue;
         const double w = c.at(key);
         if (w < 0) p.add("power and energy", where + ": " + key + " " + number(w) + " W is negative", remeasure);
@@ -278,7 +279,8 @@ void check_physics(const ResultSet& results, Problems& p) {
                                         " W plus " + number(100 * margin) + "% (power_limit_w, power_margin)",
                 remeasure);
       }
-      for (const char* key : {"joules_per_op", "sustained_joules_per_op", "energy_us", "energy_window_ms"})
+      for (const char* key : {counter::joules_per_op, counter::sustained_joules_per_op, counter::energy_us,
+                              counter::energy_window_ms})
         if (has(key) && c.at(key) < 0)
           p.add("power and energy", where + ": " + key + " " + number(c.at(key)) + " is negative", remeasure);
       // J/op is power times the time per op: over the energy window's launches (format 3), else the case's time.
@@ -290,10 +292,12 @@ void check_physics(const ResultSet& results, Problems& p) {
                                         time_key + " gives " + number(expected) + " J (" +
                                         number(100 * (c.at(joules) / expected - 1)) + "%)", remeasure);
       };
-      consistent("joules_per_op", "power_w", has(counter::energy_us) ? c.at(counter::energy_us) : l.time_us.value_or(0),
-                 has(counter::energy_us) ? "energy_us" : "time_us");
+      consistent(counter::joules_per_op, counter::power_w,
+                 has(counter::energy_us) ? c.at(counter::energy_us) : l.time_us.value_or(0),
+                 has(counter::energy_us) ? counter::energy_us : "time_us");
       if (has(counter::sustained_us))
-        consistent("sustained_joules_per_op", "sustained_power_w", c.at(counter::sustained_us), "sustained_us");
+        consistent(counter::sustained_joules_per_op, counter::sustained_power_w, c.at(counter::sustained_us),
+                   counter::sustained_us);
     }
   }
 }

@@ -21,7 +21,7 @@ namespace {
 std::string short_flag_of(const CaseResult& b, const CaseResult& a) {
   if (!(b.time_us < kShortCaseUs && a.time_us < kShortCaseUs)) return "";
   if (!b.has_counter(counter::launch_bound) && !a.has_counter(counter::launch_bound)) return "short";
-  return b.counter(counter::launch_bound) > 0 || a.counter(counter::launch_bound) > 0 ? "launch_bound" : "";
+  return b.counter(counter::launch_bound) > 0 || a.counter(counter::launch_bound) > 0 ? counter::launch_bound : "";
 }
 
 double geomean(const std::vector<double>& ratios) {

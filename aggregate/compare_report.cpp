@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "aggregate/spreadsheet.h"
+#include "core/counters.h"
 
 namespace opmark::aggregate {
 namespace {
@@ -39,7 +40,7 @@ std::vector<const CaseComparison*> shown_cases(const Comparison& c, const Compar
 std::string note_of(const CaseComparison& k) {
   std::string note;
   if (!k.unstable.empty()) note = "unstable " + k.unstable;
-  if (k.short_flag == "launch_bound") note += std::string(note.empty() ? "" : "; ") + "launch-bound (< 12 us)";
+  if (k.short_flag == core::counter::launch_bound) note += std::string(note.empty() ? "" : "; ") + "launch-bound (< 12 us)";
   else if (k.short_flag == "short") note += std::string(note.empty() ? "" : "; ") + "short (< 12 us)";
   if (!k.candidate_change.empty()) note += std::string(note.empty() ? "" : "; ") + "another candidate: " + k.candidate_change;
   return note;

@@ -27,6 +27,7 @@
 #include "aggregate/system_description.h"
 #include "aggregate/verdict.h"
 #include "core/case.h"
+#include "core/counters.h"
 #include "core/error.h"
 #include "core/precision.h"
 #include "core/result_record.h"
@@ -359,7 +360,7 @@ json case_entry(const std::string& name, const std::vector<Bundle>& bundles) {
     if (!r->second.reason.empty()) d["reason"] = r->second.reason;
     if (r->second.timed()) d["time_us"] = r->second.time_us;  // unstable too: shown, and marked by the script
     const double default_us = default_time_us(r->second);
-    if (default_us >= 0) d["default_us"] = default_us;
+    if (default_us >= 0) d[core::counter::default_us] = default_us;
     per.push_back(d);
   }
   json entry = {{"name", name}, {"short", short_case_name(name)}, {"family", family}, {"r", per}};

@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "aggregate/benchmark_json.h"
+#include "core/counters.h"
 #include "core/error.h"
 #include "core/json_fields.h"
 #include "core/stats.h"
@@ -25,7 +26,8 @@ double CaseResult::counter(const std::string& key, double otherwise) const {
 }
 
 double default_time_us(const CaseResult& r) {
-  for (const char* key : {"default_us", "heuristic_us", "standard_algo_us"})
+  // heuristic_us and standard_algo_us: what results format 1 called the default's time.
+  for (const char* key : {core::counter::default_us, "heuristic_us", "standard_algo_us"})
     if (r.has_counter(key)) return r.counter(key);
   return -1;
 }

@@ -354,7 +354,7 @@ std::vector<Sheet> deepbench_sheets(const ResultSet& results) {
           // mJ per operation, and work per joule (TFLOPS/W or GB/s/W): the run's own counter, else recomputed.
           const double joules = m.ok() ? m.result->counter(counter::joules_per_op, -1) : -1;
           const double per_w = compute ? core::tflops_per_w(flops, joules) : core::gb_per_s_per_w(work.bytes(), joules);
-          const double given = m.ok() ? m.result->counter(compute ? "tflops_per_w" : "gb_per_s_per_w", -1) : -1;
+          const double given = m.ok() ? m.result->counter(compute ? counter::tflops_per_w : counter::gb_per_s_per_w, -1) : -1;
           row.push_back(joules > 0 ? SheetCell::of_number(joules * 1e3) : empty);
           row.push_back(given >= 0 ? SheetCell::of_number(given) : per_w > 0 ? SheetCell::of_number(per_w) : empty);
         }

@@ -24,7 +24,7 @@ const char* name_of(Verdict v) {
 RunNoise run_noise_of(const CaseResult& r) {
   const auto usable = [](double v) { return std::isfinite(v) && v >= 0; };
   if (r.has_counter(counter::run_noise) && usable(r.counter(counter::run_noise)))
-    return {r.counter(counter::run_noise), "run_noise"};
+    return {r.counter(counter::run_noise), counter::run_noise};
   const double recheck = r.counter(counter::recheck_us, -1);
   if (recheck > 0 && r.time_us > 0) return {std::abs(recheck - r.time_us) / r.time_us, "re-time"};
   if (r.has_counter(counter::noise) && usable(r.counter(counter::noise)))
