@@ -257,7 +257,7 @@ bool states_success(const std::string& v) {
 
 
 
-// The counters a line derives from its flops, bytes and time (bench/harness/counters.cpp, throughput_counters and
+// The counters a line derives from its flops, bytes and time (bench/harness/output/counters.cpp, throughput_counters and
 // energy_counters), recomputed: the first that disagrees by more than 1%, as a message; empty where all agree. The
 // mean line is not compared (a rules-v1 run's mean line holds the mean of the repetitions' counters).
 std::string derived_disagreement(const ResultLine& l, double peak_tflops, double peak_gb_per_s) {
@@ -301,7 +301,7 @@ std::string derived_disagreement(const ResultLine& l, double peak_tflops, double
   return out;
 }
 
-// What a case's lines must agree on, as opmark-bench writes them (bench/harness/results_log.cpp): one status (a case
+// What a case's lines must agree on, as opmark-bench writes them (bench/harness/output/results_log.cpp): one status (a case
 // that
 // did not run is one line; a measured case's repetitions, median and mean share one, and the end-of-run re-time's
 // "recheck" line may make it unstable); every measured line verified; the median and mean lines the median and mean

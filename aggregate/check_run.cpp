@@ -219,7 +219,7 @@ void check_physics(const ResultSet& results, Problems& p) {
   const auto& context = results.context;
   const double max_clock = context_number(context, "max_sm_clock_mhz");
   const double limit = context_number(context, "power_limit_w");
-  // The bundle states its margin, but may not widen it past what opmark-bench writes (bench/harness/energy.h).
+  // The bundle states its margin, but may not widen it past what opmark-bench writes (bench/harness/gpu_state/energy.h).
   constexpr double kMaxPowerMargin = 0.25;
   // The clock measured on the GPU (cycles over %globaltimer) reads above NVML's maximum: on an H100 (1980 MHz) up to
   // 2085 MHz over 1 ms samples of 2-12 us kernels and 1995-2008 MHz over 0.2-2 s windows.

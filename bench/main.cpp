@@ -11,7 +11,7 @@
 #include "bench/families/factories.h"
 #include "bench/harness/options.h"
 #include "bench/harness/process_group.h"
-#include "bench/harness/registry.h"
+#include "bench/harness/cases/registry.h"
 #include "bench/harness/version.h"
 #include "core/families.h"
 

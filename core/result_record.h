@@ -1,5 +1,5 @@
 #pragma once
-// One line of opmark-bench's results log (results.jsonl), typed: what the writer (bench/harness/results_log.cpp)
+// One line of opmark-bench's results log (results.jsonl), typed: what the writer (bench/harness/output/results_log.cpp)
 // builds and every reader (the aggregator, the checker, the page) parses, so the format is defined once. The schema
 // is documented in results/README.md ("results.jsonl, format 2"); bench/compare/opmark_results.py reads the same.
 //
@@ -32,7 +32,7 @@ enum class RecordKind {
 };
 const char* name_of(RecordKind kind);
 
-// How a case ended (bench/harness/outcome.h decides it). ok and unstable cases have a time; an unstable one's
+// How a case ended (bench/harness/output/outcome.h decides it). ok and unstable cases have a time; an unstable one's
 // measurements disagreed even after measuring again (`reason` says how).
 enum class CaseStatus { ok, skipped, failed, unstable };
 const char* name_of(CaseStatus status);

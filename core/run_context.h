@@ -39,7 +39,7 @@ inline constexpr char recheck[] = "recheck";                        // on | off:
 inline constexpr char timing[] = "timing";
 }  // namespace run_key
 
-// opmark-bench's timed replay: about a millisecond of launches (bench/harness/timer.h says why), the length every
+// opmark-bench's timed replay: about a millisecond of launches (bench/harness/timing/timer.h says why), the length every
 // rules version times with.
 inline constexpr double kDefaultBatchSeconds = 1e-3;
 

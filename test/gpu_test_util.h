@@ -7,11 +7,11 @@
 #include <string>
 #include <tuple>
 
-#include "bench/harness/autotune.h"
-#include "bench/harness/device_info.h"
+#include "bench/harness/tuning/autotune.h"
+#include "bench/harness/gpu_state/device_info.h"
 #include "bench/harness/harness.h"
-#include "bench/harness/verify.h"
-#include "bench/harness/workload.h"
+#include "bench/harness/cases/verify.h"
+#include "bench/harness/cases/workload.h"
 #include "core/case.h"
 #include "core/error.h"
 #include "kernels/cuda_check.h"

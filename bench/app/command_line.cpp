@@ -4,7 +4,7 @@
 #include <cstring>
 #include <iostream>
 
-#include "bench/harness/case_filter.h"
+#include "bench/harness/cases/case_filter.h"
 #include "bench/harness/options.h"
 #include "opmark/version.h"
 

@@ -7,13 +7,13 @@
 #include <cstdint>
 #include <cstdio>
 
-#include "bench/harness/after_measure.h"
-#include "bench/harness/energy.h"
-#include "bench/harness/host_info.h"
-#include "bench/harness/measure_case.h"
-#include "bench/harness/results_log.h"
-#include "bench/harness/timer.h"
-#include "bench/harness/topology.h"
+#include "bench/harness/timing/after_measure.h"
+#include "bench/harness/gpu_state/energy.h"
+#include "bench/harness/gpu_state/host_info.h"
+#include "bench/harness/timing/measure_case.h"
+#include "bench/harness/output/results_log.h"
+#include "bench/harness/timing/timer.h"
+#include "bench/harness/gpu_state/topology.h"
 #include "core/result_record.h"
 #include "core/run_spec.h"
 #include "opmark/version.h"

@@ -7,10 +7,10 @@
 
 #include <nlohmann/json.hpp>
 
-#include "bench/harness/device_info.h"
-#include "bench/harness/gpu_monitor.h"
+#include "bench/harness/gpu_state/device_info.h"
+#include "bench/harness/gpu_state/gpu_monitor.h"
 #include "bench/harness/options.h"
-#include "bench/harness/peaks.h"
+#include "bench/harness/gpu_state/peaks.h"
 #include "bench/harness/process_group.h"
 #include "core/suite.h"
 

@@ -5,7 +5,7 @@
 #include <filesystem>
 #include <map>
 
-#include "bench/harness/case_filter.h"
+#include "bench/harness/cases/case_filter.h"
 #include "core/error.h"
 #include "core/families.h"
 #include "core/model_table.h"

@@ -8,7 +8,7 @@
 
 #include "bench/harness/options.h"
 #include "bench/harness/process_group.h"
-#include "bench/harness/registry.h"
+#include "bench/harness/cases/registry.h"
 #include "core/case.h"
 #include "core/suite.h"
 #include "core/table.h"

@@ -7,7 +7,7 @@
 #include "bench/app/session.h"
 #include "bench/harness/options.h"
 #include "bench/harness/process_group.h"
-#include "bench/harness/registry.h"
+#include "bench/harness/cases/registry.h"
 
 namespace opmark::bench::app {
 

@@ -7,7 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "bench/harness/options.h"
-#include "bench/harness/output_folder.h"
+#include "bench/harness/output/output_folder.h"
 #include "bench/harness/process_group.h"
 #include "core/resume.h"
 

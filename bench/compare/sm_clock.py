@@ -1,7 +1,7 @@
 """The SM clock measured on the GPU around PyTorch's samples, and opmark-bench's burst rule applied to them.
 
 opmark-bench stamps each sample with every multiprocessor's cycle counter and the global timer (kernels/sm_clock.h)
-and drops a sample whose clock was down (bench/harness/regime.h): under 90% of the GPU's maximum and more than 5%
+and drops a sample whose clock was down (bench/harness/timing/regime.h): under 90% of the GPU's maximum and more than 5%
 under the clock the case ran at rested, then idles 50 ms (doubling to 0.5 s, 5 s in all, 40 drops) before taking
 it again. Comparing it with PyTorch timed back to back, the heavy cases differed by the clock each ran at, not by
 their kernels; so PyTorch's samples here are stamped and judged by the same probe and the same rule.

@@ -15,7 +15,7 @@
 #include "bench/families/factories.h"
 #include "bench/families/library_check.h"
 #include "bench/families/library_types.h"
-#include "bench/harness/topology.h"
+#include "bench/harness/gpu_state/topology.h"
 #include "core/counters.h"
 #include "core/families.h"
 #include "core/precision.h"

@@ -4,8 +4,8 @@
 // so the list still matches core's, but no case of it registers.
 #include <memory>
 
-#include "bench/harness/registry.h"
-#include "bench/harness/workload.h"
+#include "bench/harness/cases/registry.h"
+#include "bench/harness/cases/workload.h"
 #include "core/case.h"
 
 namespace opmark::bench {

@@ -1,5 +1,5 @@
 // The bench layer's family list: one line per family, beside core's (core/schemas.cpp). A family missing from either
-// stops opmark-bench at start-up, naming it (bench/harness/registry.h); docs/adding_a_family.md says what else a new
+// stops opmark-bench at start-up, naming it (bench/harness/cases/registry.h); docs/adding_a_family.md says what else a new
 // family brings.
 #include "bench/families/factories.h"
 

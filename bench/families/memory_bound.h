@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "bench/harness/workload.h"
+#include "bench/harness/cases/workload.h"
 #include "core/dtype.h"
 #include "kernels/device_buffer.h"
 

@@ -7,15 +7,15 @@
 #include <optional>
 #include <vector>
 
-#include "bench/harness/autotune.h"
+#include "bench/harness/tuning/autotune.h"
 #include "bench/families/factories.h"
 #include "bench/families/handles.h"
 #include "bench/families/library_check.h"
 #include "bench/families/library_types.h"
 #include "bench/harness/harness.h"
-#include "bench/harness/measure_case.h"
+#include "bench/harness/timing/measure_case.h"
 #include "bench/families/memory_bound.h"
-#include "bench/harness/timer.h"
+#include "bench/harness/timing/timer.h"
 #include "core/counters.h"
 #include "core/families.h"
 #include "core/precision.h"

@@ -4,10 +4,10 @@
 #include <cstdio>
 #include <functional>
 
-#include "bench/harness/copy_ceiling.h"
-#include "bench/harness/measure_guard.h"
-#include "bench/harness/pins.h"
-#include "bench/harness/tuning_report.h"
+#include "bench/harness/gpu_state/copy_ceiling.h"
+#include "bench/harness/timing/measure_guard.h"
+#include "bench/harness/tuning/pins.h"
+#include "bench/harness/tuning/tuning_report.h"
 #include "core/precision.h"
 #include "kernels/cuda_check.h"
 

@@ -6,8 +6,8 @@
 #include <string>
 #include <vector>
 
-#include "bench/harness/energy.h"
-#include "bench/harness/regime.h"
+#include "bench/harness/gpu_state/energy.h"
+#include "bench/harness/timing/regime.h"
 #include "core/expr.h"
 #include "core/run_context.h"
 #include "core/run_spec.h"

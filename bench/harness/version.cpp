@@ -12,8 +12,8 @@
 
 #include <map>
 
-#include "bench/harness/device_info.h"
-#include "bench/harness/host_info.h"
+#include "bench/harness/gpu_state/device_info.h"
+#include "bench/harness/gpu_state/host_info.h"
 #include "core/version.h"
 
 #ifndef OPMARK_BENCHMARK_VERSION

@@ -1,4 +1,4 @@
-// --benchmark_filter over opmark's case names (bench/harness/case_filter.h): what it selects, the error and near
+// --benchmark_filter over opmark's case names (bench/harness/cases/case_filter.h): what it selects, the error and near
 // names when it selects nothing, and that every case name of the shipped tables, anchored, selects itself alone.
 #include <gtest/gtest.h>
 
@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "bench/harness/case_filter.h"
+#include "bench/harness/cases/case_filter.h"
 #include "core/case.h"
 #include "core/table.h"
 #include "../file_util.h"

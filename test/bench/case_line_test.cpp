@@ -4,7 +4,7 @@
 
 #include <sstream>
 
-#include "bench/harness/case_line.h"
+#include "bench/harness/output/case_line.h"
 
 using namespace opmark::bench;
 using opmark::bench::CaseLine;

@@ -7,10 +7,10 @@
 #include <string>
 #include <vector>
 
-#include "bench/harness/case_line.h"
-#include "bench/harness/console_json_reporter.h"
+#include "bench/harness/output/case_line.h"
+#include "bench/harness/output/console_json_reporter.h"
 #include "bench/harness/harness.h"
-#include "bench/harness/results_log.h"
+#include "bench/harness/output/results_log.h"
 #include "../file_util.h"
 
 using namespace opmark;

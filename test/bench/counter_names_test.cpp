@@ -5,7 +5,7 @@
 
 #include <string>
 
-#include "bench/harness/counters.h"
+#include "bench/harness/output/counters.h"
 #include "core/counters.h"
 
 using namespace opmark;

@@ -6,10 +6,10 @@
 #include <algorithm>
 
 #include "bench/families/factories.h"
-#include "bench/harness/counters.h"
-#include "bench/harness/measure_case.h"
-#include "bench/harness/registry.h"
-#include "bench/harness/repetitions.h"
+#include "bench/harness/output/counters.h"
+#include "bench/harness/timing/measure_case.h"
+#include "bench/harness/cases/registry.h"
+#include "bench/harness/timing/repetitions.h"
 #include "core/error.h"
 #include "core/case.h"
 #include "core/schema.h"

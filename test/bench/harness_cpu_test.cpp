@@ -5,14 +5,14 @@
 
 #include <limits>
 
-#include "bench/harness/autotune.h"
-#include "bench/harness/gpu_monitor.h"
+#include "bench/harness/tuning/autotune.h"
+#include "bench/harness/gpu_state/gpu_monitor.h"
 #include "bench/harness/harness.h"
-#include "bench/harness/measure.h"
-#include "bench/harness/peaks.h"
-#include "bench/harness/results_log.h"
-#include "bench/harness/timer.h"
-#include "bench/harness/tuning_report.h"
+#include "bench/harness/timing/measure.h"
+#include "bench/harness/gpu_state/peaks.h"
+#include "bench/harness/output/results_log.h"
+#include "bench/harness/timing/timer.h"
+#include "bench/harness/tuning/tuning_report.h"
 #include "core/error.h"
 
 using namespace opmark;

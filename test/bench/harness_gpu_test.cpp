@@ -10,12 +10,12 @@
 #include <cmath>
 
 #include "../gpu_test_util.h"
-#include "bench/harness/copy_ceiling.h"
-#include "bench/harness/autotune.h"
+#include "bench/harness/gpu_state/copy_ceiling.h"
+#include "bench/harness/tuning/autotune.h"
 #include "bench/harness/harness.h"
-#include "bench/harness/kernel_trace.h"
-#include "bench/harness/measure.h"
-#include "bench/harness/timer.h"
+#include "bench/harness/timing/kernel_trace.h"
+#include "bench/harness/timing/measure.h"
+#include "bench/harness/timing/timer.h"
 #include "kernels/cuda_check.h"
 #include "kernels/device_buffer.h"
 #include "kernels/fill.h"

@@ -1,4 +1,4 @@
-#include "bench/harness/implied_edges.h"
+#include "bench/harness/timing/implied_edges.h"
 
 #include <gtest/gtest.h>
 

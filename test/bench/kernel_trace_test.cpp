@@ -1,8 +1,8 @@
-// The kernel summary (bench/harness/kernel_trace.h) from activity records, without a GPU: per-launch sums, kernels
+// The kernel summary (bench/harness/timing/kernel_trace.h) from activity records, without a GPU: per-launch sums, kernels
 // per launch, distinct kernels in the order they start, the longest kept past kMaxKernels, names demangled and cut.
 #include <gtest/gtest.h>
 
-#include "bench/harness/kernel_trace.h"
+#include "bench/harness/timing/kernel_trace.h"
 
 using namespace opmark::bench;
 

@@ -5,8 +5,8 @@
 
 #include <vector>
 
-#include "bench/harness/measure_guard.h"
-#include "bench/harness/retime.h"
+#include "bench/harness/timing/measure_guard.h"
+#include "bench/harness/timing/retime.h"
 
 using namespace opmark;
 using namespace opmark::bench;

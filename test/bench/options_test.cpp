@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "bench/harness/pins.h"
+#include "bench/harness/tuning/pins.h"
 #include "bench/harness/version.h"
 #include "core/error.h"
 #include "core/resume.h"

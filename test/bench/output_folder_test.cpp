@@ -14,10 +14,10 @@
 #include <fstream>
 #include <string>
 
-#include "bench/harness/console_json_reporter.h"
-#include "bench/harness/output_folder.h"
-#include "bench/harness/pins.h"
-#include "bench/harness/results_log.h"
+#include "bench/harness/output/console_json_reporter.h"
+#include "bench/harness/output/output_folder.h"
+#include "bench/harness/tuning/pins.h"
+#include "bench/harness/output/results_log.h"
 #include "core/error.h"
 #include "../file_util.h"
 

@@ -1,7 +1,7 @@
 // The end-of-run account of where the time went.
 #include <gtest/gtest.h>
 
-#include "bench/harness/phase_times.h"
+#include "bench/harness/output/phase_times.h"
 
 using opmark::bench::PhaseTimes;
 

@@ -3,8 +3,8 @@
 
 #include <cstdio>
 
-#include "bench/harness/host_info.h"
-#include "bench/harness/progress.h"
+#include "bench/harness/gpu_state/host_info.h"
+#include "bench/harness/output/progress.h"
 
 using namespace opmark::bench;
 

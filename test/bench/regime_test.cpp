@@ -6,11 +6,11 @@
 #include <cmath>
 #include <optional>
 
-#include "bench/harness/counters.h"
-#include "bench/harness/energy.h"
-#include "bench/harness/gpu_monitor.h"
+#include "bench/harness/output/counters.h"
+#include "bench/harness/gpu_state/energy.h"
+#include "bench/harness/gpu_state/gpu_monitor.h"
 #include "bench/harness/harness.h"
-#include "bench/harness/regime.h"
+#include "bench/harness/timing/regime.h"
 #include "kernels/sm_clock.h"
 
 using namespace opmark;

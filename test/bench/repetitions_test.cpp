@@ -11,9 +11,9 @@
 #include <mutex>
 #include <thread>
 
-#include "bench/harness/gpu_monitor.h"
-#include "bench/harness/repetitions.h"
-#include "bench/harness/retime.h"
+#include "bench/harness/gpu_state/gpu_monitor.h"
+#include "bench/harness/timing/repetitions.h"
+#include "bench/harness/timing/retime.h"
 #include "core/error.h"
 
 using namespace opmark;

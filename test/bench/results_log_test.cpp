@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "bench/harness/results_log.h"
+#include "bench/harness/output/results_log.h"
 #include "core/resume.h"
 #include "../file_util.h"
 

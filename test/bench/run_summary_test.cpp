@@ -1,7 +1,7 @@
 // The screen a run ends on: cases by status per family, the best rate, where the results are, the next commands.
 #include <gtest/gtest.h>
 
-#include "bench/harness/run_summary.h"
+#include "bench/harness/output/run_summary.h"
 
 using opmark::bench::run_summary;
 using opmark::bench::SummaryCase;

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """The Python helpers in bench/compare/ on a machine without PyTorch (issue 38): each answers --help, and
 results_summary.py reads a bundle folder, its run folder and the results log itself alike. Also sm_clock.py's burst
-rule (torch_compare.py --burst) on scripted samples: it drops and pauses as bench/harness/regime.h does.
+rule (torch_compare.py --burst) on scripted samples: it drops and pauses as bench/harness/timing/regime.h does.
 
     python3 test/compare/helpers_test.py
 

@@ -1,0 +1,41 @@
+#include "bench/harness/gpu_state/topology.h"
+
+#include <cuda_runtime.h>
+
+#include <vector>
+
+#include "bench/harness/gpu_state/gpu_monitor.h"
+#include "kernels/cuda_check.h"
+
+namespace opmark::bench {
+
+std::vector<std::pair<int, int>> peer_pairs(int gpu_count) {
+  std::vector<std::pair<int, int>> pairs;
+  for (int a = 0; a < gpu_count; ++a)
+    for (int b = 0; b < gpu_count; ++b) {
+      int can = 0;
+      if (a != b) OPMARK_CHECK_CUDA(cudaDeviceCanAccessPeer(&can, a, b));
+      if (can) pairs.emplace_back(a, b);
+    }
+  return pairs;
+}
+
+std::string peer_access_pairs(int gpu_count) {
+  std::string text;
+  for (const auto& [a, b] : peer_pairs(gpu_count))
+    text += (text.empty() ? "" : " ") + std::to_string(a) + ">" + std::to_string(b);
+  return text.empty() ? "none" : text;
+}
+
+std::string nvlink_pairs(int gpu_count) {
+  std::string pairs;
+  for (int a = 0; a < gpu_count; ++a)
+    for (int b = a + 1; b < gpu_count; ++b) {
+      const std::optional<bool> linked = nvlink_between(a, b);
+      if (!linked) return "";  // NVML cannot say
+      if (*linked) pairs += (pairs.empty() ? "" : " ") + std::to_string(a) + "-" + std::to_string(b);
+    }
+  return pairs.empty() ? "none" : pairs;
+}
+
+}  // namespace opmark::bench
