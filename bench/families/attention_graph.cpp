@@ -271,15 +271,30 @@ void grouped_gradient(GraphBuilder& gb, const AttentionGraphSpec& s, cudnnBacken
   gb.reduction(CUDNN_REDUCE_TENSOR_ADD, per_head, out);
 }
 
+// What both backward graphs start from: the forward's tensors, V^T, O, dO and the forward's statistics.
+struct BackwardInputs {
+  AttentionTensors t;
+  std::vector<std::int64_t> q_dims, kv_dims;
+  cudnnBackendDescriptor_t vt, o, d_o, stats;
+};
+
+BackwardInputs backward_inputs(GraphBuilder& gb, const AttentionGraphSpec& s) {
+  BackwardInputs in{common_tensors(gb, s), {s.batch, s.heads_q, s.seq_q, s.head_dim},
+                    {s.batch, s.heads_kv, s.seq_kv, s.head_dim}, nullptr, nullptr, nullptr, nullptr};
+  in.vt = gb.tensor(s.type, {s.batch, s.heads_kv, s.head_dim, s.seq_kv}, transposed(s.kv_strides), kUidV);
+  in.o = gb.tensor(s.type, in.q_dims, s.q_strides, kUidO);
+  in.d_o = gb.tensor(s.type, in.q_dims, s.q_strides, kUidDO);
+  in.stats = gb.tensor(CUDNN_DATA_FLOAT, in.t.row, in.t.row_strides, kUidStats);
+  return in;
+}
+
 void build_backward(const AttentionGraphSpec& s, GraphBuilder& gb) {
-  const std::int64_t b = s.batch, hq = s.heads_q, hkv = s.heads_kv, sq = s.seq_q, skv = s.seq_kv, d = s.head_dim;
+  const std::int64_t b = s.batch, hq = s.heads_q, sq = s.seq_q, skv = s.seq_kv;
   const cudnnDataType_t f32 = CUDNN_DATA_FLOAT;
-  const AttentionTensors t = common_tensors(gb, s);
-  const std::vector<std::int64_t> q_dims = {b, hq, sq, d}, kv_dims = {b, hkv, skv, d};
-  const auto vt = gb.tensor(s.type, {b, hkv, d, skv}, transposed(s.kv_strides), kUidV);
-  const auto o = gb.tensor(s.type, q_dims, s.q_strides, kUidO);
-  const auto d_o = gb.tensor(s.type, q_dims, s.q_strides, kUidDO);
-  const auto stats = gb.tensor(f32, t.row, t.row_strides, kUidStats);
+  const BackwardInputs in = backward_inputs(gb, s);
+  const AttentionTensors& t = in.t;
+  const std::vector<std::int64_t>&q_dims = in.q_dims, &kv_dims = in.kv_dims;
+  const auto vt = in.vt, o = in.o, d_o = in.d_o, stats = in.stats;
   const auto one = gb.scalar(kUidOne, true);
   const auto dq = gb.tensor(s.type, q_dims, s.q_strides, kUidDQ);
   const auto dk = gb.tensor(s.type, kv_dims, s.kv_strides, kUidDK);
@@ -322,14 +337,12 @@ void build_backward(const AttentionGraphSpec& s, GraphBuilder& gb) {
 
 // The fp8 backward, step for step as cuDNN's frontend builds sdpa_fp8_backward (cuDNN's engines match this pattern).
 void build_backward_fp8(const AttentionGraphSpec& s, GraphBuilder& gb) {
-  const std::int64_t b = s.batch, hq = s.heads_q, hkv = s.heads_kv, sq = s.seq_q, skv = s.seq_kv, d = s.head_dim;
+  const std::int64_t b = s.batch, hq = s.heads_q, sq = s.seq_q, skv = s.seq_kv;
   const cudnnDataType_t f32 = CUDNN_DATA_FLOAT;
-  const AttentionTensors t = common_tensors(gb, s);
-  const std::vector<std::int64_t> q_dims = {b, hq, sq, d}, kv_dims = {b, hkv, skv, d};
-  const auto vt = gb.tensor(s.type, {b, hkv, d, skv}, transposed(s.kv_strides), kUidV);
-  const auto o = gb.tensor(s.type, q_dims, s.q_strides, kUidO);
-  const auto d_o = gb.tensor(s.type, q_dims, s.q_strides, kUidDO);
-  const auto stats = gb.tensor(f32, t.row, t.row_strides, kUidStats);
+  const BackwardInputs in = backward_inputs(gb, s);
+  const AttentionTensors& t = in.t;
+  const std::vector<std::int64_t>&q_dims = in.q_dims, &kv_dims = in.kv_dims;
+  const auto vt = in.vt, o = in.o, d_o = in.d_o, stats = in.stats;
 
   // delta = rowsum(dO o O) descaled by dO's and O's scales
   const auto do_o_sum = row_sum_of_product(gb, t, d_o, o, q_dims);
@@ -353,7 +366,7 @@ void build_backward_fp8(const AttentionGraphSpec& s, GraphBuilder& gb) {
   const std::vector<std::int64_t> full_t = {b, hq, skv, sq}, full_t_strides = {hq * sq * skv, sq * skv, 1, skv};
   const auto probs8_t = gb.virtual_tensor(s.type, full_t, full_t_strides);
   gb.reshape(probs8, probs8_t);
-  const std::vector<std::int64_t> per_query_head = {b, hq, skv, d};
+  const std::vector<std::int64_t> per_query_head = {b, hq, skv, s.head_dim};
   fp8_product(gb, probs8_t, d_o, per_query_head, kv_dims, kUidDescaleS, kUidDescaleDO, kUidScaleDV,
               gb.tensor(s.type, kv_dims, s.kv_strides, kUidDV), kUidAmaxDV);
 
