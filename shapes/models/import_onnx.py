@@ -1,0 +1,423 @@
+#!/usr/bin/python3
+"""Imports any ONNX model's graph as an opmark model table (shapes/models/<model>.yaml), Benanza style.
+
+    /usr/bin/python3 shapes/models/import_onnx.py MODEL.onnx [--out TABLE.yaml] [--name NAME] [--area AREA]
+                                                  [--task TASK] [--inputs B=8,L=128] [--symbols batch_size=B,...]
+
+Runs without a GPU and without PyTorch, on the `onnx` package (Debian's python3-onnx). Each node of the graph, in
+its order, becomes the call of an opmark case through the same mapping the tracer applies to PyTorch's operators
+(op_mapping.py): Conv, Gemm and MatMul, BatchNormalization, the element-wise ops and activations, Softmax,
+LayerNormalization, the reductions, pooling, Gather, Transpose, Concat, Cast, and the attention pattern
+(MatMul, an optional scale and mask, Softmax, MatMul) as one attention case. A node no family takes is kept as
+family `other` with its op type, so coverage is never hidden; nodes that only reshape (Reshape, Flatten, Squeeze,
+Unsqueeze, Shape, Constant, Identity, Slice, Split) launch nothing in PyTorch and are left out. Identical layers
+are one row with their count of calls.
+
+The graph's dynamic input dimensions (dim_param) are the table's symbols: batch-like names become B, sequence-like
+names L, others their own name in capitals (--symbols renames them). Shapes are fitted as expressions over the
+symbols, as the tracer fits them: the graph is shape-inferred at the default inputs, again with each symbol
+doubled, and checked at three times the inputs; a field no expression reproduces keeps its value at the defaults
+and is counted in the header. `opmark-bench --opmark_models=TABLE.yaml` runs the table's unique cases and
+`--opmark_inputs=B=16` sizes it.
+"""
+import argparse
+import collections
+import datetime
+import os
+import re
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+
+import extract_models as em  # noqa: E402  (imports no torch)
+import op_mapping as om  # noqa: E402
+from op_mapping import Record, TensorInfo  # noqa: E402
+
+# Default sizes of the symbols a graph's dynamic dimensions become.
+DEFAULT_SIZES = {"B": 8, "L": 128}
+OTHER_DEFAULT_SIZE = 64
+
+# ONNX element types -> the dtype names the mapping compares (bool and uint8 masks matter to Gather).
+DTYPES = {1: "float32", 2: "uint8", 3: "int8", 5: "int16", 6: "int32", 7: "int64", 9: "bool", 10: "float16",
+          11: "float64", 16: "bfloat16"}
+
+# Nodes that only reinterpret, describe or slice a tensor: PyTorch runs them as views, no kernel.
+VIEW_NODES = {"Reshape", "Flatten", "Squeeze", "Unsqueeze", "Shape", "Constant", "Identity", "Slice", "Split",
+              "Size", "Dropout"}
+# ONNX op -> the aten operator op_mapping knows with the same bytes.
+ACTIVATIONS = {"Relu": "relu", "Gelu": "gelu", "Sigmoid": "sigmoid", "Tanh": "tanh", "Clip": "clamp",
+               "LeakyRelu": "leaky_relu", "HardSigmoid": "clamp", "Elu": "clamp", "Selu": "clamp"}
+BINARY = {"Add": "add", "Sub": "sub", "Mul": "mul", "Div": "div", "Pow": "pow", "Min": "minimum", "Max": "maximum",
+          "Equal": "eq", "Less": "lt", "Greater": "gt", "LessOrEqual": "le", "GreaterOrEqual": "ge", "And": "logical_and",
+          "Or": "logical_or", "Mod": "fmod"}
+UNARY = {"Neg": "neg", "Sqrt": "sqrt", "Exp": "exp", "Log": "log", "Reciprocal": "reciprocal", "Abs": "abs",
+         "Erf": "erf", "Cos": "cos", "Sin": "sin", "Floor": "floor", "Ceil": "ceil", "Round": "round", "Not": "logical_not",
+         "Sign": "sign", "IsNaN": "isnan", "IsInf": "isinf", "Softplus": "exp", "Mish": "exp"}
+REDUCTIONS = {"ReduceMean": "mean", "ReduceSum": "sum", "ReduceMax": "amax"}
+KNOWN = set(ACTIVATIONS) | set(BINARY) | set(UNARY) | set(REDUCTIONS) | {
+    "Conv", "ConvTranspose", "Gemm", "MatMul", "Softmax", "LogSoftmax", "LayerNormalization", "BatchNormalization",
+    "MaxPool", "AveragePool", "GlobalAveragePool", "Gather", "Transpose", "Concat", "Pad", "Expand", "Tile", "Cast",
+    "Where", "Trilu"}
+SYMBOL_NAME = re.compile(r"[^A-Za-z0-9_]")
+
+
+def symbol_for(dim_param):
+    """The table's symbol for a dynamic dimension's name: B for a batch, L for a sequence, else its own name."""
+    low = dim_param.lower()
+    if "batch" in low or low in ("n", "b", "bs"):
+        return "B"
+    if any(w in low for w in ("seq", "sequence", "length", "len", "token", "time")) or low in ("l", "s", "t"):
+        return "L"
+    name = SYMBOL_NAME.sub("_", dim_param).upper().strip("_") or "D"
+    return name if name[0].isalpha() else "D" + name
+
+
+def dynamic_dims(model, renames):
+    """{dim_param: symbol} over the graph's inputs (initializers are no inputs)."""
+    weights = {t.name for t in model.graph.initializer}
+    out = {}
+    for value in model.graph.input:
+        if value.name in weights:
+            continue
+        for d in value.type.tensor_type.shape.dim:
+            if d.dim_param and d.dim_param not in out:
+                out[d.dim_param] = renames.get(d.dim_param, symbol_for(d.dim_param))
+    return out
+
+
+def with_sizes(model, dims, sizes):
+    """A copy of `model` whose dynamic input dimensions have the sizes of their symbols, shapes inferred."""
+    import onnx
+    m = onnx.ModelProto()
+    m.CopyFrom(model)
+    weights = {t.name for t in m.graph.initializer}
+    for value in m.graph.input:
+        if value.name in weights:
+            continue
+        for d in value.type.tensor_type.shape.dim:
+            if d.dim_param:
+                size = sizes[dims[d.dim_param]]
+                d.Clear()
+                d.dim_value = size
+    del m.graph.value_info[:]
+    for value in m.graph.output:
+        value.type.tensor_type.ClearField("shape")
+    return onnx.shape_inference.infer_shapes(m, data_prop=True)
+
+
+def tensor_infos(model):
+    """{name: TensorInfo} of every value whose shape inference knows every dimension."""
+    infos = {}
+    for t in model.graph.initializer:
+        infos[t.name] = TensorInfo(tuple(t.dims), dtype=DTYPES.get(t.data_type, "float32"))
+    for value in list(model.graph.input) + list(model.graph.value_info) + list(model.graph.output):
+        tt = value.type.tensor_type
+        if not tt.HasField("shape"):
+            continue
+        dims = [d.dim_value if d.HasField("dim_value") and d.dim_value > 0 else None for d in tt.shape.dim]
+        if None in dims:
+            continue
+        infos[value.name] = TensorInfo(tuple(dims), dtype=DTYPES.get(tt.elem_type, "float32"))
+    return infos
+
+
+def attributes(node):
+    import onnx
+    return {a.name: onnx.helper.get_attribute_value(a) for a in node.attribute}
+
+
+def conv_padding(x, w, attrs, spatial):
+    """ONNX's pads (begins, then ends) or auto_pad as PyTorch's symmetric padding; None where they differ."""
+    kernel = list(w.shape[2:])
+    stride = list(attrs.get("strides", [1] * spatial))
+    dilation = list(attrs.get("dilations", [1] * spatial))
+    auto = attrs.get("auto_pad", b"NOTSET")
+    auto = auto.decode() if isinstance(auto, bytes) else auto
+    if auto in ("SAME_UPPER", "SAME_LOWER"):
+        pads = []
+        for i in range(spatial):
+            size = x.shape[2 + i]
+            total = max((-(-size // stride[i]) - 1) * stride[i] + (kernel[i] - 1) * dilation[i] + 1 - size, 0)
+            if total % 2:
+                return None
+            pads.append(total // 2)
+        return stride, pads, dilation
+    pads = list(attrs.get("pads", [0] * 2 * spatial))
+    if pads[:spatial] != pads[spatial:]:
+        return None
+    return stride, pads[:spatial], dilation
+
+
+def transposed_view(t):
+    """The view t^T of a stored 2-D operand (ONNX Gemm's transA/transB): shape swapped, strides swapped."""
+    return TensorInfo((t.shape[1], t.shape[0]), (t.strides[1], t.strides[0]), t.dtype)
+
+
+def matmul_record(a, b):
+    """MatMul as PyTorch's matmul runs it: a 2-D product, batched where both operands carry the batch, or the
+    batch folded into the rows where the right operand is a matrix (a linear layer)."""
+    if a.dim() >= 2 and b.dim() == 2:
+        rows = a.numel() // a.shape[-1]
+        return om.map_call("mm", [TensorInfo((rows, a.shape[-1]), dtype=a.dtype), b])
+    if a.dim() >= 3 and b.dim() == a.dim() and a.shape[:-2] == b.shape[:-2]:
+        batch = a.numel() // (a.shape[-2] * a.shape[-1])
+        a3 = TensorInfo((batch,) + a.shape[-2:], dtype=a.dtype)
+        b3 = TensorInfo((batch,) + b.shape[-2:], dtype=b.dtype)
+        return om.map_call("bmm", [a3, b3])
+    return Record("other", "onnx::MatMul (broadcast batch)")
+
+
+def node_record(node, infos):
+    """The opmark case of one node (a Record), None for a node that launches nothing."""
+    op = node.op_type
+    source = f"onnx::{op}"
+    if op in VIEW_NODES:
+        return None
+    ins = [infos.get(n) if n else None for n in node.input]
+    out = infos.get(node.output[0]) if node.output else None
+    x = ins[0] if ins else None
+    attrs = attributes(node)
+    if op not in KNOWN:
+        return Record("other", source)
+    if x is None or out is None:
+        return Record("other", source + " (shape unknown)")
+    if op in ("Conv", "ConvTranspose") and len(ins) >= 2 and ins[1] is not None:
+        padding = conv_padding(x, ins[1], attrs, x.dim() - 2)
+        if padding is None:
+            return Record("other", source + " (asymmetric padding)")
+        stride, pads, dilation = padding
+        rec = om.map_call("convolution", [x, ins[1], None, stride, pads, dilation, op == "ConvTranspose", [0],
+                                          attrs.get("group", 1)], out=out)
+    elif op == "Gemm":
+        a = transposed_view(x) if attrs.get("transA", 0) else x
+        b = transposed_view(ins[1]) if attrs.get("transB", 0) else ins[1]
+        rec = om.map_call("mm", [a, b])
+    elif op == "MatMul":
+        rec = matmul_record(x, ins[1])
+    elif op in ACTIVATIONS:
+        rec = om.map_call(ACTIVATIONS[op], [x], out=out)
+    elif op in BINARY and len(ins) >= 2 and ins[1] is not None:
+        rec = om.map_call(BINARY[op], [x, ins[1]], out=out)
+    elif op in UNARY:
+        rec = om.map_call(UNARY[op], [x], out=out)
+    elif op in ("Softmax", "LogSoftmax"):
+        axis = attrs.get("axis", -1)
+        rec = om.map_call("_log_softmax" if op == "LogSoftmax" else "_softmax", [x, axis, False], out=out)
+    elif op == "LayerNormalization":
+        axis = attrs.get("axis", -1) % x.dim()
+        rec = om.map_call("native_layer_norm", [x, list(x.shape[axis:]), ins[1], ins[2] if len(ins) > 2 else x,
+                                                attrs.get("epsilon", 1e-5)], out=out)
+    elif op == "BatchNormalization":
+        rec = om.map_call("_native_batch_norm_legit_no_training", [x] + ins[1:5] + [0.1, 1e-5], out=out)
+    elif op in ("MaxPool", "AveragePool") and x.dim() == 4:
+        kernel = list(attrs.get("kernel_shape", [1, 1]))
+        padding = conv_padding(x, TensorInfo((1, 1) + tuple(kernel)), attrs, 2)
+        if padding is None or attrs.get("ceil_mode", 0):
+            return Record("other", source + " (asymmetric padding or ceil mode)")
+        stride, pads, dilation = padding
+        count_pad = bool(attrs.get("count_include_pad", 0)) or not any(pads)  # PyTorch's default counts the pads
+        rec = om.map_call("max_pool2d" if op == "MaxPool" else "avg_pool2d",
+                          [x, kernel, stride, pads] + ([dilation, False] if op == "MaxPool" else [False, count_pad]),
+                          out=out)
+    elif op == "GlobalAveragePool" and x.dim() == 4:
+        rec = om.map_call("adaptive_avg_pool2d", [x, [1, 1]], out=out)
+    elif op in REDUCTIONS:
+        axes = attrs.get("axes")
+        if axes is None and len(ins) > 1 and ins[1] is not None:
+            return Record("other", source + " (axes given as a tensor)")
+        rec = om.map_call(REDUCTIONS[op], [x, list(axes) if axes is not None else [], bool(attrs.get("keepdims", 1))],
+                          out=out)
+    elif op == "Gather" and len(ins) >= 2 and ins[1] is not None:
+        axis = attrs.get("axis", 0)
+        if axis != 0:
+            return Record("other", source + f" (axis {axis})")
+        if x.dim() == 2:
+            rec = om.map_call("embedding", [x, ins[1]], out=out)
+        else:
+            rec = om.map_call("index_select", [x, 0, ins[1]], out=out)
+    elif op == "Transpose":
+        perm = list(attrs.get("perm", reversed(range(x.dim()))))
+        view = TensorInfo(tuple(x.shape[p] for p in perm), tuple(x.strides[p] for p in perm), x.dtype)
+        rec = om.copy_record(source, view, out)
+    elif op in ("Concat", "Pad", "Expand", "Tile"):
+        rec = om.map_call({"Concat": "cat", "Pad": "constant_pad_nd"}.get(op, "repeat"), [x], out=out)
+    elif op == "Cast":
+        rec = om.map_call("_to_copy", [x], out=out)
+    elif op in ("Where", "Trilu"):
+        rec = om.map_call("where" if op == "Where" else "triu", [x], out=out)
+    else:
+        return Record("other", source)
+    if rec is None:
+        return None
+    rec.source_op = source
+    return rec
+
+
+def consumers(graph):
+    used = collections.defaultdict(list)
+    for i, node in enumerate(graph.node):
+        for name in node.input:
+            used[name].append(i)
+    return used
+
+
+def attention_groups(graph, infos):
+    """{index of the second MatMul: (the nodes the attention case replaces, its Record)}: MatMul(Q, K^T), an optional
+    scale (Mul or Div) and additive mask (Add or Where), Softmax over the last axis, [Cast], MatMul(P, V), with Q, K^T
+    and V of 4 dimensions."""
+    producer = {out: i for i, node in enumerate(graph.node) for out in node.output}
+    used = consumers(graph)
+    groups = {}
+    for i, node in enumerate(graph.node):
+        if node.op_type != "Softmax" or attributes(node).get("axis", -1) not in (-1, 3):
+            continue
+        chain, mask, name = [i], "none", node.input[0]
+        while name in producer and graph.node[producer[name]].op_type in ("Mul", "Div", "Add", "Where"):
+            j = producer[name]
+            step = graph.node[j]
+            if step.op_type in ("Add", "Where"):
+                mask = "causal" if any(graph.node[producer[n]].op_type == "Trilu" for n in step.input
+                                       if n in producer) else "none"
+            chain.append(j)
+            data = [n for n in step.input if n in producer and graph.node[producer[n]].op_type in
+                    ("MatMul", "Mul", "Div", "Add", "Where")]
+            if not data:
+                break
+            name = data[0]
+        if name not in producer or graph.node[producer[name]].op_type != "MatMul":
+            continue
+        first = producer[name]
+        after = node.output[0]
+        nxt = used.get(after, [])
+        if len(nxt) == 1 and graph.node[nxt[0]].op_type == "Cast":
+            chain.append(nxt[0])
+            nxt = used.get(graph.node[nxt[0]].output[0], [])
+        if len(nxt) != 1 or graph.node[nxt[0]].op_type != "MatMul":
+            continue
+        second = nxt[0]
+        q, kt = (infos.get(n) for n in graph.node[first].input)
+        v = infos.get(graph.node[second].input[1])
+        if not all(t is not None and t.dim() == 4 for t in (q, kt, v)):
+            continue
+        rec = Record("attention", "onnx::MatMul+Softmax+MatMul (attention)", {
+            "batch": q.shape[0], "heads_q": q.shape[1], "heads_kv": kt.shape[1], "seq_q": q.shape[2],
+            "seq_kv": kt.shape[3], "head_dim": q.shape[3], "mask": mask, "layout": "bhsd"})
+        groups[second] = (set(chain) | {first, second}, rec)
+    return groups
+
+
+def graph_records(model):
+    """The graph's nodes as Records, in order (attention patterns fused into one)."""
+    infos = tensor_infos(model)
+    groups = attention_groups(model.graph, infos)
+    fused = set().union(*(nodes for nodes, _ in groups.values())) if groups else set()
+    records = []
+    for i, node in enumerate(model.graph.node):
+        if i in groups:
+            records.append(groups[i][1])
+        elif i not in fused:
+            rec = node_record(node, infos)
+            if rec is not None:
+                records.append(rec)
+    return records
+
+
+def import_model(model, renames=None, sizes=None):
+    """(records with fields as expressions, {symbol: default size}, fields kept constant, same call sequence)."""
+    dims = dynamic_dims(model, renames or {})
+    base = {s: (sizes or {}).get(s, DEFAULT_SIZES.get(s, OTHER_DEFAULT_SIZE)) for s in dict.fromkeys(dims.values())}
+    records = graph_records(with_sizes(model, dims, base))
+    if not base:
+        return records, base, [], True
+    doubled = {s: graph_records(with_sizes(model, dims, {**base, s: base[s] * 2})) for s in base}
+    check_sizes = {s: v * 3 for s, v in base.items()}
+    check = graph_records(with_sizes(model, dims, check_sizes))
+    unfitted, same_shape = em.fit_records(records, doubled, check, base, check_sizes)
+    return records, base, unfitted, same_shape
+
+
+def write_table(path, name, source, area, task, records, base, unfitted, same_shape, nodes):
+    import onnx
+    counts = collections.Counter(r.family for r in records)
+    other = collections.Counter(r.source_op for r in records if r.family == "other")
+    mapped = sum(n for f, n in counts.items() if f != "other")
+    lines = [
+        f"# {name}: operator calls of one inference forward pass, imported by shapes/models/import_onnx.py",
+        f"# ({datetime.date.today().isoformat()}, onnx {onnx.__version__}) from {os.path.basename(source)}: "
+        f"{nodes} nodes, {len(records)} calls that launch work,",
+        f"# {mapped} in benchmarked families and {counts.get('other', 0)} `other`" +
+        (" (" + ", ".join(f"{op} {n}" for op, n in other.most_common(8)) + ")." if other else "."),
+        "# Shapes are expressions over the inputs; " + (
+            f"{len(unfitted)} field(s) kept constant (no expression reproduced the graph at 3x the inputs)."
+            if unfitted else "every expression reproduced the graph at 3x the inputs." if same_shape
+            else "the call sequence changes with the inputs: every shape is the constant at the defaults."),
+        f"model: {name}",
+        f"area: {area}",
+        f"task: {task}",
+        f'source: "ONNX {os.path.basename(source)}"',
+        "mode: inference",
+    ]
+    if base:
+        lines.append("inputs: {" + ", ".join(f"{k}: {v}" for k, v in base.items()) + "}")
+    lines.append("ops:")
+    for rec, calls, _ in em.aggregate(records):
+        parts = [f"family: {rec.family}", f"calls: {calls}", f'source_op: "{rec.source_op}"']
+        parts += [f"{k}: {em.yaml_value(v)}" for k, v in rec.fields.items()]
+        lines.append("  - {" + ", ".join(parts) + "}")
+    with open(path, "w") as f:
+        f.write("\n".join(lines) + "\n")
+
+
+def parse_pairs(text, what, value=str):
+    out = {}
+    for item in filter(None, (text or "").split(",")):
+        key, sep, v = item.partition("=")
+        if not sep or not key or not v:
+            raise SystemExit(f"import_onnx.py: {what} '{item}': expected NAME=VALUE")
+        out[key.strip()] = value(v.strip())
+    return out
+
+
+def main(argv=None):
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("model", help="the .onnx file")
+    p.add_argument("--out", help="the table to write (default: <model>.yaml beside the .onnx file)")
+    p.add_argument("--name", help="the model's name in the table (default: the file's name)")
+    p.add_argument("--area", default="imported", help="the model's area (default: imported)")
+    p.add_argument("--task", default="imported ONNX graph", help="what the model does")
+    p.add_argument("--inputs", help="default sizes of the symbols, e.g. B=8,L=128")
+    p.add_argument("--symbols", help="a dynamic dimension's symbol, e.g. batch_size=B,seq=L")
+    args = p.parse_args(argv)
+    try:
+        import onnx
+    except ImportError:
+        print("import_onnx.py: needs the onnx package (Debian: apt-get install python3-onnx, for /usr/bin/python3)",
+              file=sys.stderr)
+        return 2
+    if not os.path.isfile(args.model):
+        print(f"import_onnx.py: {args.model}: no such file", file=sys.stderr)
+        return 2
+    try:
+        model = onnx.load(args.model)
+    except Exception as e:  # a file that is no ONNX model: said with its name, not a protobuf trace
+        print(f"import_onnx.py: {args.model}: not an ONNX model ({e})", file=sys.stderr)
+        return 2
+    name = args.name or re.sub(r"\W", "_", os.path.splitext(os.path.basename(args.model))[0])
+    out = args.out or os.path.splitext(args.model)[0] + ".yaml"
+    records, base, unfitted, same_shape = import_model(model, parse_pairs(args.symbols, "--symbols"),
+                                                       parse_pairs(args.inputs, "--inputs", int))
+    if not records:
+        print(f"import_onnx.py: {args.model}: no node launches work", file=sys.stderr)
+        return 2
+    write_table(out, name, args.model, args.area, args.task, records, base, unfitted, same_shape,
+                len(model.graph.node))
+    families = collections.Counter(r.family for r in records)
+    print(f"{out}: {len(records)} calls ({', '.join(f'{f} {n}' for f, n in families.most_common())}); "
+          f"{len(unfitted)} field(s) kept constant")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,167 @@
+#!/usr/bin/python3
+"""The ONNX importer (shapes/models/import_onnx.py) on graphs built here with onnx.helper, no GPU and no PyTorch:
+a small CNN (conv, batch norm, ReLU, pooling, a residual add, global pooling, a linear layer, softmax) and a
+transformer block (layer norm, projections, the attention pattern, transposes, GELU's erf, an embedding lookup, a
+reduction and an op no family takes). Each node maps to its family with shapes as expressions over the graph's
+dynamic dimensions, the attention pattern is one case, the unknown op stays `other`, and opmark-bench loads the
+tables (--opmark_validate) where its path is given.
+
+    /usr/bin/python3 test/models/import_onnx_test.py [OPMARK_BENCH]
+"""
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import unittest
+
+import numpy as np
+import onnx
+from onnx import TensorProto as TP
+from onnx import helper as h
+from onnx import numpy_helper as nh
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, os.path.join(ROOT, "shapes", "models"))
+
+import import_onnx  # noqa: E402
+
+BENCH = sys.argv.pop(1) if len(sys.argv) > 1 else None
+
+
+def weight(name, shape):
+    return nh.from_array(np.random.default_rng(1).random(shape, dtype=np.float32), name)
+
+
+def save(graph, path, extra_domains=()):
+    opsets = [h.make_opsetid("", 17)] + [h.make_opsetid(d, 1) for d in extra_domains]
+    onnx.save(h.make_model(graph, opset_imports=opsets), path)
+
+
+def cnn(path):
+    x = h.make_tensor_value_info("x", TP.FLOAT, ["batch_size", 3, 32, 32])
+    y = h.make_tensor_value_info("y", TP.FLOAT, None)
+    nodes = [
+        h.make_node("Conv", ["x", "w"], ["c"], pads=[1, 1, 1, 1]),
+        h.make_node("BatchNormalization", ["c", "g", "b", "m", "v"], ["bn"]),
+        h.make_node("Relu", ["bn"], ["r"]),
+        h.make_node("MaxPool", ["r"], ["p"], kernel_shape=[2, 2], strides=[2, 2]),
+        h.make_node("Conv", ["p", "w2"], ["c2"], auto_pad="SAME_UPPER", kernel_shape=[3, 3]),
+        h.make_node("Relu", ["c2"], ["r2"]),
+        h.make_node("Add", ["r2", "p"], ["s"]),
+        h.make_node("GlobalAveragePool", ["s"], ["gp"]),
+        h.make_node("Flatten", ["gp"], ["f"]),
+        h.make_node("Gemm", ["f", "fc", "fcb"], ["logits"], transB=1),
+        h.make_node("Softmax", ["logits"], ["y"], axis=-1),
+    ]
+    weights = [weight("w", (16, 3, 3, 3)), weight("g", (16,)), weight("b", (16,)), weight("m", (16,)),
+               weight("v", (16,)), weight("w2", (16, 16, 3, 3)), weight("fc", (10, 16)), weight("fcb", (10,))]
+    save(h.make_graph(nodes, "cnn", [x], [y], weights), path)
+
+
+def block(path):
+    x = h.make_tensor_value_info("x", TP.FLOAT, ["batch", "sequence", 64])
+    ids = h.make_tensor_value_info("ids", TP.INT64, ["batch", "sequence"])
+    y = h.make_tensor_value_info("y", TP.FLOAT, None)
+    consts = [nh.from_array(np.array([0, 0, 4, 16], dtype=np.int64), "shape4"),
+              nh.from_array(np.array([0, 0, 64], dtype=np.int64), "shape3"),
+              nh.from_array(np.array(4.0, dtype=np.float32), "scale")]
+    nodes = [h.make_node("LayerNormalization", ["x", "ln_g", "ln_b"], ["n"], axis=-1)]
+    for t in "qkv":
+        nodes += [h.make_node("MatMul", ["n", f"w{t}"], [f"{t}0"]),
+                  h.make_node("Reshape", [f"{t}0", "shape4"], [f"{t}1"]),
+                  h.make_node("Transpose", [f"{t}1"], [t], perm=[0, 2, 3, 1] if t == "k" else [0, 2, 1, 3])]
+    nodes += [
+        h.make_node("MatMul", ["q", "k"], ["s"]), h.make_node("Div", ["s", "scale"], ["ss"]),
+        h.make_node("Softmax", ["ss"], ["p"], axis=-1), h.make_node("MatMul", ["p", "v"], ["o"]),
+        h.make_node("Transpose", ["o"], ["o1"], perm=[0, 2, 1, 3]), h.make_node("Reshape", ["o1", "shape3"], ["o2"]),
+        h.make_node("MatMul", ["o2", "wo"], ["o3"]), h.make_node("Add", ["o3", "x"], ["r"]),
+        h.make_node("Erf", ["r"], ["e"]), h.make_node("Mul", ["e", "r"], ["m"]),
+        h.make_node("Gather", ["emb", "ids"], ["looked"]),
+        h.make_node("ReduceMean", ["m"], ["y"], axes=[-1], keepdims=1),
+        h.make_node("FancyOp", ["m"], ["z"], domain="custom"),
+    ]
+    weights = [weight("ln_g", (64,)), weight("ln_b", (64,)), weight("emb", (1000, 64))] + \
+              [weight(f"w{t}", (64, 64)) for t in "qkvo"] + consts
+    save(h.make_graph(nodes, "block", [x, ids], [y], weights), path, ["custom"])
+
+
+def ops_of(path):
+    """The table's op rows as {field: text} maps, in order."""
+    rows = []
+    for line in open(path):
+        m = re.match(r"  - \{(.*)\}$", line)
+        if m:
+            rows.append(dict(kv.split(": ", 1) for kv in re.split(r", (?=\w+: )", m.group(1))))
+    return rows
+
+
+class ImportOnnx(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.dir = tempfile.mkdtemp()
+        cls.cnn, cls.block = os.path.join(cls.dir, "cnn.onnx"), os.path.join(cls.dir, "block.onnx")
+        cnn(cls.cnn)
+        block(cls.block)
+        for model in (cls.cnn, cls.block):
+            assert import_onnx.main([model, "--area", "imported"]) == 0
+
+    def test_a_cnn_maps_every_node_with_the_batch_as_a_symbol(self):
+        rows = ops_of(os.path.join(self.dir, "cnn.yaml"))
+        families = [r["family"] for r in rows]
+        self.assertEqual(families, ["conv", "batchnorm", "pointwise", "pool", "conv", "pointwise", "pointwise",
+                                    "reduce", "gemm", "reduce"])
+        self.assertEqual((rows[0]["n"], rows[0]["pad_h"], rows[0]["k"]), ("B", "1", "16"))
+        self.assertEqual((rows[4]["h"], rows[4]["pad_w"]), ("16", "1"))  # SAME_UPPER: a symmetric pad of 1
+        self.assertEqual(rows[6]["op"], "add")
+        self.assertEqual((rows[7]["op"], rows[7]["rows"], rows[7]["cols"]), ("mean", "16*B", "256"))
+        self.assertEqual((rows[8]["m"], rows[8]["n"], rows[8]["k"], rows[8]["ta"]), ("10", "B", "16", "T"))
+        text = open(os.path.join(self.dir, "cnn.yaml")).read()
+        self.assertIn("inputs: {B: 8}", text)
+        self.assertIn("every expression reproduced the graph at 3x the inputs", text)
+
+    def test_a_transformer_block_fuses_attention_and_keeps_the_unknown_op(self):
+        rows = ops_of(os.path.join(self.dir, "block.yaml"))
+        by_family = {}
+        for r in rows:
+            by_family.setdefault(r["family"], []).append(r)
+        attention = by_family["attention"]
+        self.assertEqual(len(attention), 1)
+        a = attention[0]
+        self.assertEqual((a["batch"], a["heads_q"], a["seq_q"], a["seq_kv"], a["head_dim"], a["mask"]),
+                         ("B", "4", "L", "L", "16", "none"))
+        projections = [r for r in by_family["gemm"] if r["source_op"] == '"onnx::MatMul"']
+        self.assertEqual([(r["n"], r["calls"]) for r in projections], [("B*L", "4")])  # identical layers: one row
+        self.assertEqual(by_family["reduce"][0]["op"], "layernorm")
+        self.assertEqual(by_family["gather"][0]["table_rows"], "1000")
+        self.assertEqual(by_family["other"][0]["source_op"], '"onnx::FancyOp"')
+        self.assertEqual({r["perm"] for r in by_family["permute"]}, {'"0213"', '"0231"'})
+        self.assertIn("1 `other` (onnx::FancyOp 1)", open(os.path.join(self.dir, "block.yaml")).read())
+
+    def test_symbols_and_sizes_can_be_named(self):
+        out = os.path.join(self.dir, "renamed.yaml")
+        self.assertEqual(import_onnx.main([self.block, "--out", out, "--symbols", "sequence=T", "--inputs",
+                                           "B=2,T=16"]), 0)
+        text = open(out).read()
+        self.assertIn("inputs: {B: 2, T: 16}", text)
+        self.assertIn("seq_q: T", text)
+
+    def test_a_file_that_is_no_model_is_an_error_naming_it(self):
+        bad = os.path.join(self.dir, "bad.onnx")
+        with open(bad, "w") as f:
+            f.write("not a model")
+        self.assertEqual(import_onnx.main([bad]), 2)
+        self.assertEqual(import_onnx.main([os.path.join(self.dir, "missing.onnx")]), 2)
+
+    @unittest.skipUnless(BENCH, "no opmark-bench given")
+    def test_opmark_bench_loads_the_tables(self):
+        tables = ",".join(os.path.join(self.dir, n) for n in ("cnn.yaml", "block.yaml"))
+        run = subprocess.run([BENCH, "--opmark_validate", f"--opmark_models={tables}", "--opmark_inputs=B=4"],
+                             capture_output=True, text=True)
+        self.assertEqual(run.returncode, 0, run.stderr)
+        self.assertIn("2 models need", run.stderr)
+
+
+if __name__ == "__main__":
+    unittest.main()
