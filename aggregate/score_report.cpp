@@ -37,6 +37,7 @@ nlohmann::json score_report_json(const ScoreReport& report, const ResultSet& res
                         {"score_ms", s.score_ms}, {"calls", s.calls},
                         {"coverage_calls", s.coverage_calls()}, {"missing", s.missing}};
     m["coverage_time"] = s.coverage_time() >= 0 ? nlohmann::json(s.coverage_time()) : nlohmann::json(nullptr);
+    if (s.parallel_ms) m["parallel_ms"] = *s.parallel_ms;  // only for tables with a dependency graph
     // Only where set: a variant's score says which framework configuration its real time is of.
     if (!s.framework_config.empty()) m["framework_config"] = s.framework_config;
     // Only where there are some: the scores.json of a run without unstable cases stays what it was.

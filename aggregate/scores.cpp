@@ -47,6 +47,7 @@ ModelScore score_model(const core::ModelTable& model, const core::Symbols& input
     s.kernel_ms = mine->kernel_ms;
     s.graph_suspect = mine->graph_suspect;
   }
+  std::vector<double> per_call_ms(model.ops.size(), 0.0);  // by op row: the critical path's weights
   for (const auto& call : core::model_calls(model, inputs, precision)) {
     s.calls += call.calls;
     const double traced = call.op->traced_us * static_cast<double>(call.calls);
@@ -66,6 +67,7 @@ ModelScore score_model(const core::ModelTable& model, const core::Symbols& input
     s.covered_calls += call.calls;
     s.covered_traced_us += traced;
     const double ms = static_cast<double>(call.calls) * it->second.time_us * 1e-3;
+    per_call_ms[static_cast<std::size_t>(call.op - model.ops.data())] = it->second.time_us * 1e-3;
     s.score_ms += ms;
     family.score_ms += ms;
     family.traced_scored_ms += traced * 1e-3;
@@ -84,6 +86,7 @@ ModelScore score_model(const core::ModelTable& model, const core::Symbols& input
       family.fused_traced_ms += traced * 1e-3;
     }
   }
+  if (!model.graph.empty()) s.parallel_ms = core::critical_path_ms(model, per_call_ms);
   return s;
 }
 

@@ -37,6 +37,9 @@ struct ModelScore {
   std::string memory_format = "contiguous";  // the table's: contiguous or channels_last
   std::string framework_config;              // the table's: empty (the default) or e.g. fused_rmsnorm
   double score_ms = 0;                   // calls x time over the calls whose case was measured
+  // The parallel lower bound: the longest path through the table's dependency graph (core::critical_path_ms), where
+  // the table records one (imported from ONNX); data-independent calls overlap.
+  std::optional<double> parallel_ms;
   std::int64_t calls = 0, covered_calls = 0;  // all operator calls; those a measured case covers
   double traced_us = 0, covered_traced_us = 0;  // the table's traced GPU time (0: the table has none)
   std::vector<std::string> missing;      // cases a benchmarked family runs that the results lack or did not run

@@ -12,8 +12,9 @@
 namespace opmark::core {
 namespace {
 
-const std::set<std::string> kTopKeys = {"model",  "area",          "task",             "source",   "mode",
-                                        "inputs", "memory_format", "framework_config", "measured", "ops"};
+const std::set<std::string> kTopKeys = {"model",    "area",          "task",             "source",   "mode",
+                                        "inputs",   "memory_format", "framework_config", "measured", "ops",
+                                        "graph"};
 const std::set<std::string> kOpKeys = {"family", "direction", "calls", "source_op", "traced_us", "kernels"};
 const std::set<std::string> kMemoryFormats = {"contiguous", "channels_last"};
 // The framework configurations the tracer writes (extract_models.py --fused-rmsnorm): a misspelt one would read as
@@ -138,6 +139,58 @@ const ModelMeasurement* find_measurement(const ModelTable& model, const std::str
   return nullptr;
 }
 
+namespace {
+
+// graph: one list a call, [op row, the calls it waits on...], in the model's order: each waited-on call earlier, and
+// each op row called as often as its `calls` says where that is a number.
+std::vector<GraphCall> parse_graph(const std::string& path, const YAML::Node& graph, const std::vector<ModelOp>& ops) {
+  if (!graph.IsSequence())
+    throw TableError(where_of(path, graph), "graph", "expected a list of calls, each [op row, calls it waits on...]");
+  std::vector<GraphCall> out;
+  std::vector<std::int64_t> seen(ops.size(), 0);
+  for (const auto& entry : graph) {
+    const SourceLocation where = where_of(path, entry);
+    if (!entry.IsSequence() || entry.size() == 0)
+      throw TableError(where, "graph", "expected [op row, calls it waits on...], e.g. [3, 0, 2]");
+    std::vector<std::size_t> numbers;
+    for (const auto& n : entry) {
+      std::int64_t v = -1;
+      try {
+        v = n.as<std::int64_t>();
+      } catch (const YAML::Exception&) {
+      }
+      if (v < 0)
+        throw TableError(where_of(path, n), "graph",
+                         "expected a non-negative index, got '" + (n.IsScalar() ? n.Scalar() : std::string("a list")) +
+                             "'");
+      numbers.push_back(static_cast<std::size_t>(v));
+    }
+    GraphCall call{numbers.front(), {numbers.begin() + 1, numbers.end()}};
+    if (call.op >= ops.size())
+      throw TableError(where, "graph", "op row " + std::to_string(call.op) + " past the " +
+                                           std::to_string(ops.size()) + " rows of ops");
+    for (const std::size_t before : call.after)
+      if (before >= out.size())
+        throw TableError(where, "graph", "call " + std::to_string(out.size()) + " waits on call " +
+                                             std::to_string(before) + ", which is not an earlier one");
+    ++seen[call.op];
+    out.push_back(std::move(call));
+  }
+  for (std::size_t i = 0; i < ops.size(); ++i) {
+    std::int64_t calls = 0;
+    const std::string& text = ops[i].calls.text;
+    if (!text.empty() && text.find_first_not_of("0123456789") == std::string::npos) calls = std::stoll(text);
+    else continue;  // calls that depend on the inputs: not checked here
+    if (seen[i] != calls)
+      throw TableError(ops[i].calls.where, "calls",
+                       std::to_string(calls) + " calls, but the graph calls op row " + std::to_string(i) + " " +
+                           std::to_string(seen[i]) + " time(s)");
+  }
+  return out;
+}
+
+}  // namespace
+
 ModelTable parse_model_table(const std::string& yaml_text, const std::string& path) {
   const YAML::Node root = yaml::parse(yaml_text, path);
   if (!root.IsMap()) throw TableError({path, 1, 1}, "", "a model table is a map with 'model', 'inputs' and 'ops'");
@@ -188,7 +241,21 @@ ModelTable parse_model_table(const std::string& yaml_text, const std::string& pa
   if (!ops || !ops.IsSequence()) throw TableError({path, 1, 1}, "ops", "missing: the list of operator calls");
   if (ops.size() == 0) throw TableError(where_of(path, ops), "ops", "empty: a model needs at least one operator call");
   for (const auto& op : ops) m.ops.push_back(parse_op(path, op));
+  if (const YAML::Node graph = root["graph"]) m.graph = parse_graph(path, graph, m.ops);
   return m;
+}
+
+double critical_path_ms(const ModelTable& model, const std::vector<double>& per_call_ms) {
+  std::vector<double> finish(model.graph.size(), 0.0);
+  double longest = 0;
+  for (std::size_t i = 0; i < model.graph.size(); ++i) {
+    const GraphCall& call = model.graph[i];
+    double start = 0;
+    for (const std::size_t before : call.after) start = std::max(start, finish[before]);
+    finish[i] = start + (call.op < per_call_ms.size() ? per_call_ms[call.op] : 0.0);
+    longest = std::max(longest, finish[i]);
+  }
+  return longest;
 }
 
 ModelTable load_model_table(const std::string& path) {

@@ -64,6 +64,13 @@ struct ModelMeasurement {
   std::string date, software;  // empty where the table does not say
 };
 
+// One call of the model's dependency graph (tables imported from ONNX): the op row it calls and the earlier calls
+// whose outputs it reads. A model's calls in order, each op row appearing as often as its `calls`.
+struct GraphCall {
+  std::size_t op = 0;
+  std::vector<std::size_t> after;
+};
+
 struct ModelTable {
   std::string path, name, area, task, source, mode;
   std::string memory_format = "contiguous";  // how the framework stored its 4-D tensors: contiguous or channels_last
@@ -71,7 +78,12 @@ struct ModelTable {
   Symbols inputs;
   std::vector<ModelMeasurement> measured;  // in the table's order; at most one per device and precision
   std::vector<ModelOp> ops;
+  std::vector<GraphCall> graph;  // empty where the table records no dependencies (traced tables)
 };
+
+// The parallel lower bound (Benanza): the longest path through the dependency graph, each call taking its op row's
+// time per call (`per_call_ms`, by op row; 0 for a call no measured case covers). Data-independent calls overlap.
+double critical_path_ms(const ModelTable& model, const std::vector<double>& per_call_ms);
 
 // Whether the table is a variant (see above): the framework run otherwise than by default.
 bool is_variant(const ModelTable& model);

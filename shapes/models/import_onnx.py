@@ -308,18 +308,25 @@ def attention_groups(graph, infos):
 
 
 def graph_records(model):
-    """The graph's nodes as Records, in order (attention patterns fused into one)."""
+    """The graph's nodes as Records, in order (attention patterns fused into one), each with `after`: the earlier
+    records whose outputs it reads. A node that launches nothing (a view, or a node fused into an attention case)
+    passes its inputs' producers on to its outputs."""
     infos = tensor_infos(model)
     groups = attention_groups(model.graph, infos)
     fused = set().union(*(nodes for nodes, _ in groups.values())) if groups else set()
     records = []
+    producers = collections.defaultdict(set)  # value name -> the records that wrote it
     for i, node in enumerate(model.graph.node):
-        if i in groups:
-            records.append(groups[i][1])
-        elif i not in fused:
-            rec = node_record(node, infos)
-            if rec is not None:
-                records.append(rec)
+        reads = set().union(*(producers[n] for n in node.input if n)) if node.input else set()
+        rec = groups[i][1] if i in groups else None if i in fused else node_record(node, infos)
+        if rec is None:
+            for out in node.output:
+                producers[out] = set(reads)
+            continue
+        rec.after = sorted(reads)
+        for out in node.output:
+            producers[out] = {len(records)}
+        records.append(rec)
     return records
 
 
@@ -361,10 +368,15 @@ def write_table(path, name, source, area, task, records, base, unfitted, same_sh
     if base:
         lines.append("inputs: {" + ", ".join(f"{k}: {v}" for k, v in base.items()) + "}")
     lines.append("ops:")
+    rows = {}
     for rec, calls, _ in em.aggregate(records):
+        rows[rec.key()] = len(rows)
         parts = [f"family: {rec.family}", f"calls: {calls}", f'source_op: "{rec.source_op}"']
         parts += [f"{k}: {em.yaml_value(v)}" for k, v in rec.fields.items()]
         lines.append("  - {" + ", ".join(parts) + "}")
+    lines.append("# graph: one line a call, in order: its op row (from 0), then the earlier calls whose outputs it reads")
+    lines.append("graph:")
+    lines += [f"  - {[rows[rec.key()]] + list(rec.after)}" for rec in records]
     with open(path, "w") as f:
         f.write("\n".join(lines) + "\n")
 

@@ -220,8 +220,8 @@ TEST(ModelTable, EveryErrorSaysWhere) {
   EXPECT_EQ(error_of("model: m\nops:\n  - {family: other, calls: 1, m: 4}\n"),
             "m.yaml:3:31: field 'm': an op of family 'other' has only calls, direction, family, kernels, source_op, traced_us");
   EXPECT_EQ(error_of("model: m\nweights: x\nops: []\n"),
-            "m.yaml:2:1: field 'weights': unknown key in a model table (keys: area, framework_config, inputs, measured, "
-            "memory_format, mode, model, ops, source, task)");
+            "m.yaml:2:1: field 'weights': unknown key in a model table (keys: area, framework_config, graph, inputs, "
+            "measured, memory_format, mode, model, ops, source, task)");
   // Expansion: a missing input and a shape that is not positive name the cell.
   const std::string uses_h = "model: m\ninputs: {B: 2}\nops:\n  - {family: gemm, calls: 1, m: H, n: B, k: 3}\n";
   EXPECT_EQ(expansion_error_of(uses_h, {}).rfind("m.yaml:4:33: field 'm': unknown symbol 'H'", 0), 0u)
@@ -383,4 +383,34 @@ TEST(ModelTable, InputsFlagNamesOnlyInputsTheModelsHave) {
     EXPECT_STREQ(e.what(), "--opmark_inputs: the selected models have no input 'b' (their inputs: B, L, N)");
   }
   EXPECT_THROW(check_inputs(models, {{"T", 1}}), Error);  // ta: T is a choice, not an input
+}
+
+// An imported table's dependency graph: one [op row, calls it waits on...] a call; the parallel lower bound is the
+// longest path with each call at its row's time, where the sequential bound sums them all.
+TEST(ModelTable, TheDependencyGraphGivesTheParallelLowerBound) {
+  const std::string head = "model: m\nops:\n  - {family: gemm, calls: 2, m: 8, n: 8, k: 8}\n"
+                           "  - {family: pointwise, calls: 1, op: add, rows: 8, cols: 8}\n";
+  // two independent products, then the add of both
+  const ModelTable m = parse_model_table(head + "graph:\n  - [0]\n  - [0]\n  - [1, 0, 1]\n", "m.yaml");
+  ASSERT_EQ(m.graph.size(), 3u);
+  EXPECT_EQ(m.graph[2].op, 1u);
+  EXPECT_EQ(m.graph[2].after, (std::vector<std::size_t>{0, 1}));
+  EXPECT_DOUBLE_EQ(critical_path_ms(m, {2.0, 0.5}), 2.5);  // sequential: 2 x 2.0 + 0.5 = 4.5
+  // a chain: no overlap, the bound is the sum
+  const ModelTable chain = parse_model_table(head + "graph: [[0], [0, 0], [1, 1]]\n", "m.yaml");
+  EXPECT_DOUBLE_EQ(critical_path_ms(chain, {2.0, 0.5}), 4.5);
+  EXPECT_TRUE(parse_model_table(head, "m.yaml").graph.empty());  // traced tables have none
+}
+
+TEST(ModelTable, ABadGraphIsNamedWithItsLine) {
+  const std::string head = "model: m\nops:\n  - {family: gemm, calls: 2, m: 8, n: 8, k: 8}\n";
+  EXPECT_NE(error_of(head + "graph:\n  - [0]\n  - [1]\n").find("op row 1 past the 1 rows"), std::string::npos);
+  EXPECT_NE(error_of(head + "graph:\n  - [0, 1]\n  - [0]\n").find("waits on call 1, which is not an earlier one"),
+            std::string::npos);
+  EXPECT_NE(error_of(head + "graph:\n  - [0]\n").find("2 calls, but the graph calls op row 0 1 time(s)"),
+            std::string::npos);
+  EXPECT_NE(error_of(head + "graph:\n  - [0]\n  - [0, x]\n").find("m.yaml:6:9: field 'graph': expected a "
+                                                                   "non-negative index, got 'x'"),
+            std::string::npos);
+  EXPECT_NE(error_of(head + "graph: 3\n").find("expected a list of calls"), std::string::npos);
 }

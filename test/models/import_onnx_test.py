@@ -137,7 +137,14 @@ class ImportOnnx(unittest.TestCase):
         self.assertEqual(by_family["gather"][0]["table_rows"], "1000")
         self.assertEqual(by_family["other"][0]["source_op"], '"onnx::FancyOp"')
         self.assertEqual({r["perm"] for r in by_family["permute"]}, {'"0213"', '"0231"'})
-        self.assertIn("1 `other` (onnx::FancyOp 1)", open(os.path.join(self.dir, "block.yaml")).read())
+        text = open(os.path.join(self.dir, "block.yaml")).read()
+        self.assertIn("1 `other` (onnx::FancyOp 1)", text)
+        # the dependency graph: one line a call; the attention case waits on the three transposes before it
+        graph = [[int(n) for n in re.findall(r"\d+", line)] for line in text.split("graph:\n", 1)[1].splitlines()]
+        self.assertEqual(len(graph), sum(int(r["calls"]) for r in rows))
+        attention_row = rows.index(a)
+        waits = next(g[1:] for g in graph if g[0] == attention_row)
+        self.assertEqual([rows[graph[w][0]]["family"] for w in waits], ["permute"] * 3)
 
     def test_symbols_and_sizes_can_be_named(self):
         out = os.path.join(self.dir, "renamed.yaml")
