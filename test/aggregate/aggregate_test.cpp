@@ -94,6 +94,15 @@ TEST(AggregateScores, SumOfCallsTimesTimeWithCoverage) {
   EXPECT_TRUE(s.missing.empty());
   ASSERT_TRUE(s.measured_ms.has_value());
   EXPECT_DOUBLE_EQ(*s.measured_ms, 0.05);
+  EXPECT_FALSE(s.parallel_ms.has_value());  // no dependency graph in the table
+  // With one: the two products side by side, then the three ReLUs in a chain after both, the lookups apart (other:
+  // no time). The longest path: 11 + 3 x 4 = 23 us, where the sequential score is 34.
+  const core::ModelTable g = core::parse_model_table(
+      std::string(kModel) + "graph: [[0], [0], [1, 0, 1], [1, 2], [1, 3], [2], [2], [2], [2], [2]]\n", "g.yaml");
+  const ModelScore parallel = score_model(g, {}, "fp16", r);
+  ASSERT_TRUE(parallel.parallel_ms.has_value());
+  EXPECT_DOUBLE_EQ(*parallel.parallel_ms, 0.023);
+  EXPECT_DOUBLE_EQ(parallel.score_ms, 0.034);
   // At B = 16 the cases are other shapes, which the results lack: listed, not scored.
   const ModelScore at16 = score_model(m, {{"B", 16}}, "fp16", r);
   EXPECT_EQ(at16.missing.size(), 2u);
