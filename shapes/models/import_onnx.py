@@ -8,7 +8,8 @@ Runs without a GPU and without PyTorch, on the `onnx` package (Debian's python3-
 its order, becomes the call of an opmark case through the same mapping the tracer applies to PyTorch's operators
 (op_mapping.py): Conv, Gemm and MatMul, BatchNormalization, the element-wise ops and activations, Softmax,
 LayerNormalization, the reductions, pooling, Gather, Transpose, Concat, Cast, and the attention pattern
-(MatMul, an optional scale and mask, Softmax, MatMul) as one attention case. A node no family takes is kept as
+(MatMul, an optional scale and mask, Softmax, MatMul) as one attention case, and LSTM, GRU and RNN as one layer of
+the rnn family each. A node no family takes is kept as
 family `other` with its op type, so coverage is never hidden; nodes that only reshape (Reshape, Flatten, Squeeze,
 Unsqueeze, Shape, Constant, Identity, Slice, Split) launch nothing in PyTorch and are left out. Identical layers
 are one row with their count of calls.
@@ -48,17 +49,17 @@ VIEW_NODES = {"Reshape", "Flatten", "Squeeze", "Unsqueeze", "Shape", "Constant",
 # ONNX op -> the aten operator op_mapping knows with the same bytes.
 ACTIVATIONS = {"Relu": "relu", "Gelu": "gelu", "Sigmoid": "sigmoid", "Tanh": "tanh", "Clip": "clamp",
                "LeakyRelu": "leaky_relu", "HardSigmoid": "clamp", "Elu": "clamp", "Selu": "clamp"}
-BINARY = {"Add": "add", "Sub": "sub", "Mul": "mul", "Div": "div", "Pow": "pow", "Min": "minimum", "Max": "maximum",
-          "Equal": "eq", "Less": "lt", "Greater": "gt", "LessOrEqual": "le", "GreaterOrEqual": "ge", "And": "logical_and",
-          "Or": "logical_or", "Mod": "fmod"}
+BINARY = {"Add": "add", "Sub": "sub", "Mul": "mul", "Div": "div", "Pow": "pow", "Min": "minimum",
+          "Max": "maximum", "Equal": "eq", "Less": "lt", "Greater": "gt", "LessOrEqual": "le", "GreaterOrEqual": "ge",
+          "And": "logical_and", "Or": "logical_or", "Mod": "fmod"}
 UNARY = {"Neg": "neg", "Sqrt": "sqrt", "Exp": "exp", "Log": "log", "Reciprocal": "reciprocal", "Abs": "abs",
-         "Erf": "erf", "Cos": "cos", "Sin": "sin", "Floor": "floor", "Ceil": "ceil", "Round": "round", "Not": "logical_not",
-         "Sign": "sign", "IsNaN": "isnan", "IsInf": "isinf", "Softplus": "exp", "Mish": "exp"}
+         "Erf": "erf", "Cos": "cos", "Sin": "sin", "Floor": "floor", "Ceil": "ceil", "Round": "round",
+         "Not": "logical_not", "Sign": "sign", "IsNaN": "isnan", "IsInf": "isinf", "Softplus": "exp", "Mish": "exp"}
 REDUCTIONS = {"ReduceMean": "mean", "ReduceSum": "sum", "ReduceMax": "amax"}
 KNOWN = set(ACTIVATIONS) | set(BINARY) | set(UNARY) | set(REDUCTIONS) | {
     "Conv", "ConvTranspose", "Gemm", "MatMul", "Softmax", "LogSoftmax", "LayerNormalization", "BatchNormalization",
     "MaxPool", "AveragePool", "GlobalAveragePool", "Gather", "Transpose", "Concat", "Pad", "Expand", "Tile", "Cast",
-    "Where", "Trilu"}
+    "Where", "Trilu", "LSTM", "GRU", "RNN"}
 SYMBOL_NAME = re.compile(r"[^A-Za-z0-9_]")
 
 
@@ -168,6 +169,26 @@ def matmul_record(a, b):
     return Record("other", "onnx::MatMul (broadcast batch)")
 
 
+def rnn_record(op, x, attrs):
+    """One ONNX recurrent node: one layer of cuDNN's RNN (a stack is several nodes), its input projected (linear)."""
+    text = lambda v: v.decode() if isinstance(v, bytes) else v  # noqa: E731
+    direction = text(attrs.get("direction", "forward"))
+    if direction == "reverse" or x.dim() != 3:
+        return Record("other", f"onnx::{op} ({direction})")
+    if op == "RNN":
+        activations = [text(a).lower() for a in attrs.get("activations", [b"Tanh"])]
+        if activations[0] not in ("tanh", "relu"):
+            return Record("other", f"onnx::RNN ({activations[0]})")
+        cell = "rnn_" + activations[0]
+    else:
+        cell = op.lower()
+    steps, batch = (x.shape[1], x.shape[0]) if attrs.get("layout", 0) else (x.shape[0], x.shape[1])
+    return Record("rnn", f"onnx::{op}", {"cell": cell, "hidden": attrs["hidden_size"], "batch": batch,
+                                         "steps": steps, "input": x.shape[2], "layers": 1,
+                                         "bidir": "yes" if direction == "bidirectional" else "no",
+                                         "input_mode": "linear"})
+
+
 def node_record(node, infos):
     """The opmark case of one node (a Record), None for a node that launches nothing."""
     op = node.op_type
@@ -244,6 +265,8 @@ def node_record(node, infos):
         rec = om.map_call({"Concat": "cat", "Pad": "constant_pad_nd"}.get(op, "repeat"), [x], out=out)
     elif op == "Cast":
         rec = om.map_call("_to_copy", [x], out=out)
+    elif op in ("LSTM", "GRU", "RNN"):
+        rec = rnn_record(op, x, attrs)
     elif op in ("Where", "Trilu"):
         rec = om.map_call("where" if op == "Where" else "triu", [x], out=out)
     else:
@@ -374,7 +397,8 @@ def write_table(path, name, source, area, task, records, base, unfitted, same_sh
         parts = [f"family: {rec.family}", f"calls: {calls}", f'source_op: "{rec.source_op}"']
         parts += [f"{k}: {em.yaml_value(v)}" for k, v in rec.fields.items()]
         lines.append("  - {" + ", ".join(parts) + "}")
-    lines.append("# graph: one line a call, in order: its op row (from 0), then the earlier calls whose outputs it reads")
+    lines.append("# graph: one line a call, in order: its op row (from 0), then the earlier calls whose outputs it "
+                 "reads")
     lines.append("graph:")
     lines += [f"  - {[rows[rec.key()]] + list(rec.after)}" for rec in records]
     with open(path, "w") as f:

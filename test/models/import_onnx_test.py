@@ -2,9 +2,9 @@
 """The ONNX importer (shapes/models/import_onnx.py) on graphs built here with onnx.helper, no GPU and no PyTorch:
 a small CNN (conv, batch norm, ReLU, pooling, a residual add, global pooling, a linear layer, softmax) and a
 transformer block (layer norm, projections, the attention pattern, transposes, GELU's erf, an embedding lookup, a
-reduction and an op no family takes). Each node maps to its family with shapes as expressions over the graph's
-dynamic dimensions, the attention pattern is one case, the unknown op stays `other`, and opmark-bench loads the
-tables (--opmark_validate) where its path is given.
+reduction and an op no family takes), and an LSTM and a GRU. Each node maps to its family with shapes as expressions
+over the graph's dynamic dimensions, the attention pattern is one case, the unknown op stays `other`, and
+opmark-bench loads the tables (--opmark_validate) where its path is given.
 
     /usr/bin/python3 test/models/import_onnx_test.py [OPMARK_BENCH]
 """
@@ -87,6 +87,15 @@ def block(path):
     save(h.make_graph(nodes, "block", [x, ids], [y], weights), path, ["custom"])
 
 
+def recurrent(path):
+    x = h.make_tensor_value_info("x", TP.FLOAT, ["time", "batch", 32])
+    y = h.make_tensor_value_info("y", TP.FLOAT, None)
+    nodes = [h.make_node("LSTM", ["x", "w", "r"], ["y"], hidden_size=16, direction="bidirectional"),
+             h.make_node("GRU", ["x", "gw", "gr"], ["g"], hidden_size=16)]
+    weights = [weight("w", (2, 64, 32)), weight("r", (2, 64, 16)), weight("gw", (1, 48, 32)), weight("gr", (1, 48, 16))]
+    save(h.make_graph(nodes, "recurrent", [x], [y], weights), path)
+
+
 def ops_of(path):
     """The table's op rows as {field: text} maps, in order."""
     rows = []
@@ -102,9 +111,11 @@ class ImportOnnx(unittest.TestCase):
     def setUpClass(cls):
         cls.dir = tempfile.mkdtemp()
         cls.cnn, cls.block = os.path.join(cls.dir, "cnn.onnx"), os.path.join(cls.dir, "block.onnx")
+        cls.recurrent = os.path.join(cls.dir, "recurrent.onnx")
         cnn(cls.cnn)
         block(cls.block)
-        for model in (cls.cnn, cls.block):
+        recurrent(cls.recurrent)
+        for model in (cls.cnn, cls.block, cls.recurrent):
             assert import_onnx.main([model, "--area", "imported"]) == 0
 
     def test_a_cnn_maps_every_node_with_the_batch_as_a_symbol(self):
@@ -161,13 +172,19 @@ class ImportOnnx(unittest.TestCase):
         self.assertEqual(import_onnx.main([bad]), 2)
         self.assertEqual(import_onnx.main([os.path.join(self.dir, "missing.onnx")]), 2)
 
+    def test_recurrent_nodes_are_rnn_layers(self):
+        lstm, gru = ops_of(os.path.join(self.dir, "recurrent.yaml"))
+        self.assertEqual((lstm["family"], lstm["cell"], lstm["hidden"], lstm["batch"], lstm["steps"], lstm["input"],
+                          lstm["bidir"]), ("rnn", "lstm", "16", "B", "L", "32", "yes"))
+        self.assertEqual((gru["cell"], gru["bidir"], gru["layers"]), ("gru", "no", "1"))
+
     @unittest.skipUnless(BENCH, "no opmark-bench given")
     def test_opmark_bench_loads_the_tables(self):
-        tables = ",".join(os.path.join(self.dir, n) for n in ("cnn.yaml", "block.yaml"))
+        tables = ",".join(os.path.join(self.dir, n) for n in ("cnn.yaml", "block.yaml", "recurrent.yaml"))
         run = subprocess.run([BENCH, "--opmark_validate", f"--opmark_models={tables}", "--opmark_inputs=B=4"],
                              capture_output=True, text=True)
         self.assertEqual(run.returncode, 0, run.stderr)
-        self.assertIn("2 models need", run.stderr)
+        self.assertIn("3 models need", run.stderr)
 
 
 if __name__ == "__main__":
