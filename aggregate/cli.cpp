@@ -52,6 +52,7 @@ int run_cli(int argc, char** argv) {
     if (line.command == "compare") return run_compare(line.compare);
     if (line.command == "pack") return run_pack(line.pack);
     if (line.command == "check") return run_check(line.check);
+    if (line.command == "db") return run_db(line.db);
     if (line.command == "counters") {
       print_counters(std::cout, line.counters_json);
       return 0;

@@ -9,13 +9,14 @@
 
 #include <CLI/CLI.hpp>
 
+#include "aggregate/db_command.h"
 #include "core/text.h"
 
 namespace opmark::aggregate {
 
 namespace {
 
-const std::set<std::string> kCommands = {"scores", "spreadsheet", "compare", "pack", "check", "page", "counters"};
+const std::set<std::string> kCommands = {"scores", "spreadsheet", "compare", "pack", "check", "page", "counters", "db"};
 
 void add_score_options(CLI::App& cmd, ScoreOptions& o) {
   cmd.add_option("--models", o.models, "model tables to score: names in shapes/models, all (the forward-pass tables), "
@@ -173,6 +174,8 @@ CommandLine parse_command_line(std::vector<std::string> words, const std::string
   auto* counters = app.add_subcommand("counters", "the counters a case's record carries: name, unit, families, meaning");
   counters->add_flag("--json", line.counters_json, "the schema as JSON (what bench/compare/counters.json holds)");
 
+  auto* db = add_db_command(app, line.db);
+
   // Set last: a subcommand takes its parent's footer when it is added.
   app.footer("With no command, RESULTS... [flags] runs scores (and --compare BEFORE AFTER, deprecated, runs compare).\n"
              "Exit status: 0 done; 1 check found problems; 2 an error; 3 compare found a case slower beyond the "
@@ -199,7 +202,8 @@ CommandLine parse_command_line(std::vector<std::string> words, const std::string
     line.exit_status = app.exit(e, out, err) == 0 ? 0 : 2;
     return line;
   }
-  for (const auto* cmd : {scores, spreadsheet, compare, pack, check, page, counters})
+  db->footer("Exit status: 0 done; 1 regressions found a case slower; 2 an error.");
+  for (const auto* cmd : {scores, spreadsheet, compare, pack, check, page, counters, db})
     if (cmd->parsed()) line.command = cmd->get_name();
   return line;
 }

@@ -7,6 +7,7 @@
 
 #include "aggregate/bundle.h"
 #include "aggregate/compare_command.h"
+#include "aggregate/db_command.h"
 #include "aggregate/score_command.h"
 
 namespace opmark::aggregate {
@@ -19,7 +20,7 @@ struct PageFlags {
 };
 
 struct CommandLine {
-  // "scores", "spreadsheet", "compare", "pack", "check", "page" or "counters"; "" where nothing is to run (help,
+  // "scores", "spreadsheet", "compare", "pack", "check", "page", "counters" or "db"; "" where nothing is to run (help,
   // --version or a flag in error: exit_status says which, the text is written).
   std::string command;
   int exit_status = 0;
@@ -29,6 +30,7 @@ struct CommandLine {
   CheckOptions check;
   PageFlags page;
   bool counters_json = false;  // counters --json
+  DbOptions db;
 };
 
 // The words after the program's name, as opmark-aggregate reads them (the deprecated `--compare`, a results file

@@ -34,6 +34,14 @@ else()
   message(STATUS "opmark: no zlib: opmark-aggregate reads uncompressed results only (install zlib1g-dev)")
 endif()
 
+# Optional: SQLite keeps the results database (opmark-aggregate db).
+find_package(SQLite3)
+if(SQLite3_FOUND)
+  message(STATUS "opmark: SQLite ${SQLite3_VERSION}: opmark-aggregate db keeps a results database")
+else()
+  message(STATUS "opmark: no SQLite: opmark-aggregate db is left out (install libsqlite3-dev)")
+endif()
+
 # cuDNN and NCCL are found now and used by the convolution, RNN and all-reduce families.
 find_package(CUDNN)
 find_package(NCCL)

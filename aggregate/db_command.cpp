@@ -1,0 +1,143 @@
+#include "aggregate/db_command.h"
+
+#include <CLI/CLI.hpp>
+
+#include <cstdio>
+#include <iostream>
+
+#include <nlohmann/json.hpp>
+
+#include "core/error.h"
+#ifdef OPMARK_HAVE_SQLITE
+#include "aggregate/results_db.h"
+#endif
+
+namespace opmark::aggregate {
+
+CLI::App* add_db_command(CLI::App& app, DbOptions& o) {
+  auto* db = app.add_subcommand("db", "the results database (SQLite): ingest runs, list them, a case's history, the "
+                                      "runs where a case changed beyond its noise");
+  db->add_option("--db", o.db, "the database file (default: opmark.db; created where missing)");
+  db->require_subcommand(1);
+  auto* ingest = db->add_subcommand("ingest", "store runs (results.jsonl[.gz], run or bundle folders), each once");
+  ingest->add_option("PATH", o.paths, "results logs, run folders or bundle folders")->required();
+  auto* runs = db->add_subcommand("runs", "the runs stored, oldest first");
+  auto* history = db->add_subcommand("history", "a case's (or a family's) time over the runs, with the software");
+  history->add_option("CASES", o.cases, "a regular expression over case names")->required();
+  auto* regressions = db->add_subcommand("regressions", "along each GPU's runs, the cases compare calls slower "
+                                                        "between consecutive runs, and what software changed");
+  regressions->add_option("CASES", o.cases, "a regular expression over case names (default: all)");
+  regressions->add_flag("--faster", o.faster_too, "the changes to faster too");
+  for (auto* cmd : {runs, history, regressions}) {
+    cmd->add_option("--gpu", o.gpu, "only GPUs whose name holds this");
+    cmd->add_option("--format", o.format, "table, csv or json")->check(CLI::IsMember({"table", "csv", "json"}));
+  }
+  for (auto* cmd : {ingest, runs, history, regressions})
+    cmd->callback([&o, cmd] { o.action = cmd->get_name(); });
+  return db;
+}
+
+#ifdef OPMARK_HAVE_SQLITE
+namespace {
+
+nlohmann::json run_json(const DbRun& r) {
+  return {{"id", r.id},         {"gpu", r.gpu},           {"driver", r.driver},     {"cuda", r.cuda},
+          {"cudnn", r.cudnn},   {"cublaslt", r.cublaslt}, {"nccl", r.nccl},         {"opmark", r.opmark_git},
+          {"regime", r.regime}, {"started_at", r.started_at}, {"source", r.source}, {"checked", r.checked}};
+}
+
+const char* checked_text(int checked) { return checked < 0 ? "run" : checked ? "checked" : "FAILED check"; }
+
+int print_runs(ResultsDb& db, const DbOptions& o) {
+  const std::vector<DbRun> runs = db.runs(o.gpu);
+  if (o.format == "json") {
+    nlohmann::json j = nlohmann::json::array();
+    for (const auto& r : runs) j.push_back(run_json(r));
+    std::cout << j.dump(2) << "\n";
+    return 0;
+  }
+  if (o.format == "csv") std::printf("id,started_at,gpu,driver,cuda,cudnn,cublaslt,nccl,opmark,cases,kind,source\n");
+  for (const auto& r : runs)
+    std::printf(o.format == "csv" ? "%lld,%s,\"%s\",%s,%s,%s,%s,%s,%s,%lld,%s,\"%s\"\n"
+                                  : "%4lld  %-20s  %-24s  driver %s  CUDA %s  cuDNN %s  cuBLASLt %s  NCCL %s  opmark %s  "
+                                    "%lld cases  %s  %s\n",
+                static_cast<long long>(r.id), r.started_at.c_str(), r.gpu.c_str(), r.driver.c_str(), r.cuda.c_str(),
+                r.cudnn.c_str(), r.cublaslt.c_str(), r.nccl.c_str(), r.opmark_git.c_str(),
+                static_cast<long long>(r.cases), checked_text(r.checked), r.source.c_str());
+  return 0;
+}
+
+int print_history(ResultsDb& db, const DbOptions& o) {
+  const std::vector<DbSeries> series = db.history(o.cases, o.gpu);
+  if (series.empty()) throw Error("db history: no stored case matches '" + o.cases + "'");
+  if (o.format == "json") {
+    nlohmann::json j = nlohmann::json::array();
+    for (const auto& s : series) {
+      nlohmann::json points = nlohmann::json::array();
+      for (const auto& p : s.points)
+        points.push_back({{"run", run_json(p.run)}, {"status", p.status}, {"time_us", p.time_us}});
+      j.push_back({{"case", s.case_name}, {"points", points}});
+    }
+    std::cout << j.dump(2) << "\n";
+    return 0;
+  }
+  if (o.format == "csv") std::printf("case,run,started_at,gpu,driver,cudnn,cublaslt,status,time_us\n");
+  for (const auto& s : series) {
+    if (o.format == "table") std::printf("%s\n", s.case_name.c_str());
+    for (const auto& p : s.points)
+      std::printf(o.format == "csv" ? "\"%s\",%lld,%s,\"%s\",%s,%s,%s,%s,%.6g\n"
+                                    : "%.0s  run %lld  %-20s  %-24s  driver %s  cuDNN %s  cuBLASLt %s  %-8s %12.4f us\n",
+                  s.case_name.c_str(), static_cast<long long>(p.run.id), p.run.started_at.c_str(), p.run.gpu.c_str(),
+                  p.run.driver.c_str(), p.run.cudnn.c_str(), p.run.cublaslt.c_str(), p.status.c_str(), p.time_us);
+  }
+  return 0;
+}
+
+int print_regressions(ResultsDb& db, const DbOptions& o) {
+  const std::vector<DbChange> changes = db.regressions(o.cases, o.gpu, o.faster_too);
+  if (o.format == "json") {
+    nlohmann::json j = nlohmann::json::array();
+    for (const auto& c : changes)
+      j.push_back({{"case", c.case_name}, {"gpu", c.gpu}, {"before", run_json(c.before)}, {"after", run_json(c.after)},
+                   {"verdict", name_of(c.verdict.verdict)}, {"ratio", c.verdict.ratio}, {"basis", c.verdict.basis},
+                   {"detail", c.verdict.detail}, {"software", c.software}});
+    std::cout << j.dump(2) << "\n";
+  } else {
+    if (o.format == "csv") std::printf("case,gpu,before_run,after_run,verdict,ratio,software\n");
+    else std::printf("%zu change(s) beyond the runs' noise (compare's verdict between consecutive runs of a GPU)\n",
+                     changes.size());
+    for (const auto& c : changes)
+      std::printf(o.format == "csv" ? "\"%s\",\"%s\",%lld,%lld,%s,%.4f,\"%s\"\n"
+                                    : "%s  %s  run %lld -> %lld: %s %.3fx  [%s]\n",
+                  c.case_name.c_str(), c.gpu.c_str(), static_cast<long long>(c.before.id),
+                  static_cast<long long>(c.after.id), name_of(c.verdict.verdict), c.verdict.ratio,
+                  c.software.empty() ? "no recorded software changed" : c.software.c_str());
+  }
+  for (const auto& c : changes)
+    if (c.verdict.verdict == Verdict::slower) return 1;
+  return 0;
+}
+
+}  // namespace
+
+int run_db(const DbOptions& o) {
+  ResultsDb db(o.db);
+  if (o.action == "ingest") {
+    for (const auto& path : o.paths) {
+      const ResultsDb::Ingested in = db.ingest(path);
+      std::printf("%s: %s (run %lld, %zu cases)\n", path.c_str(), in.added ? "stored" : "already stored",
+                  static_cast<long long>(in.run_id), in.cases);
+    }
+    return 0;
+  }
+  if (o.action == "runs") return print_runs(db, o);
+  if (o.action == "history") return print_history(db, o);
+  return print_regressions(db, o);
+}
+#else
+int run_db(const DbOptions&) {
+  throw Error("this opmark-aggregate was built without SQLite: install libsqlite3-dev (Debian) and build again");
+}
+#endif
+
+}  // namespace opmark::aggregate

@@ -1,0 +1,88 @@
+#pragma once
+// The results database (opmark-aggregate db): every run ingested once into SQLite (one file, opmark.db by default),
+// so a case's history across runs, GPUs and software versions can be asked for, and the runs where a case changed
+// beyond its noise found. One versioned schema, migrated forward when opened; WAL and a busy timeout, so two
+// ingests at once are both kept. Each ingest is one transaction: a failed or killed one leaves the database as it
+// was. A run is recognised by its content (a hash of its results log), so ingesting it again adds nothing.
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "aggregate/verdict.h"
+
+struct sqlite3;
+
+namespace opmark::aggregate {
+
+// The schema this build writes; a database of a newer one is refused, an older one migrated.
+inline constexpr int kResultsDbSchema = 1;
+
+struct DbRun {
+  std::int64_t id = 0;
+  std::string gpu, driver, cuda, cudnn, cublaslt, nccl, opmark_git, regime, started_at, source;
+  int checked = -1;  // 1: a bundle that passed check; 0: one that did not; -1: a plain run (not checked)
+  std::int64_t cases = 0;
+};
+
+struct DbPoint {
+  DbRun run;
+  std::string status;
+  double time_us = 0;
+};
+
+struct DbSeries {
+  std::string case_name;
+  std::vector<DbPoint> points;  // by run start
+};
+
+// A case that changed between two consecutive runs on one GPU model, by compare's verdict, and what software
+// changed between them ("cudnn 9.14.0 -> 9.19.0"; empty where none recorded did).
+struct DbChange {
+  std::string case_name, gpu;
+  DbRun before, after;
+  CaseVerdict verdict;
+  std::string software;
+};
+
+class ResultsDb {
+ public:
+  // Opens (creating where missing) the SQLite database at `path`. Throws opmark::Error naming the file where it is
+  // no SQLite database, another program's, or of a newer schema than kResultsDbSchema.
+  explicit ResultsDb(const std::string& path);
+  ~ResultsDb();
+  ResultsDb(const ResultsDb&) = delete;
+  ResultsDb& operator=(const ResultsDb&) = delete;
+
+  int schema_version();
+
+  struct Ingested {
+    std::int64_t run_id = 0;
+    bool added = false;  // false: the same run was there already
+    std::size_t cases = 0;
+  };
+  // A results.jsonl (gzip-compressed or not), a run folder or a bundle folder (its run/results.jsonl.gz; `checked`
+  // says whether the bundle passed check, -1 for a plain run).
+  Ingested ingest(const std::string& path, int checked = -1);
+
+  // The runs, oldest first; `gpu` filters by substring ("" all).
+  std::vector<DbRun> runs(const std::string& gpu = "");
+  // The series of every case whose name matches `case_regex` (ECMAScript), on GPUs whose name holds `gpu`.
+  std::vector<DbSeries> history(const std::string& case_regex, const std::string& gpu = "");
+  // Along each GPU model's runs in order, every case whose verdict between consecutive runs is `slower` (or, with
+  // `faster_too`, `faster`), by case_verdict.
+  std::vector<DbChange> regressions(const std::string& case_regex = "", const std::string& gpu = "",
+                                    bool faster_too = false);
+
+ private:
+  void exec(const std::string& sql);
+  void migrate();
+  sqlite3* db_ = nullptr;
+  std::string path_;
+};
+
+// The results log a path names: the file itself, or in a folder its results.jsonl(.gz) or run/results.jsonl(.gz).
+std::string results_log_of(const std::string& path);
+
+}  // namespace opmark::aggregate

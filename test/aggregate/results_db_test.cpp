@@ -1,0 +1,146 @@
+// The results database (aggregate/results_db.h) on SQLite: ingest stores a run once however often it is given, a
+// failed ingest leaves the database as it was, two connections ingesting at once both keep their runs, a foreign,
+// corrupt or newer database is refused with its name, and regressions along a GPU's runs find a planted 5% step and
+// name the software that changed, while noise alone gives none.
+#include <gtest/gtest.h>
+
+#ifdef OPMARK_HAVE_SQLITE
+#include <sqlite3.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include "aggregate/results_db.h"
+#include "core/error.h"
+
+namespace fs = std::filesystem;
+using namespace opmark;
+using namespace opmark::aggregate;
+
+namespace {
+
+const char* kCase = "gemm/fwd/fp16/m=64/n=8/k=32/ta=N/tb=N/batch=1";
+const char* kOther = "pointwise/fwd/fp16/op=relu/rows=8/cols=64/impl=opmark";
+
+// A fresh folder for one test's files.
+fs::path scratch(const std::string& name) {
+  const fs::path dir = fs::temp_directory_path() / ("opmark_db_" + name + "_" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  return dir;
+}
+
+// One run's results.jsonl: the two cases' medians with their run-to-run noise, on `gpu` with cuDNN `cudnn`.
+std::string run_text(const std::string& started, const std::string& gpu, const std::string& cudnn, double gemm_us,
+                     double relu_us) {
+  const auto median = [](const std::string& name, double t) {
+    return "{\"type\":\"aggregate\",\"aggregate\":\"median\",\"name\":\"" + name + "\",\"status\":\"ok\",\"time_us\":" +
+           std::to_string(t) + ",\"counters\":{\"run_noise\":0.004,\"noise\":0.002}}\n";
+  };
+  return "{\"type\":\"context\",\"context\":{\"gpu\":\"" + gpu + "\",\"cudnn_version\":\"" + cudnn +
+         "\",\"driver_version\":\"580.159.04\",\"started_at\":\"" + started + "\"}}\n" + median(kCase, gemm_us) +
+         median(kOther, relu_us);
+}
+
+std::string write(const fs::path& path, const std::string& text) {
+  std::ofstream(path) << text;
+  return path.string();
+}
+
+}  // namespace
+
+TEST(ResultsDb, ARunIsStoredOnceAndAFailedIngestChangesNothing) {
+  const fs::path dir = scratch("once");
+  ResultsDb db((dir / "o.db").string());
+  EXPECT_EQ(db.schema_version(), kResultsDbSchema);
+  const std::string run = write(dir / "a.jsonl", run_text("2026-01-01T00:00:00Z", "NVIDIA H100", "9.14.0", 10, 4));
+  const auto first = db.ingest(run);
+  EXPECT_TRUE(first.added);
+  EXPECT_EQ(first.cases, 2u);
+  fs::copy_file(run, dir / "copy.jsonl");
+  const auto again = db.ingest((dir / "copy.jsonl").string());  // the same content under another name
+  EXPECT_FALSE(again.added);
+  EXPECT_EQ(again.run_id, first.run_id);
+  // A log with a malformed line after good ones: the ingest throws and no part of it is kept.
+  const std::string bad = write(dir / "bad.jsonl", run_text("2026-01-02T00:00:00Z", "NVIDIA H100", "9.14.0", 10, 4) +
+                                                       "{\"type\":\"run\", oops}\n");
+  EXPECT_THROW(db.ingest(bad), Error);
+  EXPECT_EQ(db.runs().size(), 1u);
+  EXPECT_THROW(db.ingest((dir / "missing").string()), Error);
+}
+
+TEST(ResultsDb, TwoConnectionsIngestingBothKeepTheirRuns) {
+  const fs::path dir = scratch("two");
+  ResultsDb a((dir / "t.db").string()), b((dir / "t.db").string());
+  for (int i = 0; i < 5; ++i) {
+    a.ingest(write(dir / ("a" + std::to_string(i)), run_text("2026-01-0" + std::to_string(i + 1) + "T00:00:00Z",
+                                                             "NVIDIA H100", "9.14.0", 10 + i, 4)));
+    b.ingest(write(dir / ("b" + std::to_string(i)), run_text("2026-02-0" + std::to_string(i + 1) + "T00:00:00Z",
+                                                             "NVIDIA H200", "9.14.0", 9 + i, 4)));
+  }
+  EXPECT_EQ(a.runs().size(), 10u);
+  EXPECT_EQ(b.runs("H200").size(), 5u);
+}
+
+TEST(ResultsDb, AForeignCorruptOrNewerDatabaseIsRefusedByName) {
+  const fs::path dir = scratch("foreign");
+  const std::string text = write(dir / "text.db", "this is no database, just text long enough to be read as one....");
+  try {
+    ResultsDb db(text);
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("text.db"), std::string::npos) << e.what();
+  }
+  sqlite3* other = nullptr;
+  ASSERT_EQ(sqlite3_open((dir / "other.db").string().c_str(), &other), SQLITE_OK);
+  sqlite3_exec(other, "CREATE TABLE invoices (id INTEGER)", nullptr, nullptr, nullptr);
+  sqlite3_close(other);
+  try {
+    ResultsDb db((dir / "other.db").string());
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("not an opmark results database"), std::string::npos) << e.what();
+  }
+  { ResultsDb db((dir / "newer.db").string()); }
+  sqlite3* newer = nullptr;
+  ASSERT_EQ(sqlite3_open((dir / "newer.db").string().c_str(), &newer), SQLITE_OK);
+  sqlite3_exec(newer, "UPDATE opmark_meta SET value = '99' WHERE key = 'schema'", nullptr, nullptr, nullptr);
+  sqlite3_close(newer);
+  try {
+    ResultsDb db((dir / "newer.db").string());
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("schema version 99 is newer"), std::string::npos) << e.what();
+  }
+}
+
+TEST(ResultsDb, RegressionsFindAPlantedStepAndNameTheSoftwareNotNoise) {
+  const fs::path dir = scratch("regress");
+  ResultsDb db((dir / "r.db").string());
+  // Six runs on an H100: the GEMM within 0.3% of 10 us, until cuDNN 9.19.0 makes it 5% slower at the fifth; the
+  // ReLU moves by noise alone. An H200 run in between belongs to another series.
+  const double gemm[] = {10.0, 10.02, 9.99, 10.01, 10.5, 10.52};
+  const double relu[] = {4.0, 4.01, 3.99, 4.0, 4.01, 3.99};
+  for (int i = 0; i < 6; ++i)
+    db.ingest(write(dir / ("h100_" + std::to_string(i)),
+                    run_text("2026-03-0" + std::to_string(i + 1) + "T00:00:00Z", "NVIDIA H100",
+                             i < 4 ? "9.14.0" : "9.19.0", gemm[i], relu[i])));
+  db.ingest(write(dir / "h200", run_text("2026-03-03T12:00:00Z", "NVIDIA H200", "9.14.0", 8, 3)));
+  const std::vector<DbChange> changes = db.regressions();
+  ASSERT_EQ(changes.size(), 1u);
+  EXPECT_EQ(changes[0].case_name, kCase);
+  EXPECT_EQ(changes[0].gpu, "NVIDIA H100");
+  EXPECT_EQ(changes[0].after.started_at, "2026-03-05T00:00:00Z");
+  EXPECT_EQ(changes[0].software, "cuDNN 9.14.0 -> 9.19.0");
+  EXPECT_NEAR(changes[0].verdict.ratio, 1.049, 0.001);
+  // The history: every run of the GEMM, the H200's among them, in order; a filter by GPU keeps its own.
+  const std::vector<DbSeries> history = db.history("^gemm/");
+  ASSERT_EQ(history.size(), 1u);
+  EXPECT_EQ(history[0].points.size(), 7u);
+  EXPECT_EQ(db.history("^gemm/", "H200")[0].points.size(), 1u);
+  EXPECT_THROW(db.history("(unclosed"), Error);
+}
+#endif
