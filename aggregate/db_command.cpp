@@ -58,9 +58,10 @@ int print_runs(ResultsDb& db, const DbOptions& o) {
   }
   if (o.format == "csv") std::printf("id,started_at,gpu,driver,cuda,cudnn,cublaslt,nccl,opmark,cases,kind,source\n");
   for (const auto& r : runs)
-    std::printf(o.format == "csv" ? "%lld,%s,\"%s\",%s,%s,%s,%s,%s,%s,%lld,%s,\"%s\"\n"
-                                  : "%4lld  %-20s  %-24s  driver %s  CUDA %s  cuDNN %s  cuBLASLt %s  NCCL %s  opmark %s  "
-                                    "%lld cases  %s  %s\n",
+    std::printf(o.format == "csv"
+                    ? "%lld,%s,\"%s\",%s,%s,%s,%s,%s,%s,%lld,%s,\"%s\"\n"
+                    : "%4lld  %-20s  %-24s  driver %s  CUDA %s  cuDNN %s  cuBLASLt %s  NCCL %s  opmark %s  "
+                      "%lld cases  %s  %s\n",
                 static_cast<long long>(r.id), r.started_at.c_str(), r.gpu.c_str(), r.driver.c_str(), r.cuda.c_str(),
                 r.cudnn.c_str(), r.cublaslt.c_str(), r.nccl.c_str(), r.opmark_git.c_str(),
                 static_cast<long long>(r.cases), checked_text(r.checked), r.source.c_str());
@@ -85,8 +86,9 @@ int print_history(ResultsDb& db, const DbOptions& o) {
   for (const auto& s : series) {
     if (o.format == "table") std::printf("%s\n", s.case_name.c_str());
     for (const auto& p : s.points)
-      std::printf(o.format == "csv" ? "\"%s\",%lld,%s,\"%s\",%s,%s,%s,%s,%.6g\n"
-                                    : "%.0s  run %lld  %-20s  %-24s  driver %s  cuDNN %s  cuBLASLt %s  %-8s %12.4f us\n",
+      std::printf(o.format == "csv"
+                      ? "\"%s\",%lld,%s,\"%s\",%s,%s,%s,%s,%.6g\n"
+                      : "%.0s  run %lld  %-20s  %-24s  driver %s  cuDNN %s  cuBLASLt %s  %-8s %12.4f us\n",
                   s.case_name.c_str(), static_cast<long long>(p.run.id), p.run.started_at.c_str(), p.run.gpu.c_str(),
                   p.run.driver.c_str(), p.run.cudnn.c_str(), p.run.cublaslt.c_str(), p.status.c_str(), p.time_us);
   }
