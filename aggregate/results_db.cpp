@@ -5,18 +5,22 @@
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
+#include <iterator>
 #include <map>
 #include <regex>
 
 #include <nlohmann/json.hpp>
 
 #include "aggregate/results.h"
+#include "core/counters.h"
 #include "core/error.h"
 
 namespace fs = std::filesystem;
 
 namespace opmark::aggregate {
 namespace {
+
+namespace counter = core::counter;
 
 // The schema, one step a version: step i takes a database of version i to i + 1.
 const char* const kMigrations[] = {
@@ -120,6 +124,17 @@ DbRun run_of(const Statement& s, int first = 0) {
   r.regime = s.text(first + 8), r.started_at = s.text(first + 9), r.source = s.text(first + 10);
   r.checked = static_cast<int>(s.integer(first + 11));
   return r;
+}
+
+// The counters case_verdict reads (verdict.h): the run's noise, the clock, and whether the case is compute bound.
+const char* const kVerdictCounters[] = {counter::run_noise,    counter::recheck_us, counter::noise,
+                                        counter::sm_clock_mhz, counter::flops,      counter::pct_peak,
+                                        counter::pct_peak_bw};
+
+std::string verdict_columns() {
+  std::string out;
+  for (const char* name : kVerdictCounters) out += std::string(", json_extract(res.counters, '$.") + name + "')";
+  return out;
 }
 
 // What software differs between two runs, in words.
@@ -314,10 +329,11 @@ std::vector<DbSeries> ResultsDb::history(const std::string& case_regex, const st
 std::vector<DbChange> ResultsDb::regressions(const std::string& case_regex, const std::string& gpu,
                                              bool faster_too) {
   std::vector<DbChange> out;
-  Statement s(db_, std::string("SELECT ") + kRunColumns +
-                       ", res.status, res.time_us, res.counters, res.repetitions FROM results res "
-                       "JOIN runs r ON r.id = res.run_id WHERE res.case_id = ? AND instr(r.gpu, ?) > 0 "
-                       "ORDER BY r.gpu, r.started_at, r.id");
+  // Only the counters case_verdict reads, taken out by SQLite's JSON functions rather than parsing every row's whole
+  // set; the repetitions only where no noise counter was recorded.
+  Statement s(db_, std::string("SELECT ") + kRunColumns + ", res.status, res.time_us, res.repetitions" +
+                       verdict_columns() + " FROM results res JOIN runs r ON r.id = res.run_id "
+                       "WHERE res.case_id = ? AND instr(r.gpu, ?) > 0 ORDER BY r.gpu, r.started_at, r.id");
   std::regex pattern;
   try {
     pattern = std::regex(case_regex.empty() ? std::string(".") : case_regex);
@@ -338,8 +354,10 @@ std::vector<DbChange> ResultsDb::regressions(const std::string& case_regex, cons
       CaseResult r;
       r.status = s.text(12);
       r.time_us = s.is_null(13) ? 0.0 : s.real(13);
-      r.counters = nlohmann::json::parse(s.text(14)).get<std::map<std::string, double>>();
-      r.reps_us = nlohmann::json::parse(s.text(15)).get<std::vector<double>>();
+      for (std::size_t k = 0; k < std::size(kVerdictCounters); ++k)
+        if (!s.is_null(15 + static_cast<int>(k))) r.counters[kVerdictCounters[k]] = s.real(15 + static_cast<int>(k));
+      if (!r.has_counter(counter::run_noise) && !r.has_counter(counter::recheck_us) && !r.has_counter(counter::noise))
+        r.reps_us = nlohmann::json::parse(s.text(14)).get<std::vector<double>>();
       if (previous && previous->first.gpu == run.gpu) {
         const CaseVerdict v = case_verdict(previous->second, r);
         if (v.verdict == Verdict::slower || (faster_too && v.verdict == Verdict::faster))
