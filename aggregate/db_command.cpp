@@ -9,6 +9,9 @@
 
 #include "core/error.h"
 #ifdef OPMARK_HAVE_SQLITE
+#include <filesystem>
+
+#include "aggregate/bundle.h"
 #include "aggregate/results_db.h"
 #endif
 
@@ -39,6 +42,19 @@ CLI::App* add_db_command(CLI::App& app, DbOptions& o) {
 
 #ifdef OPMARK_HAVE_SQLITE
 namespace {
+
+// A bundle folder (its system.yaml beside run/) is checked against the newest rules: 1 passed, 0 not; -1 for a plain
+// run, or where the rules cannot be found.
+int bundle_checked(const std::string& path) {
+  namespace fs = std::filesystem;
+  if (!fs::is_regular_file(fs::path(path) / "system.yaml")) return -1;
+  try {
+    const std::string shapes = default_shapes_dir();
+    return check_bundle(path, (fs::path(shapes) / "submission.yaml").string(), shapes).empty() ? 1 : 0;
+  } catch (const std::exception&) {
+    return -1;
+  }
+}
 
 nlohmann::json run_json(const DbRun& r) {
   return {{"id", r.id},         {"gpu", r.gpu},           {"driver", r.driver},     {"cuda", r.cuda},
@@ -126,9 +142,11 @@ int run_db(const DbOptions& o) {
   ResultsDb db(o.db);
   if (o.action == "ingest") {
     for (const auto& path : o.paths) {
-      const ResultsDb::Ingested in = db.ingest(path);
-      std::printf("%s: %s (run %lld, %zu cases)\n", path.c_str(), in.added ? "stored" : "already stored",
-                  static_cast<long long>(in.run_id), in.cases);
+      const int checked = bundle_checked(path);
+      const ResultsDb::Ingested in = db.ingest(path, checked);
+      std::printf("%s: %s (run %lld, %zu cases%s)\n", path.c_str(), in.added ? "stored" : "already stored",
+                  static_cast<long long>(in.run_id), in.cases,
+                  checked < 0 ? "" : checked ? ", a bundle that passes check" : ", a bundle that FAILS check");
     }
     return 0;
   }
