@@ -126,6 +126,23 @@ DbRun run_of(const Statement& s, int first = 0) {
   return r;
 }
 
+// The stored cases (id, name) whose names `case_regex` finds, by name; `command` names the command in the error of
+// a pattern that is no regular expression.
+std::vector<std::pair<std::int64_t, std::string>> matching_cases(sqlite3* db, const std::string& case_regex,
+                                                                  const std::string& command) {
+  std::regex pattern;
+  try {
+    pattern = std::regex(case_regex);
+  } catch (const std::regex_error& e) {
+    throw Error(command + ": '" + case_regex + "' is no regular expression (" + e.what() + ")");
+  }
+  std::vector<std::pair<std::int64_t, std::string>> cases;
+  Statement s(db, "SELECT id, name FROM cases ORDER BY name");
+  while (s.step())
+    if (std::regex_search(s.text(1), pattern)) cases.emplace_back(s.integer(0), s.text(1));
+  return cases;
+}
+
 // The counters case_verdict reads (verdict.h): the run's noise, the clock, and whether the case is compute bound.
 const char* const kVerdictCounters[] = {counter::run_noise,    counter::recheck_us, counter::noise,
                                         counter::sm_clock_mhz, counter::flops,      counter::pct_peak,
@@ -300,18 +317,7 @@ std::vector<DbRun> ResultsDb::runs(const std::string& gpu) {
 }
 
 std::vector<DbSeries> ResultsDb::history(const std::string& case_regex, const std::string& gpu) {
-  std::regex pattern;
-  try {
-    pattern = std::regex(case_regex);
-  } catch (const std::regex_error& e) {
-    throw Error("db history: '" + case_regex + "' is no regular expression (" + e.what() + ")");
-  }
-  std::vector<std::pair<std::int64_t, std::string>> cases;
-  {
-    Statement s(db_, "SELECT id, name FROM cases ORDER BY name");
-    while (s.step())
-      if (std::regex_search(s.text(1), pattern)) cases.emplace_back(s.integer(0), s.text(1));
-  }
+  const std::vector<std::pair<std::int64_t, std::string>> cases = matching_cases(db_, case_regex, "db history");
   Statement s(db_, std::string("SELECT ") + kRunColumns +
                        ", res.status, res.time_us FROM results res JOIN runs r ON r.id = res.run_id "
                        "WHERE res.case_id = ? AND instr(r.gpu, ?) > 0 ORDER BY r.started_at, r.id");
@@ -334,18 +340,8 @@ std::vector<DbChange> ResultsDb::regressions(const std::string& case_regex, cons
   Statement s(db_, std::string("SELECT ") + kRunColumns + ", res.status, res.time_us, res.repetitions" +
                        verdict_columns() + " FROM results res JOIN runs r ON r.id = res.run_id "
                        "WHERE res.case_id = ? AND instr(r.gpu, ?) > 0 ORDER BY r.gpu, r.started_at, r.id");
-  std::regex pattern;
-  try {
-    pattern = std::regex(case_regex.empty() ? std::string(".") : case_regex);
-  } catch (const std::regex_error& e) {
-    throw Error("db regressions: '" + case_regex + "' is no regular expression (" + e.what() + ")");
-  }
-  std::vector<std::pair<std::int64_t, std::string>> cases;
-  {
-    Statement c(db_, "SELECT id, name FROM cases ORDER BY name");
-    while (c.step())
-      if (std::regex_search(c.text(1), pattern)) cases.emplace_back(c.integer(0), c.text(1));
-  }
+  const std::vector<std::pair<std::int64_t, std::string>> cases =
+      matching_cases(db_, case_regex.empty() ? std::string(".") : case_regex, "db regressions");
   for (const auto& [id, name] : cases) {
     s.bind(1, id).bind(2, gpu);
     std::optional<std::pair<DbRun, CaseResult>> previous;
