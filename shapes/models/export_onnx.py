@@ -22,23 +22,22 @@ def torchvision_model(name):
     return getattr(torchvision.models, name)(weights=None).eval()
 
 
+# transformers models built from their default configs: (model class, config class, input name).
+HF_MODELS = {"bert_base": ("BertModel", "BertConfig", "input_ids"),
+             "distilbert": ("DistilBertModel", "DistilBertConfig", "input_ids"),
+             "roberta": ("RobertaModel", "RobertaConfig", "input_ids"),
+             "albert": ("AlbertModel", "AlbertConfig", "input_ids"),
+             "gpt2": ("GPT2Model", "GPT2Config", "input_ids"),
+             "t5_encoder": ("T5EncoderModel", "T5Config", "input_ids"),
+             "vit_hf": ("ViTModel", "ViTConfig", "pixel_values")}
+
+
 def hf_model(kind):
     """A transformers model from its config alone (random weights), and its example inputs' names."""
     import transformers as tf
-    if kind == "bert_base":
-        return tf.BertModel(tf.BertConfig()), ["input_ids"]
-    if kind == "distilbert":
-        return tf.DistilBertModel(tf.DistilBertConfig()), ["input_ids"]
-    if kind == "roberta":
-        return tf.RobertaModel(tf.RobertaConfig()), ["input_ids"]
-    if kind == "albert":
-        return tf.AlbertModel(tf.AlbertConfig()), ["input_ids"]
-    if kind == "gpt2":
-        return tf.GPT2Model(tf.GPT2Config()), ["input_ids"]
-    if kind == "t5_encoder":
-        return tf.T5EncoderModel(tf.T5Config()), ["input_ids"]
-    if kind == "vit_hf":
-        return tf.ViTModel(tf.ViTConfig()), ["pixel_values"]
+    if kind in HF_MODELS:
+        model, config, inputs = HF_MODELS[kind]
+        return getattr(tf, model)(getattr(tf, config)()), [inputs]
     if kind == "whisper_encoder":
         return tf.WhisperModel(tf.WhisperConfig()).get_encoder(), ["input_features"]
     if kind == "mixtral_block":
@@ -50,8 +49,7 @@ def hf_model(kind):
 
 TORCHVISION = ["resnet50", "mobilenet_v3_large", "efficientnet_b0", "regnet_y_400mf", "convnext_tiny", "vit_b_16",
                "swin_t", "densenet121", "squeezenet1_0", "shufflenet_v2_x1_0", "mnasnet1_0", "alexnet", "vgg16"]
-TRANSFORMERS = ["bert_base", "distilbert", "roberta", "albert", "gpt2", "t5_encoder", "vit_hf", "whisper_encoder",
-                "mixtral_block"]
+TRANSFORMERS = list(HF_MODELS) + ["whisper_encoder", "mixtral_block"]
 MODELS = TORCHVISION + TRANSFORMERS
 
 
