@@ -35,7 +35,7 @@ int run(int argc, char** argv, ProcessGroup& group) {
   app::check_flags_apply(options, given_symbols);
   const std::string filter = app::benchmark_filter(argc, argv);  // checked: Google Benchmark would run nothing
   app::Session session = app::open_session(options, group, app::has_flag(argc, argv, "--benchmark_list_tests"));
-  app::RunPlan plan = app::load_plan(options, given_symbols);
+  app::RunPlan plan = app::load_plan(options, given_symbols, filter);
   if (options.validate_only) {
     app::print_plan(plan);
     return 0;

@@ -29,7 +29,8 @@ std::string rules_path(const std::string& suite, const std::string& shapes_dir) 
 }
 
 // The settings the rules fix or bound, over the options the command line left at their defaults.
-void apply_suite_rules(Options& options, const core::Suite& suite, const std::string& rules) {
+void apply_suite_rules(Options& options, const core::Suite& suite, const std::string& rules,
+                       const std::string& filter) {
   if (!options.min_time_given) options.min_time_s = suite.min_time_s;
   if (!options.min_repetitions_given) options.min_repetitions = std::max(options.min_repetitions, suite.repetitions);
   if (!options.noise_target_given && suite.noise_target > 0) options.noise_target = suite.noise_target;
@@ -41,9 +42,14 @@ void apply_suite_rules(Options& options, const core::Suite& suite, const std::st
     throw Error("the submission rules " + rules + " require --opmark_regime=" + core::name_of(*suite.regime));
   if (suite.l2 && *suite.l2 != options.l2)
     throw Error("the submission rules " + rules + " require --opmark_l2=" + core::name_of(*suite.l2));
+  // Rules that name a regime hold every case to the end-of-run re-time (check requires its lines): a whole suite run
+  // without it could only make a bundle that fails. A filtered run, which is no submission, may leave it out.
+  if (suite.regime && !options.recheck && filter.empty())
+    throw Error("the submission rules " + rules + " require the end-of-run re-time: drop --opmark_recheck=off (a run "
+                "of part of the suite, with --benchmark_filter, may leave it out)");
 }
 
-void load_suite_cases(RunPlan& plan, Options& options) {
+void load_suite_cases(RunPlan& plan, Options& options, const std::string& filter) {
   const auto& sel = options.selection;
   if (!sel.families.empty() || !sel.sets.empty() || !sel.precisions.empty() || !options.models.empty())
     throw Error("--opmark_suite picks the cases itself: drop --opmark_family, --opmark_set, --opmark_precision "
@@ -54,7 +60,7 @@ void load_suite_cases(RunPlan& plan, Options& options) {
                                  core::load_models(plan.suite->model_names, plan.shape_dirs, plan.suite->model_folder));
   std::fprintf(stderr, "opmark: the suite %s (rules version %d) names %zu distinct cases\n", rules.c_str(),
                plan.suite->rules_version, plan.cases.size());
-  apply_suite_rules(options, *plan.suite, rules);
+  apply_suite_rules(options, *plan.suite, rules, filter);
 }
 
 // The models' cases, each unique case once across models (Benanza's unique layers).
@@ -88,13 +94,13 @@ void check_flags_apply(const Options& o, const core::Symbols& given_symbols) {
     throw Error("--opmark_profile_graph says how --opmark_profile_launches=K profiles: give K too");
 }
 
-RunPlan load_plan(Options& options, const core::Symbols& given_symbols) {
+RunPlan load_plan(Options& options, const core::Symbols& given_symbols, const std::string& filter) {
   RunPlan plan;
   // $OPMARK_SHAPES, the installed tables beside the executable, or the source tree's (core/shapes_dir.h).
   plan.shape_dirs = options.shapes.empty() ? std::vector<std::string>{core::default_shapes_dir().path} : options.shapes;
   plan.tables = core::load_tables(plan.shape_dirs);
   if (!options.suite.empty()) {
-    load_suite_cases(plan, options);
+    load_suite_cases(plan, options, filter);
   } else if (options.models.empty()) {
     core::Selection asked = options.selection;  // the user's own symbols: the process group's G need not be used
     asked.symbols = given_symbols;

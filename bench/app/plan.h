@@ -27,8 +27,9 @@ struct RunPlan {
 void check_flags_apply(const Options& o, const core::Symbols& given_symbols);
 
 // Loads the tables and expands the cases the options select. A suite's rules set the repetition and noise settings
-// the command line left alone, and refuse a regime, timing or L2 mode other than theirs.
-RunPlan load_plan(Options& options, const core::Symbols& given_symbols);
+// the command line left alone, and refuse a regime, timing or L2 mode other than theirs, and a whole run of rules
+// that require the end-of-run re-time without it. `filter`: --benchmark_filter ("" none).
+RunPlan load_plan(Options& options, const core::Symbols& given_symbols, const std::string& filter);
 
 // "opmark: N tables, R rows, C distinct cases" and the cases by family and precision (--opmark_validate).
 void print_plan(const RunPlan& plan);
