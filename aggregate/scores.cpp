@@ -1,6 +1,8 @@
 #include "aggregate/scores.h"
 
 #include <algorithm>
+#include <filesystem>
+#include <set>
 
 #include "core/error.h"
 #include "core/run_context.h"
@@ -141,14 +143,31 @@ std::vector<Area> load_areas(const std::string& path) {
   const auto where = [&](const YAML::Node& n) { return core::yaml::where_of(path, n); };
   const YAML::Node areas = root["areas"];
   if (!areas || !areas.IsMap()) throw TableError({path, 1, 1}, "areas", "missing: a map of named areas");
+  // The models the areas may name: the tables of the models folder beside the areas file, where there is one.
+  std::set<std::string> known;
+  const std::filesystem::path folder = std::filesystem::path(path).parent_path() / "models";
+  if (std::filesystem::is_directory(folder))
+    for (const auto& file : core::find_model_files(folder.string())) known.insert(core::load_model_table(file).name);
+  const auto text = [&](const YAML::Node& n, const char* field) {  // a scalar, or an error naming the file and line
+    if (!n.IsScalar()) throw TableError(where(n), field, "expected a name, got a list or a map");
+    return n.Scalar();
+  };
   std::vector<Area> out;
   for (const auto& kv : areas) {
     Area a;
-    a.name = kv.first.as<std::string>();
+    a.name = text(kv.first, "areas");
     if (!kv.second.IsMap() || !kv.second["models"] || !kv.second["models"].IsSequence())
       throw TableError(where(kv.second), "models", "area '" + a.name + "' must list its models");
-    if (kv.second["description"]) a.description = kv.second["description"].as<std::string>();
-    for (const auto& m : kv.second["models"]) a.models.push_back(m.as<std::string>());
+    if (kv.second["description"]) a.description = text(kv.second["description"], "description");
+    for (const auto& m : kv.second["models"]) {
+      const std::string name = text(m, "models");
+      if (std::find(a.models.begin(), a.models.end(), name) != a.models.end())
+        throw TableError(where(m), "models", "area '" + a.name + "' names model '" + name + "' twice");
+      if (!known.empty() && !known.count(name))
+        throw TableError(where(m), "models", "area '" + a.name + "' names model '" + name + "', which has no table in " +
+                                                 folder.string());
+      a.models.push_back(name);
+    }
     out.push_back(a);
   }
   return out;

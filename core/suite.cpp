@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
+#include <filesystem>
 #include <unordered_map>
 
 #include "core/yaml_nodes.h"
@@ -118,8 +119,22 @@ Suite parse_suite(const std::string& yaml_text, const std::string& path) {
   const YAML::Node m = s["models"];
   only_keys(path, m, {"names", "precision", "folder"}, "models");
   suite.model_names = string_list(path, m["names"], "names");
+  // The rules name models of their shapes folder: a name is a model's, never a path, and the folder stays inside.
+  for (const std::string& name : suite.model_names) {
+    if (name.empty() || name.find_first_of("/\\") != std::string::npos || name == "." || name == "..")
+      throw TableError(where_of(path, m["names"]), "names",
+                       "'" + name + "' is no model name (the rules name models of their shapes folder, not paths)");
+  }
   suite.model_precision = yaml::scalar(path, m["precision"], "precision");
-  if (m["folder"]) suite.model_folder = yaml::scalar(path, m["folder"], "folder");
+  if (m["folder"]) {
+    suite.model_folder = yaml::scalar(path, m["folder"], "folder");
+    const std::filesystem::path folder(suite.model_folder);
+    bool climbs = folder.is_absolute() || suite.model_folder.empty();
+    for (const auto& part : folder) climbs = climbs || part == "..";
+    if (climbs)
+      throw TableError(where_of(path, m["folder"]), "folder",
+                       "'" + suite.model_folder + "' leaves the shapes folder: give a folder inside it");
+  }
   return suite;
 }
 

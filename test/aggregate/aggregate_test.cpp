@@ -5,6 +5,10 @@
 
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
+#include <fstream>
+
+#include <unistd.h>
 
 #include "aggregate/compare.h"
 #include "aggregate/plots.h"
@@ -542,4 +546,33 @@ TEST(Spreadsheet, SeveralSystemsSideBySide) {
   EXPECT_EQ(row_texts(sheets[1].rows.at(0))[2], "not run");  // the H200 did not run the ReLU
   EXPECT_EQ(sheets[2].name, "systems");
   EXPECT_EQ(row_texts(sheets[2].rows.at(1))[1], "NVIDIA H200");
+}
+
+// areas.yaml names each model once, and only models with a table beside it; an error names the file and line, an
+// alias to a map included.
+TEST(AggregateAreas, AnUnknownOrRepeatedModelOrANonNameIsAnErrorWithItsLine) {
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::temp_directory_path() / ("opmark_areas_" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir / "models");
+  std::ofstream(dir / "models" / "a.yaml") << "model: a\nops:\n  - {family: other, calls: 1}\n";
+  std::ofstream(dir / "models" / "b.yaml") << "model: b\nops:\n  - {family: other, calls: 1}\n";
+  const auto error_of = [&](const std::string& text) -> std::string {
+    std::ofstream(dir / "areas.yaml") << text;
+    try {
+      load_areas((dir / "areas.yaml").string());
+    } catch (const Error& e) {
+      return e.what();
+    }
+    return "no error";
+  };
+  EXPECT_EQ(error_of("areas:\n  x: {models: [a, b]}\n"), "no error");
+  EXPECT_NE(error_of("areas:\n  x: {models: [a, b, a]}\n").find("areas.yaml:2:"), std::string::npos);
+  EXPECT_NE(error_of("areas:\n  x: {models: [a, b, a]}\n").find("names model 'a' twice"), std::string::npos);
+  EXPECT_NE(error_of("areas:\n  x: {models: [a, c]}\n").find("names model 'c', which has no table"),
+            std::string::npos);
+  const std::string alias = error_of("base: &m {k: v}\nareas:\n  x: {models: [a, *m]}\n");
+  EXPECT_NE(alias.find("areas.yaml:1:"), std::string::npos) << alias;  // where the aliased map is written
+  EXPECT_NE(alias.find("expected a name"), std::string::npos) << alias;
+  fs::remove_all(dir);
 }

@@ -244,3 +244,20 @@ TEST(Suite, NumbersAreFiniteAndBounded) {
   EXPECT_EQ(error_of(replace(kRules, "max_noise: 0.1", "max_noise: nan")),
             "rules.yaml:5:14: field 'max_noise': expected a positive number, got 'nan'");
 }
+
+// The rules name models of their own shapes folder: a path as a model's name, or a models folder that climbs out of
+// the shapes folder (or is absolute), is an error with its line.
+TEST(Suite, ModelNamesAndTheirFolderStayInsideTheShapesFolder) {
+  const auto with = [](const std::string& models) {
+    return error_of(replace(kRules, "  models: {names: [tiny], precision: fp16}\n", models));
+  };
+  EXPECT_NE(with("  models: {names: [../../etc/passwd], precision: fp16}\n")
+                .find("rules.yaml:9:20: field 'names': '../../etc/passwd' is no model name"),
+            std::string::npos);
+  EXPECT_NE(with("  models: {names: [tiny], precision: fp16, folder: ../../elsewhere}\n")
+                .find("field 'folder': '../../elsewhere' leaves the shapes folder"),
+            std::string::npos);
+  EXPECT_NE(with("  models: {names: [tiny], precision: fp16, folder: /tmp/models}\n").find("leaves the shapes folder"),
+            std::string::npos);
+  EXPECT_EQ(with("  models: {names: [tiny], precision: fp16, folder: models_rules_v2}\n"), "no error");
+}
