@@ -252,7 +252,7 @@ TEST(Suite, ModelNamesAndTheirFolderStayInsideTheShapesFolder) {
     return error_of(replace(kRules, "  models: {names: [tiny], precision: fp16}\n", models));
   };
   EXPECT_NE(with("  models: {names: [../../etc/passwd], precision: fp16}\n")
-                .find("rules.yaml:9:20: field 'names': '../../etc/passwd' is no model name"),
+                .find("field 'names': '../../etc/passwd' is no model name"),
             std::string::npos);
   EXPECT_NE(with("  models: {names: [tiny], precision: fp16, folder: ../../elsewhere}\n")
                 .find("field 'folder': '../../elsewhere' leaves the shapes folder"),
