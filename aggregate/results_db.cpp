@@ -247,14 +247,24 @@ void ResultsDb::migrate() {
   }
 }
 
-ResultsDb::Ingested ResultsDb::ingest(const std::string& path, int checked) {
-  const std::string log = results_log_of(path);
+ResultsDb::ReadRun ResultsDb::read_run(const std::string& path, int checked) {
+  ReadRun run;
+  run.log = results_log_of(path);
   ReadLimits limits;
   limits.max_bytes = std::size_t{1} << 30;
-  const std::string text = read_results_text(log, limits);
-  const ResultSet results = parse_results(text, log, Statistic::median, limits);
-  require_one_run(results);
-  const std::string hash = content_hash(text);
+  const std::string text = read_results_text(run.log, limits);
+  run.results = parse_results(text, run.log, Statistic::median, limits);
+  require_one_run(run.results);
+  run.hash = content_hash(text);
+  run.checked = checked;
+  return run;
+}
+
+ResultsDb::Ingested ResultsDb::store(const ReadRun& read) {
+  const std::string& log = read.log;
+  const std::string& hash = read.hash;
+  const ResultSet& results = read.results;
+  const int checked = read.checked;
   Ingested out;
   exec("BEGIN IMMEDIATE");
   try {

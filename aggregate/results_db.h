@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "aggregate/results.h"
 #include "aggregate/verdict.h"
 
 struct sqlite3;
@@ -62,9 +63,18 @@ class ResultsDb {
     bool added = false;  // false: the same run was there already
     std::size_t cases = 0;
   };
+  // A run read and checked, ready to store: reading is the slow part of an ingest, and needs no database, so several
+  // runs may be read at once on several threads and stored one after another.
+  struct ReadRun {
+    std::string log, hash;
+    ResultSet results;
+    int checked = -1;
+  };
   // A results.jsonl (gzip-compressed or not), a run folder or a bundle folder (its run/results.jsonl.gz; `checked`
-  // says whether the bundle passed check, -1 for a plain run).
-  Ingested ingest(const std::string& path, int checked = -1);
+  // says whether the bundle passed check, -1 for a plain run). Thread-safe: touches no database.
+  static ReadRun read_run(const std::string& path, int checked = -1);
+  Ingested store(const ReadRun& run);
+  Ingested ingest(const std::string& path, int checked = -1) { return store(read_run(path, checked)); }
 
   // The runs, oldest first; `gpu` filters by substring ("" all).
   std::vector<DbRun> runs(const std::string& gpu = "");
