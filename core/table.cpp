@@ -174,7 +174,13 @@ std::vector<std::string> find_yaml_files(const std::string& dir, const std::stri
   if (!fs::is_directory(dir, ec)) throw Error(dir + ": not a folder of " + what);
   std::vector<std::string> files;
   for (const auto& entry : fs::directory_iterator(dir)) {
-    if (!entry.is_regular_file() || entry.path().extension() != ".yaml") continue;
+    if (entry.path().extension() != ".yaml") continue;
+    // A FIFO or a device named *.yaml would block the read or be skipped without a word: either way a table the user
+    // meant to give would be missing from the run.
+    if (!entry.is_regular_file(ec) && !entry.is_directory(ec))
+      throw Error(entry.path().string() + ": a .yaml entry that is no regular file (a FIFO, socket or device) among " +
+                  "the " + what + ": remove it");
+    if (!entry.is_regular_file(ec)) continue;
     std::ifstream in(entry.path());
     std::string line;
     while (std::getline(in, line)) {

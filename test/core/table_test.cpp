@@ -1,6 +1,11 @@
 #include "core/table.h"
 
 #include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
 
 #include "core/error.h"
 
@@ -307,4 +312,24 @@ sets:
   }
   EXPECT_NE(message.find("t.yaml:6"), std::string::npos) << message;
   EXPECT_NE(message.find("layout=NHWC runs through cuDNN only (impl=cudnn)"), std::string::npos) << message;
+}
+
+// A FIFO named like a table in a shapes folder is named as an error, not read (which would block) nor skipped (which
+// would leave its table out of the run without a word).
+TEST(Table, AFifoAmongTheTablesIsAnErrorNamingIt) {
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::temp_directory_path() / ("opmark_fifo_" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  { std::ofstream(dir / "gemm.yaml") << "family: gemm\nsets: {}\n"; }
+  EXPECT_EQ(find_table_files(dir.string()).size(), 1u);
+  ASSERT_EQ(::mkfifo((dir / "pipe.yaml").c_str(), 0600), 0);
+  try {
+    find_table_files(dir.string());
+    FAIL() << "no error";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("pipe.yaml: a .yaml entry that is no regular file"), std::string::npos)
+        << e.what();
+  }
+  fs::remove_all(dir);
 }
