@@ -327,7 +327,7 @@ TEST(Table, AFifoAmongTheTablesIsAnErrorNamingIt) {
   try {
     find_table_files(dir.string());
     FAIL() << "no error";
-  } catch (const Error& e) {
+  } catch (const opmark::Error& e) {
     EXPECT_NE(std::string(e.what()).find("pipe.yaml: a .yaml entry that is no regular file"), std::string::npos)
         << e.what();
   }
