@@ -237,6 +237,19 @@ ResultSet parse_results(const std::string& text, const std::string& path, Statis
   return out;
 }
 
+void require_each_case_once(const ResultSet& results) {
+  for (const auto& [name, r] : results.cases) {
+    int first = 0;
+    for (const auto& line : r.lines) {
+      if (line.aggregate != "median") continue;
+      if (first)
+        throw Error(results.path + ":" + std::to_string(line.number) + ": " + name + " has a second median line (the "
+                    "first at line " + std::to_string(first) + "): a case measured twice in one run has no one time");
+      first = line.number;
+    }
+  }
+}
+
 void require_one_run(const ResultSet& results) {
   if (results.second_context_line > 0)
     throw Error(results.path + ":" + std::to_string(results.second_context_line) +

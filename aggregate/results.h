@@ -80,6 +80,10 @@ struct ResultSet {
 // joined with cat) would be merged case by case into numbers neither run measured.
 void require_one_run(const ResultSet& results);
 
+// Throws opmark::Error naming the file and both lines where a case has two median lines (results.jsonl): a case
+// measured twice in one run has no one time, and merging the two would give a number neither measured.
+void require_each_case_once(const ResultSet& results);
+
 // Called with every case line of results.jsonl ("run" and "aggregate") once it has been checked, with its number.
 using LineVisitor = std::function<void(int number, const core::ResultRecord& line)>;
 

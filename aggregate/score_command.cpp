@@ -57,6 +57,7 @@ ResultSet load_results_or_bundle(const std::string& path, Statistic statistic) {
                           ? load_results(plain.string(), statistic)
                           : load_bundle_results(path, statistic);
   require_one_run(results);
+  require_each_case_once(results);
   for (const auto& warning : results.warnings) std::fprintf(stderr, "opmark-aggregate: warning: %s\n", warning.c_str());
   return results;
 }

@@ -15,6 +15,7 @@
 #include "aggregate/compare_report.h"
 #include "aggregate/page.h"
 #include "aggregate/score_command.h"
+#include "core/error.h"
 #include "../file_util.h"
 
 using namespace opmark::aggregate;
@@ -326,4 +327,24 @@ TEST(CompareCases, AnotherChosenCandidateIsNamed) {
   EXPECT_NE(compare_csv(c, o).find("legacy IMPLICIT_PRECOMP_GEMM -> graph engine 47"), std::string::npos);
   EXPECT_NE(compare_json(c, o).find("\"candidate_change\": \"legacy IMPLICIT_PRECOMP_GEMM -> graph engine 47\""),
             std::string::npos);
+}
+
+// A case with two median lines in one run (the same case measured twice, or logs joined) is named with both lines,
+// not merged into a time neither measured.
+TEST(CompareInput, ACaseMeasuredTwiceInOneRunIsAnError) {
+  const std::string median = "{\"type\":\"aggregate\",\"aggregate\":\"median\",\"name\":\"" + kGemm +
+                             "\",\"status\":\"ok\",\"time_us\":10}\n";
+  const std::string text = "{\"type\":\"context\",\"context\":{\"gpu\":\"G\"}}\n" + median + median;
+  const ResultSet r = parse_results(text, "twice.jsonl", Statistic::median);
+  try {
+    require_each_case_once(r);
+    FAIL() << "no error";
+  } catch (const opmark::Error& e) {
+    EXPECT_NE(std::string(e.what()).find("twice.jsonl:3: " + kGemm +
+                                         " has a second median line (the first at line 2)"),
+              std::string::npos)
+        << e.what();
+  }
+  require_each_case_once(parse_results("{\"type\":\"context\",\"context\":{}}\n" + median, "once.jsonl",
+                                       Statistic::median));
 }
