@@ -142,6 +142,7 @@ int run_cases(RunPlan plan, const Options& options, Session& session, const std:
                  "opmark-bench: no CUDA device is present (%s), so none of the %zu selected case(s) was run.\n"
                  "  Listing cases (--benchmark_list_tests) and checking tables (--opmark_validate) work without one.\n",
                  why.c_str(), harness.cases().size());
+    discard_unused_folder(session, options);
     return 1;
   }
   choose_outputs(session, options, group, user_benchmark_out(argc, argv));

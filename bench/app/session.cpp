@@ -31,11 +31,26 @@ Session open_session(const Options& options, const ProcessGroup& group, bool lis
   Session session;
   if (options.out_dir.empty() || options.validate_only || options.help || group.rank() != 0 || listing)
     return session;
+  std::error_code ec;
+  for (fs::path p = fs::absolute(options.out_dir, ec); !p.empty() && !fs::exists(p, ec); p = p.parent_path()) {
+    session.created_root = p.string();
+    if (p == p.parent_path()) break;
+  }
   session.lock.emplace(lock_output_folder(options.out_dir));
   check_output_folder(options.out_dir, options.overwrite || options.resume);
   const std::string log = (fs::path(options.out_dir) / "results.jsonl").string();
   if (options.resume && fs::exists(log) && fs::file_size(log) > 0) session.resumed = core::read_resume_state(log);
   return session;
+}
+
+void discard_unused_folder(Session& session, const Options& options) {
+  if (!session.lock || session.created_root.empty()) return;
+  session.lock.reset();  // removes the lock file
+  std::error_code ec;
+  // The output folder, then each parent this run made (runs/ of runs/<date>), each only where it is empty.
+  for (fs::path p = fs::absolute(options.out_dir, ec); !p.empty(); p = p.parent_path()) {
+    if (!fs::remove(p, ec) || p == fs::path(session.created_root)) break;
+  }
 }
 
 void choose_outputs(Session& session, const Options& options, const ProcessGroup& group, bool user_json) {

@@ -16,6 +16,7 @@ namespace opmark::bench::app {
 struct Session {
   std::optional<OutputFolderLock> lock;   // held by rank 0 alone, which alone writes files
   std::optional<core::ResumeState> resumed;  // --opmark_resume: the cases the log holds in full are not run again
+  std::string created_root;  // the outermost folder of the output path this run created ("" where it created none)
   std::string log_path;   // results.jsonl, or "" where this process writes no files
   std::string json_path;  // opmark's benchmark.json, or "" (no files, or the user named Google Benchmark's own)
 };
@@ -29,6 +30,9 @@ Session open_session(const Options& options, const ProcessGroup& group, bool lis
 
 // Where this run writes (rank 0 with an output folder), creating the folder. `user_json`: --benchmark_out given.
 void choose_outputs(Session& session, const Options& options, const ProcessGroup& group, bool user_json);
+
+// A run that measures nothing (no GPU) leaves no folder it made: the lock goes, then the folder where it is empty.
+void discard_unused_folder(Session& session, const Options& options);
 
 // A resumed run must be the same run: throws, naming each setting that differs, where `context` (this run's) does not
 // match the log's; then leaves the log as the kill left it, less what is measured again (replaced whole, so a crash
