@@ -35,11 +35,15 @@ CLI::App* add_db_command(CLI::App& app, DbOptions& o) {
                                                         "between consecutive runs, and what software changed");
   regressions->add_option("CASES", o.cases, "a regular expression over case names (default: all)");
   regressions->add_flag("--faster", o.faster_too, "the changes to faster too");
-  for (auto* cmd : {runs, history, regressions}) {
+  auto* export_csv = db->add_subcommand("export", "every stored result as CSV (one row a run and case) on stdout");
+  for (auto* cmd : {runs, history, regressions, export_csv}) {
     cmd->add_option("--gpu", o.gpu, "only GPUs whose name holds this");
+    cmd->add_option("--since", o.since, "only runs started at or after this ISO date or time (2026-11-01)");
+  }
+  for (auto* cmd : {runs, history, regressions}) {
     cmd->add_option("--format", o.format, "table, csv or json")->check(CLI::IsMember({"table", "csv", "json"}));
   }
-  for (auto* cmd : {ingest, runs, history, regressions})
+  for (auto* cmd : {ingest, runs, history, regressions, export_csv})
     cmd->callback([&o, cmd] { o.action = cmd->get_name(); });
   return db;
 }
@@ -69,7 +73,7 @@ nlohmann::json run_json(const DbRun& r) {
 const char* checked_text(int checked) { return checked < 0 ? "run" : checked ? "checked" : "FAILED check"; }
 
 int print_runs(ResultsDb& db, const DbOptions& o) {
-  const std::vector<DbRun> runs = db.runs(o.gpu);
+  const std::vector<DbRun> runs = db.runs(o.gpu, o.since);
   if (o.format == "json") {
     nlohmann::json j = nlohmann::json::array();
     for (const auto& r : runs) j.push_back(run_json(r));
@@ -89,7 +93,7 @@ int print_runs(ResultsDb& db, const DbOptions& o) {
 }
 
 int print_history(ResultsDb& db, const DbOptions& o) {
-  const std::vector<DbSeries> series = db.history(o.cases, o.gpu);
+  const std::vector<DbSeries> series = db.history(o.cases, o.gpu, o.since);
   if (series.empty()) throw Error("db history: no stored case matches '" + o.cases + "'");
   if (o.format == "json") {
     nlohmann::json j = nlohmann::json::array();
@@ -116,7 +120,7 @@ int print_history(ResultsDb& db, const DbOptions& o) {
 }
 
 int print_regressions(ResultsDb& db, const DbOptions& o) {
-  const std::vector<DbChange> changes = db.regressions(o.cases, o.gpu, o.faster_too);
+  const std::vector<DbChange> changes = db.regressions(o.cases, o.gpu, o.faster_too, o.since);
   if (o.format == "json") {
     nlohmann::json j = nlohmann::json::array();
     for (const auto& c : changes)
@@ -169,6 +173,10 @@ int run_db(const DbOptions& o) {
     return 0;
   }
   if (o.action == "runs") return print_runs(db, o);
+  if (o.action == "export") {
+    db.export_csv(std::cout, o.gpu, o.since);
+    return 0;
+  }
   if (o.action == "history") return print_history(db, o);
   return print_regressions(db, o);
 }

@@ -12,9 +12,10 @@ namespace opmark::aggregate {
 
 struct DbOptions {
   std::string db = "opmark.db";  // the SQLite file
-  std::string action;            // ingest, runs, history, regressions
+  std::string action;            // ingest, runs, history, regressions, export
   std::vector<std::string> paths;  // ingest: results logs, run folders, bundle folders
   std::string gpu;                 // a substring of the GPU's name
+  std::string since;               // runs started at or after this (ISO date or time)
   std::string cases;               // a regular expression over case names
   std::string format = "table";    // table, csv or json
   bool faster_too = false;         // regressions: also the changes to faster

@@ -313,11 +313,11 @@ ResultsDb::Ingested ResultsDb::store(const ReadRun& read) {
   return out;
 }
 
-std::vector<DbRun> ResultsDb::runs(const std::string& gpu) {
+std::vector<DbRun> ResultsDb::runs(const std::string& gpu, const std::string& since) {
   Statement s(db_, std::string("SELECT ") + kRunColumns +
                        ", (SELECT COUNT(*) FROM results WHERE run_id = r.id) FROM runs r WHERE instr(r.gpu, ?) > 0 "
-                       "ORDER BY r.started_at, r.id");
-  s.bind(1, gpu);
+                       "AND r.started_at >= ? ORDER BY r.started_at, r.id");
+  s.bind(1, gpu).bind(2, since);
   std::vector<DbRun> out;
   while (s.step()) {
     out.push_back(run_of(s));
@@ -326,15 +326,17 @@ std::vector<DbRun> ResultsDb::runs(const std::string& gpu) {
   return out;
 }
 
-std::vector<DbSeries> ResultsDb::history(const std::string& case_regex, const std::string& gpu) {
+std::vector<DbSeries> ResultsDb::history(const std::string& case_regex, const std::string& gpu,
+                                         const std::string& since) {
   const std::vector<std::pair<std::int64_t, std::string>> cases = matching_cases(db_, case_regex, "db history");
   Statement s(db_, std::string("SELECT ") + kRunColumns +
                        ", res.status, res.time_us FROM results res JOIN runs r ON r.id = res.run_id "
-                       "WHERE res.case_id = ? AND instr(r.gpu, ?) > 0 ORDER BY r.started_at, r.id");
+                       "WHERE res.case_id = ? AND instr(r.gpu, ?) > 0 AND r.started_at >= ? "
+                       "ORDER BY r.started_at, r.id");
   std::vector<DbSeries> out;
   for (const auto& [id, name] : cases) {
     DbSeries series{name, {}};
-    s.bind(1, id).bind(2, gpu);
+    s.bind(1, id).bind(2, gpu).bind(3, since);
     while (s.step()) series.points.push_back({run_of(s), s.text(12), s.is_null(13) ? 0.0 : s.real(13)});
     s.reset();
     if (!series.points.empty()) out.push_back(std::move(series));
@@ -343,17 +345,18 @@ std::vector<DbSeries> ResultsDb::history(const std::string& case_regex, const st
 }
 
 std::vector<DbChange> ResultsDb::regressions(const std::string& case_regex, const std::string& gpu,
-                                             bool faster_too) {
+                                             bool faster_too, const std::string& since) {
   std::vector<DbChange> out;
   // Only the counters case_verdict reads, taken out by SQLite's JSON functions rather than parsing every row's whole
   // set; the repetitions only where no noise counter was recorded.
   Statement s(db_, std::string("SELECT ") + kRunColumns + ", res.status, res.time_us, res.repetitions" +
                        verdict_columns() + " FROM results res JOIN runs r ON r.id = res.run_id "
-                       "WHERE res.case_id = ? AND instr(r.gpu, ?) > 0 ORDER BY r.gpu, r.started_at, r.id");
+                       "WHERE res.case_id = ? AND instr(r.gpu, ?) > 0 AND r.started_at >= ? "
+                       "ORDER BY r.gpu, r.started_at, r.id");
   const std::vector<std::pair<std::int64_t, std::string>> cases =
       matching_cases(db_, case_regex.empty() ? std::string(".") : case_regex, "db regressions");
   for (const auto& [id, name] : cases) {
-    s.bind(1, id).bind(2, gpu);
+    s.bind(1, id).bind(2, gpu).bind(3, since);
     std::optional<std::pair<DbRun, CaseResult>> previous;
     while (s.step()) {
       DbRun run = run_of(s);
@@ -374,6 +377,30 @@ std::vector<DbChange> ResultsDb::regressions(const std::string& case_regex, cons
     s.reset();
   }
   return out;
+}
+
+void ResultsDb::export_csv(std::ostream& out, const std::string& gpu, const std::string& since) {
+  const auto quoted = [](const std::string& v) {  // CSV: a field with a comma, quote or newline is quoted
+    if (v.find_first_of(",\"\n\r") == std::string::npos) return v;
+    std::string q = "\"";
+    for (const char ch : v) q += ch == '"' ? std::string("\"\"") : std::string(1, ch);
+    return q + "\"";
+  };
+  out << "run,started_at,gpu,driver,cuda,cudnn,cublaslt,nccl,opmark,regime,checked,case,family,status,time_us\n";
+  Statement s(db_, std::string("SELECT ") + kRunColumns +
+                       ", c.name, c.family, res.status, res.time_us FROM results res JOIN runs r ON r.id = "
+                       "res.run_id JOIN cases c ON c.id = res.case_id WHERE instr(r.gpu, ?) > 0 AND r.started_at >= ? "
+                       "ORDER BY r.started_at, r.id, c.name");
+  s.bind(1, gpu).bind(2, since);
+  while (s.step()) {
+    const DbRun r = run_of(s);
+    out << r.id << ',' << quoted(r.started_at) << ',' << quoted(r.gpu) << ',' << quoted(r.driver) << ','
+        << quoted(r.cuda) << ',' << quoted(r.cudnn) << ',' << quoted(r.cublaslt) << ',' << quoted(r.nccl) << ','
+        << quoted(r.opmark_git) << ',' << quoted(r.regime) << ',' << r.checked << ',' << quoted(s.text(12)) << ','
+        << quoted(s.text(13)) << ',' << quoted(s.text(14)) << ',';
+    if (!s.is_null(15)) out << s.real(15);
+    out << '\n';
+  }
 }
 
 }  // namespace opmark::aggregate

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <ostream>
 #include <string>
 #include <vector>
 
@@ -76,14 +77,19 @@ class ResultsDb {
   Ingested store(const ReadRun& run);
   Ingested ingest(const std::string& path, int checked = -1) { return store(read_run(path, checked)); }
 
-  // The runs, oldest first; `gpu` filters by substring ("" all).
-  std::vector<DbRun> runs(const std::string& gpu = "");
+  // The runs, oldest first; `gpu` filters by substring ("" all), `since` by start time (an ISO date or time, ""
+  // all), as every query below does.
+  std::vector<DbRun> runs(const std::string& gpu = "", const std::string& since = "");
   // The series of every case whose name matches `case_regex` (ECMAScript), on GPUs whose name holds `gpu`.
-  std::vector<DbSeries> history(const std::string& case_regex, const std::string& gpu = "");
+  std::vector<DbSeries> history(const std::string& case_regex, const std::string& gpu = "",
+                                const std::string& since = "");
   // Along each GPU model's runs in order, every case whose verdict between consecutive runs is `slower` (or, with
   // `faster_too`, `faster`), by case_verdict.
   std::vector<DbChange> regressions(const std::string& case_regex = "", const std::string& gpu = "",
-                                    bool faster_too = false);
+                                    bool faster_too = false, const std::string& since = "");
+  // Every stored result as CSV, one row a run and case with the run's GPU and software: for a spreadsheet or another
+  // database.
+  void export_csv(std::ostream& out, const std::string& gpu = "", const std::string& since = "");
 
  private:
   void exec(const std::string& sql);

@@ -11,6 +11,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 #include <string>
 
 #include "aggregate/results_db.h"
@@ -137,5 +138,16 @@ TEST(ResultsDb, RegressionsFindAPlantedStepAndNameTheSoftwareNotNoise) {
   EXPECT_EQ(history[0].points.size(), 7u);
   EXPECT_EQ(db.history("^gemm/", "H200")[0].points.size(), 1u);
   EXPECT_THROW(db.history("(unclosed"), Error);
+  // --since: the runs from the fourth day on, and the step still found within them; the export, a row a result.
+  EXPECT_EQ(db.runs("", "2026-03-04").size(), 3u);
+  EXPECT_EQ(db.regressions("", "", false, "2026-03-04").size(), 1u);
+  EXPECT_TRUE(db.regressions("", "", false, "2026-03-05T12").empty());
+  std::ostringstream csv;
+  db.export_csv(csv, "H100", "2026-03-06");
+  EXPECT_EQ(csv.str(),
+            "run,started_at,gpu,driver,cuda,cudnn,cublaslt,nccl,opmark,regime,checked,case,family,status,time_us\n"
+            "6,2026-03-06T00:00:00Z,NVIDIA H100,580.159.04,,9.19.0,,,,,-1," + std::string(kCase) + ",gemm,ok,10.52\n"
+            "6,2026-03-06T00:00:00Z,NVIDIA H100,580.159.04,,9.19.0,,,,,-1," + std::string(kOther) +
+            ",pointwise,ok,3.99\n");
 }
 #endif
