@@ -49,14 +49,13 @@ std::string aggregator_command() {
 }
 
 // The resumed run leaves out the cases its log holds in full.
-void leave_out_resumed(RunPlan& plan, const Session& session, const Options& options) {
+void leave_out_resumed(RunPlan& plan, const Session& session) {
   if (!session.resumed) return;
   std::vector<core::Case> remaining;
   for (auto& c : plan.cases)
     if (!session.resumed->done.count(core::make_case_name(c))) remaining.push_back(std::move(c));
-  std::fprintf(stderr, "opmark: resuming %s: %zu case(s) measured already, %zu to run\n",
-               (fs::path(options.out_dir) / "results.jsonl").c_str(), plan.cases.size() - remaining.size(),
-               remaining.size());
+  std::fprintf(stderr, "opmark: resuming %s: %zu case(s) measured already, %zu to run\n", session.log_path.c_str(),
+               plan.cases.size() - remaining.size(), remaining.size());
   plan.cases = std::move(remaining);
 }
 
@@ -131,7 +130,7 @@ int run_cases(RunPlan plan, const Options& options, Session& session, const std:
   std::string why;
   const std::optional<DeviceInfo> device = listing ? std::nullopt : query_device(&why);
   Harness harness(options, device, why, &group, &workloads);
-  leave_out_resumed(plan, session, options);
+  leave_out_resumed(plan, session);
   harness.register_cases(std::move(plan.cases));
   if (listing) {  // the names results.jsonl uses, one a line and nothing else on stdout
     for (const auto& c : harness.cases()) std::printf("%s\n", core::make_case_name(c).c_str());
@@ -145,7 +144,7 @@ int run_cases(RunPlan plan, const Options& options, Session& session, const std:
     discard_unused_folder(session, options);
     return 1;
   }
-  choose_outputs(session, options, group, user_benchmark_out(argc, argv));
+  choose_json_output(session, options, user_benchmark_out(argc, argv));
   const nlohmann::json context = write_context(device, options, harness.peaks(), group, command,
                                                plan.suite ? &*plan.suite : nullptr, harness.monitor());
   check_resume(session, context);

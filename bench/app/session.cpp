@@ -38,8 +38,9 @@ Session open_session(const Options& options, const ProcessGroup& group, bool lis
   }
   session.lock.emplace(lock_output_folder(options.out_dir));
   check_output_folder(options.out_dir, options.overwrite || options.resume);
-  const std::string log = (fs::path(options.out_dir) / "results.jsonl").string();
-  if (options.resume && fs::exists(log) && fs::file_size(log) > 0) session.resumed = core::read_resume_state(log);
+  session.log_path = (fs::path(options.out_dir) / "results.jsonl").string();
+  if (options.resume && fs::exists(session.log_path) && fs::file_size(session.log_path) > 0)
+    session.resumed = core::read_resume_state(session.log_path);
   return session;
 }
 
@@ -53,10 +54,8 @@ void discard_unused_folder(Session& session, const Options& options) {
   }
 }
 
-void choose_outputs(Session& session, const Options& options, const ProcessGroup& group, bool user_json) {
-  if (options.out_dir.empty() || group.rank() != 0) return;
-  fs::create_directories(options.out_dir);
-  session.log_path = (fs::path(options.out_dir) / "results.jsonl").string();
+void choose_json_output(Session& session, const Options& options, bool user_json) {
+  if (!session.lock) return;  // this process writes no files
   if (!user_json)
     session.json_path =
         (fs::path(options.out_dir) / (session.resumed ? "benchmark.resumed.json" : "benchmark.json")).string();

@@ -17,7 +17,7 @@ struct Session {
   std::optional<OutputFolderLock> lock;   // held by rank 0 alone, which alone writes files
   std::optional<core::ResumeState> resumed;  // --opmark_resume: the cases the log holds in full are not run again
   std::string created_root;  // the outermost folder of the output path this run created ("" where it created none)
-  std::string log_path;   // results.jsonl, or "" where this process writes no files
+  std::string log_path;   // results.jsonl in the folder held, or "" where this process writes no files
   std::string json_path;  // opmark's benchmark.json, or "" (no files, or the user named Google Benchmark's own)
 };
 
@@ -28,8 +28,9 @@ void join_process_group(Options& options, const ProcessGroup& group);
 // `listing`: --benchmark_list_tests, which writes nothing and so takes no folder.
 Session open_session(const Options& options, const ProcessGroup& group, bool listing);
 
-// Where this run writes (rank 0 with an output folder), creating the folder. `user_json`: --benchmark_out given.
-void choose_outputs(Session& session, const Options& options, const ProcessGroup& group, bool user_json);
+// Where opmark's benchmark.json goes, where this process holds the output folder. `user_json`: --benchmark_out given
+// (Google Benchmark writes that file itself).
+void choose_json_output(Session& session, const Options& options, bool user_json);
 
 // A run that measures nothing (no GPU) leaves no folder it made: the lock goes, then the folder where it is empty.
 void discard_unused_folder(Session& session, const Options& options);
