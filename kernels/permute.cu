@@ -132,7 +132,7 @@ __global__ void __launch_bounds__(kCopyThreads)
     strips_short_a_kernel(const E* __restrict__ in, E* __restrict__ out, std::int64_t batch, IntDivider a,
                           std::int64_t b, int cols) {
   constexpr int kPad = 4 / sizeof(E);  // cols is a multiple of 64: the pitch is an odd number of words
-  __shared__ E tile[kStripElems + 16 * kPad];
+  __shared__ E tile[kStripElems + core::kPermuteStripsMaxShort * kPad];
   const int pitch = cols + kPad;
   const std::int64_t strips = (b + cols - 1) / cols;
   const int na = static_cast<int>(a.divisor());

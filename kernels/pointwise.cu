@@ -62,6 +62,11 @@ constexpr bool biased(PointwiseOp op) {
   return op == PointwiseOp::bias_add || op == PointwiseOp::bias_relu || op == PointwiseOp::bias_gelu;
 }
 constexpr bool masked(PointwiseOp op) { return op == PointwiseOp::masked_fill; }
+// Whether vectors of `per_vector` elements can walk the tensor: a biased op's vectors must not straddle a row (its
+// bias is indexed by the vector's column), the other ops' walk the tensor flat.
+constexpr bool vectors_walk(PointwiseOp op, std::int64_t rows, std::int64_t cols, std::int64_t per_vector) {
+  return cols % per_vector == 0 || !biased(op) || rows == 1;
+}
 
 // The mask bytes of one unit (a vector's kCount elements, or one): aligned to their size, so one load.
 template <int N>
@@ -151,8 +156,8 @@ void launch_typed(const PointwisePath& path, const void* x, const void* y, const
                   void* out, std::int64_t rows, std::int64_t cols, cudaStream_t stream) {
   const std::int64_t count = rows * cols;
   if (count == 0) return;
-  const bool vec = (cols % Vec<T>::kCount == 0 || !biased(Op) || rows == 1) && aligned16(x) && aligned16(y) &&
-                   aligned16(bias) && aligned16(mask) && aligned16(out);
+  const bool vec = vectors_walk(Op, rows, cols, Vec<T>::kCount) && aligned16(x) && aligned16(y) && aligned16(bias) &&
+                   aligned16(mask) && aligned16(out);
   const bool narrow = count < (std::int64_t(1) << 31);
   if (vec && narrow) {
     // The paths' unit counts: each is a kernel of its own.
@@ -216,11 +221,9 @@ void launch_pointwise(PointwiseOp op, core::DType type, const void* x, const voi
 std::vector<PointwisePath> pointwise_paths(PointwiseOp op, std::int64_t rows, std::int64_t cols,
                                            std::size_t elem_bytes) {
   std::vector<PointwisePath> paths = {PointwisePath{}};
-  // Other unit counts and the one-wave grid exist for 16-byte vectors (whole rows of them for a biased op over
-  // several rows) of a tensor under 2^31 elements.
+  // Other unit counts and the one-wave grid exist for 16-byte vectors (vectors_walk) of a tensor under 2^31 elements.
   const std::int64_t count = rows * cols;
-  if ((cols % static_cast<std::int64_t>(16 / elem_bytes) == 0 || !biased(op) || rows == 1) &&
-      count < (std::int64_t{1} << 31)) {
+  if (vectors_walk(op, rows, cols, static_cast<std::int64_t>(16 / elem_bytes)) && count < (std::int64_t{1} << 31)) {
     for (const int units : {1, 2, 8}) paths.push_back({units, 0});
     // A grid of one wave, each block walking several tiles: only where the tensor has more tiles than a wave holds.
     const std::int64_t tiles =
