@@ -105,13 +105,6 @@ std::string value_of(const std::map<std::string, std::string>& context, const st
   return it == context.end() ? "" : it->second;
 }
 
-std::string utc_now() {
-  char out[32];
-  const std::time_t t = std::time(nullptr);
-  std::strftime(out, sizeof out, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&t));
-  return out;
-}
-
 const char* const kRunColumns =
     "r.id, r.gpu, r.driver, r.cuda, r.cudnn, r.cublaslt, r.nccl, r.opmark_git, r.regime, r.started_at, r.source, "
     "r.checked";
@@ -281,7 +274,7 @@ ResultsDb::Ingested ResultsDb::store(const ReadRun& read) {
     Statement run(db_,
                   "INSERT INTO runs (content_hash, source, ingested_at, gpu, driver, cuda, cudnn, cublaslt, nccl, "
                   "opmark_git, regime, started_at, checked, context) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
-    run.bind(1, hash).bind(2, fs::absolute(log).string()).bind(3, utc_now()).bind(4, value_of(c, "gpu"));
+    run.bind(1, hash).bind(2, fs::absolute(log).string()).bind(3, core::utc_now()).bind(4, value_of(c, "gpu"));
     run.bind(5, value_of(c, "driver_version")).bind(6, value_of(c, "cuda_runtime_version"));
     run.bind(7, value_of(c, "cudnn_version")).bind(8, value_of(c, "cublaslt_version"));
     run.bind(9, value_of(c, "nccl_version")).bind(10, value_of(c, "git")).bind(11, value_of(c, "regime"));

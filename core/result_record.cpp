@@ -1,6 +1,8 @@
 #include "core/result_record.h"
 
 #include <array>
+#include <chrono>
+#include <ctime>
 #include <cmath>
 #include <limits>
 #include <set>
@@ -182,6 +184,15 @@ json to_json(const ResultRecord& r) {
   if (r.time_us) j["time_us"] = *r.time_us;
   if (r.counters) j["counters"] = *r.counters;
   return j;
+}
+
+std::string utc_now() {
+  const std::time_t t = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
 }
 
 }  // namespace opmark::core

@@ -90,4 +90,7 @@ ResultRecord from_json(const nlohmann::json& line, const std::string& where);
 // alike.
 std::string context_text(const nlohmann::json& value);
 
+// Now, as ISO 8601 UTC: each line's logged_at, a context's started_at, when a database stored a run.
+std::string utc_now();
+
 }  // namespace opmark::core

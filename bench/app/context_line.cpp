@@ -52,7 +52,7 @@ nlohmann::json write_context(const std::optional<DeviceInfo>& device, const Opti
     else put_number(key, value.get<double>());
   }
   put_number("power_margin", kPowerMargin);
-  put("started_at", utc_now());
+  put("started_at", core::utc_now());
   char timing[768];
   if (o.regime == Regime::burst)
     std::snprintf(timing, sizeof timing,

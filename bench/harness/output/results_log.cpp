@@ -37,22 +37,12 @@ void ResultsLog::close() {
   if (log_) log_->close();
 }
 
-// ISO 8601 UTC, so a log shows when each case finished and how long a run took.
-std::string utc_now() {
-  const std::time_t t = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
-  std::tm tm{};
-  gmtime_r(&t, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buf;
-}
-
 nlohmann::json run_record(const std::string& case_name, const core::Case* c, const Outcome* outcome,
                           bool is_aggregate, const std::string& aggregate_name, long long repetition,
                           long long iterations, double time_us, const std::map<std::string, double>& counters) {
   core::ResultRecord r;
   r.kind = is_aggregate ? core::RecordKind::aggregate : core::RecordKind::run;
-  r.logged_at = utc_now();
+  r.logged_at = core::utc_now();  // a log shows when each case finished and how long a run took
   r.name = case_name;
   if (is_aggregate) r.aggregate = aggregate_name;
   else r.repetition = repetition;

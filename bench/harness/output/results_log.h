@@ -45,9 +45,6 @@ class ResultsLog final : public CaseSink {
   std::map<std::string, int> resumed_counts_;  // the cases a resumed log held, by status
 };
 
-// Now, as ISO 8601 UTC (each line's logged_at, the context's started_at).
-std::string utc_now();
-
 // One log line for one run (core/result_record.h, as JSON): the case (name, family, precision, sets, applications),
 // the time in microseconds, the counters, and opmark's status with its reason and verification summary.
 nlohmann::json run_record(const std::string& case_name, const core::Case* c, const Outcome* outcome,
