@@ -112,7 +112,7 @@ std::map<std::string, double> case_counters(const CaseFacts& f, const Measuremen
     for (const auto& [name, v] : energy_counters(f.work, *energy)) k[name] = v;
   if (m.sustained) {
     k[counter::energy_from_sustained] = 1;
-    for (const auto& [name, v] : energy_counters(f.work, *m.sustained, "sustained_")) k[name] = v;
+    for (const auto& [name, v] : energy_counters(f.work, *m.sustained, counter::sustained_prefix)) k[name] = v;
   }
   return k;
 }
