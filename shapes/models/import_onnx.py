@@ -411,7 +411,10 @@ def parse_pairs(text, what, value=str):
         key, sep, v = item.partition("=")
         if not sep or not key or not v:
             raise SystemExit(f"import_onnx.py: {what} '{item}': expected NAME=VALUE")
-        out[key.strip()] = value(v.strip())
+        try:
+            out[key.strip()] = value(v.strip())
+        except ValueError:
+            raise SystemExit(f"import_onnx.py: {what} '{item}': '{v.strip()}' is no {value.__name__}")
     return out
 
 

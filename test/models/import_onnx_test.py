@@ -171,6 +171,10 @@ class ImportOnnx(unittest.TestCase):
             f.write("not a model")
         self.assertEqual(import_onnx.main([bad]), 2)
         self.assertEqual(import_onnx.main([os.path.join(self.dir, "missing.onnx")]), 2)
+        with self.assertRaisesRegex(SystemExit, "--inputs 'B=eight': 'eight' is no int"):
+            import_onnx.main([self.cnn, "--inputs", "B=eight"])
+        with self.assertRaisesRegex(SystemExit, "--symbols 'batch': expected NAME=VALUE"):
+            import_onnx.main([self.cnn, "--symbols", "batch"])
 
     def test_recurrent_nodes_are_rnn_layers(self):
         lstm, gru = ops_of(os.path.join(self.dir, "recurrent.yaml"))
