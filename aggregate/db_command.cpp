@@ -4,6 +4,7 @@
 
 #include <cstdio>
 #include <iostream>
+#include <regex>
 
 #include <nlohmann/json.hpp>
 
@@ -38,7 +39,14 @@ CLI::App* add_db_command(CLI::App& app, DbOptions& o) {
   auto* export_csv = db->add_subcommand("export", "every stored result as CSV (one row a run and case) on stdout");
   for (auto* cmd : {runs, history, regressions, export_csv}) {
     cmd->add_option("--gpu", o.gpu, "only GPUs whose name holds this");
-    cmd->add_option("--since", o.since, "only runs started at or after this ISO date or time (2026-11-01)");
+    cmd->add_option("--since", o.since, "only runs started at or after this ISO date or time (2026-11-01)")
+        ->check(CLI::Validator(
+            [](std::string& v) {  // compared as text with the runs' started_at: any other form matches by accident
+              static const std::regex iso(R"(\d{4}-\d{2}-\d{2}(T\d{2}(:\d{2}(:\d{2}Z?)?)?)?)");
+              return std::regex_match(v, iso) ? std::string() : "expected an ISO date or time such as 2026-11-01, "
+                                                                  "got '" + v + "'";
+            },
+            "DATE"));
   }
   for (auto* cmd : {runs, history, regressions}) {
     cmd->add_option("--format", o.format, "table, csv or json")->check(CLI::IsMember({"table", "csv", "json"}));
