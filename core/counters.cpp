@@ -42,7 +42,8 @@ const std::vector<CounterSpec>& counter_schema() {
       {"gb_per_s", "GB/s", "all", "bytes over the time"},
       {"pct_peak", "%", "all", "tflops over the precision's peak (the run's peaks)"},
       {"pct_peak_bw", "%", "all", "gb_per_s over the memory's peak bandwidth"},
-      {"copy_gb_per_s", "GB/s", "memory-bound", "the run's copy ceiling: a device-to-device copy's bandwidth"},
+      {"copy_gb_per_s", "GB/s", "memory-bound",
+       "the run's copy ceiling: the faster device-to-device copy (cudaMemcpyAsync, opmark's kernel)"},
       {"pct_copy_bw", "%", "memory-bound", "gb_per_s over copy_gb_per_s"},
       // clocks
       {"sm_clock_mhz", "MHz", "all", "median SM clock over the kept samples (measured on the GPU)"},

@@ -1,7 +1,8 @@
 #pragma once
-// The memory-bandwidth ceiling measured on this GPU in this run: a device-to-device copy, counting bytes read plus
-// bytes written. Memory-bound cases (no FLOPs) report their GB/s as a percentage of it (pct_copy_bw), which says
-// more than the datasheet figure (no kernel reaches that).
+// The memory-bandwidth ceiling measured on this GPU in this run: the faster of two device-to-device copies,
+// cudaMemcpyAsync and opmark's copy kernel, counting bytes read plus bytes written (cudaMemcpyAsync alone fell well
+// short of what kernels moved on some H200s: docs/measurement.md). Memory-bound cases (no FLOPs) report their GB/s as
+// a percentage of it (pct_copy_bw), which says more than the datasheet figure (no kernel reaches that).
 #include <cuda_runtime.h>
 
 #include <cstddef>
@@ -10,8 +11,8 @@
 
 namespace opmark::bench {
 
-// The median GB/s of copies of `bytes` (each moves 2 x bytes), measured as a case is (`measurer`: the run's L2 mode,
-// regime and stopping rule). Throws OutOfMemoryError when the two buffers do not fit.
+// The higher median GB/s of the two copies of `bytes` (each moves 2 x bytes), measured as a case is (`measurer`: the
+// run's L2 mode, regime and stopping rule). Throws OutOfMemoryError when the two buffers do not fit.
 double measure_copy_gb_per_s(Measurer& measurer, cudaStream_t stream, std::size_t bytes = std::size_t{1} << 30);
 
 }  // namespace opmark::bench
