@@ -461,6 +461,24 @@ void add_row_reduce_plans(std::int64_t rows, std::int64_t cols, std::int64_t ele
   }
 }
 
+// The default's tiles cut smaller where they would leave multiprocessors idle (52401 fp16 rows of 7 columns made 45
+// tiles for 132 of them, 1.4x PyTorch's time): tiles for 2 and 4 blocks a multiprocessor, each a candidate.
+void add_smaller_tiles(std::int64_t rows, int sms, std::vector<ReducePlan>* plans) {
+  const ReducePlan base = plans->front();
+  if (base.path != ReducePath::tile || sms <= 0) return;
+  const std::string words = std::to_string(base.tile_rows) + "-row tiles";
+  const std::size_t at = base.label.find(words);
+  if (at == std::string::npos) return;
+  for (const std::int64_t per_sm : {2, 4}) {
+    const std::int64_t blocks = per_sm * sms, tile_rows = (rows + blocks - 1) / blocks;
+    if (tile_rows >= base.tile_rows) continue;
+    ReducePlan plan = base;
+    plan.tile_rows = tile_rows;
+    plan.label.replace(at, words.size(), std::to_string(tile_rows) + "-row tiles");
+    add_unique(plans, plan);
+  }
+}
+
 }  // namespace
 
 std::vector<ReducePlan> reduce_plans(ReduceOp op, std::int64_t rows, std::int64_t cols, std::int64_t elem_bytes,
@@ -484,6 +502,7 @@ std::vector<ReducePlan> reduce_plans(ReduceOp op, std::int64_t rows, std::int64_
   } else {
     add_row_reduce_plans(rows, cols, elem_bytes, aligned, sms, &plans);
   }
+  add_smaller_tiles(rows, sms, &plans);
   return plans;
 }
 

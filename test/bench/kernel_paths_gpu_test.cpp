@@ -22,8 +22,8 @@ class PathCase : public ::testing::TestWithParam<std::string> {};
 }  // namespace
 
 // Every permutation over shapes whose moved dimensions are tiny (planes of 12 x 3, 3 x 33 runs), odd, prime or a
-// tile's edge: each path permute_paths lists (tiles, wide tiles, strips, element by element, staged planes, a warp a
-// run, tiles of runs) is exact.
+// tile's edge: each path permute_paths lists (tiles, wide tiles, pair tiles, strips, element by element, staged
+// planes, a warp a run, tiles of runs) is exact.
 TEST_P(PathCase, EveryPermutePathIsExact) {
   OPMARK_REQUIRE_GPU();
   bench::Options options;
@@ -31,7 +31,9 @@ TEST_P(PathCase, EveryPermutePathIsExact) {
   const std::vector<std::array<std::int64_t, 4>> shapes = {
       {1, 1, 1, 1},   {2, 3, 7, 2},    {50, 7, 12, 3},  {3, 33, 3, 33}, {5, 4, 1, 1}, {1, 3, 33, 99},
       {2, 33, 12, 64}, {7, 31, 61, 5}, {1, 1, 97, 65}, {4, 32, 64, 128}, {2, 1, 509, 127}, {3, 2, 4099, 1},
-      {5, 4097, 3, 2}, {2, 16, 3000, 1}};
+      {5, 4097, 3, 2}, {2, 16, 3000, 1},
+      {3, 5, 26, 2039},  // strips of 26, runs in 8 KiB pieces
+      {2, 3, 98, 130}};  // pair tiles with edge tiles 34 and 2 wide
   int verified = 0;
   for (const std::string& perm : core::permute_perms())
     for (const auto& d : shapes)
@@ -50,7 +52,8 @@ TEST_P(PathCase, EveryReducePlanVerifies) {
   bench::Options options;
   test::TestStream ts;
   const std::vector<std::pair<std::int64_t, std::int64_t>> shapes = {
-      {1, 1}, {7, 3}, {2, 2}, {1000, 33}, {300, 300}, {65, 100}, {3, 4097}, {84, 30000}, {2, 70001}, {33, 2048}};
+      {1, 1}, {7, 3}, {2, 2}, {1000, 33}, {300, 300}, {65, 100}, {3, 4097}, {84, 30000}, {2, 70001}, {33, 2048},
+      {3001, 7}, {52401, 13}};  // the last two: tiles cut smaller than the default's, too
   for (const char* op : {"sum", "mean", "max", "sum_all", "softmax", "log_softmax", "layernorm", "rmsnorm",
                          "add_layernorm", "add_rmsnorm"})
     for (const auto& [rows, cols] : shapes)

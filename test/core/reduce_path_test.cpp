@@ -458,3 +458,20 @@ TEST(ReducePath, EveryCandidatePlanHoldsTheRowAndIsNamedOnce) {
   EXPECT_EQ(small_all[7].label, "path: one block sums everything, 16-byte loads, 1 read");
   EXPECT_EQ(reduce_plans(ReduceOp::sum_all, 57, 324, 2, false, kShared, 132).size(), 4u);  // unaligned: elements
 }
+
+// Few rows in 1170-row tiles leave multiprocessors idle: tiles for 2 and 4 blocks a multiprocessor compete, named by
+// their rows; many rows keep the default's tiles alone.
+TEST(ReducePath, FewRowsAlsoTakeSmallerTiles) {
+  const std::vector<ReducePlan> few = reduce_plans(ReduceOp::log_softmax, 52401, 7, 2, true, kShared, 132);
+  ASSERT_EQ(few.front().path, ReducePath::tile);
+  EXPECT_EQ(few.front().tile_rows, 1170);
+  std::vector<std::int64_t> tile_rows;
+  for (const ReducePlan& p : few)
+    if (p.path == ReducePath::tile) {
+      tile_rows.push_back(p.tile_rows);
+      EXPECT_NE(p.label.find(std::to_string(p.tile_rows) + "-row tiles"), std::string::npos) << p.label;
+    }
+  EXPECT_EQ(tile_rows, (std::vector<std::int64_t>{1170, 199, 100}));
+  for (const ReducePlan& p : reduce_plans(ReduceOp::log_softmax, 2264396, 11, 2, true, kShared, 132))
+    if (p.path == ReducePath::tile) EXPECT_EQ(p.tile_rows, 16384 / 22) << p.label;
+}
