@@ -252,15 +252,18 @@ enum class PermutePath {
            // one element, its source found by dividing the output index (PyTorch's copy works so)
   planes,  // whole a x b x inner planes staged in shared memory, many to a block: the block reads and writes one
            // contiguous span, so tiny moved dimensions copy at full width
-  runs,    // (inner > 1) a warp per run of `inner` elements, its source found once a run, the widest units it allows
+  runs,    // (inner > 1) a warp per run of `inner` elements (or per kPermuteRunPieceBytes of a longer one), its source
+           // found once, the widest units it allows
   copy,    // (a or b is 1: the permutation leaves the memory order as it is) one cudaMemcpyAsync, as PyTorch's copy_
   tiled_runs,  // (short runs) side x side tiles of runs staged in shared memory: a tile's rows are read and written
                // as contiguous spans of side runs, where a thread or a warp a run meets each run alone
   wide_tiles,  // (inner == 1, both moved dimensions over 32) 64 x 64 tiles: four times the loads in flight of tiles
   strips,      // (inner == 1, a moved dimension of 2 to kPermuteStripsMaxShort) strips of the short dimension's rows
                // staged in shared memory, read and written as contiguous spans or whole rows
+  pair_tiles,  // (inner == 1, 2-byte elements, both moved dimensions even and over 32) 64 x 64 tiles read and written
+               // in 4-byte pairs of elements, as fp32's tiles are, the pairs split and rejoined in shared memory
 };
-constexpr std::int64_t kPermuteStripsMaxShort = 16;
+constexpr std::int64_t kPermuteStripsMaxShort = 32;
 // The side of tiled_runs' tiles for runs of run_bytes: 32, 16 or 8 runs, so a tile holds at most 16 KiB; 0 where
 // runs of more than kPermuteTiledRunsMaxBytes take no tiles.
 constexpr std::int64_t kPermuteTiledRunsMaxBytes = 256;
@@ -270,6 +273,8 @@ constexpr std::int64_t kPermutePlaneMaxBytes = 8 * 1024;
 constexpr std::int64_t kPermuteSpanBytes = 16 * 1024;
 // Runs of at least this many elements take the runs path (shorter ones leave most of a warp idle).
 constexpr std::int64_t kPermuteRunsMinInner = 8;
+// The runs path gives a warp at most this many bytes of a run: longer runs are split among warps.
+constexpr std::int64_t kPermuteRunPieceBytes = 8 * 1024;
 // The paths that can run the view (elements of elem_bytes), the heuristic's choice first (tiles where the innermost
 // dimension moves, else rows): the first is what opmark ran before its paths were tuned. A view that moves nothing
 // lists the plain copy last, the call PyTorch's copy_ makes for it.

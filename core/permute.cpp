@@ -64,6 +64,8 @@ std::vector<PermutePath> permute_paths(const PermuteView& v, std::int64_t elem_b
   std::vector<PermutePath> paths = {v.moves_innermost() ? PermutePath::tiles : PermutePath::rows};
   if (v.moves_innermost()) paths.push_back(PermutePath::rows);
   if (v.moves_innermost() && v.a > 32 && v.b > 32) paths.push_back(PermutePath::wide_tiles);  // else mostly empty
+  if (v.moves_innermost() && elem_bytes == 2 && v.a > 32 && v.b > 32 && v.a % 2 == 0 && v.b % 2 == 0)
+    paths.push_back(PermutePath::pair_tiles);
   if (v.moves_innermost() && v.a > 1 && v.b > 1 && std::min(v.a, v.b) <= kPermuteStripsMaxShort)
     paths.push_back(PermutePath::strips);
   const std::int64_t plane = v.a * v.b * v.inner;
@@ -84,6 +86,8 @@ std::string permute_path_name(PermutePath path, const PermuteView& v) {
   switch (path) {
     case PermutePath::tiles: return "path: 32 x 32 shared-memory tiles (the innermost dimension moves)";
     case PermutePath::wide_tiles: return "path: 64 x 64 shared-memory tiles (the innermost dimension moves)";
+    case PermutePath::pair_tiles:
+      return "path: 64 x 64 shared-memory tiles moved in 4-byte pairs of elements (the innermost dimension moves)";
     case PermutePath::strips:
       return "path: strips of rows of " + std::to_string(std::min(v.a, v.b)) +
              " elements staged in shared memory, read and written as contiguous spans";
@@ -94,7 +98,9 @@ std::string permute_path_name(PermutePath path, const PermuteView& v) {
       return "path: whole " + std::to_string(v.a) + " x " + std::to_string(v.b) +
              (v.inner > 1 ? " x " + std::to_string(v.inner) : std::string()) +
              " planes staged in shared memory, a contiguous span a block";
-    case PermutePath::runs: return "path: a warp per run of " + std::to_string(v.inner) + " elements";
+    case PermutePath::runs:
+      return "path: a warp per run of " + std::to_string(v.inner) + " elements, or per " +
+             std::to_string(kPermuteRunPieceBytes / 1024) + " KiB of a longer run";
     case PermutePath::copy: return "path: one cudaMemcpyAsync (the permutation leaves the memory order as it is)";
     case PermutePath::tiled_runs:
       return "path: tiles of runs of " + std::to_string(v.inner) + " elements staged in shared memory";

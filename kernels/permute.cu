@@ -99,6 +99,39 @@ __global__ void __launch_bounds__(kTile * kTileRows)
     }
 }
 
+// pair_tiles (inner == 1, 2-byte elements, a and b even): 64 x 64 tiles whose global loads and stores are 4-byte
+// words, two elements each (as fp32's 32 x 32 tiles); a tile row of the input is 32 words in shared memory, and an
+// output word joins the same column's elements of two adjacent rows. The pitch of 33 words keeps the word stores
+// free of bank conflicts (the half-word reads meet two-way ones).
+__global__ void __launch_bounds__(kTile * kTileRows)
+    transpose_pairs_kernel(const unsigned* __restrict__ in, unsigned* __restrict__ out, std::int64_t batch,
+                           std::int64_t a, std::int64_t b) {
+  constexpr int kSide = 2 * kTile, kPitch = kTile + 1;
+  __shared__ unsigned tile[kSide][kPitch];  // row r: input row i0 + r, columns j0 to j0 + 63 in pairs
+  const auto* halves = reinterpret_cast<const unsigned short*>(&tile[0][0]);
+  const std::int64_t tiles_a = (a + kSide - 1) / kSide, a_words = a / 2, b_words = b / 2;
+  for (std::int64_t n = blockIdx.z; n < batch; n += gridDim.z)
+    for (std::int64_t ta = blockIdx.y; ta < tiles_a; ta += gridDim.y) {
+      const std::int64_t i0 = ta * kSide, j0 = std::int64_t(blockIdx.x) * kSide;
+      const int na = static_cast<int>(a - i0 < kSide ? a - i0 : kSide);  // even, as a and b are
+      const int nb = static_cast<int>(b - j0 < kSide ? b - j0 : kSide);
+      const unsigned* src = in + n * a * b_words + i0 * b_words + j0 / 2;  // input row r at src + r b_words
+      unsigned* dst = out + n * b * a_words + j0 * a_words + i0 / 2;       // output row r at dst + r a_words
+      const int x = static_cast<int>(threadIdx.x);
+#pragma unroll
+      for (int r = threadIdx.y; r < kSide; r += kTileRows)
+        if (r < na && 2 * x < nb) tile[r][x] = src[r * b_words + x];
+      __syncthreads();
+#pragma unroll
+      for (int r = threadIdx.y; r < kSide; r += kTileRows)
+        if (r < nb && 2 * x < na) {
+          const unsigned lo = halves[(2 * x) * 2 * kPitch + r], hi = halves[(2 * x + 1) * 2 * kPitch + r];
+          dst[r * a_words + x] = lo | (hi << 16);
+        }
+      __syncthreads();  // the tile is refilled next
+    }
+}
+
 // strips (inner == 1, a or b at most kStripsMaxShort): the short dimension's rows, kStripElems elements at a time,
 // staged in shared memory so that both the read and the write are contiguous spans or whole rows, where 32 x 32 tiles
 // would stand mostly empty. Short b: a strip is `rows` input rows of b, one contiguous span, written as b output
@@ -221,18 +254,22 @@ __global__ void __launch_bounds__(kCopyThreads)
   }
 }
 
-// runs (inner > 1): a warp per run of inner_units units, its source found once; the lanes copy the run kInFlight
-// units at a time.
+// runs (inner > 1): a warp per piece of piece_units units of a run (a whole run where it is no longer), its source
+// found once; the lanes copy the piece kInFlight units at a time. Pieces keep every multiprocessor busy where the
+// runs are few and long (a warp a run of 16312 fp32 elements left the grid at 236 blocks).
 template <class U>
 __global__ void __launch_bounds__(kCopyThreads)
     runs_kernel(const U* __restrict__ in, U* __restrict__ out, std::int64_t a, std::int64_t b,
-                std::int64_t inner_units, std::int64_t runs) {
+                std::int64_t inner_units, std::int64_t runs, std::int64_t piece_units) {
   const int lane = static_cast<int>(threadIdx.x % 32);
+  const std::int64_t pieces = (inner_units + piece_units - 1) / piece_units;
   const std::int64_t warps = std::int64_t(gridDim.x) * (kCopyThreads / 32);
-  for (std::int64_t r = (std::int64_t(blockIdx.x) * kCopyThreads + threadIdx.x) / 32; r < runs; r += warps) {
+  for (std::int64_t w = (std::int64_t(blockIdx.x) * kCopyThreads + threadIdx.x) / 32; w < runs * pieces; w += warps) {
+    const std::int64_t r = w / pieces, start = (w - r * pieces) * piece_units;
     const std::int64_t i = r % a, t = r / a;  // output run r = (n b + j) a + i
     const std::int64_t j = t % b, n = t / b;
-    warp_copy(in + ((n * a + i) * b + j) * inner_units, out + r * inner_units, inner_units, lane);
+    const std::int64_t count = inner_units - start < piece_units ? inner_units - start : piece_units;
+    warp_copy(in + ((n * a + i) * b + j) * inner_units + start, out + r * inner_units + start, count, lane);
   }
 }
 
@@ -335,6 +372,16 @@ void launch_tiles(const core::PermuteView& v, const void* in, void* out, cudaStr
       static_cast<const E*>(in), static_cast<E*>(out), v.batch, v.a, v.b);
 }
 
+void launch_pair_tiles(const core::PermuteView& v, const void* in, void* out, cudaStream_t stream) {
+  constexpr int kSide = 2 * kTile;
+  const std::int64_t tiles_a = (v.a + kSide - 1) / kSide, tiles_b = (v.b + kSide - 1) / kSide;
+  if (tiles_b > 0x7fffffff) throw Error("permute: too many tiles along the moved dimension");
+  const dim3 grid(static_cast<unsigned>(tiles_b), static_cast<unsigned>(std::min<std::int64_t>(tiles_a, 65535)),
+                  static_cast<unsigned>(std::min<std::int64_t>(v.batch, 65535)));
+  transpose_pairs_kernel<<<grid, dim3(kTile, kTileRows), 0, stream>>>(
+      static_cast<const unsigned*>(in), static_cast<unsigned*>(out), v.batch, v.a, v.b);
+}
+
 template <class E>
 void launch_strips(const core::PermuteView& v, const void* in, void* out, cudaStream_t stream) {
   const auto* src = static_cast<const E*>(in);
@@ -380,11 +427,12 @@ void launch_runs(const core::PermuteView& v, const void* in, void* out, std::siz
   const std::int64_t run_bytes = v.inner * static_cast<std::int64_t>(elem_bytes);
   const int unit = widest_unit(run_bytes, in, out);
   const std::int64_t runs = v.batch * v.a * v.b, units = run_bytes / unit;
-  const unsigned blocks = blocks_for(runs, kCopyThreads / 32);
+  const std::int64_t piece_units = core::kPermuteRunPieceBytes / unit;
+  const unsigned blocks = blocks_for(runs * ((units + piece_units - 1) / piece_units), kCopyThreads / 32);
   with_unit(unit, [&](auto tag) {
     using U = decltype(tag);
     runs_kernel<U><<<blocks, kCopyThreads, 0, stream>>>(static_cast<const U*>(in), static_cast<U*>(out), v.a, v.b,
-                                                        units, runs);
+                                                        units, runs, piece_units);
   });
 }
 
@@ -431,6 +479,15 @@ void launch_permute(const core::PermuteView& v, core::PermutePath path, const vo
         else launch_tiles<unsigned short, 2 * kTile>(v, in, out, stream);
       }
       break;
+    case core::PermutePath::pair_tiles: {
+      const bool aligned4 =
+          reinterpret_cast<std::uintptr_t>(in) % 4 == 0 && reinterpret_cast<std::uintptr_t>(out) % 4 == 0;
+      if (!v.moves_innermost() || elem_bytes != 2 || v.a % 2 != 0 || v.b % 2 != 0)
+        throw Error("permute: the pair tiles path moves the innermost dimension of 2-byte elements, both sides even");
+      if (aligned4) launch_pair_tiles(v, in, out, stream);
+      else launch_tiles<unsigned short, 2 * kTile>(v, in, out, stream);  // the same tiles, a pair's halves apart
+      break;
+    }
     case core::PermutePath::rows:
       if (v.inner % per_vector == 0 && aligned16(in) && aligned16(out))
         launch_rows<Bytes<16>>(v, in, out, v.inner / per_vector, stream);

@@ -71,9 +71,10 @@ TEST(Permute, PathsThatCanRunAView) {
   EXPECT_EQ(permute_paths({172, 12, 3, 1}, 2), (std::vector<P>{P::tiles, P::rows, P::strips, P::planes}));
   EXPECT_EQ(permute_path_name(P::strips, {172, 12, 3, 1}),
             "path: strips of rows of 3 elements staged in shared memory, read and written as contiguous spans");
-  // Strips where one moved dimension is 2 to 16 elements, and the other over 1.
+  // Strips where one moved dimension is 2 to 32 elements, and the other over 1.
   EXPECT_EQ(permute_paths({4, 2, 275250, 1}, 2), (std::vector<P>{P::tiles, P::rows, P::strips}));
-  EXPECT_EQ(permute_paths({4, 17, 275250, 1}, 2), (std::vector<P>{P::tiles, P::rows}));
+  EXPECT_EQ(permute_paths({4, 26, 275250, 1}, 2), (std::vector<P>{P::tiles, P::rows, P::strips}));
+  EXPECT_EQ(permute_paths({4, 33, 275250, 1}, 2), (std::vector<P>{P::tiles, P::rows, P::wide_tiles}));
   // 1023 with runs of 99 elements: rows, a warp a run (the plane is the whole tensor: too big), tiles of runs.
   EXPECT_EQ(permute_paths({1, 300, 3, 99}, 2), (std::vector<P>{P::rows, P::runs, P::tiled_runs}));
   // 0213 with runs of 13: tiles of 16 x 16 runs (26 bytes each); runs of 200 fp32 elements (800 bytes) take none.
@@ -86,7 +87,10 @@ TEST(Permute, PathsThatCanRunAView) {
   // A large transpose: no plane fits; 64 x 64 tiles compete where both moved dimensions pass 32.
   EXPECT_EQ(permute_paths({1, 8192, 8192, 1}, 4), (std::vector<P>{P::tiles, P::rows, P::wide_tiles}));
   EXPECT_EQ(permute_paths({1, 33, 8192, 1}, 2), (std::vector<P>{P::tiles, P::rows, P::wide_tiles}));
-  EXPECT_EQ(permute_paths({1, 32, 8192, 1}, 2), (std::vector<P>{P::tiles, P::rows}));
+  // 2-byte elements with both moved dimensions even: the same tiles moved in 4-byte pairs compete too.
+  EXPECT_EQ(permute_paths({1, 34, 8192, 1}, 2), (std::vector<P>{P::tiles, P::rows, P::wide_tiles, P::pair_tiles}));
+  EXPECT_EQ(permute_paths({1, 34, 8192, 1}, 4), (std::vector<P>{P::tiles, P::rows, P::wide_tiles}));
+  EXPECT_EQ(permute_paths({1, 32, 8192, 1}, 2), (std::vector<P>{P::tiles, P::rows, P::strips}));
   // Runs of 5: too short for a warp; a 2 x 3 x 5 plane is staged, and tiles of runs compete.
   EXPECT_EQ(permute_paths({4, 2, 3, 5}, 4), (std::vector<P>{P::rows, P::planes, P::tiled_runs}));
   // A dimension of 1 moves nothing: no planes, and one cudaMemcpyAsync competes.
@@ -94,11 +98,12 @@ TEST(Permute, PathsThatCanRunAView) {
   EXPECT_EQ(permute_paths({6, 4, 1, 1}, 4), (std::vector<P>{P::tiles, P::rows, P::copy}));
   // Planes up to kPermutePlaneMaxBytes.
   EXPECT_EQ(permute_paths({2, 32, 64, 1}, 4).back(), P::planes);           // 8 KiB
-  EXPECT_EQ(permute_paths({2, 32, 65, 1}, 4).back(), P::rows);             // over
+  EXPECT_EQ(permute_paths({2, 33, 65, 1}, 4).back(), P::wide_tiles);       // over
   EXPECT_EQ(permute_path_name(P::planes, {172, 12, 3, 1}),
             "path: whole 12 x 3 planes staged in shared memory, a contiguous span a block");
   EXPECT_EQ(permute_path_name(P::rows, {172, 12, 3, 1}), "path: element by element, each one's source from its index");
-  EXPECT_EQ(permute_path_name(P::runs, {1, 300, 3, 99}), "path: a warp per run of 99 elements");
+  EXPECT_EQ(permute_path_name(P::runs, {1, 300, 3, 99}),
+            "path: a warp per run of 99 elements, or per 8 KiB of a longer run");
 }
 
 // The reference against the definition out[idx permuted] = in[idx], for every permutation offered.
