@@ -260,6 +260,7 @@ enum class PermutePath {
   wide_tiles,  // (inner == 1, both moved dimensions over 32) 64 x 64 tiles: four times the loads in flight of tiles
   strips,      // (inner == 1, a moved dimension of 2 to kPermuteStripsMaxShort) strips of the short dimension's rows
                // staged in shared memory, read and written as contiguous spans or whole rows
+  copy_kernel,  // (a or b is 1) opmark's 16-byte vector copy, where cudaMemcpyAsync falls short of the copy ceiling
   pair_tiles,  // (inner == 1, 2-byte elements, both moved dimensions even and over 32) 64 x 64 tiles read and written
                // in 4-byte pairs of elements, as fp32's tiles are, the pairs split and rejoined in shared memory
 };

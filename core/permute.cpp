@@ -71,7 +71,10 @@ std::vector<PermutePath> permute_paths(const PermuteView& v, std::int64_t elem_b
   const std::int64_t plane = v.a * v.b * v.inner;
   if (plane * elem_bytes <= kPermutePlaneMaxBytes && v.a > 1 && v.b > 1) paths.push_back(PermutePath::planes);
   if (v.inner >= kPermuteRunsMinInner) paths.push_back(PermutePath::runs);
-  if (v.a == 1 || v.b == 1) paths.push_back(PermutePath::copy);
+  if (v.a == 1 || v.b == 1) {
+    paths.push_back(PermutePath::copy);
+    paths.push_back(PermutePath::copy_kernel);
+  }
   if (v.inner > 1 && v.a > 1 && v.b > 1 && permute_tile_side(v.inner * elem_bytes) > 0)
     paths.push_back(PermutePath::tiled_runs);
   return paths;
@@ -102,6 +105,8 @@ std::string permute_path_name(PermutePath path, const PermuteView& v) {
       return "path: a warp per run of " + std::to_string(v.inner) + " elements, or per " +
              std::to_string(kPermuteRunPieceBytes / 1024) + " KiB of a longer run";
     case PermutePath::copy: return "path: one cudaMemcpyAsync (the permutation leaves the memory order as it is)";
+    case PermutePath::copy_kernel:
+      return "path: one copy kernel of 16-byte vectors (the permutation leaves the memory order as it is)";
     case PermutePath::tiled_runs:
       return "path: tiles of runs of " + std::to_string(v.inner) + " elements staged in shared memory";
   }

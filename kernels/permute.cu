@@ -8,6 +8,7 @@
 #include "core/error.h"
 #include "kernels/cuda_check.h"
 #include "kernels/int_divider.h"
+#include "kernels/pointwise.h"
 #include "kernels/vec.cuh"
 
 namespace opmark::kernels {
@@ -273,6 +274,52 @@ __global__ void __launch_bounds__(kCopyThreads)
   }
 }
 
+// runs of 2-byte elements of an odd count (whose runs alternate between the two 4-byte alignments), as runs_kernel
+// but in 4-byte words at the destination's alignment: where the source's alignment differs, each word is joined from
+// the two source words it straddles (a funnel shift). Words, not 2-byte units, are what reach the copy bandwidth.
+__global__ void __launch_bounds__(kCopyThreads)
+    odd_runs_kernel(const unsigned short* __restrict__ in, unsigned short* __restrict__ out, std::int64_t a,
+                    std::int64_t b, std::int64_t inner, std::int64_t runs, std::int64_t piece) {
+  const int lane = static_cast<int>(threadIdx.x % 32);
+  const std::int64_t pieces = (inner + piece - 1) / piece;
+  const std::int64_t warps = std::int64_t(gridDim.x) * (kCopyThreads / 32);
+  for (std::int64_t w = (std::int64_t(blockIdx.x) * kCopyThreads + threadIdx.x) / 32; w < runs * pieces; w += warps) {
+    const std::int64_t r = w / pieces, start = (w - r * pieces) * piece;
+    const std::int64_t i = r % a, t = r / a;  // output run r = (n b + j) a + i
+    const std::int64_t j = t % b, n = t / b;
+    std::int64_t count = inner - start < piece ? inner - start : piece;
+    const unsigned short* src = in + ((n * a + i) * b + j) * inner + start;
+    unsigned short* dst = out + r * inner + start;
+    if (reinterpret_cast<std::uintptr_t>(dst) % 4 != 0) {  // the first element alone: dst is word-aligned after it
+      if (lane == 0) dst[0] = src[0];
+      ++src;
+      ++dst;
+      --count;
+    }
+    const std::int64_t words = count / 2;
+    auto* dst_words = reinterpret_cast<unsigned*>(dst);
+    if (reinterpret_cast<std::uintptr_t>(src) % 4 == 0) {
+      warp_copy(reinterpret_cast<const unsigned*>(src), dst_words, words, lane);
+    } else {
+      // src[0] is the high half of a word; a word past the last element read here shares an aligned word with it.
+      const auto* src_words = reinterpret_cast<const unsigned*>(src - 1);
+      for (std::int64_t u0 = lane; u0 < words; u0 += 32 * kInFlight) {
+        unsigned lo[kInFlight], hi[kInFlight];
+#pragma unroll
+        for (int q = 0; q < kInFlight; ++q)
+          if (u0 + q * 32 < words) {
+            lo[q] = src_words[u0 + q * 32];
+            hi[q] = src_words[u0 + q * 32 + 1];
+          }
+#pragma unroll
+        for (int q = 0; q < kInFlight; ++q)
+          if (u0 + q * 32 < words) dst_words[u0 + q * 32] = __funnelshift_r(lo[q], hi[q], 16);
+      }
+    }
+    if (count % 2 == 1 && lane == 0) dst[count - 1] = src[count - 1];
+  }
+}
+
 // The divisors of a tiled_runs tile's rows, in units: `full` for a whole tile's rows, `edge` for those of the last
 // tile along a dimension that side does not divide.
 struct RowDividers {
@@ -429,6 +476,12 @@ void launch_runs(const core::PermuteView& v, const void* in, void* out, std::siz
   const std::int64_t runs = v.batch * v.a * v.b, units = run_bytes / unit;
   const std::int64_t piece_units = core::kPermuteRunPieceBytes / unit;
   const unsigned blocks = blocks_for(runs * ((units + piece_units - 1) / piece_units), kCopyThreads / 32);
+  if (unit == 2 && elem_bytes == 2) {
+    odd_runs_kernel<<<blocks, kCopyThreads, 0, stream>>>(static_cast<const unsigned short*>(in),
+                                                         static_cast<unsigned short*>(out), v.a, v.b, v.inner, runs,
+                                                         piece_units);
+    return;
+  }
   with_unit(unit, [&](auto tag) {
     using U = decltype(tag);
     runs_kernel<U><<<blocks, kCopyThreads, 0, stream>>>(static_cast<const U*>(in), static_cast<U*>(out), v.a, v.b,
@@ -510,6 +563,11 @@ void launch_permute(const core::PermuteView& v, core::PermutePath path, const vo
     case core::PermutePath::tiled_runs:
       launch_tiled_runs(v, in, out, elem_bytes, stream);
       break;
+    case core::PermutePath::copy_kernel:
+      if (v.a != 1 && v.b != 1) throw Error("permute: a plain copy runs only a view that moves nothing");
+      launch_pointwise(PointwiseOp::copy, elem_bytes == 4 ? core::DType::f32 : core::DType::f16, in, nullptr, nullptr,
+                       nullptr, out, 1, v.batch * v.a * v.b * v.inner, stream);
+      return;
     case core::PermutePath::copy:
       if (v.a != 1 && v.b != 1) throw Error("permute: a plain copy runs only a view that moves nothing");
       OPMARK_CHECK_CUDA(cudaMemcpyAsync(out, in, static_cast<std::size_t>(v.batch * v.a * v.b * v.inner) * elem_bytes,

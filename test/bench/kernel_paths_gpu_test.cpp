@@ -33,7 +33,8 @@ TEST_P(PathCase, EveryPermutePathIsExact) {
       {2, 33, 12, 64}, {7, 31, 61, 5}, {1, 1, 97, 65}, {4, 32, 64, 128}, {2, 1, 509, 127}, {3, 2, 4099, 1},
       {5, 4097, 3, 2}, {2, 16, 3000, 1},
       {3, 5, 26, 2039},  // strips of 26, runs in 8 KiB pieces
-      {2, 3, 98, 130}};  // pair tiles with edge tiles 34 and 2 wide
+      {2, 3, 98, 130},   // pair tiles with edge tiles 34 and 2 wide
+      {2, 3, 2, 9001}};  // runs of an odd count of 2-byte elements, in pieces
   int verified = 0;
   for (const std::string& perm : core::permute_perms())
     for (const auto& d : shapes)

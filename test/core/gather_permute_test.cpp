@@ -93,9 +93,9 @@ TEST(Permute, PathsThatCanRunAView) {
   EXPECT_EQ(permute_paths({1, 32, 8192, 1}, 2), (std::vector<P>{P::tiles, P::rows, P::strips}));
   // Runs of 5: too short for a warp; a 2 x 3 x 5 plane is staged, and tiles of runs compete.
   EXPECT_EQ(permute_paths({4, 2, 3, 5}, 4), (std::vector<P>{P::rows, P::planes, P::tiled_runs}));
-  // A dimension of 1 moves nothing: no planes, and one cudaMemcpyAsync competes.
-  EXPECT_EQ(permute_paths({4, 1, 3, 5}, 4), (std::vector<P>{P::rows, P::copy}));
-  EXPECT_EQ(permute_paths({6, 4, 1, 1}, 4), (std::vector<P>{P::tiles, P::rows, P::copy}));
+  // A dimension of 1 moves nothing: no planes; one cudaMemcpyAsync and one copy kernel compete.
+  EXPECT_EQ(permute_paths({4, 1, 3, 5}, 4), (std::vector<P>{P::rows, P::copy, P::copy_kernel}));
+  EXPECT_EQ(permute_paths({6, 4, 1, 1}, 4), (std::vector<P>{P::tiles, P::rows, P::copy, P::copy_kernel}));
   // Planes up to kPermutePlaneMaxBytes.
   EXPECT_EQ(permute_paths({2, 32, 64, 1}, 4).back(), P::planes);           // 8 KiB
   EXPECT_EQ(permute_paths({2, 33, 65, 1}, 4).back(), P::wide_tiles);       // over
