@@ -255,13 +255,13 @@ __global__ void __launch_bounds__(kCopyThreads)
   }
 }
 
-// runs (inner > 1): a warp per piece of piece_units units of a run (a whole run where it is no longer), its source
-// found once; the lanes copy the piece kInFlight units at a time. Pieces keep every multiprocessor busy where the
-// runs are few and long (a warp a run of 16312 fp32 elements left the grid at 236 blocks).
-template <class U>
-__global__ void __launch_bounds__(kCopyThreads)
-    runs_kernel(const U* __restrict__ in, U* __restrict__ out, std::int64_t a, std::int64_t b,
-                std::int64_t inner_units, std::int64_t runs, std::int64_t piece_units) {
+// The pieces of runs this warp owns, piece_units units of a run each (a whole run where it is no longer): calls
+// copy(src, dst, count, lane) for each, its source found once. Pieces keep every multiprocessor busy where the runs
+// are few and long (a warp a run of 16312 fp32 elements left the grid at 236 blocks).
+template <class U, class Copy>
+__device__ __forceinline__ void for_each_run_piece(const U* __restrict__ in, U* __restrict__ out, std::int64_t a,
+                                                   std::int64_t b, std::int64_t inner_units, std::int64_t runs,
+                                                   std::int64_t piece_units, Copy&& copy) {
   const int lane = static_cast<int>(threadIdx.x % 32);
   const std::int64_t pieces = (inner_units + piece_units - 1) / piece_units;
   const std::int64_t warps = std::int64_t(gridDim.x) * (kCopyThreads / 32);
@@ -270,54 +270,58 @@ __global__ void __launch_bounds__(kCopyThreads)
     const std::int64_t i = r % a, t = r / a;  // output run r = (n b + j) a + i
     const std::int64_t j = t % b, n = t / b;
     const std::int64_t count = inner_units - start < piece_units ? inner_units - start : piece_units;
-    warp_copy(in + ((n * a + i) * b + j) * inner_units + start, out + r * inner_units + start, count, lane);
+    copy(in + ((n * a + i) * b + j) * inner_units + start, out + r * inner_units + start, count, lane);
   }
 }
 
-// runs of 2-byte elements of an odd count (whose runs alternate between the two 4-byte alignments), as runs_kernel
-// but in 4-byte words at the destination's alignment: where the source's alignment differs, each word is joined from
-// the two source words it straddles (a funnel shift). Words, not 2-byte units, are what reach the copy bandwidth.
+// runs (inner > 1): a warp per piece of a run; the lanes copy it kInFlight units at a time.
+template <class U>
+__global__ void __launch_bounds__(kCopyThreads)
+    runs_kernel(const U* __restrict__ in, U* __restrict__ out, std::int64_t a, std::int64_t b,
+                std::int64_t inner_units, std::int64_t runs, std::int64_t piece_units) {
+  for_each_run_piece(in, out, a, b, inner_units, runs, piece_units,
+                     [](const U* src, U* dst, std::int64_t count, int lane) { warp_copy(src, dst, count, lane); });
+}
+
+// A piece of a run of 2-byte elements copied in 4-byte words at the destination's alignment: where the source's
+// alignment differs, each word is joined from the two source words it straddles (a funnel shift).
+__device__ __forceinline__ void copy_in_words(const unsigned short* __restrict__ src, unsigned short* __restrict__ dst,
+                                              std::int64_t count, int lane) {
+  if (reinterpret_cast<std::uintptr_t>(dst) % 4 != 0) {  // the first element alone: dst is word-aligned after it
+    if (lane == 0) dst[0] = src[0];
+    ++src;
+    ++dst;
+    --count;
+  }
+  const std::int64_t words = count / 2;
+  auto* dst_words = reinterpret_cast<unsigned*>(dst);
+  if (reinterpret_cast<std::uintptr_t>(src) % 4 == 0) {
+    warp_copy(reinterpret_cast<const unsigned*>(src), dst_words, words, lane);
+  } else {
+    // src[0] is the high half of a word; a word past the last element read here shares an aligned word with it.
+    const auto* src_words = reinterpret_cast<const unsigned*>(src - 1);
+    for (std::int64_t u0 = lane; u0 < words; u0 += 32 * kInFlight) {
+      unsigned lo[kInFlight], hi[kInFlight];
+#pragma unroll
+      for (int q = 0; q < kInFlight; ++q)
+        if (u0 + q * 32 < words) {
+          lo[q] = src_words[u0 + q * 32];
+          hi[q] = src_words[u0 + q * 32 + 1];
+        }
+#pragma unroll
+      for (int q = 0; q < kInFlight; ++q)
+        if (u0 + q * 32 < words) dst_words[u0 + q * 32] = __funnelshift_r(lo[q], hi[q], 16);
+    }
+  }
+  if (count % 2 == 1 && lane == 0) dst[count - 1] = src[count - 1];
+}
+
+// runs of 2-byte elements of an odd count (whose runs alternate between the two 4-byte alignments): as runs_kernel,
+// in 4-byte words. Words, not 2-byte units, are what reach the copy bandwidth.
 __global__ void __launch_bounds__(kCopyThreads)
     odd_runs_kernel(const unsigned short* __restrict__ in, unsigned short* __restrict__ out, std::int64_t a,
                     std::int64_t b, std::int64_t inner, std::int64_t runs, std::int64_t piece) {
-  const int lane = static_cast<int>(threadIdx.x % 32);
-  const std::int64_t pieces = (inner + piece - 1) / piece;
-  const std::int64_t warps = std::int64_t(gridDim.x) * (kCopyThreads / 32);
-  for (std::int64_t w = (std::int64_t(blockIdx.x) * kCopyThreads + threadIdx.x) / 32; w < runs * pieces; w += warps) {
-    const std::int64_t r = w / pieces, start = (w - r * pieces) * piece;
-    const std::int64_t i = r % a, t = r / a;  // output run r = (n b + j) a + i
-    const std::int64_t j = t % b, n = t / b;
-    std::int64_t count = inner - start < piece ? inner - start : piece;
-    const unsigned short* src = in + ((n * a + i) * b + j) * inner + start;
-    unsigned short* dst = out + r * inner + start;
-    if (reinterpret_cast<std::uintptr_t>(dst) % 4 != 0) {  // the first element alone: dst is word-aligned after it
-      if (lane == 0) dst[0] = src[0];
-      ++src;
-      ++dst;
-      --count;
-    }
-    const std::int64_t words = count / 2;
-    auto* dst_words = reinterpret_cast<unsigned*>(dst);
-    if (reinterpret_cast<std::uintptr_t>(src) % 4 == 0) {
-      warp_copy(reinterpret_cast<const unsigned*>(src), dst_words, words, lane);
-    } else {
-      // src[0] is the high half of a word; a word past the last element read here shares an aligned word with it.
-      const auto* src_words = reinterpret_cast<const unsigned*>(src - 1);
-      for (std::int64_t u0 = lane; u0 < words; u0 += 32 * kInFlight) {
-        unsigned lo[kInFlight], hi[kInFlight];
-#pragma unroll
-        for (int q = 0; q < kInFlight; ++q)
-          if (u0 + q * 32 < words) {
-            lo[q] = src_words[u0 + q * 32];
-            hi[q] = src_words[u0 + q * 32 + 1];
-          }
-#pragma unroll
-        for (int q = 0; q < kInFlight; ++q)
-          if (u0 + q * 32 < words) dst_words[u0 + q * 32] = __funnelshift_r(lo[q], hi[q], 16);
-      }
-    }
-    if (count % 2 == 1 && lane == 0) dst[count - 1] = src[count - 1];
-  }
+  for_each_run_piece(in, out, a, b, inner, runs, piece, copy_in_words);
 }
 
 // The divisors of a tiled_runs tile's rows, in units: `full` for a whole tile's rows, `edge` for those of the last
