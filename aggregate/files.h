@@ -53,15 +53,26 @@ std::string read_input_file(const std::string& path, const std::string& what, bo
 // through a symbolic link at the path or into anything but a regular file. Throws opmark::Error naming the path.
 void write_output_file(const std::string& path, const std::string& text);
 
-// The brackets of JSON text outside its strings: the depth at the end, and where it first went past `max_depth`
-// (npos: never).
+// The brackets of JSON text outside its strings: the depth at the end, where it first went past `max_depth` (npos:
+// never), and the colons (in valid JSON, the objects' keys: more of them than the parsed objects hold members means
+// a key given twice in one object, which the JSON library keeps once, silently).
 struct BracketScan {
   int depth = 0;
   std::size_t too_deep_at = std::string_view::npos;
+  std::size_t keys = 0;
 };
 BracketScan scan_brackets(std::string_view text, int max_depth);
 // The offset in `text` at which JSON nesting ([ and { outside strings) first goes deeper than `max_depth`, or npos.
 std::size_t json_too_deep(std::string_view text, int max_depth);
+
+// The members of every object in `value`, nested ones too: what BracketScan::keys counts in its text when no key
+// repeats.
+std::size_t json_members(const nlohmann::json& value);
+// Throws opmark::Error "<where>: the key "K" appears twice in one object ..." where `parsed` (from `text`, whose
+// scan is `scan`) holds fewer members than the text has keys. For opmark's own lines: Google Benchmark's JSON writes
+// "repetitions" twice in each run.
+void require_unique_keys(std::string_view text, const BracketScan& scan, const nlohmann::json& parsed,
+                         const std::string& where);
 
 // A whole JSON document (scores.json, benchmark.json) parsed after json_too_deep: throws opmark::Error
 // "<path>:<line>: JSON nested deeper than N levels" or "<path>:<line>: not valid JSON (...)".

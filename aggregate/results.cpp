@@ -146,7 +146,8 @@ void parse_jsonl(std::string_view text, const std::string& path, Statistic stati
                   std::to_string(limits.max_line_bytes) + " (opmark-bench writes about 1 KB per line)");
     if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
     if (line.find_first_not_of(" \t") == std::string_view::npos) continue;
-    if (json_too_deep(line, limits.max_depth) != std::string_view::npos) throw Error(too_deep(where, limits));
+    const BracketScan scan = scan_brackets(line, limits.max_depth);
+    if (scan.too_deep_at != std::string_view::npos) throw Error(too_deep(where, limits));
     json j;
     try {
       j = json::parse(line);
@@ -162,6 +163,7 @@ void parse_jsonl(std::string_view text, const std::string& path, Statistic stati
     } catch (const json::exception& e) {  // a number out of range (1e999)
       throw Error(where + ": not a JSON line (" + std::string(e.what()) + ")");
     }
+    require_unique_keys(line, scan, j, where);
     const core::ResultRecord record = core::from_json(j, where);
     out.last_record_line = number;
     if (record.kind == core::RecordKind::summary) out.summaries.emplace_back(number, record.counts);

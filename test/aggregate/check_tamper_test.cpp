@@ -278,6 +278,17 @@ TEST_F(Tamper, DeletedCountersAreRejected) {
   EXPECT_NE(p.find("the re-time line has no 'recheck_us'"), std::string::npos) << p;
 }
 
+// A key given twice in one line: a JSON reader keeps one of the two silently (here the second, a time a thousandth
+// of the true one), so the line is refused, naming the key.
+TEST_F(Tamper, AKeyTwiceInOneLineIsRejected) {
+  save();
+  const std::string line = line_of("median").dump();
+  write(dir_ / "run/results.jsonl", replaced(read(dir_ / "run/results.jsonl"), line,
+                                             line.substr(0, line.size() - 1) + ",\"time_us\":0.001}"));
+  const std::string p = problems();
+  EXPECT_NE(p.find(": the key \"time_us\" appears twice in one object"), std::string::npos) << p;
+}
+
 TEST_F(Tamper, TimestampsFrom1999AreRejected) {
   for (auto& l : lines_)
     if (l.contains("logged_at")) l["logged_at"] = std::regex_replace(l["logged_at"].get<std::string>(), std::regex("^2026"), "1999");

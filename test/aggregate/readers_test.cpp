@@ -229,6 +229,22 @@ TEST_F(ReaderFiles, AWriterKilledMidLineLeavesAReadableLog) {
                                " bytes are left out; everything before it is used)");
 }
 
+// A key twice in one object of a line (nested too) is refused with the line and the key; the same name in two
+// objects is no repeat, nor is a colon inside a string.
+TEST(Readers, AKeyTwiceInOneObjectIsRefused) {
+  EXPECT_EQ(error_of(kContext + "{\"type\":\"run\",\"name\":\"c\",\"status\":\"ok\",\"repetition\":0,"
+                                "\"time_us\":1,\"time_us\":2}\n"),
+            "r.jsonl:2: the key \"time_us\" appears twice in one object (a JSON reader keeps one of the two silently; "
+            "opmark writes each once): not read");
+  EXPECT_NE(error_of(kContext + "{\"type\":\"run\",\"name\":\"c\",\"status\":\"ok\",\"repetition\":0,"
+                                "\"time_us\":1,\"counters\":{\"noise\":1,\"noise\":2}}\n")
+                .find("the key \"noise\" appears twice"),
+            std::string::npos);
+  EXPECT_EQ(error_of(kContext + "{\"type\":\"run\",\"name\":\"c: a:b\",\"status\":\"ok\",\"repetition\":0,"
+                                "\"time_us\":1,\"counters\":{\"time_us\":1}}\n"),
+            "");
+}
+
 // A gzip file cut short (even at a line boundary, or only its trailer gone) is an error that says so.
 TEST_F(ReaderFiles, ACutGzipStreamIsAnError) {
   std::string text = kContext;
@@ -246,6 +262,22 @@ TEST_F(ReaderFiles, ACutGzipStreamIsAnError) {
   corrupt[corrupt.size() - 6] ^= 0x55;  // the checksum
   write_file(dir_ / "bad.jsonl.gz", corrupt);
   EXPECT_NE(read_error((dir_ / "bad.jsonl.gz").string()).find("not a readable gzip file"), std::string::npos);
+}
+
+// Bytes after the gzip stream (a file appended to) are an error naming their count; a second gzip member (two
+// compressed files joined, as gzip itself reads them) is read.
+TEST_F(ReaderFiles, BytesAfterTheGzipStreamAreAnErrorAndASecondMemberIsRead) {
+  const std::string text = kContext + run_line("c1", 0, 1);
+  if (!gzip(text, dir_ / "r.jsonl.gz")) GTEST_SKIP() << "no gzip command";
+  const std::string gz = read_file(dir_ / "r.jsonl.gz");
+  write_file(dir_ / "tail.jsonl.gz", gz + "garbage after the stream");
+  EXPECT_EQ(read_error((dir_ / "tail.jsonl.gz").string()),
+            (dir_ / "tail.jsonl.gz").string() + ": 24 bytes follow the end of the compressed results file (appended to, "
+                                               "or two files joined?): not read");
+  const std::string second = run_line("c2", 0, 2);
+  ASSERT_TRUE(gzip(second, dir_ / "second.gz"));
+  write_file(dir_ / "joined.jsonl.gz", gz + read_file(dir_ / "second.gz"));
+  EXPECT_EQ(load_results((dir_ / "joined.jsonl.gz").string(), Statistic::median).cases.size(), 2u);
 }
 
 // A gzip bomb (100 MB of zeros in about 100 KB) is refused at 16 MiB + 100 times its size, not read to the end.
