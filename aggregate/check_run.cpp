@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <ctime>
+#include <optional>
 
 #include "aggregate/check_problems.h"
 #include "core/case.h"
@@ -13,6 +14,7 @@
 #include "core/error.h"
 #include "core/precision.h"
 #include "core/stats.h"
+#include "core/verified_elements.h"
 
 namespace opmark::aggregate::check_detail {
 
@@ -150,8 +152,11 @@ void check_verification(const ResultSet& results, Problems& p) {
                           "opmark-bench unmodified";
   for (const auto& [name, r] : results.cases) {
     double precision_tolerance = -1;
+    std::optional<std::int64_t> written;  // the elements the case's verification compares, where the case says
     try {
-      precision_tolerance = core::precision_info(core::parse_case_name(name).precision).tolerance;
+      const core::Case c = core::parse_case_name(name);
+      precision_tolerance = core::precision_info(c.precision).tolerance;
+      written = core::verified_elements(c);
     } catch (const Error&) {
       // a case core does not name: the tolerance's own bounds still hold
     }
@@ -177,6 +182,9 @@ void check_verification(const ResultSet& results, Problems& p) {
                v.tolerance > precision_tolerance * core::kToleranceGrowthCap * 1.05)
         why = "the tolerance " + number(v.tolerance) + " is above the precision's " + number(precision_tolerance) +
               " (at most " + number(core::kToleranceGrowthCap) + "x that for deep accumulations)";
+      else if (written && v.elements != static_cast<double>(*written))
+        why = "it compares " + number(v.elements) + " elements, and the case writes " +
+              std::to_string(*written);
       if (!why.empty()) {
         p.add("impossible verification", name + " (" + at_line(l.number) + "): '" + *l.verification + "': " + why, fix);
         break;

@@ -278,6 +278,15 @@ TEST_F(Tamper, DeletedCountersAreRejected) {
   EXPECT_NE(p.find("the re-time line has no 'recheck_us'"), std::string::npos) << p;
 }
 
+// A GEMM of 64 x 32 that says it verified 1 element: the verification of a family that compares its whole output
+// states that output's count (core::verified_elements).
+TEST_F(Tamper, AVerificationOfFewerElementsThanTheCaseWritesIsRejected) {
+  set_verification("all 1 elements within tolerance 1.0e-02 (max scaled error 1.20e-03, rel norm error 5.00e-04)");
+  const std::string p = problems();
+  EXPECT_NE(p.find("[impossible verification] " + kCase + " ("), std::string::npos) << p;
+  EXPECT_NE(p.find("it compares 1 elements, and the case writes 2048"), std::string::npos) << p;
+}
+
 // A key given twice in one line: a JSON reader keeps one of the two silently (here the second, a time a thousandth
 // of the true one), so the line is refused, naming the key.
 TEST_F(Tamper, AKeyTwiceInOneLineIsRejected) {
