@@ -23,6 +23,16 @@ std::optional<std::int64_t> verified_elements(const Case& c) {
     }
     if (c.family == "allreduce") return allreduce_problem(c).count;
     if (c.family == "batchnorm") return batchnorm_problem(c).elements();
+    if (c.family == "conv") {
+      const ConvProblem p = conv_problem(c);
+      if (c.direction == "fwd") return p.elements_y();
+      if (c.direction == "bwd_data") return p.elements_x();
+      if (c.direction == "bwd_filter") return p.elements_filter();
+    }
+    if (c.family == "pool") {
+      const PoolProblem p = pool_problem(c);
+      return p.n * p.c * p.p * p.q;
+    }
   } catch (const Error&) {
     // a case whose fields do not make a problem: nothing to hold its count to
   }

@@ -9,9 +9,9 @@
 namespace opmark::core {
 
 // The output elements the family's workload compares against its reference (bench/families/*.cpp): GEMM's C over
-// the batch (as run, padded), pointwise's tensor, gather's rows, the permuted tensor, spmm's C, the all-reduce's
-// buffer, batch norm's y. nullopt for the families that compare a sample or several outputs (attention, conv, RNN,
-// reduce, pool), and for a case that is no valid one.
+// the batch (as run, padded), conv's result of its direction (y, dx or dw, as run), pointwise's tensor, gather's
+// rows, the permuted tensor, spmm's C, the all-reduce's buffer, batch norm's y, pooling's y. nullopt for the families
+// that compare a sample or several outputs (attention, RNN, reduce), and for a case that is no valid one.
 std::optional<std::int64_t> verified_elements(const Case& c);
 
 }  // namespace opmark::core

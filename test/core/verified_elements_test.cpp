@@ -1,5 +1,5 @@
 // core::verified_elements: the count check holds a verification's "all N elements" to, for the families that compare
-// their whole output, and none for those that compare a sample or several outputs.
+// their whole output (the committed H200 bundle's counts), and none for those that compare a sample or several outputs.
 #include <gtest/gtest.h>
 
 #include "core/case.h"
@@ -19,6 +19,14 @@ TEST(VerifiedElements, TheWholeOutputOfTheFamiliesThatCompareIt) {
   EXPECT_EQ(verified_elements(parse_case_name("allreduce/fwd/fp32/count=100000/ranks=1/op=sum/inplace=no")), 100000);
   EXPECT_EQ(verified_elements(parse_case_name("batchnorm/fwd/fp16/n=32/c=64/h=112/w=112/mode=inference/impl=opmark")),
             25690112);
+  const std::string conv = "/fp16/n=4/c=1/d=1/h=161/w=700/k=32/t=1/r=5/s=20/pad_d=0/pad_h=0/pad_w=0/stride_d=1/"
+                           "stride_h=2/stride_w=2/dil_h=1/dil_w=1/groups=1/layout=NCHW";
+  EXPECT_EQ(verified_elements(parse_case_name("conv/fwd" + conv)), 3448192);
+  EXPECT_EQ(verified_elements(parse_case_name("conv/bwd_data" + conv)), 450800);
+  EXPECT_EQ(verified_elements(parse_case_name("conv/bwd_filter" + conv)), 3200);
+  EXPECT_EQ(verified_elements(parse_case_name(
+                "pool/fwd/fp16/n=32/c=64/h=112/w=112/r=3/s=3/pad_h=1/pad_w=1/stride_h=2/stride_w=2/mode=max/impl=opmark")),
+            6422528);
 }
 
 TEST(VerifiedElements, NoneForFamiliesThatCompareASampleOrSeveralOutputs) {
