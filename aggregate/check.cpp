@@ -555,6 +555,18 @@ void check_regime_rules(const ResultSet& results, const core::Suite& rules, Prob
                           "power_margin", "power_limit_w", "max_sm_clock_mhz", "max_repetitions", "started_at"})
     if (text(key).empty())
       p.add("rules", "the run's context (" + log + ") has no '" + key + "', which results format 3 writes", rerun);
+  // The GPU whole and as sold, read by NVML (the clocks, power and energy come from there): a run that states NVML
+  // unavailable, ECC off or MIG on measured something else. (A run without NVML states no ECC or MIG.)
+  struct State {
+    const char *key, *want, *fix;
+  };
+  for (const State& s : {State{"nvml", "ok", "run the suite where NVML reads the GPU (the driver's libnvidia-ml)"},
+                         State{"ecc", "on", "enable ECC (nvidia-smi -e 1, then reboot) and run the suite again"},
+                         State{"mig", "off", "disable MIG (nvidia-smi -mig 0) and run the suite again"}})
+    if (context.count(s.key) && text(s.key) != s.want)
+      p.add("rules", "the run's " + std::string(s.key) + " is '" + text(s.key) + "' (" + log + "), the rules require '" +
+                         s.want + "'",
+            s.fix);
   // The rules time replays of about a millisecond; a run that asked for another length (--opmark_batch) is not theirs.
   if (!text(core::run_key::batch_s).empty() &&
       !(std::abs(context_number(context, core::run_key::batch_s) - core::kDefaultBatchSeconds) <= 1e-12))

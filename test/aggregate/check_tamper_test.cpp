@@ -426,6 +426,22 @@ class TamperV5 : public Tamper {
 
 TEST_F(TamperV5, TheGoodBundlePasses) { EXPECT_EQ(problems(), ""); }
 
+// A run that states NVML unavailable (with power counters still on its lines), ECC off or MIG on.
+TEST_F(TamperV5, NvmlUnavailableEccOffOrMigOnIsRejected) {
+  for (const auto& [key, value] : std::vector<std::pair<std::string, std::string>>{
+           {"nvml", "unavailable: no GPU"}, {"ecc", "off"}, {"mig", "on"}}) {
+    auto saved = lines_;
+    lines_.front()["context"][key] = value;
+    save();
+    const std::string p = problems();
+    EXPECT_NE(p.find("[rules] the run's " + key + " is '" + value + "' (run/results.jsonl line 1), the rules require"),
+              std::string::npos) << p;
+    lines_ = saved;
+  }
+  save();
+  EXPECT_EQ(problems(), "");
+}
+
 TEST_F(TamperV5, AnotherRegimeIsRejected) {
   lines_.front()["context"]["regime"] = "sustained";
   save();
