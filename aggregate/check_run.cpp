@@ -232,6 +232,9 @@ void check_physics(const ResultSet& results, Problems& p) {
   // The clock measured on the GPU (cycles over %globaltimer) reads above NVML's maximum: on an H100 (1980 MHz) up to
   // 2085 MHz over 1 ms samples of 2-12 us kernels and 1995-2008 MHz over 0.2-2 s windows.
   constexpr double kClockOverMaximum = 1.06;
+  // Kernels that overlap within a launch: cuDNN's RNNs reach 1.96x the launch's time in both committed bundles.
+  constexpr double kKernelOverLaunch = 2.5;
+  const double gpus = std::max(1.0, context.count("gpu_count_used") ? context_number(context, "gpu_count_used") : 1.0);
   const double stated = context.count("power_margin") ? context_number(context, "power_margin") : 0.05;
   const double margin = std::clamp(std::isfinite(stated) ? stated : 0.0, 0.0, kMaxPowerMargin);
   const bool format2 = context_number(context, "results_format") >= 2;
@@ -278,6 +281,15 @@ void check_physics(const ResultSet& results, Problems& p) {
           p.add("clocks", where + ": " + key + " " + number(mhz) + " MHz, outside 0 to the GPU's " + number(max_clock) +
                               " MHz (max_sm_clock_mhz in the context)", remeasure);
       }
+      // The kernels' own time per launch (CUPTI) sums kernels that overlap, but not to kKernelOverLaunch times the
+      // launch on each GPU the run used.
+      if (has(counter::kernel_us) && l.time_us && *l.time_us > 0 &&
+          c.at(counter::kernel_us) > kKernelOverLaunch * gpus * *l.time_us)
+        p.add("kernel time", where + ": kernel_us " + number(c.at(counter::kernel_us)) + " us is " +
+                                 number(c.at(counter::kernel_us) / *l.time_us) + "x the launch's " +
+                                 number(*l.time_us) + " us; overlapping kernels reach at most " +
+                                 number(kKernelOverLaunch) + "x a GPU",
+              remeasure);
       for (const char* key : {counter::power_w, counter::sustained_power_w}) {
         if (!has(key)) continue;
         const double w = c.at(key);

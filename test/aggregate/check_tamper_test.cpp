@@ -278,6 +278,20 @@ TEST_F(Tamper, DeletedCountersAreRejected) {
   EXPECT_NE(p.find("the re-time line has no 'recheck_us'"), std::string::npos) << p;
 }
 
+// The kernels' own time at 3x the launch's: no GPU runs that (overlapping kernels reach about 2x); 1.9x passes.
+TEST_F(Tamper, KernelTimeFarBeyondTheLaunchIsRejected) {
+  json& median = line_of("median");
+  const double t = median["time_us"].get<double>();
+  median["counters"]["kernel_us"] = 1.9 * t;
+  save();
+  EXPECT_EQ(problems().find("[kernel time]"), std::string::npos);
+  line_of("median")["counters"]["kernel_us"] = 3 * t;
+  save();
+  const std::string p = problems();
+  EXPECT_NE(p.find("[kernel time] " + kCase + " (run/results.jsonl line "), std::string::npos) << p;
+  EXPECT_NE(p.find("us is 3x the launch's"), std::string::npos) << p;
+}
+
 // A GEMM of 64 x 32 that says it verified 1 element: the verification of a family that compares its whole output
 // states that output's count (core::verified_elements).
 TEST_F(Tamper, AVerificationOfFewerElementsThanTheCaseWritesIsRejected) {
