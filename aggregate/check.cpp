@@ -663,6 +663,7 @@ CheckReport check_bundle_report(const std::string& bundle, const std::string& ru
   check_verification(results, p);
   check_noise_agreement(results, rules.max_noise, p);
   check_physics(results, p);
+  check_datasheet(results, p);
   if (present(raw_file(bundle, bundle_path::benchmark_json))) check_benchmark_json(bundle, results, p);
   check_bench_log(bundle, results, p);
   check_derived(dir, results, rules, models, shapes_dir, p);

@@ -72,6 +72,9 @@ void check_timestamps(const ResultSet& results, const std::string& system_starte
 void check_verification(const ResultSet& results, Problems& p);
 void check_noise_agreement(const ResultSet& results, double max_noise, Problems& p);
 void check_physics(const ResultSet& results, Problems& p);
+// The context's power limit within its GPU model's largest, and peaks that say they are opmark's datasheet equal to
+// it (core/datasheet.h).
+void check_datasheet(const ResultSet& results, Problems& p);
 
 // The check of check_parameters.cpp: the run's parameters (core/run_context.h), typed or from an older run's timing
 // sentence, against the rules' timing, regime, L2 mode, min time, repetitions and noise target; a typed key that

@@ -11,6 +11,7 @@
 #include "aggregate/check_problems.h"
 #include "core/case.h"
 #include "core/counters.h"
+#include "core/datasheet.h"
 #include "core/error.h"
 #include "core/precision.h"
 #include "core/stats.h"
@@ -221,6 +222,31 @@ void check_noise_agreement(const ResultSet& results, double max_noise, Problems&
                                       "), far more than its noise " + number(computed) + " allows for an ok case",
             "a case whose repetitions disagree this much is unstable, not ok: " + keep);
   }
+}
+
+void check_datasheet(const ResultSet& results, Problems& p) {
+  const auto& context = results.context;
+  const auto text = [&](const char* key) { return context.count(key) ? context.at(key) : std::string(); };
+  const std::optional<core::Datasheet> sheet = core::datasheet_of(text("gpu"));
+  if (!sheet) return;  // a GPU opmark carries no datasheet of: its peaks are the submitter's
+  const std::string log = std::string(bundle_path::results) + " line 1";
+  const std::string remeasure = "the peaks and the power limit are opmark-bench's to state: measure the run again "
+                                "with this opmark-bench (opmark-submit)";
+  const double limit = context_number(context, "power_limit_w");
+  if (limit > sheet->max_power_w)
+    p.add("power and energy", "the run's power_limit_w " + number(limit) + " W (" + log + ") is above the " +
+                                  sheet->model + "'s largest, " + number(sheet->max_power_w) + " W",
+          remeasure);
+  // Peaks from opmark's datasheet, not overridden (--opmark_peak says so in `peaks`), are that datasheet's.
+  if (text("peaks") != "datasheet: " + sheet->model) return;
+  const std::pair<const char*, double> stated[] = {
+      {"peak_tflops_fp32", sheet->fp32}, {"peak_tflops_tf32", sheet->tf32}, {"peak_tflops_fp16", sheet->fp16},
+      {"peak_tflops_bf16", sheet->fp16}, {"peak_tflops_int8", sheet->int8}, {"peak_gb_per_s", sheet->memory_gb_per_s}};
+  for (const auto& [key, want] : stated)
+    if (context.count(key) && !(std::abs(context_number(context, key) - want) <= 1e-6 * want))
+      p.add("peaks", "the run's " + std::string(key) + " is " + number(context_number(context, key)) + " (" + log +
+                         "), but its peaks are '" + text("peaks") + "', whose figure is " + number(want),
+            remeasure);
 }
 
 void check_physics(const ResultSet& results, Problems& p) {

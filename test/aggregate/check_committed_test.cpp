@@ -393,3 +393,21 @@ TEST_F(CommittedCopy, DeeplyNestedJsonIsRejectedNotACrash) {
   const std::string p = problems();
   EXPECT_NE(p.find("run/results.jsonl:1: JSON nested deeper than 64 levels"), std::string::npos) << p;
 }
+
+// The committed bundle's peaks say they are opmark's datasheet of its GPU: a peak raised beside that claim, or a power
+// limit above the board's largest, is rejected (core/datasheet.h).
+TEST_F(CommittedCopy, ARaisedPeakOrAPowerLimitAboveTheBoardsIsRejected) {
+  json context = json::parse(lines_.front());
+  ASSERT_EQ(context["context"]["peaks"], "datasheet: NVIDIA H200 SXM");
+  context["context"]["peak_tflops_fp16"] = 2000.0;
+  context["context"]["power_limit_w"] = 2000.0;
+  lines_.front() = context.dump();
+  save();
+  const std::string p = problems();
+  EXPECT_NE(p.find("the run's peak_tflops_fp16 is 2000 (run/results.jsonl line 1), but its peaks are 'datasheet: "
+                   "NVIDIA H200 SXM', whose figure is 989.4"),
+            std::string::npos) << p;
+  EXPECT_NE(p.find("the run's power_limit_w 2000 W (run/results.jsonl line 1) is above the NVIDIA H200 SXM's "
+                   "largest, 700 W"),
+            std::string::npos) << p;
+}

@@ -1,6 +1,6 @@
 #pragma once
-// Datasheet peaks (dense, no sparsity) by GPU model, for the % of peak counters. A lead, not a ceiling:
-// measured ceilings given with --opmark_peak replace these.
+// Datasheet peaks (dense, no sparsity; core/datasheet.h) by GPU model, for the % of peak counters. A lead, not a
+// ceiling: measured ceilings given with --opmark_peak replace these.
 #include <map>
 #include <optional>
 #include <string>
