@@ -280,6 +280,14 @@ void check_physics(const ResultSet& results, Problems& p) {
       if (format2 && l.aggregate == "median")
         for (const char* key : {"noise", "repetitions"})
           if (!has(key)) p.add("deleted counters", where + ": the median line has no '" + std::string(key) + "'", keep);
+      // An ok case's work and its rate: the scores and every % of peak come from them.
+      if (format2 && l.aggregate == "median" && l.status == core::CaseStatus::ok) {
+        if (!has(counter::flops))
+          p.add("deleted counters", where + ": the median line has no '" + std::string(counter::flops) + "'", keep);
+        else if (c.at(counter::flops) > 0 && !has(counter::tflops))
+          p.add("deleted counters", where + ": the median line has flops but no '" + std::string(counter::tflops) + "'",
+                keep);
+      }
       // Results format 3 (results/README.md): every record states the run's regime; an ok median line its clock
       // and throttle counters, and an ok burst case was never throttled.
       if (format3) {

@@ -440,6 +440,18 @@ class TamperV5 : public Tamper {
 
 TEST_F(TamperV5, TheGoodBundlePasses) { EXPECT_EQ(problems(), ""); }
 
+// An ok case without its work or its rate (the scores and every % of peak come from them).
+TEST_F(TamperV5, DeletedWorkAndRateCountersAreRejected) {
+  line_of("median")["counters"].erase("flops");
+  save();
+  EXPECT_NE(problems().find("[deleted counters] " + kCase + " (run/results.jsonl line "), std::string::npos);
+  EXPECT_NE(problems().find("the median line has no 'flops'"), std::string::npos) << problems();
+  line_of("median")["counters"]["flops"] = 65536;
+  line_of("median")["counters"].erase("tflops");
+  save();
+  EXPECT_NE(problems().find("the median line has flops but no 'tflops'"), std::string::npos) << problems();
+}
+
 // A run that states NVML unavailable (with power counters still on its lines), ECC off or MIG on.
 TEST_F(TamperV5, NvmlUnavailableEccOffOrMigOnIsRejected) {
   for (const auto& [key, value] : std::vector<std::pair<std::string, std::string>>{
