@@ -258,6 +258,8 @@ void check_physics(const ResultSet& results, Problems& p) {
   // The clock measured on the GPU (cycles over %globaltimer) reads above NVML's maximum: on an H100 (1980 MHz) up to
   // 2085 MHz over 1 ms samples of 2-12 us kernels and 1995-2008 MHz over 0.2-2 s windows.
   constexpr double kClockOverMaximum = 1.06;
+  // The energy window's time per launch against the case's (below).
+  constexpr double kEnergyTimeBand[2] = {0.8, 2.0};
   // Kernels that overlap within a launch: cuDNN's RNNs reach 1.96x the launch's time in both committed bundles.
   constexpr double kKernelOverLaunch = 2.5;
   const double gpus = std::max(1.0, context.count("gpu_count_used") ? context_number(context, "gpu_count_used") : 1.0);
@@ -337,6 +339,16 @@ void check_physics(const ResultSet& results, Problems& p) {
                               counter::energy_window_ms})
         if (has(key) && c.at(key) < 0)
           p.add("power and energy", where + ": " + key + " " + number(c.at(key)) + " is negative", remeasure);
+      // The energy window times the case's own launches again: 0.91 to 1.67 times the case's time in the committed
+      // bundles (the RNN backward's window holds the restore of its reserve), never a tenth or ten times it.
+      if (l.aggregate == "median" && has(counter::energy_us) && l.time_us && *l.time_us > 0) {
+        const double ratio = c.at(counter::energy_us) / *l.time_us;
+        if (ratio < kEnergyTimeBand[0] || ratio > kEnergyTimeBand[1])
+          p.add("power and energy", where + ": energy_us " + number(c.at(counter::energy_us)) + " us is " +
+                                        number(ratio) + "x the case's " + number(*l.time_us) + " us, outside " +
+                                        number(kEnergyTimeBand[0]) + " to " + number(kEnergyTimeBand[1]) + "x",
+                remeasure);
+      }
       // J/op is power times the time per op: over the energy window's launches (format 3), else the case's time.
       const auto consistent = [&](const char* joules, const char* power, double time_us, const char* time_key) {
         if (!has(joules) || !has(power) || !(time_us > 0)) return;

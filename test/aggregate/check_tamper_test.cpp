@@ -578,6 +578,21 @@ TEST_F(TamperV5, AnOkBurstCaseThatThrottledIsRejected) {
   EXPECT_NE(p.find("an ok burst case with throttled 1"), std::string::npos) << p;
 }
 
+// J/op and the energy window's time both cut to a tenth (power x time still agrees): the window's time per launch
+// is held near the case's.
+TEST_F(TamperV5, AnEnergyWindowTimeFarFromTheCasesIsRejected) {
+  for (auto& l : lines_)
+    if (l.value("name", "") == kCase && l.contains("counters") && l["counters"].contains("energy_us")) {
+      l["counters"]["energy_us"] = l["counters"]["energy_us"].get<double>() / 10;
+      l["counters"]["joules_per_op"] = l["counters"]["joules_per_op"].get<double>() / 10;
+    }
+  save();
+  const std::string p = problems();
+  EXPECT_NE(p.find("[power and energy] " + kCase + " (run/results.jsonl line "), std::string::npos) << p;
+  EXPECT_NE(p.find("x the case's"), std::string::npos) << p;
+  EXPECT_NE(p.find("outside 0.8 to 2x"), std::string::npos) << p;
+}
+
 TEST_F(TamperV5, JoulesPerOpOffPowerTimesTheEnergyWindowsTimeIsRejected) {
   line_of("median")["counters"]["energy_us"] = 8.0;  // twice the time the window's J/op was computed from
   save();
