@@ -566,7 +566,17 @@ TEST_F(TamperV5, EnergyOnTooFewCasesIsRejected) {
     if (l.contains("counters")) l["counters"].erase("joules_per_op");
   save();
   const std::string p = problems();
-  EXPECT_NE(p.find("[rules] 0 of the run's 4 timed cases carry joules_per_op and power_w; the rules require at least 99%"),
+  EXPECT_NE(p.find("[rules] 0 of the run's 4 timed cases carry joules_per_op and power_w; the rules require every one"),
+            std::string::npos) << p;
+}
+
+// One case without its power (its J/op then held to nothing): no allowance.
+TEST_F(TamperV5, OneCaseWithoutItsPowerIsRejected) {
+  edit_case([](json& l) {
+    if (l.contains("counters")) l["counters"].erase("power_w");
+  });
+  const std::string p = problems();
+  EXPECT_NE(p.find("[rules] 3 of the run's 4 timed cases carry joules_per_op and power_w; the rules require every one"),
             std::string::npos) << p;
 }
 
