@@ -11,6 +11,7 @@
 #include "aggregate/spreadsheet.h"
 #include "aggregate/system_description.h"
 #include "core/error.h"
+#include "core/file_access.h"
 #include "core/text.h"
 #include "core/model_table.h"
 #include "core/shapes_dir.h"
@@ -218,12 +219,22 @@ int run_pack(PackOptions f) {
       write_file(dir / bundle_path::system, system_yaml(results.context, f.who));
       std::printf("wrote %s\n", (dir / bundle_path::system).string().c_str());
     }
-    // A stale sheet from an earlier pack would be a file no run explains.
-    fs::remove_all(dir / bundle_path::spreadsheet);
-    for (const auto& [rel, text] : derived_files(results, rules, core::load_models(rules.model_names, {f.shapes}, rules.model_folder), f.shapes)) {
+    // The sheets replace the folder as one set (a stale sheet from an earlier pack would be a file no run explains,
+    // and a pack killed midway must not leave a bundle with some sheets, or none).
+    core::remove_stale_folder_temps((dir / bundle_path::spreadsheet).string());
+    const std::string sheets_prefix = std::string(bundle_path::spreadsheet) + "/";
+    std::map<std::string, std::string> sheets;
+    const auto models = core::load_models(rules.model_names, {f.shapes}, rules.model_folder);
+    for (const auto& [rel, text] : derived_files(results, rules, models, f.shapes)) {
+      if (rel.rfind(sheets_prefix, 0) == 0) {
+        sheets[rel.substr(sheets_prefix.size())] = text;
+        continue;
+      }
       write_file(dir / rel, text);
       std::printf("wrote %s\n", (dir / rel).string().c_str());
     }
+    core::replace_folder_atomically((dir / bundle_path::spreadsheet).string(), sheets);
+    std::printf("wrote %s (%zu sheets)\n", (dir / bundle_path::spreadsheet).string().c_str(), sheets.size());
     return 0;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "opmark-aggregate pack: %s\n", core::terminal_text(e.what(), true).c_str());

@@ -235,4 +235,49 @@ void write_file_atomically_with(const std::string& path, const std::function<voi
   temp.rename_over(path);
 }
 
+void remove_stale_folder_temps(const std::string& path) {
+  const std::filesystem::path target(path);
+  const std::filesystem::path parent = target.has_parent_path() ? target.parent_path() : std::filesystem::path(".");
+  const std::string prefix = target.filename().string() + kFolderTempInfix;
+  std::error_code ec;
+  for (const auto& entry : std::filesystem::directory_iterator(parent, ec))
+    if (entry.path().filename().string().rfind(prefix, 0) == 0 && !entry.is_symlink())
+      std::filesystem::remove_all(entry.path(), ec);
+}
+
+void replace_folder_atomically(const std::string& path, const std::map<std::string, std::string>& files) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  if (fs::is_symlink(fs::symlink_status(path, ec)))
+    throw Error(path + ": a symbolic link, not written through (it would overwrite whatever it points to)");
+  const fs::path target(path);
+  if (target.has_parent_path()) fs::create_directories(target.parent_path(), ec);
+  std::string pattern = path + kFolderTempInfix + "XXXXXX";
+  if (::mkdtemp(pattern.data()) == nullptr)
+    throw Error(path + ": cannot create a folder beside it (" + std::strerror(errno) + "); the previous one, if any, "
+                "is left as it was");
+  const std::string temp = pattern;
+  try {
+    for (const auto& [name, text] : files) write_file_atomically((fs::path(temp) / name).string(), text);
+  } catch (const Error& e) {
+    fs::remove_all(temp, ec);
+    throw Error(std::string(e.what()) + " (writing " + path + "; the previous folder, if any, is left as it was)");
+  }
+  if (!fs::exists(fs::symlink_status(path, ec))) {
+    if (::rename(temp.c_str(), path.c_str()) != 0) {
+      const int err = errno;
+      fs::remove_all(temp, ec);
+      throw Error(path + ": cannot put the new folder in place (" + std::strerror(err) + ")");
+    }
+    return;
+  }
+  if (::renameat2(AT_FDCWD, temp.c_str(), AT_FDCWD, path.c_str(), RENAME_EXCHANGE) != 0) {
+    const int err = errno;
+    fs::remove_all(temp, ec);
+    throw Error(path + ": cannot swap the new folder in (" + std::strerror(err) + "); the previous one is left as "
+                "it was");
+  }
+  fs::remove_all(temp, ec);  // the previous folder, now under the temporary name
+}
+
 }  // namespace opmark::core

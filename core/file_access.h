@@ -6,6 +6,7 @@
 // of opmark goes through these.
 #include <cstddef>
 #include <functional>
+#include <map>
 #include <string>
 
 namespace opmark::core {
@@ -83,5 +84,15 @@ void write_file_atomically(const std::string& path, const std::string& text);
 // The same for a writer that must open the file by name itself (libxlsxwriter): `write` is called with the
 // temporary file's path and must fill it or throw.
 void write_file_atomically_with(const std::string& path, const std::function<void(const std::string& temp)>& write);
+
+// Replaces the folder `path` with one holding exactly `files` (names inside it to contents) as one step: written
+// into a new folder beside it (path + kFolderTempInfix + a random tail), then swapped in with renameat2's
+// RENAME_EXCHANGE and the old one removed. A failed write (a full disk) leaves the previous folder whole and removes
+// the new one; a kill between the swap and the removal leaves the previous folder beside it under its temporary
+// name (remove_stale_folder_temps clears those). A symbolic link at `path` is refused. Throws opmark::Error.
+inline constexpr const char* kFolderTempInfix = ".opmark-new.";
+void replace_folder_atomically(const std::string& path, const std::map<std::string, std::string>& files);
+// Removes what an interrupted replace_folder_atomically of `path` left beside it.
+void remove_stale_folder_temps(const std::string& path);
 
 }  // namespace opmark::core

@@ -139,3 +139,30 @@ TEST(TerminalText, ControlCharactersAreEscaped) {
   EXPECT_EQ(core::terminal_text("line one\nline two\x07\n", true), "line one\nline two\\x07\n");
   EXPECT_EQ(core::terminal_text("gemm/fwd/fp16/m=64 — ok"), "gemm/fwd/fp16/m=64 — ok");  // UTF-8 stays as it is
 }
+
+// A folder replaced as one set: created where there was none; an existing one holds exactly the new files after (a
+// stale file is gone); a write that fails leaves the previous folder whole and nothing beside it; a symbolic link
+// is refused; what a kill between the swap and the cleanup leaves is removed by remove_stale_folder_temps.
+TEST_F(InputFiles, AFolderIsReplacedAsOneSet) {
+  const fs::path sheets = dir_ / "spreadsheet";
+  core::replace_folder_atomically(sheets.string(), {{"a.csv", "1\n"}, {"b.csv", "2\n"}});
+  EXPECT_EQ(test::read_file(sheets / "a.csv"), "1\n");
+  test::write_file(sheets / "stale.csv", "old\n");
+  core::replace_folder_atomically(sheets.string(), {{"a.csv", "3\n"}});
+  EXPECT_EQ(test::read_file(sheets / "a.csv"), "3\n");
+  EXPECT_FALSE(fs::exists(sheets / "b.csv"));
+  EXPECT_FALSE(fs::exists(sheets / "stale.csv"));
+  // "a.csv" is then a file, so "a.csv/x.csv" cannot be written: the folder stays as it was.
+  EXPECT_THROW(core::replace_folder_atomically(sheets.string(), {{"a.csv", "4\n"}, {"a.csv/x.csv", "5\n"}}), Error);
+  EXPECT_EQ(test::read_file(sheets / "a.csv"), "3\n");
+  int beside = 0;
+  for (const auto& entry : fs::directory_iterator(dir_)) beside += entry.path().filename() != "fifo";
+  EXPECT_EQ(beside, 1);
+  fs::create_directory_symlink(sheets, dir_ / "link");
+  EXPECT_THROW(core::replace_folder_atomically((dir_ / "link").string(), {{"a.csv", "6\n"}}), Error);
+  EXPECT_EQ(test::read_file(sheets / "a.csv"), "3\n");
+  fs::create_directory(dir_ / (std::string("spreadsheet") + core::kFolderTempInfix + "abc123"));
+  core::remove_stale_folder_temps(sheets.string());
+  EXPECT_FALSE(fs::exists(dir_ / (std::string("spreadsheet") + core::kFolderTempInfix + "abc123")));
+  EXPECT_TRUE(fs::exists(sheets / "a.csv"));
+}
