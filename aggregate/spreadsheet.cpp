@@ -16,6 +16,7 @@
 #include "core/counters.h"
 #include "core/families.h"
 #include "core/error.h"
+#include "core/file_access.h"
 #include "core/rates.h"
 #include "core/schema.h"
 
@@ -409,12 +410,14 @@ std::string csv_text(const Sheet& s) {
 std::vector<std::string> write_csv_sheets(const std::vector<Sheet>& sheets, const std::string& dir) {
   namespace fs = std::filesystem;
   fs::create_directories(dir);
+  // One set: a full disk midway leaves the previous sheets, not some of each run's. Never through a symbolic link.
+  std::vector<std::pair<std::string, std::string>> texts;
   std::vector<std::string> files;
   for (const auto& s : sheets) {
-    const std::string path = (fs::path(dir) / (s.name + ".csv")).string();
-    write_output_file(path, csv_text(s));  // never through a symbolic link
-    files.push_back(path);
+    files.push_back((fs::path(dir) / (s.name + ".csv")).string());
+    texts.emplace_back(files.back(), csv_text(s));
   }
+  core::write_files_atomically(texts);
   return files;
 }
 

@@ -9,6 +9,8 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <memory>
+#include <vector>
 
 #include "core/error.h"
 
@@ -73,8 +75,14 @@ class TempFile {
       throw Error(path + ": its temporary file " + name_ + " is no longer a regular file; nothing written");
   }
   void rename_over(const std::string& path) {
+    sync_and_close(path);
+    rename_into(path);
+  }
+  void sync_and_close(const std::string& path) {
     if (::fsync(fd_) != 0) throw Error(failed(path, "cannot write (flushing to disk)", errno));
     close_or_throw(path);
+  }
+  void rename_into(const std::string& path) {
     if (::rename(name_.c_str(), path.c_str()) != 0) throw Error(failed(path, "cannot replace the file", errno));
     name_.clear();
     // The rename itself reaches the disk with the folder's entry; a file system that cannot sync a folder still
@@ -233,6 +241,22 @@ void write_file_atomically_with(const std::string& path, const std::function<voi
   write(temp.name());
   temp.reopen(path);
   temp.rename_over(path);
+}
+
+void write_files_atomically(const std::vector<std::pair<std::string, std::string>>& files) {
+  std::vector<std::unique_ptr<TempFile>> temps;  // removed by their destructors if any write fails
+  for (const auto& [path, text] : files) {
+    try {
+      prepare_target(path);
+      temps.push_back(std::make_unique<TempFile>(path));
+      write_all(temps.back()->fd(), text.data(), text.size(), path);
+      temps.back()->sync_and_close(path);
+    } catch (const Error& e) {
+      throw Error(std::string(e.what()) + "; no file of the " + std::to_string(files.size()) +
+                  " was replaced (each previous one, if any, is left as it was)");
+    }
+  }
+  for (std::size_t i = 0; i < files.size(); ++i) temps[i]->rename_into(files[i].first);
 }
 
 void remove_stale_folder_temps(const std::string& path) {

@@ -8,6 +8,8 @@
 #include <functional>
 #include <map>
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace opmark::core {
 
@@ -84,6 +86,10 @@ void write_file_atomically(const std::string& path, const std::string& text);
 // The same for a writer that must open the file by name itself (libxlsxwriter): `write` is called with the
 // temporary file's path and must fill it or throw.
 void write_file_atomically_with(const std::string& path, const std::function<void(const std::string& temp)>& write);
+
+// Writes several files as one set: each to a temporary file beside it, all flushed to disk, and only then each
+// renamed over its path (renames need no space). A failed write (a full disk) replaces none of them.
+void write_files_atomically(const std::vector<std::pair<std::string, std::string>>& files);
 
 // Replaces the folder `path` with one holding exactly `files` (names inside it to contents) as one step: written
 // into a new folder beside it (path + kFolderTempInfix + a random tail), then swapped in with renameat2's

@@ -22,6 +22,7 @@
 #include "aggregate/spreadsheet.h"
 #include "aggregate/xlsx.h"
 #include "core/error.h"
+#include "core/file_access.h"
 #include "../file_util.h"
 
 namespace fs = std::filesystem;
@@ -137,6 +138,20 @@ TEST_F(OutputFiles, PageAndSpreadsheetOnAFullDiskExitNonZero) {
 
   EXPECT_EQ(run({"spreadsheet", (kData / "bundles" / "good").string(), "--out", (d / "sheet").string()}), 2);
   EXPECT_EQ(read_file(d / "sheet" / "specs.csv"), "previous sheet");
+}
+
+// A set of files where the disk holds the first but not the second: neither is replaced, and no temporary file is
+// left (spreadsheet's sheets are such a set: some of each run's sheets mixed would be no run's).
+TEST_F(OutputFiles, ASetOfFilesIsReplacedWholeOrNotAtAll) {
+  REQUIRE_TMPFS();
+  const fs::path d = full_disk_with({{"a.csv", "old a"}, {"b.csv", "old b"}});
+  fs::resize_file(d / "filler", fs::file_size(d / "filler") - 4096);  // one page free: room for a.csv alone
+  EXPECT_THROW(core::write_files_atomically({{(d / "a.csv").string(), std::string(100, 'a')},
+                                             {(d / "b.csv").string(), std::string(20000, 'b')}}),
+               Error);
+  EXPECT_EQ(read_file(d / "a.csv"), "old a");
+  EXPECT_EQ(read_file(d / "b.csv"), "old b");
+  EXPECT_EQ(names_in(d), (std::vector<std::string>{"a.csv", "b.csv", "filler"}));
 }
 
 // A temporary file renames over the target: the previous content is gone only once the new one is whole; a folder
