@@ -117,19 +117,30 @@ int score_set(const ScoreOptions& a, const std::string& file, std::vector<Scored
     return 0;
   }
   const bool csv = a.format == "csv";
-  std::printf(csv ? "kind,name,area,score_ms,calls,coverage_calls,coverage_time,measured_ms,parallel_ms\n"
+  // A partial score (--allow-missing) is a lower bound: ">=" before it, "-" where nothing of it was measured; the
+  // CSV leaves such a score empty and says partial.
+  const auto score_text = [](double ms, bool partial, bool scored) {
+    if (!scored) return std::string("-");
+    char text[32];
+    std::snprintf(text, sizeof text, "%s%.4f", partial ? ">=" : "", ms);
+    return std::string(text);
+  };
+  std::printf(csv ? "kind,name,area,score_ms,calls,coverage_calls,coverage_time,measured_ms,parallel_ms,partial\n"
                   : "Scores in ms (sum of calls x measured time per call): lower is better. Precision %s.\n"
                     "%-24s %-15s %12s %8s %10s %10s %12s\n",
               a.precision.c_str(), "model", "area", "score ms", "calls", "cov calls", "cov time", "measured ms");
   for (const auto& s : scores) {
     const std::string cov_time = s.coverage_time() >= 0 ? std::to_string(s.coverage_time()) : "";
     const std::string measured = s.measured_ms ? std::to_string(*s.measured_ms) : "";
+    const bool scored = s.covered_calls > 0;
     if (csv)
-      std::printf("model,%s,%s,%.6f,%lld,%.4f,%s,%s,%s\n", csv_field(s.name).c_str(), csv_field(s.area).c_str(),
-                  s.score_ms, static_cast<long long>(s.calls), s.coverage_calls(), cov_time.c_str(), measured.c_str(),
-                  s.parallel_ms ? std::to_string(*s.parallel_ms).c_str() : "");
+      std::printf("model,%s,%s,%s,%lld,%.4f,%s,%s,%s,%d\n", csv_field(s.name).c_str(), csv_field(s.area).c_str(),
+                  scored ? std::to_string(s.score_ms).c_str() : "", static_cast<long long>(s.calls),
+                  s.coverage_calls(), cov_time.c_str(), measured.c_str(),
+                  s.parallel_ms ? std::to_string(*s.parallel_ms).c_str() : "", s.partial() ? 1 : 0);
     else
-      std::printf("%-24s %-15s %12.4f %8lld %9.1f%% %10s %12s\n", s.name.c_str(), s.area.c_str(), s.score_ms,
+      std::printf("%-24s %-15s %12s %8lld %9.1f%% %10s %12s\n", s.name.c_str(), s.area.c_str(),
+                  score_text(s.score_ms, s.partial(), scored).c_str(),
                   static_cast<long long>(s.calls), 100 * s.coverage_calls(),
                   s.coverage_time() >= 0 ? (std::to_string(static_cast<int>(100 * s.coverage_time())) + "%").c_str()
                                          : "-",
@@ -141,8 +152,10 @@ int score_set(const ScoreOptions& a, const std::string& file, std::vector<Scored
       std::printf("%-24s parallel lower bound %.4f ms (data-independent calls overlapped; sequential %.4f ms)\n",
                   s.name.c_str(), *s.parallel_ms, s.score_ms);
   for (const auto& ar : areas) {
-    if (csv) std::printf("area,%s,,%.6f,,,,,\n", csv_field(ar.name).c_str(), ar.score_ms);
-    else std::printf("area %-19s %-15s %12.4f\n", ar.name.c_str(), "", ar.score_ms);
+    if (csv)
+      std::printf("area,%s,,%s,,,,,,%d\n", csv_field(ar.name).c_str(),
+                  ar.scored ? std::to_string(ar.score_ms).c_str() : "", ar.partial ? 1 : 0);
+    else std::printf("area %-19s %-15s %12s\n", ar.name.c_str(), "", score_text(ar.score_ms, ar.partial, ar.scored).c_str());
   }
   // Unstable cases count in the scores with their time, but say so: two of their measurements disagreed.
   std::set<std::string> unstable;

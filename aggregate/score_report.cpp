@@ -40,6 +40,8 @@ nlohmann::json score_report_json(const ScoreReport& report, const ResultSet& res
     if (s.parallel_ms) m["parallel_ms"] = *s.parallel_ms;  // only for tables with a dependency graph
     // Only where set: a variant's score says which framework configuration its real time is of.
     if (!s.framework_config.empty()) m["framework_config"] = s.framework_config;
+    // Only where some cases are missing: a whole run's scores.json stays what it was.
+    if (s.partial()) m["partial"] = true;
     // Only where there are some: the scores.json of a run without unstable cases stays what it was.
     if (!s.unstable.empty()) m["unstable"] = s.unstable;
     if (s.measured_ms) {
@@ -70,7 +72,10 @@ nlohmann::json score_report_json(const ScoreReport& report, const ResultSet& res
     j["models"].push_back(m);
   }
   j["areas"] = nlohmann::json::array();
-  for (const auto& a : report.areas) j["areas"].push_back({{"name", a.name}, {"score_ms", a.score_ms}, {"models", a.models}});
+  for (const auto& a : report.areas) {
+    j["areas"].push_back({{"name", a.name}, {"score_ms", a.score_ms}, {"models", a.models}});
+    if (a.partial) j["areas"].back()["partial"] = true;
+  }
   return j;
 }
 
@@ -127,6 +132,12 @@ std::string family_breakdown(const ModelScore& s, const ModelScore* cold) {
 
 }  // namespace
 
+// A partial score (--allow-missing) is a lower bound, no model's time: the table gives it no ratio.
+void no_ratio_for_partial(ScoreCheck* check, const ModelScore& s) {
+  check->real_ms.reset();
+  check->why_not = "a partial score (" + std::to_string(s.missing.size()) + " of its cases missing) is no model's time";
+}
+
 std::string score_validation_text(const std::vector<ScoredSet>& sets) {
   bool any = false;
   for (const auto& set : sets)
@@ -150,7 +161,8 @@ std::string score_validation_text(const std::vector<ScoredSet>& sets) {
                   "hot/real", "cold/real", "real time");
     for (const auto& s : hot->report->models) {
       const ModelScore* c = find_score(*cold->report, s.name);
-      const ScoreCheck check = check_score(s, gpu_of(*hot->results));
+      ScoreCheck check = check_score(s, gpu_of(*hot->results));
+      if (s.partial() || (c && c->partial())) no_ratio_for_partial(&check, c && c->partial() ? *c : s);
       if (!c || !check.real_ms) {
         out += format("%-24s %11.4f %11s  no ratio: %s\n", s.name.c_str(), s.score_ms,
                       c ? format("%.4f", c->score_ms).c_str() : "-",
@@ -167,7 +179,8 @@ std::string score_validation_text(const std::vector<ScoredSet>& sets) {
       if (sets.size() > 1) out += format("%s\n", set.label.c_str());
       out += format("%-24s %11s %11s %7s %11s\n", "model", "score ms", "real ms", "kind", "score/real");
       for (const auto& s : set.report->models) {
-        const ScoreCheck check = check_score(s, gpu_of(*set.results));
+        ScoreCheck check = check_score(s, gpu_of(*set.results));
+        if (s.partial()) no_ratio_for_partial(&check, s);
         if (check.real_ms)
           out += format("%-24s %11.4f %11.4f %7s %11.3f\n", s.name.c_str(), s.score_ms, *check.real_ms,
                         check.real_kind.c_str(), check.ratio());

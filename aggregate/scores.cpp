@@ -183,6 +183,8 @@ AreaScore score_area(const Area& area, const std::vector<ModelScore>& scores) {
       if (s.name == m) {
         total += s.score_ms;
         a.models.push_back(m);
+        a.partial = a.partial || s.partial();
+        a.scored = a.scored || s.covered_calls > 0;
       }
   a.score_ms = a.models.empty() ? 0.0 : total / static_cast<double>(a.models.size());
   return a;

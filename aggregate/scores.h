@@ -53,6 +53,8 @@ struct ModelScore {
   std::map<std::string, FamilyTime> families;  // by family, "other" included (traced time only)
 
   double coverage_calls() const { return calls ? double(covered_calls) / double(calls) : 0.0; }
+  // Some of the model's cases are missing (--allow-missing): its score is a lower bound, no model's time.
+  bool partial() const { return !missing.empty(); }
   // Share of the traced GPU time the covered calls account for; negative when the table has no traced times.
   double coverage_time() const { return traced_us > 0 ? covered_traced_us / traced_us : -1.0; }
   // The table records the real model's graph or kernel time on some GPU (tables traced since issue 17).
@@ -100,6 +102,8 @@ struct AreaScore {
   std::string name;
   std::vector<std::string> models;
   double score_ms = 0;  // sum over cases of W_i C_i, W_i = calls over the area's models / number of models
+  bool partial = false;  // one of its models' scores is partial
+  bool scored = false;   // one of its models has a case measured
 };
 
 AreaScore score_area(const Area& area, const std::vector<ModelScore>& scores);
