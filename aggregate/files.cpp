@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <limits>
 #include <set>
+#include <string_view>
 #include <vector>
 
 #ifdef OPMARK_HAVE_ZLIB
@@ -17,16 +18,16 @@ using core::size_text;
 
 namespace {
 
-bool gzip_magic_text(const std::string& text) {
-  return text.size() >= 2 && static_cast<unsigned char>(text[0]) == 0x1f && static_cast<unsigned char>(text[1]) == 0x8b;
+// Where bytes begin a gzip member (its magic number).
+bool gzip_magic(std::string_view bytes) {
+  return bytes.size() >= 2 && static_cast<unsigned char>(bytes[0]) == 0x1f &&
+         static_cast<unsigned char>(bytes[1]) == 0x8b;
 }
 
 }  // namespace
 
 #ifdef OPMARK_HAVE_ZLIB
 namespace {
-
-bool gzip_magic(const unsigned char* p, std::size_t n) { return n >= 2 && p[0] == 0x1f && p[1] == 0x8b; }
 
 // Every gzip member of `raw` inflated, within `bound` bytes; bytes after the last member that are no gzip member
 // are an error (a file appended to, or two files joined: gzread would skip them silently).
@@ -58,7 +59,8 @@ std::string inflate_members(const std::string& raw, const std::string& path, con
     }
     if (rc == Z_STREAM_END) {
       if (zs.avail_in == 0) return out;
-      if (gzip_magic(zs.next_in, zs.avail_in) && inflateReset(&zs) == Z_OK) continue;  // another member
+      if (gzip_magic({reinterpret_cast<const char*>(zs.next_in), zs.avail_in}) && inflateReset(&zs) == Z_OK)
+        continue;  // another member
       throw Error(path + ": " + std::to_string(zs.avail_in) + " bytes follow the end of the compressed " + what +
                   " (appended to, or two files joined?): not read");
     }
@@ -78,13 +80,13 @@ std::string inflate_members(const std::string& raw, const std::string& path, con
 std::string read_input_file(const std::string& path, const std::string& what, bool inflate, Links links,
                             const ReadLimits& limits) {
   core::InputFile file = core::open_regular_file(path, what, links, limits.max_bytes);
-  const std::size_t size = file.size();
   std::string out = core::read_to_limit(file, path, what, limits.max_bytes);
-  const bool compressed = gzip_magic_text(out);
+  const bool compressed = gzip_magic(out);
 #ifdef OPMARK_HAVE_ZLIB
   if (inflate && compressed) {
     // Inflated within a bound on both the size and the ratio.
-    const double by_ratio = static_cast<double>(limits.ratio_free_bytes) + limits.max_ratio * static_cast<double>(size);
+    const double by_ratio =
+        static_cast<double>(limits.ratio_free_bytes) + limits.max_ratio * static_cast<double>(out.size());
     const std::size_t bound =
         by_ratio < static_cast<double>(limits.max_bytes) ? static_cast<std::size_t>(by_ratio) : limits.max_bytes;
     return inflate_members(out, path, what, bound, limits);
