@@ -537,16 +537,15 @@ void check_derived(const fs::path& dir, const ResultSet& results, const core::Su
 }
 
 // What rules naming a regime (version 5, results format 3) require beyond the earlier versions: results format 3
-// with its typed keys, and energy on every timed case. (The keys' values against the
-// rules: check_run_parameters, for every version.)
-
+// with its typed keys, a whole GPU, and energy on every timed case. (The keys' values against the rules:
+// check_run_parameters, for every version.)
 void check_regime_rules(const ResultSet& results, const core::Suite& rules, Problems& p) {
   if (!rules.regime) return;
   const auto& context = results.context;
   const std::string log = std::string(bundle_path::results) + " line 1";
   const std::string rerun = "run the suite with this opmark-bench (opmark-submit) under rules version " +
                             std::to_string(rules.rules_version);
-  const auto text = [&](const char* key) { return context.count(key) ? context.at(key) : std::string(); };
+  const auto text = [&](const char* key) { return context_text(context, key); };
   if (context_number(context, "results_format") < 3)
     p.add("rules", "the run's results_format is '" + text("results_format") + "' (" + log + "), rules version " +
                        std::to_string(rules.rules_version) + " require results format 3", rerun);

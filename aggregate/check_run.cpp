@@ -226,7 +226,7 @@ void check_noise_agreement(const ResultSet& results, double max_noise, Problems&
 
 void check_datasheet(const ResultSet& results, Problems& p) {
   const auto& context = results.context;
-  const auto text = [&](const char* key) { return context.count(key) ? context.at(key) : std::string(); };
+  const auto text = [&](const char* key) { return context_text(context, key); };
   const std::optional<core::Datasheet> sheet = core::datasheet_of(text("gpu"));
   if (!sheet) return;  // a GPU opmark carries no datasheet of: its peaks are the submitter's
   const std::string log = std::string(bundle_path::results) + " line 1";
