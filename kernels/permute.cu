@@ -413,23 +413,22 @@ int widest_unit(std::int64_t run_bytes, const void* in, const void* out) {
   return 1;
 }
 
+// The tile kernels' grid: a block per tile along b, the tiles along a and the batch walked where they pass 65535.
+dim3 tile_grid(const core::PermuteView& v, int side) {
+  const std::int64_t tiles_a = (v.a + side - 1) / side, tiles_b = (v.b + side - 1) / side;
+  if (tiles_b > 0x7fffffff) throw Error("permute: too many tiles along the moved dimension");
+  return dim3(static_cast<unsigned>(tiles_b), static_cast<unsigned>(std::min<std::int64_t>(tiles_a, 65535)),
+              static_cast<unsigned>(std::min<std::int64_t>(v.batch, 65535)));
+}
+
 template <class E, int kSide>
 void launch_tiles(const core::PermuteView& v, const void* in, void* out, cudaStream_t stream) {
-  const std::int64_t tiles_a = (v.a + kSide - 1) / kSide, tiles_b = (v.b + kSide - 1) / kSide;
-  if (tiles_b > 0x7fffffff) throw Error("permute: too many tiles along the moved dimension");
-  const dim3 grid(static_cast<unsigned>(tiles_b), static_cast<unsigned>(std::min<std::int64_t>(tiles_a, 65535)),
-                  static_cast<unsigned>(std::min<std::int64_t>(v.batch, 65535)));
-  transpose_tiles_kernel<E, kSide><<<grid, dim3(kTile, kTileRows), 0, stream>>>(
+  transpose_tiles_kernel<E, kSide><<<tile_grid(v, kSide), dim3(kTile, kTileRows), 0, stream>>>(
       static_cast<const E*>(in), static_cast<E*>(out), v.batch, v.a, v.b);
 }
 
 void launch_pair_tiles(const core::PermuteView& v, const void* in, void* out, cudaStream_t stream) {
-  constexpr int kSide = 2 * kTile;
-  const std::int64_t tiles_a = (v.a + kSide - 1) / kSide, tiles_b = (v.b + kSide - 1) / kSide;
-  if (tiles_b > 0x7fffffff) throw Error("permute: too many tiles along the moved dimension");
-  const dim3 grid(static_cast<unsigned>(tiles_b), static_cast<unsigned>(std::min<std::int64_t>(tiles_a, 65535)),
-                  static_cast<unsigned>(std::min<std::int64_t>(v.batch, 65535)));
-  transpose_pairs_kernel<<<grid, dim3(kTile, kTileRows), 0, stream>>>(
+  transpose_pairs_kernel<<<tile_grid(v, 2 * kTile), dim3(kTile, kTileRows), 0, stream>>>(
       static_cast<const unsigned*>(in), static_cast<unsigned*>(out), v.batch, v.a, v.b);
 }
 
