@@ -155,7 +155,9 @@ int score_set(const ScoreOptions& a, const std::string& file, std::vector<Scored
     if (csv)
       std::printf("area,%s,,%s,,,,,,%d\n", csv_field(ar.name).c_str(),
                   ar.scored ? std::to_string(ar.score_ms).c_str() : "", ar.partial ? 1 : 0);
-    else std::printf("area %-19s %-15s %12s\n", ar.name.c_str(), "", score_text(ar.score_ms, ar.partial, ar.scored).c_str());
+    else
+      std::printf("area %-19s %-15s %12s\n", ar.name.c_str(), "",
+                  score_text(ar.score_ms, ar.partial, ar.scored).c_str());
   }
   // Unstable cases count in the scores with their time, but say so: two of their measurements disagreed.
   std::set<std::string> unstable;

@@ -130,13 +130,13 @@ std::string family_breakdown(const ModelScore& s, const ModelScore* cold) {
   return out;
 }
 
-}  // namespace
-
 // A partial score (--allow-missing) is a lower bound, no model's time: the table gives it no ratio.
 void no_ratio_for_partial(ScoreCheck* check, const ModelScore& s) {
   check->real_ms.reset();
   check->why_not = "a partial score (" + std::to_string(s.missing.size()) + " of its cases missing) is no model's time";
 }
+
+}  // namespace
 
 std::string score_validation_text(const std::vector<ScoredSet>& sets) {
   bool any = false;
