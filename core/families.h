@@ -263,7 +263,10 @@ enum class PermutePath {
   copy_kernel,  // (a or b is 1) opmark's 16-byte vector copy, where cudaMemcpyAsync falls short of the copy ceiling
   pair_tiles,  // (inner == 1, 2-byte elements, both moved dimensions even and over 32) 64 x 64 tiles read and written
                // in 4-byte pairs of elements, as fp32's tiles are, the pairs split and rejoined in shared memory
+  rows_one_unit,  // (inner > 1, under kPermuteRowsOneUnitMaxBytes) rows with one unit in flight a thread: four times
+                  // the blocks, so a small tensor reaches more multiprocessors and a grid's last wave is shorter
 };
+constexpr std::int64_t kPermuteRowsOneUnitMaxBytes = std::int64_t{256} << 20;
 constexpr std::int64_t kPermuteStripsMaxShort = 32;
 // The side of tiled_runs' tiles for runs of run_bytes: 32, 16 or 8 runs, so a tile holds at most 16 KiB; 0 where
 // runs of more than kPermuteTiledRunsMaxBytes take no tiles.

@@ -40,15 +40,15 @@ struct WideDivider {
   }
 };
 
-// rows: a thread per output unit (kInFlight of them, loads first), the source found by dividing the output index.
+// rows: a thread per output unit (kUnits of them, loads first), the source found by dividing the output index.
 // I: 32-bit where the tensor's units allow, each division then a multiply-high and a shift (D = IntDivider).
-template <class U, class I, class D>
+template <class U, class I, class D, int kUnits>
 __global__ void move_rows_kernel(const U* __restrict__ in, U* __restrict__ out, D a, D b, D inner_units, I total) {
-  const I step = static_cast<I>(gridDim.x) * kCopyThreads * kInFlight;
-  for (I base = static_cast<I>(blockIdx.x) * kCopyThreads * kInFlight + threadIdx.x; base < total; base += step) {
-    U v[kInFlight];
+  const I step = static_cast<I>(gridDim.x) * kCopyThreads * kUnits;
+  for (I base = static_cast<I>(blockIdx.x) * kCopyThreads * kUnits + threadIdx.x; base < total; base += step) {
+    U v[kUnits];
 #pragma unroll
-    for (int u = 0; u < kInFlight; ++u) {
+    for (int u = 0; u < kUnits; ++u) {
       const I o = base + u * kCopyThreads;
       if (o >= total) break;
       // o = ((n b + j) a + i) inner_units + k  ->  source ((n a + i) b + j) inner_units + k
@@ -59,7 +59,7 @@ __global__ void move_rows_kernel(const U* __restrict__ in, U* __restrict__ out, 
       v[u] = in[((n * a.divisor() + i) * b.divisor() + j) * inner_units.divisor() + k];
     }
 #pragma unroll
-    for (int u = 0; u < kInFlight; ++u) {
+    for (int u = 0; u < kUnits; ++u) {
       const I o = base + u * kCopyThreads;
       if (o >= total) break;
       out[o] = v[u];
@@ -375,21 +375,32 @@ unsigned blocks_for(std::int64_t work, std::int64_t per_block) {
       1, std::min<std::int64_t>((work + per_block - 1) / per_block, core::kMaxGridBlocks)));
 }
 
-template <class U>
+template <class U, int kUnits>
 void launch_rows(const core::PermuteView& v, const void* in, void* out, std::int64_t inner_units,
                  cudaStream_t stream) {
   const std::int64_t total = v.batch * v.a * v.b * inner_units;
-  const unsigned blocks = blocks_for(total, std::int64_t(kCopyThreads) * kInFlight);
+  const unsigned blocks = blocks_for(total, std::int64_t(kCopyThreads) * kUnits);
   const auto* src = static_cast<const U*>(in);
   auto* dst = static_cast<U*>(out);
   if (total < (std::int64_t{1} << 31)) {
     const auto divider = [](std::int64_t d) { return IntDivider(static_cast<unsigned>(d)); };
-    move_rows_kernel<U, unsigned, IntDivider><<<blocks, kCopyThreads, 0, stream>>>(
+    move_rows_kernel<U, unsigned, IntDivider, kUnits><<<blocks, kCopyThreads, 0, stream>>>(
         src, dst, divider(v.a), divider(v.b), divider(inner_units), static_cast<unsigned>(total));
   } else {
-    move_rows_kernel<U, std::int64_t, WideDivider><<<blocks, kCopyThreads, 0, stream>>>(
+    move_rows_kernel<U, std::int64_t, WideDivider, kUnits><<<blocks, kCopyThreads, 0, stream>>>(
         src, dst, WideDivider{v.a}, WideDivider{v.b}, WideDivider{inner_units}, total);
   }
+}
+
+// The rows path with kUnits units in flight a thread: 16-byte units where the run and both tensors allow.
+template <int kUnits>
+void launch_rows_widest(const core::PermuteView& v, const void* in, void* out, std::size_t elem_bytes,
+                        cudaStream_t stream) {
+  const std::int64_t per_vector = 16 / static_cast<std::int64_t>(elem_bytes);
+  if (v.inner % per_vector == 0 && aligned16(in) && aligned16(out))
+    launch_rows<Bytes<16>, kUnits>(v, in, out, v.inner / per_vector, stream);
+  else if (elem_bytes == 4) launch_rows<unsigned int, kUnits>(v, in, out, v.inner, stream);
+  else launch_rows<unsigned short, kUnits>(v, in, out, v.inner, stream);
 }
 
 // Calls f with a Bytes<unit> of the unit's size (16, 8, 4, 2 or 1), so a kernel is instantiated for each.
@@ -522,7 +533,6 @@ void launch_permute(const core::PermuteView& v, core::PermutePath path, const vo
   if (v.batch * v.a * v.b * v.inner == 0) return;
   if (elem_bytes != 2 && elem_bytes != 4)
     throw Error("permute moves 2- or 4-byte elements, not " + std::to_string(elem_bytes));
-  const std::int64_t per_vector = 16 / static_cast<std::int64_t>(elem_bytes);
   switch (path) {
     case core::PermutePath::tiles:
     case core::PermutePath::wide_tiles:
@@ -545,10 +555,10 @@ void launch_permute(const core::PermuteView& v, core::PermutePath path, const vo
       break;
     }
     case core::PermutePath::rows:
-      if (v.inner % per_vector == 0 && aligned16(in) && aligned16(out))
-        launch_rows<Bytes<16>>(v, in, out, v.inner / per_vector, stream);
-      else if (elem_bytes == 4) launch_rows<unsigned int>(v, in, out, v.inner, stream);
-      else launch_rows<unsigned short>(v, in, out, v.inner, stream);
+      launch_rows_widest<kInFlight>(v, in, out, elem_bytes, stream);
+      break;
+    case core::PermutePath::rows_one_unit:
+      launch_rows_widest<1>(v, in, out, elem_bytes, stream);
       break;
     case core::PermutePath::strips:
       if (!v.moves_innermost()) throw Error("permute: the strips path moves the innermost dimension only");

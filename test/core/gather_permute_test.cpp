@@ -75,11 +75,12 @@ TEST(Permute, PathsThatCanRunAView) {
   EXPECT_EQ(permute_paths({4, 2, 275250, 1}, 2), (std::vector<P>{P::tiles, P::rows, P::strips}));
   EXPECT_EQ(permute_paths({4, 26, 275250, 1}, 2), (std::vector<P>{P::tiles, P::rows, P::strips}));
   EXPECT_EQ(permute_paths({4, 33, 275250, 1}, 2), (std::vector<P>{P::tiles, P::rows, P::wide_tiles}));
-  // 1023 with runs of 99 elements: rows, a warp a run (the plane is the whole tensor: too big), tiles of runs.
-  EXPECT_EQ(permute_paths({1, 300, 3, 99}, 2), (std::vector<P>{P::rows, P::runs, P::tiled_runs}));
+  // 1023 with runs of 99 elements: rows (4 units in flight a thread, and 1), a warp a run (the plane is the whole
+  // tensor: too big), tiles of runs.
+  EXPECT_EQ(permute_paths({1, 300, 3, 99}, 2), (std::vector<P>{P::rows, P::rows_one_unit, P::runs, P::tiled_runs}));
   // 0213 with runs of 13: tiles of 16 x 16 runs (26 bytes each); runs of 200 fp32 elements (800 bytes) take none.
-  EXPECT_EQ(permute_paths({1, 2510, 2624, 13}, 2), (std::vector<P>{P::rows, P::runs, P::tiled_runs}));
-  EXPECT_EQ(permute_paths({1, 30, 40, 200}, 4), (std::vector<P>{P::rows, P::runs}));
+  EXPECT_EQ(permute_paths({1, 2510, 2624, 13}, 2), (std::vector<P>{P::rows, P::rows_one_unit, P::runs, P::tiled_runs}));
+  EXPECT_EQ(permute_paths({1, 30, 40, 200}, 4), (std::vector<P>{P::rows, P::rows_one_unit, P::runs}));
   EXPECT_EQ(permute_tile_side(26), 16);
   EXPECT_EQ(permute_tile_side(4), 32);
   EXPECT_EQ(permute_tile_side(256), 8);
@@ -92,9 +93,9 @@ TEST(Permute, PathsThatCanRunAView) {
   EXPECT_EQ(permute_paths({1, 34, 8192, 1}, 4), (std::vector<P>{P::tiles, P::rows, P::wide_tiles}));
   EXPECT_EQ(permute_paths({1, 32, 8192, 1}, 2), (std::vector<P>{P::tiles, P::rows, P::strips}));
   // Runs of 5: too short for a warp; a 2 x 3 x 5 plane is staged, and tiles of runs compete.
-  EXPECT_EQ(permute_paths({4, 2, 3, 5}, 4), (std::vector<P>{P::rows, P::planes, P::tiled_runs}));
+  EXPECT_EQ(permute_paths({4, 2, 3, 5}, 4), (std::vector<P>{P::rows, P::rows_one_unit, P::planes, P::tiled_runs}));
   // A dimension of 1 moves nothing: no planes; one cudaMemcpyAsync and one copy kernel compete.
-  EXPECT_EQ(permute_paths({4, 1, 3, 5}, 4), (std::vector<P>{P::rows, P::copy, P::copy_kernel}));
+  EXPECT_EQ(permute_paths({4, 1, 3, 5}, 4), (std::vector<P>{P::rows, P::rows_one_unit, P::copy, P::copy_kernel}));
   EXPECT_EQ(permute_paths({6, 4, 1, 1}, 4), (std::vector<P>{P::tiles, P::rows, P::copy, P::copy_kernel}));
   // Planes up to kPermutePlaneMaxBytes.
   EXPECT_EQ(permute_paths({2, 32, 64, 1}, 4).back(), P::planes);           // 8 KiB
@@ -102,6 +103,10 @@ TEST(Permute, PathsThatCanRunAView) {
   EXPECT_EQ(permute_path_name(P::planes, {172, 12, 3, 1}),
             "path: whole 12 x 3 planes staged in shared memory, a contiguous span a block");
   EXPECT_EQ(permute_path_name(P::rows, {172, 12, 3, 1}), "path: element by element, each one's source from its index");
+  EXPECT_EQ(permute_path_name(P::rows_one_unit, {1, 300, 3, 99}),
+            "path: rows of 99 elements moved whole, 1 unit in flight a thread");
+  // Past kPermuteRowsOneUnitMaxBytes the one-unit rows are no candidate (a last wave short beside many).
+  EXPECT_EQ(permute_paths({1, 4096, 4096, 8}, 4), (std::vector<P>{P::rows, P::runs, P::tiled_runs}));
   EXPECT_EQ(permute_path_name(P::runs, {1, 300, 3, 99}),
             "path: a warp per run of 99 elements, or per 8 KiB of a longer run");
 }
