@@ -369,8 +369,9 @@ ReducePlan registers_plan(std::int64_t cols, std::int64_t elem_bytes, bool vecto
 }
 
 // The (group, cache) pairs the registers kernels are built for, each group with its smallest cache first.
-constexpr int kRegisterFits[][2] = {{1, 1}, {1, 4},  {8, 4},  {16, 4},  {16, 8},  {32, 4},
-                                    {32, 8}, {32, 16}, {kReduceBlockThreads, 4}, {kReduceBlockThreads, 8},
+// Groups of 4 serve rows of 5 to 8 units, PyTorch's warp softmax's width for them.
+constexpr int kRegisterFits[][2] = {{1, 1},  {1, 4},  {4, 2},  {8, 4},  {16, 4},  {16, 8},
+                                    {32, 4}, {32, 8}, {32, 16}, {kReduceBlockThreads, 4}, {kReduceBlockThreads, 8},
                                     {kReduceBlockThreads, 16}};
 
 void add_unique(std::vector<ReducePlan>* plans, ReducePlan plan) {
@@ -383,7 +384,7 @@ void add_normalising_plans(ReduceOp op, std::int64_t rows, std::int64_t cols, st
                            std::int64_t shared_bytes, int sms, std::vector<ReducePlan>* plans) {
   const bool vectorisable = aligned && cols % (16 / elem_bytes) == 0;
   const std::int64_t units = vectorisable ? cols / (16 / elem_bytes) : cols;
-  // Each group that holds the row, with its smallest cache that does; the one-shot grid too for groups of 8 to 32,
+  // Each group that holds the row, with its smallest cache that does; the one-shot grid too for groups of 4 to 32,
   // whose rows a block holds several of.
   int last_group = 0;
   for (const auto& fit : kRegisterFits) {
@@ -392,7 +393,7 @@ void add_normalising_plans(ReduceOp op, std::int64_t rows, std::int64_t cols, st
     last_group = group;
     add_unique(plans, registers_plan(cols, elem_bytes, vectorisable, group, cache, false));
     const std::int64_t per_block = kReduceBlockThreads / group;
-    if (group >= 8 && group <= 32 && (rows + per_block - 1) / per_block < (std::int64_t{1} << 31))
+    if (group >= 4 && group <= 32 && (rows + per_block - 1) / per_block < (std::int64_t{1} << 31))
       add_unique(plans, registers_plan(cols, elem_bytes, vectorisable, group, cache, true));
   }
   const std::int64_t vectors = (cols * elem_bytes + 15) / 16;

@@ -108,6 +108,7 @@ void launch_registers(const ReducePlan& plan, const Rows<T>& a, cudaStream_t str
   const auto go = [&](auto kernel) { kernel<<<blocks, kThreads, 0, stream>>>(a); };
   if (plan.group == 1 && plan.cache == 1) go(registers_kernel<Op, T, kUnit, 1, 1>);
   else if (plan.group == 1) go(registers_kernel<Op, T, kUnit, 1, 4>);
+  else if (plan.group == 4) go(registers_kernel<Op, T, kUnit, 4, 2>);
   else if (plan.group == 8) go(registers_kernel<Op, T, kUnit, 8, 4>);
   else if (plan.group == 16 && plan.cache <= 4) go(registers_kernel<Op, T, kUnit, 16, 4>);
   else if (plan.group == 16) go(registers_kernel<Op, T, kUnit, 16, 8>);
