@@ -170,6 +170,8 @@ CommandLine parse_command_line(std::vector<std::string> words, const std::string
       ->check(CLI::PositiveNumber);
   page->add_flag("--unchecked", line.page.unchecked, "show bundles without checking them, the page labelled NOT CHECKED "
                                                 "(display fixtures, drafts; never for publishing)");
+  page->add_flag("--runs", line.page.runs, "show plain runs (results.jsonl, not checked) too, in a part of their own "
+                                          "after the bundles, every time marked not checked");
 
   auto* counters = app.add_subcommand("counters", "the counters a case's record carries: name, unit, families, meaning");
   counters->add_flag("--json", line.counters_json, "the schema as JSON (what bench/compare/counters.json holds)");
@@ -215,6 +217,7 @@ std::vector<std::string> page_words(const PageFlags& flags) {
   if (!flags.check.shapes.empty()) words.push_back("--shapes=" + flags.check.shapes);
   if (flags.check.rules_version > 0) words.push_back("--rules-version=" + std::to_string(flags.check.rules_version));
   if (flags.unchecked) words.push_back("--unchecked");
+  if (flags.runs) words.push_back("--runs");
   return words;
 }
 

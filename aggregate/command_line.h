@@ -12,11 +12,12 @@
 
 namespace opmark::aggregate {
 
-// `page RESULTS_DIR [--out=PAGE] [--rules=PATH] [--shapes=DIR] [--rules-version=N] [--unchecked]`.
+// `page RESULTS_DIR [--out=PAGE] [--rules=PATH] [--shapes=DIR] [--rules-version=N] [--unchecked] [--runs]`.
 struct PageFlags {
   std::string dir, out;
   CheckOptions check;  // the page checks every bundle as check does
   bool unchecked = false;
+  bool runs = false;
 };
 
 struct CommandLine {

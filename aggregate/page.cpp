@@ -22,7 +22,9 @@
 #include "aggregate/bundle.h"
 #include "aggregate/files.h"
 #include "aggregate/page_html.h"
+#include "aggregate/page_runs.h"
 #include "aggregate/page_speedup.h"
+#include "aggregate/plots.h"  // escape
 #include "aggregate/results.h"
 #include "aggregate/system_description.h"
 #include "aggregate/verdict.h"
@@ -42,13 +44,16 @@ namespace fs = std::filesystem;
 using nlohmann::json;
 
 const char* kUsage = R"(usage: opmark-aggregate page RESULTS_DIR [--out=FILE] [--rules=PATH] [--shapes=DIR]
-                             [--rules-version=N]
+                             [--rules-version=N] [--runs]
   writes one static HTML page (default RESULTS_DIR/index.html) over every submission bundle under RESULTS_DIR:
-  every folder holding system.yaml, run/results.jsonl and scores.json (results/README.md); a plain run's folder
-  (results.jsonl, as --opmark_out writes it) is shown after them, not checked. Every bundle is checked
+  every folder holding system.yaml, run/results.jsonl and scores.json (results/README.md). Every bundle is checked
   first, as opmark-aggregate check does (the newest rules unless --rules-version names older ones): only bundles
-  that pass are shown; the others are listed as rejected, with the checker's reasons. The page needs no network:
-  styles, script, charts and data are all inside it.
+  that pass are shown; the others are listed as rejected, with the checker's reasons. A folder that holds part of a
+  bundle (scores.json, spreadsheet/ or run/) but no system.yaml is a rejected bundle too.
+  A plain run's folder (results.jsonl, as --opmark_out writes it) is never checked: it is counted, and shown only
+  with --runs, in a part of its own after the bundles, every time marked "not checked"; it joins no score, speedup
+  or case table. The page needs no network: styles, script, charts and data are all inside it. Memory holds the
+  shown bundles (each at most 256 MiB of results, and only the rules' cases) and one plain run at a time.
 )";
 
 // Every bundle is one column of the page, bundle 0 the reference of the ratios.
@@ -65,26 +70,40 @@ struct Bundle {
 // A folder holding system.yaml is a bundle; its own subfolders (run/, spreadsheet/) are not searched. A symbolic link
 // to a folder is not followed: a bundle is what lies under RESULTS_DIR, not what a link there points to (a bundle
 // from anywhere, shown as if submitted here); one that would be a bundle is named in `warnings`.
-// A folder holding results.jsonl and no system.yaml, and not a bundle's run/, is a plain run (--opmark_out): shown
-// too, marked as not checked, so that a run can be seen before it is packed.
-std::vector<fs::path> find_bundles(const fs::path& root, std::vector<std::string>* warnings,
-                                   std::vector<fs::path>* runs) {
+// A folder holding part of a bundle (scores.json, spreadsheet/, run/) and no system.yaml is an incomplete bundle:
+// rejected, whatever else it holds, so that deleting a rejected bundle's system.yaml does not turn it into a run.
+// A folder holding results.jsonl and nothing of a bundle is a plain run (--opmark_out).
+struct FoundFolders {
+  std::vector<fs::path> bundles, incomplete, runs;
+};
+
+FoundFolders find_bundles(const fs::path& root, std::vector<std::string>* warnings) {
   if (!fs::is_directory(root)) throw Error(root.string() + ": not a folder of result bundles");
-  const auto holds_system = [](const fs::path& dir) {
+  const auto holds = [](const fs::path& dir, const char* name) {
     std::error_code ec;
-    return fs::exists(fs::symlink_status(dir / "system.yaml", ec));
+    return fs::exists(fs::symlink_status(dir / name, ec));
+  };
+  const auto holds_system = [&](const fs::path& dir) { return holds(dir, "system.yaml"); };
+  const auto holds_part = [&](const fs::path& dir) {
+    return holds(dir, "scores.json") || holds(dir, "spreadsheet") || holds(dir, "run");
   };
   const auto holds_run = [&](const fs::path& dir) {
     std::error_code ec;
-    return fs::is_regular_file(fs::symlink_status(dir / "results.jsonl", ec)) && !holds_system(dir) &&
-           !holds_system(dir.parent_path());
+    return fs::is_regular_file(fs::symlink_status(dir / "results.jsonl", ec));
   };
-  std::vector<fs::path> found;
-  if (holds_system(root)) return {root};
-  if (holds_run(root)) {
-    runs->push_back(root);
-    return {};
-  }
+  FoundFolders found;
+  const auto classify = [&](const fs::path& dir) {  // true where dir is a bundle or part of one: not searched further
+    if (holds_system(dir)) {
+      found.bundles.push_back(dir);
+    } else if (holds_part(dir)) {
+      found.incomplete.push_back(dir);
+    } else {
+      if (holds_run(dir)) found.runs.push_back(dir);
+      return false;
+    }
+    return true;
+  };
+  if (classify(root) || !found.runs.empty()) return found;
   for (auto it = fs::recursive_directory_iterator(root, fs::directory_options::skip_permission_denied);
        it != fs::recursive_directory_iterator(); ++it) {
     if (it->is_symlink()) {
@@ -96,12 +115,9 @@ std::vector<fs::path> find_bundles(const fs::path& root, std::vector<std::string
       continue;
     }
     if (!it->is_directory()) continue;
-    if (it->path().filename().string().rfind('.', 0) == 0 || holds_system(it->path())) it.disable_recursion_pending();
-    if (holds_system(it->path())) found.push_back(it->path());
-    else if (holds_run(it->path())) runs->push_back(it->path());
+    if (it->path().filename().string().rfind('.', 0) == 0 || classify(it->path())) it.disable_recursion_pending();
   }
-  std::sort(found.begin(), found.end());
-  std::sort(runs->begin(), runs->end());
+  for (auto* list : {&found.bundles, &found.incomplete, &found.runs}) std::sort(list->begin(), list->end());
   return found;
 }
 
@@ -206,54 +222,6 @@ Bundle load_bundle(const fs::path& root, const fs::path& dir) {
         key == "mig")
       b.system.push_back({"context." + key, value});
   return b;
-}
-
-// A plain run as a column: what its context says of the system, its results, and no scores (it was not packed).
-Bundle load_run(const fs::path& root, const fs::path& dir) {
-  Bundle b;
-  b.id = dir == root ? fs::weakly_canonical(dir).filename().string() : fs::relative(dir, root).generic_string();
-  const std::string path = (dir / "results.jsonl").string();
-  b.results = parse_results(
-      bundle_file_text(dir.string(), "results.jsonl", "results file", false, bundle_results_limits()), path,
-      Statistic::median, bundle_results_limits(),
-                            [&](int, const core::ResultRecord& line) { add_details(line, b); });
-  const auto context = [&](const char* key) {
-    const auto it = b.results.context.find(key);
-    return it == b.results.context.end() ? std::string() : it->second;
-  };
-  b.gpu = context("gpu");
-  b.system_name = "run " + b.id;
-  b.system = json::array({json::array({"kind", "a plain run (--opmark_out), not a submission bundle: not checked"}),
-                          json::array({"system_name", b.system_name}), json::array({"gpu.model", b.gpu})});
-  for (const auto& [field, key] : std::vector<std::pair<const char*, const char*>>{
-           {"software.driver", "driver_version"}, {"software.cuda_runtime", "cuda_runtime_version"},
-           {"software.cublaslt", "cublaslt_version"}, {"software.cudnn", "cudnn_version"},
-           {"opmark.git", "git"}, {"run.command", "command"}, {"run.started", "started_at"}})
-    if (!context(key).empty()) b.system.push_back({field, context(key)});
-  for (const auto& [key, value] : b.results.context)
-    if (key == "timing" || key == "peaks" || key.rfind("peak_", 0) == 0 || key == "timing_mode" || key == "regime")
-      b.system.push_back({"context." + key, value});
-  b.scores = {{"precision", ""}, {"models", json::array()}, {"areas", json::array()}};
-  return b;
-}
-
-// "m=256" before "m=1024": digit runs compare as numbers, so a table reads in size order.
-bool natural_less(const std::string& a, const std::string& b) {
-  std::size_t i = 0, j = 0;
-  while (i < a.size() && j < b.size()) {
-    if (std::isdigit(static_cast<unsigned char>(a[i])) && std::isdigit(static_cast<unsigned char>(b[j]))) {
-      std::size_t ie = i, je = j;
-      while (ie < a.size() && std::isdigit(static_cast<unsigned char>(a[ie]))) ++ie;
-      while (je < b.size() && std::isdigit(static_cast<unsigned char>(b[je]))) ++je;
-      const std::string x = a.substr(i, ie - i), y = b.substr(j, je - j);
-      if (x.size() != y.size() || x != y) return x.size() != y.size() ? x.size() < y.size() : x < y;
-      i = ie, j = je;
-    } else {
-      if (a[i] != b[j]) return a[i] < b[j];
-      ++i, ++j;
-    }
-  }
-  return a.size() - i < b.size() - j;
 }
 
 std::string family_of(const std::string& name, const json& detail) {
@@ -374,6 +342,7 @@ struct PageArgs {
   std::string dir, out;
   CheckOptions check;  // the rules and shapes every bundle is checked against
   bool unchecked = false;  // --unchecked: no check, the page labelled so (display fixtures, drafts)
+  bool runs = false;       // --runs: plain runs shown, apart from the bundles
 };
 
 PageArgs parse_page_args(int argc, char** argv) {
@@ -387,6 +356,8 @@ PageArgs parse_page_args(int argc, char** argv) {
       a.out = arg.substr(6);
     } else if (arg == "--unchecked") {
       a.unchecked = true;
+    } else if (arg == "--runs") {
+      a.runs = true;
     } else if (arg.rfind("--rules=", 0) == 0 && arg.size() > 8) {
       a.check.rules = arg.substr(8);
     } else if (arg.rfind("--shapes=", 0) == 0 && arg.size() > 9) {
@@ -416,8 +387,8 @@ int page_main(int argc, char** argv) {
   std::vector<Bundle> bundles;
   std::vector<std::string> warnings;
   json skipped = json::array();  // the bundles left out, named on the page too
-  std::vector<fs::path> runs;
-  const std::vector<fs::path> dirs = find_bundles(root, &warnings, &runs);
+  const FoundFolders found = find_bundles(root, &warnings);
+  const std::vector<fs::path>& dirs = found.bundles;
   for (const auto& warning : warnings)
     std::fprintf(stderr, "opmark-aggregate page: warning: %s\n", core::terminal_text(warning).c_str());
   // Only what passes the checker is published. A bundle that fails, or does not load, is left out, named with the
@@ -454,26 +425,42 @@ int page_main(int argc, char** argv) {
       skipped.push_back({{"id", dir.string()}, {"reason", e.what()}});
     }
   }
-  // Plain runs after the bundles: never checked (they are no submissions), and their column says so.
-  std::size_t runs_loaded = 0;
-  for (const auto& dir : runs) {
+  // A bundle with files missing is rejected as a bundle, never read as a run.
+  for (const auto& dir : found.incomplete) {
+    std::fprintf(stderr, "opmark-aggregate page: rejected the bundle %s: it has no system.yaml\n",
+                 core::terminal_text(dir.string()).c_str());
+    skipped.push_back({{"id", dir.string()},
+                       {"reason", "an incomplete bundle: it holds part of one (scores.json, spreadsheet/ or run/) but "
+                                  "no system.yaml, so no checker can pass it (results/README.md lists a bundle's "
+                                  "files)"}});
+  }
+  // Plain runs apart from the bundles, with --runs only: never checked (they are no submissions), each read, turned
+  // into its part of the page and let go before the next.
+  std::string runs_html;
+  std::size_t runs_shown = 0;
+  for (const auto& dir : args.runs ? found.runs : std::vector<fs::path>{}) {
     try {
-      bundles.push_back(load_run(root, dir));
-      ++runs_loaded;
-      for (const auto& warning : bundles.back().results.warnings)
-        std::fprintf(stderr, "opmark-aggregate page: warning: %s\n", core::terminal_text(warning).c_str());
+      runs_html += plain_run_html(root, dir);
+      ++runs_shown;
     } catch (const std::exception& e) {
-      std::fprintf(stderr, "opmark-aggregate page: warning: skipped the run %s: %s\n", dir.string().c_str(), e.what());
-      skipped.push_back({{"id", dir.string()}, {"reason", e.what()}});
+      std::fprintf(stderr, "opmark-aggregate page: warning: skipped the run %s: %s\n",
+                   core::terminal_text(dir.string()).c_str(), core::terminal_text(e.what()).c_str());
+      runs_html += "<p class=\"note\">skipped the run <code>" + escape(dir.string()) + "</code>: " + escape(e.what()) +
+                   "</p>\n";
     }
   }
-  if (bundles.empty() && !dirs.empty())
-    throw Error(args.dir + ": none of its " + std::to_string(dirs.size()) + " bundle(s) passed the checker or could "
-                "be read (see the warnings above)");
-  if (bundles.empty())
-    throw Error(args.dir + ": no result bundle (a folder holding system.yaml, see results/README.md) and no run (a "
-                "folder holding results.jsonl) under it");
-
+  if (!args.runs && !found.runs.empty())
+    std::printf("%zu plain run(s) not shown: runs are not checked; --runs shows them apart from the bundles\n",
+                found.runs.size());
+  const std::size_t bundle_folders = dirs.size() + found.incomplete.size();
+  if (bundles.empty() && runs_shown == 0 && bundle_folders > 0)
+    throw Error(args.dir + ": none of its " + std::to_string(bundle_folders) + " bundle(s) passed the checker or "
+                "could be read (see the warnings above)");
+  if (bundles.empty() && runs_shown == 0)
+    throw Error(args.dir + ": no result bundle (a folder holding system.yaml, see results/README.md) under it" +
+                (found.runs.empty() ? std::string(" and no run (a folder holding results.jsonl)")
+                                    : "; its " + std::to_string(found.runs.size()) +
+                                          " plain run(s) are shown only with --runs, not checked"));
   // Every case of every bundle, grouped by family in core's order (unknown families after, by name).
   std::set<std::string> names;
   for (const auto& b : bundles)
@@ -487,10 +474,11 @@ int page_main(int argc, char** argv) {
   std::sort(cases.begin(), cases.end(), [&](const json& a, const json& b) {
     const std::string fa = a["family"].get<std::string>(), fb = b["family"].get<std::string>();
     if (fa != fb) return family_rank(fa) != family_rank(fb) ? family_rank(fa) < family_rank(fb) : fa < fb;
-    return natural_less(a["name"].get<std::string>(), b["name"].get<std::string>());
+    return core::natural_less(a["name"].get<std::string>(), b["name"].get<std::string>());
   });
 
-  json data = {{"source", args.dir}, {"bundles", json::array()}, {"runs", runs_loaded},
+  json data = {{"source", args.dir}, {"bundles", json::array()}, {"runs", runs_shown},
+               {"runs_hidden", args.runs ? 0 : found.runs.size()},
                {"families", json::array()}, {"cases", cases},
                {"skipped", skipped}, {"unchecked", args.unchecked}};
   for (const auto& b : bundles) {
@@ -515,10 +503,11 @@ int page_main(int argc, char** argv) {
   const std::size_t n_families = data["families"].size();
 
   // Never through a symbolic link: a link planted at index.html would have the page overwrite what it points to.
-  write_output_file(args.out, page_html(data));
-  std::printf("wrote %s: %zu bundle%s, %zu cases in %zu families%s\n", args.out.c_str(), bundles.size(),
+  write_output_file(args.out, page_html(data, runs_html));
+  std::printf("wrote %s: %zu bundle%s, %zu cases in %zu families%s%s\n", args.out.c_str(), bundles.size(),
               bundles.size() == 1 ? "" : "s", cases.size(), n_families,
-              skipped.empty() ? "" : ("; " + std::to_string(skipped.size()) + " bundle(s) skipped").c_str());
+              skipped.empty() ? "" : ("; " + std::to_string(skipped.size()) + " bundle(s) skipped").c_str(),
+              runs_shown == 0 ? "" : ("; " + std::to_string(runs_shown) + " plain run(s) apart, not checked").c_str());
   return 0;
 }
 

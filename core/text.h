@@ -58,4 +58,24 @@ inline std::size_t edit_distance(const std::string& pattern, const std::string& 
   return free_end ? *std::min_element(row.begin(), row.end()) : row.back();
 }
 
+// "m=256" before "m=1024": digit runs compare as numbers, so a table reads in size order.
+inline bool natural_less(const std::string& a, const std::string& b) {
+  const auto is_digit = [](char c) { return c >= '0' && c <= '9'; };
+  std::size_t i = 0, j = 0;
+  while (i < a.size() && j < b.size()) {
+    if (is_digit(a[i]) && is_digit(b[j])) {
+      std::size_t ie = i, je = j;
+      while (ie < a.size() && is_digit(a[ie])) ++ie;
+      while (je < b.size() && is_digit(b[je])) ++je;
+      const std::string x = a.substr(i, ie - i), y = b.substr(j, je - j);
+      if (x.size() != y.size() || x != y) return x.size() != y.size() ? x.size() < y.size() : x < y;
+      i = ie, j = je;
+    } else {
+      if (a[i] != b[j]) return a[i] < b[j];
+      ++i, ++j;
+    }
+  }
+  return a.size() - i < b.size() - j;
+}
+
 }  // namespace opmark::core

@@ -18,7 +18,7 @@ shoot() {  # page, picture
 shoot results/index.html results/page_1400.png
 if [ -n "$run" ]; then
   tmp=$(mktemp -d)
-  "$build/aggregate/opmark-aggregate" page "$run" --out="$tmp/run.html"
+  "$build/aggregate/opmark-aggregate" page "$run" --runs --out="$tmp/run.html"
   shoot "$tmp/run.html" results/page_run_1400.png
   rm -rf "$tmp"
 fi

@@ -272,19 +272,21 @@ TEST_F(OutputFiles, APlainRunFolderIsReadAsItsResults) {
   EXPECT_EQ(run({"scores", (dir_ / "run_folder").string()}), run({"scores", (kData / "results_before.jsonl").string()}));
 }
 
-// The page over a plain run's folder, and over a folder of runs: shown, marked as not checked (no bundle needed).
-TEST_F(OutputFiles, ThePageShowsAPlainRunFolder) {
+// The page over a plain run's folder, and over a folder of runs: never checked, so shown only with --runs, apart.
+TEST_F(OutputFiles, ThePageShowsAPlainRunFolderOnlyWhenAsked) {
   const std::string one = read_file(kData / "results_before.jsonl");
   fs::create_directories(dir_ / "runs" / "first");
   write_file(dir_ / "runs" / "first" / "results.jsonl", one);
-  EXPECT_EQ(run({"page", (dir_ / "runs").string(), "--out=" + (dir_ / "index.html").string()}), 0);
+  EXPECT_EQ(run({"page", (dir_ / "runs").string(), "--out=" + (dir_ / "index.html").string()}), 2);
+  EXPECT_FALSE(fs::exists(dir_ / "index.html"));
+  EXPECT_EQ(run({"page", (dir_ / "runs").string(), "--runs", "--out=" + (dir_ / "index.html").string()}), 0);
   const std::string html = read_file(dir_ / "index.html");
-  EXPECT_NE(html.find("0 submission bundles and 1 plain run (not checked)"), std::string::npos);
-  EXPECT_NE(html.find("a plain run (--opmark_out), not a submission bundle: not checked"), std::string::npos);
-  EXPECT_EQ(run({"page", (dir_ / "runs" / "first").string(), "--out=" + (dir_ / "one.html").string()}), 0);
+  EXPECT_NE(html.find("0 submission bundles under"), std::string::npos);
+  EXPECT_NE(html.find("1 plain run</a> shown apart at the end, <strong>not checked</strong>"), std::string::npos);
+  EXPECT_EQ(run({"page", (dir_ / "runs" / "first").string(), "--runs", "--out=" + (dir_ / "one.html").string()}), 0);
   // A bundle's own run/ folder is no plain run of its own.
   fs::create_directories(dir_ / "bundle" / "run");
   write_file(dir_ / "bundle" / "system.yaml", "not checked here\n");
   write_file(dir_ / "bundle" / "run" / "results.jsonl", one);
-  EXPECT_EQ(run({"page", (dir_ / "bundle").string(), "--out=" + (dir_ / "b.html").string()}), 2);
+  EXPECT_EQ(run({"page", (dir_ / "bundle").string(), "--runs", "--out=" + (dir_ / "b.html").string()}), 2);
 }

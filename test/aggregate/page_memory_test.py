@@ -1,12 +1,14 @@
 #!/usr/bin/env python3
-"""opmark-aggregate page over a folder holding a 31 MB .gz bundle builds in under 2 GiB and a minute.
+"""opmark-aggregate page over a folder holding a 31 MB .gz bundle, and over a 262 MB plain run (--runs), builds in
+under 2 GiB and a minute.
 
 Run as: page_memory_test.py AGGREGATE DATA OUT, DATA being test/data/bundles. The big bundle is good_v5 with its
 run/results.jsonl replaced by a .gz of 31 MB: good_v5's case lines repeated under new case names, each line with a
 label of random hex (it inflates to about 125 MB). Beside it, good_v5 as it is. The page, checking every bundle
 against the fixture's rules, must show the big bundle or reject it with its reason, and write the page; with
---unchecked it shows every case of it. Each page in under a minute, its peak resident
-memory (getrusage of the children) under 2 GiB.
+--unchecked it shows every case of it. Then a plain run of 262 MB (results.jsonl, the same lines) beside good_v5,
+paged with --runs: shown apart, read one run at a time. Each page in under a minute, its peak resident memory
+(getrusage of the children) under 2 GiB.
 """
 import json
 import os
@@ -19,6 +21,7 @@ import time
 import zlib
 
 GZ_BYTES = 31 * 1000 * 1000
+RUN_BYTES = 262 * 1000 * 1000
 LABEL_BYTES = 500  # random bytes per line, as hex
 LIMIT_RSS = 2 << 30
 LIMIT_S = 60
@@ -29,8 +32,9 @@ def fail(what):
     sys.exit(1)
 
 
-def write_big_results(source, target):
-    """good_v5's first case (its run and aggregate lines) repeated as gemm/.../m=<N>/..., to GZ_BYTES of gzip."""
+def write_big_results(source, target, plain_bytes=0):
+    """good_v5's first case (its run and aggregate lines) repeated as gemm/.../m=<N>/..., to GZ_BYTES of gzip, or
+    with plain_bytes to that many bytes of plain text."""
     lines = [json.loads(l) for l in open(source, encoding="utf-8")]
     context = lines[0]
     name = lines[1]["name"]
@@ -41,7 +45,7 @@ def write_big_results(source, target):
     with open(target, "wb") as out:
         def put(text):
             nonlocal written
-            data = gz.compress(text.encode())
+            data = text.encode() if plain_bytes else gz.compress(text.encode())
             written += len(data)
             out.write(data)
         put(json.dumps(context) + "\n")
@@ -49,7 +53,7 @@ def write_big_results(source, target):
         # so the file inflates to about four times its size: read whole, not refused at the checker's cap. The text
         # of a line with two holes, filled by str.replace: json per line would take minutes.
         templates = [json.dumps(dict(l, name="@NAME@", label="@LABEL@")) + "\n" for l in case_lines]
-        while written < GZ_BYTES:
+        while written < (plain_bytes or GZ_BYTES):
             chunk = []
             for _ in range(100):
                 cases += 1
@@ -58,7 +62,8 @@ def write_big_results(source, target):
                     chunk.append(t.replace("@NAME@", new_name).replace("@LABEL@", os.urandom(LABEL_BYTES).hex()))
             put("".join(chunk))
         put(json.dumps({"type": "summary", "ok": cases, "skipped": 0, "failed": 0}) + "\n")
-        out.write(gz.flush())
+        if not plain_bytes:
+            out.write(gz.flush())
     return cases
 
 
@@ -96,7 +101,25 @@ def main():
     run = run_page(aggregate, ["--unchecked", results, "--out=" + os.path.join(out, "unchecked.html")])
     if not re.search(r"wrote .*: 2 bundles, %d cases" % (cases + 4), run.stdout):
         fail("the unchecked page does not show the big bundle's %d cases" % cases)
-    print("ok: the page over a 31 MB .gz bundle, checked and unchecked, each in under %d s and 2 GiB" % LIMIT_S)
+    # A plain run of 262 MB beside good_v5: counted without --runs; with it, shown apart, every case of it.
+    shutil.rmtree(big)
+    plain = os.path.join(results, "big_run")
+    os.makedirs(plain)
+    started = time.monotonic()
+    cases = write_big_results(os.path.join(data, "good_v5", "run", "results.jsonl"),
+                              os.path.join(plain, "results.jsonl"), RUN_BYTES)
+    print("big_run/results.jsonl: %.1f MB, %d cases, written in %.1f s"
+          % (os.path.getsize(os.path.join(plain, "results.jsonl")) / 1e6, cases, time.monotonic() - started))
+    page_args = [results, "--rules=" + os.path.join(data, "rules_v5.yaml"), "--shapes=" + os.path.join(data, "shapes")]
+    run = run_page(aggregate, page_args + ["--out=" + os.path.join(out, "runs_hidden.html")])
+    if "1 plain run(s) not shown" not in run.stdout:
+        fail("without --runs the page does not say it left the plain run out")
+    run = run_page(aggregate, page_args + ["--runs", "--out=" + os.path.join(out, "runs.html")])
+    if not re.search(r"wrote .*: 1 bundle, \d+ cases .*1 plain run\(s\) apart, not checked", run.stdout):
+        fail("the page with --runs does not show the plain run apart")
+    os.remove(os.path.join(plain, "results.jsonl"))
+    print("ok: the page over a 31 MB .gz bundle, checked and unchecked, and over a 262 MB plain run, each in under "
+          "%d s and 2 GiB" % LIMIT_S)
 
 
 def run_page(aggregate, args):
