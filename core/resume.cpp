@@ -15,56 +15,97 @@ ResumeState read_resume_state(const std::string& path) {
       read_regular_file(path, "the results log to resume from", kMaxResumedLogBytes, Links::refuse), path);
 }
 
+namespace {
+
+// A field that must be text where present: named with file and line where it is not (a hand-edited log).
+std::string text_field(const nlohmann::json& j, const char* key, const std::string& where) {
+  const auto it = j.find(key);
+  if (it == j.end() || it->is_null()) return "";
+  if (!it->is_string()) throw Error(where + ": field '" + key + "': expected text, got " + it->dump());
+  return it->get<std::string>();
+}
+
+}  // namespace
+
+std::map<std::string, int> ResumeState::counts() const {
+  std::map<std::string, int> out;
+  for (const auto& [name, s] : status) ++out[s];
+  return out;
+}
+
 ResumeState parse_resume_state(const std::string& text, const std::string& path) {
   struct Line {
-    std::string text, type, name, aggregate;
+    std::size_t start = 0, size = 0;  // in `text`: the lines are not copied (a log may be a GiB)
+    std::string type, name, aggregate;
   };
-  std::map<std::string, std::string> status_of;  // a done case's status: its median's, or its not-run line's
+  std::map<std::string, std::size_t> median_of;  // a done case's median line, by index in `lines`
+  std::set<std::string> rechecked;
   std::vector<Line> lines;
   ResumeState state;
+  bool ends_with_summary = false;
   std::size_t start = 0;
   for (int number = 1; start < text.size(); ++number) {
     const std::size_t end = text.find('\n', start);
     const bool finished = end != std::string::npos;
-    const std::string raw = text.substr(start, finished ? end - start : std::string::npos);
+    const std::size_t size = (finished ? end : text.size()) - start;
+    const std::size_t line_start = start;
     start = finished ? end + 1 : text.size();
-    if (raw.empty()) continue;
+    if (size == 0) continue;
+    const std::string where = path + ":" + std::to_string(number);
     nlohmann::json j;
     try {
-      j = nlohmann::json::parse(raw);
+      j = nlohmann::json::parse(text.begin() + static_cast<std::ptrdiff_t>(line_start),
+                                text.begin() + static_cast<std::ptrdiff_t>(line_start + size));
     } catch (const nlohmann::json::exception& e) {
       if (!finished) {  // the line the kill cut short
         ++state.dropped_lines;
         break;
       }
-      throw Error(path + ":" + std::to_string(number) + ": not a JSON line (" + e.what() + ")");
+      throw Error(where + ": not a JSON line (" + e.what() + ")");
     }
-    if (!j.is_object()) throw Error(path + ":" + std::to_string(number) + ": expected a JSON object");
-    const std::string type = j.value("type", "");
-    if (lines.empty() && type != "context")
-      throw Error(path + ":" + std::to_string(number) + ": the first line is no context line; nothing to resume");
+    if (!j.is_object()) throw Error(where + ": expected a JSON object");
+    const std::string type = text_field(j, "type", where);
+    if (lines.empty() && type != "context") throw Error(where + ": the first line is no context line; nothing to resume");
     if (type == "context") {
-      if (!lines.empty()) throw Error(path + ":" + std::to_string(number) + ": a second run's context line");
+      if (!lines.empty()) throw Error(where + ": a second run's context line");
+      if (j.contains("context") && !j["context"].is_object())
+        throw Error(where + ": field 'context': expected an object, got " + j["context"].dump());
       state.context = j.value("context", nlohmann::json::object());
     }
-    const std::string name = j.value("name", ""), aggregate = j.value("aggregate", ""), status = j.value("status", "");
+    const std::string name = text_field(j, "name", where), aggregate = text_field(j, "aggregate", where),
+                      status = text_field(j, "status", where);
+    if ((type == "run" || type == "aggregate") && name.empty()) throw Error(where + ": a case line with no name");
     if ((type == "aggregate" && aggregate == "median") ||
         (type == "run" && (status == "skipped" || status == "failed"))) {
       state.done.insert(name);
-      status_of[name] = status;
-    } else if (type == "aggregate" && aggregate != "recheck") {
+      state.status[name] = status;
+      if (aggregate == "median") median_of[name] = lines.size();
+    } else if (type == "aggregate" && aggregate == "recheck") {
+      rechecked.insert(name);
+    } else if (type == "aggregate") {
       state.done.insert(name);
     }
-    lines.push_back({raw, type, name, aggregate});
+    ends_with_summary = type == "summary";
+    lines.push_back({line_start, size, type, name, aggregate});
   }
   if (lines.empty()) throw Error(path + ": empty: nothing to resume");
   for (const Line& l : lines) {
-    const bool keep = l.type == "context" || ((l.type == "run" || l.type == "aggregate") &&
-                                              state.done.count(l.name) && l.aggregate != "recheck");
-    if (keep) state.kept_text += l.text + "\n";
+    const bool keep = l.type == "context" || ((l.type == "run" || l.type == "aggregate") && state.done.count(l.name));
+    if (keep) state.kept_text.append(text, l.start, l.size).push_back('\n');
     else ++state.dropped_lines;
   }
-  for (const auto& [name, status] : status_of) ++state.counts[status];
+  // A re-time line stands for the case's status after it (unstable where it moved); one with no case is dropped.
+  for (const Line& l : lines)
+    if (l.aggregate == "recheck" && state.done.count(l.name)) {
+      const nlohmann::json j = nlohmann::json::parse(text.substr(l.start, l.size));
+      state.status[l.name] = j.value("status", state.status[l.name]);
+    }
+  const auto recheck = state.context.find("recheck");
+  if (recheck != state.context.end() && *recheck == "on")
+    for (const auto& [name, index] : median_of)
+      if (!rechecked.count(name) && state.status[name] == "ok")
+        state.to_retime[name] = nlohmann::json::parse(text.substr(lines[index].start, lines[index].size));
+  state.whole = ends_with_summary && state.to_retime.empty();
   return state;
 }
 

@@ -1,8 +1,10 @@
 #pragma once
 // Resuming a run that was killed (--opmark_resume): what its results log already holds. A case counts as done when
 // its log has its median (an aggregate line) or its one line of a case that did not run; a case cut off mid-way
-// (repetitions without a median) is measured again. The context must match the new run's on the keys that decide
-// what a time means, or the two parts would not be one run.
+// (repetitions without a median) is measured again. Re-time lines are kept with their cases (a re-time's verdict,
+// unstable, stands); a done ok case with no re-time line, in a run that re-times (recheck: on), is re-timed by the
+// resumed run from its median line. The context must match the new run's on the keys that decide what a time
+// means, or the two parts would not be one run.
 #include <cstddef>
 #include <map>
 #include <set>
@@ -16,9 +18,14 @@ namespace opmark::core {
 struct ResumeState {
   nlohmann::json context;       // the log's context line
   std::set<std::string> done;   // cases measured (or found not to run) in full
+  // Each done case's status as its last line says it (ok, unstable, skipped, failed), for the summary.
+  std::map<std::string, std::string> status;
+  // The done ok cases that lack their re-time line where the run re-times every case: the median line of each.
+  std::map<std::string, nlohmann::json> to_retime;
   std::string kept_text;        // the context line and every line of the done cases, in order: the log to go on from
-  std::map<std::string, int> counts;  // the done cases by status (ok, unstable, skipped, failed), for the summary
-  int dropped_lines = 0;        // lines of cases cut off, re-times and summaries, and a last line cut by the kill
+  bool whole = false;           // the log ends with its summary line and no done case lacks its re-time line
+  int dropped_lines = 0;        // lines of cases cut off and summaries, and a last line cut by the kill
+  std::map<std::string, int> counts() const;  // the done cases by status
 };
 
 // The largest log resumed: the 1446-case submission suite writes 12 MB, every table (6459 cases) more.

@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
+#include <map>
 #include <memory>
 #include <optional>
 #include <vector>
@@ -22,6 +23,7 @@
 #include "bench/harness/output/run_summary.h"
 #include "core/error.h"
 #include "core/file_access.h"
+#include "core/result_record.h"
 #include "core/schema.h"
 #include "core/shapes_dir.h"
 
@@ -48,15 +50,21 @@ std::string aggregator_command() {
   return "opmark-aggregate";
 }
 
-// The resumed run leaves out the cases its log holds in full.
-void leave_out_resumed(RunPlan& plan, const Session& session) {
-  if (!session.resumed) return;
+// The resumed run leaves out the cases its log holds in full; it returns those of them that still need their
+// end-of-run re-time (core/resume.h's to_retime), which join this run's.
+std::vector<core::Case> leave_out_resumed(RunPlan& plan, const Session& session) {
+  std::vector<core::Case> to_retime;
+  if (!session.resumed) return to_retime;
   std::vector<core::Case> remaining;
-  for (auto& c : plan.cases)
-    if (!session.resumed->done.count(core::make_case_name(c))) remaining.push_back(std::move(c));
-  std::fprintf(stderr, "opmark: resuming %s: %zu case(s) measured already, %zu to run\n", session.log_path.c_str(),
-               plan.cases.size() - remaining.size(), remaining.size());
+  for (auto& c : plan.cases) {
+    const std::string name = core::make_case_name(c);
+    if (!session.resumed->done.count(name)) remaining.push_back(std::move(c));
+    else if (session.resumed->to_retime.count(name)) to_retime.push_back(std::move(c));
+  }
+  std::fprintf(stderr, "opmark: resuming %s: %zu case(s) measured already (%zu of them to re-time), %zu to run\n",
+               session.log_path.c_str(), session.resumed->done.size(), to_retime.size(), remaining.size());
   plan.cases = std::move(remaining);
+  return to_retime;
 }
 
 // Each case's record goes to the results log, then to the case lines, as the case finishes; Google Benchmark's
@@ -76,7 +84,7 @@ void measure(Harness& harness, const Options& options, ResultsLog& results_log, 
                              : std::vector<CaseSink*>{&results_log});
   harness.set_case_sink(&sinks);
   ConsoleJsonReporter reporter(std::move(display), json_path);
-  Progress progress(harness.cases().size());  // every registered case runs: the filter chose them
+  Progress progress(harness.registered());  // every registered case runs: the filter chose them
   reporter.set_progress(&progress);
   benchmark::RunSpecifiedBenchmarks(&reporter);
   if (options.recheck && options.profile_launches == 0 && harness.count(Status::ok) > 0) {
@@ -95,7 +103,12 @@ int summarise(Harness& harness, const Options& options, const Session& session, 
   for (const std::string& line : phase_times.family_lines()) std::fprintf(stderr, "opmark:   %s\n", line.c_str());
   for (const std::string& line : phase_times.summary_lines(run_s, kCaseLineWidth))
     std::fprintf(stderr, "%s\n", line.c_str());
-  if (ok + skipped + failed + unstable == 0) {
+  // A resumed run's earlier cases count as this run's: one run in two parts.
+  std::map<std::string, int> earlier;
+  if (session.resumed)
+    for (const auto& [name, status] : session.resumed->status)
+      if (!harness.outcome(name)) ++earlier[status];
+  if (ok + skipped + failed + unstable == 0 && earlier.empty()) {
     std::fprintf(stderr, "opmark-bench: no case ran: --benchmark_filter and the --opmark_ selection match nothing\n");
     return 1;
   }
@@ -115,7 +128,12 @@ int summarise(Harness& harness, const Options& options, const Session& session, 
   }
   std::printf("\n");
   for (const std::string& line : run_summary(summary_cases, place, run_s)) std::printf("%s\n", line.c_str());
-  return failed > 0 ? 1 : 0;
+  if (!earlier.empty()) {
+    std::printf("and from the run resumed, not measured again:");
+    for (const auto& [status, n] : earlier) std::printf(" %d %s", n, status.c_str());
+    std::printf("\n");
+  }
+  return failed > 0 || earlier.count("failed") ? 1 : 0;
 }
 
 }  // namespace
@@ -130,8 +148,18 @@ int run_cases(RunPlan plan, const Options& options, Session& session, const std:
   std::string why;
   const std::optional<DeviceInfo> device = listing ? std::nullopt : query_device(&why);
   Harness harness(options, device, why, &group, &workloads);
-  leave_out_resumed(plan, session);
+  std::vector<core::Case> to_retime = leave_out_resumed(plan, session);
+  if (session.resumed && session.resumed->whole && plan.cases.empty() && !listing) {
+    std::fprintf(stderr, "opmark: %s is a whole run (every case measured and re-timed, its summary written): "
+                         "nothing to resume\n", session.log_path.c_str());
+    return 0;
+  }
   harness.register_cases(std::move(plan.cases));
+  for (auto& c : to_retime) {
+    const std::string name = core::make_case_name(c);
+    harness.restore_for_retime(std::move(c),
+                               core::from_json(session.resumed->to_retime.at(name), session.log_path + ": " + name));
+  }
   if (listing) {  // the names results.jsonl uses, one a line and nothing else on stdout
     for (const auto& c : harness.cases()) std::printf("%s\n", core::make_case_name(c).c_str());
     return 0;
@@ -153,6 +181,7 @@ int run_cases(RunPlan plan, const Options& options, Session& session, const std:
   measure(harness, options, results_log, session.json_path);
   results_log.append_summary();
   results_log.close();  // on disk before the run says it is done
+  finish_resumed_json(session);
   benchmark::Shutdown();
   const double run_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - run_start).count();
   return summarise(harness, options, session, plan, run_s);

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "core/error.h"
+#include "bench/harness/output/benchmark_json_join.h"
 #include "core/file_access.h"
 #include "kernels/cuda_check.h"
 
@@ -39,8 +40,12 @@ Session open_session(const Options& options, const ProcessGroup& group, bool lis
   session.lock.emplace(lock_output_folder(options.out_dir));
   check_output_folder(options.out_dir, options.overwrite || options.resume);
   session.log_path = (fs::path(options.out_dir) / "results.jsonl").string();
-  if (options.resume && fs::exists(session.log_path) && fs::file_size(session.log_path) > 0)
-    session.resumed = core::read_resume_state(session.log_path);
+  if (options.resume && fs::exists(fs::symlink_status(session.log_path, ec))) {
+    // The file resumed is the file appended to: a link, a FIFO or a folder there is refused, naming it.
+    const std::string text = core::read_regular_file(session.log_path, "the results log to resume from",
+                                                     core::kMaxResumedLogBytes, core::Links::refuse);
+    if (!text.empty()) session.resumed = core::parse_resume_state(text, session.log_path);
+  }
   return session;
 }
 
@@ -71,6 +76,14 @@ void check_resume(const Session& session, const nlohmann::json& context) {
                 " was measured otherwise; a resumed run must be the same run:" + all);
   }
   core::write_file_atomically(session.log_path, session.resumed->kept_text);
+  // benchmark.json too: the entries of the cases kept, from both parts a killed resume may have left.
+  if (!session.json_path.empty())
+    join_resumed_benchmark_json(fs::path(session.log_path).parent_path().string(), &session.resumed->done);
+}
+
+void finish_resumed_json(const Session& session) {
+  if (session.resumed && !session.json_path.empty())
+    join_resumed_benchmark_json(fs::path(session.log_path).parent_path().string(), nullptr);
 }
 
 }  // namespace opmark::bench::app

@@ -37,7 +37,9 @@ void discard_unused_folder(Session& session, const Options& options);
 
 // A resumed run must be the same run: throws, naming each setting that differs, where `context` (this run's) does not
 // match the log's; then leaves the log as the kill left it, less what is measured again (replaced whole, so a crash
-// here loses nothing).
+// here loses nothing), and benchmark.json with the entries of the cases kept.
 void check_resume(const Session& session, const nlohmann::json& context);
+// After a resumed run: its benchmark.resumed.json joined to benchmark.json, one file as an unbroken run writes.
+void finish_resumed_json(const Session& session);
 
 }  // namespace opmark::bench::app

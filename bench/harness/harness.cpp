@@ -62,6 +62,7 @@ Harness::~Harness() {
 
 void Harness::register_cases(std::vector<core::Case> cases) {
   cases_ = std::move(cases);
+  registered_ = cases_.size();
   for (std::size_t i = 0; i < cases_.size(); ++i) {
     const std::string name = core::make_case_name(cases_[i]);
     index_by_name_[name] = i;

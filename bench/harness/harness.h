@@ -32,6 +32,7 @@
 #include "bench/harness/cases/verify.h"
 #include "bench/harness/cases/workload.h"
 #include "core/case.h"
+#include "core/result_record.h"
 
 namespace opmark::bench {
 
@@ -61,6 +62,13 @@ class Harness {
   // kAgreementFactor, and marks unstable those whose measurements still disagree. Each re-timed case's record goes
   // to the sink.
   void recheck();
+
+  // A case the run this one resumes measured in full but did not re-time (core/resume.h's to_retime): it joins the
+  // end-of-run re-time from its median line (time, counters, label, verification, kernels), and is not measured
+  // again. Call after register_cases.
+  void restore_for_retime(core::Case c, const core::ResultRecord& median);
+  // The cases Google Benchmark runs (register_cases'), not those restored for the re-time.
+  std::size_t registered() const { return registered_; }
 
   const std::vector<core::Case>& cases() const { return cases_; }
   const Peaks& peaks() const { return peaks_; }
@@ -119,6 +127,7 @@ class Harness {
   std::string no_device_reason_;
   Peaks peaks_;
   std::vector<core::Case> cases_;
+  std::size_t registered_ = 0;
   std::map<std::string, std::size_t> index_by_name_;
   std::map<std::string, Outcome> outcomes_;
   std::map<std::string, Measurement> measurements_;

@@ -168,5 +168,33 @@ TEST_F(ResultsLogFile, AKilledLogResumesFromTheRecordsItHolds) {
   EXPECT_EQ(l[7], nlohmann::json({{"type", "summary"}, {"ok", 1}, {"unstable", 0}, {"skipped", 0}, {"failed", 1}}));
   const core::ResumeState again = core::read_resume_state(path());
   EXPECT_EQ(again.done, (std::set<std::string>{kGemm, kWide}));
-  EXPECT_EQ(again.counts, (std::map<std::string, int>{{"ok", 1}, {"failed", 1}}));
+  EXPECT_EQ(again.counts(), (std::map<std::string, int>{{"ok", 1}, {"failed", 1}}));
+}
+
+// A log killed in its end-of-run re-time: the resumed part re-times the case that lacks its re-time line, and the
+// summary counts that case once, with the re-time's verdict.
+TEST_F(ResultsLogFile, AResumedReTimeCountsItsCaseOnce) {
+  const core::Case gemm = core::parse_case_name(kGemm), wide = core::parse_case_name(kWide);
+  {
+    ResultsLog first(path(), {{"gpu", "test"}, {"recheck", "on"}});
+    first.finished({gemm, kGemm, ok_outcome(), three_repetitions(), true});
+    first.finished({wide, kWide, ok_outcome(), three_repetitions(), true});
+    first.retimed({gemm, kGemm, ok_outcome(), three_repetitions(), true});
+  }  // killed before wide's re-time
+  const core::ResumeState resumed = core::read_resume_state(path());
+  EXPECT_EQ(resumed.to_retime.size(), 1u);
+  EXPECT_EQ(resumed.to_retime.count(kWide), 1u);
+  core::write_file_atomically(path(), resumed.kept_text);
+  ResultsLog rest(path(), {{"gpu", "test"}, {"recheck", "on"}}, &resumed);
+  Outcome moved = ok_outcome();
+  moved.status = Status::unstable;
+  moved.reason = "re-timed at the end of the run at 20 us";
+  rest.retimed({wide, kWide, moved, three_repetitions(), true});
+  rest.append_summary();
+  rest.close();
+  const auto l = lines();
+  EXPECT_EQ(l.back(), nlohmann::json({{"type", "summary"}, {"ok", 1}, {"unstable", 1}, {"skipped", 0}, {"failed", 0}}));
+  const core::ResumeState again = core::read_resume_state(path());
+  EXPECT_TRUE(again.whole);
+  EXPECT_EQ(again.status.at(kWide), "unstable");
 }

@@ -53,7 +53,7 @@ TEST(Resume, KeepsTheCasesMeasuredInFullAndDropsTheOneCutOff) {
                           R"({"type":"run","name":"d","sta)";
   const auto state = parse_resume_state(log, "runs/x/results.jsonl");
   EXPECT_EQ(state.done, (std::set<std::string>{"a", "b"}));
-  EXPECT_EQ(state.counts, (std::map<std::string, int>{{"ok", 1}, {"skipped", 1}}));
+  EXPECT_EQ(state.counts(), (std::map<std::string, int>{{"ok", 1}, {"skipped", 1}}));
   EXPECT_EQ(state.context.value("git", ""), "abc");
   EXPECT_EQ(state.kept_text, kContext + "\n" + run_line("a", 0) + "\n" + run_line("a", 1) + "\n" + median_line("a") +
                                  "\n" + skipped_line("b") + "\n");
@@ -64,17 +64,45 @@ TEST(Resume, AKilledRunResumedHoldsTheSameCasesAsAnUnbrokenOne) {
   const std::vector<std::string> all = {"a", "b", "c", "d"};
   std::string unbroken = kContext + "\n";
   for (const auto& n : all) unbroken += run_line(n, 0) + "\n" + median_line(n) + "\n";
-  // Killed in c's repetitions; re-times of the first part's cases are measured again by the part that finishes.
+  // Killed in c's repetitions: a and b are kept, c and d measured again.
   const std::string killed = kContext + "\n" + run_line("a", 0) + "\n" + median_line("a") + "\n" + run_line("b", 0) +
-                             "\n" + median_line("b") + "\n" + recheck_line("a") + "\n" + run_line("c", 0) + "\n";
+                             "\n" + median_line("b") + "\n" + run_line("c", 0) + "\n";
   const auto state = parse_resume_state(killed, "results.jsonl");
   std::string resumed = state.kept_text;
   for (const auto& n : all)  // what the resumed run measures: every case not done
     if (!state.done.count(n)) resumed += run_line(n, 0) + "\n" + median_line(n) + "\n";
   EXPECT_EQ(cases_in(resumed), cases_in(unbroken));
-  EXPECT_EQ(resumed.find("recheck"), std::string::npos);
   // Each case once: c's cut-off repetition is gone.
   EXPECT_EQ(resumed, unbroken);
+}
+
+// Killed in the end-of-run re-time of a run that re-times: the re-time lines written stand, with their verdicts (a
+// re-time that made a case unstable keeps it so), and the cases not yet re-timed are handed over with their median
+// lines, to be re-timed by the resumed run; then it is one run, as an unbroken one.
+TEST(Resume, KeepsTheReTimeLinesAndReTimesWhatTheyLack) {
+  const std::string context = R"({"type":"context","context":{"gpu":"G","recheck":"on"}})";
+  std::string measured = context + "\n";
+  for (const char* n : {"a", "b", "c"}) measured += run_line(n, 0) + "\n" + median_line(n) + "\n";
+  const std::string unstable_a =
+      R"({"type":"aggregate","aggregate":"recheck","name":"a","status":"unstable","reason":"moved","time_us":5.0})";
+  const std::string killed = measured + unstable_a + "\n" + recheck_line("b") + "\n";
+  const auto state = parse_resume_state(killed, "results.jsonl");
+  EXPECT_EQ(state.kept_text, killed);
+  EXPECT_EQ(state.status, (std::map<std::string, std::string>{{"a", "unstable"}, {"b", "ok"}, {"c", "ok"}}));
+  ASSERT_EQ(state.to_retime.size(), 1u);
+  EXPECT_EQ(state.to_retime.at("c"), nlohmann::json::parse(median_line("c")));
+  EXPECT_FALSE(state.whole);
+  EXPECT_EQ(state.dropped_lines, 0);
+  // The resumed run re-times c and writes the summary: the log is whole, and resuming it again finds nothing to do.
+  const std::string finished = state.kept_text + recheck_line("c") + "\n" +
+                               R"({"type":"summary","ok":2,"unstable":1,"skipped":0,"failed":0})" + "\n";
+  const auto again = parse_resume_state(finished, "results.jsonl");
+  EXPECT_TRUE(again.whole);
+  EXPECT_TRUE(again.to_retime.empty());
+  EXPECT_EQ(again.counts(), (std::map<std::string, int>{{"ok", 2}, {"unstable", 1}}));
+  EXPECT_EQ(again.kept_text + R"({"type":"summary","ok":2,"unstable":1,"skipped":0,"failed":0})" + "\n", finished);
+  // A run that does not re-time (recheck: off) has no re-time to hand over.
+  EXPECT_TRUE(parse_resume_state(kContext + "\n" + median_line("a") + "\n", "r.jsonl").to_retime.empty());
 }
 
 TEST(Resume, ABadLogIsAnErrorNamingFileAndLine) {
@@ -90,6 +118,26 @@ TEST(Resume, ABadLogIsAnErrorNamingFileAndLine) {
     FAIL();
   } catch (const opmark::Error& e) {
     EXPECT_NE(std::string(e.what()).find("r.jsonl:2: not a JSON line"), std::string::npos) << e.what();
+  }
+  // A field of the wrong type: named with file, line and field, not a JSON library's type error.
+  const std::vector<std::pair<std::string, std::string>> mistyped = {
+      {R"({"type":"aggregate","aggregate":"median","name":5,"status":"ok"})", "r.jsonl:2: field 'name': expected text"},
+      {R"({"type":7})", "r.jsonl:2: field 'type': expected text, got 7"},
+      {R"({"type":"run","name":"a","status":["ok"]})", "r.jsonl:2: field 'status': expected text"},
+      {R"({"type":"aggregate","aggregate":"median","status":"ok"})", "r.jsonl:2: a case line with no name"}};
+  for (const auto& [line, says] : mistyped) {
+    try {
+      parse_resume_state(kContext + "\n" + line + "\n", "r.jsonl");
+      ADD_FAILURE() << line;
+    } catch (const opmark::Error& e) {
+      EXPECT_NE(std::string(e.what()).find(says), std::string::npos) << e.what();
+    }
+  }
+  try {
+    parse_resume_state(R"({"type":"context","context":"yes"})" "\n", "r.jsonl");
+    ADD_FAILURE();
+  } catch (const opmark::Error& e) {
+    EXPECT_NE(std::string(e.what()).find("r.jsonl:1: field 'context': expected an object"), std::string::npos);
   }
 }
 

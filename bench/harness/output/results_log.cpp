@@ -10,7 +10,7 @@ namespace opmark::bench {
 namespace counter = core::counter;
 
 ResultsLog::ResultsLog(const std::string& path, nlohmann::json context, const core::ResumeState* resumed)
-    : resumed_counts_(resumed ? resumed->counts : std::map<std::string, int>{}) {
+    : resumed_status_(resumed ? resumed->status : std::map<std::string, std::string>{}) {
   if (context.contains("regime")) regime_ = context["regime"];
   if (path.empty()) return;
   log_ = std::make_unique<core::LogFile>(path, resumed ? core::LogFile::Mode::append : core::LogFile::Mode::replace);
@@ -115,8 +115,11 @@ void ResultsLog::retimed(const CaseRecord& record) {
 }
 
 void ResultsLog::append_summary() {
-  std::map<std::string, int> counts = resumed_counts_;  // a resumed log's summary speaks for the whole log
-  for (const auto& [name, status] : status_of_) ++counts[name_of(status)];
+  // A resumed log's summary speaks for the whole log: its earlier cases, with this run's word where it re-timed one.
+  std::map<std::string, std::string> status = resumed_status_;
+  for (const auto& [name, s] : status_of_) status[name] = name_of(s);
+  std::map<std::string, int> counts;
+  for (const auto& [name, s] : status) ++counts[s];
   core::ResultRecord line;
   line.kind = core::RecordKind::summary;
   for (Status s : {Status::ok, Status::skipped, Status::failed, Status::unstable})

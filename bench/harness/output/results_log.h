@@ -42,7 +42,7 @@ class ResultsLog final : public CaseSink {
   std::unique_ptr<core::LogFile> log_;
   std::optional<nlohmann::json> regime_;  // the context's regime, which every case line repeats
   std::map<std::string, Status> status_of_;  // the cases written in this run, by name: their latest status
-  std::map<std::string, int> resumed_counts_;  // the cases a resumed log held, by status
+  std::map<std::string, std::string> resumed_status_;  // the cases a resumed log held, and their statuses
 };
 
 // One log line for one run (core/result_record.h, as JSON): the case (name, family, precision, sets, applications),
