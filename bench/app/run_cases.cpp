@@ -119,7 +119,11 @@ int summarise(Harness& harness, const Options& options, const Session& session, 
   }
   SummaryPlace place;
   if (!session.log_path.empty()) {
-    place.results = session.log_path + (session.json_path.empty() ? "" : " and " + session.json_path);
+    // A resumed run's benchmark.resumed.json is joined into benchmark.json by now (finish_resumed_json).
+    const std::string json_path = session.resumed && !session.json_path.empty()
+                                      ? (fs::path(session.log_path).parent_path() / "benchmark.json").string()
+                                      : session.json_path;
+    place.results = session.log_path + (json_path.empty() ? "" : " and " + json_path);
     place.out_dir = options.out_dir;
     place.aggregator = aggregator_command();
     place.models = !options.models.empty() ? options.models
@@ -127,12 +131,12 @@ int summarise(Harness& harness, const Options& options, const Session& session, 
                                            : std::vector<std::string>{};
   }
   std::printf("\n");
-  for (const std::string& line : run_summary(summary_cases, place, run_s)) std::printf("%s\n", line.c_str());
   if (!earlier.empty()) {
-    std::printf("and from the run resumed, not measured again:");
+    std::printf("from the run resumed, kept as it measured them:");
     for (const auto& [status, n] : earlier) std::printf(" %d %s", n, status.c_str());
     std::printf("\n");
   }
+  for (const std::string& line : run_summary(summary_cases, place, run_s)) std::printf("%s\n", line.c_str());
   return failed > 0 || earlier.count("failed") ? 1 : 0;
 }
 
