@@ -9,6 +9,7 @@ each ok or unstable case has exactly one re-time line, after every case's own li
 for each case with a median and no other, and benchmark.resumed.json is gone. Prints one line per folder and exits 1
 if any check failed.
 """
+import argparse
 import json
 import os
 import re
@@ -68,8 +69,11 @@ def check(folder):
 
 
 def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("folders", nargs="+", metavar="RUN_DIR", help="a run folder (results.jsonl, benchmark.json)")
     failed = False
-    for folder in sys.argv[1:]:
+    for folder in parser.parse_args().folders:
         problems = check(folder)
         failed = failed or bool(problems)
         print("%s: %s" % (folder, "; ".join(problems) if problems else "one whole run"))
