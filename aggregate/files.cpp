@@ -11,6 +11,7 @@
 #endif
 
 #include "core/error.h"
+#include "core/text.h"
 
 namespace opmark::aggregate {
 
@@ -101,22 +102,16 @@ void write_output_file(const std::string& path, const std::string& text) { core:
 
 BracketScan scan_brackets(std::string_view text, int max_depth) {
   BracketScan scan;
-  bool in_string = false;
-  for (std::size_t i = 0; i < text.size(); ++i) {
-    const char c = text[i];
-    if (in_string) {
-      if (c == '\\') ++i;
-      else if (c == '"') in_string = false;
-    } else if (c == '"') {
-      in_string = true;
-    } else if (c == '[' || c == '{') {
+  core::for_each_json_structure(text, 0, [&](std::size_t i, char c) {
+    if (c == '[' || c == '{') {
       if (++scan.depth > max_depth && scan.too_deep_at == std::string_view::npos) scan.too_deep_at = i;
     } else if (c == ']' || c == '}') {
       --scan.depth;  // below zero only in text that is no JSON, which the parser refuses at that bracket
     } else if (c == ':') {
       ++scan.keys;
     }
-  }
+    return true;
+  });
   return scan;
 }
 

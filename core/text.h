@@ -78,4 +78,22 @@ inline bool natural_less(const std::string& a, const std::string& b) {
   return a.size() - i < b.size() - j;
 }
 
+// Calls f(i, c) for each character of JSON text from `from` on that lies outside strings (escapes skipped), until f
+// returns false: the brackets, braces, colons and commas a scanner of unparsed JSON counts.
+template <class F>
+void for_each_json_structure(std::string_view text, std::size_t from, F&& f) {
+  bool in_string = false;
+  for (std::size_t i = from; i < text.size(); ++i) {
+    const char c = text[i];
+    if (in_string) {
+      if (c == '\\') ++i;
+      else if (c == '"') in_string = false;
+    } else if (c == '"') {
+      in_string = true;
+    } else if (!f(i, c)) {
+      return;
+    }
+  }
+}
+
 }  // namespace opmark::core

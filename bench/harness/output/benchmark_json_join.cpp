@@ -4,6 +4,7 @@
 #include <map>
 
 #include "core/file_access.h"
+#include "core/text.h"
 
 namespace opmark::bench {
 
@@ -12,21 +13,13 @@ namespace {
 // The end (one past the closing brace) of the object opening at `open`, or npos where the text ends first.
 std::size_t object_end(const std::string& text, std::size_t open) {
   int depth = 0;
-  bool in_string = false;
-  for (std::size_t i = open; i < text.size(); ++i) {
-    const char c = text[i];
-    if (in_string) {
-      if (c == '\\') ++i;
-      else if (c == '"') in_string = false;
-    } else if (c == '"') {
-      in_string = true;
-    } else if (c == '{' || c == '[') {
-      ++depth;
-    } else if ((c == '}' || c == ']') && --depth == 0) {
-      return i + 1;
-    }
-  }
-  return std::string::npos;
+  std::size_t end = std::string::npos;
+  core::for_each_json_structure(text, open, [&](std::size_t i, char c) {
+    if (c == '{' || c == '[') ++depth;
+    else if ((c == '}' || c == ']') && --depth == 0) end = i + 1;
+    return end == std::string::npos;
+  });
+  return end;
 }
 
 constexpr std::size_t kMaxPartBytes = std::size_t{1} << 30;
