@@ -110,11 +110,13 @@ ResumeState parse_resume_state(const std::string& text, const std::string& path)
 }
 
 std::vector<std::string> resume_keys() {
-  // What the run ran on and with, beside its settings: the GPU and its state, the software, the build, the rules.
+  // What the run ran on and with, beside its settings: the GPU and its state, the host, the software, the build,
+  // the rules.
   std::vector<std::string> keys = {
       "gpu", "gpu_uuid", "driver_version", "cuda_runtime_version", "cublaslt_version", "cudnn_version",
       "cusparse_version", "nccl_version", "git", "version", "suite", "rules_version", "kernel_trace", "gpu_count_used",
-      "power_limit_w", "max_sm_clock_mhz", "ecc", "mig", "nvml", "power_margin", "peaks"};
+      "power_limit_w", "max_sm_clock_mhz", "ecc", "mig", "nvml", "power_margin", "peaks", "host", "host_cpu",
+      "compute_capability", "mpi"};
   for (const std::string& key : settings_resume_keys()) keys.push_back(key);
   return keys;
 }

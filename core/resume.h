@@ -37,7 +37,7 @@ ResumeState read_resume_state(const std::string& path);
 ResumeState parse_resume_state(const std::string& text, const std::string& path);
 
 // The context keys a resumed run must share with the log it goes on: the GPU and its state (power limit, clock, ECC,
-// MIG, NVML), the software, the build, the rules and every setting core/run_spec.h marks so.
+// MIG, NVML), the host, the software, the build, the rules and every setting core/run_spec.h marks so.
 std::vector<std::string> resume_keys();
 // Returns "key: 'earlier' in the log, 'now' in this run" for each resume key that differs.
 std::vector<std::string> resume_mismatches(const nlohmann::json& earlier, const nlohmann::json& now);

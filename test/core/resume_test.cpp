@@ -152,6 +152,12 @@ TEST(Resume, TheContextMustMatchOnWhatAnswersForATime) {
   ASSERT_EQ(differ.size(), 2u);
   EXPECT_EQ(differ[0], "git: \"abc\" in the log, \"def\" in this run");
   EXPECT_EQ(differ[1], "regime: none in the log, \"sustained\" in this run");
+  // The host, the power limit and the clocks the run measured under count too (issue 53 found them unchecked).
+  for (const char* key : {"host", "power_limit_w", "max_sm_clock_mhz", "ecc", "mig", "nvml", "power_margin"}) {
+    nlohmann::json moved = log;
+    moved[key] = "changed";
+    EXPECT_EQ(resume_mismatches(log, moved).size(), 1u) << key;
+  }
 }
 
 // The log resumed is the log appended to: a symbolic link there is refused, as the writer refuses one.
