@@ -1,5 +1,9 @@
 # Finds every dependency once and gives each a single target name, whatever version provides it.
-find_package(CUDAToolkit REQUIRED)
+if(OPMARK_CUDA)
+  find_package(CUDAToolkit REQUIRED)
+else()
+  message(STATUS "opmark: OPMARK_CUDA=OFF: opmark-aggregate alone (no opmark-bench, no CUDA toolkit needed)")
+endif()
 
 # yaml-cpp 0.7 (Debian) exports the target `yaml-cpp`; 0.8 exports `yaml-cpp::yaml-cpp`.
 find_package(yaml-cpp REQUIRED)
@@ -17,14 +21,16 @@ find_package(nlohmann_json 3.9 REQUIRED)
 # opmark-aggregate's command line (Debian libcli11-dev, header only).
 find_package(CLI11 REQUIRED)
 
-# Google Benchmark 1.7 takes --benchmark_min_time as a bare number of seconds, 1.8 wants a unit ("0.05s").
-find_package(benchmark REQUIRED)
-if(benchmark_VERSION VERSION_GREATER_EQUAL 1.8)
-  set(OPMARK_BENCHMARK_MIN_TIME_HAS_UNIT 1)
-else()
-  set(OPMARK_BENCHMARK_MIN_TIME_HAS_UNIT 0)
+if(OPMARK_CUDA)
+  # Google Benchmark 1.7 takes --benchmark_min_time as a bare number of seconds, 1.8 wants a unit ("0.05s").
+  find_package(benchmark REQUIRED)
+  if(benchmark_VERSION VERSION_GREATER_EQUAL 1.8)
+    set(OPMARK_BENCHMARK_MIN_TIME_HAS_UNIT 1)
+  else()
+    set(OPMARK_BENCHMARK_MIN_TIME_HAS_UNIT 0)
+  endif()
+  message(STATUS "opmark: Google Benchmark ${benchmark_VERSION}")
 endif()
-message(STATUS "opmark: Google Benchmark ${benchmark_VERSION}")
 
 # Optional: zlib lets opmark-aggregate read a bundle's gzip-compressed raw files (run/*.gz, as committed).
 find_package(ZLIB)
@@ -42,18 +48,20 @@ else()
   message(STATUS "opmark: no SQLite: opmark-aggregate db is left out (install libsqlite3-dev)")
 endif()
 
-# cuDNN and NCCL are found now and used by the convolution, RNN and all-reduce families.
-find_package(CUDNN)
-find_package(NCCL)
+if(OPMARK_CUDA)
+  # cuDNN and NCCL are found now and used by the convolution, RNN and all-reduce families.
+  find_package(CUDNN)
+  find_package(NCCL)
 
-# Optional: MPI runs opmark-bench as one process per GPU (the all-reduce across hosts, under mpirun).
-# MPI's C API from C++: the deprecated C++ bindings are skipped (absent from many builds).
-set(MPI_CXX_SKIP_MPICXX ON)
-find_package(MPI COMPONENTS CXX)
-if(MPI_CXX_FOUND)
-  message(STATUS "opmark: MPI ${MPI_CXX_VERSION}: opmark-bench runs one process per GPU under mpirun")
-else()
-  message(STATUS "opmark: no MPI: opmark-bench runs in one process (install libopenmpi-dev for the MPI mode)")
+  # Optional: MPI runs opmark-bench as one process per GPU (the all-reduce across hosts, under mpirun).
+  # MPI's C API from C++: the deprecated C++ bindings are skipped (absent from many builds).
+  set(MPI_CXX_SKIP_MPICXX ON)
+  find_package(MPI COMPONENTS CXX)
+  if(MPI_CXX_FOUND)
+    message(STATUS "opmark: MPI ${MPI_CXX_VERSION}: opmark-bench runs one process per GPU under mpirun")
+  else()
+    message(STATUS "opmark: no MPI: opmark-bench runs in one process (install libopenmpi-dev for the MPI mode)")
+  endif()
 endif()
 
 # Optional: libxlsxwriter lets opmark-aggregate write the DeepBench-style workbook (CSV is always written).
