@@ -30,6 +30,9 @@ void join_process_group(Options& options, const ProcessGroup& group) {
 
 Session open_session(const Options& options, const ProcessGroup& group, bool listing) {
   Session session;
+  // Rank 0 alone reads the log: the ranks would run different cases and wait on each other's collectives forever.
+  if (options.resume && group.multi_process() && !listing && !options.validate_only)
+    throw Error("--opmark_resume runs in one process: a run under mpirun cannot be resumed; run it again whole");
   if (options.out_dir.empty() || options.validate_only || options.help || group.rank() != 0 || listing)
     return session;
   std::error_code ec;
