@@ -19,7 +19,7 @@ set -euo pipefail
 src="$(cd "$(dirname "$0")" && pwd)"
 root="$(cd "$src/../.." && pwd)"
 build="$root/build/fuzz"
-names=(shape_table model_table suite expr case_name results check_bundle system_yaml computations aggregate_cli)
+names=(shape_table model_table suite expr case_name results check_bundle system_yaml computations aggregate_cli resume)
 quiet=0
 while [[ $# -gt 0 && $1 == --* ]]; do
   case "$1" in
