@@ -205,10 +205,15 @@ void read_scores(const fs::path& dir, Bundle& b) {
   }
 }
 
+// A bundle's or run's name on the page: its folder, relative to RESULTS_DIR. RESULTS_DIR may itself be the one bundle
+// or run (then named by its folder, whatever spelling of it was given).
+std::string folder_id(const fs::path& root, const fs::path& dir) {
+  return dir == root ? fs::weakly_canonical(dir).filename().string() : fs::relative(dir, root).generic_string();
+}
+
 Bundle load_bundle(const fs::path& root, const fs::path& dir) {
   Bundle b;
-  // RESULTS_DIR may itself be the one bundle (then named by its folder, whatever spelling of it was given).
-  b.id = dir == root ? fs::weakly_canonical(dir).filename().string() : fs::relative(dir, root).generic_string();
+  b.id = folder_id(root, dir);
   read_system(dir, b);
   // Read (and decompress) once: the scores' times and the drill-down's details come from the same lines. Every file
   // is the bundle's own (no symbolic links), within the read limits.
@@ -440,7 +445,7 @@ int page_main(int argc, char** argv) {
   std::size_t runs_shown = 0;
   for (const auto& dir : args.runs ? found.runs : std::vector<fs::path>{}) {
     try {
-      runs_html += plain_run_html(root, dir);
+      runs_html += plain_run_html(folder_id(root, dir), dir);
       ++runs_shown;
     } catch (const std::exception& e) {
       std::fprintf(stderr, "opmark-aggregate page: warning: skipped the run %s: %s\n",

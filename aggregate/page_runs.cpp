@@ -15,9 +15,7 @@ namespace opmark::aggregate {
 
 namespace fs = std::filesystem;
 
-std::string plain_run_html(const fs::path& root, const fs::path& dir) {
-  const std::string id =
-      dir == root ? fs::weakly_canonical(dir).filename().string() : fs::relative(dir, root).generic_string();
+std::string plain_run_html(const std::string& id, const fs::path& dir) {
   const std::string path = (dir / "results.jsonl").string();
   const ResultSet results = parse_results(
       bundle_file_text(dir.string(), "results.jsonl", "results file", false, bundle_results_limits()), path,
@@ -33,7 +31,9 @@ std::string plain_run_html(const fs::path& root, const fs::path& dir) {
                                    {"CUDA runtime", "cuda_runtime_version"}, {"opmark", "git"},
                                    {"started", "started_at"}, {"command", "command"}})
     if (!context(key).empty()) h += std::string(label) + " <code>" + escape(context(key)) + "</code>; ";
-  h += "median times in microseconds, as the run wrote them: no checker has seen them.</p>\n"
+  h += "median times in microseconds, as the run wrote them: no checker has seen them.</p>\n";
+  for (const std::string& warning : results.warnings) h += "<p class=\"note\">warning: " + escape(warning) + "</p>\n";
+  h += 
        "<table class=\"plain-run\">\n<thead><tr><th>case</th><th>status</th><th>time (us)</th></tr></thead>\n<tbody>\n";
   std::vector<const std::pair<const std::string, CaseResult>*> rows;  // "m=256" before "m=1024"
   for (const auto& entry : results.cases) rows.push_back(&entry);

@@ -7,8 +7,9 @@
 
 namespace opmark::aggregate {
 
-// One run as an HTML fragment: its GPU and context, then every case with its status and median time, each time
-// marked "not checked". The run is read and let go here, so the page holds one run's results at a time.
-std::string plain_run_html(const std::filesystem::path& root, const std::filesystem::path& dir);
+// The run in `dir` as an HTML fragment headed `id`: its GPU and context, what was read with a caveat (a torn last
+// line), then every case with its status and median time, each time marked "not checked". The run is read and let
+// go here, so the page holds one run's results at a time.
+std::string plain_run_html(const std::string& id, const std::filesystem::path& dir);
 
 }  // namespace opmark::aggregate

@@ -39,7 +39,7 @@ ResumeState parse_resume_state(const std::string& text, const std::string& path)
     std::string type, name, aggregate;
   };
   std::map<std::string, std::size_t> median_of;  // a done case's median line, by index in `lines`
-  std::set<std::string> rechecked;
+  std::map<std::string, std::string> recheck_status;  // each re-time line's status, the last one standing
   std::vector<Line> lines;
   ResumeState state;
   bool ends_with_summary = false;
@@ -81,7 +81,7 @@ ResumeState parse_resume_state(const std::string& text, const std::string& path)
       state.status[name] = status;
       if (aggregate == "median") median_of[name] = lines.size();
     } else if (type == "aggregate" && aggregate == "recheck") {
-      rechecked.insert(name);
+      recheck_status[name] = status;
     } else if (type == "aggregate") {
       state.done.insert(name);
     }
@@ -95,15 +95,12 @@ ResumeState parse_resume_state(const std::string& text, const std::string& path)
     else ++state.dropped_lines;
   }
   // A re-time line stands for the case's status after it (unstable where it moved); one with no case is dropped.
-  for (const Line& l : lines)
-    if (l.aggregate == "recheck" && state.done.count(l.name)) {
-      const nlohmann::json j = nlohmann::json::parse(text.substr(l.start, l.size));
-      state.status[l.name] = j.value("status", state.status[l.name]);
-    }
+  for (const auto& [name, status] : recheck_status)
+    if (state.done.count(name) && !status.empty()) state.status[name] = status;
   const auto recheck = state.context.find("recheck");
   if (recheck != state.context.end() && *recheck == "on")
     for (const auto& [name, index] : median_of)
-      if (!rechecked.count(name) && state.status[name] == "ok")
+      if (!recheck_status.count(name) && state.status[name] == "ok")
         state.to_retime[name] = nlohmann::json::parse(text.substr(lines[index].start, lines[index].size));
   state.whole = ends_with_summary && state.to_retime.empty();
   return state;

@@ -6,8 +6,8 @@
 #include <filesystem>
 #include <vector>
 
-#include "core/error.h"
 #include "bench/harness/output/benchmark_json_join.h"
+#include "core/error.h"
 #include "core/file_access.h"
 #include "kernels/cuda_check.h"
 
@@ -43,12 +43,11 @@ Session open_session(const Options& options, const ProcessGroup& group, bool lis
   session.lock.emplace(lock_output_folder(options.out_dir));
   check_output_folder(options.out_dir, options.overwrite || options.resume);
   session.log_path = (fs::path(options.out_dir) / "results.jsonl").string();
-  if (options.resume && fs::exists(fs::symlink_status(session.log_path, ec))) {
-    // The file resumed is the file appended to: a link, a FIFO or a folder there is refused, naming it.
-    const std::string text = core::read_regular_file(session.log_path, "the results log to resume from",
-                                                     core::kMaxResumedLogBytes, core::Links::refuse);
-    if (!text.empty()) session.resumed = core::parse_resume_state(text, session.log_path);
-  }
+  // An empty log (a run stopped before its context line) starts afresh; anything else there is read as the log, and
+  // a link, a FIFO or a folder refused, naming it.
+  const fs::file_status log = fs::symlink_status(session.log_path, ec);
+  if (options.resume && fs::exists(log) && !(fs::is_regular_file(log) && fs::file_size(session.log_path, ec) == 0))
+    session.resumed = core::read_resume_state(session.log_path);
   return session;
 }
 

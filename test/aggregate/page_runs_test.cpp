@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <fstream>
 #include <regex>
 #include <sstream>
 #include <string>
@@ -105,6 +106,12 @@ TEST_F(PageRuns, AFabricatedRunReachesNoHeadlineScoreOrSpeedup) {
     EXPECT_EQ((*it)[3].str(), "not checked") << it->str();
   }
   EXPECT_GT(times, 1000);
+  // A run cut off mid-line says so in its part, as a bundle's warnings do.
+  {
+    std::ofstream torn(results_ / "b200" / "results.jsonl", std::ios::app);
+    torn << "{\"type\":\"run\",\"name\":\"gemm/fwd";
+  }
+  EXPECT_NE(page({"--runs"}).find("is incomplete: the run stopped there"), std::string::npos);
 }
 
 // A bundle the checker rejects, its system.yaml deleted and its log gunzipped, is still a rejected bundle: it is
