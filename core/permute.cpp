@@ -68,6 +68,7 @@ std::vector<PermutePath> permute_paths(const PermuteView& v, std::int64_t elem_b
   if (v.moves_innermost() && v.a > 32 && v.b > 32) paths.push_back(PermutePath::wide_tiles);  // else mostly empty
   if (v.moves_innermost() && elem_bytes == 2 && v.a > 32 && v.b > 32 && v.a % 2 == 0 && v.b % 2 == 0)
     paths.push_back(PermutePath::pair_tiles);
+  if (v.moves_innermost() && elem_bytes == 2 && v.a > 32 && v.b > 32) paths.push_back(PermutePath::word_tiles);
   if (v.moves_innermost() && v.a > 1 && v.b > 1 && std::min(v.a, v.b) <= kPermuteStripsMaxShort)
     paths.push_back(PermutePath::strips);
   const std::int64_t plane = v.a * v.b * v.inner;
@@ -93,6 +94,8 @@ std::string permute_path_name(PermutePath path, const PermuteView& v) {
     case PermutePath::wide_tiles: return "path: 64 x 64 shared-memory tiles (the innermost dimension moves)";
     case PermutePath::pair_tiles:
       return "path: 64 x 64 shared-memory tiles moved in 4-byte pairs of elements (the innermost dimension moves)";
+    case PermutePath::word_tiles:
+      return "path: 128 x 64 shared-memory tiles moved in aligned 4-byte words (the innermost dimension moves)";
     case PermutePath::strips:
       return "path: strips of rows of " + std::to_string(std::min(v.a, v.b)) +
              " elements staged in shared memory, read and written as contiguous spans";

@@ -133,29 +133,159 @@ __global__ void __launch_bounds__(kTile * kTileRows)
     }
 }
 
-// strips (inner == 1, a or b at most kStripsMaxShort): the short dimension's rows, kStripElems elements at a time,
-// staged in shared memory so that both the read and the write are contiguous spans or whole rows, where 32 x 32 tiles
-// would stand mostly empty. Short b: a strip is `rows` input rows of b, one contiguous span, written as b output
-// rows of `rows` elements. Short a: a strip is a input rows of `cols` elements, written as one contiguous span.
-constexpr int kStripElems = 4096;
+// word_tiles (inner == 1, 2-byte elements, any sides): tiles of 128 input rows (along a) of 64 elements (along b)
+// whose global loads and stores are aligned 4-byte words wherever a row starts, so a warp moves 128 bytes an access and
+// a thread keeps 16 words in flight, as fp32's 64 x 64 tiles do. A row's words land in shared memory as they are, its
+// first element a half-word in where the row starts at an odd element. An output word joins one column of two adjacent
+// tile rows; where its other half is a neighbouring tile's, the half alone is stored.
+constexpr int kWordTileA = 128, kWordTileB = 64, kWordPitch = kWordTileB / 2 + 1;
+constexpr int kWordRowsPerWarp = kWordTileA / (kCopyThreads / 32), kWordColsPerWarp = kWordTileB / (kCopyThreads / 32);
 
+// Tile row r's first word in shared memory: a pitch of 33 words, and rows 32 apart one more word apart, so the two
+// rows an output word joins (2x, 2x + 1 for lane x) sit on distinct banks across the warp.
+__device__ __forceinline__ int word_tile_row(int r) { return r * kWordPitch + (r >> 5); }
+
+// Word w of a tensor of `total` 2-byte elements: its last word, where total is odd, holds one element.
+__device__ __forceinline__ unsigned load_word(const unsigned short* __restrict__ in, std::int64_t w,
+                                              std::int64_t total) {
+  return 2 * w + 1 < total ? reinterpret_cast<const unsigned*>(in)[w] : in[2 * w];
+}
+
+__global__ void __launch_bounds__(kCopyThreads, 4)
+    transpose_words_kernel(const unsigned short* __restrict__ in, unsigned short* __restrict__ out,
+                           std::int64_t batch, std::int64_t a, std::int64_t b) {
+  __shared__ unsigned tile[kWordTileA * kWordPitch + kWordTileA / 32];
+  const auto* halves = reinterpret_cast<const unsigned short*>(tile);
+  auto* out_words = reinterpret_cast<unsigned*>(out);
+  const std::int64_t total = batch * a * b, tiles_a = (a + kWordTileA - 1) / kWordTileA;
+  const int lane = static_cast<int>(threadIdx.x % 32), warp = static_cast<int>(threadIdx.x / 32);
+  for (std::int64_t n = blockIdx.z; n < batch; n += gridDim.z)
+    for (std::int64_t ta = blockIdx.y; ta < tiles_a; ta += gridDim.y) {
+      const std::int64_t i0 = ta * kWordTileA, j0 = std::int64_t(blockIdx.x) * kWordTileB;
+      const int na = static_cast<int>(a - i0 < kWordTileA ? a - i0 : kWordTileA);
+      const int nb = static_cast<int>(b - j0 < kWordTileB ? b - j0 : kWordTileB);
+      const std::int64_t first_in = (n * a + i0) * b + j0;  // tile row r starts at element first_in + r b
+      // Lane x loads word x of each of the warp's rows, and lane k < 16 the 33rd word of its k-th row where it has one.
+      const auto words_of = [&](std::int64_t g) { return static_cast<int>(((g + nb - 1) >> 1) - (g >> 1) + 1); };
+      unsigned word[kWordRowsPerWarp], extra = 0;
+#pragma unroll
+      for (int k = 0; k < kWordRowsPerWarp; ++k) {
+        const int r = warp + k * (kCopyThreads / 32);
+        const std::int64_t g = first_in + r * b;
+        if (r < na && lane < words_of(g)) word[k] = load_word(in, (g >> 1) + lane, total);
+      }
+      const int extra_row = warp + lane * (kCopyThreads / 32);
+      const std::int64_t extra_g = first_in + extra_row * b;
+      const bool has_extra = lane < kWordRowsPerWarp && extra_row < na && words_of(extra_g) > 32;
+      if (has_extra) extra = load_word(in, (extra_g >> 1) + 32, total);
+#pragma unroll
+      for (int k = 0; k < kWordRowsPerWarp; ++k) {
+        const int r = warp + k * (kCopyThreads / 32);
+        if (r < na && lane < words_of(first_in + r * b)) tile[word_tile_row(r) + lane] = word[k];
+      }
+      if (has_extra) tile[word_tile_row(extra_row) + 32] = extra;
+      __syncthreads();
+      // Tile row r's element of column jj, a half-word: its row's words start at its parity's half.
+      const unsigned odd_in = static_cast<unsigned>(first_in & 1), b_odd = static_cast<unsigned>(b & 1);
+      const auto element = [&](int r, int jj) {
+        return static_cast<unsigned>(halves[2 * word_tile_row(r) + jj + (odd_in ^ (r & b_odd))]);
+      };
+      const std::int64_t first_out = (n * b + j0) * a + i0;  // output row jj starts at element first_out + jj a
+#pragma unroll
+      for (int k = 0; k < kWordColsPerWarp; ++k) {
+        const int jj = warp + k * (kCopyThreads / 32);
+        if (jj >= nb) continue;
+        const std::int64_t g = first_out + jj * a, w1 = g >> 1;
+        const int p = static_cast<int>(g & 1), words = static_cast<int>(((g + na - 1) >> 1) - w1 + 1);
+#pragma unroll
+        for (int q = 0; q < 3; ++q) {  // up to 65 words a row
+          const int idx = lane + 32 * q;
+          if (idx >= words) continue;
+          const int lo = 2 * idx - p, hi = lo + 1;  // the tile rows of the word's halves: lo < na and hi >= 0
+          if (lo >= 0 && hi < na) out_words[w1 + idx] = element(lo, jj) | (element(hi, jj) << 16);
+          else if (lo >= 0) out[2 * (w1 + idx)] = static_cast<unsigned short>(element(lo, jj));
+          else out[2 * (w1 + idx) + 1] = static_cast<unsigned short>(element(hi, jj));
+        }
+      }
+      __syncthreads();  // the tile is refilled next
+    }
+}
+
+// The divisors of a tile's or a strip's rows: `full` for a whole one's rows, `edge` for those of the last along a
+// dimension that `side` does not divide.
+struct RowDividers {
+  IntDivider full, edge;
+  std::int64_t side;
+  __device__ const IntDivider& of(int n) const { return n == side ? full : edge; }
+};
+
+// strips (inner == 1, a or b at most kStripsMaxShort): the short dimension's rows, a strip of them at a time, staged
+// in shared memory so that both the read and the write are contiguous spans or whole rows, where 32 x 32 tiles would
+// stand mostly empty. Short b: a strip is `rows` input rows of b, one contiguous span read in 16-byte vectors, written
+// as b output rows of `rows` elements, all of the block's threads over all of them. Short a: a strip is a input rows
+// of `cols` elements, written as one contiguous span.
+constexpr int kStripElems = 4096;
+constexpr int kStripBytes = 16 * 1024;  // short b: a strip's span, 4 vectors a thread
+constexpr int kStripVectors = kStripBytes / 16 / kCopyThreads + 1;  // and one more where the span is not aligned
+
+// Short b's shared pitch, in elements: b, or b + 1 where b elements are a whole number of 8-byte pairs of banks (the
+// column reads of consecutive rows would meet on the same banks).
+template <class E>
+int strip_pitch(int b) {
+  return b * static_cast<int>(sizeof(E)) % 8 == 0 ? b + 1 : b;
+}
+
+// rows_of: a strip's rows (`full`), or the last strip's of a batch (`edge`).
 template <class E>
 __global__ void __launch_bounds__(kCopyThreads)
     strips_short_b_kernel(const E* __restrict__ in, E* __restrict__ out, std::int64_t batch, std::int64_t a, int b,
-                          int rows) {
-  __shared__ E tile[kStripElems];
-  const std::int64_t strips = (a + rows - 1) / rows;
+                          int pitch, RowDividers rows_of) {
+  extern __shared__ __align__(16) unsigned char staged[];
+  E* tile = reinterpret_cast<E*>(staged);  // input row c of the strip, element j at tile[c pitch + j]
+  using V = Vector16<E>;
+  const int rows = static_cast<int>(rows_of.side);
+  const std::int64_t strips = (a + rows - 1) / rows, total = batch * a * b;
   for (std::int64_t t = blockIdx.x; t < batch * strips; t += gridDim.x) {
     const std::int64_t n = t / strips, i0 = (t - n * strips) * rows;
     const int na = static_cast<int>(a - i0 < rows ? a - i0 : rows);
-    const E* src = in + (n * a + i0) * b;
-#pragma unroll 8
-    for (int e = threadIdx.x; e < na * b; e += kCopyThreads) tile[e] = src[e];
+    const std::int64_t s = (n * a + i0) * b, len = std::int64_t(na) * b;  // the span, in elements
+    const std::int64_t v0 = s / V::kCount, vectors = (s + len - 1) / V::kCount - v0 + 1;
+    V v[kStripVectors];
+#pragma unroll
+    for (int k = 0; k < kStripVectors; ++k) {
+      const std::int64_t vi = threadIdx.x + k * kCopyThreads;
+      if (vi >= vectors) continue;
+      const std::int64_t e0 = (v0 + vi) * V::kCount;
+      if (e0 + V::kCount <= total) {
+        v[k] = reinterpret_cast<const V*>(in)[v0 + vi];
+      } else {
+#pragma unroll
+        for (int u = 0; u < V::kCount; ++u)
+          if (e0 + u < total) v[k].v[u] = in[e0 + u];
+      }
+    }
+#pragma unroll
+    for (int k = 0; k < kStripVectors; ++k) {
+      const std::int64_t vi = threadIdx.x + k * kCopyThreads;
+      if (vi >= vectors) continue;
+      std::int64_t rel = (v0 + vi) * V::kCount - s;  // the span's element of the vector's first
+      int c = static_cast<int>(rel >= 0 ? rel / b : -((-rel + b - 1) / b));  // floor division
+      int j = static_cast<int>(rel - std::int64_t(c) * b);
+#pragma unroll
+      for (int u = 0; u < V::kCount; ++u, ++rel) {
+        if (rel >= 0 && rel < len) tile[c * pitch + j] = v[k].v[u];
+        if (++j == b) {
+          j = 0;
+          ++c;
+        }
+      }
+    }
     __syncthreads();
-    for (int j = 0; j < b; ++j) {
-      E* dst = out + (n * b + j) * a + i0;
-#pragma unroll 4
-      for (int c = threadIdx.x; c < na; c += kCopyThreads) dst[c] = tile[c * b + j];
+    const IntDivider row = na == rows_of.side ? rows_of.full : rows_of.edge;
+    for (unsigned e = threadIdx.x; e < static_cast<unsigned>(len); e += kCopyThreads) {
+      unsigned c;
+      const unsigned j = row.divmod(e, &c);
+      out[(n * b + j) * a + i0 + c] = tile[c * pitch + j];
     }
     __syncthreads();  // the strip is refilled next
   }
@@ -284,7 +414,10 @@ __global__ void __launch_bounds__(kCopyThreads)
 }
 
 // A piece of a run of 2-byte elements copied in 4-byte words at the destination's alignment: where the source's
-// alignment differs, each word is joined from the two source words it straddles (a funnel shift).
+// alignment differs, each word is joined from the two source words it straddles (a funnel shift), the second taken
+// from the next lane. 16 words in flight a lane: the 64 bytes that 16-byte units keep in flight.
+constexpr int kWordsInFlight = 16;
+
 __device__ __forceinline__ void copy_in_words(const unsigned short* __restrict__ src, unsigned short* __restrict__ dst,
                                               std::int64_t count, int lane) {
   if (reinterpret_cast<std::uintptr_t>(dst) % 4 != 0) {  // the first element alone: dst is word-aligned after it
@@ -296,21 +429,24 @@ __device__ __forceinline__ void copy_in_words(const unsigned short* __restrict__
   const std::int64_t words = count / 2;
   auto* dst_words = reinterpret_cast<unsigned*>(dst);
   if (reinterpret_cast<std::uintptr_t>(src) % 4 == 0) {
-    warp_copy(reinterpret_cast<const unsigned*>(src), dst_words, words, lane);
+    warp_copy<unsigned, kWordsInFlight>(reinterpret_cast<const unsigned*>(src), dst_words, words, lane);
   } else {
-    // src[0] is the high half of a word; a word past the last element read here shares an aligned word with it.
+    // src[0] is the high half of source word 0, and output word u joins source words u and u + 1; the word past the
+    // last element read here shares an aligned word with it. The loop is the warp's, for the shuffles.
     const auto* src_words = reinterpret_cast<const unsigned*>(src - 1);
-    for (std::int64_t u0 = lane; u0 < words; u0 += 32 * kInFlight) {
-      unsigned lo[kInFlight], hi[kInFlight];
+    for (std::int64_t base = 0; base < words; base += 32 * kWordsInFlight) {
+      unsigned w[kWordsInFlight] = {}, tail = 0;
 #pragma unroll
-      for (int q = 0; q < kInFlight; ++q)
-        if (u0 + q * 32 < words) {
-          lo[q] = src_words[u0 + q * 32];
-          hi[q] = src_words[u0 + q * 32 + 1];
-        }
+      for (int q = 0; q < kWordsInFlight; ++q)
+        if (base + lane + q * 32 <= words) w[q] = src_words[base + lane + q * 32];
+      if (lane == 31 && base + 32 * kWordsInFlight <= words) tail = src_words[base + 32 * kWordsInFlight];
 #pragma unroll
-      for (int q = 0; q < kInFlight; ++q)
-        if (u0 + q * 32 < words) dst_words[u0 + q * 32] = __funnelshift_r(lo[q], hi[q], 16);
+      for (int q = 0; q < kWordsInFlight; ++q) {
+        const unsigned next_lane = __shfl_down_sync(0xffffffffu, w[q], 1);
+        const unsigned next_row = __shfl_sync(0xffffffffu, q + 1 < kWordsInFlight ? w[q + 1] : 0u, 0);
+        const unsigned hi = lane < 31 ? next_lane : q + 1 < kWordsInFlight ? next_row : tail;
+        if (base + lane + q * 32 < words) dst_words[base + lane + q * 32] = __funnelshift_r(w[q], hi, 16);
+      }
     }
   }
   if (count % 2 == 1 && lane == 0) dst[count - 1] = src[count - 1];
@@ -324,13 +460,6 @@ __global__ void __launch_bounds__(kCopyThreads)
   for_each_run_piece(in, out, a, b, inner, runs, piece, copy_in_words);
 }
 
-// The divisors of a tiled_runs tile's rows, in units: `full` for a whole tile's rows, `edge` for those of the last
-// tile along a dimension that side does not divide.
-struct RowDividers {
-  IntDivider full, edge;
-  std::int64_t side;
-  __device__ const IntDivider& of(int n) const { return n == side ? full : edge; }
-};
 
 // tiled_runs: tiles of side x side runs of `units` units each (a run is inner elements, moved as the widest units it
 // allows). A tile's rows of the input (fixed i, side runs j) are one contiguous span, and so are its rows of the
@@ -425,8 +554,8 @@ int widest_unit(std::int64_t run_bytes, const void* in, const void* out) {
 }
 
 // The tile kernels' grid: a block per tile along b, the tiles along a and the batch walked where they pass 65535.
-dim3 tile_grid(const core::PermuteView& v, int side) {
-  const std::int64_t tiles_a = (v.a + side - 1) / side, tiles_b = (v.b + side - 1) / side;
+dim3 tile_grid(const core::PermuteView& v, int side_a, int side_b) {
+  const std::int64_t tiles_a = (v.a + side_a - 1) / side_a, tiles_b = (v.b + side_b - 1) / side_b;
   if (tiles_b > 0x7fffffff) throw Error("permute: too many tiles along the moved dimension");
   return dim3(static_cast<unsigned>(tiles_b), static_cast<unsigned>(std::min<std::int64_t>(tiles_a, 65535)),
               static_cast<unsigned>(std::min<std::int64_t>(v.batch, 65535)));
@@ -434,13 +563,18 @@ dim3 tile_grid(const core::PermuteView& v, int side) {
 
 template <class E, int kSide>
 void launch_tiles(const core::PermuteView& v, const void* in, void* out, cudaStream_t stream) {
-  transpose_tiles_kernel<E, kSide><<<tile_grid(v, kSide), dim3(kTile, kTileRows), 0, stream>>>(
+  transpose_tiles_kernel<E, kSide><<<tile_grid(v, kSide, kSide), dim3(kTile, kTileRows), 0, stream>>>(
       static_cast<const E*>(in), static_cast<E*>(out), v.batch, v.a, v.b);
 }
 
 void launch_pair_tiles(const core::PermuteView& v, const void* in, void* out, cudaStream_t stream) {
-  transpose_pairs_kernel<<<tile_grid(v, 2 * kTile), dim3(kTile, kTileRows), 0, stream>>>(
+  transpose_pairs_kernel<<<tile_grid(v, 2 * kTile, 2 * kTile), dim3(kTile, kTileRows), 0, stream>>>(
       static_cast<const unsigned*>(in), static_cast<unsigned*>(out), v.batch, v.a, v.b);
+}
+
+void launch_word_tiles(const core::PermuteView& v, const void* in, void* out, cudaStream_t stream) {
+  transpose_words_kernel<<<tile_grid(v, kWordTileA, kWordTileB), kCopyThreads, 0, stream>>>(
+      static_cast<const unsigned short*>(in), static_cast<unsigned short*>(out), v.batch, v.a, v.b);
 }
 
 template <class E>
@@ -448,9 +582,16 @@ void launch_strips(const core::PermuteView& v, const void* in, void* out, cudaSt
   const auto* src = static_cast<const E*>(in);
   auto* dst = static_cast<E*>(out);
   if (v.b <= core::kPermuteStripsMaxShort) {
-    const int rows = kStripElems / static_cast<int>(v.b);
-    const unsigned blocks = blocks_for(v.batch * ((v.a + rows - 1) / rows), 1);
-    strips_short_b_kernel<E><<<blocks, kCopyThreads, 0, stream>>>(src, dst, v.batch, v.a, static_cast<int>(v.b), rows);
+    // Strips of equal rows, so a batch's last is no sliver: at most a span's worth each.
+    const int b = static_cast<int>(v.b), most = kStripBytes / static_cast<int>(sizeof(E)) / b;
+    const std::int64_t per_batch = (v.a + most - 1) / most;
+    const int rows = static_cast<int>((v.a + per_batch - 1) / per_batch);
+    const int edge = static_cast<int>(v.a - (per_batch - 1) * rows), pitch = strip_pitch<E>(b);
+    const unsigned blocks = blocks_for(v.batch * per_batch, 1);
+    const std::size_t shared = static_cast<std::size_t>(rows) * pitch * sizeof(E);
+    strips_short_b_kernel<E><<<blocks, kCopyThreads, shared, stream>>>(
+        src, dst, v.batch, v.a, b, pitch,
+        RowDividers{IntDivider(static_cast<unsigned>(rows)), IntDivider(static_cast<unsigned>(edge)), rows});
   } else if (v.a <= core::kPermuteStripsMaxShort) {
     const int cols = kStripElems / static_cast<int>(v.a) / 64 * 64;
     const unsigned blocks = blocks_for(v.batch * ((v.b + cols - 1) / cols), 1);
@@ -552,6 +693,15 @@ void launch_permute(const core::PermuteView& v, core::PermutePath path, const vo
         throw Error("permute: the pair tiles path moves the innermost dimension of 2-byte elements, both sides even");
       if (aligned4) launch_pair_tiles(v, in, out, stream);
       else launch_tiles<unsigned short, 2 * kTile>(v, in, out, stream);  // the same tiles, a pair's halves apart
+      break;
+    }
+    case core::PermutePath::word_tiles: {
+      const bool aligned4 =
+          reinterpret_cast<std::uintptr_t>(in) % 4 == 0 && reinterpret_cast<std::uintptr_t>(out) % 4 == 0;
+      if (!v.moves_innermost() || elem_bytes != 2)
+        throw Error("permute: the word tiles path moves the innermost dimension of 2-byte elements");
+      if (aligned4) launch_word_tiles(v, in, out, stream);
+      else launch_tiles<unsigned short, 2 * kTile>(v, in, out, stream);  // no word is aligned at both ends
       break;
     }
     case core::PermutePath::rows:

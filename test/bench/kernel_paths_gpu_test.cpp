@@ -22,8 +22,8 @@ class PathCase : public ::testing::TestWithParam<std::string> {};
 }  // namespace
 
 // Every permutation over shapes whose moved dimensions are tiny (planes of 12 x 3, 3 x 33 runs), odd, prime or a
-// tile's edge: each path permute_paths lists (tiles, wide tiles, pair tiles, strips, element by element, staged
-// planes, a warp a run, tiles of runs) is exact.
+// tile's edge: each path permute_paths lists (tiles, wide tiles, pair tiles, word tiles, strips, element by element,
+// staged planes, a warp a run, tiles of runs) is exact.
 TEST_P(PathCase, EveryPermutePathIsExact) {
   OPMARK_REQUIRE_GPU();
   bench::Options options;
@@ -34,7 +34,9 @@ TEST_P(PathCase, EveryPermutePathIsExact) {
       {5, 4097, 3, 2}, {2, 16, 3000, 1},
       {3, 5, 26, 2039},  // strips of 26, runs in 8 KiB pieces
       {2, 3, 98, 130},   // pair tiles with edge tiles 34 and 2 wide
-      {2, 3, 2, 9001}};  // runs of an odd count of 2-byte elements, in pieces
+      {2, 3, 2, 9001},   // runs of an odd count of 2-byte elements, in pieces
+      {1, 3, 257, 129},  // word tiles with edge tiles 1 wide both ways, rows starting at either parity
+      {3, 7, 1037, 8}};  // strips of 8 (a padded pitch) in equal parts of a batch
   int verified = 0;
   for (const std::string& perm : core::permute_perms())
     for (const auto& d : shapes)

@@ -74,7 +74,7 @@ TEST(Permute, PathsThatCanRunAView) {
   // Strips where one moved dimension is 2 to 32 elements, and the other over 1.
   EXPECT_EQ(permute_paths({4, 2, 275250, 1}, 2), (std::vector<P>{P::tiles, P::rows, P::strips}));
   EXPECT_EQ(permute_paths({4, 26, 275250, 1}, 2), (std::vector<P>{P::tiles, P::rows, P::strips}));
-  EXPECT_EQ(permute_paths({4, 33, 275250, 1}, 2), (std::vector<P>{P::tiles, P::rows, P::wide_tiles}));
+  EXPECT_EQ(permute_paths({4, 33, 275250, 1}, 2), (std::vector<P>{P::tiles, P::rows, P::wide_tiles, P::word_tiles}));
   // 1023 with runs of 99 elements: rows (4 units in flight a thread, and 1), a warp a run (the plane is the whole
   // tensor: too big), tiles of runs.
   EXPECT_EQ(permute_paths({1, 300, 3, 99}, 2), (std::vector<P>{P::rows, P::rows_one_unit, P::runs, P::tiled_runs}));
@@ -87,9 +87,13 @@ TEST(Permute, PathsThatCanRunAView) {
   EXPECT_EQ(permute_tile_side(257), 0);
   // A large transpose: no plane fits; 64 x 64 tiles compete where both moved dimensions pass 32.
   EXPECT_EQ(permute_paths({1, 8192, 8192, 1}, 4), (std::vector<P>{P::tiles, P::rows, P::wide_tiles}));
-  EXPECT_EQ(permute_paths({1, 33, 8192, 1}, 2), (std::vector<P>{P::tiles, P::rows, P::wide_tiles}));
-  // 2-byte elements with both moved dimensions even: the same tiles moved in 4-byte pairs compete too.
-  EXPECT_EQ(permute_paths({1, 34, 8192, 1}, 2), (std::vector<P>{P::tiles, P::rows, P::wide_tiles, P::pair_tiles}));
+  // 2-byte elements: 128 x 64 tiles moved in aligned words compete for any sides, and with both sides even the 64 x 64
+  // tiles moved in 4-byte pairs too.
+  EXPECT_EQ(permute_paths({1, 33, 8192, 1}, 2), (std::vector<P>{P::tiles, P::rows, P::wide_tiles, P::word_tiles}));
+  EXPECT_EQ(permute_paths({1, 34, 8192, 1}, 2),
+            (std::vector<P>{P::tiles, P::rows, P::wide_tiles, P::pair_tiles, P::word_tiles}));
+  EXPECT_EQ(permute_path_name(P::word_tiles, {1, 33, 8192, 1}),
+            "path: 128 x 64 shared-memory tiles moved in aligned 4-byte words (the innermost dimension moves)");
   EXPECT_EQ(permute_paths({1, 34, 8192, 1}, 4), (std::vector<P>{P::tiles, P::rows, P::wide_tiles}));
   EXPECT_EQ(permute_paths({1, 32, 8192, 1}, 2), (std::vector<P>{P::tiles, P::rows, P::strips}));
   // Runs of 5: too short for a warp; a 2 x 3 x 5 plane is staged, and tiles of runs compete.
