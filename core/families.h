@@ -265,8 +265,8 @@ enum class PermutePath {
                // in 4-byte pairs of elements, as fp32's tiles are, the pairs split and rejoined in shared memory
   rows_one_unit,  // (inner > 1, under kPermuteRowsOneUnitMaxBytes) rows with one unit in flight a thread: four times
                   // the blocks, so a small tensor reaches more multiprocessors and a grid's last wave is shorter
-  word_tiles,  // (inner == 1, 2-byte elements, both moved dimensions over 32, any sides) 128 x 64 tiles read and
-               // written as aligned 4-byte words wherever a row starts: 16 words in flight a thread, as fp32's tiles
+  word_tiles,  // (inner == 1, 2-byte elements, both moved dimensions over 32, any sides) 128 x 128 tiles read and
+               // written as aligned 4-byte words wherever a row starts: 256-byte segments, as fp32's 64 x 64 tiles
 };
 constexpr std::int64_t kPermuteRowsOneUnitMaxBytes = std::int64_t{256} << 20;
 constexpr std::int64_t kPermuteStripsMaxShort = 32;

@@ -95,7 +95,7 @@ std::string permute_path_name(PermutePath path, const PermuteView& v) {
     case PermutePath::pair_tiles:
       return "path: 64 x 64 shared-memory tiles moved in 4-byte pairs of elements (the innermost dimension moves)";
     case PermutePath::word_tiles:
-      return "path: 128 x 64 shared-memory tiles moved in aligned 4-byte words (the innermost dimension moves)";
+      return "path: 128 x 128 shared-memory tiles moved in aligned 4-byte words (the innermost dimension moves)";
     case PermutePath::strips:
       return "path: strips of rows of " + std::to_string(std::min(v.a, v.b)) +
              " elements staged in shared memory, read and written as contiguous spans";

@@ -133,16 +133,19 @@ __global__ void __launch_bounds__(kTile * kTileRows)
     }
 }
 
-// word_tiles (inner == 1, 2-byte elements, any sides): tiles of 128 input rows (along a) of 64 elements (along b)
-// whose global loads and stores are aligned 4-byte words wherever a row starts, so a warp moves 128 bytes an access and
-// a thread keeps 16 words in flight, as fp32's 64 x 64 tiles do. A row's words land in shared memory as they are, its
-// first element a half-word in where the row starts at an odd element. An output word joins one column of two adjacent
-// tile rows; where its other half is a neighbouring tile's, the half alone is stored.
-constexpr int kWordTileA = 128, kWordTileB = 64, kWordPitch = kWordTileB / 2 + 1;
-constexpr int kWordRowsPerWarp = kWordTileA / (kCopyThreads / 32), kWordColsPerWarp = kWordTileB / (kCopyThreads / 32);
+// word_tiles (inner == 1, 2-byte elements, any sides): 128 x 128 tiles whose global loads and stores are aligned 4-byte
+// words wherever a row starts, so a warp moves 128 bytes an access, and each tile row read or written is a 256-byte
+// segment, as fp32's 64 x 64 tiles (64 x 64 of 2-byte elements, 128-byte segments, reached 75% of the copy bandwidth).
+// A row's words land in shared memory as they are, its first element a half-word in where the row starts at an odd
+// element. An output word joins one column of two adjacent tile rows; where its other half is a neighbouring tile's,
+// the half alone is stored.
+constexpr int kWordThreads = 512, kWordWarps = kWordThreads / 32;
+constexpr int kWordTileA = 128, kWordTileB = 128, kWordPitch = kWordTileB / 2 + 1;  // a row's words, and one more
+constexpr int kWordRowsPerWarp = kWordTileA / kWordWarps, kWordColsPerWarp = kWordTileB / kWordWarps;
+constexpr int kWordLoadsPerRow = kWordTileB / 64;  // a warp's loads of a row's words, but the last
 
-// Tile row r's first word in shared memory: a pitch of 33 words, and rows 32 apart one more word apart, so the two
-// rows an output word joins (2x, 2x + 1 for lane x) sit on distinct banks across the warp.
+// Tile row r's first word in shared memory: an odd pitch, and rows 32 apart one more word apart, so the two rows an
+// output word joins (2x, 2x + 1 for lane x) sit on distinct banks across the warp.
 __device__ __forceinline__ int word_tile_row(int r) { return r * kWordPitch + (r >> 5); }
 
 // Word w of a tensor of `total` 2-byte elements: its last word, where total is odd, holds one element.
@@ -151,7 +154,7 @@ __device__ __forceinline__ unsigned load_word(const unsigned short* __restrict__
   return 2 * w + 1 < total ? reinterpret_cast<const unsigned*>(in)[w] : in[2 * w];
 }
 
-__global__ void __launch_bounds__(kCopyThreads, 4)
+__global__ void __launch_bounds__(kWordThreads, 2)
     transpose_words_kernel(const unsigned short* __restrict__ in, unsigned short* __restrict__ out,
                            std::int64_t batch, std::int64_t a, std::int64_t b) {
   __shared__ unsigned tile[kWordTileA * kWordPitch + kWordTileA / 32];
@@ -165,25 +168,31 @@ __global__ void __launch_bounds__(kCopyThreads, 4)
       const int na = static_cast<int>(a - i0 < kWordTileA ? a - i0 : kWordTileA);
       const int nb = static_cast<int>(b - j0 < kWordTileB ? b - j0 : kWordTileB);
       const std::int64_t first_in = (n * a + i0) * b + j0;  // tile row r starts at element first_in + r b
-      // Lane x loads word x of each of the warp's rows, and lane k < 16 the 33rd word of its k-th row where it has one.
+      // Lane x loads words x, x + 32, ... of each of the warp's rows, and lane k the last word of its k-th row, where
+      // the row has one past kWordTileB / 2.
       const auto words_of = [&](std::int64_t g) { return static_cast<int>(((g + nb - 1) >> 1) - (g >> 1) + 1); };
-      unsigned word[kWordRowsPerWarp], extra = 0;
+      unsigned word[kWordRowsPerWarp][kWordLoadsPerRow], extra = 0;
 #pragma unroll
       for (int k = 0; k < kWordRowsPerWarp; ++k) {
-        const int r = warp + k * (kCopyThreads / 32);
+        const int r = warp + k * kWordWarps;
         const std::int64_t g = first_in + r * b;
-        if (r < na && lane < words_of(g)) word[k] = load_word(in, (g >> 1) + lane, total);
+#pragma unroll
+        for (int h = 0; h < kWordLoadsPerRow; ++h)
+          if (r < na && lane + 32 * h < words_of(g)) word[k][h] = load_word(in, (g >> 1) + lane + 32 * h, total);
       }
-      const int extra_row = warp + lane * (kCopyThreads / 32);
+      const int extra_row = warp + lane * kWordWarps;
       const std::int64_t extra_g = first_in + extra_row * b;
-      const bool has_extra = lane < kWordRowsPerWarp && extra_row < na && words_of(extra_g) > 32;
-      if (has_extra) extra = load_word(in, (extra_g >> 1) + 32, total);
+      const bool has_extra = lane < kWordRowsPerWarp && extra_row < na && words_of(extra_g) > kWordTileB / 2;
+      if (has_extra) extra = load_word(in, (extra_g >> 1) + kWordTileB / 2, total);
 #pragma unroll
       for (int k = 0; k < kWordRowsPerWarp; ++k) {
-        const int r = warp + k * (kCopyThreads / 32);
-        if (r < na && lane < words_of(first_in + r * b)) tile[word_tile_row(r) + lane] = word[k];
+        const int r = warp + k * kWordWarps;
+        const int words = words_of(first_in + r * b);
+#pragma unroll
+        for (int h = 0; h < kWordLoadsPerRow; ++h)
+          if (r < na && lane + 32 * h < words) tile[word_tile_row(r) + lane + 32 * h] = word[k][h];
       }
-      if (has_extra) tile[word_tile_row(extra_row) + 32] = extra;
+      if (has_extra) tile[word_tile_row(extra_row) + kWordTileB / 2] = extra;
       __syncthreads();
       // Tile row r's element of column jj, a half-word: its row's words start at its parity's half.
       const unsigned odd_in = static_cast<unsigned>(first_in & 1), b_odd = static_cast<unsigned>(b & 1);
@@ -193,12 +202,12 @@ __global__ void __launch_bounds__(kCopyThreads, 4)
       const std::int64_t first_out = (n * b + j0) * a + i0;  // output row jj starts at element first_out + jj a
 #pragma unroll
       for (int k = 0; k < kWordColsPerWarp; ++k) {
-        const int jj = warp + k * (kCopyThreads / 32);
+        const int jj = warp + k * kWordWarps;
         if (jj >= nb) continue;
         const std::int64_t g = first_out + jj * a, w1 = g >> 1;
         const int p = static_cast<int>(g & 1), words = static_cast<int>(((g + na - 1) >> 1) - w1 + 1);
 #pragma unroll
-        for (int q = 0; q < 3; ++q) {  // up to 65 words a row
+        for (int q = 0; q <= kWordTileA / 64; ++q) {  // up to kWordTileA / 2 + 1 words a row
           const int idx = lane + 32 * q;
           if (idx >= words) continue;
           const int lo = 2 * idx - p, hi = lo + 1;  // the tile rows of the word's halves: lo < na and hi >= 0
@@ -573,7 +582,7 @@ void launch_pair_tiles(const core::PermuteView& v, const void* in, void* out, cu
 }
 
 void launch_word_tiles(const core::PermuteView& v, const void* in, void* out, cudaStream_t stream) {
-  transpose_words_kernel<<<tile_grid(v, kWordTileA, kWordTileB), kCopyThreads, 0, stream>>>(
+  transpose_words_kernel<<<tile_grid(v, kWordTileA, kWordTileB), kWordThreads, 0, stream>>>(
       static_cast<const unsigned short*>(in), static_cast<unsigned short*>(out), v.batch, v.a, v.b);
 }
 

@@ -87,13 +87,13 @@ TEST(Permute, PathsThatCanRunAView) {
   EXPECT_EQ(permute_tile_side(257), 0);
   // A large transpose: no plane fits; 64 x 64 tiles compete where both moved dimensions pass 32.
   EXPECT_EQ(permute_paths({1, 8192, 8192, 1}, 4), (std::vector<P>{P::tiles, P::rows, P::wide_tiles}));
-  // 2-byte elements: 128 x 64 tiles moved in aligned words compete for any sides, and with both sides even the 64 x 64
+  // 2-byte elements: 128 x 128 tiles moved in aligned words compete for any sides, and with both sides even the 64 x 64
   // tiles moved in 4-byte pairs too.
   EXPECT_EQ(permute_paths({1, 33, 8192, 1}, 2), (std::vector<P>{P::tiles, P::rows, P::wide_tiles, P::word_tiles}));
   EXPECT_EQ(permute_paths({1, 34, 8192, 1}, 2),
             (std::vector<P>{P::tiles, P::rows, P::wide_tiles, P::pair_tiles, P::word_tiles}));
   EXPECT_EQ(permute_path_name(P::word_tiles, {1, 33, 8192, 1}),
-            "path: 128 x 64 shared-memory tiles moved in aligned 4-byte words (the innermost dimension moves)");
+            "path: 128 x 128 shared-memory tiles moved in aligned 4-byte words (the innermost dimension moves)");
   EXPECT_EQ(permute_paths({1, 34, 8192, 1}, 4), (std::vector<P>{P::tiles, P::rows, P::wide_tiles}));
   EXPECT_EQ(permute_paths({1, 32, 8192, 1}, 2), (std::vector<P>{P::tiles, P::rows, P::strips}));
   // Runs of 5: too short for a warp; a 2 x 3 x 5 plane is staged, and tiles of runs compete.
