@@ -369,10 +369,12 @@ ReducePlan registers_plan(std::int64_t cols, std::int64_t elem_bytes, bool vecto
 }
 
 // The (group, cache) pairs the registers kernels are built for, each group with its smallest cache first.
-// Groups of 4 serve rows of 5 to 8 units, PyTorch's warp softmax's width for them.
+// Groups of 4 serve rows of 5 to 8 units, PyTorch's warp softmax's width for them; a warp with 32 elements a lane
+// (rows of 513 to 1024 elements that are not whole vectors) is its widest, where a block a row was 1.41x behind.
 constexpr int kRegisterFits[][2] = {{1, 1},  {1, 4},  {4, 2},  {8, 4},  {16, 4},  {16, 8},
-                                    {32, 4}, {32, 8}, {32, 16}, {kReduceBlockThreads, 4}, {kReduceBlockThreads, 8},
-                                    {kReduceBlockThreads, 16}};
+                                    {32, 4}, {32, 8}, {32, 16}, {32, 32}, {kReduceBlockThreads, 4},
+                                    {kReduceBlockThreads, 8}, {kReduceBlockThreads, 16}};
+constexpr int kElementsOnlyCache = 32;  // 32 16-byte vectors a lane would hold 128 registers
 
 void add_unique(std::vector<ReducePlan>* plans, ReducePlan plan) {
   for (const ReducePlan& p : *plans)
@@ -390,6 +392,7 @@ void add_normalising_plans(ReduceOp op, std::int64_t rows, std::int64_t cols, st
   for (const auto& fit : kRegisterFits) {
     const int group = fit[0], cache = fit[1];
     if (group == last_group || units > std::int64_t{group} * cache) continue;
+    if (cache == kElementsOnlyCache && vectorisable) continue;
     last_group = group;
     add_unique(plans, registers_plan(cols, elem_bytes, vectorisable, group, cache, false));
     const std::int64_t per_block = kReduceBlockThreads / group;

@@ -26,7 +26,7 @@ set_tests_properties(cli.validate_tables PROPERTIES PASS_REGULAR_EXPRESSION "dis
 # The sweep failures `.ci/gpu-trust retime` re-times (issue 52).
 add_test(NAME cli.validate_sweep_retime COMMAND opmark-bench --opmark_validate
   --opmark_shapes=${PROJECT_SOURCE_DIR}/bench/compare/sweep_retime)
-set_tests_properties(cli.validate_sweep_retime PROPERTIES PASS_REGULAR_EXPRESSION "54 distinct cases")
+set_tests_properties(cli.validate_sweep_retime PROPERTIES PASS_REGULAR_EXPRESSION "56 distinct cases")
 add_test(NAME cli.list_tests COMMAND opmark-bench --benchmark_list_tests --benchmark_filter=^gemm/fwd/fp16/m=1760/)
 set_tests_properties(cli.list_tests PROPERTIES
   PASS_REGULAR_EXPRESSION "gemm/fwd/fp16/m=1760/n=16/k=1760/ta=N/tb=N/batch=1")

@@ -100,6 +100,13 @@ __global__ void __launch_bounds__(kThreads) registers_kernel(Rows<T> a) {
   }
 }
 
+// A warp with 32 units a lane: built for elements only (core's kRegisterFits; 32 vectors a lane would spill).
+template <ReduceOp Op, class T, int kUnit, class Go>
+void launch_warp_of_32(const Go& go) {
+  if constexpr (kUnit == 1) go(registers_kernel<Op, T, kUnit, 32, 32>);
+  else throw Error("reduce: a warp with 32 units a lane reads elements, not vectors");
+}
+
 template <ReduceOp Op, class T, int kUnit>
 void launch_registers(const ReducePlan& plan, const Rows<T>& a, cudaStream_t stream) {
   const std::int64_t per_block = kThreads / plan.group * plan.rows_in_flight;
@@ -114,7 +121,8 @@ void launch_registers(const ReducePlan& plan, const Rows<T>& a, cudaStream_t str
   else if (plan.group == 16) go(registers_kernel<Op, T, kUnit, 16, 8>);
   else if (plan.group == 32 && plan.cache <= 4) go(registers_kernel<Op, T, kUnit, 32, 4>);
   else if (plan.group == 32 && plan.cache <= 8) go(registers_kernel<Op, T, kUnit, 32, 8>);
-  else if (plan.group == 32) go(registers_kernel<Op, T, kUnit, 32, 16>);
+  else if (plan.group == 32 && plan.cache <= 16) go(registers_kernel<Op, T, kUnit, 32, 16>);
+  else if (plan.group == 32) launch_warp_of_32<Op, T, kUnit>(go);
   else if (plan.cache <= 4) go(registers_kernel<Op, T, kUnit, kThreads, 4>);
   else if (plan.cache <= 8) go(registers_kernel<Op, T, kUnit, kThreads, 8>);
   else go(registers_kernel<Op, T, kUnit, kThreads, 16>);

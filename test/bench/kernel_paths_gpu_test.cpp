@@ -48,15 +48,16 @@ TEST_P(PathCase, EveryPermutePathIsExact) {
 }
 
 // Every op over rows of 1, 2, 3, 7, 33, a few hundred, primes and long rows, few and many: each plan reduce_plans
-// lists for the shape (groups of 1 to 256 threads a row, one-shot grids, clusters, shared memory, rereads, two
-// passes, streaming groups, split rows, sum_all's grids) verifies.
+// lists for the shape (groups of 1 to 256 threads a row, a warp with 32 elements a lane, one-shot grids, clusters,
+// shared memory, rereads, two passes, streaming groups, split rows, sum_all's grids) verifies.
 TEST_P(PathCase, EveryReducePlanVerifies) {
   OPMARK_REQUIRE_GPU();
   bench::Options options;
   test::TestStream ts;
   const std::vector<std::pair<std::int64_t, std::int64_t>> shapes = {
       {1, 1}, {7, 3}, {2, 2}, {1000, 33}, {300, 300}, {65, 100}, {3, 4097}, {84, 30000}, {2, 70001}, {33, 2048},
-      {3001, 7}, {52401, 13}};  // the last two: tiles cut smaller than the default's, too
+      {3001, 7}, {52401, 13},  // tiles cut smaller than the default's, too
+      {9, 775}};               // a warp with 32 elements a lane
   for (const char* op : {"sum", "mean", "max", "sum_all", "softmax", "log_softmax", "layernorm", "rmsnorm",
                          "add_layernorm", "add_rmsnorm"})
     for (const auto& [rows, cols] : shapes)
