@@ -246,9 +246,7 @@ class AllreduceWorkload final : public Workload {
 
 }  // namespace
 
-std::unique_ptr<Workload> make_allreduce_workload(const core::Case& c, const RunContext& ctx) {
-  return std::make_unique<AllreduceWorkload>(c, ctx);
-}
+const WorkloadFactory make_allreduce_workload = construct_workload<AllreduceWorkload>;
 
 }  // namespace opmark::bench
 

@@ -345,9 +345,7 @@ class AttentionWorkload final : public Workload {
 
 }  // namespace
 
-std::unique_ptr<Workload> make_attention_workload(const core::Case& c, const RunContext& ctx) {
-  return std::make_unique<AttentionWorkload>(c, ctx);
-}
+const WorkloadFactory make_attention_workload = construct_workload<AttentionWorkload>;
 
 }  // namespace opmark::bench
 

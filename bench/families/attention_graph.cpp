@@ -291,10 +291,7 @@ BackwardInputs backward_inputs(GraphBuilder& gb, const AttentionGraphSpec& s) {
 void build_backward(const AttentionGraphSpec& s, GraphBuilder& gb) {
   const std::int64_t b = s.batch, hq = s.heads_q, sq = s.seq_q, skv = s.seq_kv;
   const cudnnDataType_t f32 = CUDNN_DATA_FLOAT;
-  const BackwardInputs in = backward_inputs(gb, s);
-  const AttentionTensors& t = in.t;
-  const std::vector<std::int64_t>&q_dims = in.q_dims, &kv_dims = in.kv_dims;
-  const auto vt = in.vt, o = in.o, d_o = in.d_o, stats = in.stats;
+  const auto [t, q_dims, kv_dims, vt, o, d_o, stats] = backward_inputs(gb, s);
   const auto one = gb.scalar(kUidOne, true);
   const auto dq = gb.tensor(s.type, q_dims, s.q_strides, kUidDQ);
   const auto dk = gb.tensor(s.type, kv_dims, s.kv_strides, kUidDK);
@@ -339,10 +336,7 @@ void build_backward(const AttentionGraphSpec& s, GraphBuilder& gb) {
 void build_backward_fp8(const AttentionGraphSpec& s, GraphBuilder& gb) {
   const std::int64_t b = s.batch, hq = s.heads_q, sq = s.seq_q, skv = s.seq_kv;
   const cudnnDataType_t f32 = CUDNN_DATA_FLOAT;
-  const BackwardInputs in = backward_inputs(gb, s);
-  const AttentionTensors& t = in.t;
-  const std::vector<std::int64_t>&q_dims = in.q_dims, &kv_dims = in.kv_dims;
-  const auto vt = in.vt, o = in.o, d_o = in.d_o, stats = in.stats;
+  const auto [t, q_dims, kv_dims, vt, o, d_o, stats] = backward_inputs(gb, s);
 
   // delta = rowsum(dO o O) descaled by dO's and O's scales
   const auto do_o_sum = row_sum_of_product(gb, t, d_o, o, q_dims);

@@ -141,8 +141,6 @@ class BatchnormWorkload final : public KernelOrCudnnWorkload {
 
 }  // namespace
 
-std::unique_ptr<Workload> make_batchnorm_workload(const core::Case& c, const RunContext& ctx) {
-  return std::make_unique<BatchnormWorkload>(c, ctx);
-}
+const WorkloadFactory make_batchnorm_workload = construct_workload<BatchnormWorkload>;
 
 }  // namespace opmark::bench

@@ -389,9 +389,7 @@ class ConvWorkload final : public Workload {
 
 }  // namespace
 
-std::unique_ptr<Workload> make_conv_workload(const core::Case& c, const RunContext& ctx) {
-  return std::make_unique<ConvWorkload>(c, ctx);
-}
+const WorkloadFactory make_conv_workload = construct_workload<ConvWorkload>;
 
 }  // namespace opmark::bench
 

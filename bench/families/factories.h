@@ -10,25 +10,25 @@
 
 namespace opmark::bench {
 
-std::unique_ptr<Workload> make_gemm_workload(const core::Case& c, const RunContext& ctx);
-std::unique_ptr<Workload> make_spmm_workload(const core::Case& c, const RunContext& ctx);
-std::unique_ptr<Workload> make_pointwise_workload(const core::Case& c, const RunContext& ctx);
-std::unique_ptr<Workload> make_reduce_workload(const core::Case& c, const RunContext& ctx);
-std::unique_ptr<Workload> make_batchnorm_workload(const core::Case& c, const RunContext& ctx);
-std::unique_ptr<Workload> make_pool_workload(const core::Case& c, const RunContext& ctx);
-std::unique_ptr<Workload> make_gather_workload(const core::Case& c, const RunContext& ctx);
-std::unique_ptr<Workload> make_permute_workload(const core::Case& c, const RunContext& ctx);
+extern const WorkloadFactory make_gemm_workload;
+extern const WorkloadFactory make_spmm_workload;
+extern const WorkloadFactory make_pointwise_workload;
+extern const WorkloadFactory make_reduce_workload;
+extern const WorkloadFactory make_batchnorm_workload;
+extern const WorkloadFactory make_pool_workload;
+extern const WorkloadFactory make_gather_workload;
+extern const WorkloadFactory make_permute_workload;
 #ifdef OPMARK_HAVE_CUDNN
-std::unique_ptr<Workload> make_conv_workload(const core::Case& c, const RunContext& ctx);
-std::unique_ptr<Workload> make_rnn_workload(const core::Case& c, const RunContext& ctx);
-std::unique_ptr<Workload> make_attention_workload(const core::Case& c, const RunContext& ctx);
+extern const WorkloadFactory make_conv_workload;
+extern const WorkloadFactory make_rnn_workload;
+extern const WorkloadFactory make_attention_workload;
 #else
 constexpr WorkloadFactory make_conv_workload = nullptr;
 constexpr WorkloadFactory make_rnn_workload = nullptr;
 constexpr WorkloadFactory make_attention_workload = nullptr;
 #endif
 #ifdef OPMARK_HAVE_NCCL
-std::unique_ptr<Workload> make_allreduce_workload(const core::Case& c, const RunContext& ctx);
+extern const WorkloadFactory make_allreduce_workload;
 #else
 constexpr WorkloadFactory make_allreduce_workload = nullptr;
 #endif

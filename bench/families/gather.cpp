@@ -77,8 +77,6 @@ class GatherWorkload final : public Workload {
 
 }  // namespace
 
-std::unique_ptr<Workload> make_gather_workload(const core::Case& c, const RunContext& ctx) {
-  return std::make_unique<GatherWorkload>(c, ctx);
-}
+const WorkloadFactory make_gather_workload = construct_workload<GatherWorkload>;
 
 }  // namespace opmark::bench

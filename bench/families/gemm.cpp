@@ -392,8 +392,6 @@ class GemmWorkload final : public Workload {
 
 }  // namespace
 
-std::unique_ptr<Workload> make_gemm_workload(const core::Case& c, const RunContext& ctx) {
-  return std::make_unique<GemmWorkload>(c, ctx);
-}
+const WorkloadFactory make_gemm_workload = construct_workload<GemmWorkload>;
 
 }  // namespace opmark::bench

@@ -75,8 +75,6 @@ class PermuteWorkload final : public Workload {
 
 }  // namespace
 
-std::unique_ptr<Workload> make_permute_workload(const core::Case& c, const RunContext& ctx) {
-  return std::make_unique<PermuteWorkload>(c, ctx);
-}
+const WorkloadFactory make_permute_workload = construct_workload<PermuteWorkload>;
 
 }  // namespace opmark::bench

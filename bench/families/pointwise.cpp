@@ -147,8 +147,6 @@ class PointwiseWorkload final : public KernelOrCudnnWorkload {
 
 }  // namespace
 
-std::unique_ptr<Workload> make_pointwise_workload(const core::Case& c, const RunContext& ctx) {
-  return std::make_unique<PointwiseWorkload>(c, ctx);
-}
+const WorkloadFactory make_pointwise_workload = construct_workload<PointwiseWorkload>;
 
 }  // namespace opmark::bench

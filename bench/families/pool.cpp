@@ -87,8 +87,6 @@ class PoolWorkload final : public KernelOrCudnnWorkload {
 
 }  // namespace
 
-std::unique_ptr<Workload> make_pool_workload(const core::Case& c, const RunContext& ctx) {
-  return std::make_unique<PoolWorkload>(c, ctx);
-}
+const WorkloadFactory make_pool_workload = construct_workload<PoolWorkload>;
 
 }  // namespace opmark::bench

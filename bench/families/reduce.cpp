@@ -191,8 +191,6 @@ class ReduceWorkload final : public KernelOrCudnnWorkload {
 
 }  // namespace
 
-std::unique_ptr<Workload> make_reduce_workload(const core::Case& c, const RunContext& ctx) {
-  return std::make_unique<ReduceWorkload>(c, ctx);
-}
+const WorkloadFactory make_reduce_workload = construct_workload<ReduceWorkload>;
 
 }  // namespace opmark::bench

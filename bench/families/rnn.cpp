@@ -358,9 +358,7 @@ class RnnWorkload final : public Workload {
 
 }  // namespace
 
-std::unique_ptr<Workload> make_rnn_workload(const core::Case& c, const RunContext& ctx) {
-  return std::make_unique<RnnWorkload>(c, ctx);
-}
+const WorkloadFactory make_rnn_workload = construct_workload<RnnWorkload>;
 
 }  // namespace opmark::bench
 

@@ -261,8 +261,6 @@ class SpmmWorkload final : public Workload {
 
 }  // namespace
 
-std::unique_ptr<Workload> make_spmm_workload(const core::Case& c, const RunContext& ctx) {
-  return std::make_unique<SpmmWorkload>(c, ctx);
-}
+const WorkloadFactory make_spmm_workload = construct_workload<SpmmWorkload>;
 
 }  // namespace opmark::bench

@@ -85,4 +85,11 @@ class Workload {
 
 using WorkloadFactory = std::unique_ptr<Workload> (*)(const core::Case&, const RunContext&);
 
+// The factory of a family whose workload W is built from the case and the run's context: each family's file names
+// its one line, `const WorkloadFactory make_X_workload = construct_workload<XWorkload>;`.
+template <class W>
+std::unique_ptr<Workload> construct_workload(const core::Case& c, const RunContext& ctx) {
+  return std::make_unique<W>(c, ctx);
+}
+
 }  // namespace opmark::bench
