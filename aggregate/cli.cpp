@@ -57,13 +57,7 @@ int run_cli(int argc, char** argv) {
       print_counters(std::cout, line.counters_json);
       return 0;
     }
-    if (line.command == "page") {
-      // page.cpp reads its own words; these are the ones CLI11 checked.
-      std::vector<std::string> words = page_words(line.page);
-      std::vector<char*> args;
-      for (auto& word : words) args.push_back(word.data());
-      return page_main(static_cast<int>(args.size()), args.data());
-    }
+    if (line.command == "page") return run_page(line.page);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "opmark-aggregate: %s\n", core::terminal_text(e.what(), true).c_str());  // may quote a file
     return 2;

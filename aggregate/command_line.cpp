@@ -172,6 +172,15 @@ CommandLine parse_command_line(std::vector<std::string> words, const std::string
                                                 "(display fixtures, drafts; never for publishing)");
   page->add_flag("--runs", line.page.runs, "show plain runs (results.jsonl, not checked) too, in a part of their own "
                                           "after the bundles, every time marked not checked");
+  page->footer(
+      "Every folder under RESULTS_DIR holding system.yaml, run/results.jsonl and scores.json is a bundle\n"
+      "(results/README.md), checked first as opmark-aggregate check does: only bundles that pass are shown, the\n"
+      "others listed as rejected with the checker's reasons. A folder holding part of a bundle (scores.json,\n"
+      "spreadsheet/ or run/) but no system.yaml is a rejected bundle too. A plain run's folder (results.jsonl, as\n"
+      "--opmark_out writes it) is never checked: it is counted, and shown only with --runs, in a part of its own,\n"
+      "every time marked \"not checked\"; it joins no score, speedup or case table. The page needs no network:\n"
+      "styles, script, charts and data are all inside it. Memory holds the shown bundles (each at most 256 MiB of\n"
+      "results, and only the rules' cases) and one plain run at a time.\n\nExit status: 0 done, 2 an error.");
 
   auto* counters = app.add_subcommand("counters", "the counters a case's record carries: name, unit, families, meaning");
   counters->add_flag("--json", line.counters_json, "the schema as JSON (what bench/compare/counters.json holds)");
@@ -182,7 +191,7 @@ CommandLine parse_command_line(std::vector<std::string> words, const std::string
   app.footer("With no command, RESULTS... [flags] runs scores (and --compare BEFORE AFTER, deprecated, runs compare).\n"
              "Exit status: 0 done; 1 check found problems; 2 an error; 3 compare found a case slower beyond the "
              "threshold and the noise.\nRun opmark-aggregate COMMAND --help for a command's flags.");
-  for (auto* cmd : {scores, spreadsheet, pack, page, counters}) cmd->footer("Exit status: 0 done, 2 an error.");
+  for (auto* cmd : {scores, spreadsheet, pack, counters}) cmd->footer("Exit status: 0 done, 2 an error.");
   compare->footer("Exit status: 0 no case slower; 3 a case slower beyond --threshold and the noise the runs measured "
                   "(for CI); 2 an error.");
   check->footer("Exit status: 0 the bundle has no problem; 1 it has problems (listed, each with what to do); 2 it "
@@ -208,17 +217,6 @@ CommandLine parse_command_line(std::vector<std::string> words, const std::string
   for (const auto* cmd : {scores, spreadsheet, compare, pack, check, page, counters, db})
     if (cmd->parsed()) line.command = cmd->get_name();
   return line;
-}
-
-std::vector<std::string> page_words(const PageFlags& flags) {
-  std::vector<std::string> words = {"page", flags.dir};
-  if (!flags.out.empty()) words.push_back("--out=" + flags.out);
-  if (!flags.check.rules.empty()) words.push_back("--rules=" + flags.check.rules);
-  if (!flags.check.shapes.empty()) words.push_back("--shapes=" + flags.check.shapes);
-  if (flags.check.rules_version > 0) words.push_back("--rules-version=" + std::to_string(flags.check.rules_version));
-  if (flags.unchecked) words.push_back("--unchecked");
-  if (flags.runs) words.push_back("--runs");
-  return words;
 }
 
 }  // namespace opmark::aggregate

@@ -39,7 +39,4 @@ struct CommandLine {
 CommandLine parse_command_line(std::vector<std::string> words, const std::string& version, std::ostream& out,
                                std::ostream& err);
 
-// The words page_main reads for the page flags CLI11 checked: "page", the folder, then each flag given.
-std::vector<std::string> page_words(const PageFlags& flags);
-
 }  // namespace opmark::aggregate

@@ -43,19 +43,6 @@ namespace {
 namespace fs = std::filesystem;
 using nlohmann::json;
 
-const char* kUsage = R"(usage: opmark-aggregate page RESULTS_DIR [--out=FILE] [--rules=PATH] [--shapes=DIR]
-                             [--rules-version=N] [--runs]
-  writes one static HTML page (default RESULTS_DIR/index.html) over every submission bundle under RESULTS_DIR:
-  every folder holding system.yaml, run/results.jsonl and scores.json (results/README.md). Every bundle is checked
-  first, as opmark-aggregate check does (the newest rules unless --rules-version names older ones): only bundles
-  that pass are shown; the others are listed as rejected, with the checker's reasons. A folder that holds part of a
-  bundle (scores.json, spreadsheet/ or run/) but no system.yaml is a rejected bundle too.
-  A plain run's folder (results.jsonl, as --opmark_out writes it) is never checked: it is counted, and shown only
-  with --runs, in a part of its own after the bundles, every time marked "not checked"; it joins no score, speedup
-  or case table. The page needs no network: styles, script, charts and data are all inside it. Memory holds the
-  shown bundles (each at most 256 MiB of results, and only the rules' cases) and one plain run at a time.
-)";
-
 // Every bundle is one column of the page, bundle 0 the reference of the ratios.
 struct Bundle {
   std::string id;  // its folder, relative to RESULTS_DIR
@@ -343,50 +330,12 @@ json case_entry(const std::string& name, const std::vector<Bundle>& bundles) {
 
 constexpr std::size_t kReasonsShown = 5;  // per rejected bundle on the page; check lists them all
 
-struct PageArgs {
-  std::string dir, out;
-  CheckOptions check;  // the rules and shapes every bundle is checked against
-  bool unchecked = false;  // --unchecked: no check, the page labelled so (display fixtures, drafts)
-  bool runs = false;       // --runs: plain runs shown, apart from the bundles
-};
-
-PageArgs parse_page_args(int argc, char** argv) {
-  PageArgs a;
-  for (int i = 1; i < argc; ++i) {
-    const std::string arg = argv[i];
-    if (arg == "--help" || arg == "-h") {
-      std::fputs(kUsage, stdout);
-      std::exit(0);
-    } else if (arg.rfind("--out=", 0) == 0 && arg.size() > 6) {
-      a.out = arg.substr(6);
-    } else if (arg == "--unchecked") {
-      a.unchecked = true;
-    } else if (arg == "--runs") {
-      a.runs = true;
-    } else if (arg.rfind("--rules=", 0) == 0 && arg.size() > 8) {
-      a.check.rules = arg.substr(8);
-    } else if (arg.rfind("--shapes=", 0) == 0 && arg.size() > 9) {
-      a.check.shapes = arg.substr(9);
-    } else if (arg.rfind("--rules-version=", 0) == 0 && arg.size() > 16) {
-      a.check.rules_version = std::atoi(arg.c_str() + 16);
-      if (a.check.rules_version <= 0) throw Error("page: --rules-version: expected a positive version, got '" + arg.substr(16) + "'");
-    } else if (arg.rfind("--", 0) == 0 || !a.dir.empty()) {
-      throw Error("page: unexpected argument '" + arg + "'\n" + kUsage);
-    } else {
-      a.dir = arg;
-    }
-  }
-  if (a.unchecked && (!a.check.rules.empty() || a.check.rules_version > 0))
-    throw Error("page: --unchecked checks nothing: it takes no --rules or --rules-version");
-  if (a.dir.empty()) throw Error(std::string("page: expected a folder of result bundles\n") + kUsage);
-  if (a.out.empty()) a.out = (fs::path(a.dir) / "index.html").string();
-  return a;
-}
-
 }  // namespace
 
-int page_main(int argc, char** argv) {
-  PageArgs args = parse_page_args(argc, argv);
+int run_page(PageFlags args) {
+  if (args.unchecked && (!args.check.rules.empty() || args.check.rules_version > 0))
+    throw Error("page: --unchecked checks nothing: it takes no --rules or --rules-version");
+  if (args.out.empty()) args.out = (fs::path(args.dir) / "index.html").string();
   args.check.fill_defaults();
   const fs::path root(args.dir);
   std::vector<Bundle> bundles;

@@ -1,9 +1,10 @@
 #pragma once
+#include "aggregate/command_line.h"
 
 namespace opmark::aggregate {
 
-// opmark-aggregate page RESULTS_DIR [--out=FILE]: the static results page over every bundle under RESULTS_DIR.
-// argv[0] is "page". Returns the process exit status.
-int page_main(int argc, char** argv);
+// opmark-aggregate page RESULTS_DIR: the static results page over every bundle under RESULTS_DIR, from the flags
+// the command line parsed (command_line.cpp documents them). Returns the process exit status; throws Error.
+int run_page(PageFlags flags);
 
 }  // namespace opmark::aggregate

@@ -415,11 +415,12 @@ TEST_F(Tamper, ThePageShowsOnlyBundlesThatPass) {
   write(folder / "tampered" / "scores.json",
         std::regex_replace(read(folder / "tampered" / "scores.json"), std::regex(R"("score_ms": [0-9.e+-]+)"),
                            R"("score_ms": 0.001)", std::regex_constants::format_first_only));
-  std::vector<std::string> args = {"page", folder.string(), "--out=" + (folder / "index.html").string(),
-                                   "--rules=" + (kData / "rules.yaml").string(), "--shapes=" + (kData / "shapes").string()};
-  std::vector<char*> argv;
-  for (auto& a : args) argv.push_back(a.data());
-  ASSERT_EQ(page_main(static_cast<int>(argv.size()), argv.data()), 0);
+  PageFlags flags;
+  flags.dir = folder.string();
+  flags.out = (folder / "index.html").string();
+  flags.check.rules = (kData / "rules.yaml").string();
+  flags.check.shapes = (kData / "shapes").string();
+  ASSERT_EQ(run_page(flags), 0);
   const std::string html = read(folder / "index.html");
   EXPECT_NE(html.find("1 bundle rejected (failed <code>opmark-aggregate check</code>"), std::string::npos);
   EXPECT_NE(html.find("tampered</code>: rejected by the checker (rules version 1, newest): "), std::string::npos);

@@ -259,12 +259,12 @@ TEST(CompareCommitted, PageAndCompareAgreeCaseByCase) {
   fs::create_directories(dir);
   for (const char* bundle : {"nvidia-h100-80gb-hbm3", "nvidia-h200"})
     fs::copy(kResults / bundle, dir / bundle, fs::copy_options::recursive);
-  const std::string out = (dir / "index.html").string(), arg_out = "--out=" + out, arg_dir = dir.string();
+  const std::string out = (dir / "index.html").string();
   // Both committed bundles pass the checker (rules version 5), so the page shows them checked.
-  std::vector<std::string> words = {"page", arg_dir, arg_out};
-  std::vector<char*> argv;
-  for (auto& w : words) argv.push_back(w.data());
-  ASSERT_EQ(page_main(static_cast<int>(argv.size()), argv.data()), 0);
+  opmark::aggregate::PageFlags flags;
+  flags.dir = dir.string();
+  flags.out = out;
+  ASSERT_EQ(run_page(flags), 0);
   const std::string html = opmark::test::read_file(out);
   const std::string open = "<script type=\"application/json\" id=\"opmark-data\">";
   const std::size_t begin = html.find(open);

@@ -27,8 +27,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   aggregate::CommandLine line = aggregate::parse_command_line(words, "opmark-aggregate fuzz", out, err);
   if (line.command.empty() && line.exit_status != 0 && line.exit_status != 2)
     fuzz::fail("an exit status other than 0 or 2 for flags not run", std::to_string(line.exit_status));
-  if (line.command == "page" && aggregate::page_words(line.page).front() != "page")
-    fuzz::fail("the page's words do not start with page", line.page.dir);
+  if (line.command == "page" && line.page.dir.empty()) fuzz::fail("page parsed without its folder", "");
   try {
     if (line.command == "scores") line.scores.validate();
     if (line.command == "spreadsheet") line.spreadsheet.validate();
