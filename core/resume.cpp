@@ -1,6 +1,10 @@
 #include "core/resume.h"
 
+#include <unistd.h>
+
 #include <algorithm>
+#include <cerrno>
+#include <cstring>
 #include <map>
 
 #include "core/error.h"
@@ -13,6 +17,22 @@ ResumeState read_resume_state(const std::string& path) {
   // A link is refused, as the log's writer refuses one: the file resumed is the file appended to.
   return parse_resume_state(
       read_regular_file(path, "the results log to resume from", kMaxResumedLogBytes, Links::refuse), path);
+}
+
+nlohmann::json read_resume_context(const std::string& path) {
+  const std::string what = "the results log to resume from";
+  InputFile file = open_regular_file(path, what, Links::refuse, kMaxResumedLogBytes);
+  std::string first;
+  char buf[1 << 16];
+  for (ssize_t n = 0; first.find('\n') == std::string::npos && (n = ::read(file.fd(), buf, sizeof buf)) != 0;) {
+    if (n < 0) throw Error(path + ": cannot read " + what + " (" + std::strerror(errno) + ")");
+    first.append(buf, static_cast<std::size_t>(n));
+    if (first.size() > kMaxContextLineBytes && first.find('\n') == std::string::npos)
+      throw Error(path + ":1: a first line of more than " + size_text(kMaxContextLineBytes) + ": no context line");
+  }
+  const std::size_t end = first.find('\n');
+  // The context line alone, as parse_resume_state reads a log: a log of one line cut short is no log to resume.
+  return parse_resume_state(end == std::string::npos ? first : first.substr(0, end + 1), path).context;
 }
 
 namespace {

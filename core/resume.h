@@ -34,6 +34,11 @@ inline constexpr std::size_t kMaxResumedLogBytes = std::size_t{1} << 30;
 // Reads a results log for resuming. Throws opmark::Error naming file and line for a line that is not JSON (except
 // the last, unfinished one: the kill's), and when there is no context line first.
 ResumeState read_resume_state(const std::string& path);
+// The context of a results log to resume, from its first line alone (read before the log is, so that a run made
+// otherwise is refused without reading a GiB). Throws opmark::Error naming file and line as read_resume_state does.
+nlohmann::json read_resume_context(const std::string& path);
+// The largest context line read so.
+inline constexpr std::size_t kMaxContextLineBytes = std::size_t{16} << 20;
 ResumeState parse_resume_state(const std::string& text, const std::string& path);
 
 // The context keys a resumed run must share with the log it goes on: the GPU and its state (power limit, clock, ECC,

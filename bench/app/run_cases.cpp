@@ -152,6 +152,14 @@ int run_cases(RunPlan plan, const Options& options, Session& session, const std:
   std::string why;
   const std::optional<DeviceInfo> device = listing ? std::nullopt : query_device(&why);
   Harness harness(options, device, why, &group, &workloads);
+  // A resumed log's context is held to this run's before the log is read in full.
+  std::optional<nlohmann::json> context;
+  if (device && !listing) {
+    choose_json_output(session, options, user_benchmark_out(argc, argv));
+    context = write_context(device, options, harness.peaks(), group, command, plan.suite ? &*plan.suite : nullptr,
+                            harness.monitor());
+    check_resume(session, *context);
+  }
   std::vector<core::Case> to_retime = leave_out_resumed(plan, session);
   if (session.resumed && session.resumed->whole && plan.cases.empty() && !listing) {
     std::fprintf(stderr, "opmark: %s is a whole run (every case measured and re-timed, its summary written): "
@@ -176,11 +184,8 @@ int run_cases(RunPlan plan, const Options& options, Session& session, const std:
     discard_unused_folder(session, options);
     return 1;
   }
-  choose_json_output(session, options, user_benchmark_out(argc, argv));
-  const nlohmann::json context = write_context(device, options, harness.peaks(), group, command,
-                                               plan.suite ? &*plan.suite : nullptr, harness.monitor());
-  check_resume(session, context);
-  ResultsLog results_log(session.log_path, context, session.resumed ? &*session.resumed : nullptr);
+  keep_resumed(session);
+  ResultsLog results_log(session.log_path, *context, session.resumed ? &*session.resumed : nullptr);
   const auto run_start = std::chrono::steady_clock::now();
   measure(harness, options, results_log, session.json_path);
   results_log.append_summary();

@@ -47,7 +47,7 @@ Session open_session(const Options& options, const ProcessGroup& group, bool lis
   // a link, a FIFO or a folder refused, naming it.
   const fs::file_status log = fs::symlink_status(session.log_path, ec);
   if (options.resume && fs::exists(log) && !(fs::is_regular_file(log) && fs::file_size(session.log_path, ec) == 0))
-    session.resumed = core::read_resume_state(session.log_path);
+    session.resumed_context = core::read_resume_context(session.log_path);
   return session;
 }
 
@@ -65,18 +65,23 @@ void choose_json_output(Session& session, const Options& options, bool user_json
   if (!session.lock) return;  // this process writes no files
   if (!user_json)
     session.json_path =
-        (fs::path(options.out_dir) / (session.resumed ? "benchmark.resumed.json" : "benchmark.json")).string();
+        (fs::path(options.out_dir) / (session.resumed_context ? "benchmark.resumed.json" : "benchmark.json")).string();
 }
 
-void check_resume(const Session& session, const nlohmann::json& context) {
-  if (!session.resumed) return;
-  const std::vector<std::string> differ = core::resume_mismatches(session.resumed->context, context);
+void check_resume(Session& session, const nlohmann::json& context) {
+  if (!session.resumed_context) return;
+  const std::vector<std::string> differ = core::resume_mismatches(*session.resumed_context, context);
   if (!differ.empty()) {
     std::string all;
     for (const auto& d : differ) all += "\n  " + d;
     throw Error("--opmark_resume: " + session.log_path +
                 " was measured otherwise; a resumed run must be the same run:" + all);
   }
+  session.resumed = core::read_resume_state(session.log_path);
+}
+
+void keep_resumed(const Session& session) {
+  if (!session.resumed) return;
   core::write_file_atomically(session.log_path, session.resumed->kept_text);
   // benchmark.json too: the entries of the cases kept, from both parts a killed resume may have left.
   if (!session.json_path.empty())

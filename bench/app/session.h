@@ -15,7 +15,10 @@ namespace opmark::bench::app {
 
 struct Session {
   std::optional<OutputFolderLock> lock;   // held by rank 0 alone, which alone writes files
-  std::optional<core::ResumeState> resumed;  // --opmark_resume: the cases the log holds in full are not run again
+  // --opmark_resume: the log's context line, read first; then, once this run's context matches it (check_resume),
+  // the log, whose cases held in full are not run again.
+  std::optional<nlohmann::json> resumed_context;
+  std::optional<core::ResumeState> resumed;
   std::string created_root;  // the outermost folder of the output path this run created ("" where it created none)
   std::string log_path;   // results.jsonl in the folder held, or "" where this process writes no files
   std::string json_path;  // opmark's benchmark.json, or "" (no files, or the user named Google Benchmark's own)
@@ -36,9 +39,11 @@ void choose_json_output(Session& session, const Options& options, bool user_json
 void discard_unused_folder(Session& session, const Options& options);
 
 // A resumed run must be the same run: throws, naming each setting that differs, where `context` (this run's) does not
-// match the log's; then leaves the log as the kill left it, less what is measured again (replaced whole, so a crash
-// here loses nothing), and benchmark.json with the entries of the cases kept.
-void check_resume(const Session& session, const nlohmann::json& context);
+// match the log's context line; reads the log only then.
+void check_resume(Session& session, const nlohmann::json& context);
+// Before the resumed run measures: the log as the kill left it, less what is measured again (replaced whole, so a
+// crash here loses nothing), and benchmark.json with the entries of the cases kept.
+void keep_resumed(const Session& session);
 // After a resumed run: its benchmark.resumed.json joined to benchmark.json, one file as an unbroken run writes.
 void finish_resumed_json(const Session& session);
 

@@ -172,3 +172,30 @@ TEST(Resume, ALinkInPlaceOfTheLogIsRefused) {
   EXPECT_EQ(opmark::core::read_resume_state((dir / "elsewhere.jsonl").string()).done, (std::set<std::string>{"a"}));
   fs::remove_all(dir);
 }
+
+// The context is read from the first line alone, before the log is: a later line that is no JSON (which reading the
+// whole log would refuse, naming its line) does not stop it, and a first line that is no context is named.
+TEST(Resume, TheContextIsReadFromTheFirstLineAlone) {
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::temp_directory_path() / "opmark_resume_context";
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  const std::string log = (dir / "results.jsonl").string();
+  opmark::core::write_file_atomically(log, kContext + "\n" + median_line("a") + "\nnot json\n" + median_line("b") + "\n");
+  EXPECT_EQ(opmark::core::read_resume_context(log).value("seed", 0), 7);
+  try {
+    opmark::core::read_resume_state(log);
+    ADD_FAILURE() << "the whole log read";
+  } catch (const opmark::Error& e) {
+    EXPECT_NE(std::string(e.what()).find("results.jsonl:3"), std::string::npos) << e.what();
+  }
+  opmark::core::write_file_atomically(log, median_line("a") + "\n" + kContext + "\n");
+  try {
+    opmark::core::read_resume_context(log);
+    ADD_FAILURE() << "a first line that is no context";
+  } catch (const opmark::Error& e) {
+    EXPECT_NE(std::string(e.what()).find("results.jsonl:1: the first line is no context line"), std::string::npos)
+        << e.what();
+  }
+  fs::remove_all(dir);
+}
