@@ -289,6 +289,12 @@ void check_physics(const ResultSet& results, Problems& p) {
         else if (c.at(counter::flops) > 0 && !has(counter::tflops))
           p.add("deleted counters", where + ": the median line has flops but no '" + std::string(counter::tflops) + "'",
                 keep);
+        // Results format 3 on: the bytes moved and their rate too (every % of bandwidth and the memory-bound scores).
+        if (format3 && !has(counter::bytes))
+          p.add("deleted counters", where + ": the median line has no '" + std::string(counter::bytes) + "'", keep);
+        else if (format3 && c.at(counter::bytes) > 0 && !has(counter::gb_per_s))
+          p.add("deleted counters", where + ": the median line has bytes but no '" + std::string(counter::gb_per_s) +
+                                        "'", keep);
       }
       // Results format 3 (results/README.md): every record states the run's regime; an ok median line its clock
       // and throttle counters, and an ok burst case was never throttled.

@@ -451,6 +451,14 @@ TEST_F(TamperV5, DeletedWorkAndRateCountersAreRejected) {
   line_of("median")["counters"].erase("tflops");
   save();
   EXPECT_NE(problems().find("the median line has flops but no 'tflops'"), std::string::npos) << problems();
+  // Results format 3: the bytes moved and their rate too.
+  line_of("median")["counters"]["tflops"] = 0.016384;
+  line_of("median")["counters"].erase("gb_per_s");
+  save();
+  EXPECT_NE(problems().find("the median line has bytes but no 'gb_per_s'"), std::string::npos) << problems();
+  line_of("median")["counters"].erase("bytes");
+  save();
+  EXPECT_NE(problems().find("the median line has no 'bytes'"), std::string::npos) << problems();
 }
 
 // A run that states NVML unavailable (with power counters still on its lines), ECC off or MIG on.
