@@ -1,5 +1,6 @@
 #include "core/run_spec.h"
 
+#include <algorithm>
 #include <cctype>
 #include <cerrno>
 #include <cmath>
@@ -11,6 +12,7 @@
 #include "core/error.h"
 #include "core/precision.h"
 #include "core/schema.h"
+#include "core/suite.h"
 #include "core/text.h"
 
 namespace opmark::core {
@@ -141,6 +143,23 @@ RunSetting a_switch(const char* flag, const char* help, bool RunSpec::*field) {
                    [flag, field](RunSpec& s, const std::string& v) { s.*field = parse_switch(flag, v); });
 }
 
+using Held = std::optional<nlohmann::json>;
+
+// A mode's word the rules may fix.
+template <typename Mode>
+Held word(const std::optional<Mode>& mode) {
+  return mode ? Held(name_of(*mode)) : std::nullopt;
+}
+
+// A setting the submission rules hold (RunSetting::rules).
+RunSetting held(RunSetting setting, RulesBound bound, std::function<Held(const Suite&)> value,
+                bool whole_runs_only = false) {
+  setting.rules = bound;
+  setting.rules_value = std::move(value);
+  setting.rules_whole_runs_only = whole_runs_only;
+  return setting;
+}
+
 std::vector<RunSetting> make_table() {
   std::vector<RunSetting> t;
   t.push_back(flag_only("opmark_shapes", "PATH[,PATH]",
@@ -198,10 +217,11 @@ std::vector<RunSetting> make_table() {
                           need_value("opmark_inputs", v);
                           s.inputs = parse_symbols("opmark_inputs", v);
                         }));
-  t.push_back(mode_setting(
+  t.push_back(held(mode_setting(
       "opmark_l2", "hot|cold", run_key::l2,
       "hot: operands stay in L2 between launches (DeepBench, default); cold: L2 flushed before every timed launch",
-      &RunSpec::l2, &parse_l2_mode, "hot or cold"));
+      &RunSpec::l2, &parse_l2_mode, "hot or cold"),
+      RulesBound::equal, [](const Suite& r) { return word(r.l2); }));
   t.push_back(flag_only("opmark_out", "DIR",
                         "write DIR/benchmark.json (Google Benchmark JSON) and DIR/results.jsonl (one line per "
                         "finished run, appended as the run goes); the run locks DIR (DIR/.opmark.lock): a second run "
@@ -257,14 +277,15 @@ std::vector<RunSetting> make_table() {
                         [](RunSpec& s, const std::string& v) {
                           s.warmup_ms = parse_number("opmark_warmup_ms", v, 0, kMaxWarmupMs);
                         }));
-  t.push_back(mode_setting(
+  t.push_back(held(mode_setting(
       "opmark_regime", "burst|sustained", run_key::regime,
       "burst (default): every time at full clock, as PyTorch, nvbench or a short benchmark sees it: short "
       "repetitions, a sample whose SM clock was down (measured on the GPU) or that NVML saw throttled is dropped, "
       "and the GPU idles until its clock is back (50 ms, doubling to 0.5 s; a case that cannot get an unthrottled "
       "sample within 5 s of pauses is reported unstable, \"throttled: ...\"); sustained: as a training loop sees it: "
       "0.5 s to settle at the power limit, then windows of at least 1 s timed with their clock, power and energy",
-      &RunSpec::regime, &parse_regime, "burst or sustained"));
+      &RunSpec::regime, &parse_regime, "burst or sustained"),
+      RulesBound::equal, [](const Suite& r) { return word(r.regime); }));
   t.push_back(recorded(
       "opmark_min_clock", "X", run_key::min_clock_fraction,
       "burst: drop a sample whose SM clock is under X of the GPU's maximum (default 0.9)",
@@ -291,13 +312,13 @@ std::vector<RunSetting> make_table() {
       "its clock, power and energy; default auto)",
       [](RunSpec& s, const std::string& v) { s.sustained_heavy = parse_pair("opmark_sustained", v, "auto", "off"); },
       [](const RunSpec& s) { return nlohmann::json(s.sustained_heavy ? "auto" : "off"); }));
-  t.push_back(recorded(
+  t.push_back(held(recorded(
       "opmark_min_time", "S", run_key::min_time_s, "GPU seconds per repetition (default 0.005)",
       [](RunSpec& s, const std::string& v) {
         s.min_time_s = parse_number("opmark_min_time", v, 1e-6, kMaxSeconds);
-        s.min_time_given = true;
       },
-      [](const RunSpec& s) { return nlohmann::json(s.min_time_s); }));
+      [](const RunSpec& s) { return nlohmann::json(s.min_time_s); }),
+      RulesBound::equal, [](const Suite& r) { return r.min_time_s > 0 ? Held(r.min_time_s) : std::nullopt; }));
   t.push_back(recorded(
       "opmark_batch", "S", run_key::batch_s,
       "GPU seconds of launches captured into one timed graph replay, at most 1000 launches (default 0.001; the "
@@ -306,37 +327,40 @@ std::vector<RunSetting> make_table() {
         s.batch_s = parse_number("opmark_batch", v, kMinBatchSeconds, kMaxBatchSeconds);
       },
       [](const RunSpec& s) { return nlohmann::json(s.batch_s); }));
-  t.push_back(recorded(
+  t.push_back(held(recorded(
       "opmark_timing", "graph|eager", run_key::timing_mode,
       "graph (default): a batch of launches captured once into a CUDA graph and its replays timed, the GPU's own "
       "time; eager: launches back to back from the host (every case also records eager_us, and launch_bound when "
       "eager is >1.1x slower)",
       [](RunSpec& s, const std::string& v) { s.graph_timing = parse_pair("opmark_timing", v, "graph", "eager"); },
-      [](const RunSpec& s) { return nlohmann::json(s.graph_timing ? "graph" : "eager"); }));
-  t.push_back(recorded(
+      [](const RunSpec& s) { return nlohmann::json(s.graph_timing ? "graph" : "eager"); }),
+      RulesBound::equal, [](const Suite& r) { return word(r.timing); }));
+  t.push_back(held(recorded(
       "opmark_repetitions", "N", run_key::min_repetitions,
       "at least N repetitions per case (default 3; --benchmark_repetitions=N says the same); more are taken until "
       "their noise is at most --opmark_noise",
       [](RunSpec& s, const std::string& v) {
         s.min_repetitions = static_cast<int>(parse_integer("opmark_repetitions", v, 1, kMaxRepetitions));
-        s.min_repetitions_given = true;
         if (s.max_repetitions < s.min_repetitions) s.max_repetitions = s.min_repetitions;
       },
-      [](const RunSpec& s) { return nlohmann::json(s.min_repetitions); }));
-  t.push_back(recorded(
+      [](const RunSpec& s) { return nlohmann::json(s.min_repetitions); }),
+      RulesBound::at_least, [](const Suite& r) { return r.repetitions > 0 ? Held(r.repetitions) : std::nullopt; }));
+  t.push_back(held(recorded(
       "opmark_noise", "X", run_key::noise_target,
       "target noise, median absolute deviation over median (default 0.01)",
       [](RunSpec& s, const std::string& v) {
         s.noise_target = parse_number("opmark_noise", v, 0, 1);  // a median absolute deviation over the median
-        s.noise_target_given = true;
       },
-      [](const RunSpec& s) { return nlohmann::json(s.noise_target); }));
-  t.push_back(recorded(
+      [](const RunSpec& s) { return nlohmann::json(s.noise_target); }),
+      RulesBound::at_most, [](const Suite& r) { return r.noise_target > 0 ? Held(r.noise_target) : std::nullopt; }));
+  t.push_back(held(recorded(
       "opmark_max_repetitions", "N", run_key::max_repetitions, "stop at N repetitions however noisy (default 10)",
       [](RunSpec& s, const std::string& v) {
         s.max_repetitions = static_cast<int>(parse_integer("opmark_max_repetitions", v, 1, kMaxRepetitions));
       },
-      [](const RunSpec& s) { return nlohmann::json(s.max_repetitions); }));
+      [](const RunSpec& s) { return nlohmann::json(s.max_repetitions); }),
+      RulesBound::at_most,
+      [](const Suite& r) { return r.max_repetitions > 0 ? Held(r.max_repetitions) : std::nullopt; }));
   t.push_back(recorded(
       "opmark_case_time_cap", "S", run_key::case_time_cap_s,
       "stop repeating once a case has measured for S seconds (default 2)",
@@ -350,12 +374,14 @@ std::vector<RunSetting> make_table() {
                         [](RunSpec& s, const std::string& v) {
                           s.console_table = !parse_pair("opmark_console", v, "lines", "table");
                         }));
-  t.push_back(recorded(
+  t.push_back(held(recorded(
       "opmark_recheck", "on|off", run_key::recheck,
       "re-time every case briefly at the end of the run; a case that moved more than 1.3x is measured again and, "
       "if it still disagrees, reported unstable (default on)",
       [](RunSpec& s, const std::string& v) { s.recheck = parse_on_off("opmark_recheck", v); },
-      [](const RunSpec& s) { return nlohmann::json(s.recheck ? "on" : "off"); }));
+      [](const RunSpec& s) { return nlohmann::json(s.recheck ? "on" : "off"); }),
+      // Rules that name a regime (version 5) hold every case to the end-of-run re-time: check requires its lines.
+      RulesBound::equal, [](const Suite& r) { return r.regime ? Held("on") : std::nullopt; }, true));
   t.push_back(flag_only("opmark_kernel_trace", "on|off",
                         "after timing, trace three replays with CUPTI for the launch's kernels, their names and own "
                         "durations (kernel_us: what Nsight Systems shows; default on; off under "
@@ -456,6 +482,83 @@ std::string settings_help() {
     out += left + wrap(s.help, left.size(), kColumn, kWidth);
   }
   return out;
+}
+
+}  // namespace opmark::core
+
+namespace opmark::core {
+namespace {
+
+// A value as the messages show it: a word as it is, a number as %g.
+std::string shown(const nlohmann::json& v) {
+  return v.is_string() ? v.get<std::string>() : v.is_number() ? number_text(v.get<double>()) : v.dump();
+}
+
+bool departs(RulesBound bound, const nlohmann::json& stated, const nlohmann::json& required) {
+  if (required.is_string() || stated.is_string()) return stated != required;
+  const double s = stated.get<double>(), r = required.get<double>(), slack = 1e-9 * std::max(1.0, std::fabs(r));
+  switch (bound) {
+    case RulesBound::equal: return std::fabs(s - r) > slack;
+    case RulesBound::at_least: return s < r - slack;
+    case RulesBound::at_most: return s > r + slack;
+    case RulesBound::none: return false;
+  }
+  return false;
+}
+
+}  // namespace
+
+std::string RulesDeparture::what(const std::string& where) const {
+  const std::string bound = setting->rules == RulesBound::at_least  ? "require at least "
+                            : setting->rules == RulesBound::at_most ? "allow at most "
+                                                                    : "require ";
+  const std::string value = !stated ? "" : stated->is_string() ? "'" + shown(*stated) + "'" : shown(*stated);
+  return (stated ? "the run's " + setting->key + " is " + value + " (" + where + ")"
+                 : "the run's context (" + where + ") states no " + setting->key) +
+         ", the rules " + bound + shown(required);
+}
+
+std::string RulesDeparture::flag_text() const { return "--" + setting->flag + "=" + shown(required); }
+
+std::vector<RulesDeparture> rules_departures(
+    const std::function<std::optional<nlohmann::json>(const std::string& key)>& stated, const Suite& rules) {
+  std::vector<RulesDeparture> out;
+  for (const RunSetting& s : run_settings()) {
+    if (s.rules == RulesBound::none || !s.rules_value) continue;
+    const std::optional<nlohmann::json> required = s.rules_value(rules);
+    if (!required) continue;
+    const std::optional<nlohmann::json> value = stated(s.key);
+    if (!value) {
+      if (required->is_string()) out.push_back({&s, std::nullopt, *required});  // a word must be stated
+    } else if (departs(s.rules, *value, *required)) {
+      out.push_back({&s, value, *required});
+    }
+  }
+  return out;
+}
+
+void apply_rules(RunSpec& spec, const Suite& rules, const std::string& rules_path, bool whole_run) {
+  for (const RunSetting& s : run_settings()) {
+    if (s.rules == RulesBound::none || !s.rules_value || !s.value) continue;
+    const std::optional<nlohmann::json> required = s.rules_value(rules);
+    if (!required) continue;
+    const nlohmann::json value = s.value(spec);
+    if (required->is_string()) {
+      if (value != *required && (whole_run || !s.rules_whole_runs_only))
+        throw Error("the submission rules " + rules_path + " require --" + s.flag + "=" + shown(*required) +
+                    (s.rules_whole_runs_only ? " (a run of part of the suite, with --benchmark_filter, may leave it "
+                                               "out)"
+                                             : ""));
+      continue;
+    }
+    const bool take = s.rules == RulesBound::equal || departs(s.rules, value, *required);
+    // The rules' value through the flag's own parser, which also marks it given; then what the command line gave.
+    if (!spec.given.count(s.flag) && take) {
+      const std::set<std::string> given = spec.given;
+      s.apply(spec, shown(*required));
+      spec.given = given;
+    }
+  }
 }
 
 }  // namespace opmark::core

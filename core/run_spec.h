@@ -1,12 +1,14 @@
 #pragma once
 // The run's settings in one place: what a run is made with (RunSpec), and one table (run_settings) from which come
-// the command line's --opmark_ flags and their help, the context line's typed keys, and the keys a resumed run must
-// match. A new setting is its field below and one entry in the table (run_spec.cpp); nothing else spells its flag
+// the command line's --opmark_ flags and their help, the context line's typed keys, the keys a resumed run must
+// match, and how the submission rules hold each (what a suite run takes from them, and what check holds a log to). A new setting is its field below and one entry in the table (run_spec.cpp); nothing else spells its flag
 // or its key. Host-only, tested on the CPU (test/core/run_spec_test.cpp).
 #include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -18,6 +20,8 @@
 #include "core/table.h"
 
 namespace opmark::core {
+
+struct Suite;  // core/suite.h: the submission rules
 
 // Burst: a sample whose SM clock is under this fraction of the GPU's maximum is dropped (docs/regimes.md).
 inline constexpr double kDefaultMinClockFraction = 0.9;
@@ -50,13 +54,10 @@ struct RunSpec {
   double warmup_ms = 10.0;              // untimed launches before measuring, so clocks have ramped up
   Regime regime = Regime::burst;        // burst: at full clock; sustained: at the power limit
   double min_time_s = 0.005;            // GPU seconds per repetition (burst: short, so the clock holds)
-  bool min_time_given = false;          // --opmark_min_time was on the command line (it beats a suite's)
   bool graph_timing = true;             // time CUDA-graph replays (false: back-to-back launches from the host)
   int min_repetitions = kDefaultMinRepetitions;  // repetitions go on until their noise is at most noise_target...
-  bool min_repetitions_given = false;
   int max_repetitions = kDefaultMaxRepetitions;  // ... or this many were taken
   double noise_target = kDefaultNoiseTarget;  // median absolute deviation over median
-  bool noise_target_given = false;
   double case_time_cap_s = kDefaultCaseTimeCapSeconds;  // ... or the case spent this long measuring
   double min_clock_fraction = kDefaultMinClockFraction;
   double rest_s = 0;                    // burst: idle before each case's repetitions
@@ -73,6 +74,16 @@ struct RunSpec {
   std::string pin_path;                 // cases run the candidate this file names instead of tuning
   // Settings a test adds to the table (run_settings) keep their values here, by flag.
   std::map<std::string, std::string> extra;
+  // The flags the command line gave (without dashes): a setting given stands against the rules' value (apply_rules).
+  std::set<std::string> given;
+};
+
+// How the submission rules hold a setting (RunSetting::rules).
+enum class RulesBound {
+  none,      // the rules leave it to the run
+  equal,     // the run's value is the rules' (a word the run must state; a number where the run states one)
+  at_least,  // at least the rules' (more repetitions only measure longer)
+  at_most,   // at most the rules' (a looser noise target stops a case sooner)
 };
 
 // One setting of the run: its flag, its help, the context key that records it and whether a resumed run must match
@@ -85,6 +96,11 @@ struct RunSetting {
   bool resume = false;  // a resumed run must state the same value under `key`
   std::function<void(RunSpec&, const std::string& value)> apply;  // the flag's text into the spec; throws Error
   std::function<nlohmann::json(const RunSpec&)> value;             // what the context records under `key`
+  // How the submission rules hold it, and the value they hold it to as the context records it (nullopt: these
+  // rules name none). The run applies it (apply_rules) and the checker holds the run to it (rules_departures).
+  RulesBound rules = RulesBound::none;
+  std::function<std::optional<nlohmann::json>(const Suite&)> rules_value;
+  bool rules_whole_runs_only = false;  // a run of part of a suite (--benchmark_filter) may leave the rules' value
 };
 
 // A switch's value: true for "", "true" or "1", false for "false" or "0"; any other value throws Error naming
@@ -102,5 +118,23 @@ nlohmann::json settings_context(const RunSpec& spec);
 std::vector<std::string> settings_resume_keys();
 // Every flag's help: "  --opmark_min_time=S  GPU seconds ...", the text wrapped under a column, in table order.
 std::string settings_help();
+
+// A setting whose value a run states otherwise than the rules hold it to.
+struct RulesDeparture {
+  const RunSetting* setting;
+  std::optional<nlohmann::json> stated;  // as the run states it; nullopt: it states none
+  nlohmann::json required;
+  // "the run's regime is 'sustained', the rules require burst" ("... at least 3", "... allow at most 0.01").
+  std::string what(const std::string& where) const;
+  std::string flag_text() const;  // "--opmark_regime=burst"
+};
+// The settings the rules hold whose value `stated` (a context key -> the value the run states, or nullopt) departs
+// from theirs. A word the rules fix must be stated; a number the run does not state (an older format) is not held.
+std::vector<RulesDeparture> rules_departures(
+    const std::function<std::optional<nlohmann::json>(const std::string& key)>& stated, const Suite& rules);
+// The rules over a run's spec: a word they fix must be the spec's (throws naming the rules file and the flag, but
+// for a setting only whole runs must match where `whole_run` is false); a number the command line gave stands,
+// else it takes the rules' value (equal), is raised to it (at_least) or lowered to it (at_most).
+void apply_rules(RunSpec& spec, const Suite& rules, const std::string& rules_path, bool whole_run);
 
 }  // namespace opmark::core

@@ -28,27 +28,6 @@ std::string rules_path(const std::string& suite, const std::string& shapes_dir) 
   return rules;
 }
 
-// The settings the rules fix or bound, over the options the command line left at their defaults.
-void apply_suite_rules(Options& options, const core::Suite& suite, const std::string& rules,
-                       const std::string& filter) {
-  if (!options.min_time_given) options.min_time_s = suite.min_time_s;
-  if (!options.min_repetitions_given) options.min_repetitions = std::max(options.min_repetitions, suite.repetitions);
-  if (!options.noise_target_given && suite.noise_target > 0) options.noise_target = suite.noise_target;
-  if (suite.timing && (*suite.timing == core::TimingMode::graph) != options.graph_timing)
-    throw Error("the submission rules " + rules + " require --opmark_timing=" + core::name_of(*suite.timing));
-  if (suite.max_repetitions > 0) options.max_repetitions = std::min(options.max_repetitions, suite.max_repetitions);
-  if (options.max_repetitions < options.min_repetitions) options.min_repetitions = options.max_repetitions;
-  if (suite.regime && *suite.regime != options.regime)
-    throw Error("the submission rules " + rules + " require --opmark_regime=" + core::name_of(*suite.regime));
-  if (suite.l2 && *suite.l2 != options.l2)
-    throw Error("the submission rules " + rules + " require --opmark_l2=" + core::name_of(*suite.l2));
-  // Rules that name a regime hold every case to the end-of-run re-time (check requires its lines): a whole suite run
-  // without it could only make a bundle that fails. A filtered run, which is no submission, may leave it out.
-  if (suite.regime && !options.recheck && filter.empty())
-    throw Error("the submission rules " + rules + " require the end-of-run re-time: drop --opmark_recheck=off (a run "
-                "of part of the suite, with --benchmark_filter, may leave it out)");
-}
-
 void load_suite_cases(RunPlan& plan, Options& options, const std::string& filter) {
   const auto& sel = options.selection;
   if (!sel.families.empty() || !sel.sets.empty() || !sel.precisions.empty() || !options.models.empty())
@@ -60,7 +39,9 @@ void load_suite_cases(RunPlan& plan, Options& options, const std::string& filter
                                  core::load_models(plan.suite->model_names, plan.shape_dirs, plan.suite->model_folder));
   std::fprintf(stderr, "opmark: the suite %s (rules version %d) names %zu distinct cases\n", rules.c_str(),
                plan.suite->rules_version, plan.cases.size());
-  apply_suite_rules(options, *plan.suite, rules, filter);
+  // The settings the rules fix or bound (core/run_spec.cpp's table), over those the command line left at defaults.
+  core::apply_rules(options, *plan.suite, rules, filter.empty());
+  if (options.max_repetitions < options.min_repetitions) options.min_repetitions = options.max_repetitions;
 }
 
 // The models' cases, each unique case once across models (Benanza's unique layers).

@@ -36,12 +36,19 @@ Options parse_options(int& argc, char** argv) {
   };
   for (const core::RunSetting& s : core::run_settings()) {
     const auto apply = s.apply;
-    add(s.flag, !s.metavar.empty(), [&o, apply](const std::string& v) { apply(o, v); });
+    const std::string flag = s.flag;
+    add(s.flag, !s.metavar.empty(), [&o, apply, flag](const std::string& v) {
+      apply(o, v);
+      o.given.insert(flag);
+    });
   }
   add("opmark_help", false, [&o](const std::string& v) { o.help = core::parse_switch("opmark_help", v); });
   // Repetitions are opmark's (they adapt to the noise): Google Benchmark's flag sets their minimum.
   const auto repetitions = core::find_setting("opmark_repetitions")->apply;
-  add("benchmark_repetitions", true, [&o, repetitions](const std::string& v) { repetitions(o, v); });
+  add("benchmark_repetitions", true, [&o, repetitions](const std::string& v) {
+    repetitions(o, v);
+    o.given.insert("opmark_repetitions");
+  });
   app.add_flag("--version", o.version, "print opmark's version and the libraries it loads");
 
   // CLI11 would take "--" as the end of the options and drop it: opmark's flags end there instead, and "--" and what

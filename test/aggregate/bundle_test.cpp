@@ -259,15 +259,16 @@ TEST_F(BundleCheck, RulesThatNameATimingWantTheRunsTimingMode) {
     return all;
   };
   // The fixture is a results format 1 run: no timing_mode.
-  EXPECT_NE(problems_under(rules).find("has no timing_mode (a results format 1 run), and the rules (" + rules.string() +
-                                       ") require timing graph"),
+  EXPECT_NE(problems_under(rules).find("the run's context (run/results.jsonl line 1) states no timing_mode, the rules "
+                                       "require graph (" + rules.string() + ")"),
             std::string::npos) << problems_under(rules);
   EXPECT_EQ(problems_under(kData / "rules.yaml"), "");  // rules without timing: either is fine
   edit(dir_ / "run/results.jsonl", R"("rules_version":"1")", R"("rules_version":"1","timing_mode":"eager")");
   edit(dir_ / "run/benchmark.json", R"("opmark_rules_version": "1")",
        R"("opmark_rules_version": "1", "opmark_timing_mode": "eager")");  // both raw files of the run say it
   repack();  // the context is in specs.csv
-  EXPECT_NE(problems_under(rules).find("the run timed 'eager' (timing_mode in run/results.jsonl line 1), the rules"),
+  EXPECT_NE(problems_under(rules).find("the run's timing_mode is 'eager' (run/results.jsonl line 1), the rules require "
+                                       "graph"),
             std::string::npos) << problems_under(rules);
   edit(dir_ / "run/results.jsonl", R"("timing_mode":"eager")", R"("timing_mode":"graph")");
   edit(dir_ / "run/benchmark.json", R"("opmark_timing_mode": "eager")", R"("opmark_timing_mode": "graph")");
@@ -290,7 +291,7 @@ TEST_F(BundleCheck, ARunUnderAnEarlierVersionIsCheckedAgainstItsRulesOnlyWhenAsk
   std::string all;
   for (const auto& p : check_bundle(dir_.string(), (rules_dir / "submission.yaml").string(), shapes)) all += p.what + "\n";
   EXPECT_NE(all.find("the run was made under rules version '1', these are version 2"), std::string::npos) << all;
-  EXPECT_NE(all.find("require timing graph"), std::string::npos) << all;
+  EXPECT_NE(all.find("states no timing_mode, the rules require graph"), std::string::npos) << all;
   // Asked for: checked against version 1's file, said once, no problem.
   const CheckReport report = check_bundle_report(dir_.string(), (rules_dir / "submission.yaml").string(), shapes, 1);
   std::string problems;

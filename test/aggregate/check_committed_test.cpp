@@ -167,7 +167,8 @@ TEST_F(CommittedCopy, AnotherMinTimeInTheTimingSentenceIsRejected) {
   lines_.front() = context.dump();
   save();
   const std::string p = problems();
-  EXPECT_NE(p.find("the run's min_time_s is 0.002 (the timing sentence in run/results.jsonl line 1), the rules' 0.01"),
+  EXPECT_NE(p.find("the run's min_time_s is 0.002 (the timing sentence in run/results.jsonl line 1), the rules require "
+                   "0.01"),
             std::string::npos) << p;
 }
 

@@ -12,6 +12,7 @@
 #include "core/error.h"
 #include "core/resume.h"
 #include "core/run_spec.h"
+#include "core/suite.h"
 
 using namespace opmark::bench;
 
@@ -95,7 +96,7 @@ TEST(Options, TimingAndRepetitionFlags) {
   const Options o = parse_options(a.argc, a.ptrs.data());
   EXPECT_FALSE(o.graph_timing);
   EXPECT_EQ(o.min_repetitions, 5);  // Google Benchmark's repetitions flag sets opmark's minimum...
-  EXPECT_TRUE(o.min_repetitions_given);
+  EXPECT_TRUE(o.given.count("opmark_repetitions"));
   EXPECT_EQ(a.argc, 2);             // ... and is not passed on; the filter is
   EXPECT_DOUBLE_EQ(o.noise_target, 0.02);
   EXPECT_DOUBLE_EQ(o.case_time_cap_s, 3.0);
@@ -318,7 +319,49 @@ TEST(Options, ASettingAddedToTheTableIsEverywhere) {
   now["test_knob"] = "8";
   EXPECT_EQ(opmark::core::resume_mismatches(earlier, now),
             (std::vector<std::string>{"test_knob: \"7\" in the log, \"8\" in this run"}));
+  // Held by the rules: the same entry's two fields, and the run applies them and the checker holds a log to them.
+  table.back().rules = opmark::core::RulesBound::equal;
+  table.back().rules_value = [](const opmark::core::Suite&) { return std::optional<nlohmann::json>("9"); };
+  const opmark::core::Suite rules;
+  const auto departures = opmark::core::rules_departures(
+      [&](const std::string& key) {
+        return key == "test_knob" ? std::optional<nlohmann::json>(earlier.at(key)) : std::nullopt;
+      },
+      rules);
+  ASSERT_EQ(departures.size(), 1u);
+  EXPECT_EQ(departures[0].what("line 1"), "the run's test_knob is '7' (line 1), the rules require 9");
+  EXPECT_EQ(departures[0].flag_text(), "--opmark_test_knob=9");
+  Options spec = o;
+  try {
+    opmark::core::apply_rules(spec, rules, "rules.yaml", true);
+    ADD_FAILURE() << "a word the rules fix, given otherwise";
+  } catch (const opmark::Error& e) {
+    EXPECT_EQ(std::string(e.what()), "the submission rules rules.yaml require --opmark_test_knob=9");
+  }
   table.resize(before);
+}
+
+// The rules over a run's settings: a number the command line gave stands; else the rules' is taken (min time),
+// raised to (repetitions) or lowered to (a maximum); a word they fix must be the run's.
+TEST(Options, TheRulesFillTheSettingsTheCommandLineLeft) {
+  opmark::core::Suite rules;
+  rules.min_time_s = 0.01;
+  rules.repetitions = 5;
+  rules.max_repetitions = 8;
+  rules.noise_target = 0.01;
+  rules.regime = opmark::core::Regime::burst;
+  Argv a({"opmark-bench", "--opmark_repetitions=4"});
+  Options o = parse_options(a.argc, a.ptrs.data());
+  opmark::core::apply_rules(o, rules, "rules.yaml", true);
+  EXPECT_DOUBLE_EQ(o.min_time_s, 0.01);  // left: the rules'
+  EXPECT_EQ(o.min_repetitions, 4);       // given: it stands (check then rejects the run)
+  EXPECT_EQ(o.max_repetitions, 8);       // 10 lowered to the rules' most
+  o.regime = opmark::core::Regime::sustained;
+  EXPECT_THROW(opmark::core::apply_rules(o, rules, "rules.yaml", true), opmark::Error);
+  o.regime = opmark::core::Regime::burst;
+  o.recheck = false;  // a run of part of the suite may leave the re-time out; a whole run may not
+  EXPECT_NO_THROW(opmark::core::apply_rules(o, rules, "rules.yaml", false));
+  EXPECT_THROW(opmark::core::apply_rules(o, rules, "rules.yaml", true), opmark::Error);
 }
 
 // The table itself: one entry per flag, each with help; each context key once; every setting the context records is
