@@ -1,75 +1,148 @@
 #include "aggregate/systems_sheets.h"
 
+#include <algorithm>
 #include <map>
-#include <set>
 #include <utility>
 
-#include "core/case.h"
-#include "core/error.h"
+#include "core/text.h"
 
 namespace opmark::aggregate {
 namespace {
 
-// A case's (precision, family), read by core's parser of case names; a name from another tool is ("", "other").
-std::pair<std::string, std::string> precision_and_family(const std::string& name) {
-  try {
-    const core::Case c = core::parse_case_name(name);
-    return {c.precision, c.family};
-  } catch (const Error&) {
-    return {"", "other"};
-  }
+bool ends_with(const std::string& s, const std::string& tail) {
+  return s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
 }
 
-SheetCell time_cell(const CaseResult* r) {
-  if (!r) return SheetCell::of_text("not run");
-  if (!r->timed()) return SheetCell::of_text(r->status);
-  return SheetCell::of_number(r->time_us);
+// The columns of a system's own sheet that join the side-by-side one: each direction's time and throughput (nccl-tests'
+// bandwidths for an all-reduce), DeepBench's pair; its ms, energy and notes stay in the system's own sheet.
+bool compared_column(const std::string& head) {
+  return ends_with(head, " time (us)") || ends_with(head, " TFLOPS") || ends_with(head, " GB/s") ||
+         head.rfind("algbw", 0) == 0 || head.rfind("busbw", 0) == 0;
+}
+
+// The columns that name a row's shape: those before the first direction's time.
+std::size_t shape_columns(const Sheet& s) {
+  std::size_t n = 0;
+  while (n < s.header.size() && !ends_with(s.header[n], " time (us)")) ++n;
+  return n;
+}
+
+using Shape = std::vector<std::string>;
+
+// Rows in natural order, column by column (m = 1, 2, 10, 1000, not as text).
+bool shape_less(const Shape& a, const Shape& b) {
+  for (std::size_t i = 0; i < a.size() && i < b.size(); ++i)
+    if (a[i] != b[i]) return core::natural_less(a[i], b[i]);
+  return a.size() < b.size();
+}
+
+// One system's sheet of a (precision, family): its rows by shape, and the compared columns' index and head.
+struct SystemSheet {
+  const Sheet* sheet = nullptr;
+  std::map<Shape, std::size_t> row_of;
+  std::vector<std::pair<std::size_t, std::string>> columns;
+};
+
+SystemSheet index_sheet(const Sheet& s) {
+  SystemSheet out;
+  out.sheet = &s;
+  const std::size_t keys = shape_columns(s);
+  for (std::size_t c = keys; c < s.header.size(); ++c)
+    if (compared_column(s.header[c])) out.columns.emplace_back(c, s.header[c]);
+  for (std::size_t r = 0; r < s.rows.size(); ++r) {
+    const auto texts = row_texts(s.rows[r]);
+    out.row_of.emplace(Shape(texts.begin(), texts.begin() + static_cast<std::ptrdiff_t>(keys)), r);
+  }
+  return out;
+}
+
+Sheet side_by_side(const std::vector<NamedSystem>& systems, const std::vector<const Sheet*>& own) {
+  const Sheet* any = nullptr;
+  for (const Sheet* s : own) any = any ? any : s;
+  Sheet out;
+  out.name = any->name;
+  out.precision = any->precision;
+  out.family = any->family;
+  out.title = any->title;  // DeepBench's, as a system's own workbook names it
+  const std::size_t keys = shape_columns(*any);
+  out.header.assign(any->header.begin(), any->header.begin() + static_cast<std::ptrdiff_t>(keys));
+  out.formats.assign(any->formats.begin(), any->formats.begin() + static_cast<std::ptrdiff_t>(keys));
+  std::vector<SystemSheet> indexed(systems.size());
+  std::vector<Shape> shapes;
+  std::vector<std::pair<std::size_t, std::string>> columns;  // the union of the compared columns, by head
+  for (std::size_t i = 0; i < systems.size(); ++i) {
+    if (!own[i]) continue;
+    indexed[i] = index_sheet(*own[i]);
+    for (const auto& [shape, row] : indexed[i].row_of)
+      if (std::find(shapes.begin(), shapes.end(), shape) == shapes.end()) shapes.push_back(shape);
+    for (const auto& col : indexed[i].columns)
+      if (std::none_of(columns.begin(), columns.end(), [&](const auto& c) { return c.second == col.second; }))
+        columns.push_back(col);
+  }
+  std::stable_sort(shapes.begin(), shapes.end(), shape_less);
+  // Per system its compared columns; then per direction each later system's time over the first's.
+  std::vector<std::string> directions;
+  for (const auto& [index, head] : columns)
+    if (ends_with(head, " time (us)")) directions.push_back(head.substr(0, head.size() - 10));
+  for (const auto& s : systems)
+    for (const auto& [index, head] : columns) {
+      out.header.push_back(s.label + ": " + head);
+      out.formats.push_back("0.000");
+    }
+  for (std::size_t i = 1; i < systems.size(); ++i)
+    for (const auto& d : directions) {
+      out.header.push_back(d + ": " + systems[i].label + " / " + systems[0].label);
+      out.formats.push_back("0.000");
+    }
+  const auto cell_of = [&](std::size_t system, const Shape& shape, const std::string& head) -> const SheetCell* {
+    if (!own[system]) return nullptr;
+    const auto row = indexed[system].row_of.find(shape);
+    if (row == indexed[system].row_of.end()) return nullptr;
+    const auto& cols = indexed[system].columns;
+    const auto col = std::find_if(cols.begin(), cols.end(), [&](const auto& c) { return c.second == head; });
+    return col == cols.end() ? nullptr : &own[system]->rows[row->second][col->first];
+  };
+  for (const Shape& shape : shapes) {
+    std::vector<SheetCell> row(shape.begin(), shape.end());
+    for (std::size_t i = 0; i < systems.size(); ++i)
+      for (const auto& [index, head] : columns) {
+        const SheetCell* c = cell_of(i, shape, head);
+        if (c && own[i]) {
+          const auto r = indexed[i].row_of.at(shape);
+          for (const auto& [ur, uc] : own[i]->unstable_cells)
+            if (ur == r && own[i]->header[uc] == head) out.unstable_cells.emplace_back(out.rows.size(), row.size());
+        }
+        row.push_back(c ? *c : SheetCell::of_text(ends_with(head, " time (us)") ? "not run" : ""));
+      }
+    for (std::size_t i = 1; i < systems.size(); ++i)
+      for (const auto& d : directions) {
+        const SheetCell* first = cell_of(0, shape, d + " time (us)");
+        const SheetCell* later = cell_of(i, shape, d + " time (us)");
+        const bool both = first && later && first->number && later->number && first->value > 0;
+        row.push_back(both ? SheetCell::of_number(later->value / first->value) : SheetCell::of_text(""));
+      }
+    out.rows.push_back(std::move(row));
+  }
+  return out;
 }
 
 }  // namespace
 
 std::vector<Sheet> systems_sheets(const std::vector<NamedSystem>& systems) {
-  // (precision, family) -> case names, in name order (the sheets' row order).
-  std::map<std::pair<std::string, std::string>, std::set<std::string>> groups;
-  for (const auto& s : systems)
-    for (const auto& [name, r] : s.results->cases) {
-      groups[precision_and_family(name)].insert(name);
+  // Each system's own DeepBench sheets, then one side-by-side sheet per (precision, family) any of them has.
+  std::vector<std::vector<Sheet>> own(systems.size());
+  std::map<std::pair<std::string, std::string>, std::vector<const Sheet*>> groups;
+  for (std::size_t i = 0; i < systems.size(); ++i) {
+    own[i] = deepbench_sheets(*systems[i].results);
+    for (const Sheet& s : own[i]) {
+      if (s.family.empty()) continue;  // the specs: one "systems" table below instead
+      auto& group = groups[{s.precision, s.family}];
+      group.resize(systems.size(), nullptr);
+      group[i] = &s;
     }
-  std::vector<Sheet> out;
-  for (const auto& [key, names] : groups) {
-    Sheet sheet;
-    sheet.precision = key.first;
-    sheet.family = key.second;
-    sheet.name = key.first.empty() ? key.second : key.first + "_" + key.second;
-    sheet.title = key.first.empty() ? "cases of no opmark family" : key.second + ", " + key.first + ", side by side";
-    sheet.header = {"case"};
-    sheet.formats = {""};
-    for (std::size_t i = 0; i < systems.size(); ++i) {
-      sheet.header.push_back(systems[i].label + " time (us)");
-      sheet.formats.push_back("0.000");
-      if (i > 0) {
-        sheet.header.push_back(systems[i].label + " / " + systems[0].label);
-        sheet.formats.push_back("0.000");
-      }
-    }
-    for (const auto& name : names) {
-      std::vector<SheetCell> row = {SheetCell::of_text(name)};
-      const CaseResult* first = nullptr;
-      for (std::size_t i = 0; i < systems.size(); ++i) {
-        auto it = systems[i].results->cases.find(name);
-        const CaseResult* r = it == systems[i].results->cases.end() ? nullptr : &it->second;
-        if (i == 0) first = r;
-        row.push_back(time_cell(r));
-        if (r && r->unstable()) sheet.unstable_cells.emplace_back(sheet.rows.size(), row.size() - 1);
-        if (i > 0) {
-          const bool both = first && r && first->timed() && r->timed() && first->time_us > 0;
-          row.push_back(both ? SheetCell::of_number(r->time_us / first->time_us) : SheetCell::of_text(""));
-        }
-      }
-      sheet.rows.push_back(std::move(row));
-    }
-    out.push_back(std::move(sheet));
   }
+  std::vector<Sheet> out;
+  for (const auto& [key, sheets] : groups) out.push_back(side_by_side(systems, sheets));
   Sheet specs;
   specs.name = "systems";
   specs.title = "Systems";

@@ -522,13 +522,16 @@ TEST(SpreadsheetRowsAndColumns, NumbersInCsvKeepSixSignificantDigits) {
   EXPECT_EQ(number_text(-0.5), "-0.5");
 }
 
-// Several systems side by side (issue 38: DeepBench's sheets put vendors beside each other): a row per case any
-// system measured, each system's time and, after the first, its ratio to the first.
+// Several systems side by side (issue 38, and 57: DeepBench's sheets put vendors beside each other): a system's own
+// layout (the shape's fields, conv's directions in one row, natural order), then per system each direction's time
+// and throughput, then per direction each later system's ratio to the first.
 TEST(Spreadsheet, SeveralSystemsSideBySide) {
   auto run = [](const std::string& gpu, double gemm_us, bool with_relu) {
     std::string log = "{\"type\":\"context\",\"context\":{\"gpu\":\"" + gpu + "\"}}\n";
-    log += "{\"type\":\"run\",\"name\":\"gemm/fwd/fp16/m=64/n=8/k=32/ta=N/tb=N/batch=1\",\"status\":\"ok\","
-           "\"repetition\":0,\"time_us\":" + std::to_string(gemm_us) + "}\n";
+    for (const char* m : {"1000", "64", "8"})
+      log += "{\"type\":\"run\",\"name\":\"gemm/fwd/fp16/m=" + std::string(m) +
+             "/n=8/k=32/ta=N/tb=N/batch=1\",\"status\":\"ok\",\"repetition\":0,\"time_us\":" +
+             std::to_string(gemm_us) + "}\n";
     if (with_relu)
       log += "{\"type\":\"run\",\"name\":\"pointwise/fwd/fp16/op=relu/rows=8/cols=64/impl=opmark\",\"status\":"
              "\"ok\",\"repetition\":0,\"time_us\":3}\n";
@@ -539,11 +542,17 @@ TEST(Spreadsheet, SeveralSystemsSideBySide) {
   const std::vector<Sheet> sheets = systems_sheets({{"NVIDIA H100", &h100}, {"NVIDIA H200", &h200}});
   ASSERT_EQ(sheets.size(), 3u);  // fp16 gemm, fp16 pointwise, systems
   EXPECT_EQ(sheets[0].name, "fp16_gemm");
-  EXPECT_EQ(sheets[0].header, (std::vector<std::string>{"case", "NVIDIA H100 time (us)", "NVIDIA H200 time (us)",
-                                                        "NVIDIA H200 / NVIDIA H100"}));
-  EXPECT_EQ(row_texts(sheets[0].rows.at(0)),
-            (std::vector<std::string>{"gemm/fwd/fp16/m=64/n=8/k=32/ta=N/tb=N/batch=1", "10", "8", "0.8"}));
-  EXPECT_EQ(row_texts(sheets[1].rows.at(0))[2], "not run");  // the H200 did not run the ReLU
+  EXPECT_EQ(sheets[0].header,
+            (std::vector<std::string>{"application", "m", "n", "k", "ta", "tb", "batch", "NVIDIA H100: fwd time (us)",
+                                      "NVIDIA H100: fwd TFLOPS", "NVIDIA H200: fwd time (us)",
+                                      "NVIDIA H200: fwd TFLOPS", "fwd: NVIDIA H200 / NVIDIA H100"}));
+  ASSERT_EQ(sheets[0].rows.size(), 3u);
+  EXPECT_EQ(row_texts(sheets[0].rows[0]),  // m = 8, 64, 1000: numbers in order, not text
+            (std::vector<std::string>{"", "8", "8", "32", "N", "N", "1", "10", "0.0004096", "8", "0.000512", "0.8"}));
+  EXPECT_EQ(row_texts(sheets[0].rows[2])[1], "1000");
+  const std::vector<std::string> relu = row_texts(sheets[1].rows.at(0));
+  EXPECT_EQ(relu[relu.size() - 3], "not run");  // the H200 did not run the ReLU: its time, and no ratio
+  EXPECT_EQ(relu.back(), "");
   EXPECT_EQ(sheets[2].name, "systems");
   EXPECT_EQ(row_texts(sheets[2].rows.at(1))[1], "NVIDIA H200");
 }
