@@ -129,9 +129,12 @@ void keep_runnable(RunPlan& plan, const WorkloadRegistry& workloads, const Proce
                  family.c_str(), n);
   if (cases.empty()) std::fprintf(stderr, "opmark: the selection matches no case that this build can run\n");
   // opmark applies --benchmark_filter to its own case names and registers only what it keeps (case_filter.h).
-  std::vector<std::string> names;
-  for (const auto& c : cases) names.push_back(core::make_case_name(c));
-  const std::vector<std::size_t> selected = select_cases(names, filter);
+  std::vector<std::string> names, short_names;
+  for (const auto& c : cases) {
+    names.push_back(core::make_case_name(c));
+    short_names.push_back(core::short_case_name(c));
+  }
+  const std::vector<std::size_t> selected = select_cases(names, filter, short_names);
   check_filter_selects(names, filter, selected);
   std::vector<core::Case> kept;
   for (std::size_t i : selected) kept.push_back(std::move(cases[i]));

@@ -99,3 +99,16 @@ TEST(CaseFilter, AnInvalidRegexIsAnError) {
   for (const char* good : {"", "all", ".", "^gemm/fwd/fp16/", "-^conv/", "m=(64|128)/"})
     EXPECT_EQ(error_message([&] { check_benchmark_filter(good); }), "") << good;
 }
+
+// The console prints short names (the fields at their defaults left out): one copied from there, anchored, selects
+// its case, and a negated one leaves it out.
+TEST(CaseFilter, AShortNameFromTheConsoleSelectsItsCase) {
+  const opmark::core::Case conv = opmark::core::make_case(
+      "conv", "fwd", "fp16", {{"n", 1}, {"c", 3}, {"h", 8}, {"w", 8}, {"k", 4}, {"r", 3}, {"s", 3}});
+  const std::vector<std::string> names = {kNames[0], opmark::core::make_case_name(conv)};
+  const std::vector<std::string> shorts = {kNames[0], opmark::core::short_case_name(conv)};
+  ASSERT_NE(shorts[1], names[1]);
+  EXPECT_EQ(select_cases(names, "^" + shorts[1] + "$"), picks({}));  // without the short names: nothing
+  EXPECT_EQ(select_cases(names, "^" + shorts[1] + "$", shorts), picks({1}));
+  EXPECT_EQ(select_cases(names, "-^" + shorts[1] + "$", shorts), picks({0}));
+}

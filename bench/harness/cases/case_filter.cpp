@@ -52,7 +52,8 @@ void check_benchmark_filter(const std::string& filter) {
     throw Error("--benchmark_filter: '" + filter + "' is not a valid regular expression (" + why + ")");
 }
 
-std::vector<std::size_t> select_cases(const std::vector<std::string>& names, const std::string& filter) {
+std::vector<std::size_t> select_cases(const std::vector<std::string>& names, const std::string& filter,
+                                      const std::vector<std::string>& short_names) {
   const Pattern p = split(filter);
   std::vector<std::size_t> kept;
   if (matches_everything(p.text)) {
@@ -67,7 +68,9 @@ std::vector<std::size_t> select_cases(const std::vector<std::string>& names, con
   ::regcomp(&re, p.text.c_str(), REG_EXTENDED | REG_NOSUB);
   for (std::size_t i = 0; i < names.size(); ++i) {
     const bool hit = ::regexec(&re, names[i].c_str(), 0, nullptr, 0) == 0 ||
-                     ::regexec(&re, (names[i] + "/manual_time").c_str(), 0, nullptr, 0) == 0;
+                     ::regexec(&re, (names[i] + "/manual_time").c_str(), 0, nullptr, 0) == 0 ||
+                     (i < short_names.size() && short_names[i] != names[i] &&
+                      ::regexec(&re, short_names[i].c_str(), 0, nullptr, 0) == 0);
     if (hit != p.negate) kept.push_back(i);
   }
   ::regfree(&re);

@@ -13,8 +13,11 @@ void check_benchmark_filter(const std::string& filter);
 
 // The indices of `names` that the filter keeps, in order. As Google Benchmark reads it: a POSIX extended regular
 // expression searched in the name, negated by a leading '-'; empty, "all" and "." keep everything. A name is also
-// searched with Google Benchmark's "/manual_time" suffix, so filters written for the names it lists keep working.
-std::vector<std::size_t> select_cases(const std::vector<std::string>& names, const std::string& filter);
+// searched with Google Benchmark's "/manual_time" suffix, so filters written for the names it lists keep working,
+// and as its short name (`short_names`, parallel to `names`, or empty: core::short_case_name, what the console
+// prints), so a name copied from the console selects its case.
+std::vector<std::size_t> select_cases(const std::vector<std::string>& names, const std::string& filter,
+                                      const std::vector<std::string>& short_names = {});
 
 // Up to `limit` of `names` nearest to the filter read as a literal name (anchors and escapes dropped): fewest edits,
 // counted over the whole name where the filter is anchored at both ends and over any part of it where it is not;
