@@ -17,7 +17,9 @@
 #include <thread>
 
 #include "aggregate/bundle.h"
+#include "aggregate/plots.h"
 #include "aggregate/results_db.h"
+#include "core/file_access.h"
 #endif
 
 namespace opmark::aggregate {
@@ -32,6 +34,8 @@ CLI::App* add_db_command(CLI::App& app, DbOptions& o) {
   auto* runs = db->add_subcommand("runs", "the runs stored, oldest first");
   auto* history = db->add_subcommand("history", "a case's (or a family's) time over the runs, with the software");
   history->add_option("CASES", o.cases, "a regular expression over case names")->required();
+  history->add_option("--svg", o.svg, "also chart the times over the runs as SVG in this file (the first "
+                                      "12 cases)");
   auto* regressions = db->add_subcommand("regressions", "along each GPU's runs, the cases compare calls slower "
                                                         "between consecutive runs, and what software changed");
   regressions->add_option("CASES", o.cases, "a regular expression over case names (default: all)");
@@ -100,9 +104,38 @@ int print_runs(ResultsDb& db, const DbOptions& o) {
   return 0;
 }
 
+// The history as a chart: the runs of every series in order of start, each labelled by its id and date.
+void write_history_svg(const std::vector<DbSeries>& series, const DbOptions& o) {
+  constexpr std::size_t kMostCharted = 12;  // the legend's rows in the plot area
+  std::vector<DbRun> runs;
+  for (const auto& s : series)
+    for (const auto& p : s.points)
+      if (std::none_of(runs.begin(), runs.end(), [&](const DbRun& r) { return r.id == p.run.id; }))
+        runs.push_back(p.run);
+  std::stable_sort(runs.begin(), runs.end(), [](const DbRun& a, const DbRun& b) {
+    return a.started_at != b.started_at ? a.started_at < b.started_at : a.id < b.id;
+  });
+  std::vector<std::string> labels;
+  for (const auto& r : runs) labels.push_back("run " + std::to_string(r.id) + ", " + r.started_at.substr(0, 10));
+  std::vector<HistorySeries> charted;
+  for (std::size_t i = 0; i < series.size() && i < kMostCharted; ++i) {
+    HistorySeries h{series[i].case_name, {}};
+    for (const auto& p : series[i].points) {
+      if (p.status != "ok" && p.status != "unstable") continue;  // untimed: a gap in its line
+      const auto at = std::find_if(runs.begin(), runs.end(), [&](const DbRun& r) { return r.id == p.run.id; });
+      h.points.push_back({static_cast<std::size_t>(at - runs.begin()), p.time_us});
+    }
+    std::sort(h.points.begin(), h.points.end(), [](const auto& a, const auto& b) { return a.run < b.run; });
+    charted.push_back(std::move(h));
+  }
+  core::write_file_atomically(o.svg, history_svg("opmark db history: " + o.cases, labels, charted));
+  std::fprintf(stderr, "wrote %s (%zu of %zu case(s) charted)\n", o.svg.c_str(), charted.size(), series.size());
+}
+
 int print_history(ResultsDb& db, const DbOptions& o) {
   const std::vector<DbSeries> series = db.history(o.cases, o.gpu, o.since);
   if (series.empty()) throw Error("db history: no stored case matches '" + o.cases + "'");
+  if (!o.svg.empty()) write_history_svg(series, o);
   if (o.format == "json") {
     nlohmann::json j = nlohmann::json::array();
     for (const auto& s : series) {

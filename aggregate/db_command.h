@@ -19,6 +19,7 @@ struct DbOptions {
   std::string cases;               // a regular expression over case names
   std::string format = "table";    // table, csv or json
   bool faster_too = false;         // regressions: also the changes to faster
+  std::string svg;                 // history: also a chart of the times, written here
 };
 
 // Adds `db` and its actions to the command line.

@@ -261,4 +261,45 @@ std::string roofline_sets_svg(const std::string& title, const std::vector<Roofli
   return c.done();
 }
 
+std::string history_svg(const std::string& title, const std::vector<std::string>& run_labels,
+                        const std::vector<HistorySeries>& series) {
+  Canvas c(title);
+  double top = 0;
+  for (const auto& s : series)
+    for (const auto& p : s.points) top = std::max(top, p.time_us);
+  top = top > 0 ? top * 1.1 : 1;
+  const std::size_t runs = std::max<std::size_t>(run_labels.size(), 1);
+  const auto x_of = [&](std::size_t run) { return c.x(runs == 1 ? 0.5 : (run + 0.5) / static_cast<double>(runs)); };
+  c.svg << "<rect x=\"" << kLeft << "\" y=\"" << kTop << "\" width=\"" << kW - kLeft - kRight << "\" height=\""
+        << kH - kTop - kBottom << "\" fill=\"none\" stroke=\"#333\"/>\n";
+  for (int i = 0; i <= 5; ++i) {  // the time axis, in fifths of its top
+    const double py = c.y(i / 5.0);
+    c.svg << "<line x1=\"" << kLeft << "\" y1=\"" << py << "\" x2=\"" << kW - kRight << "\" y2=\"" << py
+          << "\" stroke=\"#ddd\"/><text x=\"" << kLeft - 6 << "\" y=\"" << py + 4 << "\" text-anchor=\"end\">"
+          << fmt("%.4g", top * i / 5.0) << "</text>\n";
+  }
+  for (std::size_t r = 0; r < run_labels.size(); ++r)  // each run's label, turned to fit
+    c.svg << "<text transform=\"translate(" << fmt("%.1f", x_of(r)) << "," << kH - kBottom + 12
+          << ") rotate(30)\" font-size=\"10\">" << escape(run_labels[r]) << "</text>\n";
+  c.svg << "<text transform=\"translate(18," << kH / 2 << ") rotate(-90)\" text-anchor=\"middle\">time (us)</text>\n";
+  for (std::size_t s = 0; s < series.size(); ++s) {
+    const char* colour = kColours[s % 8];
+    std::string path;
+    std::size_t last = 0;
+    for (std::size_t i = 0; i < series[s].points.size(); ++i) {
+      const HistoryPoint& p = series[s].points[i];
+      const bool joined = i > 0 && p.run == last + 1;  // a run that did not time the case breaks the line
+      path += (joined ? " L" : " M") + fmt("%.1f", x_of(p.run)) + "," + fmt("%.1f", c.y(p.time_us / top));
+      last = p.run;
+    }
+    c.svg << "<path d=\"" << path << "\" fill=\"none\" stroke=\"" << colour << "\" stroke-width=\"1.5\"/>\n";
+    for (const HistoryPoint& p : series[s].points)
+      c.svg << marker_begin(s, x_of(p.run), c.y(p.time_us / top), 3.5, colour, 0.7) << "<title>"
+            << escape(series[s].name) << ": " << fmt("%.4g", p.time_us) << " us, "
+            << escape(p.run < run_labels.size() ? run_labels[p.run] : "") << "</title>" << marker_end(s);
+    c.svg << legend_row(s, s, series[s].name);
+  }
+  return c.done();
+}
+
 }  // namespace opmark::aggregate

@@ -45,6 +45,20 @@ std::string roofline_svg(const std::vector<NamedResults>& sets, const std::strin
 std::string area_bars_svg(const std::vector<std::string>& set_names,
                           const std::vector<std::vector<AreaScore>>& scores);
 
+// A case's time over runs (opmark-aggregate db history --svg): x the runs in order of their start, each labelled,
+// y the time on a linear axis from 0; a line and markers per case (its colour and shape, named in the legend), a gap
+// where a run did not time it.
+struct HistoryPoint {
+  std::size_t run = 0;  // index into the chart's runs
+  double time_us = 0;
+};
+struct HistorySeries {
+  std::string name;  // the case
+  std::vector<HistoryPoint> points;
+};
+std::string history_svg(const std::string& title, const std::vector<std::string>& run_labels,
+                        const std::vector<HistorySeries>& series);
+
 // One result set on a roofline shared with others: its points and its own roofs.
 struct RooflinePoint {
   std::string label;     // the case name

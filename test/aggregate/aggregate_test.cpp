@@ -211,6 +211,20 @@ TEST(AggregatePlots, SvgWithOneMarkerPerCaseAndTheRoofs) {
   EXPECT_NE(two.find(">H100 (1 cases)</text>"), std::string::npos) << two;
   const std::string bars = area_bars_svg({"H200"}, {{AreaScore{"nlp", {"a"}, 2.5}}});
   EXPECT_NE(bars.find("<title>H200: 2.5 ms</title>"), std::string::npos) << bars;
+  // A case's history (db history --svg): a line through its runs, broken where a run did not time it; names escaped.
+  const std::string history =
+      history_svg("history", {"run 1, 2026-11-01", "run 2, 2026-11-02", "run 3, 2026-11-03"},
+                  {{"a<b", {{0, 10}, {2, 12}}}, {"c", {{0, 5}, {1, 6}, {2, 5.5}}}});
+  EXPECT_NE(history.find("<title>a&lt;b: 10 us, run 1, 2026-11-01</title>"), std::string::npos) << history;
+  EXPECT_NE(history.find(">run 3, 2026-11-03</text>"), std::string::npos) << history;
+  const auto path_of = [&](std::size_t nth) {
+    std::size_t at = 0;
+    for (std::size_t i = 0; i <= nth; ++i) at = history.find("<path d=\"", at) + 9;
+    return history.substr(at, history.find('"', at) - at);
+  };
+  const std::string broken = path_of(0), whole = path_of(1);
+  EXPECT_EQ(std::count(broken.begin(), broken.end(), 'M'), 2) << broken;  // run 2 missing: two pieces
+  EXPECT_EQ(std::count(whole.begin(), whole.end(), 'M'), 1) << whole;
 }
 
 // Google Benchmark writes an undefined statistic (the cv of a constant counter) as a bare NaN: still readable.
