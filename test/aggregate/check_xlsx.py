@@ -33,6 +33,14 @@ def read_workbook(path):
     return book, raw, formats
 
 
+def report(failures, what):
+    """Prints each failure and the verdict on `what`; the exit status."""
+    for f in failures:
+        print(f)
+    print(f"{what} checked:", "FAILED" if failures else "ok")
+    return 1 if failures else 0
+
+
 def main():
     exe, results, out = sys.argv[1:4]
     subprocess.run([exe, results, f"--spreadsheet={out}"], check=True)
@@ -124,10 +132,7 @@ def main():
     expect("Specs", "A6", "sm_clock_mhz")
     expect("Specs", "B6", 1980.0)
     expect_number_cell("Specs", "B6")
-    for f in failures:
-        print(f)
-    print("workbook checked:", "FAILED" if failures else "ok")
-    return 1 if failures else 0
+    return report(failures, "workbook")
 
 
 if __name__ == "__main__":

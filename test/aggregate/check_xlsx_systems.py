@@ -7,7 +7,7 @@ import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from check_xlsx import read_workbook  # noqa: E402
+from check_xlsx import read_workbook, report  # noqa: E402
 
 
 def natural_key(text):
@@ -64,10 +64,7 @@ def main():
                 failures.append(f"fp16 Convolution: no column '{s}: {d} time (us)'")
         if f"{d}: {systems[1]} / {systems[0]}" not in conv:
             failures.append(f"fp16 Convolution: no ratio column for {d}")
-    for f in failures:
-        print(f)
-    print("workbook of two systems checked:", "FAILED" if failures else "ok")
-    return 1 if failures else 0
+    return report(failures, "workbook of two systems")
 
 
 if __name__ == "__main__":
