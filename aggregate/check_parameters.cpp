@@ -26,7 +26,7 @@ json as_written(const std::string& text) {
 }
 
 // What an older run's timing sentence states for `key`, where core read it there.
-std::optional<json> from_sentence(const core::RunParameters& run, const std::string& key) {
+std::optional<json> sentence_value(const core::RunParameters& run, const std::string& key) {
   if (!run.from_sentence.count(key)) return std::nullopt;
   namespace k = core::run_key;
   if (key == k::regime && run.regime) return json(core::name_of(*run.regime));
@@ -53,7 +53,7 @@ void check_run_parameters(const ResultSet& results, const core::Suite& rules, Pr
     p.add("context", "the run's context (" + log + "): " + d + " (both are written from one value)", kKeepLog);
   const auto stated = [&](const std::string& key) -> std::optional<json> {
     const auto it = context.find(key);
-    return it != context.end() ? std::optional<json>(as_written(it->second)) : from_sentence(run, key);
+    return it != context.end() ? std::optional<json>(as_written(it->second)) : sentence_value(run, key);
   };
   for (const core::RulesDeparture& d : core::rules_departures(stated, rules)) {
     const std::string where = run.from_sentence.count(d.setting->key) ? "the timing sentence in " + log : log;

@@ -114,13 +114,22 @@ using Value = std::function<nlohmann::json(const RunSpec&)>;
 
 // A setting that only the command line has (no context key).
 RunSetting flag_only(const char* flag, const char* metavar, const char* help, Apply apply) {
-  return RunSetting{flag, metavar, help, "", false, std::move(apply), nullptr};
+  RunSetting s;
+  s.flag = flag;
+  s.metavar = metavar;
+  s.help = help;
+  s.apply = std::move(apply);
+  return s;
 }
 
 // A setting the context records under `key`, which a resumed run must match.
 RunSetting recorded(const char* flag, const char* metavar, const char* key, const char* help, Apply apply,
                     Value value) {
-  return RunSetting{flag, metavar, help, key, true, std::move(apply), std::move(value)};
+  RunSetting s = flag_only(flag, metavar, help, std::move(apply));
+  s.key = key;
+  s.resume = true;
+  s.value = std::move(value);
+  return s;
 }
 
 // One of a mode's words (core/run_modes.h) into the spec: "--opmark_l2: expected hot or cold, got 'warm'".
@@ -551,13 +560,9 @@ void apply_rules(RunSpec& spec, const Suite& rules, const std::string& rules_pat
                                              : ""));
       continue;
     }
+    // The rules' value through the flag's own parser, which checks its range and keeps what depends on it.
     const bool take = s.rules == RulesBound::equal || departs(s.rules, value, *required);
-    // The rules' value through the flag's own parser, which also marks it given; then what the command line gave.
-    if (!spec.given.count(s.flag) && take) {
-      const std::set<std::string> given = spec.given;
-      s.apply(spec, shown(*required));
-      spec.given = given;
-    }
+    if (take && !spec.given.count(s.flag)) s.apply(spec, shown(*required));
   }
 }
 
