@@ -3,6 +3,7 @@
 #include <CLI/CLI.hpp>
 
 #include <cstdio>
+#include <map>
 #include <iostream>
 #include <regex>
 
@@ -23,6 +24,11 @@
 #endif
 
 namespace opmark::aggregate {
+namespace {
+
+constexpr std::size_t kMostCharted = 12;  // db history --svg: the legend's rows in the plot area
+
+}  // namespace
 
 CLI::App* add_db_command(CLI::App& app, DbOptions& o) {
   auto* db = app.add_subcommand("db", "the results database (SQLite): ingest runs, list them, a case's history, the "
@@ -34,8 +40,8 @@ CLI::App* add_db_command(CLI::App& app, DbOptions& o) {
   auto* runs = db->add_subcommand("runs", "the runs stored, oldest first");
   auto* history = db->add_subcommand("history", "a case's (or a family's) time over the runs, with the software");
   history->add_option("CASES", o.cases, "a regular expression over case names")->required();
-  history->add_option("--svg", o.svg, "also chart the times over the runs as SVG in this file (the first "
-                                      "12 cases)");
+  history->add_option("--svg", o.svg, "also chart the times over the runs as SVG in this file (the first " +
+                                          std::to_string(kMostCharted) + " cases)");
   auto* regressions = db->add_subcommand("regressions", "along each GPU's runs, the cases compare calls slower "
                                                         "between consecutive runs, and what software changed");
   regressions->add_option("CASES", o.cases, "a regular expression over case names (default: all)");
@@ -106,24 +112,26 @@ int print_runs(ResultsDb& db, const DbOptions& o) {
 
 // The history as a chart: the runs of every series in order of start, each labelled by its id and date.
 void write_history_svg(const std::vector<DbSeries>& series, const DbOptions& o) {
-  constexpr std::size_t kMostCharted = 12;  // the legend's rows in the plot area
-  std::vector<DbRun> runs;
+  std::map<std::int64_t, DbRun> by_id;
   for (const auto& s : series)
-    for (const auto& p : s.points)
-      if (std::none_of(runs.begin(), runs.end(), [&](const DbRun& r) { return r.id == p.run.id; }))
-        runs.push_back(p.run);
+    for (const auto& p : s.points) by_id.emplace(p.run.id, p.run);
+  std::vector<DbRun> runs;
+  for (const auto& [id, run] : by_id) runs.push_back(run);
   std::stable_sort(runs.begin(), runs.end(), [](const DbRun& a, const DbRun& b) {
     return a.started_at != b.started_at ? a.started_at < b.started_at : a.id < b.id;
   });
+  std::map<std::int64_t, std::size_t> column_of;  // a run's place along x
   std::vector<std::string> labels;
-  for (const auto& r : runs) labels.push_back("run " + std::to_string(r.id) + ", " + r.started_at.substr(0, 10));
+  for (const auto& r : runs) {
+    column_of[r.id] = labels.size();
+    labels.push_back("run " + std::to_string(r.id) + ", " + r.started_at.substr(0, 10));
+  }
   std::vector<HistorySeries> charted;
   for (std::size_t i = 0; i < series.size() && i < kMostCharted; ++i) {
     HistorySeries h{series[i].case_name, {}};
     for (const auto& p : series[i].points) {
       if (p.status != "ok" && p.status != "unstable") continue;  // untimed: a gap in its line
-      const auto at = std::find_if(runs.begin(), runs.end(), [&](const DbRun& r) { return r.id == p.run.id; });
-      h.points.push_back({static_cast<std::size_t>(at - runs.begin()), p.time_us});
+      h.points.push_back({column_of.at(p.run.id), p.time_us});
     }
     std::sort(h.points.begin(), h.points.end(), [](const auto& a, const auto& b) { return a.run < b.run; });
     charted.push_back(std::move(h));

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <set>
 #include <utility>
 
 #include "core/text.h"
@@ -68,24 +69,23 @@ Sheet side_by_side(const std::vector<NamedSystem>& systems, const std::vector<co
   out.header.assign(any->header.begin(), any->header.begin() + static_cast<std::ptrdiff_t>(keys));
   out.formats.assign(any->formats.begin(), any->formats.begin() + static_cast<std::ptrdiff_t>(keys));
   std::vector<SystemSheet> indexed(systems.size());
-  std::vector<Shape> shapes;
-  std::vector<std::pair<std::size_t, std::string>> columns;  // the union of the compared columns, by head
+  std::set<Shape> every_shape;
+  std::vector<std::string> columns;  // the union of the compared columns' heads, in the order first seen
   for (std::size_t i = 0; i < systems.size(); ++i) {
     if (!own[i]) continue;
     indexed[i] = index_sheet(*own[i]);
-    for (const auto& [shape, row] : indexed[i].row_of)
-      if (std::find(shapes.begin(), shapes.end(), shape) == shapes.end()) shapes.push_back(shape);
-    for (const auto& col : indexed[i].columns)
-      if (std::none_of(columns.begin(), columns.end(), [&](const auto& c) { return c.second == col.second; }))
-        columns.push_back(col);
+    for (const auto& [shape, row] : indexed[i].row_of) every_shape.insert(shape);
+    for (const auto& [index, head] : indexed[i].columns)
+      if (std::find(columns.begin(), columns.end(), head) == columns.end()) columns.push_back(head);
   }
+  std::vector<Shape> shapes(every_shape.begin(), every_shape.end());
   std::stable_sort(shapes.begin(), shapes.end(), shape_less);
   // Per system its compared columns; then per direction each later system's time over the first's.
   std::vector<std::string> directions;
-  for (const auto& [index, head] : columns)
+  for (const auto& head : columns)
     if (ends_with(head, " time (us)")) directions.push_back(head.substr(0, head.size() - 10));
   for (const auto& s : systems)
-    for (const auto& [index, head] : columns) {
+    for (const auto& head : columns) {
       out.header.push_back(s.label + ": " + head);
       out.formats.push_back("0.000");
     }
@@ -105,9 +105,9 @@ Sheet side_by_side(const std::vector<NamedSystem>& systems, const std::vector<co
   for (const Shape& shape : shapes) {
     std::vector<SheetCell> row(shape.begin(), shape.end());
     for (std::size_t i = 0; i < systems.size(); ++i)
-      for (const auto& [index, head] : columns) {
+      for (const auto& head : columns) {
         const SheetCell* c = cell_of(i, shape, head);
-        if (c && own[i]) {
+        if (c) {
           const auto r = indexed[i].row_of.at(shape);
           for (const auto& [ur, uc] : own[i]->unstable_cells)
             if (ur == r && own[i]->header[uc] == head) out.unstable_cells.emplace_back(out.rows.size(), row.size());
