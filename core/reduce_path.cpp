@@ -370,7 +370,7 @@ ReducePlan registers_plan(std::int64_t cols, std::int64_t elem_bytes, bool vecto
 
 // The (group, cache) pairs the registers kernels are built for, each group with its smallest cache first.
 // Groups of 4 serve rows of 5 to 8 units, PyTorch's warp softmax's width for them; a warp with 32 elements a lane
-// (rows of 513 to 1024 elements that are not whole vectors) is its widest, where a block a row was 1.41x behind.
+// (rows of 513 to 1024 elements that are not whole vectors) is its widest, which a block a row does not match.
 constexpr int kRegisterFits[][2] = {{1, 1},  {1, 4},  {4, 2},  {8, 4},  {16, 4},  {16, 8},
                                     {32, 4}, {32, 8}, {32, 16}, {32, 32}, {kReduceBlockThreads, 4},
                                     {kReduceBlockThreads, 8}, {kReduceBlockThreads, 16}};
