@@ -2,17 +2,30 @@
 """Exports models of torchvision and transformers to ONNX, built from their configs with random weights (no
 download), for import_onnx.py: the models issue 55 imports, most of them in no committed table.
 
-    python3 shapes/models/export_onnx.py --out DIR [--models vit_b_16,distilbert,...] [--list]
+    python3 shapes/models/export_onnx.py --out DIR [--models vit_b_16,distilbert,...] [--measure] [--list]
 
 Needs PyTorch, torchvision, transformers and onnx (the GPU machine's image has them; the export itself runs on the
 CPU). Each model is exported with its batch (and for language models its sequence) as a dynamic dimension named
 `batch` (`sequence`), which import_onnx.py makes the table's inputs B (L). A model that fails to export is named
 with its error and the others go on; the exit status is 1 when any failed.
+
+--measure (needs a GPU) also times each model on it, in --dtype (default fp16), at the inputs import_onnx.py gives
+the table by default, as extract_models.py times the zoo's models, and writes DIR/<model>.measured.json for
+`import_onnx.py --measured`: the table's measured entry (CUDA-graph replay, eager pass and profiled kernel time)
+and header lines with the share of the kernel time in operators opmark's families take (the PyTorch pass traced
+through the same op_mapping the importer uses).
 """
 import argparse
+import datetime
+import json
 import os
 import sys
 import traceback
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+
+import import_onnx  # noqa: E402  (the table's default input sizes)
 
 IMAGE = (3, 224, 224)
 
@@ -63,13 +76,17 @@ def example(name, model_inputs):
     return (torch.randint(0, 1000, (2, 64)),), {"x": {0: "batch", 1: "sequence"}}
 
 
+def build(name):
+    """The model in eval mode and its inputs' names (None for torchvision's images)."""
+    if name in TORCHVISION:
+        return torchvision_model(name), None
+    model, inputs = hf_model(name)
+    return model.eval(), inputs
+
+
 def export(name, out_dir):
     import torch
-    if name in TORCHVISION:
-        model, inputs = torchvision_model(name), None
-    else:
-        model, inputs = hf_model(name)
-        model = model.eval()
+    model, inputs = build(name)
     args, dynamic = example(name, inputs)
     path = os.path.join(out_dir, f"{name}.onnx")
     with torch.no_grad():
@@ -82,10 +99,58 @@ def export(name, out_dir):
     return path
 
 
+def measure_spec(name):
+    """The model as extract_models.py times a zoo model: built seeded on the device, at the table's default inputs
+    (import_onnx.DEFAULT_SIZES: what a table imported from this export runs by default)."""
+    import torch
+    import model_zoo
+    _, input_names = build(name)
+    b, length = import_onnx.DEFAULT_SIZES["B"], import_onnx.DEFAULT_SIZES["L"]
+
+    def inputs(s, device, dtype):
+        if name in TORCHVISION or input_names == ["pixel_values"]:
+            return (torch.randn(s["B"], *IMAGE, device=device, dtype=dtype),)
+        if input_names == ["input_features"]:
+            return (torch.randn(s["B"], 80, 3000, device=device, dtype=dtype),)
+        return (torch.randint(0, 1000, (s["B"], s["L"]), device=device),)
+
+    text = not (name in TORCHVISION or input_names in (["pixel_values"], ["input_features"]))
+    defaults = {"B": b, "L": length} if text else {"B": b}
+    return model_zoo.Spec(name, "imported", "exported to ONNX", f"export_onnx.py {name}", defaults,
+                          lambda s, device: build(name)[0].to(device), inputs)
+
+
+def measure(name, out_dir, precision):
+    """DIR/<name>.measured.json: this GPU's measured entry and the coverage header lines (see --measure)."""
+    import torch
+    import extract_models as em
+    import op_mapping
+    dtype = {"fp16": torch.float16, "bf16": torch.bfloat16, "fp32": torch.float32}[precision]
+    torch.backends.cudnn.benchmark = True  # as extract_models.py times the zoo's models
+    records, total, _, model, inputs, _ = em.timed_trace(measure_spec(name), "cuda", dtype)
+    cov = op_mapping.coverage(records, total)
+    header = em.coverage_comment(cov, op_mapping.top_uncovered(records), "")
+    header = [line.replace("(torch.profiler)", "(torch.profiler, the PyTorch model this graph was exported from)")
+              for line in header]
+    measured, timing = em.real_times(model, inputs, total, precision)
+    measured["date"] = datetime.date.today().isoformat()
+    measured["software"] = em.software_versions()
+    del model, inputs
+    torch.cuda.empty_cache()
+    path = os.path.join(out_dir, f"{name}.measured.json")
+    with open(path, "w") as f:
+        json.dump({"measured": measured, "header": header + timing}, f, indent=1)
+    return f"{path}: graph {measured['graph_ms']} ms, kernel {measured['kernel_ms']:.3f} ms, " \
+           f"{cov['coverage']:.1%} in families"
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--out", required=True, help="the folder for the .onnx files")
     p.add_argument("--models", default=",".join(MODELS), help="comma-separated (default: all)")
+    p.add_argument("--measure", action="store_true",
+                   help="also time each model on the GPU and write DIR/<model>.measured.json (see above)")
+    p.add_argument("--dtype", default="fp16", choices=["fp16", "bf16", "fp32"], help="--measure's precision")
     p.add_argument("--list", action="store_true", help="print the model names and exit")
     a = p.parse_args()
     if a.list:
@@ -99,6 +164,8 @@ def main():
             return 2
         try:
             print(f"{name}: {export(name, a.out)}", flush=True)
+            if a.measure:
+                print(f"{name}: {measure(name, a.out, a.dtype)}", flush=True)
         except Exception as e:
             failed += 1
             print(f"{name}: FAILED: {type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}", flush=True)

@@ -20,10 +20,14 @@ symbols, as the tracer fits them: the graph is shape-inferred at the default inp
 doubled, and checked at three times the inputs; a field no expression reproduces keeps its value at the defaults
 and is counted in the header. `opmark-bench --opmark_models=TABLE.yaml` runs the table's unique cases and
 `--opmark_inputs=B=16` sizes it.
+
+--measured FILE adds the model's real time on a GPU to the table (its `measured:` entry, what `opmark-aggregate
+scores` holds the bounds against) and the header lines on its kernel time: export_onnx.py --measure writes FILE.
 """
 import argparse
 import collections
 import datetime
+import json
 import os
 import re
 import sys
@@ -32,6 +36,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 
 import extract_models as em  # noqa: E402  (imports no torch)
+import measured_entries  # noqa: E402
 import op_mapping as om  # noqa: E402
 from op_mapping import Record, TensorInfo  # noqa: E402
 
@@ -367,7 +372,8 @@ def import_model(model, renames=None, sizes=None):
     return records, base, unfitted, same_shape
 
 
-def write_table(path, name, source, area, task, records, base, unfitted, same_shape, nodes):
+def write_table(path, name, source, area, task, records, base, unfitted, same_shape, nodes, real=None):
+    """real: export_onnx.py's measured file ({"measured": entry, "header": [lines]}) or None."""
     import onnx
     counts = collections.Counter(r.family for r in records)
     other = collections.Counter(r.source_op for r in records if r.family == "other")
@@ -382,6 +388,7 @@ def write_table(path, name, source, area, task, records, base, unfitted, same_sh
             f"{len(unfitted)} field(s) kept constant (no expression reproduced the graph at 3x the inputs)."
             if unfitted else "every expression reproduced the graph at 3x the inputs." if same_shape
             else "the call sequence changes with the inputs: every shape is the constant at the defaults."),
+        *(real or {}).get("header", []),
         f"model: {name}",
         f"area: {area}",
         f"task: {task}",
@@ -390,6 +397,9 @@ def write_table(path, name, source, area, task, records, base, unfitted, same_sh
     ]
     if base:
         lines.append("inputs: {" + ", ".join(f"{k}: {v}" for k, v in base.items()) + "}")
+    if real:
+        lines.append("measured:")
+        lines.append("  - " + measured_entries.entry_text(real["measured"]))
     lines.append("ops:")
     rows = {}
     for rec, calls, _ in em.aggregate(records):
@@ -428,6 +438,7 @@ def main(argv=None):
     p.add_argument("--task", default="imported ONNX graph", help="what the model does")
     p.add_argument("--inputs", help="default sizes of the symbols, e.g. B=8,L=128")
     p.add_argument("--symbols", help="a dynamic dimension's symbol, e.g. batch_size=B,seq=L")
+    p.add_argument("--measured", help="the model's real time on a GPU, from export_onnx.py --measure")
     args = p.parse_args(argv)
     try:
         import onnx
@@ -443,6 +454,15 @@ def main(argv=None):
     except Exception as e:  # a file that is no ONNX model: said with its name, not a protobuf trace
         print(f"import_onnx.py: {args.model}: not an ONNX model ({e})", file=sys.stderr)
         return 2
+    real = None
+    if args.measured:
+        try:
+            with open(args.measured) as f:
+                real = json.load(f)
+            measured_entries.entry_text(real["measured"])
+        except (OSError, ValueError, KeyError, TypeError) as e:
+            print(f"import_onnx.py: --measured {args.measured}: {type(e).__name__}: {e}", file=sys.stderr)
+            return 2
     name = args.name or re.sub(r"\W", "_", os.path.splitext(os.path.basename(args.model))[0])
     out = args.out or os.path.splitext(args.model)[0] + ".yaml"
     records, base, unfitted, same_shape = import_model(model, parse_pairs(args.symbols, "--symbols"),
@@ -451,7 +471,7 @@ def main(argv=None):
         print(f"import_onnx.py: {args.model}: no node launches work", file=sys.stderr)
         return 2
     write_table(out, name, args.model, args.area, args.task, records, base, unfitted, same_shape,
-                len(model.graph.node))
+                len(model.graph.node), real)
     families = collections.Counter(r.family for r in records)
     print(f"{out}: {len(records)} calls ({', '.join(f'{f} {n}' for f, n in families.most_common())}); "
           f"{len(unfitted)} field(s) kept constant")

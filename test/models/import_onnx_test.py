@@ -8,6 +8,7 @@ opmark-bench loads the tables (--opmark_validate) where its path is given.
 
     /usr/bin/python3 test/models/import_onnx_test.py [OPMARK_BENCH]
 """
+import json
 import os
 import re
 import subprocess
@@ -176,6 +177,23 @@ class ImportOnnx(unittest.TestCase):
         with self.assertRaisesRegex(SystemExit, "--symbols 'batch': expected NAME=VALUE"):
             import_onnx.main([self.cnn, "--symbols", "batch"])
 
+    def test_a_measured_file_gives_the_table_its_real_time(self):
+        real = os.path.join(self.dir, "cnn.measured.json")
+        with open(real, "w") as f:
+            json.dump({"measured": {"device": "NVIDIA H200", "precision": "fp16", "graph_ms": 1.25, "eager_ms": 2.5,
+                                    "kernel_ms": 1.2, "date": "2026-11-29", "software": "torch 2.11"},
+                       "header": ["# Kernel time of one pass: 1.200 ms; in benchmarked families 1.100 ms (91.7%),"]},
+                      f)
+        out = os.path.join(self.dir, "cnn_measured.yaml")
+        self.assertEqual(import_onnx.main([self.cnn, "--out", out, "--measured", real]), 0)
+        text = open(out).read()
+        self.assertIn('measured:\n  - {device: "NVIDIA H200", precision: fp16, graph_ms: 1.2500, eager_ms: 2.5000, '
+                      'kernel_ms: 1.2000, date: "2026-11-29", software: "torch 2.11"}\nops:', text)
+        self.assertIn("# Kernel time of one pass: 1.200 ms", text)
+        with open(real, "w") as f:
+            f.write('{"header": []}')
+        self.assertEqual(import_onnx.main([self.cnn, "--out", out, "--measured", real]), 2)
+
     def test_recurrent_nodes_are_rnn_layers(self):
         lstm, gru = ops_of(os.path.join(self.dir, "recurrent.yaml"))
         self.assertEqual((lstm["family"], lstm["cell"], lstm["hidden"], lstm["batch"], lstm["steps"], lstm["input"],
@@ -184,11 +202,13 @@ class ImportOnnx(unittest.TestCase):
 
     @unittest.skipUnless(BENCH, "no opmark-bench given")
     def test_opmark_bench_loads_the_tables(self):
-        tables = ",".join(os.path.join(self.dir, n) for n in ("cnn.yaml", "block.yaml", "recurrent.yaml"))
+        self.test_a_measured_file_gives_the_table_its_real_time()
+        tables = ",".join(os.path.join(self.dir, n) for n in ("cnn.yaml", "block.yaml", "recurrent.yaml",
+                                                               "cnn_measured.yaml"))
         run = subprocess.run([BENCH, "--opmark_validate", f"--opmark_models={tables}", "--opmark_inputs=B=4"],
                              capture_output=True, text=True)
         self.assertEqual(run.returncode, 0, run.stderr)
-        self.assertIn("3 models need", run.stderr)
+        self.assertIn("4 models need", run.stderr)
 
 
 if __name__ == "__main__":
