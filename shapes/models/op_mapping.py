@@ -330,11 +330,39 @@ def attention_record(op, args, kwargs):
 
 # ---- permutes ----
 
+# The orders opmark's permute family runs (core/permute.cpp); others are merged into one of them where they can be.
+PERMUTE_ORDERS = ("0213", "0132", "0231", "0312", "1023")
+
+
+def merge_neighbours(storage, perm):
+    """(storage, perm) with output neighbours that are storage neighbours too merged into one dimension: the same
+    copy over fewer dimensions (2013 over [a, b, c, d] is 102 over [a*b, c, d])."""
+    groups = [[perm[0]]]
+    for p in perm[1:]:
+        if p == groups[-1][-1] + 1:
+            groups[-1].append(p)
+        else:
+            groups.append([p])
+    starts = sorted(g[0] for g in groups)
+    renumber = {s: n for n, s in enumerate(starts)}
+    return ([math.prod(storage[p] for p in g) for g in sorted(groups, key=lambda g: g[0])],
+            [renumber[g[0]] for g in groups])
+
+
+def padded_order(storage, perm):
+    """(d, perm text) over 4 dimensions, leading 1s added; None past 4 dimensions."""
+    if len(perm) > 4:
+        return None
+    pad = 4 - len(perm)
+    return [1] * pad + list(storage), "".join(str(x) for x in list(range(pad)) + [x + pad for x in perm])
+
+
 def permute_of(t):
     """A copy of view t into its own contiguous order, as opmark's permute family takes it: (d, perm) with d the
-    4 sizes of the contiguous source and perm its 4-digit order, after dropping size-1 dimensions (and, past 4
-    dimensions, merging those that stay neighbours); "copy" when the copy keeps the order; None for a view that is no permutation of a
-    dense tensor (expanded, sliced) or needs more than 4 dimensions."""
+    4 sizes of the contiguous source and perm its 4-digit order, after dropping size-1 dimensions (and, where the
+    order has more than 4 dimensions or is none the family runs, merging those that stay neighbours); "copy" when
+    the copy keeps the order; None for a view that is no permutation of a dense tensor (expanded, sliced) or no
+    order the family runs."""
     dims = [i for i, s in enumerate(t.shape) if s != 1]
     if not dims:
         return "copy"
@@ -348,26 +376,14 @@ def permute_of(t):
     perm = [order.index(i) for i in dims]  # output dim i reads storage dim perm[i]
     if perm == sorted(perm):
         return "copy"
-    merged_storage, merged_perm = storage, perm
-    if len(perm) > 4:  # merge output neighbours that are storage neighbours too (only where needed: 4-D stays 4-D)
-        groups = [[perm[0]]]
-        for p in perm[1:]:
-            if p == groups[-1][-1] + 1:
-                groups[-1].append(p)
-            else:
-                groups.append([p])
-        starts = sorted(g[0] for g in groups)
-        renumber = {s: n for n, s in enumerate(starts)}
-        merged_storage = [math.prod(storage[p] for p in g) for g in sorted(groups, key=lambda g: g[0])]
-        merged_perm = [renumber[g[0]] for g in groups]
+    as_is = padded_order(storage, perm)  # 4-D orders the family runs keep their 4 dimensions
+    if as_is and as_is[1] in PERMUTE_ORDERS:
+        return as_is
+    merged_storage, merged_perm = merge_neighbours(storage, perm)
     if merged_perm == sorted(merged_perm):
         return "copy"
-    if len(merged_perm) > 4:
-        return None
-    pad = 4 - len(merged_perm)
-    d = [1] * pad + merged_storage
-    p = list(range(pad)) + [x + pad for x in merged_perm]
-    return d, "".join(str(x) for x in p)
+    merged = padded_order(merged_storage, merged_perm)
+    return merged if merged and merged[1] in PERMUTE_ORDERS else None
 
 
 def copy_record(source, src, out):

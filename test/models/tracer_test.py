@@ -370,6 +370,13 @@ class Permute(unittest.TestCase):
         self.assertEqual(om.permute_of(self.view([2, 3, 4, 5, 6], [0, 1, 3, 2, 4])), ([6, 4, 5, 6], "0213"))
         self.assertEqual(om.permute_of(self.view([2, 16, 12, 64], [0, 1, 2, 3])), "copy")
 
+    def test_orders_the_family_does_not_run_are_merged_into_one_it_does(self):
+        # 2013 over [a, b, c, d] (ViT's class-token transpose) is 102 over [a*b, c, d]: 0213 padded
+        self.assertEqual(om.permute_of(self.view([1, 8, 768, 197], [2, 0, 1, 3])), ([1, 8, 768, 197], "0213"))
+        self.assertEqual(om.permute_of(self.view([3, 4, 5, 6], [2, 0, 1, 3])), ([1, 12, 5, 6], "0213"))
+        self.assertEqual(om.permute_of(self.view([3, 4, 5, 6], [1, 2, 3, 0])), ([1, 1, 3, 120], "0132"))
+        self.assertIsNone(om.permute_of(self.view([3, 4, 5, 6], [3, 2, 1, 0])))  # no neighbours: none it runs
+
     def test_not_a_permutation(self):
         self.assertIsNone(om.permute_of(T([2, 12, 16, 64], [0, 64, 0, 1])))  # expanded
         self.assertIsNone(om.permute_of(self.view([2, 3, 4, 5, 6], [4, 2, 0, 3, 1])))  # five dims stay
