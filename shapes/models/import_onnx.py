@@ -23,6 +23,7 @@ and is counted in the header. `opmark-bench --opmark_models=TABLE.yaml` runs the
 
 --measured FILE adds the model's real time on a GPU to the table (its `measured:` entry, what `opmark-aggregate
 scores` holds the bounds against) and the header lines on its kernel time: export_onnx.py --measure writes FILE.
+A table imported again keeps the measured entries of the other GPUs and precisions it had.
 """
 import argparse
 import collections
@@ -37,6 +38,7 @@ sys.path.insert(0, HERE)
 
 import extract_models as em  # noqa: E402  (imports no torch)
 import measured_entries  # noqa: E402
+import onnx_fold  # noqa: E402
 import op_mapping as om  # noqa: E402
 from op_mapping import Record, TensorInfo  # noqa: E402
 
@@ -93,7 +95,8 @@ def dynamic_dims(model, renames):
 
 
 def with_sizes(model, dims, sizes):
-    """A copy of `model` whose dynamic input dimensions have the sizes of their symbols, shapes inferred."""
+    """A copy of `model` whose dynamic input dimensions have the sizes of their symbols, its shape arithmetic folded
+    (onnx_fold) and shapes inferred."""
     import onnx
     m = onnx.ModelProto()
     m.CopyFrom(model)
@@ -109,7 +112,7 @@ def with_sizes(model, dims, sizes):
     del m.graph.value_info[:]
     for value in m.graph.output:
         value.type.tensor_type.ClearField("shape")
-    return onnx.shape_inference.infer_shapes(m, data_prop=True)
+    return onnx_fold.fold(m, lambda x: onnx.shape_inference.infer_shapes(x, data_prop=True))
 
 
 def tensor_infos(model):
@@ -290,11 +293,42 @@ def consumers(graph):
     return used
 
 
+def softmax_guard(graph, used, name):
+    """(the nodes, the value) after a softmax's output `name` that only guard or convert it: a Cast, or torch's
+    exported `where(isnan(p), 0, p)`."""
+    nodes = []
+    while True:
+        nxt = used.get(name, [])
+        kinds = sorted(graph.node[j].op_type for j in nxt)
+        if kinds == ["Cast"]:
+            nodes.append(nxt[0])
+            name = graph.node[nxt[0]].output[0]
+        elif kinds == ["IsNaN", "Where"]:
+            isnan, where = sorted(nxt, key=lambda j: graph.node[j].op_type)
+            if graph.node[isnan].output[0] not in graph.node[where].input:
+                return nodes, name
+            nodes += [isnan, where]
+            name = graph.node[where].output[0]
+        else:
+            return nodes, name
+
+
+def scaled_operand(graph, producer, used, weights, name):
+    """(the scale node or None, the operand): torch's exported attention scales Q and K^T each by a constant
+    before their product."""
+    j = producer.get(name)
+    if j is None or graph.node[j].op_type not in ("Mul", "Div") or len(used.get(name, [])) != 1:
+        return None, name
+    data = [n for n in graph.node[j].input if n not in weights]
+    return (j, data[0]) if len(data) == 1 else (None, name)
+
+
 def attention_groups(graph, infos):
-    """{index of the second MatMul: (the nodes the attention case replaces, its Record)}: MatMul(Q, K^T), an optional
-    scale (Mul or Div) and additive mask (Add or Where), Softmax over the last axis, [Cast], MatMul(P, V), with Q, K^T
-    and V of 4 dimensions."""
+    """{index of the second MatMul: (the nodes the attention case replaces, its Record)}: MatMul(Q, K^T) (each
+    optionally scaled by a constant), an optional scale (Mul or Div) and additive mask (Add or Where), Softmax over
+    the last axis, [Cast or a NaN guard], MatMul(P, V), with Q, K^T and V of 4 dimensions."""
     producer = {out: i for i, node in enumerate(graph.node) for out in node.output}
+    weights = {t.name for t in graph.initializer}
     used = consumers(graph)
     groups = {}
     for i, node in enumerate(graph.node):
@@ -316,15 +350,15 @@ def attention_groups(graph, infos):
         if name not in producer or graph.node[producer[name]].op_type != "MatMul":
             continue
         first = producer[name]
-        after = node.output[0]
+        guard, after = softmax_guard(graph, used, node.output[0])
+        chain += guard
         nxt = used.get(after, [])
-        if len(nxt) == 1 and graph.node[nxt[0]].op_type == "Cast":
-            chain.append(nxt[0])
-            nxt = used.get(graph.node[nxt[0]].output[0], [])
         if len(nxt) != 1 or graph.node[nxt[0]].op_type != "MatMul":
             continue
         second = nxt[0]
-        q, kt = (infos.get(n) for n in graph.node[first].input)
+        operands = [scaled_operand(graph, producer, used, weights, n) for n in graph.node[first].input]
+        chain += [j for j, _ in operands if j is not None]
+        q, kt = (infos.get(n) for _, n in operands)
         v = infos.get(graph.node[second].input[1])
         if not all(t is not None and t.dim() == 4 for t in (q, kt, v)):
             continue
@@ -463,15 +497,21 @@ def main(argv=None):
         except (OSError, ValueError, KeyError, TypeError) as e:
             print(f"import_onnx.py: --measured {args.measured}: {type(e).__name__}: {e}", file=sys.stderr)
             return 2
-    name = args.name or re.sub(r"\W", "_", os.path.splitext(os.path.basename(args.model))[0])
-    out = args.out or os.path.splitext(args.model)[0] + ".yaml"
+    stem = re.sub(r"\.graph$", "", os.path.splitext(os.path.basename(args.model))[0])  # export_onnx's weightless copy
+    name = args.name or re.sub(r"\W", "_", stem)
+    out = args.out or os.path.join(os.path.dirname(args.model), stem + ".yaml")
     records, base, unfitted, same_shape = import_model(model, parse_pairs(args.symbols, "--symbols"),
                                                        parse_pairs(args.inputs, "--inputs", int))
     if not records:
         print(f"import_onnx.py: {args.model}: no node launches work", file=sys.stderr)
         return 2
+    previous = ""
+    if os.path.exists(out):
+        with open(out) as f:
+            previous = f.read()
     write_table(out, name, args.model, args.area, args.task, records, base, unfitted, same_shape,
                 len(model.graph.node), real)
+    em.keep_other_entries(out, previous, real["measured"] if real else None)
     families = collections.Counter(r.family for r in records)
     print(f"{out}: {len(records)} calls ({', '.join(f'{f} {n}' for f, n in families.most_common())}); "
           f"{len(unfitted)} field(s) kept constant")

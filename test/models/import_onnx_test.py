@@ -26,6 +26,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, os.path.join(ROOT, "shapes", "models"))
 
+import export_onnx  # noqa: E402  (imports no torch until it exports)
 import import_onnx  # noqa: E402
 
 BENCH = sys.argv.pop(1) if len(sys.argv) > 1 else None
@@ -88,6 +89,39 @@ def block(path):
     save(h.make_graph(nodes, "block", [x, ids], [y], weights), path, ["custom"])
 
 
+def exported_block(path):
+    """Attention as torch.onnx exports scaled_dot_product_attention (Q and K^T each scaled, a NaN guard after the
+    softmax), with reshape targets and position ids computed from the input's Shape, as exported graphs do."""
+    x = h.make_tensor_value_info("x", TP.FLOAT, ["batch", "sequence", 64])
+    y = h.make_tensor_value_info("y", TP.FLOAT, None)
+    ints = {n: nh.from_array(np.array(v, dtype=np.int64), n) for n, v in
+            (("i0", 0), ("i1", 1), ("a0", [0]), ("c4", [4]), ("c16", [16]), ("c64", [64]), ("c2", 2), ("c128", [128]))}
+    nodes = [h.make_node("Shape", ["x"], ["shape"]), h.make_node("Gather", ["shape", "i0"], ["b"]),
+             h.make_node("Gather", ["shape", "i1"], ["l"]), h.make_node("Unsqueeze", ["b", "a0"], ["b1"]),
+             h.make_node("Unsqueeze", ["l", "a0"], ["l1"]),
+             h.make_node("Concat", ["b1", "l1", "c4", "c16"], ["heads_shape"], axis=0),
+             h.make_node("Range", ["i0", "l", "i1"], ["positions"]),
+             h.make_node("Gather", ["pos_table", "positions"], ["pos"]), h.make_node("Add", ["x", "pos"], ["xp"])]
+    for t in "qkv":
+        nodes += [h.make_node("MatMul", ["xp", f"w{t}"], [f"{t}0"]),
+                  h.make_node("Reshape", [f"{t}0", "heads_shape"], [f"{t}1"]),
+                  h.make_node("Transpose", [f"{t}1"], [t], perm=[0, 2, 3, 1] if t == "k" else [0, 2, 1, 3])]
+    nodes += [
+        h.make_node("Mul", ["q", "scale"], ["qs"]), h.make_node("Mul", ["k", "scale"], ["ks"]),
+        h.make_node("MatMul", ["qs", "ks"], ["s"]), h.make_node("Softmax", ["s"], ["p"], axis=-1),
+        h.make_node("IsNaN", ["p"], ["nan"]), h.make_node("Where", ["nan", "zero", "p"], ["pg"]),
+        h.make_node("MatMul", ["pg", "v"], ["o"]), h.make_node("Transpose", ["o"], ["o1"], perm=[0, 2, 1, 3]),
+        # (B, L/2, 128): the sequence halved by a Div of the shape, past what shape inference propagates
+        h.make_node("Div", ["l", "c2"], ["half"]), h.make_node("Unsqueeze", ["half", "a0"], ["half1"]),
+        h.make_node("Concat", ["b1", "half1", "c128"], ["pairs_shape"], axis=0),
+        h.make_node("Reshape", ["o1", "pairs_shape"], ["o2"]), h.make_node("MatMul", ["o2", "wo"], ["y"]),
+    ]
+    weights = [weight(f"w{t}", (64, 64)) for t in "qkv"] + [weight("wo", (128, 64)), weight("pos_table", (512, 64)),
+               nh.from_array(np.array(0.5, dtype=np.float32), "scale"),
+               nh.from_array(np.array(0.0, dtype=np.float32), "zero")] + list(ints.values())
+    save(h.make_graph(nodes, "exported", [x], [y], weights), path)
+
+
 def recurrent(path):
     x = h.make_tensor_value_info("x", TP.FLOAT, ["time", "batch", 32])
     y = h.make_tensor_value_info("y", TP.FLOAT, None)
@@ -113,10 +147,12 @@ class ImportOnnx(unittest.TestCase):
         cls.dir = tempfile.mkdtemp()
         cls.cnn, cls.block = os.path.join(cls.dir, "cnn.onnx"), os.path.join(cls.dir, "block.onnx")
         cls.recurrent = os.path.join(cls.dir, "recurrent.onnx")
+        cls.exported = os.path.join(cls.dir, "exported.onnx")
         cnn(cls.cnn)
         block(cls.block)
         recurrent(cls.recurrent)
-        for model in (cls.cnn, cls.block, cls.recurrent):
+        exported_block(cls.exported)
+        for model in (cls.cnn, cls.block, cls.recurrent, cls.exported):
             assert import_onnx.main([model, "--area", "imported"]) == 0
 
     def test_a_cnn_maps_every_node_with_the_batch_as_a_symbol(self):
@@ -158,6 +194,27 @@ class ImportOnnx(unittest.TestCase):
         waits = next(g[1:] for g in graph if g[0] == attention_row)
         self.assertEqual([rows[graph[w][0]]["family"] for w in waits], ["permute"] * 3)
 
+    def test_shape_arithmetic_is_folded_and_exported_attention_is_found(self):
+        rows = ops_of(os.path.join(self.dir, "exported.yaml"))
+        families = [r["family"] for r in rows]
+        self.assertNotIn("other", families)  # every shape known; Shape, Gather, Concat, Range launch nothing
+        self.assertEqual(sorted(set(r["source_op"] for r in rows)), sorted({
+            '"onnx::Gather"', '"onnx::Add"', '"onnx::MatMul"', '"onnx::Transpose"',
+            '"onnx::MatMul+Softmax+MatMul (attention)"'}))
+        attention = [r for r in rows if r["family"] == "attention"]
+        self.assertEqual([(a["batch"], a["heads_q"], a["seq_q"], a["head_dim"]) for a in attention],
+                         [("B", "4", "L", "16")])
+        self.assertEqual([r["rows"] for r in rows if r["family"] == "gather"], ["L"])  # positions 0..L-1
+        out = [r for r in rows if r["family"] == "gemm" and r["k"] == "128"]
+        self.assertEqual([(r["m"], r["n"]) for r in out], [("64", "B*L/2")])
+
+    def test_the_weightless_graph_imports_as_the_model_does(self):
+        light = os.path.join(self.dir, "block.graph.onnx")
+        export_onnx.write_weightless(self.block, light)
+        self.assertLess(os.path.getsize(light), os.path.getsize(self.block) / 2)  # the (1000, 64) table dropped
+        self.assertEqual(import_onnx.main([light, "--out", os.path.join(self.dir, "light.yaml")]), 0)
+        self.assertEqual(ops_of(os.path.join(self.dir, "light.yaml")), ops_of(os.path.join(self.dir, "block.yaml")))
+
     def test_symbols_and_sizes_can_be_named(self):
         out = os.path.join(self.dir, "renamed.yaml")
         self.assertEqual(import_onnx.main([self.block, "--out", out, "--symbols", "sequence=T", "--inputs",
@@ -190,6 +247,8 @@ class ImportOnnx(unittest.TestCase):
         self.assertIn('measured:\n  - {device: "NVIDIA H200", precision: fp16, graph_ms: 1.2500, eager_ms: 2.5000, '
                       'kernel_ms: 1.2000, date: "2026-11-29", software: "torch 2.11"}\nops:', text)
         self.assertIn("# Kernel time of one pass: 1.200 ms", text)
+        self.assertEqual(import_onnx.main([self.cnn, "--out", out]), 0)  # imported again: the entry stays
+        self.assertIn('  - {device: "NVIDIA H200", precision: fp16, graph_ms: 1.2500', open(out).read())
         with open(real, "w") as f:
             f.write('{"header": []}')
         self.assertEqual(import_onnx.main([self.cnn, "--out", out, "--measured", real]), 2)
