@@ -7,7 +7,8 @@ download), for import_onnx.py: the models issue 55 imports, most of them in no c
 Needs PyTorch, torchvision, transformers and onnx (the GPU machine's image has them; the export itself runs on the
 CPU). Each model is exported with its batch (and for language models its sequence) as a dynamic dimension named
 `batch` (`sequence`), which import_onnx.py makes the table's inputs B (L). A model that fails to export is named
-with its error and the others go on; the exit status is 1 when any failed.
+with its error and the others go on; the exit status is 1 when any failed. Beside each MODEL.onnx it writes
+MODEL.graph.onnx, the graph without its weights, which import_onnx.py imports as well (anywhere, without the GPU).
 
 --measure (needs a GPU) also times each model on it, in --dtype (default fp16), at the inputs import_onnx.py gives
 the table by default, as extract_models.py times the zoo's models, and writes DIR/<model>.measured.json for
@@ -18,6 +19,7 @@ through the same op_mapping the importer uses).
 import argparse
 import datetime
 import json
+import math
 import os
 import sys
 import traceback
@@ -96,7 +98,22 @@ def export(name, out_dir):
         except Exception:  # newer torch: the dynamo exporter, dynamic shapes by torch.export.Dim
             dims = {axis: torch.export.Dim(label, min=1, max=4096) for axis, label in dynamic["x"].items()}
             torch.onnx.export(model, args, path, input_names=["x"], dynamic_shapes=({**dims},), dynamo=True)
+    write_weightless(path, os.path.join(out_dir, f"{name}.graph.onnx"))
     return path
+
+
+def write_weightless(path, out):
+    """A copy of the graph without its weights (their shapes kept; the small constants the importer folds kept
+    whole): what import_onnx.py needs, a few hundred kB where the model is hundreds of MB."""
+    import onnx
+    import onnx_fold
+    model = onnx.load(path)
+    for t in model.graph.initializer:
+        if math.prod(t.dims) > onnx_fold.FOLD_MAX_ELEMENTS:
+            for field in ("raw_data", "float_data", "int32_data", "int64_data", "double_data", "external_data"):
+                t.ClearField(field)
+            t.data_location = onnx.TensorProto.DEFAULT
+    onnx.save(model, out)
 
 
 def measure_spec(name):
@@ -146,7 +163,7 @@ def measure(name, out_dir, precision):
 
 def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("--out", required=True, help="the folder for the .onnx files")
+    p.add_argument("--out", help="the folder for the .onnx files (required unless --list)")
     p.add_argument("--models", default=",".join(MODELS), help="comma-separated (default: all)")
     p.add_argument("--measure", action="store_true",
                    help="also time each model on the GPU and write DIR/<model>.measured.json (see above)")
@@ -156,6 +173,8 @@ def main():
     if a.list:
         print("\n".join(MODELS))
         return 0
+    if not a.out:
+        p.error("--out is required")
     os.makedirs(a.out, exist_ok=True)
     failed = 0
     for name in filter(None, a.models.split(",")):
