@@ -476,6 +476,7 @@ def main(argv=None):
     args = p.parse_args(argv)
     try:
         import onnx
+        import onnx.defs
     except ImportError:
         print("import_onnx.py: needs the onnx package (Debian: apt-get install python3-onnx, for /usr/bin/python3)",
               file=sys.stderr)
@@ -487,6 +488,13 @@ def main(argv=None):
         model = onnx.load(args.model)
     except Exception as e:  # a file that is no ONNX model: said with its name, not a protobuf trace
         print(f"import_onnx.py: {args.model}: not an ONNX model ({e})", file=sys.stderr)
+        return 2
+    newest = onnx.defs.onnx_opset_version()
+    opset = max((o.version for o in model.opset_import if o.domain in ("", "ai.onnx")), default=0)
+    if opset > newest:  # older onnx libraries crash in shape inference on a newer opset
+        print(f"import_onnx.py: {args.model}: opset {opset}, newer than this onnx {onnx.__version__} knows "
+              f"({newest}): import it with a newer onnx (pip install onnx), or export it at opset {newest}",
+              file=sys.stderr)
         return 2
     real = None
     if args.measured:

@@ -64,6 +64,7 @@ UNARY = {"Neg": np.negative, "Abs": np.abs, "Sqrt": np.sqrt, "Floor": np.floor, 
 def evaluate(node, args, shape_of):
     """The node's outputs from its inputs' values (numpy arrays, None for an absent optional input), or None where
     this evaluator does not know the op. shape_of(name) gives a value's shape for Shape and Size."""
+    from onnx import numpy_helper
     op, attrs = node.op_type, _attrs(node)
     if op == "Shape":
         shape = shape_of(node.input[0])
@@ -74,9 +75,8 @@ def evaluate(node, args, shape_of):
         shape = shape_of(node.input[0])
         return None if shape is None else [np.array(int(np.prod(shape)), dtype=np.int64)]
     if op == "Constant":
-        import onnx
         if "value" in attrs:
-            return [onnx.numpy_helper.to_array(attrs["value"])]
+            return [numpy_helper.to_array(attrs["value"])]
         for key, dtype in (("value_int", np.int64), ("value_ints", np.int64), ("value_float", np.float32),
                            ("value_floats", np.float32)):
             if key in attrs:
@@ -110,8 +110,7 @@ def evaluate(node, args, shape_of):
     if op == "Range":
         return [np.arange(a, args[1], args[2]).astype(a.dtype)]
     if op == "ConstantOfShape":
-        import onnx
-        value = onnx.numpy_helper.to_array(attrs["value"]) if "value" in attrs else np.zeros(1, np.float32)
+        value = numpy_helper.to_array(attrs["value"]) if "value" in attrs else np.zeros(1, np.float32)
         return [np.full(a.tolist(), value.reshape(-1)[0], dtype=value.dtype)]
     if op == "Reshape":
         return [_reshape(a, args[1])]
@@ -142,8 +141,8 @@ def _shapes(model):
 
 def fold_round(model):
     """Folds every node it can evaluate whose inputs are known values; returns how many it folded."""
-    import onnx
-    known = {t.name: onnx.numpy_helper.to_array(t) for t in model.graph.initializer
+    from onnx import numpy_helper
+    known = {t.name: numpy_helper.to_array(t) for t in model.graph.initializer
              if np.prod(t.dims, dtype=np.int64) <= FOLD_MAX_ELEMENTS}
     shapes = _shapes(model)
     keep, new = [], []
@@ -161,7 +160,7 @@ def fold_round(model):
             keep.append(node)
             continue
         known[node.output[0]] = out[0]
-        new.append(onnx.numpy_helper.from_array(np.asarray(out[0]), node.output[0]))
+        new.append(numpy_helper.from_array(np.asarray(out[0]), node.output[0]))
     if new:
         del model.graph.node[:]
         model.graph.node.extend(keep)

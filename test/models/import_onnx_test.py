@@ -229,6 +229,11 @@ class ImportOnnx(unittest.TestCase):
             f.write("not a model")
         self.assertEqual(import_onnx.main([bad]), 2)
         self.assertEqual(import_onnx.main([os.path.join(self.dir, "missing.onnx")]), 2)
+        newer = os.path.join(self.dir, "newer.onnx")
+        model = onnx.load(self.cnn)
+        model.opset_import[0].version = onnx.defs.onnx_opset_version() + 1
+        onnx.save(model, newer)
+        self.assertEqual(import_onnx.main([newer]), 2)  # a clear error, not the crash in shape inference
         with self.assertRaisesRegex(SystemExit, "--inputs 'B=eight': 'eight' is no int"):
             import_onnx.main([self.cnn, "--inputs", "B=eight"])
         with self.assertRaisesRegex(SystemExit, "--symbols 'batch': expected NAME=VALUE"):
