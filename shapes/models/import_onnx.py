@@ -55,7 +55,7 @@ VIEW_NODES = {"Reshape", "Flatten", "Squeeze", "Unsqueeze", "Shape", "Constant",
               "Size", "Dropout"}
 # ONNX op -> the aten operator op_mapping knows with the same bytes.
 ACTIVATIONS = {"Relu": "relu", "Gelu": "gelu", "Sigmoid": "sigmoid", "Tanh": "tanh", "Clip": "clamp",
-               "LeakyRelu": "leaky_relu", "HardSigmoid": "clamp", "Elu": "clamp", "Selu": "clamp"}
+               "LeakyRelu": "leaky_relu", "HardSigmoid": "clamp", "HardSwish": "clamp", "Elu": "clamp", "Selu": "clamp"}
 BINARY = {"Add": "add", "Sub": "sub", "Mul": "mul", "Div": "div", "Pow": "pow", "Min": "minimum",
           "Max": "maximum", "Equal": "eq", "Less": "lt", "Greater": "gt", "LessOrEqual": "le", "GreaterOrEqual": "ge",
           "And": "logical_and", "Or": "logical_or", "Mod": "fmod"}

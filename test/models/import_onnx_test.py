@@ -215,6 +215,16 @@ class ImportOnnx(unittest.TestCase):
         self.assertEqual(import_onnx.main([light, "--out", os.path.join(self.dir, "light.yaml")]), 0)
         self.assertEqual(ops_of(os.path.join(self.dir, "light.yaml")), ops_of(os.path.join(self.dir, "block.yaml")))
 
+    def test_hard_activations_are_pointwise(self):  # MobileNetV3's HardSwish was `other`
+        x = h.make_tensor_value_info("x", TP.FLOAT, ["batch", 32])
+        y = h.make_tensor_value_info("y", TP.FLOAT, None)
+        path = os.path.join(self.dir, "hard.onnx")
+        save(h.make_graph([h.make_node("HardSwish", ["x"], ["s"]), h.make_node("HardSigmoid", ["s"], ["y"])],
+                          "hard", [x], [y]), path)
+        self.assertEqual(import_onnx.main([path]), 0)
+        rows = ops_of(os.path.join(self.dir, "hard.yaml"))
+        self.assertEqual([(r["family"], r["rows"], r["cols"]) for r in rows], [("pointwise", "B", "32")] * 2)
+
     def test_symbols_and_sizes_can_be_named(self):
         out = os.path.join(self.dir, "renamed.yaml")
         self.assertEqual(import_onnx.main([self.block, "--out", out, "--symbols", "sequence=T", "--inputs",
