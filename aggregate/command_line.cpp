@@ -28,6 +28,8 @@ void add_score_options(CLI::App& cmd, ScoreOptions& o) {
   cmd.add_flag("--allow-missing", o.allow_missing,
                "score what was measured when cases the models need are missing (coverage says what is left out)");
   cmd.add_option("--format", o.format, "table, json (models[], areas[]) or csv")->capture_default_str();
+  cmd.add_flag("--detail", o.detail, "also each model's time by family beside the framework's kernel time and its "
+                                     "headroom, and with several results files each one's own table");
   cmd.add_option("--shapes", o.shapes, "the shapes folder (default: that of the opmark tree this is run in)");
   cmd.add_option("--plots", o.plots, "also write SVG plots to this folder: roofline per precision, each area's "
                                      "operator chart and the area scores, every RESULTS file on each chart");

@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <iostream>
 #include <map>
+#include <optional>
 #include <set>
 #include <sstream>
 #include <string>
@@ -77,8 +78,9 @@ struct ScoredFile {
   std::vector<core::ModelTable> models;
 };
 
-// Scores one results file and prints them; run_scores writes the plots of all files.
-int score_set(const ScoreOptions& a, const std::string& file, std::vector<ScoredFile>* kept) {
+// Scores one results file and prints them (its own table where print_table); run_scores writes the plots of all
+// files.
+int score_set(const ScoreOptions& a, const std::string& file, std::vector<ScoredFile>* kept, bool print_table) {
   const ResultSet results = load(file, a.statistic);
   const std::string dir = shapes_dir(a);
   const std::vector<std::string> names = core::split(a.models, ',', false);
@@ -117,54 +119,65 @@ int score_set(const ScoreOptions& a, const std::string& file, std::vector<Scored
     return 0;
   }
   const bool csv = a.format == "csv";
-  // A partial score (--allow-missing) is a lower bound: ">=" before it, "-" where nothing of it was measured; the
-  // CSV leaves such a score empty and says partial.
-  const auto score_text = [](double ms, bool partial, bool scored) {
-    if (!scored) return std::string("-");
-    char text[32];
-    std::snprintf(text, sizeof text, "%s%.4f", partial ? ">=" : "", ms);
-    return std::string(text);
+  const std::string gpu = results.context.count("gpu") ? results.context.at("gpu") : "";
+  // The real time: one definition (check_score: the CUDA-graph replay on this GPU, or its kernel time where the
+  // capture failed or is suspect); none for a partial score, which is no model's time.
+  const auto real_ms = [&](const ModelScore& s) {
+    return s.partial() ? std::nullopt : check_score(s, gpu).real_ms;
   };
-  std::printf(csv ? "kind,name,area,score_ms,calls,coverage_calls,coverage_time,measured_ms,parallel_ms,partial\n"
-                  : "Scores in ms (sum of calls x measured time per call): lower is better. Precision %s.\n"
-                    "%-24s %-15s %12s %8s %10s %10s %12s\n",
-              a.precision.c_str(), "model", "area", "score ms", "calls", "cov calls", "cov time", "measured ms");
-  for (const auto& s : scores) {
-    const std::string cov_time = s.coverage_time() >= 0 ? std::to_string(s.coverage_time()) : "";
-    const std::string measured = s.measured_ms ? std::to_string(*s.measured_ms) : "";
-    const bool scored = s.covered_calls > 0;
-    if (csv)
-      std::printf("model,%s,%s,%s,%lld,%.4f,%s,%s,%s,%d\n", csv_field(s.name).c_str(), csv_field(s.area).c_str(),
-                  scored ? std::to_string(s.score_ms).c_str() : "", static_cast<long long>(s.calls),
-                  s.coverage_calls(), cov_time.c_str(), measured.c_str(),
-                  s.parallel_ms ? std::to_string(*s.parallel_ms).c_str() : "", s.partial() ? 1 : 0);
-    else
-      std::printf("%-24s %-15s %12s %8lld %9.1f%% %10s %12s\n", s.name.c_str(), s.area.c_str(),
-                  score_text(s.score_ms, s.partial(), scored).c_str(),
-                  static_cast<long long>(s.calls), 100 * s.coverage_calls(),
-                  s.coverage_time() >= 0 ? (std::to_string(static_cast<int>(100 * s.coverage_time())) + "%").c_str()
-                                         : "-",
-                  s.measured_ms ? measured.c_str() : "-");
-  }
-  // The parallel lower bound, for the tables that record their dependency graph (imported from ONNX).
-  for (const auto& s : scores)
-    if (!csv && s.parallel_ms)
-      std::printf("%-24s parallel lower bound %.4f ms (data-independent calls overlapped; sequential %.4f ms)\n",
-                  s.name.c_str(), *s.parallel_ms, s.score_ms);
-  for (const auto& ar : areas) {
-    if (csv)
-      std::printf("area,%s,,%s,,,,,,%d\n", csv_field(ar.name).c_str(),
-                  ar.scored ? std::to_string(ar.score_ms).c_str() : "", ar.partial ? 1 : 0);
-    else
-      std::printf("area %-19s %-15s %12s\n", ar.name.c_str(), "",
-                  score_text(ar.score_ms, ar.partial, ar.scored).c_str());
+  if (print_table) {
+    // A partial score (--allow-missing) is a lower bound: ">=" before it, "-" where nothing of it was measured; the
+    // CSV leaves such a score empty and says partial.
+    const auto score_text = [](double ms, bool partial, bool scored) {
+      if (!scored) return std::string("-");
+      char text[32];
+      std::snprintf(text, sizeof text, "%s%.4f", partial ? ">=" : "", ms);
+      return std::string(text);
+    };
+    std::printf(csv ? "kind,name,area,score_ms,calls,coverage_calls,coverage_time,real_ms,parallel_ms,partial\n"
+                    : "Scores in ms (sum of calls x measured time per call): lower is better. Precision %s.\n"
+                      "%-24s %-15s %12s %8s %10s %10s %12s\n",
+                a.precision.c_str(), "model", "area", "score ms", "calls", "cov calls", "cov time", "real ms");
+    for (const auto& s : scores) {
+      const std::string cov_time = s.coverage_time() >= 0 ? std::to_string(s.coverage_time()) : "";
+      const std::optional<double> real = real_ms(s);
+      char real_text[32] = "";
+      if (real) std::snprintf(real_text, sizeof real_text, csv ? "%f" : "%.4f", *real);
+      const bool scored = s.covered_calls > 0;
+      if (csv)
+        std::printf("model,%s,%s,%s,%lld,%.4f,%s,%s,%s,%d\n", csv_field(s.name).c_str(), csv_field(s.area).c_str(),
+                    scored ? std::to_string(s.score_ms).c_str() : "", static_cast<long long>(s.calls),
+                    s.coverage_calls(), cov_time.c_str(), real_text,
+                    s.parallel_ms ? std::to_string(*s.parallel_ms).c_str() : "", s.partial() ? 1 : 0);
+      else
+        std::printf("%-24s %-15s %12s %8lld %9.1f%% %10s %12s\n", s.name.c_str(), s.area.c_str(),
+                    score_text(s.score_ms, s.partial(), scored).c_str(),
+                    static_cast<long long>(s.calls), 100 * s.coverage_calls(),
+                    s.coverage_time() >= 0 ? (std::to_string(static_cast<int>(100 * s.coverage_time())) + "%").c_str()
+                                           : "-",
+                    real ? real_text : "-");
+    }
+    // The parallel lower bound, for the tables that record their dependency graph (imported from ONNX).
+    for (const auto& s : scores)
+      if (!csv && s.parallel_ms)
+        std::printf("%-24s parallel lower bound %.4f ms (data-independent calls overlapped; sequential %.4f ms)\n",
+                    s.name.c_str(), *s.parallel_ms, s.score_ms);
+    for (const auto& ar : areas) {
+      if (csv)
+        std::printf("area,%s,,%s,,,,,,%d\n", csv_field(ar.name).c_str(),
+                    ar.scored ? std::to_string(ar.score_ms).c_str() : "", ar.partial ? 1 : 0);
+      else
+        std::printf("area %-19s %-15s %12s\n", ar.name.c_str(), "",
+                    score_text(ar.score_ms, ar.partial, ar.scored).c_str());
+    }
   }
   // Unstable cases count in the scores with their time, but say so: two of their measurements disagreed.
   std::set<std::string> unstable;
   for (const auto& s : scores) unstable.insert(s.unstable.begin(), s.unstable.end());
   if (!csv && !unstable.empty()) {
-    std::printf("note: %zu scored case(s) were measured unstable (two measurements disagreed by more than 1.3x); "
-                "their time counts in the scores:\n", unstable.size());
+    std::printf("note: %s%zu scored case(s) were measured unstable (two measurements disagreed by more than 1.3x); "
+                "their time counts in the scores:\n",
+                a.files.size() > 1 ? (core::terminal_text(file) + ": ").c_str() : "", unstable.size());
     for (const auto& name : unstable)
       std::printf("  %s: %s\n", core::terminal_text(name).c_str(),
                   core::terminal_text(results.cases.at(name).reason).c_str());
@@ -176,9 +189,11 @@ int score_set(const ScoreOptions& a, const std::string& file, std::vector<Scored
 
 int run_scores(const ScoreOptions& a) {
   std::vector<ScoredFile> kept;
+  // With several systems the side-by-side table is the report; each one's own table is behind --detail.
+  const bool several = a.files.size() > 1, own_tables = !several || a.detail;
   for (std::size_t i = 0; i < a.files.size(); ++i) {
-    if (a.files.size() > 1) std::printf("%s== %s\n", i ? "\n" : "", core::terminal_text(a.files[i]).c_str());
-    score_set(a, a.files[i], &kept);
+    if (several && own_tables) std::printf("%s== %s\n", i ? "\n" : "", core::terminal_text(a.files[i]).c_str());
+    score_set(a, a.files[i], &kept, own_tables);
   }
   if (a.format == "table") {
     std::vector<ScoredSet> scored;
@@ -186,10 +201,15 @@ int run_scores(const ScoreOptions& a) {
     // The reports quote the results files' own text (GPU names, reasons): no control character of theirs reaches
     // the terminal.
     std::fputs(core::terminal_text(side_by_side_text(scored), true).c_str(), stdout);
-    std::fputs(core::terminal_text(score_validation_text(scored), true).c_str(), stdout);
+    std::fputs(core::terminal_text(score_validation_text(scored, own_tables), true).c_str(), stdout);
+    const std::string breakdown = score_breakdown_text(scored);
+    if (a.detail) std::fputs(core::terminal_text(breakdown, true).c_str(), stdout);
     // Each later system against the first: the speedup the scores predict beside the real models' one.
     for (std::size_t i = 1; i < scored.size(); ++i)
       std::fputs(core::terminal_text(speedup_text(speedup_report(scored[0], scored[i])), true).c_str(), stdout);
+    if (!a.detail && (several || !breakdown.empty()))
+      std::printf("\n(--detail: %seach model's time by family beside the framework's kernels, and its headroom)\n",
+                  several ? "each system's own table, " : "");
   }
   if (a.plots.empty()) return 0;
   std::vector<PlotSet> plots;

@@ -15,6 +15,7 @@ struct ScoreOptions {
   std::string inputs_text;               // --inputs=B=16
   std::string statistic_name = "median";  // --statistic
   bool allow_missing = false;
+  bool detail = false;      // each system's own table and each model's breakdown by family (table form)
   std::string spreadsheet;  // folder for the DeepBench-style tables
   std::string plots;        // folder for the SVG plots
   // Set by validate from the texts above.

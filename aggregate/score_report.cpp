@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <map>
+#include <utility>
 
 #include "aggregate/headroom.h"
 
@@ -99,11 +100,29 @@ const ModelScore* find_score(const ScoreReport& report, const std::string& model
   return nullptr;
 }
 
+// The system's name: its GPU, else the results file.
+std::string system_of(const ScoredSet& set) {
+  const std::string gpu = gpu_of(*set.results);
+  return gpu.empty() ? set.label : gpu;
+}
+
 // Per family: opmark's time beside the traced kernel time of the calls it measured (with a cold-L2 run's beside
-// it, where given), and the traced time it has no case for (family other, and cases the run lacks).
-std::string family_breakdown(const ModelScore& s, const ModelScore* cold) {
-  std::string out = format("%s by family: opmark's time beside the traced kernel time of the same calls\n",
-                           s.name.c_str());
+// it, where given), and the traced time it has no case for (family other, and cases the run lacks). Where the
+// table's kernel times were traced on another GPU than the run's, opmark's times alone.
+std::string family_breakdown(const ModelScore& s, const ModelScore* cold, const ScoredSet& set) {
+  const std::string system = system_of(set);
+  if (s.traced_device.empty() || s.traced_device != gpu_of(*set.results)) {
+    std::string out = format("%s on %s by family: opmark's time; no ratio: the table's kernel times were traced on "
+                             "%s\n  %-12s %8s %11s\n", s.name.c_str(), system.c_str(),
+                             s.traced_device.empty() ? "an unnamed GPU" : s.traced_device.c_str(), "family", "calls",
+                             "opmark ms");
+    for (const auto& [name, f] : s.families)
+      if (name != "other") out += format("  %-12s %8lld %11.4f\n", name.c_str(), static_cast<long long>(f.calls),
+                                         f.score_ms);
+    return out;
+  }
+  std::string out = format("%s on %s by family: opmark's time beside the traced kernel time of the same calls\n",
+                           s.name.c_str(), system.c_str());
   out += format("  %-12s %8s %11s %11s %9s %14s", "family", "calls", cold ? "hot ms" : "opmark ms", "traced ms",
                 cold ? "hot/traced" : "ratio", "unscored ms");
   out += cold ? format(" %11s %11s\n", "cold ms", "cold/traced") : "\n";
@@ -138,24 +157,37 @@ void no_ratio_for_partial(ScoreCheck* check, const ModelScore& s) {
 
 }  // namespace
 
-std::string score_validation_text(const std::vector<ScoredSet>& sets) {
-  bool any = false;
-  for (const auto& set : sets)
-    for (const auto& s : set.report->models) any = any || s.has_real_times();
-  if (!any) return "";
-  // A hot-L2 and a cold-L2 run of the same GPU are shown together.
+namespace {
+
+// A hot-L2 and a cold-L2 run of the same GPU among the sets, shown together; {nullptr, nullptr} where there is none.
+std::pair<const ScoredSet*, const ScoredSet*> hot_cold_pair(const std::vector<ScoredSet>& sets) {
   const ScoredSet *hot = nullptr, *cold = nullptr;
   for (const auto& set : sets) {
     const auto mode = l2_mode(set.results->context);
     if (mode == core::L2Mode::hot && !hot) hot = &set;
     if (mode == core::L2Mode::cold && !cold) cold = &set;
   }
-  if (hot && cold && gpu_of(*hot->results) != gpu_of(*cold->results)) hot = cold = nullptr;
+  if (hot && cold && gpu_of(*hot->results) != gpu_of(*cold->results)) return {nullptr, nullptr};
+  return {hot && cold ? hot : nullptr, hot && cold ? cold : nullptr};
+}
+
+bool any_real_times(const std::vector<ScoredSet>& sets) {
+  for (const auto& set : sets)
+    for (const auto& s : set.report->models)
+      if (s.has_real_times()) return true;
+  return false;
+}
+
+}  // namespace
+
+std::string score_validation_text(const std::vector<ScoredSet>& sets, bool per_set) {
+  if (!any_real_times(sets)) return "";
+  const auto [hot, cold] = hot_cold_pair(sets);
+  if (!hot && !per_set) return "";
   std::string out =
       "\nScores against the real models: the traced model's time on the same GPU (graph: a CUDA-graph replay of the "
       "whole pass; kernel: the profiler's kernel time, where the capture failed or its time is suspect)\n";
-  std::vector<const ScoredSet*> shown;
-  if (hot && cold) {
+  if (hot) {
     out += format("hot L2: %s; cold L2: %s\n", hot->label.c_str(), cold->label.c_str());
     out += format("%-24s %11s %11s %11s %7s %9s %9s  %s\n", "model", "hot ms", "cold ms", "real ms", "kind",
                   "hot/real", "cold/real", "real time");
@@ -173,29 +205,39 @@ std::string score_validation_text(const std::vector<ScoredSet>& sets) {
                     *check.real_ms, check.real_kind.c_str(), check.ratio(), c->score_ms / *check.real_ms,
                     hot_cold_verdict(s.score_ms, c->score_ms, *check.real_ms).c_str());
     }
-    shown.push_back(hot);
-  } else {
-    for (const auto& set : sets) {
-      if (sets.size() > 1) out += format("%s\n", set.label.c_str());
-      out += format("%-24s %11s %11s %7s %11s\n", "model", "score ms", "real ms", "kind", "score/real");
-      for (const auto& s : set.report->models) {
-        ScoreCheck check = check_score(s, gpu_of(*set.results));
-        if (s.partial()) no_ratio_for_partial(&check, s);
-        if (check.real_ms)
-          out += format("%-24s %11.4f %11.4f %7s %11.3f\n", s.name.c_str(), s.score_ms, *check.real_ms,
-                        check.real_kind.c_str(), check.ratio());
-        else
-          out += format("%-24s %11.4f  no ratio: %s\n", s.name.c_str(), s.score_ms, check.why_not.c_str());
-      }
-      shown.push_back(&set);
+    return out;
+  }
+  for (const auto& set : sets) {
+    if (sets.size() > 1) out += format("%s\n", set.label.c_str());
+    out += format("%-24s %11s %11s %7s %11s\n", "model", "score ms", "real ms", "kind", "score/real");
+    for (const auto& s : set.report->models) {
+      ScoreCheck check = check_score(s, gpu_of(*set.results));
+      if (s.partial()) no_ratio_for_partial(&check, s);
+      if (check.real_ms)
+        out += format("%-24s %11.4f %11.4f %7s %11.3f\n", s.name.c_str(), s.score_ms, *check.real_ms,
+                      check.real_kind.c_str(), check.ratio());
+      else
+        out += format("%-24s %11.4f  no ratio: %s\n", s.name.c_str(), s.score_ms, check.why_not.c_str());
     }
   }
-  for (const ScoredSet* set : shown)
-    for (const auto& s : set->report->models)
-      if (s.has_real_times() && s.traced_us > 0) {
-        out += family_breakdown(s, hot && cold ? find_score(*cold->report, s.name) : nullptr);
-        out += headroom_text(s, headroom_findings(s));
-      }
+  return out;
+}
+
+std::string score_breakdown_text(const std::vector<ScoredSet>& sets) {
+  if (!any_real_times(sets)) return "";
+  const auto [hot, cold] = hot_cold_pair(sets);
+  std::string out;
+  for (const auto& set : sets) {
+    if (cold == &set) continue;  // its times stand beside the hot run's
+    for (const auto& s : set.report->models) {
+      if (!s.has_real_times() || s.traced_us <= 0) continue;
+      const bool traced_here = s.traced_device == gpu_of(*set.results) && !s.traced_device.empty();
+      out += (out.empty() ? "\n" : "") +
+             family_breakdown(s, hot == &set ? find_score(*cold->report, s.name) : nullptr, set);
+      // Headroom holds opmark's calls against the framework's kernels, on the GPU they were traced on only.
+      if (traced_here) out += headroom_text(s, headroom_findings(s));
+    }
+  }
   return out;
 }
 

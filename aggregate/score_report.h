@@ -37,9 +37,14 @@ struct ScoredSet {
 
 // The scores checked against the real models, as text: per model the score, the traced model's real time on the
 // same GPU (CUDA-graph replay, else the profiler's kernel time) and their ratio, or why there is none; where the
-// sets hold a hot-L2 and a cold-L2 run on the same GPU, both scores and whether the real time lies between them;
-// then per model opmark's time by family beside the traced kernel time of the same calls. Empty where no model's
-// table has the traced times (older tables).
-std::string score_validation_text(const std::vector<ScoredSet>& sets);
+// sets hold a hot-L2 and a cold-L2 run on the same GPU, both scores and whether the real time lies between them.
+// per_set false leaves out the per-set tables (the side-by-side holds them) and keeps a hot/cold pair's. Empty where
+// no model's table has the traced times (older tables).
+std::string score_validation_text(const std::vector<ScoredSet>& sets, bool per_set = true);
+
+// Per set and model, named by its system: opmark's time by family beside the traced kernel time of the same calls
+// (a cold-L2 run's beside its hot one's), then the headroom. Where the table's kernel times were traced on another
+// GPU than the set's, it says so and gives opmark's times alone, no ratio and no headroom.
+std::string score_breakdown_text(const std::vector<ScoredSet>& sets);
 
 }  // namespace opmark::aggregate

@@ -41,6 +41,7 @@ ModelScore score_model(const core::ModelTable& model, const core::Symbols& input
       core::find_measurement(model, gpu == results.context.end() ? "" : gpu->second, precision);
   for (const auto& mm : model.measured)
     if (&mm != mine) s.other_measurements.push_back(mm);
+  if (!model.measured.empty()) s.traced_device = model.measured.front().device;
   if (mine) {
     s.measured_ms = mine->gpu_time_ms;
     s.measured_device = mine->device;

@@ -50,6 +50,9 @@ struct ModelScore {
   std::optional<double> graph_ms, kernel_ms;  // the CUDA-graph replay and total kernel time, where given
   bool graph_suspect = false;  // the tracer flagged graph_ms as not the model's time (core::ModelMeasurement)
   std::vector<core::ModelMeasurement> other_measurements;  // the table's entries of other GPUs or precisions
+  // The GPU its traced_us were measured on: the tracer writes its own GPU's entry first (other GPUs' are added
+  // after it); empty where the table has no entry.
+  std::string traced_device;
   std::map<std::string, FamilyTime> families;  // by family, "other" included (traced time only)
 
   double coverage_calls() const { return calls ? double(covered_calls) / double(calls) : 0.0; }

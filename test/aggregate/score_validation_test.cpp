@@ -142,12 +142,20 @@ TEST(ScoreValidation, FamiliesBesideTracedKernelTime) {
   const std::string text = score_validation_text({{"r.jsonl", &r, &report}});
   EXPECT_NE(text.find("tiny                          0.0340      0.0400   graph       0.850"), std::string::npos)
       << text;
-  EXPECT_NE(text.find("  gemm                2      0.0220      0.0200     1.100         0.0000"), std::string::npos)
-      << text;
-  EXPECT_NE(text.find("  other               5      0.0000      0.0000         -         0.0050"), std::string::npos)
-      << text;
-  EXPECT_NE(text.find("  all                        0.0340      0.0350     0.971         0.0050"), std::string::npos)
-      << text;
+  // The breakdown (--detail) names its system.
+  const std::string families = score_breakdown_text({{"r.jsonl", &r, &report}});
+  EXPECT_NE(families.find("tiny on NVIDIA H200 by family: opmark's time beside the traced kernel time"),
+            std::string::npos)
+      << families;
+  EXPECT_NE(families.find("  gemm                2      0.0220      0.0200     1.100         0.0000"),
+            std::string::npos)
+      << families;
+  EXPECT_NE(families.find("  other               5      0.0000      0.0000         -         0.0050"),
+            std::string::npos)
+      << families;
+  EXPECT_NE(families.find("  all                        0.0340      0.0350     0.971         0.0050"),
+            std::string::npos)
+      << families;
   // The JSON form: the new keys for a traced table only.
   const nlohmann::json j = score_report_json(report, r, "r.jsonl", "fp16");
   EXPECT_NEAR(j["models"][0]["score_over_real"].get<double>(), 0.85, 1e-12);
@@ -279,10 +287,13 @@ TEST(ScoreValidation, HotAndColdAroundTheRealTime) {
             std::string::npos)
       << text;
   // the families with the cold run's times beside: the GEMM 2 x 14 us, the ReLU 3 x 6 us
-  EXPECT_NE(text.find("  gemm                2      0.0220      0.0200     1.100         0.0000      0.0280       "
-                      "1.400"),
+  const std::string families =
+      score_breakdown_text({{"hot.jsonl", &hot, &hot_report}, {"cold.jsonl", &cold, &cold_report}});
+  EXPECT_NE(families.find("  gemm                2      0.0220      0.0200     1.100         0.0000      0.0280       "
+                          "1.400"),
             std::string::npos)
-      << text;
+      << families;
+  EXPECT_EQ(families.find("by family", families.find("by family") + 1), std::string::npos) << families;
   EXPECT_EQ(hot_cold_verdict(0.034, 0.046, 0.030), "below hot");
   EXPECT_EQ(hot_cold_verdict(0.034, 0.046, 0.050), "above cold");
   EXPECT_EQ(hot_cold_verdict(0.034, 0.046, 0.034), "between");
@@ -293,6 +304,21 @@ TEST(ScoreValidation, HotAndColdAroundTheRealTime) {
       score_validation_text({{"hot.jsonl", &hot, &hot_report}, {"c.jsonl", &cold_h100, &cold_report}});
   EXPECT_EQ(apart.find("hot L2:"), std::string::npos);
   EXPECT_NE(apart.find("no ratio: traced on NVIDIA H200, run on NVIDIA H100 80GB HBM3"), std::string::npos) << apart;
+  // Each set's breakdown is held against the kernel times of its own GPU: the H100's has none.
+  const std::string apart_families =
+      score_breakdown_text({{"hot.jsonl", &hot, &hot_report}, {"c.jsonl", &cold_h100, &cold_report}});
+  EXPECT_NE(apart_families.find("tiny on NVIDIA H200 by family: opmark's time beside"), std::string::npos)
+      << apart_families;
+  EXPECT_NE(apart_families.find("tiny on NVIDIA H100 80GB HBM3 by family: opmark's time; no ratio: the table's "
+                                "kernel times were traced on NVIDIA H200\n"),
+            std::string::npos)
+      << apart_families;
+  // Without per-set tables (several systems: the side-by-side holds them), only a hot/cold pair is shown.
+  EXPECT_EQ(score_validation_text({{"hot.jsonl", &hot, &hot_report}, {"c.jsonl", &cold_h100, &cold_report}}, false),
+            "");
+  EXPECT_NE(score_validation_text({{"hot.jsonl", &hot, &hot_report}, {"cold.jsonl", &cold, &cold_report}}, false)
+                .find("hot L2: hot.jsonl"),
+            std::string::npos);
 }
 
 // A table with entries of two GPUs: each run is checked against its own GPU's entry, and a GPU without one gets no

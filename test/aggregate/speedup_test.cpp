@@ -282,6 +282,7 @@ TEST(SideBySide, ScoresOfSeveralSystemsInOneTable) {
   b.context["gpu"] = "GPU B";
   ScoreReport ra, rb;
   ModelScore m;
+  m.calls = m.covered_calls = 1;  // scored: a model no case of which was measured shows "-"
   m.name = "fast";
   m.area = "nlp";
   m.score_ms = 2.0;
@@ -291,8 +292,8 @@ TEST(SideBySide, ScoresOfSeveralSystemsInOneTable) {
   m.name = "only_a";
   m.score_ms = 4.0;
   ra.models.push_back(m);
-  ra.areas.push_back({"nlp", {"fast", "only_a"}, 3.0});
-  rb.areas.push_back({"nlp", {"fast"}, 1.5});
+  ra.areas.push_back({"nlp", {"fast", "only_a"}, 3.0, false, true});
+  rb.areas.push_back({"nlp", {"fast"}, 1.5, false, true});
   const std::string text = side_by_side_text({{"a.jsonl", &a, &ra}, {"b.jsonl", &b, &rb}});
   EXPECT_NE(text.find("GPU A"), std::string::npos) << text;
   EXPECT_NE(text.find("GPU B"), std::string::npos) << text;
@@ -305,4 +306,18 @@ TEST(SideBySide, ScoresOfSeveralSystemsInOneTable) {
   const std::string row = text.substr(only_a, text.find('\n', only_a) - only_a);
   EXPECT_EQ(row.back(), '-') << row;
   EXPECT_EQ(side_by_side_text({{"a.jsonl", &a, &ra}}), "");
+
+  // With real times: each system's beside its score, held against that system's own entry only.
+  ra.models[0].graph_ms = 2.5;  // fast on GPU A: 2.0 ms scored, 2.5 ms real
+  ra.models[0].measured_device = "GPU A";
+  rb.models[0].graph_ms = 2.5;  // GPU A's entry seen from GPU B's run: no real time of B
+  rb.models[0].measured_device = "GPU A";
+  const std::string with_real = side_by_side_text({{"a.jsonl", &a, &ra}, {"b.jsonl", &b, &rb}});
+  EXPECT_NE(with_real.find("real ms score/real"), std::string::npos) << with_real;
+  const std::size_t fast = with_real.find("\nfast");
+  ASSERT_NE(fast, std::string::npos) << with_real;
+  EXPECT_NE(with_real.substr(fast, with_real.find('\n', fast + 1) - fast)
+                .find("2.0000    2.5000      0.800          1.5000 (0.750x)         -          -"),
+            std::string::npos)
+      << with_real;
 }
