@@ -33,7 +33,9 @@ constexpr std::size_t kMostCharted = 12;  // db history --svg: the legend's rows
 CLI::App* add_db_command(CLI::App& app, DbOptions& o) {
   auto* db = app.add_subcommand("db", "the results database (SQLite): ingest runs, list them, a case's history, the "
                                       "runs where a case changed beyond its noise");
-  db->add_option("--db", o.db, "the database file (default: opmark.db; created where missing)");
+  db->add_option("--db", o.db, "the database: a SQLite file (default: opmark.db; created where missing), or a team's "
+                               "PostgreSQL database as postgresql://user@host/dbname (libpq's URL; tables created "
+                               "where missing)");
   db->require_subcommand(1);
   auto* ingest = db->add_subcommand("ingest", "store runs (results.jsonl[.gz], run or bundle folders), each once");
   ingest->add_option("PATH", o.paths, "results logs, run folders or bundle folders")->required();

@@ -1,8 +1,8 @@
 #pragma once
-// The results database (opmark-aggregate db): every run ingested once into SQLite (one file, opmark.db by default),
-// so a case's history across runs, GPUs and software versions can be asked for, and the runs where a case changed
-// beyond its noise found. One versioned schema, migrated forward when opened; WAL and a busy timeout, so two
-// ingests at once are both kept. Each ingest is one transaction: a failed or killed one leaves the database as it
+// The results database (opmark-aggregate db): every run ingested once into SQLite (one file, opmark.db by default)
+// or PostgreSQL (a server a team shares), so a case's history across runs, GPUs and software versions can be asked
+// for, and the runs where a case changed beyond its noise found. One versioned schema, migrated forward when opened;
+// writers take turns (aggregate/db_connection.h), so two ingests at once are both kept. Each ingest is one transaction: a failed or killed one leaves the database as it
 // was. A run is recognised by its content (a hash of its results log), so ingesting it again adds nothing.
 #include <cstdint>
 #include <memory>
@@ -14,9 +14,9 @@
 #include "aggregate/results.h"
 #include "aggregate/verdict.h"
 
-struct sqlite3;
-
 namespace opmark::aggregate {
+
+class DbConnection;
 
 // The schema this build writes; a database of a newer one is refused, an older one migrated.
 inline constexpr int kResultsDbSchema = 1;
@@ -50,9 +50,10 @@ struct DbChange {
 
 class ResultsDb {
  public:
-  // Opens (creating where missing) the SQLite database at `path`. Throws opmark::Error naming the file where it is
-  // no SQLite database, another program's, or of a newer schema than kResultsDbSchema.
-  explicit ResultsDb(const std::string& path);
+  // Opens (creating where missing) the SQLite database at `db`, or the PostgreSQL database a postgresql:// URL
+  // names. Throws opmark::Error naming the file or the URL (its password left out) where it cannot be opened or
+  // reached, is no SQLite database, another program's, or of a newer schema than kResultsDbSchema.
+  explicit ResultsDb(const std::string& db);
   ~ResultsDb();
   ResultsDb(const ResultsDb&) = delete;
   ResultsDb& operator=(const ResultsDb&) = delete;
@@ -94,8 +95,8 @@ class ResultsDb {
  private:
   void exec(const std::string& sql);
   void migrate();
-  sqlite3* db_ = nullptr;
-  std::string path_;
+  std::unique_ptr<DbConnection> db_;
+  std::string path_;  // for messages: the file, or the URL without its password
 };
 
 // The results log a path names: the file itself, or in a folder its results.jsonl(.gz) or run/results.jsonl(.gz).

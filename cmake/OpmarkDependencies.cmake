@@ -47,6 +47,13 @@ if(SQLite3_FOUND)
 else()
   message(STATUS "opmark: no SQLite: opmark-aggregate db is left out (install libsqlite3-dev)")
 endif()
+# Optional: libpq keeps a team's results database on a PostgreSQL server (opmark-aggregate db --db postgresql://).
+find_package(PostgreSQL)
+if(PostgreSQL_FOUND)
+  message(STATUS "opmark: libpq ${PostgreSQL_VERSION_STRING}: opmark-aggregate db also keeps its database in PostgreSQL")
+else()
+  message(STATUS "opmark: no libpq: opmark-aggregate db keeps SQLite files only (install libpq-dev)")
+endif()
 
 if(OPMARK_CUDA)
   # cuDNN and NCCL are found now and used by the convolution, RNN and all-reduce families.

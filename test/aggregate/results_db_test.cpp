@@ -1,7 +1,8 @@
-// The results database (aggregate/results_db.h) on SQLite: ingest stores a run once however often it is given, a
-// failed ingest leaves the database as it was, two connections ingesting at once both keep their runs, a foreign,
-// corrupt or newer database is refused with its name, and regressions along a GPU's runs find a planted 5% step and
-// name the software that changed, while noise alone gives none.
+// The results database (aggregate/results_db.h) on SQLite and on a real PostgreSQL server: ingest stores a run once
+// however often it is given, a failed ingest leaves the database as it was, two connections ingesting at once both
+// keep their runs, a foreign, corrupt or newer database is refused with its name, and regressions along a GPU's runs
+// find a planted 5% step and name the software that changed, while noise alone gives none. The PostgreSQL tests
+// (suite PostgresResultsDb) run under test/db/with_postgres.sh, which starts the server (ctest: db.postgres).
 #include <gtest/gtest.h>
 
 #ifdef OPMARK_HAVE_SQLITE
@@ -9,11 +10,14 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <thread>
 
+#include "aggregate/db_connection.h"
 #include "aggregate/results_db.h"
 #include "core/error.h"
 
@@ -61,11 +65,21 @@ std::string write(const fs::path& path, const std::string& text) {
   return path.string();
 }
 
-}  // namespace
+// The test server's database, emptied of opmark's tables; "" where no server was started for the tests.
+std::string postgres() {
+  const char* url = std::getenv("OPMARK_TEST_POSTGRES");
+  if (!url || !*url) return "";
+  open_postgres(url)->exec("DROP TABLE IF EXISTS results, cases, runs, opmark_meta, invoices CASCADE");
+  return url;
+}
 
-TEST(ResultsDb, ARunIsStoredOnceAndAFailedIngestChangesNothing) {
-  const fs::path dir = scratch("once");
-  ResultsDb db((dir / "o.db").string());
+#define NEED_POSTGRES(db)                                                                                     \
+  const std::string db = postgres();                                                                         \
+  if (db.empty()) GTEST_SKIP() << "no PostgreSQL server: run under test/db/with_postgres.sh (ctest: db.postgres)"
+
+
+void stored_once(const std::string& store, const fs::path& dir) {
+  ResultsDb db(store);
   EXPECT_EQ(db.schema_version(), kResultsDbSchema);
   const std::string run = write(dir / "a.jsonl", run_text("2026-01-01T00:00:00Z", "NVIDIA H100", "9.14.0", 10, 4));
   const auto first = db.ingest(run);
@@ -83,17 +97,22 @@ TEST(ResultsDb, ARunIsStoredOnceAndAFailedIngestChangesNothing) {
   EXPECT_THROW(db.ingest((dir / "missing").string()), Error);
 }
 
-TEST(ResultsDb, TwoConnectionsIngestingBothKeepTheirRuns) {
-  const fs::path dir = scratch("two");
-  ResultsDb a((dir / "t.db").string()), b((dir / "t.db").string());
-  for (int i = 0; i < 5; ++i) {
-    a.ingest(write(dir / ("a" + std::to_string(i)), run_text("2026-01-0" + std::to_string(i + 1) + "T00:00:00Z",
-                                                             "NVIDIA H100", "9.14.0", 10 + i, 4)));
-    b.ingest(write(dir / ("b" + std::to_string(i)), run_text("2026-02-0" + std::to_string(i + 1) + "T00:00:00Z",
-                                                             "NVIDIA H200", "9.14.0", 9 + i, 4)));
-  }
-  EXPECT_EQ(a.runs().size(), 10u);
-  EXPECT_EQ(b.runs("H200").size(), 5u);
+// Two connections ingesting on two threads at once: every run of both is kept.
+void two_at_once(const std::string& store, const fs::path& dir) {
+  { ResultsDb create(store); }
+  const auto ingest = [&](const std::string& who, const std::string& gpu, int month) {
+    ResultsDb db(store);
+    for (int i = 0; i < 5; ++i)
+      db.ingest(write(dir / (who + std::to_string(i)),
+                      run_text("2026-0" + std::to_string(month) + "-0" + std::to_string(i + 1) + "T00:00:00Z", gpu,
+                               "9.14.0", 10 + i + month, 4)));
+  };
+  std::thread a(ingest, "a", "NVIDIA H100", 1), b(ingest, "b", "NVIDIA H200", 2);
+  a.join();
+  b.join();
+  ResultsDb db(store);
+  EXPECT_EQ(db.runs().size(), 10u);
+  EXPECT_EQ(db.runs("H200").size(), 5u);
 }
 
 TEST(ResultsDb, AForeignCorruptOrNewerDatabaseIsRefusedByName) {
@@ -113,9 +132,8 @@ TEST(ResultsDb, AForeignCorruptOrNewerDatabaseIsRefusedByName) {
   EXPECT_NE(open_error(dir / "newer.db").find("schema version 99 is newer"), std::string::npos);
 }
 
-TEST(ResultsDb, RegressionsFindAPlantedStepAndNameTheSoftwareNotNoise) {
-  const fs::path dir = scratch("regress");
-  ResultsDb db((dir / "r.db").string());
+void planted_step(const std::string& store, const fs::path& dir) {
+  ResultsDb db(store);
   // Six runs on an H100: the GEMM within 0.3% of 10 us, until cuDNN 9.19.0 makes it 5% slower at the fifth; the
   // ReLU moves by noise alone. An H200 run in between belongs to another series.
   const double gemm[] = {10.0, 10.02, 9.99, 10.01, 10.5, 10.52};
@@ -149,5 +167,47 @@ TEST(ResultsDb, RegressionsFindAPlantedStepAndNameTheSoftwareNotNoise) {
             "6,2026-03-06T00:00:00Z,NVIDIA H100,580.159.04,,9.19.0,,,,,-1," + std::string(kCase) + ",gemm,ok,10.52\n"
             "6,2026-03-06T00:00:00Z,NVIDIA H100,580.159.04,,9.19.0,,,,,-1," + std::string(kOther) +
             ",pointwise,ok,3.99\n");
+}
+
+}  // namespace
+
+TEST(ResultsDb, ARunIsStoredOnceAndAFailedIngestChangesNothing) {
+  const fs::path dir = scratch("once");
+  stored_once((dir / "o.db").string(), dir);
+}
+TEST(ResultsDb, TwoConnectionsIngestingAtOnceBothKeepTheirRuns) {
+  const fs::path dir = scratch("two");
+  two_at_once((dir / "t.db").string(), dir);
+}
+TEST(ResultsDb, RegressionsFindAPlantedStepAndNameTheSoftwareNotNoise) {
+  const fs::path dir = scratch("regress");
+  planted_step((dir / "r.db").string(), dir);
+}
+
+TEST(PostgresResultsDb, ARunIsStoredOnceAndAFailedIngestChangesNothing) {
+  NEED_POSTGRES(db);
+  stored_once(db, scratch("pg_once"));
+}
+TEST(PostgresResultsDb, TwoConnectionsIngestingAtOnceBothKeepTheirRuns) {
+  NEED_POSTGRES(db);
+  two_at_once(db, scratch("pg_two"));
+}
+TEST(PostgresResultsDb, RegressionsFindAPlantedStepAndNameTheSoftwareNotNoise) {
+  NEED_POSTGRES(db);
+  planted_step(db, scratch("pg_regress"));
+}
+TEST(PostgresResultsDb, AForeignNewerOrUnreachableDatabaseIsRefusedByName) {
+  NEED_POSTGRES(db);
+  open_postgres(db)->exec("CREATE TABLE invoices (id INTEGER)");
+  EXPECT_NE(open_error(db).find("not an opmark results database"), std::string::npos) << open_error(db);
+  postgres();  // emptied again
+  { ResultsDb fresh(db); }
+  open_postgres(db)->exec("UPDATE opmark_meta SET value = '99' WHERE key = 'schema'");
+  EXPECT_NE(open_error(db).find("schema version 99 is newer"), std::string::npos) << open_error(db);
+  // A server that is not there: the URL named, its password left out.
+  const std::string gone = open_error("postgresql://opmark:secret@/postgres?host=/nonexistent&port=1");
+  EXPECT_NE(gone.find("postgresql://opmark:***@/postgres?host=/nonexistent&port=1: cannot connect"), std::string::npos)
+      << gone;
+  EXPECT_EQ(gone.find("secret"), std::string::npos) << gone;
 }
 #endif
