@@ -303,7 +303,7 @@ std::vector<DbChange> ResultsDb::regressions(const std::string& case_regex, cons
   const auto s = db_->prepare(std::string("SELECT ") + kRunColumns + ", res.status, res.time_us, res.repetitions" +
                               verdict_columns(*db_) + " FROM results res JOIN runs r ON r.id = res.run_id "
                               "WHERE res.case_id = ? AND " + holds(*db_, "r.gpu") + " AND r.started_at >= ? "
-                              "ORDER BY r.gpu, r.started_at, r.id");
+                              "ORDER BY r.gpu, r.regime, r.started_at, r.id");
   const std::vector<std::pair<std::int64_t, std::string>> cases =
       matching_cases(*db_, case_regex.empty() ? std::string(".") : case_regex, "db regressions");
   for (const auto& [id, name] : cases) {
@@ -319,7 +319,9 @@ std::vector<DbChange> ResultsDb::regressions(const std::string& case_regex, cons
           r.counters[kVerdictCounters[k]] = s->real(15 + static_cast<int>(k));
       if (!r.has_counter(counter::run_noise) && !r.has_counter(counter::recheck_us) && !r.has_counter(counter::noise))
         r.reps_us = nlohmann::json::parse(s->text(14)).get<std::vector<double>>();
-      if (previous && previous->first.gpu == run.gpu) {
+      // A series is one GPU model in one regime: burst and sustained times (and older runs' unstated regime) differ
+      // by method, not by software.
+      if (previous && previous->first.gpu == run.gpu && previous->first.regime == run.regime) {
         const CaseVerdict v = case_verdict(previous->second, r);
         if (v.verdict == Verdict::slower || (faster_too && v.verdict == Verdict::faster))
           out.push_back({name, run.gpu, previous->first, run, v, software_change(previous->first, run)});

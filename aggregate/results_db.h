@@ -84,8 +84,8 @@ class ResultsDb {
   // The series of every case whose name matches `case_regex` (ECMAScript), on GPUs whose name holds `gpu`.
   std::vector<DbSeries> history(const std::string& case_regex, const std::string& gpu = "",
                                 const std::string& since = "");
-  // Along each GPU model's runs in order, every case whose verdict between consecutive runs is `slower` (or, with
-  // `faster_too`, `faster`), by case_verdict.
+  // Along each GPU model's runs in one regime, in order, every case whose verdict between consecutive runs is
+  // `slower` (or, with `faster_too`, `faster`), by case_verdict.
   std::vector<DbChange> regressions(const std::string& case_regex = "", const std::string& gpu = "",
                                     bool faster_too = false, const std::string& since = "");
   // Every stored result as CSV, one row a run and case with the run's GPU and software: for a spreadsheet or another

@@ -40,13 +40,14 @@ fs::path scratch(const std::string& name) {
 
 // One run's results.jsonl: the two cases' medians with their run-to-run noise, on `gpu` with cuDNN `cudnn`.
 std::string run_text(const std::string& started, const std::string& gpu, const std::string& cudnn, double gemm_us,
-                     double relu_us) {
+                     double relu_us, const std::string& regime = "") {
   const auto median = [](const std::string& name, double t) {
     return "{\"type\":\"aggregate\",\"aggregate\":\"median\",\"name\":\"" + name + "\",\"status\":\"ok\",\"time_us\":" +
            std::to_string(t) + ",\"counters\":{\"run_noise\":0.004,\"noise\":0.002}}\n";
   };
   return "{\"type\":\"context\",\"context\":{\"gpu\":\"" + gpu + "\",\"cudnn_version\":\"" + cudnn +
-         "\",\"driver_version\":\"580.159.04\",\"started_at\":\"" + started + "\"}}\n" + median(kCase, gemm_us) +
+         "\",\"driver_version\":\"580.159.04\",\"started_at\":\"" + started + "\"" +
+         (regime.empty() ? "" : ",\"regime\":\"" + regime + "\"") + "}}\n" + median(kCase, gemm_us) +
          median(kOther, relu_us);
 }
 
@@ -167,6 +168,10 @@ void planted_step(const std::string& store, const fs::path& dir) {
             "6,2026-03-06T00:00:00Z,NVIDIA H100,580.159.04,,9.19.0,,,,,-1," + std::string(kCase) + ",gemm,ok,10.52\n"
             "6,2026-03-06T00:00:00Z,NVIDIA H100,580.159.04,,9.19.0,,,,,-1," + std::string(kOther) +
             ",pointwise,ok,3.99\n");
+  // A run of another regime is another series: sustained times 20% above the burst ones are no regression.
+  db.ingest(write(dir / "sustained", run_text("2026-03-07T00:00:00Z", "NVIDIA H100", "9.19.0", 12.6, 4.8,
+                                              "sustained")));
+  EXPECT_EQ(db.regressions().size(), 1u);
 }
 
 }  // namespace
