@@ -84,11 +84,14 @@ Sheet side_by_side(const std::vector<NamedSystem>& systems, const std::vector<co
   std::vector<std::string> directions;
   for (const auto& head : columns)
     if (ends_with(head, " time (us)")) directions.push_back(head.substr(0, head.size() - 10));
-  for (const auto& s : systems)
+  for (const auto& s : systems) {
     for (const auto& head : columns) {
       out.header.push_back(s.label + ": " + head);
       out.formats.push_back("0.000");
     }
+    out.header.push_back(s.label + ": status");
+    out.formats.push_back("");
+  }
   for (std::size_t i = 1; i < systems.size(); ++i)
     for (const auto& d : directions) {
       out.header.push_back(d + ": " + systems[i].label + " / " + systems[0].label);
@@ -104,16 +107,27 @@ Sheet side_by_side(const std::vector<NamedSystem>& systems, const std::vector<co
   };
   for (const Shape& shape : shapes) {
     std::vector<SheetCell> row(shape.begin(), shape.end());
-    for (std::size_t i = 0; i < systems.size(); ++i)
+    for (std::size_t i = 0; i < systems.size(); ++i) {
+      // The system's status of the shape: ok, unstable, the first direction's status that has no time (failed,
+      // skipped, ...), or not run.
+      std::string status = indexed[i].row_of.count(shape) ? "ok" : "not run";
       for (const auto& head : columns) {
         const SheetCell* c = cell_of(i, shape, head);
         if (c) {
           const auto r = indexed[i].row_of.at(shape);
           for (const auto& [ur, uc] : own[i]->unstable_cells)
-            if (ur == r && own[i]->header[uc] == head) out.unstable_cells.emplace_back(out.rows.size(), row.size());
+            if (ur == r && own[i]->header[uc] == head) {
+              out.unstable_cells.emplace_back(out.rows.size(), row.size());
+              if (status == "ok") status = "unstable";
+            }
+          if (ends_with(head, " time (us)") && !c->number && status == "ok") status = c->text;
+        } else if (ends_with(head, " time (us)") && status == "ok") {
+          status = head.substr(0, head.size() - 10) + " not run";
         }
         row.push_back(c ? *c : SheetCell::of_text(ends_with(head, " time (us)") ? "not run" : ""));
       }
+      row.push_back(SheetCell::of_text(status));
+    }
     for (std::size_t i = 1; i < systems.size(); ++i)
       for (const auto& d : directions) {
         const SheetCell* first = cell_of(0, shape, d + " time (us)");

@@ -558,14 +558,17 @@ TEST(Spreadsheet, SeveralSystemsSideBySide) {
   EXPECT_EQ(sheets[0].name, "fp16_gemm");
   EXPECT_EQ(sheets[0].header,
             (std::vector<std::string>{"application", "m", "n", "k", "ta", "tb", "batch", "NVIDIA H100: fwd time (us)",
-                                      "NVIDIA H100: fwd TFLOPS", "NVIDIA H200: fwd time (us)",
-                                      "NVIDIA H200: fwd TFLOPS", "fwd: NVIDIA H200 / NVIDIA H100"}));
+                                      "NVIDIA H100: fwd TFLOPS", "NVIDIA H100: status", "NVIDIA H200: fwd time (us)",
+                                      "NVIDIA H200: fwd TFLOPS", "NVIDIA H200: status",
+                                      "fwd: NVIDIA H200 / NVIDIA H100"}));
   ASSERT_EQ(sheets[0].rows.size(), 3u);
   EXPECT_EQ(row_texts(sheets[0].rows[0]),  // m = 8, 64, 1000: numbers in order, not text
-            (std::vector<std::string>{"", "8", "8", "32", "N", "N", "1", "10", "0.0004096", "8", "0.000512", "0.8"}));
+            (std::vector<std::string>{"", "8", "8", "32", "N", "N", "1", "10", "0.0004096", "ok", "8", "0.000512", "ok",
+                                      "0.8"}));
   EXPECT_EQ(row_texts(sheets[0].rows[2])[1], "1000");
   const std::vector<std::string> relu = row_texts(sheets[1].rows.at(0));
-  EXPECT_EQ(relu[relu.size() - 3], "not run");  // the H200 did not run the ReLU: its time, and no ratio
+  EXPECT_EQ(relu[relu.size() - 4], "not run");  // the H200 did not run the ReLU: its time, its status, no ratio
+  EXPECT_EQ(relu[relu.size() - 2], "not run");
   EXPECT_EQ(relu.back(), "");
   EXPECT_EQ(sheets[2].name, "systems");
   EXPECT_EQ(row_texts(sheets[2].rows.at(1))[1], "NVIDIA H200");

@@ -40,7 +40,7 @@ def main():
     systems = [s for s in (row("Systems", r)[0] for r in (2, 3))]
     want = ["application", "m", "n", "k", "ta", "tb", "batch"]
     for s in systems:
-        want += [f"{s}: fwd time (us)", f"{s}: fwd TFLOPS"]
+        want += [f"{s}: fwd time (us)", f"{s}: fwd TFLOPS", f"{s}: status"]
     want += [f"fwd: {systems[1]} / {systems[0]}"]
     if head != want:
         failures.append(f"{gemm}: header {head}, expected {want}")
@@ -53,9 +53,12 @@ def main():
     if keys != sorted(keys):
         failures.append(f"{gemm}: rows not in natural order of their shapes")
     for r in rows:
-        if isinstance(r[7], float) and isinstance(r[9], float) and abs(r[11] - r[9] / r[7]) > 1e-9 * r[11]:
-            failures.append(f"{gemm}: ratio {r[11]} is not {r[9]} / {r[7]}")
+        if isinstance(r[7], float) and isinstance(r[10], float) and abs(r[13] - r[10] / r[7]) > 1e-9 * r[13]:
+            failures.append(f"{gemm}: ratio {r[13]} is not {r[10]} / {r[7]}")
             break
+    statuses = {r[9] for r in rows} | {r[12] for r in rows}
+    if not statuses or not statuses <= {"ok", "unstable", "failed", "skipped", "not run"}:
+        failures.append(f"{gemm}: status columns hold {sorted(map(str, statuses))}")
     # Convolution: the three directions of a shape in one row, each system's, then the three ratios.
     conv = row("fp16 Convolution", 2)
     for d in ("fwd", "bwd_data", "bwd_filter"):
