@@ -120,6 +120,10 @@ static void write_workbook(const std::vector<Sheet>& sheets, const std::string& 
     for (std::size_t c = 0; c < s.header.size(); ++c)
       worksheet_write_string(ws, first_row, lxw_col_t(c), s.header[c].c_str(), bold);
     worksheet_freeze_panes(ws, first_row + 1, 0);
+    // Printed (or rendered to PDF) a table stays whole across: landscape, one page wide, its header on each page.
+    worksheet_set_landscape(ws);
+    worksheet_fit_to_pages(ws, 1, 0);
+    worksheet_repeat_rows(ws, first_row, first_row);
     if (!s.header.empty())
       worksheet_autofilter(ws, first_row, 0, first_row + lxw_row_t(s.rows.size()), lxw_col_t(s.header.size() - 1));
     for (std::size_t r = 0; r < s.rows.size(); ++r) {
