@@ -174,6 +174,9 @@ CommandLine parse_command_line(std::vector<std::string> words, const std::string
                                                 "(display fixtures, drafts; never for publishing)");
   page->add_flag("--runs", line.page.runs, "show plain runs (results.jsonl, not checked) too, in a part of their own "
                                           "after the bundles, every time marked not checked");
+  page->add_option("--db", line.page.db, "also a History section from this results database (opmark-aggregate db): "
+                                         "each family's time over its checked bundles per GPU, the changes between "
+                                         "them and a chart of each case they name");
   page->footer(
       "Every folder under RESULTS_DIR holding system.yaml, run/results.jsonl and scores.json is a bundle\n"
       "(results/README.md), checked first as opmark-aggregate check does: only bundles that pass are shown, the\n"

@@ -18,6 +18,7 @@ struct PageFlags {
   CheckOptions check;  // the page checks every bundle as check does
   bool unchecked = false;
   bool runs = false;
+  std::string db;  // a results database (SQLite file or PostgreSQL URL): the History section
 };
 
 struct CommandLine {

@@ -21,6 +21,7 @@
 
 #include "aggregate/bundle.h"
 #include "aggregate/files.h"
+#include "aggregate/page_history.h"
 #include "aggregate/page_html.h"
 #include "aggregate/page_runs.h"
 #include "aggregate/page_speedup.h"
@@ -457,7 +458,15 @@ int run_page(PageFlags args) {
   const std::size_t n_families = data["families"].size();
 
   // Never through a symbolic link: a link planted at index.html would have the page overwrite what it points to.
-  write_output_file(args.out, page_html(data, runs_html));
+  std::string history_html;
+  if (!args.db.empty()) {
+#ifdef OPMARK_HAVE_SQLITE
+    history_html = page_history_html(args.db);
+#else
+    throw Error("--db: this opmark-aggregate was built without SQLite (install libsqlite3-dev and build again)");
+#endif
+  }
+  write_output_file(args.out, page_html(data, runs_html, history_html));
   std::printf("wrote %s: %zu bundle%s, %zu cases in %zu families%s%s\n", args.out.c_str(), bundles.size(),
               bundles.size() == 1 ? "" : "s", cases.size(), n_families,
               skipped.empty() ? "" : ("; " + std::to_string(skipped.size()) + " bundle(s) skipped").c_str(),

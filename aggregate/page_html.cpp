@@ -28,7 +28,7 @@ std::string script_json(const nlohmann::json& data) {
   return out;
 }
 
-std::string page_html(const nlohmann::json& data, const std::string& plain_runs) {
+std::string page_html(const nlohmann::json& data, const std::string& plain_runs, const std::string& history) {
   std::ostringstream h;
   const std::size_t runs = data.value("runs", std::size_t{0}), hidden = data.value("runs_hidden", std::size_t{0});
   const std::size_t n = data.at("bundles").size();
@@ -75,6 +75,7 @@ std::string page_html(const nlohmann::json& data, const std::string& plain_runs)
     h << "<a href=\"#scores\">scores</a>" << (data.contains("speedups") ? "<a href=\"#speedup\">speedup</a>" : "")
       << "<a href=\"#systems\">systems</a>";
   for (const auto& [id, name] : families) h << "<a href=\"#" << escape(id) << "\">" << escape(name) << "</a>";
+  if (!history.empty()) h << "<a href=\"#history\">history</a>";
   if (runs) h << "<a href=\"#runs\">plain runs</a>";
   h << "</nav>\n";
   // The headline first (the area scores, and with two systems or more the speedup the scores predict beside the
@@ -95,6 +96,8 @@ std::string page_html(const nlohmann::json& data, const std::string& plain_runs)
       << "\"></div>\n<div class=\"charts\" id=\"charts-" << id << "\"></div>\n<div id=\"cases-" << id
       << "\"></div>\n</section>\n";
   }
+  if (!history.empty())
+    h << "<section id=\"history\">\n<h2>History</h2>\n" << history << "</section>\n";
   if (runs)
     h << "<section id=\"runs\">\n<h2>Plain runs: not checked</h2>\n<p class=\"note\">Runs as "
          "<code>--opmark_out</code> wrote them, not submission bundles: no checker has seen these times.</p>\n"

@@ -10,7 +10,8 @@ namespace opmark::aggregate {
 
 // The whole page. `data` is what page.cpp gathers (bundles, families, cases, skipped bundles); `plain_runs` the
 // plain runs' part (page_runs.h), written after every bundle's and outside the script's data.
-std::string page_html(const nlohmann::json& data, const std::string& plain_runs = "");
+// history: the History section's content (page_history.h), "" for none.
+std::string page_html(const nlohmann::json& data, const std::string& plain_runs = "", const std::string& history = "");
 
 // `data` as JSON text that cannot end or confuse the <script> block holding it ("</" and "<!--" escaped, control
 // characters by JSON, U+2028 and U+2029 as \u escapes).

@@ -262,7 +262,8 @@ std::string roofline_sets_svg(const std::string& title, const std::vector<Roofli
 }
 
 std::string history_svg(const std::string& title, const std::vector<std::string>& run_labels,
-                        const std::vector<HistorySeries>& series) {
+                        const std::vector<HistorySeries>& series, const std::string& y_label,
+                        const std::string& unit) {
   Canvas c(title);
   double top = 0;
   for (const auto& s : series)
@@ -281,7 +282,8 @@ std::string history_svg(const std::string& title, const std::vector<std::string>
   for (std::size_t r = 0; r < run_labels.size(); ++r)  // each run's label, turned to fit
     c.svg << "<text transform=\"translate(" << fmt("%.1f", x_of(r)) << "," << kH - kBottom + 12
           << ") rotate(30)\" font-size=\"10\">" << escape(run_labels[r]) << "</text>\n";
-  c.svg << "<text transform=\"translate(18," << kH / 2 << ") rotate(-90)\" text-anchor=\"middle\">time (us)</text>\n";
+  c.svg << "<text transform=\"translate(18," << kH / 2 << ") rotate(-90)\" text-anchor=\"middle\">" << escape(y_label)
+        << "</text>\n";
   for (std::size_t s = 0; s < series.size(); ++s) {
     const char* colour = kColours[s % 8];
     std::string path;
@@ -295,7 +297,7 @@ std::string history_svg(const std::string& title, const std::vector<std::string>
     c.svg << "<path d=\"" << path << "\" fill=\"none\" stroke=\"" << colour << "\" stroke-width=\"1.5\"/>\n";
     for (const HistoryPoint& p : series[s].points)
       c.svg << marker_begin(s, x_of(p.run), c.y(p.time_us / top), 3.5, colour, 0.7) << "<title>"
-            << escape(series[s].name) << ": " << fmt("%.4g", p.time_us) << " us, "
+            << escape(series[s].name) << ": " << fmt("%.4g", p.time_us) << " " << escape(unit) << ", "
             << escape(p.run < run_labels.size() ? run_labels[p.run] : "") << "</title>" << marker_end(s);
     c.svg << legend_row(s, s, series[s].name);
   }

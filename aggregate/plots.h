@@ -56,8 +56,10 @@ struct HistorySeries {
   std::string name;  // the case
   std::vector<HistoryPoint> points;
 };
+// y_label and unit: what the points' time_us holds (a family's time over its first run, say).
 std::string history_svg(const std::string& title, const std::vector<std::string>& run_labels,
-                        const std::vector<HistorySeries>& series);
+                        const std::vector<HistorySeries>& series, const std::string& y_label = "time (us)",
+                        const std::string& unit = "us");
 
 // One result set on a roofline shared with others: its points and its own roofs.
 struct RooflinePoint {

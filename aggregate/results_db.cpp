@@ -278,16 +278,16 @@ std::vector<DbRun> ResultsDb::runs(const std::string& gpu, const std::string& si
 }
 
 std::vector<DbSeries> ResultsDb::history(const std::string& case_regex, const std::string& gpu,
-                                         const std::string& since) {
+                                         const std::string& since, bool checked_only) {
   const std::vector<std::pair<std::int64_t, std::string>> cases = matching_cases(*db_, case_regex, "db history");
   const auto s = db_->prepare(std::string("SELECT ") + kRunColumns +
                               ", res.status, res.time_us FROM results res JOIN runs r ON r.id = res.run_id "
                               "WHERE res.case_id = ? AND " + holds(*db_, "r.gpu") + " AND r.started_at >= ? "
-                              "ORDER BY r.started_at, r.id");
+                              "AND r.checked >= ? ORDER BY r.started_at, r.id");
   std::vector<DbSeries> out;
   for (const auto& [id, name] : cases) {
     DbSeries series{name, {}};
-    s->bind(1, id).bind(2, gpu).bind(3, since);
+    s->bind(1, id).bind(2, gpu).bind(3, since).bind(4, std::int64_t{checked_only ? 1 : -1});
     while (s->step()) series.points.push_back({run_of(*s), s->text(12), s->is_null(13) ? 0.0 : s->real(13)});
     s->reset();
     if (!series.points.empty()) out.push_back(std::move(series));
@@ -296,18 +296,18 @@ std::vector<DbSeries> ResultsDb::history(const std::string& case_regex, const st
 }
 
 std::vector<DbChange> ResultsDb::regressions(const std::string& case_regex, const std::string& gpu,
-                                             bool faster_too, const std::string& since) {
+                                             bool faster_too, const std::string& since, bool checked_only) {
   std::vector<DbChange> out;
   // Only the counters case_verdict reads, taken out by the store's JSON functions rather than parsing every row's
   // whole set; the repetitions only where no noise counter was recorded.
   const auto s = db_->prepare(std::string("SELECT ") + kRunColumns + ", res.status, res.time_us, res.repetitions" +
                               verdict_columns(*db_) + " FROM results res JOIN runs r ON r.id = res.run_id "
                               "WHERE res.case_id = ? AND " + holds(*db_, "r.gpu") + " AND r.started_at >= ? "
-                              "ORDER BY r.gpu, r.regime, r.started_at, r.id");
+                              "AND r.checked >= ? ORDER BY r.gpu, r.regime, r.started_at, r.id");
   const std::vector<std::pair<std::int64_t, std::string>> cases =
       matching_cases(*db_, case_regex.empty() ? std::string(".") : case_regex, "db regressions");
   for (const auto& [id, name] : cases) {
-    s->bind(1, id).bind(2, gpu).bind(3, since);
+    s->bind(1, id).bind(2, gpu).bind(3, since).bind(4, std::int64_t{checked_only ? 1 : -1});
     std::optional<std::pair<DbRun, CaseResult>> previous;
     while (s->step()) {
       DbRun run = run_of(*s);

@@ -82,12 +82,14 @@ class ResultsDb {
   // all), as every query below does.
   std::vector<DbRun> runs(const std::string& gpu = "", const std::string& since = "");
   // The series of every case whose name matches `case_regex` (ECMAScript), on GPUs whose name holds `gpu`.
+  // checked_only: bundles that passed check only (what the results page publishes).
   std::vector<DbSeries> history(const std::string& case_regex, const std::string& gpu = "",
-                                const std::string& since = "");
+                                const std::string& since = "", bool checked_only = false);
   // Along each GPU model's runs in one regime, in order, every case whose verdict between consecutive runs is
   // `slower` (or, with `faster_too`, `faster`), by case_verdict.
   std::vector<DbChange> regressions(const std::string& case_regex = "", const std::string& gpu = "",
-                                    bool faster_too = false, const std::string& since = "");
+                                    bool faster_too = false, const std::string& since = "",
+                                    bool checked_only = false);
   // Every stored result as CSV, one row a run and case with the run's GPU and software: for a spreadsheet or another
   // database.
   void export_csv(std::ostream& out, const std::string& gpu = "", const std::string& since = "");
