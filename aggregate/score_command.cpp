@@ -120,11 +120,6 @@ int score_set(const ScoreOptions& a, const std::string& file, std::vector<Scored
   }
   const bool csv = a.format == "csv";
   const std::string gpu = results.context.count("gpu") ? results.context.at("gpu") : "";
-  // The real time: one definition (check_score: the CUDA-graph replay on this GPU, or its kernel time where the
-  // capture failed or is suspect); none for a partial score, which is no model's time.
-  const auto real_ms = [&](const ModelScore& s) {
-    return s.partial() ? std::nullopt : check_score(s, gpu).real_ms;
-  };
   if (print_table) {
     // A partial score (--allow-missing) is a lower bound: ">=" before it, "-" where nothing of it was measured; the
     // CSV leaves such a score empty and says partial.
@@ -140,7 +135,9 @@ int score_set(const ScoreOptions& a, const std::string& file, std::vector<Scored
                 a.precision.c_str(), "model", "area", "score ms", "calls", "cov calls", "cov time", "real ms");
     for (const auto& s : scores) {
       const std::string cov_time = s.coverage_time() >= 0 ? std::to_string(s.coverage_time()) : "";
-      const std::optional<double> real = real_ms(s);
+      // The real time's one definition: the CUDA-graph replay on this GPU, or its kernel time where the capture
+      // failed or is suspect; none for a partial score.
+      const std::optional<double> real = check_whole_score(s, gpu).real_ms;
       char real_text[32] = "";
       if (real) std::snprintf(real_text, sizeof real_text, csv ? "%f" : "%.4f", *real);
       const bool scored = s.covered_calls > 0;

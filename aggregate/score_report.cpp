@@ -92,26 +92,23 @@ std::string format(const char* fmt, ...) {
   return buffer;
 }
 
-std::string gpu_of(const ResultSet& r) { return r.context.count("gpu") ? r.context.at("gpu") : ""; }
-
 const ModelScore* find_score(const ScoreReport& report, const std::string& model) {
   for (const auto& s : report.models)
     if (s.name == model) return &s;
   return nullptr;
 }
 
-// The system's name: its GPU, else the results file.
-std::string system_of(const ScoredSet& set) {
-  const std::string gpu = gpu_of(*set.results);
-  return gpu.empty() ? set.label : gpu;
+// Whether the table's kernel times were traced on the set's GPU: only then do they stand beside opmark's.
+bool traced_on(const ModelScore& s, const ScoredSet& set) {
+  return !s.traced_device.empty() && s.traced_device == set.gpu();
 }
 
 // Per family: opmark's time beside the traced kernel time of the calls it measured (with a cold-L2 run's beside
 // it, where given), and the traced time it has no case for (family other, and cases the run lacks). Where the
 // table's kernel times were traced on another GPU than the run's, opmark's times alone.
 std::string family_breakdown(const ModelScore& s, const ModelScore* cold, const ScoredSet& set) {
-  const std::string system = system_of(set);
-  if (s.traced_device.empty() || s.traced_device != gpu_of(*set.results)) {
+  const std::string system = set.system();
+  if (!traced_on(s, set)) {
     std::string out = format("%s on %s by family: opmark's time; no ratio: the table's kernel times were traced on "
                              "%s\n  %-12s %8s %11s\n", s.name.c_str(), system.c_str(),
                              s.traced_device.empty() ? "an unnamed GPU" : s.traced_device.c_str(), "family", "calls",
@@ -157,6 +154,22 @@ void no_ratio_for_partial(ScoreCheck* check, const ModelScore& s) {
 
 }  // namespace
 
+std::string ScoredSet::gpu() const {
+  const auto it = results->context.find("gpu");
+  return it == results->context.end() ? "" : it->second;
+}
+
+std::string ScoredSet::system() const {
+  const std::string g = gpu();
+  return g.empty() ? label : g;
+}
+
+ScoreCheck check_whole_score(const ModelScore& s, const std::string& gpu) {
+  ScoreCheck check = check_score(s, gpu);
+  if (s.partial()) no_ratio_for_partial(&check, s);
+  return check;
+}
+
 namespace {
 
 // A hot-L2 and a cold-L2 run of the same GPU among the sets, shown together; {nullptr, nullptr} where there is none.
@@ -167,7 +180,7 @@ std::pair<const ScoredSet*, const ScoredSet*> hot_cold_pair(const std::vector<Sc
     if (mode == core::L2Mode::hot && !hot) hot = &set;
     if (mode == core::L2Mode::cold && !cold) cold = &set;
   }
-  if (hot && cold && gpu_of(*hot->results) != gpu_of(*cold->results)) return {nullptr, nullptr};
+  if (hot && cold && hot->gpu() != cold->gpu()) return {nullptr, nullptr};
   return {hot && cold ? hot : nullptr, hot && cold ? cold : nullptr};
 }
 
@@ -193,7 +206,7 @@ std::string score_validation_text(const std::vector<ScoredSet>& sets, bool per_s
                   "hot/real", "cold/real", "real time");
     for (const auto& s : hot->report->models) {
       const ModelScore* c = find_score(*cold->report, s.name);
-      ScoreCheck check = check_score(s, gpu_of(*hot->results));
+      ScoreCheck check = check_score(s, hot->gpu());
       if (s.partial() || (c && c->partial())) no_ratio_for_partial(&check, c && c->partial() ? *c : s);
       if (!c || !check.real_ms) {
         out += format("%-24s %11.4f %11s  no ratio: %s\n", s.name.c_str(), s.score_ms,
@@ -211,8 +224,7 @@ std::string score_validation_text(const std::vector<ScoredSet>& sets, bool per_s
     if (sets.size() > 1) out += format("%s\n", set.label.c_str());
     out += format("%-24s %11s %11s %7s %11s\n", "model", "score ms", "real ms", "kind", "score/real");
     for (const auto& s : set.report->models) {
-      ScoreCheck check = check_score(s, gpu_of(*set.results));
-      if (s.partial()) no_ratio_for_partial(&check, s);
+      const ScoreCheck check = check_whole_score(s, set.gpu());
       if (check.real_ms)
         out += format("%-24s %11.4f %11.4f %7s %11.3f\n", s.name.c_str(), s.score_ms, *check.real_ms,
                       check.real_kind.c_str(), check.ratio());
@@ -231,11 +243,10 @@ std::string score_breakdown_text(const std::vector<ScoredSet>& sets) {
     if (cold == &set) continue;  // its times stand beside the hot run's
     for (const auto& s : set.report->models) {
       if (!s.has_real_times() || s.traced_us <= 0) continue;
-      const bool traced_here = s.traced_device == gpu_of(*set.results) && !s.traced_device.empty();
       out += (out.empty() ? "\n" : "") +
              family_breakdown(s, hot == &set ? find_score(*cold->report, s.name) : nullptr, set);
       // Headroom holds opmark's calls against the framework's kernels, on the GPU they were traced on only.
-      if (traced_here) out += headroom_text(s, headroom_findings(s));
+      if (traced_on(s, set)) out += headroom_text(s, headroom_findings(s));
     }
   }
   return out;

@@ -33,7 +33,13 @@ struct ScoredSet {
   std::string label;           // the results file
   const ResultSet* results;    // its context names the GPU and the L2 mode
   const ScoreReport* report;
+
+  std::string gpu() const;     // the run's GPU, "" where its context names none
+  std::string system() const;  // its GPU, else the results file: a column head or a block's name
 };
+
+// check_score, where a partial score (--allow-missing: a lower bound, no model's time) has no real time either.
+ScoreCheck check_whole_score(const ModelScore& s, const std::string& gpu);
 
 // The scores checked against the real models, as text: per model the score, the traced model's real time on the
 // same GPU (CUDA-graph replay, else the profiler's kernel time) and their ratio, or why there is none; where the

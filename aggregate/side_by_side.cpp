@@ -7,17 +7,6 @@
 namespace opmark::aggregate {
 namespace {
 
-// The system's column head: its GPU, else the file.
-std::string system_name(const ScoredSet& s) {
-  const auto it = s.results->context.find("gpu");
-  return it != s.results->context.end() && !it->second.empty() ? it->second : s.label;
-}
-
-std::string gpu_of(const ScoredSet& s) {
-  const auto it = s.results->context.find("gpu");
-  return it == s.results->context.end() ? "" : it->second;
-}
-
 // One system's row: its score and, for a model, the real time on that system's GPU (check_score's one definition).
 struct Entry {
   double score_ms = 0;
@@ -59,8 +48,7 @@ std::string side_by_side_text(const std::vector<ScoredSet>& systems) {
         for (const auto& r : rows) seen |= r.first == m.name && r.second != "area";
         if (!seen) rows.emplace_back(m.name, m.area);
       }
-      Entry e{m.score_ms, std::nullopt, m.partial(), m.covered_calls > 0};
-      if (!m.partial()) e.real_ms = check_score(m, gpu_of(systems[i])).real_ms;  // a partial score is no model's time
+      Entry e{m.score_ms, check_whole_score(m, systems[i].gpu()).real_ms, m.partial(), m.covered_calls > 0};
       any_real = any_real || e.real_ms.has_value();
       entries[i][m.name] = e;
     }
@@ -81,7 +69,7 @@ std::string side_by_side_text(const std::vector<ScoredSet>& systems) {
   std::snprintf(b, sizeof b, "%-24s %-16s", "model", "area");
   out += b;
   for (const ScoredSet& s : systems) {
-    std::snprintf(b, sizeof b, " %24.24s", system_name(s).c_str());
+    std::snprintf(b, sizeof b, " %24.24s", s.system().c_str());
     out += b;
     if (any_real) out += "   real ms score/real";
   }
