@@ -47,18 +47,22 @@ HF_MODELS = {"bert_base": ("BertModel", "BertConfig", "input_ids"),
              "vit_hf": ("ViTModel", "ViTConfig", "pixel_values")}
 
 
+# The input of the transformers models outside HF_MODELS.
+OTHER_INPUTS = {"whisper_encoder": "input_features", "mixtral_block": "input_ids"}
+
+
 def hf_model(kind):
-    """A transformers model from its config alone (random weights), and its example inputs' names."""
+    """A transformers model from its config alone (random weights)."""
     import transformers as tf
     if kind in HF_MODELS:
-        model, config, inputs = HF_MODELS[kind]
-        return getattr(tf, model)(getattr(tf, config)()), [inputs]
+        model, config, _ = HF_MODELS[kind]
+        return getattr(tf, model)(getattr(tf, config)())
     if kind == "whisper_encoder":
-        return tf.WhisperModel(tf.WhisperConfig()).get_encoder(), ["input_features"]
+        return tf.WhisperModel(tf.WhisperConfig()).get_encoder()
     if kind == "mixtral_block":
         cfg = tf.MixtralConfig(hidden_size=1024, intermediate_size=3584, num_hidden_layers=1, num_attention_heads=16,
                                num_key_value_heads=4, num_local_experts=8, num_experts_per_tok=2)
-        return tf.MixtralModel(cfg), ["input_ids"]
+        return tf.MixtralModel(cfg)
     raise KeyError(kind)
 
 
@@ -68,28 +72,35 @@ TRANSFORMERS = list(HF_MODELS) + ["whisper_encoder", "mixtral_block"]
 MODELS = TORCHVISION + TRANSFORMERS
 
 
-def example(name, model_inputs):
-    """The example inputs (batch 2, sequence 64) and the dynamic dimensions of each."""
+def input_kind(name):
+    """What the model reads: "image" (3 x 224 x 224), "features" (Whisper's 80 mel bins over 3000 frames, fixed by
+    its positions) or "tokens" (a sequence of ids)."""
+    if name in TORCHVISION:
+        return "image"
+    which = HF_MODELS[name][2] if name in HF_MODELS else OTHER_INPUTS[name]
+    return {"pixel_values": "image", "input_features": "features"}.get(which, "tokens")
+
+
+def inputs_of(name, batch, length, device="cpu", dtype=None):
+    """The model's inputs at these sizes, and the dynamic dimensions of each (batch, and a sequence's length)."""
     import torch
-    if name in TORCHVISION or model_inputs == ["pixel_values"]:
-        return (torch.randn(2, *IMAGE),), {"x": {0: "batch"}}
-    if model_inputs == ["input_features"]:  # Whisper: 80 mel bins over 3000 frames, fixed by its positions
-        return (torch.randn(2, 80, 3000),), {"x": {0: "batch"}}
-    return (torch.randint(0, 1000, (2, 64)),), {"x": {0: "batch", 1: "sequence"}}
+    kind = input_kind(name)
+    if kind == "image":
+        return (torch.randn(batch, *IMAGE, device=device, dtype=dtype),), {"x": {0: "batch"}}
+    if kind == "features":
+        return (torch.randn(batch, 80, 3000, device=device, dtype=dtype),), {"x": {0: "batch"}}
+    return (torch.randint(0, 1000, (batch, length), device=device),), {"x": {0: "batch", 1: "sequence"}}
 
 
 def build(name):
-    """The model in eval mode and its inputs' names (None for torchvision's images)."""
-    if name in TORCHVISION:
-        return torchvision_model(name), None
-    model, inputs = hf_model(name)
-    return model.eval(), inputs
+    """The model in eval mode."""
+    return torchvision_model(name) if name in TORCHVISION else hf_model(name).eval()
 
 
 def export(name, out_dir):
     import torch
-    model, inputs = build(name)
-    args, dynamic = example(name, inputs)
+    model = build(name)
+    args, dynamic = inputs_of(name, 2, 64)  # batch 2, sequence 64: both dynamic in the graph
     path = os.path.join(out_dir, f"{name}.onnx")
     with torch.no_grad():
         try:  # the TorchScript exporter names dynamic axes directly
@@ -119,22 +130,12 @@ def write_weightless(path, out):
 def measure_spec(name):
     """The model as extract_models.py times a zoo model: built seeded on the device, at the table's default inputs
     (import_onnx.DEFAULT_SIZES: what a table imported from this export runs by default)."""
-    import torch
     import model_zoo
-    _, input_names = build(name)
     b, length = import_onnx.DEFAULT_SIZES["B"], import_onnx.DEFAULT_SIZES["L"]
-
-    def inputs(s, device, dtype):
-        if name in TORCHVISION or input_names == ["pixel_values"]:
-            return (torch.randn(s["B"], *IMAGE, device=device, dtype=dtype),)
-        if input_names == ["input_features"]:
-            return (torch.randn(s["B"], 80, 3000, device=device, dtype=dtype),)
-        return (torch.randint(0, 1000, (s["B"], s["L"]), device=device),)
-
-    text = not (name in TORCHVISION or input_names in (["pixel_values"], ["input_features"]))
-    defaults = {"B": b, "L": length} if text else {"B": b}
+    defaults = {"B": b, "L": length} if input_kind(name) == "tokens" else {"B": b}
     return model_zoo.Spec(name, "imported", "exported to ONNX", f"export_onnx.py {name}", defaults,
-                          lambda s, device: build(name)[0].to(device), inputs)
+                          lambda s, device: build(name).to(device),
+                          lambda s, device, dtype: inputs_of(name, s["B"], s.get("L"), device, dtype)[0])
 
 
 def measure(name, out_dir, precision):
