@@ -132,7 +132,7 @@ void write_history_svg(const std::vector<DbSeries>& series, const DbOptions& o) 
   for (std::size_t i = 0; i < series.size() && i < kMostCharted; ++i) {
     HistorySeries h{series[i].case_name, {}};
     for (const auto& p : series[i].points) {
-      if (p.status != "ok" && p.status != "unstable") continue;  // untimed: a gap in its line
+      if (!p.timed()) continue;
       h.points.push_back({column_of.at(p.run.id), p.time_us});
     }
     std::sort(h.points.begin(), h.points.end(), [](const auto& a, const auto& b) { return a.run < b.run; });

@@ -40,7 +40,7 @@ std::map<std::string, Axis> axes_of(const std::vector<DbRun>& runs) {
   return out;
 }
 
-bool timed(const DbPoint& p) { return (p.status == "ok" || p.status == "unstable") && p.time_us > 0; }
+bool timed(const DbPoint& p) { return p.timed() && p.time_us > 0; }  // and a time to take the logarithm of
 
 // On one GPU, a line per family: the geometric mean over its cases of time / the case's time in the GPU's first run
 // that timed it.

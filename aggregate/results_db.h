@@ -32,6 +32,7 @@ struct DbPoint {
   DbRun run;
   std::string status;
   double time_us = 0;
+  bool timed() const { return status == "ok" || status == "unstable"; }  // else a gap in a chart's line
 };
 
 struct DbSeries {
