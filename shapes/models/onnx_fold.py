@@ -139,11 +139,10 @@ def _shapes(model):
     return out
 
 
-def fold_round(model):
-    """Folds every node it can evaluate whose inputs are known values; returns how many it folded."""
+def fold_round(model, known):
+    """Folds every node it can evaluate whose inputs are in `known` (name -> value, the values folded added to it);
+    returns how many it folded."""
     from onnx import numpy_helper
-    known = {t.name: numpy_helper.to_array(t) for t in model.graph.initializer
-             if np.prod(t.dims, dtype=np.int64) <= FOLD_MAX_ELEMENTS}
     shapes = _shapes(model)
     keep, new = [], []
     for node in model.graph.node:
@@ -175,9 +174,12 @@ def fold_round(model):
 def fold(model, infer):
     """The model with its shape arithmetic folded into initializers (see the module's doc); infer(model) runs shape
     inference and returns the inferred model."""
+    from onnx import numpy_helper
     model = infer(model)
+    known = {t.name: numpy_helper.to_array(t) for t in model.graph.initializer
+             if np.prod(t.dims, dtype=np.int64) <= FOLD_MAX_ELEMENTS}
     for _ in range(MAX_ROUNDS):
-        if not fold_round(model):
+        if not fold_round(model, known):
             break
         model = infer(model)
     return model
