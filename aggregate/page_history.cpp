@@ -3,14 +3,17 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
 #include <map>
 #include <set>
 #include <sstream>
 #include <vector>
 
+#include "aggregate/db_connection.h"
 #include "aggregate/plots.h"
 #include "aggregate/results_db.h"
 #include "aggregate/verdict.h"
+#include "core/error.h"
 
 namespace opmark::aggregate {
 namespace {
@@ -69,6 +72,9 @@ std::vector<HistorySeries> family_lines(const std::map<std::string, std::vector<
 }  // namespace
 
 std::string page_history_html(const std::string& db_path) {
+  // The page only reads: a mistyped file name is an error, not a new empty database.
+  if (!is_postgres_url(db_path) && !std::filesystem::exists(db_path))
+    throw Error("--db " + db_path + ": no such results database (opmark-aggregate db ingest makes one)");
   ResultsDb db(db_path);
   std::vector<DbRun> runs;
   for (const auto& r : db.runs())
