@@ -205,11 +205,13 @@ int run_db(const DbOptions& o) {
     const std::size_t ahead = std::max(1u, std::thread::hardware_concurrency());
     std::deque<std::future<ResultsDb::ReadRun>> pending;
     std::size_t next = 0;
+    const bool legacy_hash = db.has_legacy_hashes();
     const auto read_ahead = [&] {
       while (next < o.paths.size() && pending.size() < ahead) {
         const std::string path = o.paths[next++];
-        pending.push_back(std::async(std::launch::async,
-                                     [path] { return ResultsDb::read_run(path, bundle_checked(path)); }));
+        pending.push_back(std::async(std::launch::async, [path, legacy_hash] {
+          return ResultsDb::read_run(path, bundle_checked(path), legacy_hash);
+        }));
       }
     };
     for (const auto& path : o.paths) {

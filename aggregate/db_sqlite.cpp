@@ -65,7 +65,10 @@ class SqliteConnection : public DbConnection {
     }
     sqlite3_busy_timeout(db_, 30000);  // a second ingest waits for the first instead of failing
     try {
-      exec("PRAGMA journal_mode=WAL; PRAGMA foreign_keys=ON;");
+      // A run's results touch a page of the by-case index each: a larger cache and fewer checkpoints (64 MiB of
+      // log between them) write each page back once for many runs rather than once a run.
+      exec("PRAGMA journal_mode=WAL; PRAGMA foreign_keys=ON; PRAGMA cache_size=-262144; "
+           "PRAGMA wal_autocheckpoint=16384;");
     } catch (const Error& e) {
       sqlite3_close(db_);
       throw Error(path + ": " + e.what());

@@ -5,12 +5,16 @@
 #include <cstdio>
 #include <limits>
 #include <numeric>
+#include <optional>
 #include <set>
 #include <sstream>
+#include <unordered_map>
+#include <unordered_set>
 
 #include <nlohmann/json.hpp>
 
 #include "aggregate/benchmark_json.h"
+#include "aggregate/case_line_reader.h"
 #include "core/counters.h"
 #include "core/error.h"
 #include "core/json_fields.h"
@@ -62,6 +66,15 @@ bool first_line_balanced(std::string_view text) {
   return scan_brackets(line, std::numeric_limits<int>::max()).depth == 0;
 }
 
+// A first line that closes every bracket it opens, with more after it: one JSON value per line (results.jsonl). No
+// parse of the whole text can succeed there, so none is tried (two passes over a large log).
+bool json_lines(std::string_view text) {
+  const std::size_t begin = text.find_first_not_of(" \t\r\n");
+  const std::size_t end = begin == std::string_view::npos ? begin : text.find('\n', begin);
+  if (end == std::string_view::npos || text.find_first_not_of(" \t\r\n", end) == std::string_view::npos) return false;
+  return scan_brackets(text.substr(begin, end - begin), std::numeric_limits<int>::max()).depth == 0;
+}
+
 std::string too_deep(const std::string& where, const ReadLimits& limits) {
   return where + ": JSON nested deeper than " + std::to_string(limits.max_depth) +
          " levels (opmark writes 3): not read";
@@ -77,9 +90,14 @@ class CaseGatherer {
     for (const auto& [k, v] : record.context.items()) out_.context[k] = core::context_text(v);
   }
 
-  // `number` > 0: a results.jsonl line, kept in the case's lines for the checker.
-  void add_case(const core::ResultRecord& record, const std::string& where, int number) {
-    CaseResult& r = out_.cases[record.name];
+  // The case the record belongs to, with the record's status, time and counters gathered into it.
+  CaseResult& add_case(const core::ResultRecord& record, const std::string& where) {
+    // A case's lines come together: the last case found is looked up again by one comparison, not a map search.
+    if (!last_case_ || last_name_ != record.name) {
+      last_case_ = &out_.cases[record.name];
+      last_name_ = record.name;
+    }
+    CaseResult& r = *last_case_;
     r.status = core::name_of(record.status);
     for (const auto& [from, into] : {std::pair{&record.applications, &r.applications}, {&record.models, &r.models}})
       if (*from) into->insert((*from)->begin(), (*from)->end());
@@ -90,12 +108,10 @@ class CaseGatherer {
       if (!record.time_us) throw Error(where + ": missing key 'time_us'");
       const double t = checked_time_us(*record.time_us, "time_us", where);
       if (record.kind == core::RecordKind::run) r.reps_us.push_back(t);
-      else aggregates_[record.name][record.aggregate] = t;
+      else aggregates_[&r][record.aggregate] = t;
       if (record.counters) add_counters(record, r);
     }
-    if (number > 0) {
-      r.lines.push_back(ResultLine{record, number});
-    }
+    return r;
   }
 
   // Each timed case's time by `statistic`: over its repetitions, else its median or mean line (benchmark.json,
@@ -103,7 +119,7 @@ class CaseGatherer {
   void finish(const std::string& path, Statistic statistic, bool median_for_min) {
     for (auto& [name, r] : out_.cases) {
       if (!r.timed()) continue;
-      std::map<std::string, double>& aggregates = aggregates_[name];
+      std::map<std::string, double>& aggregates = aggregates_[&r];
       const char* wanted = statistic == Statistic::mean ? "mean" : "median";
       if (!r.reps_us.empty()) r.time_us = statistic_of(r.reps_us, statistic);
       else if ((statistic != Statistic::min || median_for_min) && aggregates.count(wanted))
@@ -118,62 +134,83 @@ class CaseGatherer {
   // ("recheck", appended later) adds its own (recheck_us, the remeasured repetitions) over them.
   void add_counters(const core::ResultRecord& record, CaseResult& r) {
     const bool recheck = record.aggregate == "recheck", median = record.aggregate == "median";
-    if (!(median || recheck || (record.kind == core::RecordKind::run && !median_counters_.count(record.name))))
+    if (!(median || recheck || (record.kind == core::RecordKind::run && !median_counters_.count(&r))))
       return;
     if (!recheck) r.counters.clear();
-    for (const auto& [k, v] : record.finite_counters()) r.counters[k] = v;
-    if (median) median_counters_.insert(record.name);
+    for (const auto& [k, v] : *record.counters)
+      if (std::isfinite(v)) r.counters[k] = v;  // a NaN counter: one the run could not compute
+    if (median) median_counters_.insert(&r);
   }
 
   ResultSet& out_;
-  std::map<std::string, std::map<std::string, double>> aggregates_;
-  std::set<std::string> median_counters_;  // cases whose counters came from their median line
+  CaseResult* last_case_ = nullptr;
+  std::string last_name_;
+  // By case (the cases' addresses in out_.cases, which stay put): a lookup on every line costs no name comparisons.
+  std::unordered_map<const CaseResult*, std::map<std::string, double>> aggregates_;
+  std::unordered_set<const CaseResult*> median_counters_;  // cases whose counters came from their median line
 };
 
-// opmark-bench's log: a context line, then per case its repetitions ("run") and aggregates, a summary line.
+// One line of results.jsonl through the JSON library, every check made; nullopt for the last line cut off where a
+// killed run stopped writing (not JSON, no newline after it): everything before it stands.
+std::optional<core::ResultRecord> read_line_checked(std::string_view line, bool terminated, int number,
+                                                    const std::string& where, const ReadLimits& limits,
+                                                    ResultSet& out) {
+  const BracketScan scan = scan_brackets(line, limits.max_depth);
+  if (scan.too_deep_at != std::string_view::npos) throw Error(too_deep(where, limits));
+  json j;
+  try {
+    j = json::parse(line);
+  } catch (const json::parse_error& e) {
+    if (!terminated) {
+      out.torn_line = number;
+      out.warnings.push_back(out.path + ": line " + std::to_string(number) +
+                             " is incomplete: the run stopped there (its " + std::to_string(line.size()) +
+                             " bytes are left out; everything before it is used)");
+      return std::nullopt;
+    }
+    throw Error(where + ": not a JSON line (" + std::string(e.what()) + ")");
+  } catch (const json::exception& e) {  // a number out of range (1e999)
+    throw Error(where + ": not a JSON line (" + std::string(e.what()) + ")");
+  }
+  require_unique_keys(line, scan, j, where);
+  return core::from_json(j, where);
+}
+
+// opmark-bench's log: a context line, then per case its repetitions ("run") and aggregates, a summary line. Case
+// lines go through CaseLineReader first, which takes the well-formed ones only.
 void parse_jsonl(std::string_view text, const std::string& path, Statistic statistic, const ReadLimits& limits,
-                 const LineVisitor& visit, ResultSet& out) {
+                 const LineVisitor& visit, Lines lines, ResultSet& out) {
   CaseGatherer gather(out);
+  CaseLineReader fast;
+  const bool use_fast = limits.max_depth >= 2;  // a case line nests two deep (its counters, its lists)
   std::size_t pos = 0;
+  std::string where;  // "path:line", for messages: one buffer, not a new string a line
   for (int number = 1; pos < text.size(); ++number) {
     const std::size_t newline = text.find('\n', pos);
     const bool terminated = newline != std::string_view::npos;
     std::string_view line = text.substr(pos, (terminated ? newline : text.size()) - pos);
     pos = terminated ? newline + 1 : text.size();
-    const std::string where = path + ":" + std::to_string(number);
+    where.assign(path).append(":").append(std::to_string(number));
     if (line.size() > limits.max_line_bytes)
       throw Error(where + ": a line of " + std::to_string(line.size()) + " bytes, over the limit of " +
                   std::to_string(limits.max_line_bytes) + " (opmark-bench writes about 1 KB per line)");
     if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
     if (line.find_first_not_of(" \t") == std::string_view::npos) continue;
-    const BracketScan scan = scan_brackets(line, limits.max_depth);
-    if (scan.too_deep_at != std::string_view::npos) throw Error(too_deep(where, limits));
-    json j;
-    try {
-      j = json::parse(line);
-    } catch (const json::parse_error& e) {
-      // The last line without its newline: where a killed run stopped writing. Everything before it stands.
-      if (!terminated) {
-        out.torn_line = number;
-        out.warnings.push_back(path + ": line " + std::to_string(number) + " is incomplete: the run stopped there (its " +
-                               std::to_string(line.size()) + " bytes are left out; everything before it is used)");
-        break;
-      }
-      throw Error(where + ": not a JSON line (" + std::string(e.what()) + ")");
-    } catch (const json::exception& e) {  // a number out of range (1e999)
-      throw Error(where + ": not a JSON line (" + std::string(e.what()) + ")");
-    }
-    require_unique_keys(line, scan, j, where);
-    const core::ResultRecord record = core::from_json(j, where);
+    std::optional<core::ResultRecord> record;
+    const bool padded = line.data() + line.size() + CaseLineReader::kPadding <= text.data() + text.size();
+    if (use_fast) record = fast.read(line, padded);
+    if (!record) record = read_line_checked(line, terminated, number, where, limits, out);
+    if (!record) break;
     out.last_record_line = number;
-    if (record.kind == core::RecordKind::summary) out.summaries.emplace_back(number, record.counts);
-    if (record.kind == core::RecordKind::context) {
+    if (record->kind == core::RecordKind::summary) out.summaries.emplace_back(number, record->counts);
+    if (record->kind == core::RecordKind::context) {
       if (++out.context_lines == 2) out.second_context_line = number;
-      gather.add_context(record);
+      gather.add_context(*record);
     }
-    if (!record.is_case()) continue;
-    gather.add_case(record, where, number);
-    if (visit) visit(number, record);
+    if (!record->is_case()) continue;
+    CaseResult& r = gather.add_case(*record, where);
+    if (visit) visit(number, *record);
+    if (lines == Lines::keep) r.lines.push_back(ResultLine{std::move(*record), number});
   }
   gather.finish(path, statistic, false);
 }
@@ -183,7 +220,7 @@ void parse_benchmark_json(const json& root, const std::string& path, Statistic s
   const BenchmarkJsonRecords records = records_from_benchmark_json(root, path);
   CaseGatherer gather(out);
   gather.add_context(records.context);
-  for (const auto& [where, record] : records.cases) gather.add_case(record, where, 0);
+  for (const auto& [where, record] : records.cases) gather.add_case(record, where);
   gather.finish(path, statistic, true);
 }
 
@@ -197,12 +234,16 @@ Statistic parse_statistic(const std::string& name) {
 }
 
 ResultSet parse_results(const std::string& text, const std::string& path, Statistic statistic,
-                        const ReadLimits& limits, const LineVisitor& visit) {
+                        const ReadLimits& limits, const LineVisitor& visit, Lines lines) {
   ResultSet out;
   out.path = path;
   const auto first = text.find_first_not_of(" \t\r\n");
   if (first == std::string::npos) throw Error(path + ": empty results file");
   if (text.size() > limits.max_bytes) throw Error(path + ": over the limit of " + std::to_string(limits.max_bytes) + " bytes");
+  if (json_lines(text)) {
+    parse_jsonl(text, path, statistic, limits, visit, lines, out);
+    return out;
+  }
   // One JSON document (benchmark.json) or one per line (results.jsonl). Nothing is parsed whole before its nesting
   // is known to be shallow: the JSON library would recurse into it and crash.
   const std::size_t deep = json_too_deep(text, limits.max_depth);
@@ -235,7 +276,7 @@ ResultSet parse_results(const std::string& text, const std::string& path, Statis
     }
   }
   if (single) parse_benchmark_json(whole, path, statistic, out);
-  else parse_jsonl(text, path, statistic, limits, visit, out);
+  else parse_jsonl(text, path, statistic, limits, visit, lines, out);
   return out;
 }
 

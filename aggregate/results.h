@@ -99,8 +99,12 @@ std::string read_results_text(const std::string& path, const ReadLimits& limits 
 // [kMinTimeUs, kMaxTimeUs] (benchmark.json: in ns, us, ms or s), or JSON nested deeper than limits.max_depth.
 // results.jsonl's last line, cut off where the run was killed (no newline after it, not valid JSON), is left out
 // with a warning (ResultSet::warnings, torn_line): everything before it is used.
+// Lines::drop keeps no CaseResult::lines (what the checker reads; a reader of times alone, such as the database,
+// needs none of them, and a large log's lines are most of its memory).
+enum class Lines { keep, drop };
 ResultSet load_results(const std::string& path, Statistic statistic, const ReadLimits& limits = ReadLimits{});
 ResultSet parse_results(const std::string& text, const std::string& path, Statistic statistic,
-                        const ReadLimits& limits = ReadLimits{}, const LineVisitor& visit = {});
+                        const ReadLimits& limits = ReadLimits{}, const LineVisitor& visit = {},
+                        Lines lines = Lines::keep);
 
 }  // namespace opmark::aggregate

@@ -5,6 +5,7 @@
 // writers take turns (aggregate/db_connection.h), so two ingests at once are both kept. Each ingest is one transaction: a failed or killed one leaves the database as it
 // was. A run is recognised by its content (a hash of its results log), so ingesting it again adds nothing.
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <optional>
 #include <ostream>
@@ -70,14 +71,20 @@ class ResultsDb {
   // runs may be read at once on several threads and stored one after another.
   struct ReadRun {
     std::string log, hash;
+    std::string legacy_hash;  // the older hash of the same log, where asked for (has_legacy_hashes)
     ResultSet results;
     int checked = -1;
   };
   // A results.jsonl (gzip-compressed or not), a run folder or a bundle folder (its run/results.jsonl.gz; `checked`
   // says whether the bundle passed check, -1 for a plain run). Thread-safe: touches no database.
-  static ReadRun read_run(const std::string& path, int checked = -1);
+  // `legacy_hash`: the run also carries the hash opmark named runs by before 2026-11-29, by which a database that
+  // has_legacy_hashes() recognises a run it stored then.
+  static ReadRun read_run(const std::string& path, int checked = -1, bool legacy_hash = false);
+  bool has_legacy_hashes();
   Ingested store(const ReadRun& run);
-  Ingested ingest(const std::string& path, int checked = -1) { return store(read_run(path, checked)); }
+  Ingested ingest(const std::string& path, int checked = -1) {
+    return store(read_run(path, checked, has_legacy_hashes()));
+  }
 
   // The runs, oldest first; `gpu` filters by substring ("" all), `since` by start time (an ISO date or time, ""
   // all), as every query below does.
@@ -99,6 +106,9 @@ class ResultsDb {
   void exec(const std::string& sql);
   void migrate();
   std::unique_ptr<DbConnection> db_;
+  // The ids of the cases this connection has stored or seen committed: a case's id never changes once given, so the
+  // runs after the first look theirs up here rather than with two statements each.
+  std::map<std::string, std::int64_t> case_ids_;
   std::string path_;  // for messages: the file, or the URL without its password
 };
 

@@ -5,10 +5,12 @@
 
 #include <cmath>
 #include <filesystem>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <vector>
 
+#include "aggregate/case_line_reader.h"
 #include "aggregate/results.h"
 #include "aggregate/system_description.h"
 #include "core/error.h"
@@ -55,6 +57,127 @@ TEST(ResultRecord, EveryCommittedLineRoundTrips) {
     }
   }
   EXPECT_EQ(bundles, 3u);  // the H100 and H200 submissions, and the v4 H200 bundle kept as a checker fixture
+}
+
+// aggregate/case_line_reader.h: the fast reader takes every case line of every committed log, each read as
+// core::from_json reads it (compared as written back: a NaN counter writes as null either way).
+TEST(CaseLineReader, EveryCommittedCaseLineReadsAsTheJsonLibraryReadsIt) {
+  if (!aggregate::CaseLineReader::available()) GTEST_SKIP() << "built without simdjson";
+  aggregate::CaseLineReader fast;
+  std::size_t case_lines = 0;
+  for (const auto& path : committed_logs()) {
+    std::istringstream text(aggregate::read_results_text(path.string()));
+    std::string line;
+    for (int number = 1; std::getline(text, line); ++number) {
+      if (line.empty()) continue;
+      const std::string where = path.string() + ":" + std::to_string(number);
+      const core::ResultRecord slow = core::from_json(json::parse(line), where);
+      const std::optional<core::ResultRecord> read = fast.read(line, false);
+      if (!slow.is_case() || !slow.extra.empty()) {
+        EXPECT_FALSE(read) << where << ": not a case line of known keys, left to the JSON library";
+        continue;
+      }
+      ++case_lines;
+      ASSERT_TRUE(read) << where;
+      EXPECT_EQ(core::to_json(*read).dump(), core::to_json(slow).dump()) << where;
+    }
+  }
+  EXPECT_GT(case_lines, 10000u);
+}
+
+// Every way a case line can be broken or unusual: the fast reader leaves the line to core::from_json wherever that
+// throws, and where it takes a line it reads it as from_json does.
+TEST(CaseLineReader, AnyLineItDoesNotReadAsTheJsonLibraryWouldIsLeftToIt) {
+  if (!aggregate::CaseLineReader::available()) GTEST_SKIP() << "built without simdjson";
+  const std::string base = R"({"type":"run","name":"gemm/fwd/fp16/m=8","status":"ok","repetition":2,)"
+                           R"("iterations":40,"time_us":2.5,"counters":{"flops":1e9,"noise":null},)"
+                           R"("sets":["train"],"applications":["DeepSpeech"],"models":[],"label":"l","regime":"burst"})";
+  const auto with = [&](const std::string& from, const std::string& to) {
+    std::string line = base;
+    const std::size_t at = line.find(from);
+    EXPECT_NE(at, std::string::npos) << from;
+    return line.replace(at, from.size(), to);
+  };
+  const std::vector<std::string> lines = {
+      base,
+      with(R"("status":"ok")", R"("status":"ok","status":"failed")"),
+      with(R"("noise":null)", R"("noise":null,"noise":1)"),
+      with(R"("label":"l")", R"("label":"l","from_the_future":1)"),
+      with(R"("repetition":2)", R"("repetition":2,"aggregate":"median")"),
+      with(R"("type":"run")", R"("type":"aggregate")"),
+      with(R"("type":"run")", R"("type":"aggregate","aggregate":"median")"),
+      with(R"("type":"run")", R"("type":"summary")"),
+      with(R"("type":"run")", R"("type":7)"),
+      with(R"("name":"gemm/fwd/fp16/m=8")", R"("name":"")"),
+      with(R"("name":"gemm/fwd/fp16/m=8")", R"("name":8)"),
+      with(R"("name":"gemm/fwd/fp16/m=8",)", ""),
+      with(R"("status":"ok",)", ""),
+      with(R"("status":"ok")", R"("status":"fine")"),
+      with(R"("repetition":2)", R"("repetition":-1)"),
+      with(R"("repetition":2)", R"("repetition":2.0)"),
+      with(R"("repetition":2)", R"("repetition":1e9)"),
+      with(R"("iterations":40)", R"("iterations":1.5)"),
+      with(R"("iterations":40)", R"("iterations":18446744073709551615)"),
+      with(R"("iterations":40)", R"("iterations":9000000000000000000)"),
+      with(R"("time_us":2.5)", R"("time_us":"2.5")"),
+      with(R"("time_us":2.5)", R"("time_us":1e999)"),
+      with(R"("time_us":2.5)", R"("time_us":-0)"),
+      with(R"("time_us":2.5)", R"("time_us":12345678901234567890)"),
+      with(R"("time_us":2.5)", R"("time_us":true)"),
+      with(R"("flops":1e9)", R"("flops":"many")"),
+      with(R"("counters":{"flops":1e9,"noise":null})", R"("counters":[1])"),
+      with(R"("sets":["train"])", R"("sets":[1])"),
+      with(R"("sets":["train"])", R"("sets":"train")"),
+      with(R"("label":"l")", R"("label":{"deep":[[[[1]]]]})"),
+      with(R"("label":"l")", R"("label":"caf\u00e9 \"q\" \\ \n")"),
+      with(R"("label":"l")", "\"label\":\"\xff\""),  // not UTF-8
+      with(R"("label":"l")", "\"label\":\"a\tb\""),  // a raw tab inside a string
+      base + " x",
+      base.substr(0, base.size() - 1),
+      "[" + base + "]",
+      "",
+  };
+  aggregate::CaseLineReader fast;
+  for (const std::string& line : lines) {
+    std::optional<core::ResultRecord> slow;
+    try {
+      slow = core::from_json(json::parse(line), "r.jsonl:1");
+    } catch (const std::exception&) {
+    }
+    const std::optional<core::ResultRecord> read = fast.read(line, false);
+    if (!slow) EXPECT_FALSE(read) << line;
+    else if (read) EXPECT_EQ(core::to_json(*read).dump(), core::to_json(*slow).dump()) << line;
+  }
+  EXPECT_TRUE(fast.read(lines[0], false));
+}
+
+// A reader of times alone keeps no lines, and reads the same times, counters and statuses as one that keeps them.
+TEST(CaseLineReader, ResultsReadWithoutTheirLinesHoldTheSameCases) {
+  for (const auto& path : committed_logs()) {
+    const std::string text = aggregate::read_results_text(path.string());
+    const auto read = [&](aggregate::Lines lines, std::string& error) {
+      try {
+        return aggregate::parse_results(text, path.string(), aggregate::Statistic::median, {}, {}, lines);
+      } catch (const Error& e) {  // a fixture of a broken log: both ways say the same
+        error = e.what();
+        return aggregate::ResultSet{};
+      }
+    };
+    std::string keep_error, drop_error;
+    const auto keep = read(aggregate::Lines::keep, keep_error);
+    const auto drop = read(aggregate::Lines::drop, drop_error);
+    EXPECT_EQ(drop_error, keep_error);
+    ASSERT_EQ(keep.cases.size(), drop.cases.size()) << path;
+    for (const auto& [name, r] : keep.cases) {
+      const aggregate::CaseResult& d = drop.cases.at(name);
+      EXPECT_TRUE(d.lines.empty());
+      EXPECT_EQ(d.status, r.status) << name;
+      EXPECT_EQ(d.time_us, r.time_us) << name;
+      EXPECT_EQ(d.reps_us, r.reps_us) << name;
+      EXPECT_EQ(d.counters, r.counters) << name;
+      EXPECT_EQ(d.label, r.label) << name;
+    }
+  }
 }
 
 TEST(ResultRecord, UnknownKeysSurvive) {

@@ -9,6 +9,7 @@
 #include <sqlite3.h>
 #include <unistd.h>
 
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -179,6 +180,37 @@ void planted_step(const std::string& store, const fs::path& dir) {
 TEST(ResultsDb, ARunIsStoredOnceAndAFailedIngestChangesNothing) {
   const fs::path dir = scratch("once");
   stored_once((dir / "o.db").string(), dir);
+}
+// A run stored by an opmark before runs were named by XXH3 carries the older FNV-1a name: given again, it is still
+// recognised, while a database without such runs never computes the older hash.
+TEST(ResultsDb, ARunStoredUnderTheOlderHashIsRecognised) {
+  const fs::path dir = scratch("legacy");
+  const std::string text = run_text("2026-01-01T00:00:00Z", "NVIDIA H100", "9.14.0", 10, 4);
+  const std::string run = write(dir / "a.jsonl", text);
+  const std::string db_path = (dir / "l.db").string();
+  {
+    ResultsDb db(db_path);
+    ASSERT_TRUE(db.ingest(run).added);
+    EXPECT_FALSE(db.has_legacy_hashes());
+    EXPECT_TRUE(ResultsDb::read_run(run).legacy_hash.empty());
+  }
+  std::uint64_t h = 1469598103934665603ull;  // FNV-1a 64, as opmark named runs before
+  for (const unsigned char c : text) h = (h ^ c) * 1099511628211ull;
+  char fnv[17];
+  std::snprintf(fnv, sizeof fnv, "%016llx", static_cast<unsigned long long>(h));
+  sqlite3* raw = nullptr;
+  ASSERT_EQ(sqlite3_open(db_path.c_str(), &raw), SQLITE_OK);
+  const std::string rename =
+      "UPDATE runs SET content_hash = '" + std::string(fnv) + "-" + std::to_string(text.size()) + "'";
+  ASSERT_EQ(sqlite3_exec(raw, rename.c_str(), nullptr, nullptr, nullptr), SQLITE_OK);
+  sqlite3_close(raw);
+  ResultsDb db(db_path);
+  EXPECT_TRUE(db.has_legacy_hashes());
+  const auto again = db.ingest(run);
+  EXPECT_FALSE(again.added);
+  EXPECT_EQ(db.runs().size(), 1u);
+  const std::string other = write(dir / "b.jsonl", run_text("2026-01-02T00:00:00Z", "NVIDIA H100", "9.14.0", 10, 4));
+  EXPECT_TRUE(db.ingest(other).added);
 }
 TEST(ResultsDb, TwoConnectionsIngestingAtOnceBothKeepTheirRuns) {
   const fs::path dir = scratch("two");
