@@ -8,8 +8,9 @@ Runs without a GPU and without PyTorch, on the `onnx` package (Debian's python3-
 its order, becomes the call of an opmark case through the same mapping the tracer applies to PyTorch's operators
 (op_mapping.py): Conv, Gemm and MatMul, BatchNormalization, the element-wise ops and activations, Softmax,
 LayerNormalization, the reductions, pooling, Gather, Transpose, Concat, Cast, and the attention pattern
-(MatMul, an optional scale and mask, Softmax, MatMul) as one attention case, and LSTM, GRU and RNN as one layer of
-the rnn family each. A node no family takes is kept as
+(MatMul, an optional scale and mask, Softmax, MatMul) as one attention case (in the bshd layout where Transposes
+bring Q, K and V from the tokens-outer order and O back to it: no copies, as PyTorch runs it), GELU spelled out
+with Erf as one gelu call, and LSTM, GRU and RNN as one layer of the rnn family each. A node no family takes is kept as
 family `other` with its op type, so coverage is never hidden; nodes that only reshape (Reshape, Flatten, Squeeze,
 Unsqueeze, Shape, Constant, Identity, Slice, Split) launch nothing in PyTorch and are left out. Identical layers
 are one row with their count of calls.
@@ -323,6 +324,105 @@ def scaled_operand(graph, producer, used, weights, name):
     return (j, data[0]) if len(data) == 1 else (None, name)
 
 
+def constant_names(graph):
+    """The values fixed in the graph: its initializers and Constant nodes' outputs."""
+    return {t.name for t in graph.initializer} | {n.output[0] for n in graph.node if n.op_type == "Constant"}
+
+
+def scalar_value(graph, name):
+    """A one-element constant's value, None where it is not one or its data is not in the graph."""
+    import numpy as np
+    from onnx import numpy_helper
+    tensors = [t for t in graph.initializer if t.name == name]
+    tensors += [a.t for n in graph.node if n.op_type == "Constant" and n.output[0] == name
+                for a in n.attribute if a.name == "value"]
+    try:
+        values = numpy_helper.to_array(tensors[0]) if tensors else None
+    except Exception:  # external data left out of a weightless graph
+        return None
+    return float(np.asarray(values).reshape(-1)[0]) if values is not None and np.size(values) == 1 else None
+
+
+def gelu_groups(graph, infos):
+    """{index of the last node: (the nodes, its Record)}: GELU as exporters spell it out, x * 0.5 * (1 + erf(x /
+    sqrt(2))) in five nodes (Div or Mul, Erf, Add, then Mul by x and Mul by 0.5 in either order), which PyTorch runs
+    as one gelu kernel: one gelu call."""
+    producer = {out: i for i, node in enumerate(graph.node) for out in node.output}
+    fixed = constant_names(graph)
+    used = consumers(graph)
+
+    def sole_use(name, op):
+        nxt = used.get(name, [])
+        return nxt[0] if len(nxt) == 1 and graph.node[nxt[0]].op_type == op else None
+
+    def other_input(node, name):
+        rest = [n for n in node.input if n != name]
+        return rest[0] if len(rest) == 1 else None
+
+    def near(name, want):  # a constant of this value, or one whose value the graph does not hold
+        value = scalar_value(graph, name)
+        return name in fixed and (value is None or abs(value - want) < 1e-3 * abs(want))
+
+    groups = {}
+    for i, erf in enumerate(graph.node):
+        if erf.op_type != "Erf" or erf.input[0] not in producer or len(used.get(erf.input[0], [])) != 1:
+            continue
+        scale = producer[erf.input[0]]
+        x, c = graph.node[scale].input[0], graph.node[scale].input[-1]
+        if not ((graph.node[scale].op_type == "Div" and near(c, 2 ** 0.5)) or
+                (graph.node[scale].op_type == "Mul" and near(c, 2 ** -0.5))):
+            continue
+        add = sole_use(erf.output[0], "Add")
+        if add is None or not near(other_input(graph.node[add], erf.output[0]), 1.0):
+            continue
+        one_plus = graph.node[add].output[0]
+        mul = sole_use(one_plus, "Mul")
+        if mul is None:
+            continue
+        factor = other_input(graph.node[mul], one_plus)
+        if factor == x:  # (x * (1 + erf)) * 0.5
+            half = sole_use(graph.node[mul].output[0], "Mul")
+            if half is None or not near(other_input(graph.node[half], graph.node[mul].output[0]), 0.5):
+                continue
+            nodes, last = {scale, i, add, mul, half}, half
+        else:  # (x * 0.5) * (1 + erf)
+            h = producer.get(factor)
+            if (h is None or graph.node[h].op_type != "Mul" or x not in graph.node[h].input or
+                    not near(other_input(graph.node[h], x), 0.5) or len(used.get(factor, [])) != 1):
+                continue
+            nodes, last = {scale, i, add, h, mul}, mul
+        xi, out = infos.get(x), infos.get(graph.node[last].output[0])
+        rec = om.map_call("gelu", [xi], out=out) if xi is not None and out is not None else None
+        if rec is not None:
+            rec.source_op = "onnx::Div+Erf+Add+Mul+Mul (gelu)"
+            groups[last] = (nodes, rec)
+    return groups
+
+
+def bshd_transposes(graph, producer, used, q, kt, v, out):
+    """The Transpose nodes that take Q, K^T and V from the (batch, tokens, heads, dim) order of a fused projection
+    and O back to it, each read by the attention alone: a fused attention kernel reads and writes that order itself
+    (its bshd layout), as PyTorch's does through strided views. Empty unless all four are there."""
+    def transpose(name, perm):
+        j = producer.get(name)
+        if (j is None or graph.node[j].op_type != "Transpose" or len(used.get(name, [])) != 1 or
+                list(attributes(graph.node[j]).get("perm", [])) != perm):
+            return None
+        return j
+    k_side = transpose(kt, [0, 2, 3, 1])
+    if k_side is None:  # K to (b, h, s, d), then its last two axes swapped
+        swap = transpose(kt, [0, 1, 3, 2])
+        inner = transpose(graph.node[swap].input[0], [0, 2, 1, 3]) if swap is not None else None
+        k_side = [swap, inner] if inner is not None else None
+    nxt = used.get(out, [])
+    o_side = nxt[0] if (len(nxt) == 1 and graph.node[nxt[0]].op_type == "Transpose" and
+                        list(attributes(graph.node[nxt[0]]).get("perm", [])) == [0, 2, 1, 3]) else None
+    found = [transpose(q, [0, 2, 1, 3]), k_side, transpose(v, [0, 2, 1, 3]), o_side]
+    if any(j is None for j in found):
+        return []
+    return [j for part in found for j in (part if isinstance(part, list) else [part])]
+
+
 def attention_groups(graph, infos):
     """{index of the second MatMul: (the nodes the attention case replaces, its Record)}: MatMul(Q, K^T) (each
     optionally scaled by a constant), an optional scale (Mul or Div) and additive mask (Add or Where), Softmax over
@@ -362,19 +462,23 @@ def attention_groups(graph, infos):
         v = infos.get(graph.node[second].input[1])
         if not all(t is not None and t.dim() == 4 for t in (q, kt, v)):
             continue
+        transposes = bshd_transposes(graph, producer, used, operands[0][1], operands[1][1],
+                                     graph.node[second].input[1], graph.node[second].output[0])
         rec = Record("attention", "onnx::MatMul+Softmax+MatMul (attention)", {
             "batch": q.shape[0], "heads_q": q.shape[1], "heads_kv": kt.shape[1], "seq_q": q.shape[2],
-            "seq_kv": kt.shape[3], "head_dim": q.shape[3], "mask": mask, "layout": "bhsd"})
-        groups[second] = (set(chain) | {first, second}, rec)
+            "seq_kv": kt.shape[3], "head_dim": q.shape[3], "mask": mask, "layout": "bshd" if transposes else "bhsd"})
+        if transposes:
+            rec.source_op = "onnx::Transpose+MatMul+Softmax+MatMul+Transpose (attention)"
+        groups[transposes[-1] if transposes else second] = (set(chain) | {first, second} | set(transposes), rec)
     return groups
 
 
 def graph_records(model):
-    """The graph's nodes as Records, in order (attention patterns fused into one), each with `after`: the earlier
-    records whose outputs it reads. A node that launches nothing (a view, or a node fused into an attention case)
-    passes its inputs' producers on to its outputs."""
+    """The graph's nodes as Records, in order (attention and GELU patterns fused into one), each with `after`: the
+    earlier records whose outputs it reads. A node that launches nothing (a view, or a node fused into a pattern's
+    case) passes its inputs' producers on to its outputs."""
     infos = tensor_infos(model)
-    groups = attention_groups(model.graph, infos)
+    groups = {**attention_groups(model.graph, infos), **gelu_groups(model.graph, infos)}
     fused = set().union(*(nodes for nodes, _ in groups.values())) if groups else set()
     records = []
     producers = collections.defaultdict(set)  # value name -> the records that wrote it
