@@ -403,18 +403,26 @@ def bshd_transposes(graph, producer, used, q, kt, v, out):
     """The Transpose nodes that take Q, K^T and V from the (batch, tokens, heads, dim) order of a fused projection
     and O back to it, each read by the attention alone: a fused attention kernel reads and writes that order itself
     (its bshd layout), as PyTorch's does through strided views. Empty unless all four are there."""
-    def transpose(name, perm):
+    def readers(name):  # a Shape node reads no data
+        return [j for j in used.get(name, []) if graph.node[j].op_type != "Shape"]
+
+    def past_reshapes(name):  # the value a chain of Reshapes read alone views
+        while name in producer and graph.node[producer[name]].op_type == "Reshape" and len(readers(name)) == 1:
+            name = graph.node[producer[name]].input[0]
+        return name
+
+    def transpose(name, *perms):
         j = producer.get(name)
-        if (j is None or graph.node[j].op_type != "Transpose" or len(used.get(name, [])) != 1 or
-                list(attributes(graph.node[j]).get("perm", [])) != perm):
+        if (j is None or graph.node[j].op_type != "Transpose" or len(readers(name)) != 1 or
+                list(attributes(graph.node[j]).get("perm", [])) not in [list(p) for p in perms]):
             return None
         return j
     k_side = transpose(kt, [0, 2, 3, 1])
-    if k_side is None:  # K to (b, h, s, d), then its last two axes swapped
-        swap = transpose(kt, [0, 1, 3, 2])
-        inner = transpose(graph.node[swap].input[0], [0, 2, 1, 3]) if swap is not None else None
+    if k_side is None:  # K to (b, h, s, d), then its last two axes swapped (the dynamo exporter: on a 3-D view)
+        swap = transpose(past_reshapes(kt), [0, 1, 3, 2], [0, 2, 1])
+        inner = transpose(past_reshapes(graph.node[swap].input[0]), [0, 2, 1, 3]) if swap is not None else None
         k_side = [swap, inner] if inner is not None else None
-    nxt = used.get(out, [])
+    nxt = readers(out)
     o_side = nxt[0] if (len(nxt) == 1 and graph.node[nxt[0]].op_type == "Transpose" and
                         list(attributes(graph.node[nxt[0]]).get("perm", [])) == [0, 2, 1, 3]) else None
     found = [transpose(q, [0, 2, 1, 3]), k_side, transpose(v, [0, 2, 1, 3]), o_side]

@@ -146,6 +146,28 @@ def gelu_and_partial_attention(path):
     save(h.make_graph(nodes, "gelu", [x], [y], weights), path)
 
 
+def dynamo_attention(path):
+    """Attention as the dynamo exporter writes it (opset 18 on): K^T through a 3-D view, Reshape, Transpose (0, 2, 1),
+    Reshape, with a Shape node reading K; static sizes (batch 2, 8 tokens, 4 heads of 16)."""
+    x = h.make_tensor_value_info("x", TP.FLOAT, [2, 8, 64])
+    y = h.make_tensor_value_info("y", TP.FLOAT, None)
+    shapes = {n: nh.from_array(np.array(v, dtype=np.int64), n) for n, v in
+              (("s4", [2, 8, 4, 16]), ("s3", [8, 8, 16]), ("st", [2, 4, 16, 8]), ("so", [2, 8, 64]))}
+    nodes = []
+    for t in "qkv":
+        nodes += [h.make_node("MatMul", ["x", f"w{t}"], [f"{t}0"]), h.make_node("Reshape", [f"{t}0", "s4"], [f"{t}1"]),
+                  h.make_node("Transpose", [f"{t}1"], [t], perm=[0, 2, 1, 3])]
+    nodes += [h.make_node("Shape", ["k"], ["k_shape"]), h.make_node("Reshape", ["k", "s3"], ["k3"]),
+              h.make_node("Transpose", ["k3"], ["k3t"], perm=[0, 2, 1]), h.make_node("Reshape", ["k3t", "st"], ["kt"]),
+              h.make_node("Mul", ["q", "scale"], ["qs"]), h.make_node("Mul", ["kt", "scale"], ["ks"]),
+              h.make_node("MatMul", ["qs", "ks"], ["s"]), h.make_node("Softmax", ["s"], ["p"], axis=-1),
+              h.make_node("MatMul", ["p", "v"], ["o"]), h.make_node("Transpose", ["o"], ["o1"], perm=[0, 2, 1, 3]),
+              h.make_node("Reshape", ["o1", "so"], ["y"])]
+    weights = [weight(f"w{t}", (64, 64)) for t in "qkv"] + list(shapes.values()) + \
+              [nh.from_array(np.array(0.5, dtype=np.float32), "scale")]
+    save(h.make_graph(nodes, "dynamo", [x], [y], weights), path)
+
+
 def recurrent(path):
     x = h.make_tensor_value_info("x", TP.FLOAT, ["time", "batch", 32])
     y = h.make_tensor_value_info("y", TP.FLOAT, None)
@@ -173,12 +195,14 @@ class ImportOnnx(unittest.TestCase):
         cls.recurrent = os.path.join(cls.dir, "recurrent.onnx")
         cls.exported = os.path.join(cls.dir, "exported.onnx")
         cls.gelu = os.path.join(cls.dir, "gelu.onnx")
+        cls.dynamo = os.path.join(cls.dir, "dynamo.onnx")
+        dynamo_attention(cls.dynamo)
         cnn(cls.cnn)
         block(cls.block)
         recurrent(cls.recurrent)
         exported_block(cls.exported)
         gelu_and_partial_attention(cls.gelu)
-        for model in (cls.cnn, cls.block, cls.recurrent, cls.exported, cls.gelu):
+        for model in (cls.cnn, cls.block, cls.recurrent, cls.exported, cls.gelu, cls.dynamo):
             assert import_onnx.main([model, "--area", "imported"]) == 0
 
     def test_a_cnn_maps_every_node_with_the_batch_as_a_symbol(self):
@@ -221,6 +245,12 @@ class ImportOnnx(unittest.TestCase):
         attention_row = rows.index(a)
         waits = next(g[1:] for g in graph if g[0] == attention_row)
         self.assertEqual([rows[graph[w][0]]["family"] for w in waits], ["gemm"] * 3)
+
+    def test_the_dynamo_exporters_attention_is_bshd_too(self):
+        rows = ops_of(os.path.join(self.dir, "dynamo.yaml"))
+        self.assertEqual(sorted(r["family"] for r in rows), ["attention", "gemm"])  # no permute left
+        a = next(r for r in rows if r["family"] == "attention")
+        self.assertEqual((a["batch"], a["heads_q"], a["seq_q"], a["head_dim"], a["layout"]), ("2", "4", "8", "16", "bshd"))
 
     def test_gelu_spelled_out_is_one_gelu_call_and_attention_left_in_its_order_keeps_its_transposes(self):
         rows = ops_of(os.path.join(self.dir, "gelu.yaml"))
