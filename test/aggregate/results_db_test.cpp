@@ -1,12 +1,15 @@
 // The results database (aggregate/results_db.h) on SQLite and on a real PostgreSQL server: ingest stores a run once
-// however often it is given, a failed ingest leaves the database as it was, two connections ingesting at once both
-// keep their runs, a foreign, corrupt or newer database is refused with its name, and regressions along a GPU's runs
+// however often it is given, a failed ingest leaves the database as it was, so does one killed mid-run, two connections
+// ingesting at once both keep their runs, an older schema is migrated forward and a foreign, corrupt or newer
+// database is refused with its name, and regressions along a GPU's runs
 // find a planted 5% step and name the software that changed, while noise alone gives none. The PostgreSQL tests
 // (suite PostgresResultsDb) run under test/db/with_postgres.sh, which starts the server (ctest: db.postgres).
 #include <gtest/gtest.h>
 
 #ifdef OPMARK_HAVE_SQLITE
 #include <sqlite3.h>
+#include <signal.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cstdint>
@@ -134,6 +137,63 @@ TEST(ResultsDb, AForeignCorruptOrNewerDatabaseIsRefusedByName) {
   EXPECT_NE(open_error(dir / "newer.db").find("schema version 99 is newer"), std::string::npos);
 }
 
+// A run of `cases` medians, each case its own.
+std::string many_cases_text(int cases) {
+  std::string text = "{\"type\":\"context\",\"context\":{\"gpu\":\"NVIDIA H100\",\"started_at\":"
+                     "\"2026-04-01T00:00:00Z\"}}\n";
+  for (int i = 0; i < cases; ++i)
+    text += "{\"type\":\"aggregate\",\"aggregate\":\"median\",\"name\":\"gemm/fwd/fp16/m=" + std::to_string(i) +
+            "\",\"status\":\"ok\",\"time_us\":" + std::to_string(10 + i % 7) + ",\"counters\":{\"noise\":0.002}}\n";
+  return text;
+}
+
+// An ingest killed (SIGKILL) in the middle of storing a run of 50,000 cases leaves the database as it was: no part of
+// the run, the store whole, and the same run stored completely by the next ingest.
+void killed_mid_ingest(const std::string& store, const fs::path& dir) {
+  const int cases = 50000;
+  const std::string log = write(dir / "big.jsonl", many_cases_text(cases));
+  { ResultsDb create(store); }
+  int ready[2];
+  ASSERT_EQ(::pipe(ready), 0);
+  const pid_t child = ::fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {  // reads the run, says so, then stores it until killed
+    ResultsDb db(store);
+    const ResultsDb::ReadRun run = ResultsDb::read_run(log);
+    const char go = 1;
+    if (::write(ready[1], &go, 1) != 1) ::_exit(2);
+    db.store(run);
+    ::_exit(0);
+  }
+  char go = 0;
+  ASSERT_EQ(::read(ready[0], &go, 1), 1);
+  ::usleep(30000);  // well into the transaction: storing 50,000 cases takes a quarter of a second and more
+  ::kill(child, SIGKILL);
+  int status = 0;
+  ::waitpid(child, &status, 0);
+  ::close(ready[0]);
+  ::close(ready[1]);
+  ASSERT_TRUE(WIFSIGNALED(status)) << "the ingest finished before it was killed";
+  ResultsDb db(store);
+  EXPECT_TRUE(db.runs().empty());
+  EXPECT_TRUE(db.history(".").empty());
+  const auto again = db.ingest(log);
+  EXPECT_TRUE(again.added);
+  ASSERT_EQ(db.runs().size(), 1u);
+  EXPECT_EQ(db.runs()[0].cases, cases);
+}
+
+// A database left at an older schema (here 0: created, no tables yet) is migrated forward when opened.
+void older_schema_migrated(const std::string& store, const fs::path& dir, DbConnection& raw) {
+  raw.exec("CREATE TABLE opmark_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)");
+  raw.exec("INSERT INTO opmark_meta VALUES ('application', 'opmark results database'), ('schema', '0')");
+  ResultsDb db(store);
+  EXPECT_EQ(db.schema_version(), kResultsDbSchema);
+  const std::string run = write(dir / "a.jsonl", run_text("2026-01-01T00:00:00Z", "NVIDIA H100", "9.14.0", 10, 4));
+  EXPECT_TRUE(db.ingest(run).added);
+  EXPECT_EQ(db.history(".").size(), 2u);
+}
+
 void planted_step(const std::string& store, const fs::path& dir) {
   ResultsDb db(store);
   // Six runs on an H100: the GEMM within 0.3% of 10 us, until cuDNN 9.19.0 makes it 5% slower at the fifth; the
@@ -212,6 +272,15 @@ TEST(ResultsDb, ARunStoredUnderTheOlderHashIsRecognised) {
   const std::string other = write(dir / "b.jsonl", run_text("2026-01-02T00:00:00Z", "NVIDIA H100", "9.14.0", 10, 4));
   EXPECT_TRUE(db.ingest(other).added);
 }
+TEST(ResultsDb, AnIngestKilledMidRunLeavesNoPartOfIt) {
+  const fs::path dir = scratch("killed");
+  killed_mid_ingest((dir / "k.db").string(), dir);
+}
+TEST(ResultsDb, AnOlderSchemaIsMigratedWhenOpened) {
+  const fs::path dir = scratch("migrate");
+  const std::string path = (dir / "m.db").string();
+  older_schema_migrated(path, dir, *open_sqlite(path));
+}
 TEST(ResultsDb, TwoConnectionsIngestingAtOnceBothKeepTheirRuns) {
   const fs::path dir = scratch("two");
   two_at_once((dir / "t.db").string(), dir);
@@ -224,6 +293,14 @@ TEST(ResultsDb, RegressionsFindAPlantedStepAndNameTheSoftwareNotNoise) {
 TEST(PostgresResultsDb, ARunIsStoredOnceAndAFailedIngestChangesNothing) {
   NEED_POSTGRES(db);
   stored_once(db, scratch("pg_once"));
+}
+TEST(PostgresResultsDb, AnIngestKilledMidRunLeavesNoPartOfIt) {
+  NEED_POSTGRES(db);
+  killed_mid_ingest(db, scratch("pg_killed"));
+}
+TEST(PostgresResultsDb, AnOlderSchemaIsMigratedWhenOpened) {
+  NEED_POSTGRES(db);
+  older_schema_migrated(db, scratch("pg_migrate"), *open_postgres(db));
 }
 TEST(PostgresResultsDb, TwoConnectionsIngestingAtOnceBothKeepTheirRuns) {
   NEED_POSTGRES(db);
