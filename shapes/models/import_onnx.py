@@ -10,7 +10,8 @@ its order, becomes the call of an opmark case through the same mapping the trace
 LayerNormalization, the reductions, pooling, Gather, Transpose, Concat, Cast, and the attention pattern
 (MatMul, an optional scale and mask, Softmax, MatMul) as one attention case (in the bshd layout where Transposes
 bring Q, K and V from the tokens-outer order and O back to it: no copies, as PyTorch runs it), GELU spelled out
-with Erf as one gelu call, and LSTM, GRU and RNN as one layer of the rnn family each. A node no family takes is kept as
+with Erf as one gelu call, a MatMul by a weight and the Add of its bias as the GEMM alone (PyTorch's addmm adds it in
+cuBLASLt's epilogue, as ONNX's Gemm carries it), and LSTM, GRU and RNN as one layer of the rnn family each. A node no family takes is kept as
 family `other` with its op type, so coverage is never hidden; nodes that only reshape (Reshape, Flatten, Squeeze,
 Unsqueeze, Shape, Constant, Identity, Slice, Split) launch nothing in PyTorch and are left out. Identical layers
 are one row with their count of calls.
@@ -399,6 +400,34 @@ def gelu_groups(graph, infos):
     return groups
 
 
+def bias_groups(graph, infos):
+    """{index of the Add: (the MatMul and the Add, the MatMul's Record)}: a linear layer's product by a weight and
+    the add of a bias vector along its last axis, which PyTorch's addmm has cuBLASLt add in the GEMM's epilogue (no
+    kernel of its own; ONNX's Gemm carries its bias the same way): the GEMM's call, timed without the bias."""
+    producer = {out: i for i, node in enumerate(graph.node) for out in node.output}
+    weights = {t.name: tuple(t.dims) for t in graph.initializer}
+    used = consumers(graph)
+    groups = {}
+    for i, node in enumerate(graph.node):
+        if node.op_type != "Add" or len(node.input) != 2:
+            continue
+        for product, bias in (node.input, reversed(node.input)):
+            j = producer.get(product)
+            if (j is None or graph.node[j].op_type != "MatMul" or len(used.get(product, [])) != 1 or
+                    len(weights.get(graph.node[j].input[1], ())) != 2 or len(weights.get(bias, ())) != 1):
+                continue
+            x, w = (infos.get(n) for n in graph.node[j].input)
+            if x is None or w is None or weights[bias][0] != w.shape[1]:
+                continue
+            rec = matmul_record(x, w)
+            if rec is None or rec.family != "gemm":
+                continue
+            rec.source_op = "onnx::MatMul+Add (the bias in the GEMM's epilogue)"
+            groups[i] = ({j, i}, rec)
+            break
+    return groups
+
+
 def bshd_transposes(graph, producer, used, q, kt, v, out):
     """The Transpose nodes that take Q, K^T and V from the (batch, tokens, heads, dim) order of a fused projection
     and O back to it, each read by the attention alone: a fused attention kernel reads and writes that order itself
@@ -486,7 +515,8 @@ def graph_records(model):
     earlier records whose outputs it reads. A node that launches nothing (a view, or a node fused into a pattern's
     case) passes its inputs' producers on to its outputs."""
     infos = tensor_infos(model)
-    groups = {**attention_groups(model.graph, infos), **gelu_groups(model.graph, infos)}
+    groups = {**attention_groups(model.graph, infos), **gelu_groups(model.graph, infos),
+              **bias_groups(model.graph, infos)}
     fused = set().union(*(nodes for nodes, _ in groups.values())) if groups else set()
     records = []
     producers = collections.defaultdict(set)  # value name -> the records that wrote it

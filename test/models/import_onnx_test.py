@@ -168,6 +168,20 @@ def dynamo_attention(path):
     save(h.make_graph(nodes, "dynamo", [x], [y], weights), path)
 
 
+def linear_layers(path):
+    """Linear layers as exporters write them: MatMul by a weight, then Add of the bias (either operand order); and a
+    product that is read again besides its Add, whose Add stays a call."""
+    x = h.make_tensor_value_info("x", TP.FLOAT, ["batch", 64])
+    y = h.make_tensor_value_info("y", TP.FLOAT, None)
+    z = h.make_tensor_value_info("z", TP.FLOAT, None)
+    nodes = [h.make_node("MatMul", ["x", "w1"], ["m1"]), h.make_node("Add", ["m1", "b1"], ["l1"]),
+             h.make_node("MatMul", ["l1", "w2"], ["m2"]), h.make_node("Add", ["b2", "m2"], ["l2"]),
+             h.make_node("MatMul", ["l2", "w2"], ["m3"]), h.make_node("Add", ["m3", "b2"], ["y"]),
+             h.make_node("Relu", ["m3"], ["z"])]
+    weights = [weight("w1", (64, 32)), weight("b1", (32,)), weight("w2", (32, 32)), weight("b2", (32,))]
+    save(h.make_graph(nodes, "linear", [x], [y, z], weights), path)
+
+
 def recurrent(path):
     x = h.make_tensor_value_info("x", TP.FLOAT, ["time", "batch", 32])
     y = h.make_tensor_value_info("y", TP.FLOAT, None)
@@ -197,12 +211,14 @@ class ImportOnnx(unittest.TestCase):
         cls.gelu = os.path.join(cls.dir, "gelu.onnx")
         cls.dynamo = os.path.join(cls.dir, "dynamo.onnx")
         dynamo_attention(cls.dynamo)
+        cls.linear = os.path.join(cls.dir, "linear.onnx")
+        linear_layers(cls.linear)
         cnn(cls.cnn)
         block(cls.block)
         recurrent(cls.recurrent)
         exported_block(cls.exported)
         gelu_and_partial_attention(cls.gelu)
-        for model in (cls.cnn, cls.block, cls.recurrent, cls.exported, cls.gelu, cls.dynamo):
+        for model in (cls.cnn, cls.block, cls.recurrent, cls.exported, cls.gelu, cls.dynamo, cls.linear):
             assert import_onnx.main([model, "--area", "imported"]) == 0
 
     def test_a_cnn_maps_every_node_with_the_batch_as_a_symbol(self):
@@ -245,6 +261,14 @@ class ImportOnnx(unittest.TestCase):
         attention_row = rows.index(a)
         waits = next(g[1:] for g in graph if g[0] == attention_row)
         self.assertEqual([rows[graph[w][0]]["family"] for w in waits], ["gemm"] * 3)
+
+    def test_a_linear_layers_bias_add_is_in_its_gemm(self):
+        rows = ops_of(os.path.join(self.dir, "linear.yaml"))
+        fused = '"onnx::MatMul+Add (the bias in the GEMM\'s epilogue)"'
+        self.assertEqual([(r["family"], r["source_op"], r["calls"]) for r in rows if r["family"] != "pointwise"],
+                         [("gemm", fused, "1"), ("gemm", fused, "1"), ("gemm", '"onnx::MatMul"', "1")])
+        self.assertEqual(sorted(r["source_op"] for r in rows if r["family"] == "pointwise"),
+                         ['"onnx::Add"', '"onnx::Relu"'])  # the third product is read by the ReLU too
 
     def test_the_dynamo_exporters_attention_is_bshd_too(self):
         rows = ops_of(os.path.join(self.dir, "dynamo.yaml"))
