@@ -32,21 +32,26 @@ if(OPMARK_CUDA)
   message(STATUS "opmark: Google Benchmark ${benchmark_VERSION}")
 endif()
 
+# Says what an optional dependency adds where it was found, or what is lost without it.
+function(opmark_report_optional found with without)
+  if(${found})
+    message(STATUS "opmark: ${with}")
+  else()
+    message(STATUS "opmark: ${without}")
+  endif()
+endfunction()
+
 # Optional: zlib lets opmark-aggregate read a bundle's gzip-compressed raw files (run/*.gz, as committed).
 find_package(ZLIB)
-if(ZLIB_FOUND)
-  message(STATUS "opmark: zlib ${ZLIB_VERSION_STRING}: opmark-aggregate reads gzip-compressed results")
-else()
-  message(STATUS "opmark: no zlib: opmark-aggregate reads uncompressed results only (install zlib1g-dev)")
-endif()
+opmark_report_optional(ZLIB_FOUND
+  "zlib ${ZLIB_VERSION_STRING}: opmark-aggregate reads gzip-compressed results"
+  "no zlib: opmark-aggregate reads uncompressed results only (install zlib1g-dev)")
 
 # Optional: simdjson reads results logs' case lines about ten times faster (aggregate/case_line_reader.h).
 find_package(simdjson CONFIG QUIET)
-if(simdjson_FOUND)
-  message(STATUS "opmark: simdjson ${simdjson_VERSION}: opmark-aggregate reads results logs' case lines with it")
-else()
-  message(STATUS "opmark: no simdjson: opmark-aggregate reads results logs at a tenth of the speed (install libsimdjson-dev)")
-endif()
+opmark_report_optional(simdjson_FOUND
+  "simdjson ${simdjson_VERSION}: opmark-aggregate reads results logs' case lines with it"
+  "no simdjson: opmark-aggregate reads results logs at a tenth of the speed (install libsimdjson-dev)")
 
 # Optional: SQLite keeps the results database (opmark-aggregate db), which names runs by xxHash's hash of their logs.
 # xxHash is used from its header alone (XXH_INLINE_ALL).
@@ -55,18 +60,17 @@ find_path(XXHASH_INCLUDE_DIR xxhash.h)
 mark_as_advanced(XXHASH_INCLUDE_DIR)
 if(SQLite3_FOUND AND XXHASH_INCLUDE_DIR)
   set(OPMARK_RESULTS_DB ON)
-  message(STATUS "opmark: SQLite ${SQLite3_VERSION} and xxHash: opmark-aggregate db keeps a results database")
 else()
   set(OPMARK_RESULTS_DB OFF)
-  message(STATUS "opmark: no SQLite or no xxHash: opmark-aggregate db is left out (install libsqlite3-dev libxxhash-dev)")
 endif()
+opmark_report_optional(OPMARK_RESULTS_DB
+  "SQLite ${SQLite3_VERSION} and xxHash: opmark-aggregate db keeps a results database"
+  "no SQLite or no xxHash: opmark-aggregate db is left out (install libsqlite3-dev libxxhash-dev)")
 # Optional: libpq keeps a team's results database on a PostgreSQL server (opmark-aggregate db --db postgresql://).
 find_package(PostgreSQL)
-if(PostgreSQL_FOUND)
-  message(STATUS "opmark: libpq ${PostgreSQL_VERSION_STRING}: opmark-aggregate db also keeps its database in PostgreSQL")
-else()
-  message(STATUS "opmark: no libpq: opmark-aggregate db keeps SQLite files only (install libpq-dev)")
-endif()
+opmark_report_optional(PostgreSQL_FOUND
+  "libpq ${PostgreSQL_VERSION_STRING}: opmark-aggregate db also keeps its database in PostgreSQL"
+  "no libpq: opmark-aggregate db keeps SQLite files only (install libpq-dev)")
 
 if(OPMARK_CUDA)
   # cuDNN and NCCL are found now and used by the convolution, RNN and all-reduce families.
@@ -77,11 +81,9 @@ if(OPMARK_CUDA)
   # MPI's C API from C++: the deprecated C++ bindings are skipped (absent from many builds).
   set(MPI_CXX_SKIP_MPICXX ON)
   find_package(MPI COMPONENTS CXX)
-  if(MPI_CXX_FOUND)
-    message(STATUS "opmark: MPI ${MPI_CXX_VERSION}: opmark-bench runs one process per GPU under mpirun")
-  else()
-    message(STATUS "opmark: no MPI: opmark-bench runs in one process (install libopenmpi-dev for the MPI mode)")
-  endif()
+  opmark_report_optional(MPI_CXX_FOUND
+    "MPI ${MPI_CXX_VERSION}: opmark-bench runs one process per GPU under mpirun"
+    "no MPI: opmark-bench runs in one process (install libopenmpi-dev for the MPI mode)")
 endif()
 
 # Optional: libxlsxwriter lets opmark-aggregate write the DeepBench-style workbook (CSV is always written).
