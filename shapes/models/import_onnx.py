@@ -244,13 +244,14 @@ def node_record(node, infos):
     elif op in ("MaxPool", "AveragePool") and x.dim() == 4:
         kernel = list(attrs.get("kernel_shape", [1, 1]))
         padding = conv_padding(x, TensorInfo((1, 1) + tuple(kernel)), attrs, 2)
-        if padding is None or attrs.get("ceil_mode", 0):
+        ceil_mode = bool(attrs.get("ceil_mode", 0))
+        if padding is None or (ceil_mode and op != "MaxPool"):
             return Record("other", source + " (asymmetric padding or ceil mode)")
         stride, pads, dilation = padding
         count_pad = bool(attrs.get("count_include_pad", 0)) or not any(pads)  # PyTorch's default counts the pads
         rec = om.map_call("max_pool2d" if op == "MaxPool" else "avg_pool2d",
-                          [x, kernel, stride, pads] + ([dilation, False] if op == "MaxPool" else [False, count_pad]),
-                          out=out)
+                          [x, kernel, stride, pads] + ([dilation, ceil_mode] if op == "MaxPool" else
+                                                       [False, count_pad]), out=out)
     elif op == "GlobalAveragePool" and x.dim() == 4:
         rec = om.map_call("adaptive_avg_pool2d", [x, [1, 1]], out=out)
     elif op in REDUCTIONS:

@@ -266,6 +266,19 @@ def conv_fields(x, w, stride, padding, dilation, transposed, groups):
     return f
 
 
+def ceil_mode_padding(size, kernel, stride, padding):
+    """The symmetric padding with which floor mode gives ceil mode's output size (PyTorch's rule: the last window
+    starts inside the input or its left padding), None where none up to half the window does: a max pool over the
+    same windows plus at most an edge of -inf, the same work."""
+    out = -(-(size + 2 * padding - kernel) // stride) + 1
+    if (out - 1) * stride >= size + padding:
+        out -= 1
+    for pad in range(padding, kernel // 2 + 1):
+        if (size + 2 * pad - kernel) // stride + 1 == out:
+            return pad
+    return None
+
+
 def pool_record(op, source, args):
     x, kernel = args[0], list(args[1])
     stride = list(args[2]) if len(args) > 2 and args[2] else kernel
@@ -274,6 +287,9 @@ def pool_record(op, source, args):
     dilation = list(args[4]) if op != "avg_pool2d" and len(args) > 4 else [1, 1]
     ceil_mode = bool(args[5]) if op != "avg_pool2d" and len(args) > 5 else bool(args[4]) if len(args) > 4 else False
     count_pad = op != "avg_pool2d" or len(args) <= 5 or bool(args[5])
+    if ceil_mode and op != "avg_pool2d":  # max: as the padding that gives the same windows
+        padding = [ceil_mode_padding(x.shape[2 + i], kernel[i], stride[i], padding[i]) for i in range(2)]
+        ceil_mode = None in padding
     if dilation != [1, 1] or ceil_mode or not count_pad:
         return Record("other", source)
     return Record("pool", source, pool_fields(x, {"n": x.shape[0], "c": x.shape[1], "h": x.shape[2], "w": x.shape[3],

@@ -317,6 +317,19 @@ class ImportOnnx(unittest.TestCase):
         rows = ops_of(os.path.join(self.dir, "hard.yaml"))
         self.assertEqual([(r["family"], r["rows"], r["cols"]) for r in rows], [("pointwise", "B", "32")] * 2)
 
+    def test_a_ceil_mode_max_pool_is_the_padding_that_gives_its_windows(self):  # SqueezeNet's were `other`
+        x = h.make_tensor_value_info("x", TP.FLOAT, ["batch", 8, 54, 54])
+        y = h.make_tensor_value_info("y", TP.FLOAT, None)
+        path = os.path.join(self.dir, "ceil.onnx")
+        save(h.make_graph([h.make_node("MaxPool", ["x"], ["p"], kernel_shape=[3, 3], strides=[2, 2], ceil_mode=1),
+                           h.make_node("AveragePool", ["p"], ["y"], kernel_shape=[3, 3], strides=[2, 2], ceil_mode=1)],
+                          "ceil", [x], [y]), path)
+        self.assertEqual(import_onnx.main([path]), 0)
+        rows = ops_of(os.path.join(self.dir, "ceil.yaml"))
+        # 54 -> 27 windows in ceil mode: floor mode gives 27 with a padding of 1
+        self.assertEqual([(r["family"], r.get("h"), r.get("pad_h"), r.get("mode")) for r in rows],
+                         [("pool", "54", "1", "max"), ("other", None, None, None)])
+
     def test_symbols_and_sizes_can_be_named(self):
         out = os.path.join(self.dir, "renamed.yaml")
         self.assertEqual(import_onnx.main([self.block, "--out", out, "--symbols", "sequence=T", "--inputs",
