@@ -3,7 +3,7 @@
 one-case history and a full regression scan timed through opmark-aggregate db.
 
     python3 bench/compare/db_scale.py --aggregate build/release/aggregate/opmark-aggregate \
-        [--bundle results/nvidia-h200] [--runs 365] [--work /tmp/opmark_db_scale]
+        [--bundle results/nvidia-h200] [--runs 365] [--work /tmp/opmark_db_scale] [--db postgresql://...]
 
 Each night is the bundle's results log with its own start time, and every case's times (its repetitions and median)
 moved by a seeded random factor of up to 0.5% (noise) so the scan has work; from 55% of the nights on, the pool family runs 5% slower (a step
@@ -62,18 +62,22 @@ def main():
     p.add_argument("--work", default="/tmp/opmark_db_scale")
     p.add_argument("--step-from", type=int, help="the first night of the 5%% step (default: 55%% of the runs)")
     p.add_argument("--keep", action="store_true", help="keep the work folder (the database and the nights)")
+    p.add_argument("--db", help="a postgresql:// URL of an empty database to use instead of a SQLite file in the work "
+                               "folder (test/db/with_postgres.sh starts a server of its own: its URL is "
+                               "$OPMARK_TEST_POSTGRES)")
     a = p.parse_args()
     shutil.rmtree(a.work, ignore_errors=True)
     os.makedirs(a.work)
     files, case_lines = nights(a.bundle, a.runs, a.work, a.step_from if a.step_from is not None else a.runs * 55 // 100)
-    db = os.path.join(a.work, "scale.db")
+    db = a.db or os.path.join(a.work, "scale.db")
     seconds, run = timed([a.aggregate, "db", "--db", db, "ingest"] + files)
     if run.returncode:
         print(run.stderr, file=sys.stderr)
         return 1
     total = case_lines * len(files)
     print(f"ingest: {len(files)} runs, {total} case lines in {seconds:.1f} s: {total / seconds:,.0f} case lines/s")
-    print(f"database: {os.path.getsize(db) / 2**20:.0f} MiB")
+    if not a.db:
+        print(f"database: {os.path.getsize(db) / 2**20:.0f} MiB")
     case = next(json.loads(line)["name"] for line in gzip.open(os.path.join(a.bundle, "run", "results.jsonl.gz"), "rt")
                 if '"aggregate":"median"' in line.replace(" ", ""))
     seconds, run = timed([a.aggregate, "db", "--db", db, "history", "^" + case.replace("+", "\\+") + "$"])
