@@ -71,8 +71,8 @@ bool first_line_balanced(std::string_view text) {
 bool json_lines(std::string_view text) {
   const std::size_t begin = text.find_first_not_of(" \t\r\n");
   const std::size_t end = begin == std::string_view::npos ? begin : text.find('\n', begin);
-  if (end == std::string_view::npos || text.find_first_not_of(" \t\r\n", end) == std::string_view::npos) return false;
-  return scan_brackets(text.substr(begin, end - begin), std::numeric_limits<int>::max()).depth == 0;
+  return end != std::string_view::npos && text.find_first_not_of(" \t\r\n", end) != std::string_view::npos &&
+         first_line_balanced(text);
 }
 
 std::string too_deep(const std::string& where, const ReadLimits& limits) {

@@ -11,10 +11,10 @@ LayerNormalization, the reductions, pooling, Gather, Transpose, Concat, Cast, an
 (MatMul, an optional scale and mask, Softmax, MatMul) as one attention case (in the bshd layout where Transposes
 bring Q, K and V from the tokens-outer order and O back to it: no copies, as PyTorch runs it), GELU spelled out
 with Erf as one gelu call, a MatMul by a weight and the Add of its bias as the GEMM alone (PyTorch's addmm adds it in
-cuBLASLt's epilogue, as ONNX's Gemm carries it), and LSTM, GRU and RNN as one layer of the rnn family each. A node no family takes is kept as
-family `other` with its op type, so coverage is never hidden; nodes that only reshape (Reshape, Flatten, Squeeze,
-Unsqueeze, Shape, Constant, Identity, Slice, Split) launch nothing in PyTorch and are left out. Identical layers
-are one row with their count of calls.
+cuBLASLt's epilogue, as ONNX's Gemm carries it), and LSTM, GRU and RNN as one layer of the rnn family each. A node
+no family takes is kept as family `other` with its op type, so coverage is never hidden; nodes that only reshape
+(Reshape, Flatten, Squeeze, Unsqueeze, Shape, Constant, Identity, Slice, Split) launch nothing in PyTorch and are
+left out. Identical layers are one row with their count of calls.
 
 The graph's dynamic input dimensions (dim_param) are the table's symbols: batch-like names become B, sequence-like
 names L, others their own name in capitals (--symbols renames them). Shapes are fitted as expressions over the
@@ -288,6 +288,11 @@ def node_record(node, infos):
     return rec
 
 
+def producers(graph):
+    """{value name: the index of the node that writes it}."""
+    return {out: i for i, node in enumerate(graph.node) for out in node.output}
+
+
 def consumers(graph):
     used = collections.defaultdict(list)
     for i, node in enumerate(graph.node):
@@ -349,7 +354,7 @@ def gelu_groups(graph, infos):
     """{index of the last node: (the nodes, its Record)}: GELU as exporters spell it out, x * 0.5 * (1 + erf(x /
     sqrt(2))) in five nodes (Div or Mul, Erf, Add, then Mul by x and Mul by 0.5 in either order), which PyTorch runs
     as one gelu kernel: one gelu call."""
-    producer = {out: i for i, node in enumerate(graph.node) for out in node.output}
+    producer = producers(graph)
     fixed = constant_names(graph)
     used = consumers(graph)
 
@@ -405,7 +410,7 @@ def bias_groups(graph, infos):
     """{index of the Add: (the MatMul and the Add, the MatMul's Record)}: a linear layer's product by a weight and
     the add of a bias vector along its last axis, which PyTorch's addmm has cuBLASLt add in the GEMM's epilogue (no
     kernel of its own; ONNX's Gemm carries its bias the same way): the GEMM's call, timed without the bias."""
-    producer = {out: i for i, node in enumerate(graph.node) for out in node.output}
+    producer = producers(graph)
     weights = {t.name: tuple(t.dims) for t in graph.initializer}
     used = consumers(graph)
     groups = {}
@@ -465,7 +470,7 @@ def attention_groups(graph, infos):
     """{index of the second MatMul: (the nodes the attention case replaces, its Record)}: MatMul(Q, K^T) (each
     optionally scaled by a constant), an optional scale (Mul or Div) and additive mask (Add or Where), Softmax over
     the last axis, [Cast or a NaN guard], MatMul(P, V), with Q, K^T and V of 4 dimensions."""
-    producer = {out: i for i, node in enumerate(graph.node) for out in node.output}
+    producer = producers(graph)
     weights = {t.name for t in graph.initializer}
     used = consumers(graph)
     groups = {}
