@@ -58,7 +58,11 @@ struct Work {
   double flops = 0;
   double bytes_read = 0;
   double bytes_written = 0;
+  // Of bytes_read, what reads data read before (a gather's rows looked up again): the L2 may serve it, so only
+  // the rest is held to the memory's peak.
+  double bytes_reread = 0;
   double bytes() const { return bytes_read + bytes_written; }
+  double bytes_from_memory() const { return bytes() - bytes_reread; }
 };
 
 Work work_of(const Case& c);

@@ -222,7 +222,8 @@ struct GatherProblem {
 };
 
 GatherProblem gather_problem(const Case& c);
-// No FLOPs; bytes: rows x cols x elt read (the rows looked up) + rows x cols x elt written + rows x 8 (the indices).
+// No FLOPs; bytes: rows x cols x elt read (the rows looked up) + rows x cols x elt written + rows x 8 (the indices);
+// bytes_reread: the lookups beyond the table's rows, rows read again.
 Work gather_work(const Case& c);
 
 // ---- permute: an out-of-place copy of a row-major d0 x d1 x d2 x d3 tensor into the layout x.permute(perm) ----

@@ -1,3 +1,6 @@
+#include <algorithm>
+#include <cstdint>
+
 #include "core/families.h"
 #include "core/precision.h"
 
@@ -37,7 +40,8 @@ GatherProblem gather_problem(const Case& c) {
   return p;
 }
 
-// No FLOPs; bytes: the rows looked up read once, the output written once, the int64 indices read once.
+// No FLOPs; bytes: the rows looked up read once, the output written once, the int64 indices read once. With more
+// lookups than table rows, some rows are looked up again (bytes_reread).
 Work gather_work(const Case& c) {
   const GatherProblem p = gather_problem(c);
   const double elem = static_cast<double>(size_of(precision_info(c.precision).input));
@@ -46,6 +50,7 @@ Work gather_work(const Case& c) {
   w.flops = 0;
   w.bytes_read = n * elem + static_cast<double>(p.rows) * 8.0;
   w.bytes_written = n * elem;
+  w.bytes_reread = static_cast<double>(std::max<std::int64_t>(0, p.rows - p.table_rows)) * static_cast<double>(p.cols) * elem;
   return w;
 }
 

@@ -27,6 +27,12 @@ TEST(Gather, NameBytesAndChecks) {
   EXPECT_DOUBLE_EQ(w.flops, 0);
   EXPECT_DOUBLE_EQ(w.bytes_read, 16384.0 * 768 * 4 + 16384.0 * 8);  // the rows looked up, and the int64 indices
   EXPECT_DOUBLE_EQ(w.bytes_written, 16384.0 * 768 * 4);
+  EXPECT_DOUBLE_EQ(w.bytes_reread, 0);  // fewer lookups than table rows: none need be read twice
+  // More lookups than rows: all but the table's rows are read again (the L2 may serve them), so from memory at
+  // least the table, the output and the indices.
+  const Work many = work_of(gather(655360, 128, 32768));
+  EXPECT_DOUBLE_EQ(many.bytes_reread, (655360.0 - 32768) * 128 * 2);
+  EXPECT_DOUBLE_EQ(many.bytes_from_memory(), 32768.0 * 128 * 2 + 655360.0 * 128 * 2 + 655360.0 * 8);
   EXPECT_THROW(gather(0, 768, 10), Error);
   EXPECT_THROW(gather(4, std::int64_t{1} << 30, std::int64_t{1} << 30), Error);  // a table over 2^40 elements
   EXPECT_THROW(make_case("gather", "bwd_data", "fp16", {{"rows", std::int64_t{4}}, {"cols", std::int64_t{4}},
