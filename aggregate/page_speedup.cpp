@@ -62,6 +62,7 @@ Scored score_system(const ResultSet& results, const std::string& rules_path, con
 json speedup_json(const SpeedupReport& report) {
   json out = {{"label_a", report.label_a}, {"label_b", report.label_b}, {"gpu_a", report.gpu_a},
               {"gpu_b", report.gpu_b},     {"models", json::array()},   {"areas", json::array()}};
+  if (const std::string note = commits_note(report); !note.empty()) out["commits_note"] = note;
   for (const auto& m : report.models) out["models"].push_back(row_json(m, kModelErrorBar));
   for (const auto& a : report.areas) out["areas"].push_back(row_json(a, kAreaErrorBar));
   return out;

@@ -12,9 +12,9 @@
 
 namespace opmark::aggregate {
 
-// One report as the page embeds it: {label_a, label_b, gpu_a, gpu_b, models[], areas[]}, each row {name, score_a,
-// score_b, predicted, real_a, real_b, real, real_kind, error, why_not, models, models_with_real, missing_a,
-// missing_b, partial, miss}. `miss`: the error is beyond kModelErrorBar (a model) or kAreaErrorBar (an area).
+// One report as the page embeds it: {label_a, label_b, gpu_a, gpu_b, commits_note (where the runs' opmark commits
+// differ), models[], areas[]}, each row {name, score_a, score_b, predicted, real_a, real_b, real, real_kind, error,
+// why_not, models, models_with_real, missing_a, missing_b, partial, miss}. `miss`: the error is beyond kModelErrorBar (a model) or kAreaErrorBar (an area).
 // predicted is null where a side has no score (none of the model's cases measured), real and error where the
 // report has none; why_not then says why.
 nlohmann::json speedup_json(const SpeedupReport& report);

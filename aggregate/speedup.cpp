@@ -9,6 +9,7 @@ namespace opmark::aggregate {
 namespace {
 
 std::string gpu_of(const ResultSet& r) { return r.context.count("gpu") ? r.context.at("gpu") : ""; }
+std::string commit_of(const ResultSet& r) { return r.context.count("git") ? r.context.at("git") : ""; }
 
 const ModelScore* find_model(const ScoreReport& report, const std::string& name) {
   for (const auto& s : report.models)
@@ -70,7 +71,8 @@ std::optional<double> SpeedupRow::error() const {
 }
 
 SpeedupReport speedup_report(const ScoredSet& a, const ScoredSet& b) {
-  SpeedupReport out{a.label, b.label, gpu_of(*a.results), gpu_of(*b.results), {}, {}};
+  SpeedupReport out{a.label, b.label, gpu_of(*a.results), gpu_of(*b.results), commit_of(*a.results),
+                    commit_of(*b.results), {}, {}};
   for (const auto& sa : a.report->models) {
     const ModelScore* sb = find_model(*b.report, sa.name);
     if (!sb) continue;
@@ -103,8 +105,14 @@ SpeedupReport speedup_report(const ScoredSet& a, const ScoredSet& b) {
     row.missing_a = missing_a.size();
     row.missing_b = missing_b.size();
     double real_a = 0, real_b = 0;
-    for (const auto& m : out.models) {
-      if (std::find(area_a.models.begin(), area_a.models.end(), m.name) == area_a.models.end() || !m.real()) continue;
+    // Summed in the order of the models' names: the same area over another list of models (the page's, over every
+    // model of the rules) gives the same sums to the last bit.
+    std::vector<std::string> names = area_a.models;
+    std::sort(names.begin(), names.end());
+    for (const auto& name : names) {
+      const auto it = std::find_if(out.models.begin(), out.models.end(), [&](const SpeedupRow& r) { return r.name == name; });
+      if (it == out.models.end() || !it->real()) continue;
+      const SpeedupRow& m = *it;
       ++row.models_with_real;
       real_a += *m.real_a;
       real_b += *m.real_b;
@@ -126,11 +134,18 @@ SpeedupReport speedup_report(const ScoredSet& a, const ScoredSet& b) {
   return out;
 }
 
+std::string commits_note(const SpeedupReport& r) {
+  if (r.opmark_a.empty() || r.opmark_b.empty() || r.opmark_a == r.opmark_b) return "";
+  return "The two runs come from different opmark commits (A " + r.opmark_a + ", B " + r.opmark_b +
+         "): a ratio may hold opmark's own change (its kernels, tuning or timing), not only the GPUs'.";
+}
+
 std::string speedup_text(const SpeedupReport& r) {
   std::string out = "\nPredicted against measured speedup, B over A (ratios of times: below 1, B is faster; error = "
                     "score ratio / real ratio - 1)\n";
   out += "A: " + (r.gpu_a.empty() ? std::string("an unnamed GPU") : r.gpu_a) + " (" + r.label_a + ")\n";
   out += "B: " + (r.gpu_b.empty() ? std::string("an unnamed GPU") : r.gpu_b) + " (" + r.label_b + ")\n";
+  if (const std::string note = commits_note(r); !note.empty()) out += note + "\n";
   char line[512];
   std::snprintf(line, sizeof line, "%-24s %11s %11s %9s %11s %11s %7s %9s %8s\n", "model", "A score ms", "B score ms",
                 "score B/A", "A real ms", "B real ms", "kind", "real B/A", "error");

@@ -39,10 +39,14 @@ struct SpeedupRow {
 
 struct SpeedupReport {
   std::string label_a, label_b, gpu_a, gpu_b;
+  std::string opmark_a, opmark_b;  // the runs' opmark commits (context "git"): two differ, their ratios hold opmark's change
   std::vector<SpeedupRow> models, areas;  // the models both sets scored, the areas both have
 };
 
 SpeedupReport speedup_report(const ScoredSet& a, const ScoredSet& b);
+
+// A sentence where the two runs come from different opmark commits, else "".
+std::string commits_note(const SpeedupReport& report);
 
 // The report as a table, models then areas.
 std::string speedup_text(const SpeedupReport& report);

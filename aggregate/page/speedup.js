@@ -69,7 +69,10 @@ function speedupSection(speedups, bundles, ref) {
     if (i === ref) return;
     var pair = speedups.pairs[ref][i];
     if (pair && pair.error) tables.appendChild(el('p', {class: 'note', text: pair.error}));
-    else if (pair) tables.appendChild(speedupTable(pair, bars, bundles[ref], b, i));
+    else if (pair) {
+      if (pair.commits_note) tables.appendChild(el('p', {class: 'note', text: pair.commits_note}));
+      tables.appendChild(speedupTable(pair, bars, bundles[ref], b, i));
+    }
   });
   box.appendChild(tables);
   return box;

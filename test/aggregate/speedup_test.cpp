@@ -180,6 +180,20 @@ TEST(Speedup, ThePageEmbedsTheReport) {
   EXPECT_EQ(area["miss"], true);  // 6.25% against the area's 3%
 }
 
+// Runs of two opmark commits: the report and the page say a ratio may hold opmark's own change; one commit: nothing.
+TEST(Speedup, RunsOfTwoOpmarkCommitsAreNamed) {
+  Scored a = scored(20, "GPU A"), b = scored(15, "GPU B");
+  a.results.context["git"] = b.results.context["git"] = "b011fefceb3e";
+  SpeedupReport r = speedup_report({"a", &a.results, &a.report}, {"b", &b.results, &b.report});
+  EXPECT_EQ(commits_note(r), "");
+  EXPECT_FALSE(speedup_json(r).contains("commits_note"));
+  b.results.context["git"] = "6ffd51ddb9b7";
+  r = speedup_report({"a", &a.results, &a.report}, {"b", &b.results, &b.report});
+  const std::string note = "The two runs come from different opmark commits (A b011fefceb3e, B 6ffd51ddb9b7)";
+  EXPECT_NE(speedup_text(r).find(note), std::string::npos) << speedup_text(r);
+  EXPECT_EQ(speedup_json(r)["commits_note"].get<std::string>().rfind(note, 0), 0u);
+}
+
 // Every system against every other, null on the diagonal; a system whose rules do not load is named, not fatal.
 TEST(Speedup, ThePageHasEveryPair) {
   namespace fs = std::filesystem;
