@@ -276,7 +276,8 @@ std::vector<RunSetting> make_table() {
                           s.engines = static_cast<int>(parse_integer("opmark_engines", v, 0, kMaxCandidates));
                         }));
   t.push_back(flag_only("opmark_workspace_mib", "N",
-                        "library workspace limit (default 1024: cuDNN's fastest engines can need hundreds)",
+                        "library workspace limit (default: cuBLASLt 1024, cuDNN what the GPU has free, as PyTorch's "
+                        "cudnn.benchmark allows)",
                         [](RunSpec& s, const std::string& v) {
                           s.workspace_bytes =
                               static_cast<std::size_t>(parse_integer("opmark_workspace_mib", v, 0, kMaxWorkspaceMib))

@@ -30,6 +30,8 @@ inline constexpr double kDefaultEnergyWindowSeconds = 0.1;
 // The repetition bounds opmark-bench takes without flags: at least kDefaultMinRepetitions, more until the noise
 // target is met, at most kDefaultMaxRepetitions (burst: 10 x 5 ms keeps the clock).
 inline constexpr int kDefaultMinRepetitions = 3;
+// cuBLASLt's workspace where --opmark_workspace_mib is not given.
+inline constexpr std::size_t kDefaultGemmWorkspaceBytes = std::size_t{1024} << 20;
 inline constexpr int kDefaultMaxRepetitions = 10;
 // ... until their median absolute deviation over the median is at most this, or the case has measured this long.
 inline constexpr double kDefaultNoiseTarget = 0.01;
@@ -49,7 +51,10 @@ struct RunSpec {
   std::map<std::string, double> peaks;  // overrides: precision -> TFLOPS, "bw" -> GB/s
   int candidates = 16;                  // library algorithms timed per case (cuBLASLt heuristic results)
   int engines = 0;                      // cuDNN graph engine configurations timed per convolution; 0: all listed
-  std::size_t workspace_bytes = 1024ull << 20;
+  // --opmark_workspace_mib. Unset: cuBLASLt gets kDefaultGemmWorkspaceBytes, and cuDNN's candidates any workspace
+  // the GPU has free when they are listed, as PyTorch's cudnn.benchmark allows (its FFT engines can need gigabytes).
+  std::optional<std::size_t> workspace_bytes;
+  std::size_t gemm_workspace_bytes() const { return workspace_bytes.value_or(kDefaultGemmWorkspaceBytes); }
   std::uint64_t seed = 20261121;
   double warmup_ms = 10.0;              // untimed launches before measuring, so clocks have ramped up
   Regime regime = Regime::burst;        // burst: at full clock; sustained: at the power limit

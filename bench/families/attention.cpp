@@ -113,7 +113,8 @@ class AttentionWorkload final : public Workload {
           uids.push_back(uid), pointers.push_back(pointer);
       }
     }
-    plans_ = attention_graph_plans(cudnn_handle(), spec, ctx.options.workspace_bytes, &why, &excluded_);
+    plans_ = attention_graph_plans(cudnn_handle(), spec, cudnn_workspace_limit(ctx.options.workspace_bytes), &why,
+                                   &excluded_);
     if (plans_.empty() && fp8 && backward_ && p_.head_dim != 128)
       why += " (cuDNN's frontend allows the fp8 backward on Hopper at head_dim 128 only)";
     if (plans_.empty()) throw UnsupportedError(why);
@@ -230,7 +231,8 @@ class AttentionWorkload final : public Workload {
                             const RunContext& ctx) {
     spec.pass = AttentionPass::forward_training;
     std::string why, excluded;
-    auto plans = attention_graph_plans(cudnn_handle(), spec, ctx.options.workspace_bytes, &why, &excluded);
+    auto plans = attention_graph_plans(cudnn_handle(), spec, cudnn_workspace_limit(ctx.options.workspace_bytes), &why,
+                                       &excluded);
     if (plans.empty()) throw UnsupportedError("the forward pass that keeps the statistics: " + why);
     plans.resize(1);
     DeviceBuffer workspace(std::max<std::size_t>(largest_workspace(plans), 1));

@@ -313,8 +313,9 @@ class ConvWorkload final : public Workload {
     const bool only_legacy = only.rfind(kLegacyPrefix, 0) == 0;
     std::int64_t only_engine = -1;
     if (only.rfind(kGraphEnginePrefix, 0) == 0) only_engine = std::atoll(only.c_str() + kGraphEnginePrefix.size());
+    const std::size_t workspace_limit = cudnn_workspace_limit(ctx.options.workspace_bytes);
     if (!only_legacy)
-      graph_plans_ = conv_graph_plans(h, graph_spec(), ctx.options.workspace_bytes, max_plans, &graph_why,
+      graph_plans_ = conv_graph_plans(h, graph_spec(), workspace_limit, max_plans, &graph_why,
                                       &graph_excluded_, only_engine);
     for (std::size_t i = 0; i < graph_plans_.size(); ++i)
       all.push_back({-1, CUDNN_DEFAULT_MATH, static_cast<std::size_t>(graph_plans_[i].workspace), static_cast<int>(i)});
@@ -324,14 +325,14 @@ class ConvWorkload final : public Workload {
     }
     std::size_t workspace = 0;
     for (const Candidate& c : all) {
-      if (c.workspace > ctx.options.workspace_bytes) continue;
+      if (c.workspace > workspace_limit) continue;
       if (c.graph_plan < 0 && precision_ == "fp32" && c.math != CUDNN_FMA_MATH) continue;  // no TF32 in fp32
       candidates_.push_back(c);
       workspace = std::max(workspace, c.workspace);
     }
     if (candidates_.empty())
       throw UnsupportedError("cuDNN lists no algorithm for this case within the workspace limit (" +
-                             std::to_string(ctx.options.workspace_bytes >> 20) + " MiB, --opmark_workspace_mib)" +
+                             std::to_string(workspace_limit >> 20) + " MiB, --opmark_workspace_mib)" +
                              (graph_why.empty() ? "" : "; graph API: " + graph_why));
     workspace_ = DeviceBuffer(workspace);
     bind_conv_graph_plans(graph_plans_, x_.get(), f_.get(), y_.get(), workspace_.get());

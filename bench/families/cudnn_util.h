@@ -1,15 +1,19 @@
 #pragma once
 // cuDNN plumbing shared by the cuDNN families: checked calls, the process-wide handle, types, owned descriptors.
+#include <cuda_runtime.h>
 #include <cudnn.h>
 
+#include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <optional>
 
 #include "bench/families/handles.h"        // cudnn_handle
 #include "bench/families/library_check.h"  // OPMARK_CHECK_CUDNN
 #include "bench/families/library_types.h"  // cudnn_data_type
 #include "core/dtype.h"
 #include "core/error.h"
+#include "kernels/cuda_check.h"
 
 namespace opmark::bench {
 
@@ -32,6 +36,16 @@ inline TensorDesc tensor_4d(core::DType type, std::int64_t n, std::int64_t c, st
   OPMARK_CHECK_CUDNN(
       cudnnSetTensor4dDescriptor(t, format, cudnn_data_type(type), int(n), int(c), int(h), int(w)));
   return owner;
+}
+
+// The workspace a cuDNN candidate may take: --opmark_workspace_mib where given, else half of what the GPU has free
+// now. PyTorch's cudnn.benchmark takes any plan it can allocate for (cuDNN's FFT engines can need gigabytes); the
+// other half keeps room for the verification's buffers.
+inline std::size_t cudnn_workspace_limit(const std::optional<std::size_t>& option) {
+  if (option) return *option;
+  std::size_t free_bytes = 0, total_bytes = 0;
+  OPMARK_CHECK_CUDA(cudaMemGetInfo(&free_bytes, &total_bytes));
+  return free_bytes / 2;
 }
 
 // The process-wide handle, on the stream the next call is timed on.

@@ -88,7 +88,7 @@ class GemmWorkload final : public Workload {
     a_ = DeviceBuffer(prec_.input, p_.elements_a() * batch);
     b_ = DeviceBuffer(prec_.input, p_.elements_b() * batch);
     c_ = DeviceBuffer(prec_.output, p_.elements_c() * batch);
-    workspace_ = DeviceBuffer(ctx.options.workspace_bytes);
+    workspace_ = DeviceBuffer(ctx.options.gemm_workspace_bytes());
     kernels::fill_random(a_.get(), p_.elements_a() * batch, prec_.input, ctx.seed, ctx.stream);
     kernels::fill_random(b_.get(), p_.elements_b() * batch, prec_.input, ctx.seed + 1, ctx.stream);
     kernels::fill_random(c_.get(), p_.elements_c() * batch, prec_.output, ctx.seed + 2, ctx.stream);

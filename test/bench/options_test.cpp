@@ -172,6 +172,12 @@ TEST(Options, OutOfRangeValuesStateTheRange) {
   EXPECT_EQ(o.candidates, 1000);
   EXPECT_EQ(o.seed, 18446744073709551615ull);
   EXPECT_EQ(o.workspace_bytes, std::size_t{1} << 40);
+  EXPECT_EQ(o.gemm_workspace_bytes(), std::size_t{1} << 40);
+  // Unset: cuBLASLt's 1 GiB; cuDNN's limit is the GPU's free memory, read where candidates are listed.
+  Argv none({"opmark-bench"});
+  const Options d = parse_options(none.argc, none.ptrs.data());
+  EXPECT_FALSE(d.workspace_bytes.has_value());
+  EXPECT_EQ(d.gemm_workspace_bytes(), std::size_t{1} << 30);
   EXPECT_FALSE(o.validate_only);
 }
 
