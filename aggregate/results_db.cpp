@@ -327,6 +327,20 @@ std::vector<DbSeries> ResultsDb::history(const std::string& case_regex, const st
   return out;
 }
 
+namespace {
+
+// A result's repetitions as stored (a JSON list of times): text read back from the file, so damage is an Error.
+std::vector<double> stored_repetitions(const std::string& text, const std::string& case_name, std::int64_t run) {
+  try {
+    return nlohmann::json::parse(text).get<std::vector<double>>();
+  } catch (const nlohmann::json::exception& e) {
+    throw Error("the database's repetitions of " + case_name + " in run " + std::to_string(run) +
+                " are not a list of times (" + e.what() + "): the database is damaged");
+  }
+}
+
+}  // namespace
+
 std::vector<DbChange> ResultsDb::regressions(const std::string& case_regex, const std::string& gpu,
                                              bool faster_too, const std::string& since, bool checked_only) {
   std::vector<DbChange> out;
@@ -351,7 +365,7 @@ std::vector<DbChange> ResultsDb::regressions(const std::string& case_regex, cons
         if (!s->is_null(15 + static_cast<int>(k)))
           r.counters[kVerdictCounters[k]] = s->real(15 + static_cast<int>(k));
       if (!r.has_counter(counter::run_noise) && !r.has_counter(counter::recheck_us) && !r.has_counter(counter::noise))
-        r.reps_us = nlohmann::json::parse(s->text(14)).get<std::vector<double>>();
+        r.reps_us = stored_repetitions(s->text(14), name, run.id);
       // A series is one GPU model in one regime: burst and sustained times (and older runs' unstated regime) differ
       // by method, not by software.
       if (previous && previous->first.gpu == run.gpu && previous->first.regime == run.regime) {

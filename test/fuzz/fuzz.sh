@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Builds and runs the libFuzzer harnesses (test/fuzz/fuzz_<name>.cpp), one per reader of outside text:
-#   shape_table model_table suite expr case_name results check_bundle system_yaml computations aggregate_cli
+#   shape_table model_table suite expr case_name results check_bundle system_yaml computations aggregate_cli resume
+#   results_db (built only where SQLite and xxHash are found, as the main build's db command)
 #
 #   test/fuzz/fuzz.sh [--build=DIR] build                     # clang++ -fsanitize=fuzzer,address,undefined
 #   test/fuzz/fuzz.sh [--build=DIR] [--quiet] run NAME [SECONDS] [LIBFUZZER_ARG...]
@@ -19,7 +20,8 @@ set -euo pipefail
 src="$(cd "$(dirname "$0")" && pwd)"
 root="$(cd "$src/../.." && pwd)"
 build="$root/build/fuzz"
-names=(shape_table model_table suite expr case_name results check_bundle system_yaml computations aggregate_cli resume)
+names=(shape_table model_table suite expr case_name results check_bundle system_yaml computations aggregate_cli resume
+       results_db)
 quiet=0
 while [[ $# -gt 0 && $1 == --* ]]; do
   case "$1" in
@@ -41,6 +43,10 @@ skip_if_unbuilt() {  # exits 77 with the reason where the build was skipped, 1 w
     exit 77
   fi
   [ -x "$build/fuzz_$1" ] && return 0
+  if [ "$1" = results_db ] && [ -d "$build/cmake" ]; then
+    echo "skipped: fuzz_results_db is built only where SQLite and xxHash are found (libsqlite3-dev libxxhash-dev)"
+    exit 77
+  fi
   echo "$build/fuzz_$1 is not built: run $0 --build=$build build" >&2
   exit 1
 }
@@ -71,8 +77,11 @@ case "$cmd" in
     fi
     "${CMAKE:-cmake}" -S "$src" -B "$build/cmake" -DCMAKE_CXX_COMPILER="$cxx" -DCMAKE_BUILD_TYPE= >/dev/null
     "${CMAKE:-cmake}" --build "$build/cmake" -j "$(nproc 2>/dev/null || echo 2)"
-    for n in "${names[@]}"; do ln -sf "cmake/fuzz_$n" "$build/fuzz_$n"; done
-    echo "built: ${names[*]/#/$build/fuzz_}"
+    built=()
+    for n in "${names[@]}"; do
+      [ -e "$build/cmake/fuzz_$n" ] && ln -sf "cmake/fuzz_$n" "$build/fuzz_$n" && built+=("$build/fuzz_$n")
+    done
+    echo "built: ${built[*]}"
     ;;
   run)
     name="${1:?usage: $0 run NAME [SECONDS] [LIBFUZZER_ARG...]}"
@@ -111,6 +120,7 @@ case "$cmd" in
     mkdir -p "$build/tmp"
     export TMPDIR="$build/tmp"
     for name in "$@"; do
+      [ -d "$src/findings/$name" ] || continue  # no finding kept: nothing to replay (nor to build)
       skip_if_unbuilt "$name"
       for f in "$src/findings/$name"/*; do
         [ -f "$f" ] || continue
