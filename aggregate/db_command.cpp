@@ -177,18 +177,22 @@ int print_regressions(ResultsDb& db, const DbOptions& o) {
     for (const auto& c : changes)
       j.push_back({{"case", c.case_name}, {"gpu", c.gpu}, {"before", run_json(c.before)}, {"after", run_json(c.after)},
                    {"verdict", name_of(c.verdict.verdict)}, {"ratio", c.verdict.ratio}, {"basis", c.verdict.basis},
-                   {"detail", c.verdict.detail}, {"software", c.software}});
+                   {"detail", c.verdict.detail}, {"software", c.software}, {"candidate_change", c.candidate_change}});
     std::cout << j.dump(2) << "\n";
   } else {
-    if (o.format == "csv") std::printf("case,gpu,before_run,after_run,verdict,ratio,software\n");
+    if (o.format == "csv") std::printf("case,gpu,before_run,after_run,verdict,ratio,software,candidate_change\n");
     else std::printf("%zu change(s) beyond the runs' noise (compare's verdict between consecutive runs of a GPU)\n",
                      changes.size());
-    for (const auto& c : changes)
-      std::printf(o.format == "csv" ? "\"%s\",\"%s\",%lld,%lld,%s,%.4f,\"%s\"\n"
-                                    : "%s  %s  run %lld -> %lld: %s %.3fx  [%s]\n",
+    for (const auto& c : changes) {
+      const std::string candidate =
+          o.format == "csv" ? c.candidate_change
+                            : (c.candidate_change.empty() ? "" : "  another candidate: " + c.candidate_change);
+      std::printf(o.format == "csv" ? "\"%s\",\"%s\",%lld,%lld,%s,%.4f,\"%s\",\"%s\"\n"
+                                    : "%s  %s  run %lld -> %lld: %s %.3fx  [%s]%s\n",
                   c.case_name.c_str(), c.gpu.c_str(), static_cast<long long>(c.before.id),
                   static_cast<long long>(c.after.id), name_of(c.verdict.verdict), c.verdict.ratio,
-                  c.software.empty() ? "no recorded software changed" : c.software.c_str());
+                  c.software.empty() ? "no recorded software changed" : c.software.c_str(), candidate.c_str());
+    }
   }
   for (const auto& c : changes)
     if (c.verdict.verdict == Verdict::slower) return 1;

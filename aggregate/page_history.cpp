@@ -106,14 +106,15 @@ std::string page_history_html(const std::string& db_path) {
   for (const auto& c : changes) slower += c.verdict.verdict == Verdict::slower;
   h << "<h3>Changes between consecutive bundles</h3>\n<p class=\"note\">" << slower << " case(s) slower and "
     << changes.size() - slower << " faster beyond their runs' noise (compare's verdict), each with the software "
-    << "that changed.</p>\n";
+    << "that changed and, where the tuner chose another candidate, which.</p>\n";
   if (!changes.empty()) {
     h << "<table>\n<thead><tr><th>case</th><th>GPU</th><th>runs</th><th>verdict</th><th>after/before</th>"
          "<th>what changed</th></tr></thead>\n<tbody>\n";
     for (const auto& c : changes)
       h << "<tr><td><code>" << escape(c.case_name) << "</code></td><td>" << escape(c.gpu) << "</td><td>"
         << c.before.id << " &rarr; " << c.after.id << "</td><td>" << name_of(c.verdict.verdict) << "</td><td>"
-        << three_places(c.verdict.ratio) << "</td><td>" << escape(c.software) << "</td></tr>\n";
+        << three_places(c.verdict.ratio) << "</td><td>" << escape(c.software)
+        << (c.candidate_change.empty() ? "" : "; another candidate: " + escape(c.candidate_change)) << "</td></tr>\n";
     h << "</tbody>\n</table>\n";
   }
   // A chart of each case named above on its GPU, slower ones first.

@@ -11,6 +11,7 @@
 #define XXH_INLINE_ALL  // xxHash from its header alone: no library to link
 #include <xxhash.h>
 
+#include "aggregate/compare.h"
 #include "aggregate/db_connection.h"
 #include "aggregate/results.h"
 #include "core/counters.h"
@@ -37,6 +38,8 @@ const char* const kSqliteMigrations[] = {
          PRIMARY KEY (run_id, case_id));
        CREATE INDEX results_by_case ON results(case_id, run_id);
        CREATE INDEX runs_by_gpu ON runs(gpu, started_at);)",
+    // 1 -> 2: the candidate the tuner chose for each case (compare's chosen_candidate of its label; NULL untuned).
+    "ALTER TABLE results ADD COLUMN candidate TEXT",
 };
 const char* const kPostgresMigrations[] = {
     R"(CREATE TABLE runs (
@@ -52,6 +55,7 @@ const char* const kPostgresMigrations[] = {
          PRIMARY KEY (run_id, case_id));
        CREATE INDEX results_by_case ON results(case_id, run_id);
        CREATE INDEX runs_by_gpu ON runs(gpu, started_at);)",
+    "ALTER TABLE results ADD COLUMN candidate TEXT",
 };
 static_assert(std::size(kSqliteMigrations) == std::size(kPostgresMigrations));
 constexpr const char* kApplicationTag = "opmark results database";
@@ -266,7 +270,7 @@ ResultsDb::Ingested ResultsDb::store(const ReadRun& read) {
     run->reset();  // done with its row: SQLite commits no transaction with a statement in progress
     const auto add_case = db_->prepare("INSERT INTO cases (name, family) VALUES (?, ?) ON CONFLICT DO NOTHING");
     const auto case_id = db_->prepare("SELECT id FROM cases WHERE name = ?");
-    const auto add_result = db_->prepare("INSERT INTO results VALUES (?,?,?,?,?,?)");
+    const auto add_result = db_->prepare("INSERT INTO results VALUES (?,?,?,?,?,?,?)");
     std::map<std::string, std::int64_t> new_case_ids;  // into case_ids_ once this transaction commits
     for (const auto& [name, r] : results.cases) {
       std::int64_t id = 0;
@@ -282,7 +286,10 @@ ResultsDb::Ingested ResultsDb::store(const ReadRun& read) {
       add_result->bind(1, out.run_id).bind(2, id).bind(3, r.status);
       if (r.timed()) add_result->bind(4, r.time_us);
       else add_result->bind_null(4);
-      add_result->bind(5, nlohmann::json(r.counters).dump()).bind(6, nlohmann::json(r.reps_us).dump()).step();
+      add_result->bind(5, nlohmann::json(r.counters).dump()).bind(6, nlohmann::json(r.reps_us).dump());
+      if (const std::string chosen = chosen_candidate(r.label); chosen.empty()) add_result->bind_null(7);
+      else add_result->bind(7, chosen);
+      add_result->step();
       add_result->reset();
       ++out.cases;
     }
@@ -353,6 +360,14 @@ std::vector<DbChange> ResultsDb::regressions(const std::string& case_regex, cons
                               "AND r.checked >= ? ORDER BY r.gpu, r.regime, r.started_at, r.id");
   const std::vector<std::pair<std::int64_t, std::string>> cases =
       matching_cases(*db_, case_regex.empty() ? std::string(".") : case_regex, "db regressions");
+  // The chosen candidates of the two runs of a change only: a few rows, not a column more in the whole scan.
+  const auto candidate = db_->prepare("SELECT candidate FROM results WHERE run_id = ? AND case_id = ?");
+  const auto candidate_of = [&](std::int64_t run_id, std::int64_t case_id) {
+    candidate->bind(1, run_id).bind(2, case_id);
+    const std::string chosen = candidate->step() && !candidate->is_null(0) ? candidate->text(0) : "";
+    candidate->reset();
+    return chosen;
+  };
   for (const auto& [id, name] : cases) {
     s->bind(1, id).bind(2, gpu).bind(3, since).bind(4, std::int64_t{checked_only ? 1 : -1});
     std::optional<std::pair<DbRun, CaseResult>> previous;
@@ -370,8 +385,11 @@ std::vector<DbChange> ResultsDb::regressions(const std::string& case_regex, cons
       // by method, not by software.
       if (previous && previous->first.gpu == run.gpu && previous->first.regime == run.regime) {
         const CaseVerdict v = case_verdict(previous->second, r);
-        if (v.verdict == Verdict::slower || (faster_too && v.verdict == Verdict::faster))
-          out.push_back({name, run.gpu, previous->first, run, v, software_change(previous->first, run)});
+        if (v.verdict == Verdict::slower || (faster_too && v.verdict == Verdict::faster)) {
+          out.push_back({name, run.gpu, previous->first, run, v, software_change(previous->first, run), ""});
+          const std::string was = candidate_of(previous->first.id, id), is = candidate_of(run.id, id);
+          if (was != is) out.back().candidate_change = was + " -> " + is;
+        }
       }
       previous.emplace(std::move(run), std::move(r));
     }

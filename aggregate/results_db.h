@@ -20,7 +20,7 @@ namespace opmark::aggregate {
 class DbConnection;
 
 // The schema this build writes; a database of a newer one is refused, an older one migrated.
-inline constexpr int kResultsDbSchema = 1;
+inline constexpr int kResultsDbSchema = 2;
 
 struct DbRun {
   std::int64_t id = 0;
@@ -48,6 +48,7 @@ struct DbChange {
   DbRun before, after;
   CaseVerdict verdict;
   std::string software;
+  std::string candidate_change;  // "X -> Y" where the tuner chose another candidate between the two runs
 };
 
 class ResultsDb {

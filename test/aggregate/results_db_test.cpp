@@ -42,17 +42,19 @@ fs::path scratch(const std::string& name) {
   return dir;
 }
 
-// One run's results.jsonl: the two cases' medians with their run-to-run noise, on `gpu` with cuDNN `cudnn`.
+// One run's results.jsonl: the two cases' medians with their run-to-run noise, on `gpu` with cuDNN `cudnn`; the
+// GEMM's label names `gemm_algo` as the tuner's choice.
 std::string run_text(const std::string& started, const std::string& gpu, const std::string& cudnn, double gemm_us,
-                     double relu_us, const std::string& regime = "") {
-  const auto median = [](const std::string& name, double t) {
+                     double relu_us, const std::string& regime = "", const std::string& gemm_algo = "algo 1") {
+  const auto median = [](const std::string& name, double t, const std::string& label) {
     return "{\"type\":\"aggregate\",\"aggregate\":\"median\",\"name\":\"" + name + "\",\"status\":\"ok\",\"time_us\":" +
-           std::to_string(t) + ",\"counters\":{\"run_noise\":0.004,\"noise\":0.002}}\n";
+           std::to_string(t) + ",\"label\":\"" + label + "\",\"counters\":{\"run_noise\":0.004,\"noise\":0.002}}\n";
   };
   return "{\"type\":\"context\",\"context\":{\"gpu\":\"" + gpu + "\",\"cudnn_version\":\"" + cudnn +
          "\",\"driver_version\":\"580.159.04\",\"started_at\":\"" + started + "\"" +
-         (regime.empty() ? "" : ",\"regime\":\"" + regime + "\"") + "}}\n" + median(kCase, gemm_us) +
-         median(kOther, relu_us);
+         (regime.empty() ? "" : ",\"regime\":\"" + regime + "\"") + "}}\n" +
+         median(kCase, gemm_us, "cublasLt " + gemm_algo + " (fastest of 4; default cublasLt algo 1, 1.00x)") +
+         median(kOther, relu_us, "");
 }
 
 // The message of the Error opening `path` throws ("no error" where it opens).
@@ -196,14 +198,14 @@ void older_schema_migrated(const std::string& store, const fs::path& dir, DbConn
 
 void planted_step(const std::string& store, const fs::path& dir) {
   ResultsDb db(store);
-  // Six runs on an H100: the GEMM within 0.3% of 10 us, until cuDNN 9.19.0 makes it 5% slower at the fifth; the
-  // ReLU moves by noise alone. An H200 run in between belongs to another series.
+  // Six runs on an H100: the GEMM within 0.3% of 10 us, until cuDNN 9.19.0 makes it 5% slower at the fifth (with
+  // another algorithm chosen); the ReLU moves by noise alone. An H200 run in between belongs to another series.
   const double gemm[] = {10.0, 10.02, 9.99, 10.01, 10.5, 10.52};
   const double relu[] = {4.0, 4.01, 3.99, 4.0, 4.01, 3.99};
   for (int i = 0; i < 6; ++i)
     db.ingest(write(dir / ("h100_" + std::to_string(i)),
                     run_text("2026-03-0" + std::to_string(i + 1) + "T00:00:00Z", "NVIDIA H100",
-                             i < 4 ? "9.14.0" : "9.19.0", gemm[i], relu[i])));
+                             i < 4 ? "9.14.0" : "9.19.0", gemm[i], relu[i], "", i < 4 ? "algo 1" : "algo 2")));
   db.ingest(write(dir / "h200", run_text("2026-03-03T12:00:00Z", "NVIDIA H200", "9.14.0", 8, 3)));
   const std::vector<DbChange> changes = db.regressions();
   ASSERT_EQ(changes.size(), 1u);
@@ -211,6 +213,7 @@ void planted_step(const std::string& store, const fs::path& dir) {
   EXPECT_EQ(changes[0].gpu, "NVIDIA H100");
   EXPECT_EQ(changes[0].after.started_at, "2026-03-05T00:00:00Z");
   EXPECT_EQ(changes[0].software, "cuDNN 9.14.0 -> 9.19.0");
+  EXPECT_EQ(changes[0].candidate_change, "cublasLt algo 1 -> cublasLt algo 2");  // the tuner's choice, as compare
   EXPECT_NEAR(changes[0].verdict.ratio, 1.049, 0.001);
   // The history: every run of the GEMM, the H200's among them, in order; a filter by GPU keeps its own.
   const std::vector<DbSeries> history = db.history("^gemm/");
