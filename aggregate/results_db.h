@@ -110,6 +110,7 @@ class ResultsDb {
   // The ids of the cases this connection has stored or seen committed: a case's id never changes once given, so the
   // runs after the first look theirs up here rather than with two statements each.
   std::map<std::string, std::int64_t> case_ids_;
+  std::map<std::string, std::int64_t> candidate_ids_;  // the same for the chosen candidates' names
   std::string path_;  // for messages: the file, or the URL without its password
 };
 

@@ -76,7 +76,7 @@ std::string write(const fs::path& path, const std::string& text) {
 std::string postgres() {
   const char* url = std::getenv("OPMARK_TEST_POSTGRES");
   if (!url || !*url) return "";
-  open_postgres(url)->exec("DROP TABLE IF EXISTS results, cases, runs, opmark_meta, invoices CASCADE");
+  open_postgres(url)->exec("DROP TABLE IF EXISTS results, cases, candidates, runs, opmark_meta, invoices CASCADE");
   return url;
 }
 
