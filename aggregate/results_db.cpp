@@ -1,6 +1,7 @@
 #include "aggregate/results_db.h"
 
 #include <algorithm>
+#include <charconv>
 #include <cstdio>
 #include <filesystem>
 #include <iterator>
@@ -190,7 +191,13 @@ void ResultsDb::exec(const std::string& sql) { db_->exec(sql); }
 
 int ResultsDb::schema_version() {
   const auto s = db_->prepare("SELECT value FROM opmark_meta WHERE key = 'schema'");
-  return s->step() ? std::stoi(s->text(0)) : 0;
+  if (!s->step()) return 0;
+  const std::string text = s->text(0);
+  int version = -1;
+  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), version);
+  if (error != std::errc() || end != text.data() + text.size() || version < 0)
+    throw Error("the database's schema version '" + text + "' is no version number: the database is damaged");
+  return version;
 }
 
 void ResultsDb::migrate() {
