@@ -284,36 +284,38 @@ ResultsDb::Ingested ResultsDb::store(const ReadRun& read) {
     const auto add_result = db_->prepare("INSERT INTO results VALUES (?,?,?,?,?,?,?)");
     const auto add_candidate = db_->prepare("INSERT INTO candidates (name) VALUES (?) ON CONFLICT DO NOTHING");
     const auto candidate_id = db_->prepare("SELECT id FROM candidates WHERE name = ?");
-    std::map<std::string, std::int64_t> new_case_ids;  // into case_ids_ once this transaction commits
-    std::map<std::string, std::int64_t> new_candidate_ids;  // into candidate_ids_ likewise
+    // New ids wait here until the transaction commits, then join case_ids_ and candidate_ids_.
+    std::map<std::string, std::int64_t> new_case_ids, new_candidate_ids;
+    // The id of `name` in a table of names: known to this connection, else inserted (insert(name) binds and steps)
+    // and read back.
+    const auto id_of = [](const std::string& name, const std::map<std::string, std::int64_t>& known,
+                          std::map<std::string, std::int64_t>& added, auto&& insert, DbStatement& select) {
+      if (const auto k = known.find(name); k != known.end()) return k->second;
+      if (const auto a = added.find(name); a != added.end()) return a->second;
+      insert(name);
+      select.bind(1, name).step();
+      const std::int64_t id = added[name] = select.integer(0);
+      select.reset();
+      return id;
+    };
+    const auto insert_case = [&](const std::string& name) {
+      add_case->bind(1, name).bind(2, name.substr(0, name.find('/'))).step();
+      add_case->reset();
+    };
+    const auto insert_candidate = [&](const std::string& name) {
+      add_candidate->bind(1, name).step();
+      add_candidate->reset();
+    };
     for (const auto& [name, r] : results.cases) {
-      std::int64_t id = 0;
-      if (const auto known = case_ids_.find(name); known != case_ids_.end()) {
-        id = known->second;
-      } else {
-        add_case->bind(1, name).bind(2, name.substr(0, name.find('/'))).step();
-        add_case->reset();
-        case_id->bind(1, name).step();
-        id = new_case_ids[name] = case_id->integer(0);
-        case_id->reset();
-      }
+      const std::int64_t id = id_of(name, case_ids_, new_case_ids, insert_case, *case_id);
       add_result->bind(1, out.run_id).bind(2, id).bind(3, r.status);
       if (r.timed()) add_result->bind(4, r.time_us);
       else add_result->bind_null(4);
       add_result->bind(5, nlohmann::json(r.counters).dump()).bind(6, nlohmann::json(r.reps_us).dump());
-      if (const std::string chosen = chosen_candidate(r.label); chosen.empty()) {
+      if (const std::string chosen = chosen_candidate(r.label); chosen.empty())
         add_result->bind_null(7);
-      } else if (const auto known = candidate_ids_.find(chosen); known != candidate_ids_.end()) {
-        add_result->bind(7, known->second);
-      } else if (const auto added = new_candidate_ids.find(chosen); added != new_candidate_ids.end()) {
-        add_result->bind(7, added->second);
-      } else {
-        add_candidate->bind(1, chosen).step();
-        add_candidate->reset();
-        candidate_id->bind(1, chosen).step();
-        add_result->bind(7, new_candidate_ids[chosen] = candidate_id->integer(0));
-        candidate_id->reset();
-      }
+      else
+        add_result->bind(7, id_of(chosen, candidate_ids_, new_candidate_ids, insert_candidate, *candidate_id));
       add_result->step();
       add_result->reset();
       ++out.cases;
