@@ -32,12 +32,6 @@ class Problems {
   std::map<std::string, std::size_t> count_;
 };
 
-// A context value as written; "" where it is missing.
-inline std::string context_text(const std::map<std::string, std::string>& context, const std::string& key) {
-  const auto it = context.find(key);
-  return it == context.end() ? std::string() : it->second;
-}
-
 // A context value as a number; 0 where it is missing or no finite number.
 inline double context_number(const std::map<std::string, std::string>& context, const std::string& key) {
   const auto it = context.find(key);

@@ -62,6 +62,12 @@ struct CaseResult {
 // older run's `heuristic_us` (gemm, conv) or `standard_algo_us` (rnn); negative where the case has none.
 double default_time_us(const CaseResult& r);
 
+// A context value as written; "" where it is missing.
+inline std::string context_text(const std::map<std::string, std::string>& context, const std::string& key) {
+  const auto it = context.find(key);
+  return it == context.end() ? std::string() : it->second;
+}
+
 struct ResultSet {
   std::string path;
   std::map<std::string, std::string> context;  // gpu, driver, library versions, ...

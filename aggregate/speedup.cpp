@@ -8,8 +8,6 @@ namespace opmark::aggregate {
 
 namespace {
 
-std::string gpu_of(const ResultSet& r) { return r.context.count("gpu") ? r.context.at("gpu") : ""; }
-std::string commit_of(const ResultSet& r) { return r.context.count("git") ? r.context.at("git") : ""; }
 
 const ModelScore* find_model(const ScoreReport& report, const std::string& name) {
   for (const auto& s : report.models)
@@ -71,8 +69,10 @@ std::optional<double> SpeedupRow::error() const {
 }
 
 SpeedupReport speedup_report(const ScoredSet& a, const ScoredSet& b) {
-  SpeedupReport out{a.label, b.label, gpu_of(*a.results), gpu_of(*b.results), commit_of(*a.results),
-                    commit_of(*b.results), {}, {}};
+  const auto& ca = a.results->context;
+  const auto& cb = b.results->context;
+  SpeedupReport out{a.label, b.label, context_text(ca, "gpu"), context_text(cb, "gpu"), context_text(ca, "git"),
+                    context_text(cb, "git"), {}, {}};
   for (const auto& sa : a.report->models) {
     const ModelScore* sb = find_model(*b.report, sa.name);
     if (!sb) continue;
