@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <numeric>
+#include <utility>
 #include <string>
 
 #include "core/device_defaults.h"
@@ -15,7 +16,7 @@ namespace opmark::kernels {
 namespace {
 
 constexpr unsigned kCopyThreads = 256;
-constexpr int kTile = 32, kTileRows = 8;  // a 32 x 32 tile, moved by 32 x 8 threads
+constexpr int kTile = 32;  // the side of the narrowest tiles
 
 template <int kBytes>
 struct alignas(kBytes) Bytes {
@@ -67,35 +68,52 @@ __global__ void move_rows_kernel(const U* __restrict__ in, U* __restrict__ out, 
   }
 }
 
-// tiles (inner == 1): a batch of a x b matrices transposed, one kSide x kSide tile per block at a time, moved by 32 x 8
-// threads (kSide / 32 columns and kSide / 8 rows a thread: 64 x 64 tiles keep 16 loads in flight a thread, what
-// 2-byte elements need to reach the copy bandwidth). The tile's pitch is an odd number of 32-bit words, so the column
-// reads of shared memory are free of bank conflicts.
-template <class E, int kSide>
-__global__ void __launch_bounds__(kTile * kTileRows)
+// The tile kernels' walk: a block per tile along the grid's x, the rest along y and z (looped where they pass 65535).
+// kAFast: x walks the tiles along a (the input's rows), so the blocks resident together write whole output rows.
+template <bool kAFast>
+struct TileWalk {
+  std::int64_t tiles_y;
+  __device__ std::int64_t ta(std::int64_t y) const { return kAFast ? std::int64_t(blockIdx.x) : y; }
+  __device__ std::int64_t tb(std::int64_t y) const { return kAFast ? y : std::int64_t(blockIdx.x); }
+};
+
+// tiles (inner == 1): a batch of a x b matrices transposed, one kSide x kSide tile per block at a time, kThreads
+// threads a tile. Every thread's loads are issued before any is stored to shared memory: a loop whose trip count the
+// compiler cannot see (a thread's rows from threadIdx.y) waited for each load in turn (docs/pytorch.md). The tile's
+// pitch is an odd number of 32-bit words, so the column reads of shared memory are free of bank conflicts.
+template <class E, int kSide, int kThreads>
+__global__ void __launch_bounds__(kThreads)
     transpose_tiles_kernel(const E* __restrict__ in, E* __restrict__ out, std::int64_t batch, std::int64_t a,
-                           std::int64_t b) {
+                           std::int64_t b, TileWalk<false> walk) {
   static_assert(kSide * sizeof(E) % 8 == 0, "the pitch below is an odd number of words");
+  static_assert(kThreads % kSide == 0 && kSide * kSide % kThreads == 0, "whole rows a step");
+  constexpr int kPerThread = kSide * kSide / kThreads, kRowStep = kThreads / kSide;
   __shared__ E tile[kSide][kSide + 4 / sizeof(E)];
-  const std::int64_t tiles_a = (a + kSide - 1) / kSide;
+  const int x = static_cast<int>(threadIdx.x % kSide), y = static_cast<int>(threadIdx.x / kSide);
   for (std::int64_t n = blockIdx.z; n < batch; n += gridDim.z)
-    for (std::int64_t ta = blockIdx.y; ta < tiles_a; ta += gridDim.y) {
-      const std::int64_t i0 = ta * kSide, j0 = std::int64_t(blockIdx.x) * kSide;
+    for (std::int64_t t = blockIdx.y; t < walk.tiles_y; t += gridDim.y) {
+      const std::int64_t i0 = walk.ta(t) * kSide, j0 = walk.tb(t) * kSide;
       const int na = static_cast<int>(a - i0 < kSide ? a - i0 : kSide);  // the tile's rows and columns
       const int nb = static_cast<int>(b - j0 < kSide ? b - j0 : kSide);
       const E* src = in + n * a * b + i0 * b + j0;  // tile row r at src + r b
       E* dst = out + n * a * b + j0 * a + i0;       // output row r at dst + r a
+      E v[kPerThread];
 #pragma unroll
-      for (int r = threadIdx.y; r < kSide; r += kTileRows)
+      for (int k = 0; k < kPerThread; ++k) {
+        const int r = y + k * kRowStep;
+        if (r < na && x < nb) v[k] = src[r * b + x];
+      }
 #pragma unroll
-        for (int c = threadIdx.x; c < kSide; c += kTile)
-          if (r < na && c < nb) tile[r][c] = src[r * b + c];
+      for (int k = 0; k < kPerThread; ++k) {
+        const int r = y + k * kRowStep;
+        if (r < na && x < nb) tile[r][x] = v[k];
+      }
       __syncthreads();
 #pragma unroll
-      for (int r = threadIdx.y; r < kSide; r += kTileRows)
-#pragma unroll
-        for (int c = threadIdx.x; c < kSide; c += kTile)
-          if (r < nb && c < na) dst[r * a + c] = tile[c][r];
+      for (int k = 0; k < kPerThread; ++k) {
+        const int r = y + k * kRowStep;
+        if (r < nb && x < na) dst[r * a + x] = tile[x][r];
+      }
       __syncthreads();  // the tile is refilled next
     }
 }
@@ -103,32 +121,44 @@ __global__ void __launch_bounds__(kTile * kTileRows)
 // pair_tiles (inner == 1, 2-byte elements, a and b even): 64 x 64 tiles whose global loads and stores are 4-byte
 // words, two elements each (as fp32's 32 x 32 tiles); a tile row of the input is 32 words in shared memory, and an
 // output word joins the same column's elements of two adjacent rows. The pitch of 33 words keeps the word stores
-// free of bank conflicts (the half-word reads meet two-way ones).
-__global__ void __launch_bounds__(kTile * kTileRows)
+// free of bank conflicts (the half-word reads meet two-way ones). The grid walks along a first (TileWalk<true>).
+constexpr int kPairThreads = 256;
+__global__ void __launch_bounds__(kPairThreads)
     transpose_pairs_kernel(const unsigned* __restrict__ in, unsigned* __restrict__ out, std::int64_t batch,
-                           std::int64_t a, std::int64_t b) {
-  constexpr int kSide = 2 * kTile, kPitch = kTile + 1;
+                           std::int64_t a, std::int64_t b, TileWalk<true> walk) {
+  constexpr int kSide = 2 * kTile, kPitch = kTile + 1, kRowStep = kPairThreads / kTile;
+  constexpr int kPerThread = kSide / kRowStep;
   __shared__ unsigned tile[kSide][kPitch];  // row r: input row i0 + r, columns j0 to j0 + 63 in pairs
   const auto* halves = reinterpret_cast<const unsigned short*>(&tile[0][0]);
-  const std::int64_t tiles_a = (a + kSide - 1) / kSide, a_words = a / 2, b_words = b / 2;
+  const std::int64_t a_words = a / 2, b_words = b / 2;
+  const int x = static_cast<int>(threadIdx.x % kTile), y = static_cast<int>(threadIdx.x / kTile);
   for (std::int64_t n = blockIdx.z; n < batch; n += gridDim.z)
-    for (std::int64_t ta = blockIdx.y; ta < tiles_a; ta += gridDim.y) {
-      const std::int64_t i0 = ta * kSide, j0 = std::int64_t(blockIdx.x) * kSide;
+    for (std::int64_t t = blockIdx.y; t < walk.tiles_y; t += gridDim.y) {
+      const std::int64_t i0 = walk.ta(t) * kSide, j0 = walk.tb(t) * kSide;
       const int na = static_cast<int>(a - i0 < kSide ? a - i0 : kSide);  // even, as a and b are
       const int nb = static_cast<int>(b - j0 < kSide ? b - j0 : kSide);
       const unsigned* src = in + n * a * b_words + i0 * b_words + j0 / 2;  // input row r at src + r b_words
       unsigned* dst = out + n * b * a_words + j0 * a_words + i0 / 2;       // output row r at dst + r a_words
-      const int x = static_cast<int>(threadIdx.x);
+      unsigned v[kPerThread];
 #pragma unroll
-      for (int r = threadIdx.y; r < kSide; r += kTileRows)
-        if (r < na && 2 * x < nb) tile[r][x] = src[r * b_words + x];
+      for (int k = 0; k < kPerThread; ++k) {
+        const int r = y + k * kRowStep;
+        if (r < na && 2 * x < nb) v[k] = src[r * b_words + x];
+      }
+#pragma unroll
+      for (int k = 0; k < kPerThread; ++k) {
+        const int r = y + k * kRowStep;
+        if (r < na && 2 * x < nb) tile[r][x] = v[k];
+      }
       __syncthreads();
 #pragma unroll
-      for (int r = threadIdx.y; r < kSide; r += kTileRows)
+      for (int k = 0; k < kPerThread; ++k) {
+        const int r = y + k * kRowStep;
         if (r < nb && 2 * x < na) {
           const unsigned lo = halves[(2 * x) * 2 * kPitch + r], hi = halves[(2 * x + 1) * 2 * kPitch + r];
           dst[r * a_words + x] = lo | (hi << 16);
         }
+      }
       __syncthreads();  // the tile is refilled next
     }
 }
@@ -139,14 +169,18 @@ __global__ void __launch_bounds__(kTile * kTileRows)
 // A row's words land in shared memory as they are, its first element a half-word in where the row starts at an odd
 // element. An output word joins one column of two adjacent tile rows; where its other half is a neighbouring tile's,
 // the half alone is stored.
-constexpr int kWordThreads = 512, kWordWarps = kWordThreads / 32;
-constexpr int kWordTileA = 128, kWordTileB = 128, kWordPitch = kWordTileB / 2 + 1;  // a row's words, and one more
-constexpr int kWordRowsPerWarp = kWordTileA / kWordWarps, kWordColsPerWarp = kWordTileB / kWordWarps;
-constexpr int kWordLoadsPerRow = kWordTileB / 64;  // a warp's loads of a row's words, but the last
-
-// Tile row r's first word in shared memory: an odd pitch, and rows 32 apart one more word apart, so the two rows an
-// output word joins (2x, 2x + 1 for lane x) sit on distinct banks across the warp.
-__device__ __forceinline__ int word_tile_row(int r) { return r * kWordPitch + (r >> 5); }
+template <int kSide, int kThreadCount>
+struct WordTile {
+  static constexpr int kThreads = kThreadCount, kWarps = kThreads / 32;
+  static constexpr int kTileA = kSide, kTileB = kSide, kPitch = kTileB / 2 + 1;  // a row's words, and one more
+  static constexpr int kRowsPerWarp = kTileA / kWarps, kColsPerWarp = kTileB / kWarps;
+  static constexpr int kLoadsPerRow = kTileB / 64;  // a warp's loads of a row's words, but the last
+  static constexpr int kWords = kTileA * kPitch + kTileA / 32;
+  // Tile row r's first word in shared memory: an odd pitch, and rows 32 apart one more word apart, so the two rows
+  // an output word joins (2x, 2x + 1 for lane x) sit on distinct banks across the warp.
+  __device__ static int row(int r) { return r * kPitch + (r >> 5); }
+};
+using WordTiles = WordTile<128, 512>;
 
 // Word w of a tensor of `total` 2-byte elements: its last word, where total is odd, holds one element.
 __device__ __forceinline__ unsigned load_word(const unsigned short* __restrict__ in, std::int64_t w,
@@ -154,60 +188,61 @@ __device__ __forceinline__ unsigned load_word(const unsigned short* __restrict__
   return 2 * w + 1 < total ? reinterpret_cast<const unsigned*>(in)[w] : in[2 * w];
 }
 
-__global__ void __launch_bounds__(kWordThreads, 2)
+template <class T>
+__global__ void __launch_bounds__(T::kThreads, 1024 / T::kThreads)
     transpose_words_kernel(const unsigned short* __restrict__ in, unsigned short* __restrict__ out,
-                           std::int64_t batch, std::int64_t a, std::int64_t b) {
-  __shared__ unsigned tile[kWordTileA * kWordPitch + kWordTileA / 32];
+                           std::int64_t batch, std::int64_t a, std::int64_t b, TileWalk<false> walk) {
+  __shared__ unsigned tile[T::kWords];
   const auto* halves = reinterpret_cast<const unsigned short*>(tile);
   auto* out_words = reinterpret_cast<unsigned*>(out);
-  const std::int64_t total = batch * a * b, tiles_a = (a + kWordTileA - 1) / kWordTileA;
+  const std::int64_t total = batch * a * b;
   const int lane = static_cast<int>(threadIdx.x % 32), warp = static_cast<int>(threadIdx.x / 32);
   for (std::int64_t n = blockIdx.z; n < batch; n += gridDim.z)
-    for (std::int64_t ta = blockIdx.y; ta < tiles_a; ta += gridDim.y) {
-      const std::int64_t i0 = ta * kWordTileA, j0 = std::int64_t(blockIdx.x) * kWordTileB;
-      const int na = static_cast<int>(a - i0 < kWordTileA ? a - i0 : kWordTileA);
-      const int nb = static_cast<int>(b - j0 < kWordTileB ? b - j0 : kWordTileB);
+    for (std::int64_t t = blockIdx.y; t < walk.tiles_y; t += gridDim.y) {
+      const std::int64_t i0 = walk.ta(t) * T::kTileA, j0 = walk.tb(t) * T::kTileB;
+      const int na = static_cast<int>(a - i0 < T::kTileA ? a - i0 : T::kTileA);
+      const int nb = static_cast<int>(b - j0 < T::kTileB ? b - j0 : T::kTileB);
       const std::int64_t first_in = (n * a + i0) * b + j0;  // tile row r starts at element first_in + r b
       // Lane x loads words x, x + 32, ... of each of the warp's rows, and lane k the last word of its k-th row, where
-      // the row has one past kWordTileB / 2.
+      // the row has one past T::kTileB / 2.
       const auto words_of = [&](std::int64_t g) { return static_cast<int>(((g + nb - 1) >> 1) - (g >> 1) + 1); };
-      unsigned word[kWordRowsPerWarp][kWordLoadsPerRow], extra = 0;
+      unsigned word[T::kRowsPerWarp][T::kLoadsPerRow], extra = 0;
 #pragma unroll
-      for (int k = 0; k < kWordRowsPerWarp; ++k) {
-        const int r = warp + k * kWordWarps;
+      for (int k = 0; k < T::kRowsPerWarp; ++k) {
+        const int r = warp + k * T::kWarps;
         const std::int64_t g = first_in + r * b;
 #pragma unroll
-        for (int h = 0; h < kWordLoadsPerRow; ++h)
+        for (int h = 0; h < T::kLoadsPerRow; ++h)
           if (r < na && lane + 32 * h < words_of(g)) word[k][h] = load_word(in, (g >> 1) + lane + 32 * h, total);
       }
-      const int extra_row = warp + lane * kWordWarps;
+      const int extra_row = warp + lane * T::kWarps;
       const std::int64_t extra_g = first_in + extra_row * b;
-      const bool has_extra = lane < kWordRowsPerWarp && extra_row < na && words_of(extra_g) > kWordTileB / 2;
-      if (has_extra) extra = load_word(in, (extra_g >> 1) + kWordTileB / 2, total);
+      const bool has_extra = lane < T::kRowsPerWarp && extra_row < na && words_of(extra_g) > T::kTileB / 2;
+      if (has_extra) extra = load_word(in, (extra_g >> 1) + T::kTileB / 2, total);
 #pragma unroll
-      for (int k = 0; k < kWordRowsPerWarp; ++k) {
-        const int r = warp + k * kWordWarps;
+      for (int k = 0; k < T::kRowsPerWarp; ++k) {
+        const int r = warp + k * T::kWarps;
         const int words = words_of(first_in + r * b);
 #pragma unroll
-        for (int h = 0; h < kWordLoadsPerRow; ++h)
-          if (r < na && lane + 32 * h < words) tile[word_tile_row(r) + lane + 32 * h] = word[k][h];
+        for (int h = 0; h < T::kLoadsPerRow; ++h)
+          if (r < na && lane + 32 * h < words) tile[T::row(r) + lane + 32 * h] = word[k][h];
       }
-      if (has_extra) tile[word_tile_row(extra_row) + kWordTileB / 2] = extra;
+      if (has_extra) tile[T::row(extra_row) + T::kTileB / 2] = extra;
       __syncthreads();
       // Tile row r's element of column jj, a half-word: its row's words start at its parity's half.
       const unsigned odd_in = static_cast<unsigned>(first_in & 1), b_odd = static_cast<unsigned>(b & 1);
       const auto element = [&](int r, int jj) {
-        return static_cast<unsigned>(halves[2 * word_tile_row(r) + jj + (odd_in ^ (r & b_odd))]);
+        return static_cast<unsigned>(halves[2 * T::row(r) + jj + (odd_in ^ (r & b_odd))]);
       };
       const std::int64_t first_out = (n * b + j0) * a + i0;  // output row jj starts at element first_out + jj a
 #pragma unroll
-      for (int k = 0; k < kWordColsPerWarp; ++k) {
-        const int jj = warp + k * kWordWarps;
+      for (int k = 0; k < T::kColsPerWarp; ++k) {
+        const int jj = warp + k * T::kWarps;
         if (jj >= nb) continue;
         const std::int64_t g = first_out + jj * a, w1 = g >> 1;
         const int p = static_cast<int>(g & 1), words = static_cast<int>(((g + na - 1) >> 1) - w1 + 1);
 #pragma unroll
-        for (int q = 0; q <= kWordTileA / 64; ++q) {  // up to kWordTileA / 2 + 1 words a row
+        for (int q = 0; q <= T::kTileA / 64; ++q) {  // up to T::kTileA / 2 + 1 words a row
           const int idx = lane + 32 * q;
           if (idx >= words) continue;
           const int lo = 2 * idx - p, hi = lo + 1;  // the tile rows of the word's halves: lo < na and hi >= 0
@@ -562,28 +597,39 @@ int widest_unit(std::int64_t run_bytes, const void* in, const void* out) {
   return 1;
 }
 
-// The tile kernels' grid: a block per tile along b, the tiles along a and the batch walked where they pass 65535.
-dim3 tile_grid(const core::PermuteView& v, int side_a, int side_b) {
+// The tile kernels' grid: a block per tile along x (b's tiles, or a's where kAFast), the other side's tiles and the
+// batch walked where they pass 65535.
+template <bool kAFast>
+std::pair<dim3, TileWalk<kAFast>> tile_grid(const core::PermuteView& v, int side_a, int side_b) {
   const std::int64_t tiles_a = (v.a + side_a - 1) / side_a, tiles_b = (v.b + side_b - 1) / side_b;
-  if (tiles_b > 0x7fffffff) throw Error("permute: too many tiles along the moved dimension");
-  return dim3(static_cast<unsigned>(tiles_b), static_cast<unsigned>(std::min<std::int64_t>(tiles_a, 65535)),
-              static_cast<unsigned>(std::min<std::int64_t>(v.batch, 65535)));
+  const std::int64_t tiles_x = kAFast ? tiles_a : tiles_b, tiles_y = kAFast ? tiles_b : tiles_a;
+  if (tiles_x > 0x7fffffff) throw Error("permute: too many tiles along a moved dimension");
+  return {dim3(static_cast<unsigned>(tiles_x), static_cast<unsigned>(std::min<std::int64_t>(tiles_y, 65535)),
+               static_cast<unsigned>(std::min<std::int64_t>(v.batch, 65535))),
+          TileWalk<kAFast>{tiles_y}};
 }
 
+// 32 x 32 tiles four elements a thread, 64 x 64 tiles eight: more loads in flight a thread were slower (docs/pytorch.md).
 template <class E, int kSide>
 void launch_tiles(const core::PermuteView& v, const void* in, void* out, cudaStream_t stream) {
-  transpose_tiles_kernel<E, kSide><<<tile_grid(v, kSide, kSide), dim3(kTile, kTileRows), 0, stream>>>(
-      static_cast<const E*>(in), static_cast<E*>(out), v.batch, v.a, v.b);
+  constexpr int kThreads = kSide == kTile ? 256 : 512;
+  const auto [grid, walk] = tile_grid<false>(v, kSide, kSide);
+  transpose_tiles_kernel<E, kSide, kThreads><<<grid, kThreads, 0, stream>>>(static_cast<const E*>(in),
+                                                                             static_cast<E*>(out), v.batch, v.a, v.b,
+                                                                             walk);
 }
 
 void launch_pair_tiles(const core::PermuteView& v, const void* in, void* out, cudaStream_t stream) {
-  transpose_pairs_kernel<<<tile_grid(v, 2 * kTile, 2 * kTile), dim3(kTile, kTileRows), 0, stream>>>(
-      static_cast<const unsigned*>(in), static_cast<unsigned*>(out), v.batch, v.a, v.b);
+  const auto [grid, walk] = tile_grid<true>(v, 2 * kTile, 2 * kTile);
+  transpose_pairs_kernel<<<grid, kPairThreads, 0, stream>>>(static_cast<const unsigned*>(in),
+                                                            static_cast<unsigned*>(out), v.batch, v.a, v.b, walk);
 }
 
 void launch_word_tiles(const core::PermuteView& v, const void* in, void* out, cudaStream_t stream) {
-  transpose_words_kernel<<<tile_grid(v, kWordTileA, kWordTileB), kWordThreads, 0, stream>>>(
-      static_cast<const unsigned short*>(in), static_cast<unsigned short*>(out), v.batch, v.a, v.b);
+  const auto [grid, walk] = tile_grid<false>(v, WordTiles::kTileA, WordTiles::kTileB);
+  transpose_words_kernel<WordTiles><<<grid, WordTiles::kThreads, 0, stream>>>(static_cast<const unsigned short*>(in),
+                                                            static_cast<unsigned short*>(out), v.batch, v.a, v.b,
+                                                            walk);
 }
 
 template <class E>
