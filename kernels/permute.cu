@@ -182,20 +182,18 @@ struct WordTile {
 };
 using WordTiles = WordTile<128, 512>;
 
-// Word w of a tensor of `total` 2-byte elements: its last word, where total is odd, holds one element.
-__device__ __forceinline__ unsigned load_word(const unsigned short* __restrict__ in, std::int64_t w,
-                                              std::int64_t total) {
-  return 2 * w + 1 < total ? reinterpret_cast<const unsigned*>(in)[w] : in[2 * w];
-}
-
+// Every global access below is one predicated load or store, so a thread's loads are all in flight together; the
+// rare cases (the half-word that ends a tensor of an odd count, the half-words that start and end an output row)
+// are separate passes.
 template <class T>
 __global__ void __launch_bounds__(T::kThreads, 1024 / T::kThreads)
     transpose_words_kernel(const unsigned short* __restrict__ in, unsigned short* __restrict__ out,
                            std::int64_t batch, std::int64_t a, std::int64_t b, TileWalk<false> walk) {
   __shared__ unsigned tile[T::kWords];
   const auto* halves = reinterpret_cast<const unsigned short*>(tile);
+  const auto* in_words = reinterpret_cast<const unsigned*>(in);
   auto* out_words = reinterpret_cast<unsigned*>(out);
-  const std::int64_t total = batch * a * b;
+  const std::int64_t total = batch * a * b, whole_words = total >> 1;  // words with both halves in the tensor
   const int lane = static_cast<int>(threadIdx.x % 32), warp = static_cast<int>(threadIdx.x / 32);
   for (std::int64_t n = blockIdx.z; n < batch; n += gridDim.z)
     for (std::int64_t t = blockIdx.y; t < walk.tiles_y; t += gridDim.y) {
@@ -203,31 +201,36 @@ __global__ void __launch_bounds__(T::kThreads, 1024 / T::kThreads)
       const int na = static_cast<int>(a - i0 < T::kTileA ? a - i0 : T::kTileA);
       const int nb = static_cast<int>(b - j0 < T::kTileB ? b - j0 : T::kTileB);
       const std::int64_t first_in = (n * a + i0) * b + j0;  // tile row r starts at element first_in + r b
+      // Tile row r's words: from the one holding its first element to the one holding its last.
+      const auto first_word = [&](int r) { return (first_in + r * b) >> 1; };
+      const auto words_of = [&](int r) {
+        const std::int64_t g = first_in + r * b;
+        return static_cast<int>(((g + nb - 1) >> 1) - (g >> 1) + 1);
+      };
       // Lane x loads words x, x + 32, ... of each of the warp's rows, and lane k the last word of its k-th row, where
       // the row has one past T::kTileB / 2.
-      const auto words_of = [&](std::int64_t g) { return static_cast<int>(((g + nb - 1) >> 1) - (g >> 1) + 1); };
+      const auto loads = [&](int r, int idx) { return r < na && idx < words_of(r) && first_word(r) + idx < whole_words; };
       unsigned word[T::kRowsPerWarp][T::kLoadsPerRow], extra = 0;
 #pragma unroll
       for (int k = 0; k < T::kRowsPerWarp; ++k) {
         const int r = warp + k * T::kWarps;
-        const std::int64_t g = first_in + r * b;
 #pragma unroll
         for (int h = 0; h < T::kLoadsPerRow; ++h)
-          if (r < na && lane + 32 * h < words_of(g)) word[k][h] = load_word(in, (g >> 1) + lane + 32 * h, total);
+          if (loads(r, lane + 32 * h)) word[k][h] = in_words[first_word(r) + lane + 32 * h];
       }
       const int extra_row = warp + lane * T::kWarps;
-      const std::int64_t extra_g = first_in + extra_row * b;
-      const bool has_extra = lane < T::kRowsPerWarp && extra_row < na && words_of(extra_g) > T::kTileB / 2;
-      if (has_extra) extra = load_word(in, (extra_g >> 1) + T::kTileB / 2, total);
+      const bool has_extra = lane < T::kRowsPerWarp && loads(extra_row, T::kTileB / 2);
+      if (has_extra) extra = in_words[first_word(extra_row) + T::kTileB / 2];
 #pragma unroll
       for (int k = 0; k < T::kRowsPerWarp; ++k) {
         const int r = warp + k * T::kWarps;
-        const int words = words_of(first_in + r * b);
 #pragma unroll
         for (int h = 0; h < T::kLoadsPerRow; ++h)
-          if (r < na && lane + 32 * h < words) tile[T::row(r) + lane + 32 * h] = word[k][h];
+          if (loads(r, lane + 32 * h)) tile[T::row(r) + lane + 32 * h] = word[k][h];
       }
       if (has_extra) tile[T::row(extra_row) + T::kTileB / 2] = extra;
+      if ((total & 1) != 0 && threadIdx.x == 0 && first_word(na - 1) + words_of(na - 1) - 1 == whole_words)
+        tile[T::row(na - 1) + words_of(na - 1) - 1] = in[total - 1];  // the tensor's last element, a word's low half
       __syncthreads();
       // Tile row r's element of column jj, a half-word: its row's words start at its parity's half.
       const unsigned odd_in = static_cast<unsigned>(first_in & 1), b_odd = static_cast<unsigned>(b & 1);
@@ -238,18 +241,19 @@ __global__ void __launch_bounds__(T::kThreads, 1024 / T::kThreads)
 #pragma unroll
       for (int k = 0; k < T::kColsPerWarp; ++k) {
         const int jj = warp + k * T::kWarps;
-        if (jj >= nb) continue;
         const std::int64_t g = first_out + jj * a, w1 = g >> 1;
-        const int p = static_cast<int>(g & 1), words = static_cast<int>(((g + na - 1) >> 1) - w1 + 1);
+        const int p = static_cast<int>(g & 1);
 #pragma unroll
         for (int q = 0; q <= T::kTileA / 64; ++q) {  // up to T::kTileA / 2 + 1 words a row
-          const int idx = lane + 32 * q;
-          if (idx >= words) continue;
-          const int lo = 2 * idx - p, hi = lo + 1;  // the tile rows of the word's halves: lo < na and hi >= 0
-          if (lo >= 0 && hi < na) out_words[w1 + idx] = element(lo, jj) | (element(hi, jj) << 16);
-          else if (lo >= 0) out[2 * (w1 + idx)] = static_cast<unsigned short>(element(lo, jj));
-          else out[2 * (w1 + idx) + 1] = static_cast<unsigned short>(element(hi, jj));
+          const int lo = 2 * (lane + 32 * q) - p;    // the tile rows of the word's halves, lo and lo + 1
+          if (jj < nb && lo >= 0 && lo + 1 < na)
+            out_words[w1 + lane + 32 * q] = element(lo, jj) | (element(lo + 1, jj) << 16);
         }
+        // The row's first element is a word's high half where it starts at an odd element; its last, a low half
+        // where it ends at an even one.
+        if (jj < nb && lane == 0 && p == 1) out[g] = static_cast<unsigned short>(element(0, jj));
+        if (jj < nb && lane == 1 && ((p + na) & 1) == 1)
+          out[g + na - 1] = static_cast<unsigned short>(element(na - 1, jj));
       }
       __syncthreads();  // the tile is refilled next
     }
