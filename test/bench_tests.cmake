@@ -9,6 +9,7 @@ list(FILTER opmark_cpu_test_sources EXCLUDE REGEX "_gpu_test\\.cpp$")
 add_executable(opmark_cpu_tests ${opmark_cpu_test_sources} kernels/reference_rnn_test.cpp)
 target_link_libraries(opmark_cpu_tests PRIVATE opmark_families opmark_harness GTest::gtest_main)
 target_compile_definitions(opmark_cpu_tests PRIVATE OPMARK_SOURCE_DIR="${PROJECT_SOURCE_DIR}")
+opmark_precompiled_headers(opmark_cpu_tests TESTS)
 opmark_add_gtest_suites(opmark_cpu_tests)
 
 # GPU tests: each skips with the reason when no CUDA device is present.
@@ -16,6 +17,7 @@ file(GLOB opmark_gpu_test_sources CONFIGURE_DEPENDS "${CMAKE_CURRENT_SOURCE_DIR}
 add_executable(opmark_gpu_tests ${opmark_gpu_test_sources} kernels/compare_test.cpp kernels/reference_conv_test.cpp
   kernels/reference_on_device_test.cpp)
 target_link_libraries(opmark_gpu_tests PRIVATE opmark_families opmark_harness GTest::gtest_main)
+opmark_precompiled_headers(opmark_gpu_tests TESTS)
 # One ctest test for them all (test/gpu_tests.sh says why); run the binary itself for one test at a time.
 add_test(NAME gpu.tests COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/gpu_tests.sh $<TARGET_FILE:opmark_gpu_tests>)
 set_tests_properties(gpu.tests PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 1500)
