@@ -164,8 +164,8 @@ __global__ void __launch_bounds__(kPairThreads)
 }
 
 // word_tiles (inner == 1, 2-byte elements, any sides): 128 x 128 tiles whose global loads and stores are aligned 4-byte
-// words wherever a row starts, so a warp moves 128 bytes an access, and each tile row read or written is a 256-byte
-// segment, as fp32's 64 x 64 tiles (shorter segments fall further short of the copy bandwidth: docs/pytorch.md).
+// words wherever a row starts, so a warp moves 128 bytes an access (64 x 64 tiles of 256 threads were slower on the
+// H200: docs/pytorch.md).
 // A row's words land in shared memory as they are, its first element a half-word in where the row starts at an odd
 // element. An output word joins one column of two adjacent tile rows; where its other half is a neighbouring tile's,
 // the half alone is stored.
