@@ -94,12 +94,17 @@ template <class T, class U, class I, PointwiseOp Op, int kUnits>
 __global__ void pointwise_kernel(const T* __restrict__ x, const T* __restrict__ y, const T* __restrict__ bias,
                                  const unsigned char* __restrict__ mask, T* __restrict__ out, I units, I cols_units,
                                  int tail) {
-  if (blockIdx.x == 0 && static_cast<int>(threadIdx.x) < tail) {  // only a flat walk or one row has a tail
-    const I e = units * U::kCount + threadIdx.x;
-    T operand{};
-    if constexpr (binary(Op)) operand = y[e];
-    if constexpr (biased(Op)) operand = bias[e];
-    out[e] = apply_element<T, Op>(x[e], operand, masked(Op) ? mask[e] : 0);
+  // The tail's loads are issued first and its store made last, so that a thread with both a tail element and units
+  // waits for one round trip to memory, not two (a tensor of a few vectors is nothing but that wait).
+  const bool has_tail = blockIdx.x == 0 && static_cast<int>(threadIdx.x) < tail;  // only a flat walk or one row has one
+  const I tail_e = units * U::kCount + threadIdx.x;
+  T tail_x{}, tail_operand{};
+  unsigned char tail_mask = 0;
+  if (has_tail) {
+    tail_x = x[tail_e];
+    if constexpr (binary(Op)) tail_operand = y[tail_e];
+    if constexpr (biased(Op)) tail_operand = bias[tail_e];
+    if constexpr (masked(Op)) tail_mask = mask[tail_e];
   }
   using M = MaskUnit<U::kCount>;
   const M* mu = reinterpret_cast<const M*>(mask);
@@ -136,6 +141,7 @@ __global__ void pointwise_kernel(const T* __restrict__ x, const T* __restrict__ 
       ou[i] = r;
     }
   }
+  if (has_tail) out[tail_e] = apply_element<T, Op>(tail_x, tail_operand, tail_mask);
 }
 
 template <class T, class U, class I, PointwiseOp Op, int kUnits>
