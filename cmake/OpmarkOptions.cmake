@@ -1,6 +1,7 @@
 # User-facing switches. Everything else is found, not configured.
 option(OPMARK_BUILD_TESTS "Build the GoogleTest suite" ON)
 option(OPMARK_WARNINGS_AS_ERRORS "Treat compiler warnings as errors" OFF)
+option(OPMARK_PRECOMPILED_HEADERS "Precompile the headers most C++ files include" ON)
 set(OPMARK_SHAPES_DIR "${CMAKE_CURRENT_SOURCE_DIR}/shapes" CACHE PATH
     "Default folder of YAML shape tables that opmark-bench loads")
 
@@ -16,7 +17,6 @@ endfunction()
 # Headers that nearly every C++ file of a target includes, parsed once for the target rather than once a file. For the
 # aggregator and the tests, whose files nearly all parse nlohmann/json (and GoogleTest: TESTS); core's files, many of
 # which include neither, took as long with it as without.
-option(OPMARK_PRECOMPILED_HEADERS "Precompile the headers most C++ files include" ON)
 function(opmark_precompiled_headers target)
   if(NOT OPMARK_PRECOMPILED_HEADERS)
     return()

@@ -2,8 +2,8 @@
 
 #include <algorithm>
 #include <numeric>
-#include <utility>
 #include <string>
+#include <utility>
 
 #include "core/device_defaults.h"
 #include "core/error.h"
@@ -631,9 +631,8 @@ void launch_pair_tiles(const core::PermuteView& v, const void* in, void* out, cu
 
 void launch_word_tiles(const core::PermuteView& v, const void* in, void* out, cudaStream_t stream) {
   const auto [grid, walk] = tile_grid<false>(v, WordTiles::kTileA, WordTiles::kTileB);
-  transpose_words_kernel<WordTiles><<<grid, WordTiles::kThreads, 0, stream>>>(static_cast<const unsigned short*>(in),
-                                                            static_cast<unsigned short*>(out), v.batch, v.a, v.b,
-                                                            walk);
+  transpose_words_kernel<WordTiles><<<grid, WordTiles::kThreads, 0, stream>>>(
+      static_cast<const unsigned short*>(in), static_cast<unsigned short*>(out), v.batch, v.a, v.b, walk);
 }
 
 template <class E>
