@@ -268,6 +268,8 @@ enum class PermutePath {
                   // the blocks, so a small tensor reaches more multiprocessors and a grid's last wave is shorter
   word_tiles,  // (inner == 1, 2-byte elements, both moved dimensions over 32, any sides) 128 x 128 tiles read and
                // written as aligned 4-byte words wherever a row starts: 256-byte segments, as fp32's 64 x 64 tiles
+  pair_rows,   // (inner == 1, 2-byte elements, both moved dimensions over 1) a thread per output word, its two
+               // elements' sources from one division: half the element path's instructions an element
 };
 constexpr std::int64_t kPermuteRowsOneUnitMaxBytes = std::int64_t{256} << 20;
 constexpr std::int64_t kPermuteStripsMaxShort = 32;

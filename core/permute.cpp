@@ -65,6 +65,7 @@ std::vector<PermutePath> permute_paths(const PermuteView& v, std::int64_t elem_b
   const std::int64_t bytes = v.batch * v.a * v.b * v.inner * elem_bytes;
   if (!v.moves_innermost() && bytes <= kPermuteRowsOneUnitMaxBytes) paths.push_back(PermutePath::rows_one_unit);
   if (v.moves_innermost()) paths.push_back(PermutePath::rows);
+  if (v.moves_innermost() && elem_bytes == 2 && v.a > 1 && v.b > 1) paths.push_back(PermutePath::pair_rows);
   if (v.moves_innermost() && v.a > 32 && v.b > 32) paths.push_back(PermutePath::wide_tiles);  // else mostly empty
   if (v.moves_innermost() && elem_bytes == 2 && v.a > 32 && v.b > 32 && v.a % 2 == 0 && v.b % 2 == 0)
     paths.push_back(PermutePath::pair_tiles);
@@ -102,6 +103,7 @@ std::string permute_path_name(PermutePath path, const PermuteView& v) {
     case PermutePath::rows:
       return v.moves_innermost() ? "path: element by element, each one's source from its index"
                                  : "path: rows of " + std::to_string(v.inner) + " elements moved whole";
+    case PermutePath::pair_rows: return "path: element pairs, each output word's two sources from its index";
     case PermutePath::rows_one_unit:
       return "path: rows of " + std::to_string(v.inner) + " elements moved whole, 1 unit in flight a thread";
     case PermutePath::planes:

@@ -68,6 +68,40 @@ __global__ void move_rows_kernel(const U* __restrict__ in, U* __restrict__ out, 
   }
 }
 
+// pair_rows (inner == 1, 2-byte elements): a thread per output word, two elements, whose sources are found by one
+// division of the first's index; the second is the next i (or the next j, or the next batch). The element path spends
+// three divisions an element and issues an instruction slot short of the copy bandwidth in 2-byte types.
+template <class I, class D, int kUnits>
+__global__ void move_pairs_kernel(const unsigned short* __restrict__ in, unsigned* __restrict__ out, D a, D b,
+                                  I words, bool odd) {
+  if (odd && blockIdx.x == 0 && threadIdx.x == 0)  // an odd count's last output element is the last input element
+    reinterpret_cast<unsigned short*>(out)[2 * words] = in[2 * words];
+  const I step = static_cast<I>(gridDim.x) * kCopyThreads * kUnits;
+  const I na = a.divisor(), nb = b.divisor();
+  for (I base = static_cast<I>(blockIdx.x) * kCopyThreads * kUnits + threadIdx.x; base < words; base += step) {
+    unsigned short lo[kUnits], hi[kUnits];
+#pragma unroll
+    for (int u = 0; u < kUnits; ++u) {
+      const I w = base + u * kCopyThreads;
+      if (w >= words) break;
+      // o = (n b + j) a + i  ->  source (n a + i) b + j
+      I i, j;
+      const I t = a.divmod(2 * w, &i);
+      const I n = b.divmod(t, &j);
+      const I s0 = (n * na + i) * nb + j;
+      const I s1 = i + 1 < na ? s0 + nb : j + 1 < nb ? n * na * nb + j + 1 : (n + 1) * na * nb;
+      lo[u] = in[s0];
+      hi[u] = in[s1];
+    }
+#pragma unroll
+    for (int u = 0; u < kUnits; ++u) {
+      const I w = base + u * kCopyThreads;
+      if (w >= words) break;
+      out[w] = static_cast<unsigned>(lo[u]) | (static_cast<unsigned>(hi[u]) << 16);
+    }
+  }
+}
+
 // The tile kernels' walk: a block per tile along the grid's x, the rest along y and z (looped where they pass 65535).
 // kAFast: x walks the tiles along a (the input's rows), so the blocks resident together write whole output rows.
 template <bool kAFast>
@@ -180,20 +214,25 @@ struct WordTile {
   // an output word joins (2x, 2x + 1 for lane x) sit on distinct banks across the warp.
   __device__ static int row(int r) { return r * kPitch + (r >> 5); }
 };
-using WordTiles = WordTile<128, 512>;
+using WordTiles = WordTile<128, 256>;
 
 // Every global access below is one predicated load or store, so a thread's loads are all in flight together; the
 // rare cases (the half-word that ends a tensor of an odd count, the half-words that start and end an output row)
-// are separate passes.
+// are separate passes. What a row or an output word needs is found once a tile (a row's words and its source, a
+// word's two half-word offsets in shared memory for either parity of its output row): the first version found them
+// at every access and issued four times the instructions it moved words (docs/pytorch.md).
 template <class T>
 __global__ void __launch_bounds__(T::kThreads, 1024 / T::kThreads)
     transpose_words_kernel(const unsigned short* __restrict__ in, unsigned short* __restrict__ out,
                            std::int64_t batch, std::int64_t a, std::int64_t b, TileWalk<false> walk) {
+  static_assert(T::kRowsPerWarp * T::kLoadsPerRow <= 32, "a bit a load in one word");
+  constexpr int kOutWords = T::kTileA / 64 + 1;  // a lane's words of an output row: up to T::kTileA / 2 + 1
   __shared__ unsigned tile[T::kWords];
   const auto* halves = reinterpret_cast<const unsigned short*>(tile);
   const auto* in_words = reinterpret_cast<const unsigned*>(in);
   auto* out_words = reinterpret_cast<unsigned*>(out);
   const std::int64_t total = batch * a * b, whole_words = total >> 1;  // words with both halves in the tensor
+  const unsigned a_odd = static_cast<unsigned>(a & 1), b_odd = static_cast<unsigned>(b & 1);
   const int lane = static_cast<int>(threadIdx.x % 32), warp = static_cast<int>(threadIdx.x / 32);
   for (std::int64_t n = blockIdx.z; n < batch; n += gridDim.z)
     for (std::int64_t t = blockIdx.y; t < walk.tiles_y; t += gridDim.y) {
@@ -201,59 +240,79 @@ __global__ void __launch_bounds__(T::kThreads, 1024 / T::kThreads)
       const int na = static_cast<int>(a - i0 < T::kTileA ? a - i0 : T::kTileA);
       const int nb = static_cast<int>(b - j0 < T::kTileB ? b - j0 : T::kTileB);
       const std::int64_t first_in = (n * a + i0) * b + j0;  // tile row r starts at element first_in + r b
-      // Tile row r's words: from the one holding its first element to the one holding its last.
-      const auto first_word = [&](int r) { return (first_in + r * b) >> 1; };
-      const auto words_of = [&](int r) {
-        const std::int64_t g = first_in + r * b;
-        return static_cast<int>(((g + nb - 1) >> 1) - (g >> 1) + 1);
+      const unsigned odd_in = static_cast<unsigned>(first_in & 1);
+      // Tile row r's words: from the one holding its first element to the one holding its last, none past the
+      // tensor's whole words.
+      const auto row_words = [&](int r, const unsigned*& src) {
+        const std::int64_t g = first_in + std::int64_t(r) * b, w = g >> 1;
+        src = in_words + w;
+        const int words = r < na ? ((static_cast<int>(g & 1) + nb - 1) >> 1) + 1 : 0;
+        return static_cast<int>(whole_words - w < words ? (whole_words - w > 0 ? whole_words - w : 0) : words);
       };
       // Lane x loads words x, x + 32, ... of each of the warp's rows, and lane k the last word of its k-th row, where
       // the row has one past T::kTileB / 2.
-      const auto loads = [&](int r, int idx) { return r < na && idx < words_of(r) && first_word(r) + idx < whole_words; };
-      unsigned word[T::kRowsPerWarp][T::kLoadsPerRow], extra = 0;
+      unsigned word[T::kRowsPerWarp][T::kLoadsPerRow], extra = 0, loaded = 0;
 #pragma unroll
       for (int k = 0; k < T::kRowsPerWarp; ++k) {
-        const int r = warp + k * T::kWarps;
+        const unsigned* src;
+        const int words = row_words(warp + k * T::kWarps, src);
 #pragma unroll
         for (int h = 0; h < T::kLoadsPerRow; ++h)
-          if (loads(r, lane + 32 * h)) word[k][h] = in_words[first_word(r) + lane + 32 * h];
+          if (lane + 32 * h < words) {
+            word[k][h] = src[lane + 32 * h];
+            loaded |= 1u << (k * T::kLoadsPerRow + h);
+          }
       }
       const int extra_row = warp + lane * T::kWarps;
-      const bool has_extra = lane < T::kRowsPerWarp && loads(extra_row, T::kTileB / 2);
-      if (has_extra) extra = in_words[first_word(extra_row) + T::kTileB / 2];
+      const unsigned* extra_src;
+      const bool has_extra = lane < T::kRowsPerWarp && row_words(extra_row, extra_src) > T::kTileB / 2;
+      if (has_extra) extra = extra_src[T::kTileB / 2];
 #pragma unroll
-      for (int k = 0; k < T::kRowsPerWarp; ++k) {
-        const int r = warp + k * T::kWarps;
+      for (int k = 0; k < T::kRowsPerWarp; ++k)
 #pragma unroll
         for (int h = 0; h < T::kLoadsPerRow; ++h)
-          if (loads(r, lane + 32 * h)) tile[T::row(r) + lane + 32 * h] = word[k][h];
-      }
+          if (loaded & (1u << (k * T::kLoadsPerRow + h)))
+            tile[T::row(warp + k * T::kWarps) + lane + 32 * h] = word[k][h];
       if (has_extra) tile[T::row(extra_row) + T::kTileB / 2] = extra;
-      if ((total & 1) != 0 && threadIdx.x == 0 && first_word(na - 1) + words_of(na - 1) - 1 == whole_words)
-        tile[T::row(na - 1) + words_of(na - 1) - 1] = in[total - 1];  // the tensor's last element, a word's low half
+      if ((total & 1) != 0 && threadIdx.x == 0) {  // the tensor's last element, a word's low half
+        const std::int64_t g = first_in + std::int64_t(na - 1) * b, last = ((g & 1) + nb - 1) >> 1;
+        if ((g >> 1) + last == whole_words) tile[T::row(na - 1) + last] = in[total - 1];
+      }
       __syncthreads();
-      // Tile row r's element of column jj, a half-word: its row's words start at its parity's half.
-      const unsigned odd_in = static_cast<unsigned>(first_in & 1), b_odd = static_cast<unsigned>(b & 1);
-      const auto element = [&](int r, int jj) {
-        return static_cast<unsigned>(halves[2 * T::row(r) + jj + (odd_in ^ (r & b_odd))]);
-      };
+      // Tile row r's element of column jj is the half-word at 2 row(r) + jj + (r's parity): its row's words start at
+      // its first element's half. Output word x of an output row joins tile rows 2x - p and 2x - p + 1, p the row's
+      // parity; for each of the lane's words and either parity, the two halves' offsets and whether both are rows.
+      int lo_half[kOutWords][2], hi_half[kOutWords][2];
+      unsigned whole = 0;
+#pragma unroll
+      for (int q = 0; q < kOutWords; ++q)
+#pragma unroll
+        for (int p = 0; p < 2; ++p) {
+          const int lo = 2 * (lane + 32 * q) - p, lo_row = lo < 0 ? 0 : lo;
+          lo_half[q][p] = 2 * T::row(lo_row) + static_cast<int>(odd_in ^ (lo_row & b_odd));
+          hi_half[q][p] = 2 * T::row(lo + 1) + static_cast<int>(odd_in ^ ((lo + 1) & b_odd));
+          if (lo >= 0 && lo + 1 < na) whole |= 1u << (2 * q + p);
+        }
       const std::int64_t first_out = (n * b + j0) * a + i0;  // output row jj starts at element first_out + jj a
+      const unsigned odd_out = static_cast<unsigned>(first_out & 1);
 #pragma unroll
       for (int k = 0; k < T::kColsPerWarp; ++k) {
         const int jj = warp + k * T::kWarps;
-        const std::int64_t g = first_out + jj * a, w1 = g >> 1;
-        const int p = static_cast<int>(g & 1);
+        if (jj >= nb) break;
+        const std::int64_t g = first_out + std::int64_t(jj) * a;
+        const int p = static_cast<int>(odd_out ^ (jj & a_odd));
+        unsigned* dst = out_words + (g >> 1);
 #pragma unroll
-        for (int q = 0; q <= T::kTileA / 64; ++q) {  // up to T::kTileA / 2 + 1 words a row
-          const int lo = 2 * (lane + 32 * q) - p;    // the tile rows of the word's halves, lo and lo + 1
-          if (jj < nb && lo >= 0 && lo + 1 < na)
-            out_words[w1 + lane + 32 * q] = element(lo, jj) | (element(lo + 1, jj) << 16);
-        }
+        for (int q = 0; q < kOutWords; ++q)
+          if (whole & (1u << (2 * q + p))) {
+            const int lo = p ? lo_half[q][1] : lo_half[q][0], hi = p ? hi_half[q][1] : hi_half[q][0];
+            dst[lane + 32 * q] = halves[lo + jj] | (unsigned(halves[hi + jj]) << 16);
+          }
         // The row's first element is a word's high half where it starts at an odd element; its last, a low half
         // where it ends at an even one.
-        if (jj < nb && lane == 0 && p == 1) out[g] = static_cast<unsigned short>(element(0, jj));
-        if (jj < nb && lane == 1 && ((p + na) & 1) == 1)
-          out[g + na - 1] = static_cast<unsigned short>(element(na - 1, jj));
+        if (lane == 0 && p == 1) out[g] = halves[2 * T::row(0) + jj + odd_in];
+        if (lane == 1 && ((p + na) & 1) == 1)
+          out[g + na - 1] = halves[2 * T::row(na - 1) + jj + (odd_in ^ ((na - 1) & b_odd))];
       }
       __syncthreads();  // the tile is refilled next
     }
@@ -342,7 +401,8 @@ __global__ void __launch_bounds__(kCopyThreads)
 template <class E>
 __global__ void __launch_bounds__(kCopyThreads)
     strips_short_a_kernel(const E* __restrict__ in, E* __restrict__ out, std::int64_t batch, IntDivider a,
-                          std::int64_t b, int cols) {
+                          std::int64_t b, int cols, RowDividers strip_cols) {
+  constexpr int kLoads = kStripElems / kCopyThreads;
   constexpr int kPad = 4 / sizeof(E);  // cols is a multiple of 64: the pitch is an odd number of words
   __shared__ E tile[kStripElems + core::kPermuteStripsMaxShort * kPad];
   const int pitch = cols + kPad;
@@ -351,10 +411,23 @@ __global__ void __launch_bounds__(kCopyThreads)
   for (std::int64_t t = blockIdx.x; t < batch * strips; t += gridDim.x) {
     const std::int64_t n = t / strips, j0 = (t - n * strips) * cols;
     const int nb = static_cast<int>(b - j0 < cols ? b - j0 : cols);
-    for (int i = 0; i < na; ++i) {
-      const E* src = in + (n * na + i) * b + j0;
-#pragma unroll 4
-      for (int c = threadIdx.x; c < nb; c += kCopyThreads) tile[i * pitch + c] = src[c];
+    const IntDivider& row = strip_cols.of(nb);
+    const E* src = in + n * na * b + j0;  // the strip's row i at src + i b
+    const unsigned loads = static_cast<unsigned>(na * nb);
+    E v[kLoads];  // every load issued before any is stored (as in the tile kernels)
+#pragma unroll
+    for (int k = 0; k < kLoads; ++k) {
+      const unsigned e = threadIdx.x + k * kCopyThreads;
+      unsigned c;
+      const unsigned i = row.divmod(e, &c);
+      if (e < loads) v[k] = src[i * b + c];
+    }
+#pragma unroll
+    for (int k = 0; k < kLoads; ++k) {
+      const unsigned e = threadIdx.x + k * kCopyThreads;
+      unsigned c;
+      const unsigned i = row.divmod(e, &c);
+      if (e < loads) tile[i * pitch + c] = v[k];
     }
     __syncthreads();
     E* dst = out + (n * b + j0) * na;
@@ -569,6 +642,22 @@ void launch_rows(const core::PermuteView& v, const void* in, void* out, std::int
   }
 }
 
+// The pair rows path (move_pairs_kernel).
+void launch_pair_rows(const core::PermuteView& v, const void* in, void* out, cudaStream_t stream) {
+  const std::int64_t total = v.batch * v.a * v.b, words = total / 2;
+  const unsigned blocks = blocks_for(std::max<std::int64_t>(words, 1), std::int64_t(kCopyThreads) * kInFlight);
+  const auto* src = static_cast<const unsigned short*>(in);
+  auto* dst = static_cast<unsigned*>(out);
+  if (total < (std::int64_t{1} << 31)) {
+    const auto divider = [](std::int64_t d) { return IntDivider(static_cast<unsigned>(d)); };
+    move_pairs_kernel<unsigned, IntDivider, kInFlight><<<blocks, kCopyThreads, 0, stream>>>(
+        src, dst, divider(v.a), divider(v.b), static_cast<unsigned>(words), total % 2 == 1);
+  } else {
+    move_pairs_kernel<std::int64_t, WideDivider, kInFlight><<<blocks, kCopyThreads, 0, stream>>>(
+        src, dst, WideDivider{v.a}, WideDivider{v.b}, words, total % 2 == 1);
+  }
+}
+
 // The rows path with kUnits units in flight a thread: 16-byte units where the run and both tensors allow.
 template <int kUnits>
 void launch_rows_widest(const core::PermuteView& v, const void* in, void* out, std::size_t elem_bytes,
@@ -653,8 +742,10 @@ void launch_strips(const core::PermuteView& v, const void* in, void* out, cudaSt
   } else if (v.a <= core::kPermuteStripsMaxShort) {
     const int cols = kStripElems / static_cast<int>(v.a) / 64 * 64;
     const unsigned blocks = blocks_for(v.batch * ((v.b + cols - 1) / cols), 1);
-    strips_short_a_kernel<E><<<blocks, kCopyThreads, 0, stream>>>(src, dst, v.batch,
-                                                                  IntDivider(static_cast<unsigned>(v.a)), v.b, cols);
+    const int edge = static_cast<int>(v.b % cols == 0 ? cols : v.b % cols);
+    strips_short_a_kernel<E><<<blocks, kCopyThreads, 0, stream>>>(
+        src, dst, v.batch, IntDivider(static_cast<unsigned>(v.a)), v.b, cols,
+        RowDividers{IntDivider(static_cast<unsigned>(cols)), IntDivider(static_cast<unsigned>(edge)), cols});
   } else {
     throw Error("permute: the strips path moves a dimension of at most " +
                 std::to_string(core::kPermuteStripsMaxShort) + " elements");
@@ -764,6 +855,12 @@ void launch_permute(const core::PermuteView& v, core::PermutePath path, const vo
     }
     case core::PermutePath::rows:
       launch_rows_widest<kInFlight>(v, in, out, elem_bytes, stream);
+      break;
+    case core::PermutePath::pair_rows:
+      if (!v.moves_innermost() || elem_bytes != 2)
+        throw Error("permute: the pair rows path moves the innermost dimension of 2-byte elements");
+      if (reinterpret_cast<std::uintptr_t>(out) % 4 == 0) launch_pair_rows(v, in, out, stream);
+      else launch_rows_widest<kInFlight>(v, in, out, elem_bytes, stream);  // no output word is aligned
       break;
     case core::PermutePath::rows_one_unit:
       launch_rows_widest<1>(v, in, out, elem_bytes, stream);

@@ -74,13 +74,14 @@ TEST(Permute, ViewsAndPaths) {
 TEST(Permute, PathsThatCanRunAView) {
   using P = PermutePath;
   // 0132 over planes of 12 x 3: tiles (the default), element by element, strips of rows of 3, staged planes.
-  EXPECT_EQ(permute_paths({172, 12, 3, 1}, 2), (std::vector<P>{P::tiles, P::rows, P::strips, P::planes}));
+  EXPECT_EQ(permute_paths({172, 12, 3, 1}, 2), (std::vector<P>{P::tiles, P::rows, P::pair_rows, P::strips, P::planes}));
   EXPECT_EQ(permute_path_name(P::strips, {172, 12, 3, 1}),
             "path: strips of rows of 3 elements staged in shared memory, read and written as contiguous spans");
   // Strips where one moved dimension is 2 to 32 elements, and the other over 1.
-  EXPECT_EQ(permute_paths({4, 2, 275250, 1}, 2), (std::vector<P>{P::tiles, P::rows, P::strips}));
-  EXPECT_EQ(permute_paths({4, 26, 275250, 1}, 2), (std::vector<P>{P::tiles, P::rows, P::strips}));
-  EXPECT_EQ(permute_paths({4, 33, 275250, 1}, 2), (std::vector<P>{P::tiles, P::rows, P::wide_tiles, P::word_tiles}));
+  EXPECT_EQ(permute_paths({4, 2, 275250, 1}, 2), (std::vector<P>{P::tiles, P::rows, P::pair_rows, P::strips}));
+  EXPECT_EQ(permute_paths({4, 26, 275250, 1}, 2), (std::vector<P>{P::tiles, P::rows, P::pair_rows, P::strips}));
+  EXPECT_EQ(permute_paths({4, 33, 275250, 1}, 2),
+            (std::vector<P>{P::tiles, P::rows, P::pair_rows, P::wide_tiles, P::word_tiles}));
   // 1023 with runs of 99 elements: rows (4 units in flight a thread, and 1), a warp a run (the plane is the whole
   // tensor: too big), tiles of runs.
   EXPECT_EQ(permute_paths({1, 300, 3, 99}, 2), (std::vector<P>{P::rows, P::rows_one_unit, P::runs, P::tiled_runs}));
@@ -95,13 +96,17 @@ TEST(Permute, PathsThatCanRunAView) {
   EXPECT_EQ(permute_paths({1, 8192, 8192, 1}, 4), (std::vector<P>{P::tiles, P::rows, P::wide_tiles}));
   // 2-byte elements: 128 x 128 tiles moved in aligned words compete for any sides, and with both sides even the 64 x 64
   // tiles moved in 4-byte pairs too.
-  EXPECT_EQ(permute_paths({1, 33, 8192, 1}, 2), (std::vector<P>{P::tiles, P::rows, P::wide_tiles, P::word_tiles}));
+  EXPECT_EQ(permute_paths({1, 33, 8192, 1}, 2),
+            (std::vector<P>{P::tiles, P::rows, P::pair_rows, P::wide_tiles, P::word_tiles}));
   EXPECT_EQ(permute_paths({1, 34, 8192, 1}, 2),
-            (std::vector<P>{P::tiles, P::rows, P::wide_tiles, P::pair_tiles, P::word_tiles}));
+            (std::vector<P>{P::tiles, P::rows, P::pair_rows, P::wide_tiles, P::pair_tiles, P::word_tiles}));
   EXPECT_EQ(permute_path_name(P::word_tiles, {1, 33, 8192, 1}),
             "path: 128 x 128 shared-memory tiles moved in aligned 4-byte words (the innermost dimension moves)");
   EXPECT_EQ(permute_paths({1, 34, 8192, 1}, 4), (std::vector<P>{P::tiles, P::rows, P::wide_tiles}));
-  EXPECT_EQ(permute_paths({1, 32, 8192, 1}, 2), (std::vector<P>{P::tiles, P::rows, P::strips}));
+  // 2-byte elements: a thread per output word, where the element path spends an instruction slot more than the copy.
+  EXPECT_EQ(permute_path_name(P::pair_rows, {1, 33, 8192, 1}),
+            "path: element pairs, each output word's two sources from its index");
+  EXPECT_EQ(permute_paths({1, 32, 8192, 1}, 2), (std::vector<P>{P::tiles, P::rows, P::pair_rows, P::strips}));
   // Runs of 5: too short for a warp; a 2 x 3 x 5 plane is staged, and tiles of runs compete.
   EXPECT_EQ(permute_paths({4, 2, 3, 5}, 4), (std::vector<P>{P::rows, P::rows_one_unit, P::planes, P::tiled_runs}));
   // A dimension of 1 moves nothing: no planes; one cudaMemcpyAsync and one copy kernel compete.
