@@ -270,7 +270,12 @@ enum class PermutePath {
                // written as aligned 4-byte words wherever a row starts: 256-byte segments, as fp32's 64 x 64 tiles
   pair_rows,   // (inner == 1, 2-byte elements, both moved dimensions over 1) a thread per output word, its two
                // elements' sources from one division: half the element path's instructions an element
+  short_rows,  // (inner == 1, b of 2 to kPermuteShortRowsMaxB) a thread per input row of b elements, held in registers
+               // and written to b output rows: a warp's stores are whole spans, its loads one contiguous span
+  run_tiles,   // (runs of 4, 8 or 16 bytes, a and b over 1) 32 x 32 tiles whose elements are whole runs: one load and
+               // one store a run, where tiled_runs divides twice a unit
 };
+constexpr std::int64_t kPermuteShortRowsMaxB = 64;
 constexpr std::int64_t kPermuteRowsOneUnitMaxBytes = std::int64_t{256} << 20;
 constexpr std::int64_t kPermuteStripsMaxShort = 32;
 // The side of tiled_runs' tiles for runs of run_bytes: 32, 16 or 8 runs, so a tile holds at most 16 KiB; 0 where

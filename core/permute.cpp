@@ -66,6 +66,9 @@ std::vector<PermutePath> permute_paths(const PermuteView& v, std::int64_t elem_b
   if (!v.moves_innermost() && bytes <= kPermuteRowsOneUnitMaxBytes) paths.push_back(PermutePath::rows_one_unit);
   if (v.moves_innermost()) paths.push_back(PermutePath::rows);
   if (v.moves_innermost() && elem_bytes == 2 && v.a > 1 && v.b > 1) paths.push_back(PermutePath::pair_rows);
+  if (v.moves_innermost() && v.a > 1 && v.b > 1 && v.b <= kPermuteShortRowsMaxB &&
+      v.batch * v.a < (std::int64_t{1} << 31))
+    paths.push_back(PermutePath::short_rows);
   if (v.moves_innermost() && v.a > 32 && v.b > 32) paths.push_back(PermutePath::wide_tiles);  // else mostly empty
   if (v.moves_innermost() && elem_bytes == 2 && v.a > 32 && v.b > 32 && v.a % 2 == 0 && v.b % 2 == 0)
     paths.push_back(PermutePath::pair_tiles);
@@ -81,6 +84,9 @@ std::vector<PermutePath> permute_paths(const PermuteView& v, std::int64_t elem_b
   }
   if (v.inner > 1 && v.a > 1 && v.b > 1 && permute_tile_side(v.inner * elem_bytes) > 0)
     paths.push_back(PermutePath::tiled_runs);
+  const std::int64_t run_bytes = v.inner * elem_bytes;
+  if (v.inner > 1 && v.a > 1 && v.b > 1 && (run_bytes == 4 || run_bytes == 8 || run_bytes == 16))
+    paths.push_back(PermutePath::run_tiles);
   return paths;
 }
 
@@ -104,6 +110,11 @@ std::string permute_path_name(PermutePath path, const PermuteView& v) {
       return v.moves_innermost() ? "path: element by element, each one's source from its index"
                                  : "path: rows of " + std::to_string(v.inner) + " elements moved whole";
     case PermutePath::pair_rows: return "path: element pairs, each output word's two sources from its index";
+    case PermutePath::short_rows:
+      return "path: a thread per input row of " + std::to_string(v.b) + " elements, written to " + std::to_string(v.b) +
+             " output rows";
+    case PermutePath::run_tiles:
+      return "path: 32 x 32 shared-memory tiles of whole runs of " + std::to_string(v.inner) + " elements";
     case PermutePath::rows_one_unit:
       return "path: rows of " + std::to_string(v.inner) + " elements moved whole, 1 unit in flight a thread";
     case PermutePath::planes:

@@ -102,6 +102,29 @@ __global__ void move_pairs_kernel(const unsigned short* __restrict__ in, unsigne
   }
 }
 
+// short_rows (inner == 1, a short b): a thread per input row (n, i), its b elements loaded into registers and stored
+// to the b output rows j at column i. A warp's loads are one contiguous span of 32 rows (the first brings it into L1;
+// the rest hit it), its stores b spans of 32 elements. The element path walks the output and reads each 32-byte
+// sector once per element it holds, from L2 (ncu: L2-bound).
+template <class E, int kMaxB>
+__global__ void __launch_bounds__(kCopyThreads)
+    short_rows_kernel(const E* __restrict__ in, E* __restrict__ out, unsigned rows, IntDivider a, int b) {
+  const std::int64_t plane = std::int64_t(a.divisor()) * b;
+  for (unsigned row = blockIdx.x * kCopyThreads + threadIdx.x; row < rows; row += gridDim.x * kCopyThreads) {
+    unsigned i;
+    const unsigned n = a.divmod(row, &i);
+    const E* src = in + std::int64_t(row) * b;
+    E v[kMaxB];
+#pragma unroll
+    for (int j = 0; j < kMaxB; ++j)
+      if (j < b) v[j] = src[j];
+    E* dst = out + n * plane + i;
+#pragma unroll
+    for (int j = 0; j < kMaxB; ++j)
+      if (j < b) dst[std::int64_t(j) * a.divisor()] = v[j];
+  }
+}
+
 // The tile kernels' walk: a block per tile along the grid's x, the rest along y and z (looped where they pass 65535).
 // kAFast: x walks the tiles along a (the input's rows), so the blocks resident together write whole output rows.
 template <bool kAFast>
@@ -114,7 +137,8 @@ struct TileWalk {
 // tiles (inner == 1): a batch of a x b matrices transposed, one kSide x kSide tile per block at a time, kThreads
 // threads a tile. Every thread's loads are issued before any is stored to shared memory: a loop whose trip count the
 // compiler cannot see (a thread's rows from threadIdx.y) waited for each load in turn (docs/pytorch.md). The tile's
-// pitch is an odd number of 32-bit words, so the column reads of shared memory are free of bank conflicts.
+// pitch is an odd number of 32-bit words (one element more for the 8- and 16-byte runs of run_tiles), so the column
+// reads of shared memory are free of bank conflicts.
 template <class E, int kSide, int kThreads>
 __global__ void __launch_bounds__(kThreads)
     transpose_tiles_kernel(const E* __restrict__ in, E* __restrict__ out, std::int64_t batch, std::int64_t a,
@@ -122,7 +146,7 @@ __global__ void __launch_bounds__(kThreads)
   static_assert(kSide * sizeof(E) % 8 == 0, "the pitch below is an odd number of words");
   static_assert(kThreads % kSide == 0 && kSide * kSide % kThreads == 0, "whole rows a step");
   constexpr int kPerThread = kSide * kSide / kThreads, kRowStep = kThreads / kSide;
-  __shared__ E tile[kSide][kSide + 4 / sizeof(E)];
+  __shared__ E tile[kSide][kSide + (sizeof(E) < 4 ? 4 / sizeof(E) : 1)];
   const int x = static_cast<int>(threadIdx.x % kSide), y = static_cast<int>(threadIdx.x / kSide);
   for (std::int64_t n = blockIdx.z; n < batch; n += gridDim.z)
     for (std::int64_t t = blockIdx.y; t < walk.tiles_y; t += gridDim.y) {
@@ -816,6 +840,39 @@ void launch_tiled_runs(const core::PermuteView& v, const void* in, void* out, st
   });
 }
 
+template <class E>
+void launch_short_rows(const core::PermuteView& v, const void* in, void* out, cudaStream_t stream) {
+  const std::int64_t rows = v.batch * v.a;
+  if (v.b > core::kPermuteShortRowsMaxB || rows >= (std::int64_t{1} << 31))
+    throw Error("permute: the short rows path moves rows of at most " + std::to_string(core::kPermuteShortRowsMaxB) +
+                " elements, under 2^31 of them");
+  const unsigned blocks = blocks_for(rows, kCopyThreads);
+  const auto go = [&](auto kernel) {
+    kernel<<<blocks, kCopyThreads, 0, stream>>>(static_cast<const E*>(in), static_cast<E*>(out),
+                                                static_cast<unsigned>(rows), IntDivider(static_cast<unsigned>(v.a)),
+                                                static_cast<int>(v.b));
+  };
+  if (v.b <= 4) go(short_rows_kernel<E, 4>);
+  else if (v.b <= 8) go(short_rows_kernel<E, 8>);
+  else if (v.b <= 16) go(short_rows_kernel<E, 16>);
+  else if (v.b <= 32) go(short_rows_kernel<E, 32>);
+  else go(short_rows_kernel<E, 64>);
+}
+
+// run_tiles: the 32 x 32 tiles with a whole run of 4, 8 or 16 bytes as the element; tiled_runs where the tensors are
+// not aligned to the run.
+void launch_run_tiles(const core::PermuteView& v, const void* in, void* out, std::size_t elem_bytes,
+                      cudaStream_t stream) {
+  const std::int64_t run_bytes = v.inner * static_cast<std::int64_t>(elem_bytes);
+  if (v.inner < 2 || (run_bytes != 4 && run_bytes != 8 && run_bytes != 16))
+    throw Error("permute: the run tiles path moves runs of 4, 8 or 16 bytes");
+  const core::PermuteView runs{v.batch, v.a, v.b, 1};
+  if (widest_unit(run_bytes, in, out) != run_bytes) return launch_tiled_runs(v, in, out, elem_bytes, stream);
+  if (run_bytes == 4) launch_tiles<unsigned int, kTile>(runs, in, out, stream);
+  else if (run_bytes == 8) launch_tiles<uint2, kTile>(runs, in, out, stream);
+  else launch_tiles<uint4, kTile>(runs, in, out, stream);
+}
+
 }  // namespace
 
 void launch_permute(const core::PermuteView& v, core::PermutePath path, const void* in, void* out,
@@ -855,6 +912,14 @@ void launch_permute(const core::PermuteView& v, core::PermutePath path, const vo
     }
     case core::PermutePath::rows:
       launch_rows_widest<kInFlight>(v, in, out, elem_bytes, stream);
+      break;
+    case core::PermutePath::short_rows:
+      if (!v.moves_innermost()) throw Error("permute: the short rows path moves the innermost dimension only");
+      if (elem_bytes == 4) launch_short_rows<unsigned int>(v, in, out, stream);
+      else launch_short_rows<unsigned short>(v, in, out, stream);
+      break;
+    case core::PermutePath::run_tiles:
+      launch_run_tiles(v, in, out, elem_bytes, stream);
       break;
     case core::PermutePath::pair_rows:
       if (!v.moves_innermost() || elem_bytes != 2)

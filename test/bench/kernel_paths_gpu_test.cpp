@@ -23,7 +23,8 @@ class PathCase : public ::testing::TestWithParam<std::string> {};
 
 // Every permutation over shapes whose moved dimensions are tiny (planes of 12 x 3, 3 x 33 runs), odd, prime or a
 // tile's edge: each path permute_paths lists (tiles, wide tiles, pair tiles, word tiles, strips, element by element,
-// staged planes, a warp a run, tiles of runs) is exact.
+// element pairs, a thread a short row, staged planes, a warp a run, tiles of runs, tiles of 4- to 16-byte runs) is
+// exact.
 TEST_P(PathCase, EveryPermutePathIsExact) {
   OPMARK_REQUIRE_GPU();
   bench::Options options;
@@ -36,7 +37,8 @@ TEST_P(PathCase, EveryPermutePathIsExact) {
       {2, 3, 98, 130},   // pair tiles with edge tiles 34 and 2 wide
       {2, 3, 2, 9001},   // runs of an odd count of 2-byte elements, in pieces
       {1, 3, 257, 129},  // word tiles with edge tiles 1 wide both ways, rows starting at either parity
-      {3, 7, 1037, 8}};  // strips of 8 (a padded pitch) in equal parts of a batch
+      {3, 7, 1037, 8},   // strips of 8 (a padded pitch) in equal parts of a batch
+      {2, 5, 300, 27}};  // a thread per row of 27 (0132), tiles of runs of 27 elements (0213)
   int verified = 0;
   for (const std::string& perm : core::permute_perms())
     for (const auto& d : shapes)

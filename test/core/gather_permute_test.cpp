@@ -73,8 +73,22 @@ TEST(Permute, ViewsAndPaths) {
 // for a warp; element by element for any view where the innermost dimension moves.
 TEST(Permute, PathsThatCanRunAView) {
   using P = PermutePath;
-  // 0132 over planes of 12 x 3: tiles (the default), element by element, strips of rows of 3, staged planes.
-  EXPECT_EQ(permute_paths({172, 12, 3, 1}, 2), (std::vector<P>{P::tiles, P::rows, P::pair_rows, P::strips, P::planes}));
+  // 0132 over planes of 12 x 3: tiles (the default), element by element, element pairs, a thread per row of 3, strips
+  // of rows of 3, staged planes.
+  EXPECT_EQ(permute_paths({172, 12, 3, 1}, 2),
+            (std::vector<P>{P::tiles, P::rows, P::pair_rows, P::short_rows, P::strips, P::planes}));
+  // A thread per input row where b is at most kPermuteShortRowsMaxB, and the rows fewer than 2^31.
+  EXPECT_EQ(permute_paths({1021, 1376, 6, 1}, 4), (std::vector<P>{P::tiles, P::rows, P::short_rows, P::strips}));
+  EXPECT_EQ(permute_paths({1021, 1376, 65, 1}, 4), (std::vector<P>{P::tiles, P::rows, P::wide_tiles}));
+  EXPECT_EQ(permute_paths({2, std::int64_t{1} << 30, 6, 1}, 4), (std::vector<P>{P::tiles, P::rows, P::strips}));
+  EXPECT_EQ(permute_path_name(P::short_rows, {1021, 1376, 6, 1}),
+            "path: a thread per input row of 6 elements, written to 6 output rows");
+  // Runs of 4, 8 or 16 bytes are tiled as elements of their own.
+  EXPECT_EQ(permute_paths({8, 545, 2895, 2}, 2),
+            (std::vector<P>{P::rows, P::rows_one_unit, P::tiled_runs, P::run_tiles}));
+  EXPECT_EQ(permute_paths({8, 545, 2895, 3}, 2), (std::vector<P>{P::rows, P::rows_one_unit, P::tiled_runs}));
+  EXPECT_EQ(permute_path_name(P::run_tiles, {1211, 13, 921, 4}),
+            "path: 32 x 32 shared-memory tiles of whole runs of 4 elements");
   EXPECT_EQ(permute_path_name(P::strips, {172, 12, 3, 1}),
             "path: strips of rows of 3 elements staged in shared memory, read and written as contiguous spans");
   // Strips where one moved dimension is 2 to 32 elements, and the other over 1.
