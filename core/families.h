@@ -274,8 +274,11 @@ enum class PermutePath {
                // and written to b output rows: a warp's stores are whole spans, its loads one contiguous span
   run_tiles,   // (runs of 4, 8 or 16 bytes, a and b over 1) 32 x 32 tiles whose elements are whole runs: one load and
                // one store a run, where tiled_runs divides twice a unit
+  short_columns,  // (inner == 1, a of 2 to kPermuteShortColumnsMaxA) a warp per 32 output rows of a elements: a column
+                  // load per input row, staged in shared memory in output order, stored as one contiguous span
 };
 constexpr std::int64_t kPermuteShortRowsMaxB = 64;
+constexpr std::int64_t kPermuteShortColumnsMaxA = 32;
 constexpr std::int64_t kPermuteRowsOneUnitMaxBytes = std::int64_t{256} << 20;
 constexpr std::int64_t kPermuteStripsMaxShort = 32;
 // The side of tiled_runs' tiles for runs of run_bytes: 32, 16 or 8 runs, so a tile holds at most 16 KiB; 0 where

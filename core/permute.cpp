@@ -69,6 +69,9 @@ std::vector<PermutePath> permute_paths(const PermuteView& v, std::int64_t elem_b
   if (v.moves_innermost() && v.a > 1 && v.b > 1 && v.b <= kPermuteShortRowsMaxB &&
       v.batch * v.a < (std::int64_t{1} << 31))
     paths.push_back(PermutePath::short_rows);
+  if (v.moves_innermost() && v.a > 1 && v.b > 1 && v.a <= kPermuteShortColumnsMaxA &&
+      v.batch * v.b < (std::int64_t{1} << 31))
+    paths.push_back(PermutePath::short_columns);
   if (v.moves_innermost() && v.a > 32 && v.b > 32) paths.push_back(PermutePath::wide_tiles);  // else mostly empty
   if (v.moves_innermost() && elem_bytes == 2 && v.a > 32 && v.b > 32 && v.a % 2 == 0 && v.b % 2 == 0)
     paths.push_back(PermutePath::pair_tiles);
@@ -113,6 +116,9 @@ std::string permute_path_name(PermutePath path, const PermuteView& v) {
     case PermutePath::short_rows:
       return "path: a thread per input row of " + std::to_string(v.b) + " elements, written to " + std::to_string(v.b) +
              " output rows";
+    case PermutePath::short_columns:
+      return "path: a warp per 32 output rows of " + std::to_string(v.a) +
+             " elements, staged in shared memory and stored as one span";
     case PermutePath::run_tiles:
       return "path: 32 x 32 shared-memory tiles of whole runs of " + std::to_string(v.inner) + " elements";
     case PermutePath::rows_one_unit:

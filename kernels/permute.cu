@@ -125,6 +125,45 @@ __global__ void __launch_bounds__(kCopyThreads)
   }
 }
 
+// short_columns (inner == 1, a short a): a warp per 32 output rows c = n b + j of a elements, which are one contiguous
+// span of the output. Lane x loads column c0 + x of each of the a input rows (a coalesced load per row), puts its
+// elements into the warp's shared memory in output order (skewed a slot every 32 elements, so the lanes' stores of
+// one row fall on distinct banks where a is a power of two), and the warp stores the span 32 elements an access.
+constexpr int kShortColumnsWarps = kCopyThreads / 32;
+template <class E, int kMaxA>
+__global__ void __launch_bounds__(kCopyThreads)
+    short_columns_kernel(const E* __restrict__ in, E* __restrict__ out, unsigned rows, int a, IntDivider b) {
+  __shared__ E stage[kShortColumnsWarps][32 * kMaxA + kMaxA];
+  const int lane = static_cast<int>(threadIdx.x % 32), warp = static_cast<int>(threadIdx.x / 32);
+  E* s = stage[warp];
+  for (unsigned c0 = (blockIdx.x * kShortColumnsWarps + warp) * 32; c0 < rows;
+       c0 += gridDim.x * kShortColumnsWarps * 32) {
+    const unsigned c = c0 + lane;
+    unsigned j;
+    const unsigned n = b.divmod(c, &j);
+    const E* src = in + std::int64_t(n) * a * b.divisor() + j;
+    E v[kMaxA];
+#pragma unroll
+    for (int i = 0; i < kMaxA; ++i)
+      if (i < a && c < rows) v[i] = src[std::int64_t(i) * b.divisor()];
+#pragma unroll
+    for (int i = 0; i < kMaxA; ++i)
+      if (i < a) {
+        const int e = lane * a + i;
+        s[e + (e >> 5)] = v[i];
+      }
+    __syncwarp();
+    const unsigned count = (rows - c0 < 32 ? rows - c0 : 32) * a;  // the span's elements
+    E* dst = out + std::int64_t(c0) * a;
+#pragma unroll
+    for (int t = 0; t < kMaxA; ++t) {
+      const unsigned e = lane + 32 * t;  // its slot: e + e / 32 = e + t
+      if (t < a && e < count) dst[e] = s[e + t];
+    }
+    __syncwarp();  // the stage is refilled next
+  }
+}
+
 // The tile kernels' walk: a block per tile along the grid's x, the rest along y and z (looped where they pass 65535).
 // kAFast: x walks the tiles along a (the input's rows), so the blocks resident together write whole output rows.
 template <bool kAFast>
@@ -859,6 +898,24 @@ void launch_short_rows(const core::PermuteView& v, const void* in, void* out, cu
   else go(short_rows_kernel<E, 64>);
 }
 
+template <class E>
+void launch_short_columns(const core::PermuteView& v, const void* in, void* out, cudaStream_t stream) {
+  const std::int64_t rows = v.batch * v.b;
+  if (v.a > core::kPermuteShortColumnsMaxA || rows >= (std::int64_t{1} << 31))
+    throw Error("permute: the short columns path moves output rows of at most " +
+                std::to_string(core::kPermuteShortColumnsMaxA) + " elements, under 2^31 of them");
+  const unsigned blocks = blocks_for(rows, kCopyThreads);
+  const auto go = [&](auto kernel) {
+    kernel<<<blocks, kCopyThreads, 0, stream>>>(static_cast<const E*>(in), static_cast<E*>(out),
+                                                static_cast<unsigned>(rows), static_cast<int>(v.a),
+                                                IntDivider(static_cast<unsigned>(v.b)));
+  };
+  if (v.a <= 4) go(short_columns_kernel<E, 4>);
+  else if (v.a <= 8) go(short_columns_kernel<E, 8>);
+  else if (v.a <= 16) go(short_columns_kernel<E, 16>);
+  else go(short_columns_kernel<E, 32>);
+}
+
 // run_tiles: the 32 x 32 tiles with a whole run of 4, 8 or 16 bytes as the element; tiled_runs where the tensors are
 // not aligned to the run.
 void launch_run_tiles(const core::PermuteView& v, const void* in, void* out, std::size_t elem_bytes,
@@ -917,6 +974,11 @@ void launch_permute(const core::PermuteView& v, core::PermutePath path, const vo
       if (!v.moves_innermost()) throw Error("permute: the short rows path moves the innermost dimension only");
       if (elem_bytes == 4) launch_short_rows<unsigned int>(v, in, out, stream);
       else launch_short_rows<unsigned short>(v, in, out, stream);
+      break;
+    case core::PermutePath::short_columns:
+      if (!v.moves_innermost()) throw Error("permute: the short columns path moves the innermost dimension only");
+      if (elem_bytes == 4) launch_short_columns<unsigned int>(v, in, out, stream);
+      else launch_short_columns<unsigned short>(v, in, out, stream);
       break;
     case core::PermutePath::run_tiles:
       launch_run_tiles(v, in, out, elem_bytes, stream);

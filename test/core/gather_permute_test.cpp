@@ -76,7 +76,7 @@ TEST(Permute, PathsThatCanRunAView) {
   // 0132 over planes of 12 x 3: tiles (the default), element by element, element pairs, a thread per row of 3, strips
   // of rows of 3, staged planes.
   EXPECT_EQ(permute_paths({172, 12, 3, 1}, 2),
-            (std::vector<P>{P::tiles, P::rows, P::pair_rows, P::short_rows, P::strips, P::planes}));
+            (std::vector<P>{P::tiles, P::rows, P::pair_rows, P::short_rows, P::short_columns, P::strips, P::planes}));
   // A thread per input row where b is at most kPermuteShortRowsMaxB, and the rows fewer than 2^31.
   EXPECT_EQ(permute_paths({1021, 1376, 6, 1}, 4), (std::vector<P>{P::tiles, P::rows, P::short_rows, P::strips}));
   EXPECT_EQ(permute_paths({1021, 1376, 65, 1}, 4), (std::vector<P>{P::tiles, P::rows, P::wide_tiles}));
@@ -92,8 +92,13 @@ TEST(Permute, PathsThatCanRunAView) {
   EXPECT_EQ(permute_path_name(P::strips, {172, 12, 3, 1}),
             "path: strips of rows of 3 elements staged in shared memory, read and written as contiguous spans");
   // Strips where one moved dimension is 2 to 32 elements, and the other over 1.
-  EXPECT_EQ(permute_paths({4, 2, 275250, 1}, 2), (std::vector<P>{P::tiles, P::rows, P::pair_rows, P::strips}));
-  EXPECT_EQ(permute_paths({4, 26, 275250, 1}, 2), (std::vector<P>{P::tiles, P::rows, P::pair_rows, P::strips}));
+  // A warp per 32 output rows where a is at most kPermuteShortColumnsMaxA.
+  EXPECT_EQ(permute_paths({4, 2, 275250, 1}, 2),
+            (std::vector<P>{P::tiles, P::rows, P::pair_rows, P::short_columns, P::strips}));
+  EXPECT_EQ(permute_paths({4, 26, 275250, 1}, 2),
+            (std::vector<P>{P::tiles, P::rows, P::pair_rows, P::short_columns, P::strips}));
+  EXPECT_EQ(permute_path_name(P::short_columns, {4, 26, 275250, 1}),
+            "path: a warp per 32 output rows of 26 elements, staged in shared memory and stored as one span");
   EXPECT_EQ(permute_paths({4, 33, 275250, 1}, 2),
             (std::vector<P>{P::tiles, P::rows, P::pair_rows, P::wide_tiles, P::word_tiles}));
   // 1023 with runs of 99 elements: rows (4 units in flight a thread, and 1), a warp a run (the plane is the whole
@@ -120,7 +125,8 @@ TEST(Permute, PathsThatCanRunAView) {
   // 2-byte elements: a thread per output word, where the element path spends an instruction slot more than the copy.
   EXPECT_EQ(permute_path_name(P::pair_rows, {1, 33, 8192, 1}),
             "path: element pairs, each output word's two sources from its index");
-  EXPECT_EQ(permute_paths({1, 32, 8192, 1}, 2), (std::vector<P>{P::tiles, P::rows, P::pair_rows, P::strips}));
+  EXPECT_EQ(permute_paths({1, 32, 8192, 1}, 2),
+            (std::vector<P>{P::tiles, P::rows, P::pair_rows, P::short_columns, P::strips}));
   // Runs of 5: too short for a warp; a 2 x 3 x 5 plane is staged, and tiles of runs compete.
   EXPECT_EQ(permute_paths({4, 2, 3, 5}, 4), (std::vector<P>{P::rows, P::rows_one_unit, P::planes, P::tiled_runs}));
   // A dimension of 1 moves nothing: no planes; one cudaMemcpyAsync and one copy kernel compete.
