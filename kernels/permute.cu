@@ -930,6 +930,14 @@ void launch_run_tiles(const core::PermuteView& v, const void* in, void* out, std
   else launch_tiles<uint4, kTile>(runs, in, out, stream);
 }
 
+// The paths that move the innermost dimension one element at a time: launch(E{}) with E the element's unsigned type.
+template <class Launch>
+void launch_innermost(const core::PermuteView& v, const char* path, std::size_t elem_bytes, Launch&& launch) {
+  if (!v.moves_innermost()) throw Error(std::string("permute: the ") + path + " path moves the innermost dimension only");
+  if (elem_bytes == 4) launch(0u);
+  else launch(static_cast<unsigned short>(0));
+}
+
 }  // namespace
 
 void launch_permute(const core::PermuteView& v, core::PermutePath path, const void* in, void* out,
@@ -939,15 +947,11 @@ void launch_permute(const core::PermuteView& v, core::PermutePath path, const vo
     throw Error("permute moves 2- or 4-byte elements, not " + std::to_string(elem_bytes));
   switch (path) {
     case core::PermutePath::tiles:
+      launch_innermost(v, "tiles", elem_bytes, [&](auto e) { launch_tiles<decltype(e), kTile>(v, in, out, stream); });
+      break;
     case core::PermutePath::wide_tiles:
-      if (!v.moves_innermost()) throw Error("permute: the tiles paths move the innermost dimension only");
-      if (path == core::PermutePath::tiles) {
-        if (elem_bytes == 4) launch_tiles<unsigned int, kTile>(v, in, out, stream);
-        else launch_tiles<unsigned short, kTile>(v, in, out, stream);
-      } else {
-        if (elem_bytes == 4) launch_tiles<unsigned int, 2 * kTile>(v, in, out, stream);
-        else launch_tiles<unsigned short, 2 * kTile>(v, in, out, stream);
-      }
+      launch_innermost(v, "wide tiles", elem_bytes,
+                       [&](auto e) { launch_tiles<decltype(e), 2 * kTile>(v, in, out, stream); });
       break;
     case core::PermutePath::pair_tiles: {
       const bool aligned4 =
@@ -971,14 +975,12 @@ void launch_permute(const core::PermuteView& v, core::PermutePath path, const vo
       launch_rows_widest<kInFlight>(v, in, out, elem_bytes, stream);
       break;
     case core::PermutePath::short_rows:
-      if (!v.moves_innermost()) throw Error("permute: the short rows path moves the innermost dimension only");
-      if (elem_bytes == 4) launch_short_rows<unsigned int>(v, in, out, stream);
-      else launch_short_rows<unsigned short>(v, in, out, stream);
+      launch_innermost(v, "short rows", elem_bytes,
+                       [&](auto e) { launch_short_rows<decltype(e)>(v, in, out, stream); });
       break;
     case core::PermutePath::short_columns:
-      if (!v.moves_innermost()) throw Error("permute: the short columns path moves the innermost dimension only");
-      if (elem_bytes == 4) launch_short_columns<unsigned int>(v, in, out, stream);
-      else launch_short_columns<unsigned short>(v, in, out, stream);
+      launch_innermost(v, "short columns", elem_bytes,
+                       [&](auto e) { launch_short_columns<decltype(e)>(v, in, out, stream); });
       break;
     case core::PermutePath::run_tiles:
       launch_run_tiles(v, in, out, elem_bytes, stream);
@@ -993,9 +995,7 @@ void launch_permute(const core::PermuteView& v, core::PermutePath path, const vo
       launch_rows_widest<1>(v, in, out, elem_bytes, stream);
       break;
     case core::PermutePath::strips:
-      if (!v.moves_innermost()) throw Error("permute: the strips path moves the innermost dimension only");
-      if (elem_bytes == 4) launch_strips<unsigned int>(v, in, out, stream);
-      else launch_strips<unsigned short>(v, in, out, stream);
+      launch_innermost(v, "strips", elem_bytes, [&](auto e) { launch_strips<decltype(e)>(v, in, out, stream); });
       break;
     case core::PermutePath::planes:
       if (elem_bytes == 4) launch_planes<unsigned int>(v, in, out, stream);
