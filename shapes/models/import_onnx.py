@@ -9,7 +9,9 @@ its order, becomes the call of an opmark case through the same mapping the trace
 (op_mapping.py): Conv, Gemm and MatMul, BatchNormalization, the element-wise ops and activations, Softmax,
 LayerNormalization, the reductions, pooling, Gather, Transpose, Concat, Cast, and the attention pattern
 (MatMul, an optional scale and mask, Softmax, MatMul) as one attention case (in the bshd layout where Transposes
-bring Q, K and V from the tokens-outer order and O back to it: no copies, as PyTorch runs it), GELU spelled out
+bring Q, K and V from the tokens-outer order and O back to it: no copies, as PyTorch runs it; where
+nn.MultiheadAttention's export splits a packed projection by Gathers and head Transposes, those are no calls and its
+stacking Transpose stands for the one split kernel PyTorch's fused path runs), GELU spelled out
 with Erf as one gelu call, a MatMul by a weight and the Add of its bias as the GEMM alone (PyTorch's addmm adds it in
 cuBLASLt's epilogue, as ONNX's Gemm carries it), and LSTM, GRU and RNN as one layer of the rnn family each. A node
 no family takes is kept as family `other` with its op type, so coverage is never hidden; nodes that only reshape
@@ -466,6 +468,46 @@ def bshd_transposes(graph, producer, used, q, kt, v, out):
     return [j for part in found for j in (part if isinstance(part, list) else [part])]
 
 
+def packed_head_nodes(graph, producer, used, q, kt, v):
+    """The nodes between a packed Q, K and V and the attention, where nn.MultiheadAttention's export splits them
+    (its sequence-first path, taken by every exporter): the projection's output, stacked as (3, tokens, batch,
+    embed), read by three Gathers along its first axis, each viewed as (tokens, batch x heads, dim) and transposed to
+    heads outer, and K's transposed again for K^T. PyTorch's inference runs its fused path instead: one kernel splits
+    the projection into Q, K and V by heads, and the attention reads them. That split is the stacking Transpose, which
+    stays a call; the Gathers and the head Transposes are none. Empty unless all are there."""
+    def readers(name):  # a Shape node reads no data
+        return [j for j in used.get(name, []) if graph.node[j].op_type != "Shape"]
+
+    def past_views(name):  # the value a chain of Reshapes, Unsqueezes and Squeezes read alone views
+        while (name in producer and graph.node[producer[name]].op_type in ("Reshape", "Unsqueeze", "Squeeze") and
+               len(readers(name)) == 1):
+            name = graph.node[producer[name]].input[0]
+        return name
+
+    def node_of(name, op, perms=None):
+        j = producer.get(name)
+        if j is None or graph.node[j].op_type != op or len(readers(name)) != 1:
+            return None
+        if perms is not None and list(attributes(graph.node[j]).get("perm", [])) not in [list(p) for p in perms]:
+            return None
+        return j
+
+    def head_split(name):  # [the head Transpose, the Gather], and the stacked value the Gather reads
+        t = node_of(past_views(name), "Transpose", [[1, 0, 2]])
+        g = node_of(past_views(graph.node[t].input[0]), "Gather") if t is not None else None
+        if g is None or attributes(graph.node[g]).get("axis", 0) != 0:
+            return None, None
+        return [t, g], graph.node[g].input[0]
+
+    k_swap = node_of(past_views(kt), "Transpose", [[0, 1, 3, 2], [0, 2, 1]])
+    parts = [head_split(q), head_split(graph.node[k_swap].input[0]) if k_swap is not None else (None, None),
+             head_split(v)]
+    stacked = {s for _, s in parts}
+    if any(nodes is None for nodes, _ in parts) or len(stacked) != 1:
+        return []
+    return [k_swap] + [j for nodes, _ in parts for j in nodes]
+
+
 def attention_groups(graph, infos):
     """{index of the second MatMul: (the nodes the attention case replaces, its Record)}: MatMul(Q, K^T) (each
     optionally scaled by a constant), an optional scale (Mul or Div) and additive mask (Add or Where), Softmax over
@@ -507,12 +549,17 @@ def attention_groups(graph, infos):
             continue
         transposes = bshd_transposes(graph, producer, used, operands[0][1], operands[1][1],
                                      graph.node[second].input[1], graph.node[second].output[0])
+        packed = [] if transposes else packed_head_nodes(graph, producer, used, operands[0][1], operands[1][1],
+                                                         graph.node[second].input[1])
         rec = Record("attention", "onnx::MatMul+Softmax+MatMul (attention)", {
             "batch": q.shape[0], "heads_q": q.shape[1], "heads_kv": kt.shape[1], "seq_q": q.shape[2],
             "seq_kv": kt.shape[3], "head_dim": q.shape[3], "mask": mask, "layout": "bshd" if transposes else "bhsd"})
         if transposes:
             rec.source_op = "onnx::Transpose+MatMul+Softmax+MatMul+Transpose (attention)"
-        groups[transposes[-1] if transposes else second] = (set(chain) | {first, second} | set(transposes), rec)
+        if packed:
+            rec.source_op = "onnx::Gather+Transpose+MatMul+Softmax+MatMul (attention on packed Q, K and V)"
+        groups[transposes[-1] if transposes else second] = (
+            set(chain) | {first, second} | set(transposes) | set(packed), rec)
     return groups
 
 

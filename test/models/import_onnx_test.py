@@ -169,6 +169,39 @@ def dynamo_attention(path):
     save(h.make_graph(nodes, "dynamo", [x], [y], weights), path)
 
 
+def packed_attention(path):
+    """nn.MultiheadAttention (batch first, 4 heads of 16, batch 2, 8 tokens) as exporters write its sequence-first
+    path: the input transposed to tokens outer, one projection of Q, K and V (MatMul, Add), stacked as (3, tokens,
+    batch, embed) by Reshape, Unsqueeze, Transpose and Squeeze, split by three Gathers, each viewed as (tokens, batch x
+    heads, dim) and transposed to heads outer, K^T by a last Transpose; O back to tokens outer, the output projection
+    (Gemm), and back to batch first."""
+    x = h.make_tensor_value_info("x", TP.FLOAT, [2, 8, 64])
+    y = h.make_tensor_value_info("y", TP.FLOAT, None)
+    ints = {n: nh.from_array(np.array(v, dtype=np.int64), n) for n, v in
+            (("s_qkv", [8, 2, 3, 64]), ("a0", [0]), ("a3", [3]), ("s_heads", [8, 8, 16]), ("s4", [2, 4, 8, 16]),
+             ("s_out", [16, 64]), ("s_back", [8, 2, 64]), ("i0", 0), ("i1", 1), ("i2", 2))}
+    nodes = [h.make_node("Transpose", ["x"], ["xs"], perm=[1, 0, 2]),
+             h.make_node("MatMul", ["xs", "w_in"], ["p0"]), h.make_node("Add", ["p0", "b_in"], ["p"]),
+             h.make_node("Reshape", ["p", "s_qkv"], ["p1"]), h.make_node("Unsqueeze", ["p1", "a0"], ["p2"]),
+             h.make_node("Transpose", ["p2"], ["p3"], perm=[3, 1, 2, 0, 4]),
+             h.make_node("Squeeze", ["p3", "a3"], ["stacked"])]
+    for t, i in (("q", "i0"), ("k", "i1"), ("v", "i2")):
+        nodes += [h.make_node("Gather", ["stacked", i], [f"{t}0"], axis=0),
+                  h.make_node("Reshape", [f"{t}0", "s_heads"], [f"{t}1"]),
+                  h.make_node("Transpose", [f"{t}1"], [f"{t}2"], perm=[1, 0, 2]),
+                  h.make_node("Reshape", [f"{t}2", "s4"], [t])]
+    nodes += [h.make_node("Transpose", ["k"], ["kt"], perm=[0, 1, 3, 2]),
+              h.make_node("Mul", ["q", "scale"], ["qs"]), h.make_node("Mul", ["kt", "scale"], ["ks"]),
+              h.make_node("MatMul", ["qs", "ks"], ["s"]), h.make_node("Softmax", ["s"], ["pr"], axis=-1),
+              h.make_node("MatMul", ["pr", "v"], ["o"]), h.make_node("Transpose", ["o"], ["o1"], perm=[2, 0, 1, 3]),
+              h.make_node("Reshape", ["o1", "s_out"], ["o2"]),
+              h.make_node("Gemm", ["o2", "w_out", "b_out"], ["o3"], transB=1),
+              h.make_node("Reshape", ["o3", "s_back"], ["o4"]), h.make_node("Transpose", ["o4"], ["y"], perm=[1, 0, 2])]
+    weights = [weight("w_in", (64, 192)), weight("b_in", (192,)), weight("w_out", (64, 64)), weight("b_out", (64,)),
+               nh.from_array(np.array(0.5, dtype=np.float32), "scale")] + list(ints.values())
+    save(h.make_graph(nodes, "packed", [x], [y], weights), path)
+
+
 def linear_layers(path):
     """Linear layers as exporters write them: MatMul by a weight, then Add of the bias (either operand order); and a
     product that is read again besides its Add, whose Add stays a call."""
@@ -214,12 +247,14 @@ class ImportOnnx(unittest.TestCase):
         dynamo_attention(cls.dynamo)
         cls.linear = os.path.join(cls.dir, "linear.onnx")
         linear_layers(cls.linear)
+        cls.packed = os.path.join(cls.dir, "packed.onnx")
+        packed_attention(cls.packed)
         cnn(cls.cnn)
         block(cls.block)
         recurrent(cls.recurrent)
         exported_block(cls.exported)
         gelu_and_partial_attention(cls.gelu)
-        for model in (cls.cnn, cls.block, cls.recurrent, cls.exported, cls.gelu, cls.dynamo, cls.linear):
+        for model in (cls.cnn, cls.block, cls.recurrent, cls.exported, cls.gelu, cls.dynamo, cls.linear, cls.packed):
             assert import_onnx.main([model, "--area", "imported"]) == 0
 
     def test_a_cnn_maps_every_node_with_the_batch_as_a_symbol(self):
@@ -277,6 +312,21 @@ class ImportOnnx(unittest.TestCase):
         a = next(r for r in rows if r["family"] == "attention")
         self.assertEqual((a["batch"], a["heads_q"], a["seq_q"], a["head_dim"], a["layout"]),
                          ("2", "4", "8", "16", "bshd"))
+
+    def test_multi_head_attentions_packed_q_k_and_v_are_split_by_one_permute(self):
+        rows = ops_of(os.path.join(self.dir, "packed.yaml"))
+        self.assertEqual([r["family"] for r in rows],
+                         ["permute", "gemm", "permute", "attention", "permute", "gemm", "permute"])
+        a = rows[3]
+        self.assertEqual((a["batch"], a["heads_q"], a["seq_q"], a["head_dim"], a["layout"], a["source_op"]),
+                         ("2", "4", "8", "16", "bhsd",
+                          '"onnx::Gather+Transpose+MatMul+Softmax+MatMul (attention on packed Q, K and V)"'))
+        self.assertEqual([(r["d1"], r["d2"], r["d3"], r["perm"]) for r in (rows[2], rows[4])],
+                         [("16", "3", "64", '"0213"'), ("8", "8", "16", '"0213"')])
+        # the attention waits on the split, and the split on the projection
+        text = open(os.path.join(self.dir, "packed.yaml")).read()
+        graph = [[int(n) for n in re.findall(r"\d+", line)] for line in text.split("graph:\n", 1)[1].splitlines()]
+        self.assertEqual([g[1:] for g in graph], [[], [0], [1], [2], [3], [4], [5]])
 
     def test_gelu_spelled_out_is_one_gelu_call_and_attention_left_in_its_order_keeps_its_transposes(self):
         rows = ops_of(os.path.join(self.dir, "gelu.yaml"))
