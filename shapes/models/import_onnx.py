@@ -436,17 +436,28 @@ def bias_groups(graph, infos):
     return groups
 
 
+def data_readers(graph, used, name):
+    """The nodes that read `name`'s data (a Shape node reads none)."""
+    return [j for j in used.get(name, []) if graph.node[j].op_type != "Shape"]
+
+
+def viewed_value(graph, producer, used, name, views=("Reshape",)):
+    """The value that a chain of `views` nodes, each read alone, makes `name` a view of."""
+    while (name in producer and graph.node[producer[name]].op_type in views and
+           len(data_readers(graph, used, name)) == 1):
+        name = graph.node[producer[name]].input[0]
+    return name
+
+
 def bshd_transposes(graph, producer, used, q, kt, v, out):
     """The Transpose nodes that take Q, K^T and V from the (batch, tokens, heads, dim) order of a fused projection
     and O back to it, each read by the attention alone: a fused attention kernel reads and writes that order itself
     (its bshd layout), as PyTorch's does through strided views. Empty unless all four are there."""
-    def readers(name):  # a Shape node reads no data
-        return [j for j in used.get(name, []) if graph.node[j].op_type != "Shape"]
+    def readers(name):
+        return data_readers(graph, used, name)
 
-    def past_reshapes(name):  # the value a chain of Reshapes read alone views
-        while name in producer and graph.node[producer[name]].op_type == "Reshape" and len(readers(name)) == 1:
-            name = graph.node[producer[name]].input[0]
-        return name
+    def past_reshapes(name):
+        return viewed_value(graph, producer, used, name)
 
     def transpose(name, *perms):
         j = producer.get(name)
@@ -475,18 +486,12 @@ def packed_head_nodes(graph, producer, used, q, kt, v):
     heads outer, and K's transposed again for K^T. PyTorch's inference runs its fused path instead: one kernel splits
     the projection into Q, K and V by heads, and the attention reads them. That split is the stacking Transpose, which
     stays a call; the Gathers and the head Transposes are none. Empty unless all are there."""
-    def readers(name):  # a Shape node reads no data
-        return [j for j in used.get(name, []) if graph.node[j].op_type != "Shape"]
-
-    def past_views(name):  # the value a chain of Reshapes, Unsqueezes and Squeezes read alone views
-        while (name in producer and graph.node[producer[name]].op_type in ("Reshape", "Unsqueeze", "Squeeze") and
-               len(readers(name)) == 1):
-            name = graph.node[producer[name]].input[0]
-        return name
+    def past_views(name):
+        return viewed_value(graph, producer, used, name, ("Reshape", "Unsqueeze", "Squeeze"))
 
     def node_of(name, op, perms=None):
         j = producer.get(name)
-        if j is None or graph.node[j].op_type != op or len(readers(name)) != 1:
+        if j is None or graph.node[j].op_type != op or len(data_readers(graph, used, name)) != 1:
             return None
         if perms is not None and list(attributes(graph.node[j]).get("perm", [])) not in [list(p) for p in perms]:
             return None
