@@ -282,8 +282,8 @@ using WordTiles = WordTile<128, 256>;
 // Every global access below is one predicated load or store, so a thread's loads are all in flight together; the
 // rare cases (the half-word that ends a tensor of an odd count, the half-words that start and end an output row)
 // are separate passes. What a row or an output word needs is found once a tile (a row's words and its source, a
-// word's two half-word offsets in shared memory for either parity of its output row): the first version found them
-// at every access and issued four times the instructions it moved words (docs/pytorch.md).
+// word's two half-word offsets in shared memory for either parity of its output row): found at every access, they
+// made the kernel issue-bound (docs/pytorch.md).
 template <class T>
 __global__ void __launch_bounds__(T::kThreads, 1024 / T::kThreads)
     transpose_words_kernel(const unsigned short* __restrict__ in, unsigned short* __restrict__ out,
