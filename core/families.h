@@ -276,6 +276,8 @@ enum class PermutePath {
                // one store a run, where tiled_runs divides twice a unit
   short_columns,  // (inner == 1, a of 2 to kPermuteShortColumnsMaxA) a warp per 32 output rows of a elements: a column
                   // load per input row, staged in shared memory in output order, stored as one contiguous span
+  tiles_along_a,  // (inner == 1, both moved dimensions over 64) the 32 x 32 tiles, the grid walking a's tiles first:
+                  // the blocks resident together write adjacent pieces of the same output rows
 };
 constexpr std::int64_t kPermuteShortRowsMaxB = 64;
 constexpr std::int64_t kPermuteShortColumnsMaxA = 32;

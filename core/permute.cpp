@@ -73,6 +73,8 @@ std::vector<PermutePath> permute_paths(const PermuteView& v, std::int64_t elem_b
       v.batch * v.b < (std::int64_t{1} << 31))
     paths.push_back(PermutePath::short_columns);
   if (v.moves_innermost() && v.a > 32 && v.b > 32) paths.push_back(PermutePath::wide_tiles);  // else mostly empty
+  // With two tiles or fewer along a side, walking a first reads that side's rows in pieces far apart in time.
+  if (v.moves_innermost() && v.a > 64 && v.b > 64) paths.push_back(PermutePath::tiles_along_a);
   if (v.moves_innermost() && elem_bytes == 2 && v.a > 32 && v.b > 32 && v.a % 2 == 0 && v.b % 2 == 0)
     paths.push_back(PermutePath::pair_tiles);
   if (v.moves_innermost() && elem_bytes == 2 && v.a > 32 && v.b > 32) paths.push_back(PermutePath::word_tiles);
@@ -101,6 +103,9 @@ int permute_tile_side(std::int64_t run_bytes) {
 std::string permute_path_name(PermutePath path, const PermuteView& v) {
   switch (path) {
     case PermutePath::tiles: return "path: 32 x 32 shared-memory tiles (the innermost dimension moves)";
+    case PermutePath::tiles_along_a:
+      return "path: 32 x 32 shared-memory tiles, the grid walking the input's rows first (the innermost dimension "
+             "moves)";
     case PermutePath::wide_tiles: return "path: 64 x 64 shared-memory tiles (the innermost dimension moves)";
     case PermutePath::pair_tiles:
       return "path: 64 x 64 shared-memory tiles moved in 4-byte pairs of elements (the innermost dimension moves)";

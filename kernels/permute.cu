@@ -177,11 +177,12 @@ struct TileWalk {
 // threads a tile. Every thread's loads are issued before any is stored to shared memory: a loop whose trip count the
 // compiler cannot see (a thread's rows from threadIdx.y) waited for each load in turn (docs/pytorch.md). The tile's
 // pitch is an odd number of 32-bit words (one element more for the 8- and 16-byte runs of run_tiles), so the column
-// reads of shared memory are free of bank conflicts.
-template <class E, int kSide, int kThreads>
+// reads of shared memory are free of bank conflicts. kAFast: the grid walks a's tiles first (tiles_along_a), so the
+// blocks resident together write adjacent pieces of the same output rows.
+template <class E, int kSide, int kThreads, bool kAFast>
 __global__ void __launch_bounds__(kThreads)
     transpose_tiles_kernel(const E* __restrict__ in, E* __restrict__ out, std::int64_t batch, std::int64_t a,
-                           std::int64_t b, TileWalk<false> walk) {
+                           std::int64_t b, TileWalk<kAFast> walk) {
   static_assert(kSide * sizeof(E) % 8 == 0, "the pitch below is an odd number of words");
   static_assert(kThreads % kSide == 0 && kSide * kSide % kThreads == 0, "whole rows a step");
   constexpr int kPerThread = kSide * kSide / kThreads, kRowStep = kThreads / kSide;
@@ -766,13 +767,12 @@ std::pair<dim3, TileWalk<kAFast>> tile_grid(const core::PermuteView& v, int side
 }
 
 // 32 x 32 tiles four elements a thread, 64 x 64 tiles eight: more loads in flight a thread were slower (docs/pytorch.md).
-template <class E, int kSide>
+template <class E, int kSide, bool kAFast = false>
 void launch_tiles(const core::PermuteView& v, const void* in, void* out, cudaStream_t stream) {
   constexpr int kThreads = kSide == kTile ? 256 : 512;
-  const auto [grid, walk] = tile_grid<false>(v, kSide, kSide);
-  transpose_tiles_kernel<E, kSide, kThreads><<<grid, kThreads, 0, stream>>>(static_cast<const E*>(in),
-                                                                             static_cast<E*>(out), v.batch, v.a, v.b,
-                                                                             walk);
+  const auto [grid, walk] = tile_grid<kAFast>(v, kSide, kSide);
+  transpose_tiles_kernel<E, kSide, kThreads, kAFast><<<grid, kThreads, 0, stream>>>(
+      static_cast<const E*>(in), static_cast<E*>(out), v.batch, v.a, v.b, walk);
 }
 
 void launch_pair_tiles(const core::PermuteView& v, const void* in, void* out, cudaStream_t stream) {
@@ -948,6 +948,10 @@ void launch_permute(const core::PermuteView& v, core::PermutePath path, const vo
   switch (path) {
     case core::PermutePath::tiles:
       launch_innermost(v, "tiles", elem_bytes, [&](auto e) { launch_tiles<decltype(e), kTile>(v, in, out, stream); });
+      break;
+    case core::PermutePath::tiles_along_a:
+      launch_innermost(v, "tiles along a", elem_bytes,
+                       [&](auto e) { launch_tiles<decltype(e), kTile, true>(v, in, out, stream); });
       break;
     case core::PermutePath::wide_tiles:
       launch_innermost(v, "wide tiles", elem_bytes,

@@ -22,9 +22,9 @@ class PathCase : public ::testing::TestWithParam<std::string> {};
 }  // namespace
 
 // Every permutation over shapes whose moved dimensions are tiny (planes of 12 x 3, 3 x 33 runs), odd, prime or a
-// tile's edge: each path permute_paths lists (tiles, wide tiles, pair tiles, word tiles, strips, element by element,
-// element pairs, a thread a short row, a warp per 32 short columns, staged planes, a warp a run, tiles of runs, tiles
-// of 4- to 16-byte runs) is exact.
+// tile's edge: each path permute_paths lists (tiles walking either side first, wide tiles, pair tiles, word tiles,
+// strips, element by element, element pairs, a thread a short row, a warp per 32 short columns, staged planes, a warp
+// a run, tiles of runs, tiles of 4- to 16-byte runs) is exact.
 TEST_P(PathCase, EveryPermutePathIsExact) {
   OPMARK_REQUIRE_GPU();
   bench::Options options;

@@ -79,7 +79,8 @@ TEST(Permute, PathsThatCanRunAView) {
             (std::vector<P>{P::tiles, P::rows, P::pair_rows, P::short_rows, P::short_columns, P::strips, P::planes}));
   // A thread per input row where b is at most kPermuteShortRowsMaxB, and the rows fewer than 2^31.
   EXPECT_EQ(permute_paths({1021, 1376, 6, 1}, 4), (std::vector<P>{P::tiles, P::rows, P::short_rows, P::strips}));
-  EXPECT_EQ(permute_paths({1021, 1376, 65, 1}, 4), (std::vector<P>{P::tiles, P::rows, P::wide_tiles}));
+  EXPECT_EQ(permute_paths({1021, 1376, 65, 1}, 4),
+            (std::vector<P>{P::tiles, P::rows, P::wide_tiles, P::tiles_along_a}));
   EXPECT_EQ(permute_paths({2, std::int64_t{1} << 30, 6, 1}, 4), (std::vector<P>{P::tiles, P::rows, P::strips}));
   EXPECT_EQ(permute_path_name(P::short_rows, {1021, 1376, 6, 1}),
             "path: a thread per input row of 6 elements, written to 6 output rows");
@@ -112,7 +113,10 @@ TEST(Permute, PathsThatCanRunAView) {
   EXPECT_EQ(permute_tile_side(256), 8);
   EXPECT_EQ(permute_tile_side(257), 0);
   // A large transpose: no plane fits; 64 x 64 tiles compete where both moved dimensions pass 32.
-  EXPECT_EQ(permute_paths({1, 8192, 8192, 1}, 4), (std::vector<P>{P::tiles, P::rows, P::wide_tiles}));
+  // The 32 x 32 tiles walking a first compete where both sides pass two tiles.
+  EXPECT_EQ(permute_paths({1, 8192, 8192, 1}, 4),
+            (std::vector<P>{P::tiles, P::rows, P::wide_tiles, P::tiles_along_a}));
+  EXPECT_EQ(permute_paths({1, 64, 65, 1}, 4), (std::vector<P>{P::tiles, P::rows, P::wide_tiles}));
   // 2-byte elements: 128 x 128 tiles moved in aligned words compete for any sides, and with both sides even the 64 x 64
   // tiles moved in 4-byte pairs too.
   EXPECT_EQ(permute_paths({1, 33, 8192, 1}, 2),
