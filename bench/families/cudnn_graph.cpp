@@ -25,9 +25,8 @@ void BackendDescriptor::set(cudnnBackendAttributeName_t name, cudnnBackendAttrib
 void BackendDescriptor::finalize() { OPMARK_CHECK_CUDNN(cudnnBackendFinalize(d_)); }
 
 std::unique_ptr<BackendDescriptor> graph_tensor(const GraphTensor& t, std::int64_t uid, bool is_virtual,
-                                                bool by_value) {
+                                                bool by_value, std::int64_t alignment) {
   auto d = std::make_unique<BackendDescriptor>(CUDNN_BACKEND_TENSOR_DESCRIPTOR);
-  const std::int64_t alignment = 16;  // cudaMalloc'd buffers are 256-byte aligned
   d->set(CUDNN_ATTR_TENSOR_DATA_TYPE, CUDNN_TYPE_DATA_TYPE, 1, &t.type);
   d->set(CUDNN_ATTR_TENSOR_DIMENSIONS, CUDNN_TYPE_INT64, static_cast<std::int64_t>(t.dims.size()), t.dims.data());
   d->set(CUDNN_ATTR_TENSOR_STRIDES, CUDNN_TYPE_INT64, static_cast<std::int64_t>(t.strides.size()), t.strides.data());
@@ -95,9 +94,12 @@ struct ConvGraph {
 
 ConvGraph build_graph(cudnnHandle_t handle, const ConvGraphSpec& s) {
   ConvGraph g;
-  g.x = graph_tensor(s.x, kUidX);
-  g.w = graph_tensor(s.w, kUidW);
-  g.y = graph_tensor(s.y, kUidY);
+  // 32 bytes, as PyTorch declares a tensor from a cudaMalloc'd (256-byte aligned) address: its getAlignment stops
+  // doubling at 32, and cuDNN offers the engines that need it only so.
+  constexpr std::int64_t kAlignment = 32;
+  g.x = graph_tensor(s.x, kUidX, false, false, kAlignment);
+  g.w = graph_tensor(s.w, kUidW, false, false, kAlignment);
+  g.y = graph_tensor(s.y, kUidY, false, false, kAlignment);
   g.conv = std::make_unique<BackendDescriptor>(CUDNN_BACKEND_CONVOLUTION_DESCRIPTOR);
   const std::int64_t spatial = static_cast<std::int64_t>(s.padding.size());
   const cudnnConvolutionMode_t mode = CUDNN_CROSS_CORRELATION;

@@ -37,8 +37,9 @@ struct GraphTensor {
 
 // A finalized tensor descriptor. Virtual tensors live only inside a fused engine; a by-value tensor is a scalar
 // whose variant-pack pointer is host memory.
+// byte_alignment: what the tensor's address is declared aligned to; an engine needing more is not offered.
 std::unique_ptr<BackendDescriptor> graph_tensor(const GraphTensor& t, std::int64_t uid, bool is_virtual = false,
-                                                bool by_value = false);
+                                                bool by_value = false, std::int64_t byte_alignment = 16);
 
 // One runnable engine configuration of an operation graph, bound to the case's buffers.
 struct GraphPlan {
