@@ -275,8 +275,9 @@ TEST(Autotune, DroppingTheBestFallsBackToTheNextFastestThatRan) {
   EXPECT_DOUBLE_EQ(r.best_seconds(), 3e-6);
   EXPECT_FALSE(r.drop_best("algo 0", "1 of 8 elements wrong"));  // the failed candidate never comes back
   EXPECT_EQ(r.best, -1);
-  EXPECT_EQ(r.dropped_note(), " | left out after a wrong result: algo 1 (3 of 8 elements wrong); algo 3 (8 of 8 "
-                              "elements wrong); algo 0 (1 of 8 elements wrong)");
+  EXPECT_EQ(r.dropped_note(), " | left out after a wrong result: algo 1 (3 of 8 elements wrong; 1 us in tuning); "
+                              "algo 3 (8 of 8 elements wrong; 2 us in tuning); algo 0 (1 of 8 elements wrong; 3 us "
+                              "in tuning)");
 }
 
 // Why a run traces no kernels, asked once for the context and again by each case; the option-decided reasons need

@@ -7,6 +7,7 @@
 #include <memory>
 
 #include "bench/harness/timing/measure.h"
+#include "bench/harness/timing/measure_case.h"
 #include "bench/harness/timing/timer.h"
 #include "core/counters.h"
 #include "core/error.h"
@@ -58,7 +59,10 @@ std::map<std::string, double> TuningResult::counters() const {
 
 bool TuningResult::drop_best(const std::string& name, const std::string& why) {
   if (best < 0) return false;
-  dropped += (dropped.empty() ? "" : "; ") + name + " (" + why + ")";
+  // Its tuned time goes with it: a comparison can tell a loss that only a wrong result would have avoided.
+  const double tuned = seconds[static_cast<std::size_t>(best)];
+  dropped += (dropped.empty() ? "" : "; ") + name + " (" + why +
+             (std::isfinite(tuned) ? "; " + us_text(tuned) + " in tuning" : "") + ")";
   seconds[static_cast<std::size_t>(best)] = std::numeric_limits<double>::infinity();
   best = fastest_finite(seconds);
   return best >= 0;
