@@ -63,9 +63,10 @@ constexpr bool biased(PointwiseOp op) {
 }
 constexpr bool masked(PointwiseOp op) { return op == PointwiseOp::masked_fill; }
 // Whether vectors of `per_vector` elements can walk the tensor: a biased op's vectors must not straddle a row (its
-// bias is indexed by the vector's column), the other ops' walk the tensor flat.
+// bias is indexed by the vector's column) unless a row divides a vector (every vector then meets the same bias
+// pattern); the other ops' walk the tensor flat.
 constexpr bool vectors_walk(PointwiseOp op, std::int64_t rows, std::int64_t cols, std::int64_t per_vector) {
-  return cols % per_vector == 0 || !biased(op) || rows == 1;
+  return cols % per_vector == 0 || per_vector % cols == 0 || !biased(op) || rows == 1;
 }
 
 // The mask bytes of one unit (a vector's kCount elements, or one): aligned to their size, so one load.
@@ -86,14 +87,15 @@ __device__ __forceinline__ T apply_element(T a, T b, unsigned char m) {
 // Each thread moves kUnits units (16-byte vectors, or Scalars where the shape or alignment rules vectors out) of a
 // block-sized tile, all loads issued before the first store (several 16-byte loads in flight per thread is what
 // saturates HBM), tile after tile where the grid is smaller than the tensor. A biased op's units never straddle rows
-// (the launcher checks cols % kCount, or that there is one row), so the bias index is the unit's column; the other
-// ops walk the tensor flat. The first block's first threads do the last count % kCount elements (the tail) one by
-// one. I is the index type: 32-bit where the tensor allows, because a 64-bit modulo per unit costs more than the
-// arithmetic of the ops.
+// (the launcher checks cols % kCount, or that there is one row), so the bias index is the unit's column, or rows
+// shorter than a unit divide it (bias_period = cols) and every unit meets the same bias pattern; the other ops walk
+// the tensor flat. The first block's first threads do the last count % kCount elements (the tail) one by one. I is
+// the index type: 32-bit where the tensor allows, because a 64-bit modulo per unit costs more than the arithmetic of
+// the ops.
 template <class T, class U, class I, PointwiseOp Op, int kUnits>
 __global__ void pointwise_kernel(const T* __restrict__ x, const T* __restrict__ y, const T* __restrict__ bias,
                                  const unsigned char* __restrict__ mask, T* __restrict__ out, I units, I cols_units,
-                                 int tail) {
+                                 int tail, int bias_period) {
   // The tail's loads are issued first and its store made last, so that a thread with both a tail element and units
   // waits for one round trip to memory, not two (a tensor of a few vectors is nothing but that wait).
   const bool has_tail = blockIdx.x == 0 && static_cast<int>(threadIdx.x) < tail;  // only a flat walk or one row has one
@@ -103,7 +105,7 @@ __global__ void pointwise_kernel(const T* __restrict__ x, const T* __restrict__ 
   if (has_tail) {
     tail_x = x[tail_e];
     if constexpr (binary(Op)) tail_operand = y[tail_e];
-    if constexpr (biased(Op)) tail_operand = bias[tail_e];
+    if constexpr (biased(Op)) tail_operand = bias[bias_period > 0 ? tail_e % bias_period : tail_e];
     if constexpr (masked(Op)) tail_mask = mask[tail_e];
   }
   using M = MaskUnit<U::kCount>;
@@ -112,6 +114,10 @@ __global__ void pointwise_kernel(const T* __restrict__ x, const T* __restrict__ 
   const U* yu = reinterpret_cast<const U*>(y);
   const U* bu = reinterpret_cast<const U*>(bias);
   U* ou = reinterpret_cast<U*>(out);
+  U bias_pattern{};
+  if constexpr (biased(Op))
+    if (bias_period > 0)
+      for (int k = 0; k < U::kCount; ++k) bias_pattern.v[k] = bias[k % bias_period];
   const I tile = static_cast<I>(kThreads * kUnits);
   const I step = static_cast<I>(gridDim.x) * tile;
   for (I base = static_cast<I>(blockIdx.x) * tile + threadIdx.x; base < units; base += step) {
@@ -123,7 +129,7 @@ __global__ void pointwise_kernel(const T* __restrict__ x, const T* __restrict__ 
       if (i < units) {
         a[u] = xu[i];
         if constexpr (binary(Op)) b[u] = yu[i];
-        if constexpr (biased(Op)) b[u] = bu[i % cols_units];
+        if constexpr (biased(Op)) b[u] = bias_period > 0 ? bias_pattern : bu[i % cols_units];
         if constexpr (masked(Op)) m[u] = mu[i];
       }
     }
@@ -154,7 +160,8 @@ void launch_units(const PointwisePath& path, const void* x, const void* y, const
   pointwise_kernel<T, U, I, Op, kUnits><<<static_cast<unsigned>(blocks), kThreads, 0, stream>>>(
       static_cast<const T*>(x), static_cast<const T*>(y), static_cast<const T*>(bias),
       static_cast<const unsigned char*>(mask), static_cast<T*>(out),
-      static_cast<I>(units), static_cast<I>(cols / U::kCount), static_cast<int>(count - units * U::kCount));
+      static_cast<I>(units), static_cast<I>(cols / U::kCount), static_cast<int>(count - units * U::kCount),
+      cols < U::kCount && U::kCount % cols == 0 ? static_cast<int>(cols) : 0);
 }
 
 template <class T, PointwiseOp Op>

@@ -70,13 +70,14 @@ TEST_P(PathCase, EveryReducePlanVerifies) {
 
 // Every pointwise path (1, 2, 4 or 8 units a thread, a grid of one wave) on a vector's worth of columns, odd rows, a
 // tensor of more tiles than a wave holds, and odd widths (flat vectors and a tail of 1 to 7 elements, but a biased op's
-// rows element by element, unless there is one row).
+// rows element by element, unless there is one row or a row divides a vector).
 TEST_P(PathCase, EveryPointwisePathVerifies) {
   OPMARK_REQUIRE_GPU();
   bench::Options options;
   test::TestStream ts;
   const std::vector<std::pair<std::int64_t, std::int64_t>> shapes = {
-      {1, 8}, {3, 16}, {7, 1024}, {4099, 4096}, {1, 3}, {3, 7}, {33, 1001}, {4099, 4093}, {1, 4093}};
+      {1, 8}, {3, 16}, {7, 1024}, {4099, 4096}, {1, 3}, {3, 7}, {33, 1001}, {4099, 4093}, {1, 4093},
+      {4099, 2}, {5, 4}, {9, 1}};  // rows that divide a vector: the bias a repeated pattern, a tail past the first row
   for (const char* op : {"copy", "gelu", "add", "bias_relu", "masked_fill"})
     for (const auto& [rows, cols] : shapes)
       test::expect_every_candidate_verified(
