@@ -26,14 +26,15 @@ struct CachedUnit<T, 1> {
 // offset is taken once (its units sit at constant distances from it), and single elements are widened once and
 // padded (pad_value), so that the passes over them run unmasked (layer norm's deviations excepted). 16-byte vectors
 // stay masked and packed: padded, with their masks kept through the kernel, they took 254-255 registers a thread.
-template <ReduceOp Op, class T, int kUnit, int kGroup, int kCache>
+template <ReduceOp Op, class T, int kUnit, int kGroup, int kCache, int kMostRows = 8>
 __global__ void __launch_bounds__(kThreads) registers_kernel(Rows<T> a) {
   using M = Norm<Op>;
   using U = Piece<T, kUnit>;
   using C = typename CachedUnit<T, kUnit>::type;
   constexpr bool kPadded = kUnit == 1;
   constexpr int kPerBlock = kThreads / kGroup;
-  constexpr int kRows = core::registers_rows_in_flight(kGroup, kCache, sizeof(U));
+  constexpr int kFits = core::registers_rows_in_flight(kGroup, kCache, sizeof(U));
+  constexpr int kRows = kFits < kMostRows ? kFits : kMostRows;
   constexpr std::int64_t kStride = std::int64_t{kGroup} * kUnit;  // elements from one of a lane's units to the next
   // gamma and beta element by element for fp32 add + layer norm with 16 vectors a thread: as vectors, that kernel
   // took 155 registers (120 element by element), one block a multiprocessor.
@@ -113,6 +114,13 @@ void launch_registers(const ReducePlan& plan, const Rows<T>& a, cudaStream_t str
   const unsigned blocks = plan.one_shot ? static_cast<unsigned>((a.rows + per_block - 1) / per_block)
                                         : grid_for(a.rows, per_block);
   const auto go = [&](auto kernel) { kernel<<<blocks, kThreads, 0, stream>>>(a); };
+  // One row at once: core offers it for elements only, where several rows a thread leave multiprocessors idle.
+  if constexpr (kUnit == 1) {
+    if (plan.group == 1 && plan.cache == 1 && plan.rows_in_flight == 1) {
+      go(registers_kernel<Op, T, kUnit, 1, 1, 1>);
+      return;
+    }
+  }
   if (plan.group == 1 && plan.cache == 1) go(registers_kernel<Op, T, kUnit, 1, 1>);
   else if (plan.group == 1) go(registers_kernel<Op, T, kUnit, 1, 4>);
   else if (plan.group == 4) go(registers_kernel<Op, T, kUnit, 4, 2>);

@@ -475,3 +475,20 @@ TEST(ReducePath, FewRowsAlsoTakeSmallerTiles) {
   for (const ReducePlan& p : reduce_plans(ReduceOp::log_softmax, 2264396, 11, 2, true, kShared, 132))
     if (p.path == ReducePath::tile) EXPECT_EQ(p.tile_rows, 16384 / 22) << p.label;
 }
+
+// A thread a row holds 8 short rows at once; where that leaves multiprocessors without a block, one row at once
+// competes (88141 fp16 rows of 1 made 43 blocks for 132 multiprocessors).
+TEST(ReducePath, FewRowsAlsoTakeOneRowAThreadAtOnce) {
+  const auto one_row_at_once = [](std::int64_t rows, int sms) {
+    int found = 0;
+    for (const ReducePlan& p : reduce_plans(ReduceOp::log_softmax, rows, 1, 2, true, kShared, sms))
+      if (p.path == ReducePath::registers && p.group == 1 && p.cache == 1 && p.rows_in_flight == 1) {
+        EXPECT_EQ(p.label.find("rows at once"), std::string::npos) << p.label;
+        ++found;
+      }
+    return found;
+  };
+  EXPECT_EQ(one_row_at_once(88141, 132), 1);
+  EXPECT_EQ(one_row_at_once(2048 * 132, 132), 0);  // a block for every multiprocessor already
+  EXPECT_EQ(one_row_at_once(88141, 0), 0);         // no multiprocessor count: nothing to fill
+}
