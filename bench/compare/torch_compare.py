@@ -37,7 +37,9 @@ PyTorch's wheels bring their own cuDNN (printed first). To compare the same libr
         fp32 runs with TF32 off, tf32 with it on; int8 through torch._int_mm where its shape rules allow; fp8 is
         left out (torch._scaled_mm is not `a @ b`).
   conv  F.conv2d / F.conv3d and aten.convolution_backward (one gradient at a time) with
-        torch.backends.cudnn.benchmark = True, NCHW or channels_last as the case says. int8 is left out.
+        torch.backends.cudnn.benchmark = True, NCHW or channels_last as the case says (channels_last strides
+        made explicit, so a one-channel tensor is not taken for NCHW and the output is the case's layout). int8 is
+        left out.
   rnn   nn.LSTM / nn.GRU / nn.RNN, linear input only (PyTorch has no skip-input mode). fwd is eval() under
         no_grad (cuDNN's inference mode), fwd_train a forward that keeps what backward needs, and PyTorch's
         backward (input and weight gradients together) is compared with opmark's bwd_data + bwd_weights.
@@ -218,6 +220,18 @@ def uniform(shape, dtype, **kw):
     return (torch.rand(shape, device="cuda", dtype=torch.float32, **kw) * 2 - 1).to(dtype)
 
 
+def uniform_in(shape, dtype, channels_last):
+    """A random N x C x ... tensor stored as the case says: with channels_last, channels innermost and the strides
+    to match even where C (or another dimension) is 1. .contiguous(memory_format=channels_last) keeps the NCHW
+    strides of a one-channel tensor (both layouts hold it the same), so PyTorch then suggests NCHW and writes an NCHW
+    output: another problem than the case's."""
+    if not channels_last:
+        return uniform(shape, dtype)
+    order = (0,) + tuple(range(2, len(shape))) + (1,)  # N, spatial..., C
+    back = [order.index(d) for d in range(len(shape))]
+    return uniform(tuple(shape[d] for d in order), dtype).permute(*back)
+
+
 def set_precision(precision):
     torch.backends.cuda.matmul.allow_tf32 = precision == "tf32"
     torch.backends.cudnn.allow_tf32 = precision == "tf32"
@@ -260,20 +274,18 @@ def conv_case(direction, precision, f):
         w_shape = (f["k"], f["c"] // f["groups"], f["t"], f["r"], f["s"])
         stride, padding = (f["stride_d"], f["stride_h"], f["stride_w"]), (f["pad_d"], f["pad_h"], f["pad_w"])
         dilation, conv = (1, f["dil_h"], f["dil_w"]), F.conv3d
-        fmt = torch.channels_last_3d
     else:
         x_shape = (f["n"], f["c"], f["h"], f["w"])
         w_shape = (f["k"], f["c"] // f["groups"], f["r"], f["s"])
         stride, padding = (f["stride_h"], f["stride_w"]), (f["pad_h"], f["pad_w"])
         dilation, conv = (f["dil_h"], f["dil_w"]), F.conv2d
-        fmt = torch.channels_last
-    fmt = fmt if f["layout"] == "NHWC" else torch.contiguous_format
-    x = uniform(x_shape, dtype).contiguous(memory_format=fmt)
-    w = uniform(w_shape, dtype).contiguous(memory_format=fmt)
+    nhwc = f["layout"] == "NHWC"
+    x = uniform_in(x_shape, dtype, nhwc)
+    w = uniform_in(w_shape, dtype, nhwc)
     if direction == "fwd":
         return lambda: conv(x, w, None, stride, padding, dilation, f["groups"])
     y = conv(x, w, None, stride, padding, dilation, f["groups"])
-    dy = uniform(tuple(y.shape), dtype).contiguous(memory_format=fmt)
+    dy = uniform_in(tuple(y.shape), dtype, nhwc)
     mask = [True, False, False] if direction == "bwd_data" else [False, True, False]
     out_pad = [0] * len(stride)
     return lambda: torch.ops.aten.convolution_backward(dy, x, w, None, stride, padding, dilation, False, out_pad,
@@ -372,16 +384,11 @@ def reduce_case(direction, precision, f):
     return ops.get(f["op"])
 
 
-def image_format(f):
-    """The memory format of a batchnorm or pool case's tensor: its layout, which names leave out at NCHW."""
-    return torch.channels_last if f.get("layout") == "NHWC" else torch.contiguous_format
-
-
 def batchnorm_case(direction, precision, f):
     if precision not in DTYPES or precision == "tf32":
         return None
     dtype = DTYPES[precision]
-    x = uniform((f["n"], f["c"], f["h"], f["w"]), dtype).contiguous(memory_format=image_format(f))
+    x = uniform_in((f["n"], f["c"], f["h"], f["w"]), dtype, f.get("layout") == "NHWC")  # names leave out NCHW
     params = [torch.rand(f["c"], device="cuda") + 0.5 for _ in range(4)]
     train = f["mode"] == "train"
     return lambda: F.batch_norm(x, params[2], params[3], params[0], params[1], training=train, eps=1e-5)
@@ -390,7 +397,7 @@ def batchnorm_case(direction, precision, f):
 def pool_case(direction, precision, f):
     if precision not in DTYPES or precision == "tf32":
         return None
-    x = uniform((f["n"], f["c"], f["h"], f["w"]), DTYPES[precision]).contiguous(memory_format=image_format(f))
+    x = uniform_in((f["n"], f["c"], f["h"], f["w"]), DTYPES[precision], f.get("layout") == "NHWC")
     kernel, stride, pad = (f["r"], f["s"]), (f["stride_h"], f["stride_w"]), (f["pad_h"], f["pad_w"])
     if f["mode"] == "max":
         return lambda: F.max_pool2d(x, kernel, stride, pad)
