@@ -745,12 +745,12 @@ void with_unit(int unit, F&& f) {
   }
 }
 
+bool aligned_to(const void* p, std::uintptr_t bytes) { return reinterpret_cast<std::uintptr_t>(p) % bytes == 0; }
+
 // The widest unit (16, 8, 4, 2 or 1 bytes) that a run of `run_bytes` and both tensors allow.
 int widest_unit(std::int64_t run_bytes, const void* in, const void* out) {
   for (const int unit : {16, 8, 4, 2})
-    if (run_bytes % unit == 0 && reinterpret_cast<std::uintptr_t>(in) % unit == 0 &&
-        reinterpret_cast<std::uintptr_t>(out) % unit == 0)
-      return unit;
+    if (run_bytes % unit == 0 && aligned_to(in, unit) && aligned_to(out, unit)) return unit;
   return 1;
 }
 
@@ -957,24 +957,18 @@ void launch_permute(const core::PermuteView& v, core::PermutePath path, const vo
       launch_innermost(v, "wide tiles", elem_bytes,
                        [&](auto e) { launch_tiles<decltype(e), 2 * kTile>(v, in, out, stream); });
       break;
-    case core::PermutePath::pair_tiles: {
-      const bool aligned4 =
-          reinterpret_cast<std::uintptr_t>(in) % 4 == 0 && reinterpret_cast<std::uintptr_t>(out) % 4 == 0;
+    case core::PermutePath::pair_tiles:
       if (!v.moves_innermost() || elem_bytes != 2 || v.a % 2 != 0 || v.b % 2 != 0)
         throw Error("permute: the pair tiles path moves the innermost dimension of 2-byte elements, both sides even");
-      if (aligned4) launch_pair_tiles(v, in, out, stream);
+      if (aligned_to(in, 4) && aligned_to(out, 4)) launch_pair_tiles(v, in, out, stream);
       else launch_tiles<unsigned short, 2 * kTile>(v, in, out, stream);  // the same tiles, a pair's halves apart
       break;
-    }
-    case core::PermutePath::word_tiles: {
-      const bool aligned4 =
-          reinterpret_cast<std::uintptr_t>(in) % 4 == 0 && reinterpret_cast<std::uintptr_t>(out) % 4 == 0;
+    case core::PermutePath::word_tiles:
       if (!v.moves_innermost() || elem_bytes != 2)
         throw Error("permute: the word tiles path moves the innermost dimension of 2-byte elements");
-      if (aligned4) launch_word_tiles(v, in, out, stream);
+      if (aligned_to(in, 4) && aligned_to(out, 4)) launch_word_tiles(v, in, out, stream);
       else launch_tiles<unsigned short, 2 * kTile>(v, in, out, stream);  // no word is aligned at both ends
       break;
-    }
     case core::PermutePath::rows:
       launch_rows_widest<kInFlight>(v, in, out, elem_bytes, stream);
       break;
@@ -992,7 +986,7 @@ void launch_permute(const core::PermuteView& v, core::PermutePath path, const vo
     case core::PermutePath::pair_rows:
       if (!v.moves_innermost() || elem_bytes != 2)
         throw Error("permute: the pair rows path moves the innermost dimension of 2-byte elements");
-      if (reinterpret_cast<std::uintptr_t>(out) % 4 == 0) launch_pair_rows(v, in, out, stream);
+      if (aligned_to(out, 4)) launch_pair_rows(v, in, out, stream);
       else launch_rows_widest<kInFlight>(v, in, out, elem_bytes, stream);  // no output word is aligned
       break;
     case core::PermutePath::rows_one_unit:
