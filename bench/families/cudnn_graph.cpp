@@ -25,13 +25,13 @@ void BackendDescriptor::set(cudnnBackendAttributeName_t name, cudnnBackendAttrib
 void BackendDescriptor::finalize() { OPMARK_CHECK_CUDNN(cudnnBackendFinalize(d_)); }
 
 std::unique_ptr<BackendDescriptor> graph_tensor(const GraphTensor& t, std::int64_t uid, bool is_virtual,
-                                                bool by_value, std::int64_t alignment) {
+                                                bool by_value, std::int64_t byte_alignment) {
   auto d = std::make_unique<BackendDescriptor>(CUDNN_BACKEND_TENSOR_DESCRIPTOR);
   d->set(CUDNN_ATTR_TENSOR_DATA_TYPE, CUDNN_TYPE_DATA_TYPE, 1, &t.type);
   d->set(CUDNN_ATTR_TENSOR_DIMENSIONS, CUDNN_TYPE_INT64, static_cast<std::int64_t>(t.dims.size()), t.dims.data());
   d->set(CUDNN_ATTR_TENSOR_STRIDES, CUDNN_TYPE_INT64, static_cast<std::int64_t>(t.strides.size()), t.strides.data());
   d->set(CUDNN_ATTR_TENSOR_UNIQUE_ID, CUDNN_TYPE_INT64, 1, &uid);
-  d->set(CUDNN_ATTR_TENSOR_BYTE_ALIGNMENT, CUDNN_TYPE_INT64, 1, &alignment);
+  d->set(CUDNN_ATTR_TENSOR_BYTE_ALIGNMENT, CUDNN_TYPE_INT64, 1, &byte_alignment);
   if (is_virtual) {
     const bool yes = true;
     d->set(CUDNN_ATTR_TENSOR_IS_VIRTUAL, CUDNN_TYPE_BOOLEAN, 1, &yes);
