@@ -260,7 +260,8 @@ bool states_success(const std::string& v) {
 // The counters a line derives from its flops, bytes and time (bench/harness/output/counters.cpp, throughput_counters and
 // energy_counters), recomputed: the first that disagrees by more than 1%, as a message; empty where all agree. The
 // mean line is not compared (a rules-v1 run's mean line holds the mean of the repetitions' counters).
-std::string derived_disagreement(const ResultLine& l, double peak_tflops, double peak_gb_per_s) {
+std::string derived_disagreement(const ResultLine& l, double peak_tflops, double peak_gb_per_s,
+                                 double peak_link_gb_per_s) {
   const std::map<std::string, double> c = l.finite_counters();
   const auto has = [&](const char* key) { return c.count(key) > 0; };
   const double t = l.time_us.value_or(0), flops = has(counter::flops) ? c.at(counter::flops) : 0,
@@ -287,6 +288,9 @@ std::string derived_disagreement(const ResultLine& l, double peak_tflops, double
     if (peak_gb_per_s > 0)
       compare(counter::pct_peak_bw, core::pct_of(gb_per_s, peak_gb_per_s),
               "bytes / time / the context's peak_gb_per_s");
+    if (peak_link_gb_per_s > 0 && has(counter::busbw_factor))
+      compare(counter::pct_link_bw, core::pct_of(gb_per_s * c.at(counter::busbw_factor), peak_link_gb_per_s),
+              "bytes / time x busbw_factor / the context's peak_link_gb_per_s");
     if (has(counter::copy_gb_per_s) && c.at(counter::copy_gb_per_s) > 0)
       compare(counter::pct_copy_bw, core::pct_of(gb_per_s, c.at(counter::copy_gb_per_s)),
               "bytes / time / copy_gb_per_s");
@@ -316,6 +320,7 @@ void check_lines(const ResultSet& results, const core::Suite& rules, Problems& p
   double max_reps = context.count("max_repetitions") ? context_number(context, "max_repetitions") : 30;
   if (rules.max_repetitions > 0) max_reps = std::min(max_reps, static_cast<double>(rules.max_repetitions));
   const double peak_gb_per_s = context_number(context, "peak_gb_per_s"), l2_bytes = context_number(context, "l2_bytes");
+  const double peak_link_gb_per_s = context_number(context, "peak_link_gb_per_s");
   const std::string keep = "keep the run's own results log, unedited (opmark-bench writes it; nothing else should)";
   for (const auto& entry : results.cases) {
     // Named references, not a structured binding: lambdas below capture them (C++17 allows no binding capture).
@@ -480,7 +485,7 @@ void check_lines(const ResultSet& results, const core::Suite& rules, Problems& p
     }
     for (const auto& l : r.lines) {
       if (l.aggregate == "mean") continue;
-      const std::string why = derived_disagreement(l, peak_tflops, peak_gb_per_s);
+      const std::string why = derived_disagreement(l, peak_tflops, peak_gb_per_s, peak_link_gb_per_s);
       if (!why.empty()) {
         p.add("derived counters", name + ": " + why + " (" + log + ")",
               "tflops, gb_per_s and the percentages of peak are what flops, bytes and the time give: " + keep);

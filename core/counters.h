@@ -62,6 +62,7 @@ inline constexpr char tflops[] = "tflops";
 inline constexpr char gb_per_s[] = "gb_per_s";
 inline constexpr char pct_peak[] = "pct_peak";
 inline constexpr char pct_peak_bw[] = "pct_peak_bw";
+inline constexpr char pct_link_bw[] = "pct_link_bw";
 inline constexpr char copy_gb_per_s[] = "copy_gb_per_s";
 inline constexpr char pct_copy_bw[] = "pct_copy_bw";
 // clocks

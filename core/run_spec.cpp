@@ -253,7 +253,8 @@ std::vector<RunSetting> make_table() {
                        "load and check every table, print the case count, run nothing (no GPU needed)",
                        &RunSpec::validate_only));
   t.push_back(flag_only("opmark_peak", "bf16=790,bw=3000",
-                        "peak TFLOPS per precision and memory GB/s, overriding the built-in table",
+                        "peak TFLOPS per precision, memory GB/s (bw) and NVLink GB/s per direction (link), overriding "
+                        "the built-in table and NVML's links",
                         [](RunSpec& s, const std::string& v) {
                           need_value("opmark_peak", v);
                           for (const auto& item : split_list(v)) {
@@ -261,7 +262,7 @@ std::vector<RunSetting> make_table() {
                             if (eq == std::string::npos)
                               throw Error("--opmark_peak: expected KEY=VALUE, got '" + item + "'");
                             const std::string key = item.substr(0, eq);
-                            if (key != "bw") precision_info(key);
+                            if (key != "bw" && key != "link") precision_info(key);
                             s.peaks[key] = parse_positive("opmark_peak", key, item.substr(eq + 1));
                           }
                         }));

@@ -78,6 +78,10 @@ nlohmann::json write_context(const std::optional<DeviceInfo>& device, const Opti
   put("peaks", peaks.source);
   for (const auto& [k, v] : peaks.tflops) put_number("peak_tflops_" + k, v);
   if (peaks.memory_gb_per_s > 0) put_number("peak_gb_per_s", peaks.memory_gb_per_s);
+  if (peaks.link_gb_per_s > 0) {
+    put_number("peak_link_gb_per_s", peaks.link_gb_per_s);
+    put("nvlink", peaks.link_source);
+  }
   if (device) {
     put("gpu", device->name);
     put_number("gpu_count_used", group.size());

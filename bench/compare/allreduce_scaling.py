@@ -8,10 +8,12 @@ mpi/results.jsonl (one process per GPU, if MPI ran) and torch.csv (torch_allredu
 rank) and GPU count, the busbw (GB/s, nccl-tests' algbw x 2 (n - 1) / n) of each, and the scaling efficiency: busbw
 at this count over busbw at the smallest count for the same size and mode. busbw is the bandwidth each GPU's links
 carry, so an all-reduce that scales perfectly keeps it constant as GPUs are added (1.00); MLPerf's scaling tables
-report the same ratio.
+report the same ratio. Then each opmark mode over torch at each count (above 1: opmark's busbw is higher), and, where
+the runs' context states it (peak_link_gb_per_s), the links' bandwidth the busbw is a share of.
 """
 import argparse
 import csv
+import json
 import os
 import re
 import sys
@@ -46,6 +48,21 @@ def read_torch(path, want):
     return out
 
 
+def links_peak(folder, counts):
+    """The links' bandwidth per GPU and direction the first run's context states, as text; "" where none does."""
+    for g in counts:
+        for mode in ("single", "mpi"):
+            path = os.path.join(folder, f"g{g}", mode, "results.jsonl")
+            if not os.path.exists(path):
+                continue
+            with open(path) as f:
+                context = json.loads(f.readline() or "{}").get("context", {})
+            if context.get("peak_link_gb_per_s"):
+                return f"{context.get('nvlink', '')} (context of g{g}/{mode}: peak_link_gb_per_s " \
+                       f"{context['peak_link_gb_per_s']:g})"
+    return ""
+
+
 def human(n):
     for unit, size in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
         if n >= size and n % size == 0:
@@ -77,6 +94,8 @@ def main(argv=None):
     first = counts[0]
     head = ["bytes/rank"] + [f"{g} GPUs {label}" for g in counts for label in modes.values()]
     head += [f"eff {g}/{first} {label}" for g in counts[1:] for label in modes.values()]
+    against_torch = [m for m in modes if m != "torch"] if "torch" in modes else []
+    head += [f"{g} GPUs {modes[m]}/torch" for g in counts for m in against_torch]
     first_ratio = 1 + len(counts) * len(modes)  # the row's cells before it are GB/s, from it on ratios
     rows = []
     for s in sizes:
@@ -87,9 +106,16 @@ def main(argv=None):
             for m in modes:
                 a, b = busbw[(m, g)].get(s), busbw[(m, first)].get(s)
                 row.append(a / b if a is not None and b else None)
+        for g in counts:
+            for m in against_torch:
+                a, b = busbw[(m, g)].get(s), busbw[("torch", g)].get(s)
+                row.append(a / b if a is not None and b else None)
         rows.append(row)
     print(f"# all-reduce busbw (GB/s) and scaling efficiency over {first} GPUs: {args.precision}, op {args.op}, "
           f"in place {args.inplace}")
+    links = links_peak(args.dir, counts)
+    if links:
+        print(f"links: {links}")
     print("| " + " | ".join(head) + " |")
     print("|" + "---|" * len(head))
     for row in rows:

@@ -5,10 +5,12 @@
 #include <functional>
 
 #include "bench/harness/gpu_state/copy_ceiling.h"
+#include "bench/harness/gpu_state/topology.h"
 #include "bench/harness/timing/measure_guard.h"
 #include "bench/harness/tuning/pins.h"
 #include "bench/harness/tuning/tuning_report.h"
 #include "core/precision.h"
+#include "core/schema.h"
 #include "kernels/cuda_check.h"
 
 namespace opmark::bench {
@@ -46,6 +48,13 @@ Harness::Harness(Options options, std::optional<DeviceInfo> device, std::string 
       device_(std::move(device)),
       no_device_reason_(std::move(no_device_reason)),
       peaks_(resolve_peaks(device_ ? device_->name : "", options_.peaks)) {
+  if (device_) {
+    int visible = 0;
+    if (cudaGetDeviceCount(&visible) == cudaSuccess && visible > 1) {
+      const core::NvlinkPeak link = visible_nvlink_peak(visible, device_->compute_capability);
+      peaks_ = resolve_peaks(device_->name, options_.peaks, link.gb_per_s, link.text);
+    }
+  }
   if (!options_.pin_path.empty()) pins_ = read_pins(options_.pin_path);
   if (device_) {
     int current = 0;
@@ -268,7 +277,8 @@ std::map<std::string, double> Harness::case_counters(const Prepared& p, const co
   f.precision = c.precision;
   f.workload_counters = p.workload->counters();
   if (p.tunable && !p.pinned) f.tuning = &p.tuning;
-  if (is_memory_bound(p.work)) f.copy_gb_per_s = copy_ceiling_gb_per_s();
+  f.collective = core::family_info(c.family).collective;
+  if (is_memory_bound(p.work) && !f.collective) f.copy_gb_per_s = copy_ceiling_gb_per_s();
   f.batch = p.timer->batch();
   f.graph = p.timer->mode() == TimingMode::graph;
   f.overlap_edges = p.timer->overlap_edges_per_launch();

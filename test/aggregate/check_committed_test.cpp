@@ -326,6 +326,26 @@ TEST_F(CommittedCopy, DerivedCountersThatDisagreeWithFlopsAndTimeAreRejected) {
   EXPECT_NE(p.find(", but flops / time give "), std::string::npos) << p;
 }
 
+// An all-reduce's share of the links is its bus bandwidth over the context's peak_link_gb_per_s: one edited to 99%
+// is rejected (the committed cases ran on one GPU; here one is made to say it crossed links).
+TEST_F(CommittedCopy, AnAllReducesShareOfTheLinksThatDisagreesWithItsBusBandwidthIsRejected) {
+  json context = json::parse(lines_.front());
+  context["context"]["peak_link_gb_per_s"] = 450.0;
+  lines_.front() = context.dump();
+  std::string name;
+  edit([&](const std::string& n) { return n.rfind("allreduce/", 0) == 0 && (name.empty() || n == name); },
+       [&](json& j) {
+         name = j["name"];
+         if (j.value("aggregate", "") != "median") return;
+         j["counters"]["busbw_factor"] = 1.0;
+         j["counters"]["pct_link_bw"] = 99.0;
+       });
+  const std::string p = problems();
+  EXPECT_NE(p.find(name + ": line "), std::string::npos) << p;
+  EXPECT_NE(p.find(": pct_link_bw 99, but bytes / time x busbw_factor / the context's peak_link_gb_per_s give "),
+            std::string::npos) << p;
+}
+
 // An edited median line, which the page's case details show.
 TEST_F(CommittedCopy, AMedianLineThatIsNotTheMedianOfItsRepetitionsIsRejected) {
   edit(named(kConv), [](json& j) {

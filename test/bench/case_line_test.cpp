@@ -39,6 +39,17 @@ TEST(CaseLine, AMemoryBoundCaseShowsGbPerSecondAndSmallEnergies) {
   EXPECT_NE(line.find("0.33 uJ"), std::string::npos) << line;
 }
 
+TEST(CaseLine, ACollectiveShowsItsBusBandwidthAndItsShareOfTheLinks) {
+  CaseLine l;
+  l.name = "allreduce/fwd/fp32/count=1073741824/ranks=4";
+  l.status = "ok";
+  l.time_us = 17800;
+  l.counters = {{"gb_per_s", 241.2}, {"busbw_factor", 1.5}, {"pct_link_bw", 80.4}};
+  const std::string line = format_case_line(l);
+  EXPECT_NE(line.find("361.8 GB/s"), std::string::npos) << line;
+  EXPECT_NE(line.find("80.4%"), std::string::npos) << line;
+}
+
 TEST(CaseLine, ACaseThatDidNotRunGivesItsReasonAndAnUnstableOneIsMarked) {
   CaseLine l;
   l.name = "conv/fwd/int8/n=1";

@@ -10,6 +10,7 @@
 #include "bench/harness/harness.h"
 #include "bench/harness/timing/measure.h"
 #include "bench/harness/gpu_state/peaks.h"
+#include "bench/harness/output/counters.h"
 #include "bench/harness/output/results_log.h"
 #include "bench/harness/timing/timer.h"
 #include "bench/harness/tuning/tuning_report.h"
@@ -193,6 +194,40 @@ TEST(Throughput, CountersFromTimeAndPeak) {
   auto unknown = throughput_counters(w, 0.004, "fp8", peaks);
   EXPECT_EQ(unknown.count("pct_peak"), 0u);  // no peak for fp8 in this table: no made-up percentage
   EXPECT_TRUE(throughput_counters(w, 0, "bf16", peaks).empty());
+}
+
+// A collective's bytes cross the links: its bus bandwidth (gb_per_s x busbw_factor) is held to one GPU's NVLink
+// bandwidth in one direction, never to the memory's peak or the copy ceiling.
+TEST(Throughput, ACollectiveIsHeldToTheLinksNotTheMemory) {
+  CaseFacts facts;
+  facts.work = core::Work{0, 4e9, 0};
+  facts.precision = "fp32";
+  facts.collective = true;
+  facts.workload_counters = {{"ranks", 4}, {"busbw_factor", 1.5}};
+  Measurement m;
+  m.median_s = 0.02;  // 200 GB/s algbw, 300 GB/s busbw
+  Peaks peaks{"test", {}, 4800.0};
+  peaks.link_gb_per_s = 450;
+  const auto k = case_counters(facts, m, peaks);
+  EXPECT_DOUBLE_EQ(k.at("gb_per_s"), 200.0);
+  EXPECT_NEAR(k.at("pct_link_bw"), 100.0 * 300 / 450, 1e-9);
+  EXPECT_EQ(k.count("pct_peak_bw"), 0u);
+  EXPECT_EQ(k.count("pct_copy_bw"), 0u);
+  peaks.link_gb_per_s = 0;  // no NVLink, or NVML cannot say: no percentage at all
+  EXPECT_EQ(case_counters(facts, m, peaks).count("pct_link_bw"), 0u);
+  facts.workload_counters["busbw_factor"] = 0;  // one rank: nothing crosses a link
+  peaks.link_gb_per_s = 450;
+  EXPECT_EQ(case_counters(facts, m, peaks).count("pct_link_bw"), 0u);
+}
+
+TEST(Peaks, TheLinksPeakComesFromNvmlUnlessTheUserGivesIt) {
+  const Peaks from_nvml = resolve_peaks("NVIDIA H200", {}, 450, "18 x NVLink 4 (450 GB/s per direction)");
+  EXPECT_DOUBLE_EQ(from_nvml.link_gb_per_s, 450);
+  EXPECT_EQ(from_nvml.link_source, "18 x NVLink 4 (450 GB/s per direction)");
+  const Peaks given = resolve_peaks("NVIDIA H200", {{"link", 400}}, 450, "18 x NVLink 4 (450 GB/s per direction)");
+  EXPECT_DOUBLE_EQ(given.link_gb_per_s, 400);
+  EXPECT_EQ(given.link_source, "--opmark_peak");
+  EXPECT_DOUBLE_EQ(given.memory_gb_per_s, 4800);
 }
 
 TEST(Outcome, UnsupportedAndOutOfMemorySkipEverythingElseFails) {

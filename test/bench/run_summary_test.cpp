@@ -45,3 +45,25 @@ TEST(RunSummary, ARunThatWroteNothingHasNoNextCommands) {
   EXPECT_NE(text.find("1 failed"), std::string::npos) << text;
   EXPECT_EQ(text.find("next:"), std::string::npos) << text;
 }
+
+TEST(RunSummary, AnAllReduceAcrossGpusIsHeadedByItsBusBandwidthAgainstTheLinks) {
+  const std::vector<SummaryCase> cases = {
+      {"allreduce", "allreduce/fwd/fp32/count=8/ranks=1", "ok", {{"gb_per_s", 2327}, {"busbw_factor", 0}}},
+      {"allreduce", "allreduce/fwd/fp32/count=1073741824/ranks=4", "ok",
+       {{"gb_per_s", 241}, {"busbw_factor", 1.5}, {"pct_link_bw", 80.3}}},
+      {"allreduce", "allreduce/fwd/fp32/count=8/ranks=4", "ok",
+       {{"gb_per_s", 0.001}, {"busbw_factor", 1.5}, {"pct_link_bw", 0.0003}}},
+  };
+  std::string text;
+  for (const auto& l : run_summary(cases, SummaryPlace{}, 10)) text += l + "\n";
+  EXPECT_NE(text.find("361.5 GB/s (80.3%) allreduce/fwd/fp32/count=1073741824/ranks=4"), std::string::npos) << text;
+}
+
+TEST(RunSummary, ARateWithoutAPeakHasNoPercentage) {
+  const std::vector<SummaryCase> cases = {
+      {"allreduce", "allreduce/fwd/fp32/count=8/ranks=2", "ok", {{"gb_per_s", 339}, {"busbw_factor", 1}}}};
+  std::string text;
+  for (const auto& l : run_summary(cases, SummaryPlace{}, 10)) text += l + "\n";
+  EXPECT_NE(text.find("339 GB/s allreduce/fwd/fp32/count=8/ranks=2"), std::string::npos) << text;
+  EXPECT_EQ(text.find("%)"), std::string::npos) << text;
+}

@@ -26,6 +26,8 @@ constexpr int kSuccess = 0;
 constexpr int kClockSm = 1;             // NVML_CLOCK_SM
 constexpr int kP2PCapsNvlink = 2;       // NVML_P2P_CAPS_INDEX_NVLINK
 constexpr int kP2PStatusOk = 0;         // NVML_P2P_STATUS_OK
+constexpr unsigned kNvlinkMaxLinks = 18;  // NVML_NVLINK_MAX_LINKS
+constexpr int kFeatureEnabled = 1;        // NVML_FEATURE_ENABLED
 
 struct Nvml {
   void* lib = nullptr;
@@ -40,6 +42,8 @@ struct Nvml {
   int (*ecc)(Device, int*, int*) = nullptr;
   int (*mig)(Device, unsigned*, unsigned*) = nullptr;
   int (*p2p)(Device, Device, int, int*) = nullptr;
+  int (*link_state)(Device, unsigned, int*) = nullptr;
+  int (*link_version)(Device, unsigned, unsigned*) = nullptr;
   std::string why;
 
   template <class F>
@@ -67,6 +71,8 @@ struct Nvml {
     find(ecc, "nvmlDeviceGetEccMode");
     find(mig, "nvmlDeviceGetMigMode");
     find(p2p, "nvmlDeviceGetP2PStatus");
+    find(link_state, "nvmlDeviceGetNvLinkState");
+    find(link_version, "nvmlDeviceGetNvLinkVersion");
     if (!init || !by_bus) why = "NVML lacks nvmlInit_v2 or nvmlDeviceGetHandleByPciBusId_v2";
     else if (init() != kSuccess) why = "nvmlInit failed";
     else return;
@@ -179,6 +185,24 @@ std::optional<bool> nvlink_between(int cuda_device_a, int cuda_device_b) {
   int status = -1;
   if (!a || !b || n.p2p(a, b, kP2PCapsNvlink, &status) != kSuccess) return std::nullopt;
   return status == kP2PStatusOk;
+}
+
+std::optional<NvlinkLinks> nvlink_links(int cuda_device) {
+  const Nvml& n = Nvml::get();
+  if (!n.ready() || !n.link_state) return std::nullopt;
+  std::string why;
+  Device d = n.device_of(cuda_device, &why);
+  if (!d) return std::nullopt;
+  NvlinkLinks links;
+  for (unsigned l = 0; l < kNvlinkMaxLinks; ++l) {
+    int active = 0;
+    if (n.link_state(d, l, &active) != kSuccess || active != kFeatureEnabled) continue;
+    ++links.active;
+    unsigned code = 0;
+    if (links.nvml_version_code == 0 && n.link_version && n.link_version(d, l, &code) == kSuccess)
+      links.nvml_version_code = code;
+  }
+  return links;
 }
 
 }  // namespace opmark::bench

@@ -68,4 +68,12 @@ class GpuMonitor {
 // NVLink between two CUDA devices, through the same library: std::nullopt where NVML cannot say.
 std::optional<bool> nvlink_between(int cuda_device_a, int cuda_device_b);
 
+// A GPU's active NVLink links and the version code NVML gives the first (nvmlNvlinkVersion_t; core/nvlink.h reads
+// it): std::nullopt where NVML cannot say, 0 links on a GPU without NVLink.
+struct NvlinkLinks {
+  int active = 0;
+  unsigned nvml_version_code = 0;
+};
+std::optional<NvlinkLinks> nvlink_links(int cuda_device);
+
 }  // namespace opmark::bench

@@ -15,12 +15,23 @@ std::optional<Peaks> datasheet_peaks(const std::string& device_name) {
   return p;
 }
 
-Peaks resolve_peaks(const std::string& device_name, const std::map<std::string, double>& overrides) {
-  Peaks p = datasheet_peaks(device_name).value_or(Peaks{"unknown GPU: no datasheet entry", {}, 0});
+Peaks resolve_peaks(const std::string& device_name, const std::map<std::string, double>& overrides,
+                    double link_gb_per_s, const std::string& link_source) {
+  Peaks unknown;
+  unknown.source = "unknown GPU: no datasheet entry";
+  Peaks p = datasheet_peaks(device_name).value_or(unknown);
+  p.link_gb_per_s = link_gb_per_s;
+  p.link_source = link_source;
   if (!overrides.empty()) p.source += " with --opmark_peak overrides";
   for (const auto& [key, value] : overrides) {
-    if (key == "bw") p.memory_gb_per_s = value;
-    else p.tflops[key] = value;
+    if (key == "bw") {
+      p.memory_gb_per_s = value;
+    } else if (key == "link") {
+      p.link_gb_per_s = value;
+      p.link_source = "--opmark_peak";
+    } else {
+      p.tflops[key] = value;
+    }
   }
   return p;
 }

@@ -38,4 +38,17 @@ std::string nvlink_pairs(int gpu_count) {
   return pairs.empty() ? "none" : pairs;
 }
 
+core::NvlinkPeak visible_nvlink_peak(int gpu_count, int compute_capability) {
+  core::NvlinkPeak smallest;
+  for (int g = 0; g < gpu_count; ++g) {
+    const std::optional<NvlinkLinks> links = nvlink_links(g);
+    if (!links) return {};
+    const core::NvlinkPeak p =
+        core::nvlink_peak(links->active, core::nvlink_generation(links->nvml_version_code, compute_capability));
+    if (p.gb_per_s <= 0) return {};
+    if (g == 0 || p.gb_per_s < smallest.gb_per_s) smallest = p;
+  }
+  return smallest;
+}
+
 }  // namespace opmark::bench

@@ -4,6 +4,8 @@
 #include <utility>
 #include <vector>
 
+#include "core/nvlink.h"
+
 namespace opmark::bench {
 
 // The ordered pairs (a, b) of GPUs 0 .. gpu_count-1 (CUDA indices) where a can access b's memory directly.
@@ -15,5 +17,9 @@ std::string peer_access_pairs(int gpu_count);
 // Pairs joined by NVLink, "0-1 0-2", "none", or "" where NVML cannot say (no driver library: it is loaded at run
 // time, so opmark-bench still starts on a machine without one).
 std::string nvlink_pairs(int gpu_count);
+
+// What the GPUs 0 .. gpu_count-1 carry over NVLink in one direction, the smallest of theirs (NVML's active links
+// and generation): 0 and "" where one has none or NVML cannot say.
+core::NvlinkPeak visible_nvlink_peak(int gpu_count, int compute_capability);
 
 }  // namespace opmark::bench

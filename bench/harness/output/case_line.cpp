@@ -74,11 +74,14 @@ std::string format_case_line(const CaseLine& l) {
     else std::snprintf(b, sizeof b, "%.4g TFLOPS", t);
     rate = b;
   } else if (const double g = counter(l, counter_name::gb_per_s); g > 0) {
-    std::snprintf(b, sizeof b, "%.4g GB/s", g);
+    // A collective across GPUs shows nccl-tests' bus bandwidth, the rate its % of the links' peak is of.
+    const double busbw_factor = counter(l, counter_name::busbw_factor);
+    std::snprintf(b, sizeof b, "%.4g GB/s", busbw_factor > 0 ? g * busbw_factor : g);
     rate = b;
   }
-  const double pct = counter(l, counter_name::pct_peak) > 0 ? counter(l, counter_name::pct_peak)
-                                                             : counter(l, counter_name::pct_peak_bw);
+  double pct = counter(l, counter_name::pct_peak);
+  if (!(pct > 0)) pct = counter(l, counter_name::pct_peak_bw);
+  if (!(pct > 0)) pct = counter(l, counter_name::pct_link_bw);
   if (pct > 0) {
     if (pct < 0.01) std::snprintf(b, sizeof b, "<0.01%%");
     else std::snprintf(b, sizeof b, "%.3g%%", pct);

@@ -50,6 +50,13 @@ std::map<std::string, double> case_counters(const CaseFacts& f, const Measuremen
   k[counter::flops] = f.work.flops;
   k[counter::bytes] = f.work.bytes();
   for (const auto& [name, v] : throughput_counters(f.work, m.median_s, f.precision, peaks)) k[name] = v;
+  if (f.collective) {
+    // nccl-tests' bus bandwidth against one GPU's links in one direction; the memory's peak says nothing of it.
+    k.erase(counter::pct_peak_bw);
+    const auto factor = k.find(counter::busbw_factor);
+    if (peaks.link_gb_per_s > 0 && factor != k.end() && factor->second > 0 && k.count(counter::gb_per_s))
+      k[counter::pct_link_bw] = core::pct_of(k[counter::gb_per_s] * factor->second, peaks.link_gb_per_s);
+  }
   if (f.copy_gb_per_s) {
     const double ceiling = *f.copy_gb_per_s;
     k[counter::copy_gb_per_s] = ceiling;

@@ -37,6 +37,7 @@ struct CaseFacts {
   std::map<std::string, double> workload_counters;  // the family's own (Workload::counters)
   const TuningResult* tuning = nullptr;            // where the case was tuned (not pinned): its counters
   std::optional<double> copy_gb_per_s;              // memory-bound cases: the run's copy ceiling
+  bool collective = false;                          // its bytes cross links: held to them, not to the memory
   int batch = 0;                                    // launches per timed batch
   bool graph = false;                               // timed as CUDA-graph replays
   double overlap_edges = 0;                         // programmatic edges per launch
