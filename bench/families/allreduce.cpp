@@ -1,7 +1,8 @@
 // All-reduce through NCCL (the allreduce family), in one of two launch modes with one timing path:
 // - one process over `ranks` visible GPUs (ncclCommInitAll, one stream per GPU, grouped calls). The harness times
-//   on GPU 0's stream: the other GPUs' streams wait for an event recorded there before the collective and GPU 0's
-//   stream waits for theirs after it, so the two timing events bracket the collective on every GPU;
+//   on GPU 0's stream: the other GPUs' streams wait for an event recorded there before a batch's first collective
+//   and GPU 0's stream waits for theirs after its last (end_batch), so the two timing events bracket the batch on
+//   every GPU, and within it each GPU's collectives follow each other as in one process per GPU;
 // - one process per GPU under MPI (ncclCommInitRank, the unique id broadcast from rank 0): each rank times its own
 //   call and the harness reports the mean over ranks (and the slowest).
 // Verified once: every rank's result against the float64 reduction of all ranks' inputs, computed on each GPU by
@@ -116,8 +117,11 @@ class AllreduceWorkload final : public Workload {
       return;
     }
     const int n = static_cast<int>(p_.ranks);
-    OPMARK_CHECK_CUDA(cudaEventRecord(start_, stream));
-    for (int r = 1; r < n; ++r) OPMARK_CHECK_CUDA(cudaStreamWaitEvent(streams_[r], start_, 0));
+    if (!forked_) {
+      OPMARK_CHECK_CUDA(cudaEventRecord(start_, stream));
+      for (int r = 1; r < n; ++r) OPMARK_CHECK_CUDA(cudaStreamWaitEvent(streams_[r], start_, 0));
+      forked_ = true;
+    }
     OPMARK_CHECK_NCCL(ncclGroupStart());
     for (int r = 0; r < n; ++r) {
       void* out = p_.inplace ? send_[r].get() : recv_[r].get();
@@ -125,11 +129,16 @@ class AllreduceWorkload final : public Workload {
                                       comms_[r], r == 0 ? stream : streams_[r]));
     }
     OPMARK_CHECK_NCCL(ncclGroupEnd());
-    for (int r = 1; r < n; ++r) {
-      DeviceScope on(r);
+  }
+
+  void end_batch(cudaStream_t stream) override {
+    if (!forked_) return;
+    for (std::size_t r = 1; r < streams_.size(); ++r) {
+      DeviceScope on(static_cast<int>(r));
       OPMARK_CHECK_CUDA(cudaEventRecord(done_[r], streams_[r]));
       OPMARK_CHECK_CUDA(cudaStreamWaitEvent(stream, done_[r], 0));
     }
+    forked_ = false;
   }
 
   kernels::CompareResult verify(cudaStream_t stream) override {
@@ -142,6 +151,7 @@ class AllreduceWorkload final : public Workload {
       OPMARK_CHECK_CUDA(cudaDeviceSynchronize());
     }
     launch(stream);
+    end_batch(stream);
     OPMARK_CHECK_CUDA(cudaStreamSynchronize(stream));
     // Every rank holds the same result: compare each this process holds, and report the worst.
     kernels::CompareResult worst;
@@ -241,6 +251,7 @@ class AllreduceWorkload final : public Workload {
   std::vector<cudaStream_t> streams_;  // rank 0 uses the harness's stream
   std::vector<cudaEvent_t> done_;
   cudaEvent_t start_ = nullptr;
+  bool forked_ = false;  // the other GPUs' streams wait for start_ and are not yet joined (one process only)
   int peers_ = 0;
 };
 

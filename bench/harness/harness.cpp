@@ -317,7 +317,7 @@ void Harness::run(benchmark::State& state, std::size_t case_index) {
         }
         {
           PhaseTimes::Scope phase(phases_, "kernel trace");
-          trace_kernels(*p.timer, stream(), options_, multi_process(), p.m);
+          trace_kernels(*p.timer, stream(), options_, multi_process(), p.workload->gpus_used(), p.m);
         }
         measure_energy_of(p);
         p.outcome.counters = case_counters(p, c);

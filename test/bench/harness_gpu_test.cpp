@@ -89,6 +89,71 @@ TEST(HarnessGpu, TimerMeasuresInBothL2ModesFromAGraph) {
 
 namespace {
 
+// Forks a second stream from the first launch of a batch and joins it in end_batch, as the all-reduce over several
+// GPUs in one process does: a capture that left the fork unjoined would fail and fall back to eager launches.
+class ForkingWorkload final : public bench::Workload {
+ public:
+  ForkingWorkload() : inner_(1 << 16, false) {
+    OPMARK_CHECK_CUDA(cudaStreamCreateWithFlags(&side_, cudaStreamNonBlocking));
+    OPMARK_CHECK_CUDA(cudaEventCreateWithFlags(&fork_, cudaEventDisableTiming));
+    OPMARK_CHECK_CUDA(cudaEventCreateWithFlags(&join_, cudaEventDisableTiming));
+  }
+  ~ForkingWorkload() override {
+    cudaStreamDestroy(side_);
+    cudaEventDestroy(fork_);
+    cudaEventDestroy(join_);
+  }
+  void launch(cudaStream_t s) override {
+    if (!forked_) {
+      OPMARK_CHECK_CUDA(cudaEventRecord(fork_, s));
+      OPMARK_CHECK_CUDA(cudaStreamWaitEvent(side_, fork_, 0));
+      forked_ = true;
+    }
+    inner_.launch(side_);
+    ++launches_;
+  }
+  void end_batch(cudaStream_t s) override {
+    ASSERT_TRUE(forked_);
+    OPMARK_CHECK_CUDA(cudaEventRecord(join_, side_));
+    OPMARK_CHECK_CUDA(cudaStreamWaitEvent(s, join_, 0));
+    forked_ = false;
+    ++batches_;
+  }
+  kernels::CompareResult verify(cudaStream_t s) override { return inner_.verify(s); }
+  int launches_ = 0, batches_ = 0;
+
+ private:
+  CopyWorkload inner_;
+  cudaStream_t side_ = nullptr;
+  cudaEvent_t fork_ = nullptr, join_ = nullptr;
+  bool forked_ = false;
+};
+
+}  // namespace
+
+TEST(HarnessGpu, WorkForkedOnceABatchIsJoinedAfterItsLastLaunchOrAfterEachLaunchTimedAlone) {
+  OPMARK_REQUIRE_GPU();
+  cudaStream_t s;
+  OPMARK_CHECK_CUDA(cudaStreamCreate(&s));
+  for (bench::L2Mode mode : {bench::L2Mode::hot, bench::L2Mode::cold}) {
+    ForkingWorkload w;
+    bench::Timer timer(s, mode);
+    timer.begin(w);
+    EXPECT_GT(timer.warm_up(1.0), 0);
+    EXPECT_EQ(timer.mode(), bench::TimingMode::graph) << timer.eager_reason();
+    const int launches = w.launches_, batches = w.batches_;
+    EXPECT_GT(timer.sample().seconds_per_launch, 0);
+    EXPECT_EQ(w.launches_, launches);  // a replay launches nothing from the host
+    EXPECT_GT(timer.eager(4), 0);
+    EXPECT_EQ(w.launches_, launches + 4);
+    // Hot: one join for the batch of 4; cold (each launch between its own events): one per launch.
+    EXPECT_EQ(w.batches_, batches + (mode == bench::L2Mode::hot ? 1 : 4));
+  }
+  OPMARK_CHECK_CUDA(cudaStreamDestroy(s));
+}
+
+namespace {
+
 // Synchronizes its stream inside the launch, which stream capture forbids: it can only be timed eagerly.
 class SyncingWorkload final : public bench::Workload {
  public:

@@ -50,6 +50,12 @@ class Workload {
   virtual bool needs_before_launch() const { return false; }
   virtual void before_launch(cudaStream_t /*stream*/) {}
 
+  // Called after the last launch of every batch the harness enqueues or captures (after each launch where launches
+  // are timed alone), before the batch's closing event: a launch may leave work forked from `stream` onto other
+  // streams, which this joins back. The all-reduce over several GPUs in one process forks its GPUs' streams once a
+  // batch, so that back-to-back collectives follow each other on each GPU as they do in one process per GPU.
+  virtual void end_batch(cudaStream_t /*stream*/) {}
+
   // Called once per candidate the harness keeps, before any timing: poison the output, launch, and compare with an
   // independent reference.
   virtual kernels::CompareResult verify(cudaStream_t stream) = 0;

@@ -55,8 +55,10 @@ std::optional<std::string> kernel_trace_off(const Options& options, bool multi_p
 // The launch's kernels and their own durations, from CUPTI's records of three replays of the timed graph (after the
 // median, so tracing's cost stays out of it). Not where untimed work (a flush, a preparation) sits in the graph: its
 // kernels would be counted. Where CUPTI refuses during the run, that is said once on stderr and no later case tries
-// (tracer.available() turns false).
-void trace_kernels(Timer& timer, cudaStream_t stream, const Options& options, bool multi_process, Measurement& m) {
+// (tracer.available() turns false). A launch over `gpus` GPUs (the all-reduce in one process) counts per GPU: each
+// runs its own kernels at the same time as the others, and their sum is no duration of the launch.
+void trace_kernels(Timer& timer, cudaStream_t stream, const Options& options, bool multi_process, int gpus,
+                   Measurement& m) {
   if (kernel_trace_off(options, multi_process) || timer.mode() != TimingMode::graph ||
       timer.times_each_launch())
     return;
@@ -80,7 +82,7 @@ void trace_kernels(Timer& timer, cudaStream_t stream, const Options& options, bo
     throw;
   }
   try {
-    m.kernels = summarize_kernels(tracer.end(), launches);
+    m.kernels = summarize_kernels(tracer.end(), launches * std::max(gpus, 1));
   } catch (const Error& e) {
     refused(e);
     m.kernels = {};
@@ -111,6 +113,7 @@ void profile_launches(Timer& timer, Workload& w, cudaStream_t s, const Options& 
       if (w.needs_before_launch()) w.before_launch(s);
       OPMARK_CHECK_CUDA(cudaProfilerStart());
       w.launch(s);
+      w.end_batch(s);
     }
     OPMARK_CHECK_CUDA(cudaStreamSynchronize(s));
     OPMARK_CHECK_CUDA(cudaProfilerStop());

@@ -25,8 +25,9 @@ void time_eager_and_isolated(Timer& timer, Workload& w, cudaStream_t stream, con
 // each case ask the same question here.
 std::optional<std::string> kernel_trace_off(const Options& options, bool multi_process);
 
-// m.kernels: the launch's kernels and their own durations, where traced.
-void trace_kernels(Timer& timer, cudaStream_t stream, const Options& options, bool multi_process, Measurement& m);
+// m.kernels: the launch's kernels and their own durations, where traced; per GPU for a launch over `gpus`.
+void trace_kernels(Timer& timer, cudaStream_t stream, const Options& options, bool multi_process, int gpus,
+                   Measurement& m);
 
 // A marker kernel, then options.profile_launches launches (or replays) of the case for a profiler; prints one
 // "opmark-profile:" line naming the case.

@@ -109,8 +109,12 @@ void Timer::capture(int batch) {
         OPMARK_CHECK_CUDA(cudaEventRecordWithFlags(start_[i], stream_, cudaEventRecordExternal));
       }
       w_->launch(stream_);
-      if (each) OPMARK_CHECK_CUDA(cudaEventRecordWithFlags(stop_[i], stream_, cudaEventRecordExternal));
+      if (each) {
+        w_->end_batch(stream_);
+        OPMARK_CHECK_CUDA(cudaEventRecordWithFlags(stop_[i], stream_, cudaEventRecordExternal));
+      }
     }
+    if (!each) w_->end_batch(stream_);
   } catch (...) {
     cudaStreamEndCapture(stream_, &graph);
     if (graph) cudaGraphDestroy(graph);
@@ -236,10 +240,13 @@ int Timer::enqueue_batch() {
     OPMARK_CHECK_CUDA(cudaGraphLaunch(exec_, stream_));
     return graph_batch_;
   }
+  const bool each = times_each_launch();
   for (int i = 0; i < batch_; ++i) {
-    if (times_each_launch()) untimed_before_launch();
+    if (each) untimed_before_launch();
     w_->launch(stream_);
+    if (each) w_->end_batch(stream_);
   }
+  if (!each) w_->end_batch(stream_);
   return batch_;
 }
 
@@ -265,8 +272,12 @@ Sample Timer::eager_sample(int n, double hold_s) {
       OPMARK_CHECK_CUDA(cudaEventRecord(start_[i], stream_));
     }
     w_->launch(stream_);
-    if (each) OPMARK_CHECK_CUDA(cudaEventRecord(stop_[i], stream_));
+    if (each) {
+      w_->end_batch(stream_);
+      OPMARK_CHECK_CUDA(cudaEventRecord(stop_[i], stream_));
+    }
   }
+  if (!each) w_->end_batch(stream_);
   OPMARK_CHECK_CUDA(cudaEventRecord(wall_stop_, stream_));
   stamp_clock(1);
   if (hold_s > 0) gate_->open();
