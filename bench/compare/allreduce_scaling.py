@@ -4,7 +4,8 @@
     python3 bench/compare/allreduce_scaling.py DIR [--precision fp32] [--op sum] [--inplace no] [--csv OUT.csv]
 
 DIR holds one folder per GPU count, g2/, g4/, g8/ ..., each with single/results.jsonl (one process over the GPUs),
-mpi/results.jsonl (one process per GPU, if MPI ran) and torch.csv (torch_allreduce.py). Prints, per size (bytes per
+mpi/results.jsonl (one process per GPU, if MPI ran) and torch.csv (torch_allreduce.py); a results.jsonl.gz serves as
+well (docs/allreduce/ keeps them compressed). Prints, per size (bytes per
 rank) and GPU count, the busbw (GB/s, nccl-tests' algbw x 2 (n - 1) / n) of each, and the scaling efficiency: busbw
 at this count over busbw at the smallest count for the same size and mode. busbw is the bandwidth each GPU's links
 carry, so an all-reduce that scales perfectly keeps it constant as GPUs are added (1.00); MLPerf's scaling tables
@@ -13,20 +14,27 @@ the runs' context states it (peak_link_gb_per_s), the links' bandwidth the busbw
 """
 import argparse
 import csv
-import json
 import os
 import re
 import sys
 
-from opmark_results import ALLREDUCE_NAME, COUNTER, median_records
+from opmark_results import ALLREDUCE_NAME, COUNTER, median_records, read_records
 
 SIZES = {"fp32": 4, "fp16": 2, "bf16": 2}
+
+
+def results_file(folder):
+    """The run's results.jsonl in `folder`, or its compressed copy; None where neither is."""
+    for name in ("results.jsonl", "results.jsonl.gz"):
+        if os.path.exists(os.path.join(folder, name)):
+            return os.path.join(folder, name)
+    return None
 
 
 def read_opmark(path, want):
     """{bytes per rank: busbw} of the matching median rows of one results.jsonl."""
     out = {}
-    if not os.path.exists(path):
+    if path is None:
         return out
     for rec in median_records(path):
         m = ALLREDUCE_NAME.match(rec["name"])
@@ -52,11 +60,10 @@ def links_peak(folder, counts):
     """The links' bandwidth per GPU and direction the first run's context states, as text; "" where none does."""
     for g in counts:
         for mode in ("single", "mpi"):
-            path = os.path.join(folder, f"g{g}", mode, "results.jsonl")
-            if not os.path.exists(path):
+            path = results_file(os.path.join(folder, f"g{g}", mode))
+            if path is None:
                 continue
-            with open(path) as f:
-                context = json.loads(f.readline() or "{}").get("context", {})
+            context = next((r["context"] for r in read_records(path) if r["type"] == "context"), {})
             if context.get("peak_link_gb_per_s"):
                 return f"{context.get('nvlink', '')} (context of g{g}/{mode}: peak_link_gb_per_s " \
                        f"{context['peak_link_gb_per_s']:g})"
@@ -86,8 +93,8 @@ def main(argv=None):
     busbw = {}  # (mode, count) -> {bytes: GB/s}
     for g in counts:
         base = os.path.join(args.dir, f"g{g}")
-        busbw[("single", g)] = read_opmark(os.path.join(base, "single", "results.jsonl"), want)
-        busbw[("mpi", g)] = read_opmark(os.path.join(base, "mpi", "results.jsonl"), want)
+        busbw[("single", g)] = read_opmark(results_file(os.path.join(base, "single")), want)
+        busbw[("mpi", g)] = read_opmark(results_file(os.path.join(base, "mpi")), want)
         busbw[("torch", g)] = read_torch(os.path.join(base, "torch.csv"), want)
     modes = {m: label for m, label in modes.items() if any(busbw[(m, g)] for g in counts)}
     sizes = sorted({s for table in busbw.values() for s in table})
