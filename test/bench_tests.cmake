@@ -7,7 +7,8 @@ file(GLOB opmark_cpu_test_sources CONFIGURE_DEPENDS "${CMAKE_CURRENT_SOURCE_DIR}
      "${CMAKE_CURRENT_SOURCE_DIR}/bench/*_test.cpp")
 list(FILTER opmark_cpu_test_sources EXCLUDE REGEX "_gpu_test\\.cpp$")
 add_executable(opmark_cpu_tests ${opmark_cpu_test_sources} kernels/reference_rnn_test.cpp)
-target_link_libraries(opmark_cpu_tests PRIVATE opmark_families opmark_harness GTest::gtest_main)
+# opmark_aggregate: the results reader, with which a logged run's console is printed again (console_again_test).
+target_link_libraries(opmark_cpu_tests PRIVATE opmark_families opmark_harness opmark_aggregate GTest::gtest_main)
 target_compile_definitions(opmark_cpu_tests PRIVATE OPMARK_SOURCE_DIR="${PROJECT_SOURCE_DIR}")
 opmark_precompiled_headers(opmark_cpu_tests TESTS)
 opmark_add_gtest_suites(opmark_cpu_tests)

@@ -122,6 +122,16 @@ CaseLine case_line_of(const CaseRecord& record) {
   return line;
 }
 
+CaseLine case_line_of(const core::ResultRecord& logged) {
+  CaseLine line;
+  line.name = core::short_case_name(core::parse_case_name(logged.name));
+  line.status = core::name_of(logged.status);
+  line.reason = logged.reason.value_or("");
+  line.counters = logged.finite_counters();
+  line.time_us = logged.time_us.value_or(0);
+  return line;
+}
+
 CaseLinePrinter::CaseLinePrinter(std::ostream& out) : out_(out) { out_ << case_line_header() << "\n"; }
 
 void CaseLinePrinter::finished(const CaseRecord& record) { out_ << format_case_line(case_line_of(record)) << std::endl; }

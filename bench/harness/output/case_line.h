@@ -10,6 +10,7 @@
 #include <string>
 
 #include "bench/harness/output/case_record.h"
+#include "core/result_record.h"
 
 namespace opmark::bench {
 
@@ -36,6 +37,9 @@ std::string format_case_line(const CaseLine& line);
 
 // The line a case's record shows.
 CaseLine case_line_of(const CaseRecord& record);
+// The same line from what results.jsonl logged of the case: its median line (a timed case) or its one run line (a
+// case that did not run), so a logged run's console can be printed again (the README's sample is held to it).
+CaseLine case_line_of(const core::ResultRecord& logged);
 
 // Prints the header, then format_case_line for each case the harness hands it, as it finishes (a CaseSink beside
 // the results log: the line shows the record the log wrote, not a lookup by name).
