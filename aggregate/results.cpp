@@ -1,5 +1,7 @@
 #include "aggregate/results.h"
 
+#include <filesystem>
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -21,6 +23,8 @@
 #include "core/stats.h"
 
 namespace opmark::aggregate {
+
+namespace fs = std::filesystem;
 
 using nlohmann::json;
 
@@ -306,6 +310,15 @@ std::string read_results_text(const std::string& path, const ReadLimits& limits)
 
 ResultSet load_results(const std::string& path, Statistic statistic, const ReadLimits& limits) {
   return parse_results(read_results_text(path, limits), path, statistic, limits);
+}
+
+std::string results_log_of(const std::string& path) {
+  if (!fs::is_directory(path)) return path;
+  for (const char* rel : {"results.jsonl", "results.jsonl.gz", "run/results.jsonl", "run/results.jsonl.gz"}) {
+    const fs::path p = fs::path(path) / rel;
+    if (fs::is_regular_file(p)) return p.string();
+  }
+  throw Error(path + ": a folder with no results log (looked for results.jsonl(.gz) and run/results.jsonl(.gz))");
 }
 
 }  // namespace opmark::aggregate

@@ -113,4 +113,7 @@ ResultSet parse_results(const std::string& text, const std::string& path, Statis
                         const ReadLimits& limits = ReadLimits{}, const LineVisitor& visit = {},
                         Lines lines = Lines::keep);
 
+// The results log a path names: the file itself, or in a folder its results.jsonl(.gz) or run/results.jsonl(.gz).
+std::string results_log_of(const std::string& path);
+
 }  // namespace opmark::aggregate

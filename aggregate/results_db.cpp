@@ -167,14 +167,6 @@ std::string software_change(const DbRun& a, const DbRun& b) {
 
 }  // namespace
 
-std::string results_log_of(const std::string& path) {
-  if (!fs::is_directory(path)) return path;
-  for (const char* rel : {"results.jsonl", "results.jsonl.gz", "run/results.jsonl", "run/results.jsonl.gz"}) {
-    const fs::path p = fs::path(path) / rel;
-    if (fs::is_regular_file(p)) return p.string();
-  }
-  throw Error(path + ": a folder with no results log (looked for results.jsonl(.gz) and run/results.jsonl(.gz))");
-}
 
 ResultsDb::ResultsDb(const std::string& db) : path_(redacted(db)) {
   db_ = is_postgres_url(db) ? open_postgres(db) : open_sqlite(db);

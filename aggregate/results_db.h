@@ -114,7 +114,4 @@ class ResultsDb {
   std::string path_;  // for messages: the file, or the URL without its password
 };
 
-// The results log a path names: the file itself, or in a folder its results.jsonl(.gz) or run/results.jsonl(.gz).
-std::string results_log_of(const std::string& path);
-
 }  // namespace opmark::aggregate

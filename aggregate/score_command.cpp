@@ -51,12 +51,10 @@ void ScoreOptions::validate() {
 }
 
 ResultSet load_results_or_bundle(const std::string& path, Statistic statistic) {
-  // A folder is a bundle (run/results.jsonl inside), or a plain run's --opmark_out folder (results.jsonl itself).
-  const fs::path plain = fs::path(path) / "results.jsonl";
-  ResultSet results = !fs::is_directory(path) ? load_results(path, statistic)
-                      : fs::exists(plain) && !fs::exists(fs::path(path) / "run")
-                          ? load_results(plain.string(), statistic)
-                          : load_bundle_results(path, statistic);
+  // A folder is a bundle (run/results.jsonl inside), or a plain run's --opmark_out folder (results.jsonl itself,
+  // or compressed as a run kept in docs/runs/ is).
+  const bool bundle = fs::is_directory(path) && fs::exists(fs::path(path) / "run");
+  ResultSet results = bundle ? load_bundle_results(path, statistic) : load_results(results_log_of(path), statistic);
   require_one_run(results);
   require_each_case_once(results);
   for (const auto& warning : results.warnings) std::fprintf(stderr, "opmark-aggregate: warning: %s\n", warning.c_str());
