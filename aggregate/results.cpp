@@ -1,10 +1,9 @@
 #include "aggregate/results.h"
 
-#include <filesystem>
-
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
 #include <limits>
 #include <numeric>
 #include <optional>

@@ -167,7 +167,6 @@ std::string software_change(const DbRun& a, const DbRun& b) {
 
 }  // namespace
 
-
 ResultsDb::ResultsDb(const std::string& db) : path_(redacted(db)) {
   db_ = is_postgres_url(db) ? open_postgres(db) : open_sqlite(db);
   try {

@@ -18,17 +18,17 @@ import os
 import re
 import sys
 
-from opmark_results import ALLREDUCE_NAME, COUNTER, median_records, read_records
+from opmark_results import ALLREDUCE_NAME, COUNTER, median_records, read_records, results_file
 
 SIZES = {"fp32": 4, "fp16": 2, "bf16": 2}
 
 
-def results_file(folder):
-    """The run's results.jsonl in `folder`, or its compressed copy; None where neither is."""
-    for name in ("results.jsonl", "results.jsonl.gz"):
-        if os.path.exists(os.path.join(folder, name)):
-            return os.path.join(folder, name)
-    return None
+def run_log(folder):
+    """The results log of a mode's run folder (results_file: compressed or not), or None where the mode did not run."""
+    try:
+        return results_file(folder) if os.path.isdir(folder) else None
+    except FileNotFoundError:
+        return None
 
 
 def read_opmark(path, want):
@@ -60,7 +60,7 @@ def links_peak(folder, counts):
     """The links' bandwidth per GPU and direction the first run's context states, as text; "" where none does."""
     for g in counts:
         for mode in ("single", "mpi"):
-            path = results_file(os.path.join(folder, f"g{g}", mode))
+            path = run_log(os.path.join(folder, f"g{g}", mode))
             if path is None:
                 continue
             context = next((r["context"] for r in read_records(path) if r["type"] == "context"), {})
@@ -93,8 +93,8 @@ def main(argv=None):
     busbw = {}  # (mode, count) -> {bytes: GB/s}
     for g in counts:
         base = os.path.join(args.dir, f"g{g}")
-        busbw[("single", g)] = read_opmark(results_file(os.path.join(base, "single")), want)
-        busbw[("mpi", g)] = read_opmark(results_file(os.path.join(base, "mpi")), want)
+        busbw[("single", g)] = read_opmark(run_log(os.path.join(base, "single")), want)
+        busbw[("mpi", g)] = read_opmark(run_log(os.path.join(base, "mpi")), want)
         busbw[("torch", g)] = read_torch(os.path.join(base, "torch.csv"), want)
     modes = {m: label for m, label in modes.items() if any(busbw[(m, g)] for g in counts)}
     sizes = sorted({s for table in busbw.values() for s in table})

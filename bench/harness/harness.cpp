@@ -32,6 +32,15 @@ void report_not_run(benchmark::State& state, const Outcome& o) {
   else state.SkipWithError(("FAILED " + o.reason).c_str());
 }
 
+// The datasheet's peaks with the user's overrides, and where several GPUs are visible, their NVLink links'.
+Peaks peaks_of(const std::optional<DeviceInfo>& device, const std::map<std::string, double>& overrides) {
+  int visible = 0;
+  if (!device || cudaGetDeviceCount(&visible) != cudaSuccess || visible < 2)
+    return resolve_peaks(device ? device->name : "", overrides);
+  const core::NvlinkPeak link = visible_nvlink_peak(visible, device->compute_capability);
+  return resolve_peaks(device->name, overrides, link.gb_per_s, link.text);
+}
+
 }  // namespace
 
 std::uint64_t case_seed(std::uint64_t base, const std::string& case_name) {
@@ -47,14 +56,7 @@ Harness::Harness(Options options, std::optional<DeviceInfo> device, std::string 
       workloads_(workloads),
       device_(std::move(device)),
       no_device_reason_(std::move(no_device_reason)),
-      peaks_(resolve_peaks(device_ ? device_->name : "", options_.peaks)) {
-  if (device_) {
-    int visible = 0;
-    if (cudaGetDeviceCount(&visible) == cudaSuccess && visible > 1) {
-      const core::NvlinkPeak link = visible_nvlink_peak(visible, device_->compute_capability);
-      peaks_ = resolve_peaks(device_->name, options_.peaks, link.gb_per_s, link.text);
-    }
-  }
+      peaks_(peaks_of(device_, options_.peaks)) {
   if (!options_.pin_path.empty()) pins_ = read_pins(options_.pin_path);
   if (device_) {
     int current = 0;

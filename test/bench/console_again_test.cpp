@@ -3,11 +3,11 @@
 // is held to a committed run this way, so it cannot drift from what opmark-bench prints.
 #include <gtest/gtest.h>
 
-#include <fstream>
 #include <regex>
 #include <set>
 #include <sstream>
 
+#include "../file_util.h"
 #include "aggregate/results.h"
 #include "bench/harness/output/case_line.h"
 #include "bench/harness/output/run_summary.h"
@@ -23,14 +23,6 @@ std::vector<std::string> lines_of(const std::string& text) {
   std::istringstream in(text);
   for (std::string l; std::getline(in, l);) out.push_back(l);
   return out;
-}
-
-std::string file_text(const std::string& path) {
-  std::ifstream in(path);
-  EXPECT_TRUE(in) << path;
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
 }
 
 // The case lines and the summary a logged run printed; `run_s` is the run's length, which the log does not keep.
@@ -89,7 +81,7 @@ TEST(ConsoleAgain, TheFourGpuAllReduceRunPrintsAgainWhatItPrinted) {
   const std::string dir = OPMARK_SOURCE_DIR "/docs/allreduce/h200x4_488123a/g4/single/";
   std::vector<std::string> printed;
   static const std::set<std::string> statuses = {"status", "ok", "unstable", "skipped", "failed"};
-  for (const std::string& l : lines_of(file_text(dir + "console.txt"))) {
+  for (const std::string& l : lines_of(test::read_file(dir + "console.txt"))) {
     if (l.rfind("results: ", 0) == 0) break;  // then where it wrote and what to run next
     if (statuses.count(l.substr(0, l.find(' '))) || l.rfind("opmark: 34 cases", 0) == 0 || l.rfind("  ", 0) == 0)
       printed.push_back(l);
@@ -99,7 +91,7 @@ TEST(ConsoleAgain, TheFourGpuAllReduceRunPrintsAgainWhatItPrinted) {
 }
 
 TEST(ConsoleAgain, TheReadmesSampleOutputIsWhatItsRunPrints) {
-  const std::vector<std::string> readme = lines_of(file_text(OPMARK_SOURCE_DIR "/README.md"));
+  const std::vector<std::string> readme = lines_of(test::read_file(OPMARK_SOURCE_DIR "/README.md"));
   // The sample: the indented block after the first paragraph that names a run's folder in docs/runs/.
   static const std::regex names_run(R"(`(docs/runs/[^`]+)`)");
   std::string run;
