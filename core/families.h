@@ -278,6 +278,8 @@ enum class PermutePath {
                   // load per input row, staged in shared memory in output order, stored as one contiguous span
   tiles_along_a,  // (inner == 1, both moved dimensions over 64) the 32 x 32 tiles, the grid walking a's tiles first:
                   // the blocks resident together write adjacent pieces of the same output rows
+  vector_rows,  // (runs of over kPermuteVectorRowsMinBytes, no whole number of 16-byte vectors) a thread per 16-byte
+                // output vector: its 16 source bytes, if one run's, joined from the two aligned vectors they straddle
 };
 constexpr std::int64_t kPermuteShortRowsMaxB = 64;
 constexpr std::int64_t kPermuteShortColumnsMaxA = 32;
@@ -292,6 +294,9 @@ constexpr std::int64_t kPermutePlaneMaxBytes = 8 * 1024;
 constexpr std::int64_t kPermuteSpanBytes = 16 * 1024;
 // Runs of at least this many elements take the runs path (shorter ones leave most of a warp idle).
 constexpr std::int64_t kPermuteRunsMinInner = 8;
+// Runs of more than this many bytes (and no whole number of vectors) take the vector rows path: shorter ones end
+// inside most output vectors, which are then moved element by element.
+constexpr std::int64_t kPermuteVectorRowsMinBytes = 32;
 // The runs path gives a warp at most this many bytes of a run: longer runs are split among warps.
 constexpr std::int64_t kPermuteRunPieceBytes = 8 * 1024;
 // The paths that can run the view (elements of elem_bytes), the heuristic's choice first (tiles where the innermost

@@ -92,6 +92,8 @@ std::vector<PermutePath> permute_paths(const PermuteView& v, std::int64_t elem_b
   const std::int64_t run_bytes = v.inner * elem_bytes;
   if (v.inner > 1 && v.a > 1 && v.b > 1 && (run_bytes == 4 || run_bytes == 8 || run_bytes == 16))
     paths.push_back(PermutePath::run_tiles);
+  if (v.inner > 1 && run_bytes > kPermuteVectorRowsMinBytes && run_bytes % 16 != 0)
+    paths.push_back(PermutePath::vector_rows);
   return paths;
 }
 
@@ -140,6 +142,9 @@ std::string permute_path_name(PermutePath path, const PermuteView& v) {
       return "path: one copy kernel of 16-byte vectors (the permutation leaves the memory order as it is)";
     case PermutePath::tiled_runs:
       return "path: tiles of runs of " + std::to_string(v.inner) + " elements staged in shared memory";
+    case PermutePath::vector_rows:
+      return "path: rows of " + std::to_string(v.inner) +
+             " elements moved whole in destination-aligned 16-byte vectors";
   }
   return "?";
 }

@@ -16,7 +16,8 @@ enum class GatherPath { warp_per_row, thread_per_unit };
 std::vector<GatherPath> gather_paths();
 std::string gather_path_name(GatherPath path);
 
-// elem_bytes: 2 or 4 (the kernel moves bytes, whatever they mean). 16-byte loads where cols and the pointers allow.
+// elem_bytes: 2 or 4 (the kernel moves bytes, whatever they mean). 16-byte vectors: a warp a row at any width and
+// alignment, a thread a unit where cols and the pointers allow.
 void launch_gather(const void* table, const std::int64_t* indices, void* out, std::int64_t rows, std::int64_t cols,
                    std::size_t elem_bytes, cudaStream_t stream, GatherPath path = GatherPath::warp_per_row);
 

@@ -10,6 +10,7 @@
 #include "kernels/cuda_check.h"
 #include "kernels/int_divider.h"
 #include "kernels/pointwise.h"
+#include "kernels/span_copy.cuh"
 #include "kernels/vec.cuh"
 
 namespace opmark::kernels {
@@ -598,53 +599,15 @@ __global__ void __launch_bounds__(kCopyThreads)
                      [](const U* src, U* dst, std::int64_t count, int lane) { warp_copy(src, dst, count, lane); });
 }
 
-// A piece of a run of 2-byte elements copied in 4-byte words at the destination's alignment: where the source's
-// alignment differs, each word is joined from the two source words it straddles (a funnel shift), the second taken
-// from the next lane. 16 words in flight a lane: the 64 bytes that 16-byte units keep in flight.
-constexpr int kWordsInFlight = 16;
-
-__device__ __forceinline__ void copy_in_words(const unsigned short* __restrict__ src, unsigned short* __restrict__ dst,
-                                              std::int64_t count, int lane) {
-  if (reinterpret_cast<std::uintptr_t>(dst) % 4 != 0) {  // the first element alone: dst is word-aligned after it
-    if (lane == 0) dst[0] = src[0];
-    ++src;
-    ++dst;
-    --count;
-  }
-  const std::int64_t words = count / 2;
-  auto* dst_words = reinterpret_cast<unsigned*>(dst);
-  if (reinterpret_cast<std::uintptr_t>(src) % 4 == 0) {
-    warp_copy<unsigned, kWordsInFlight>(reinterpret_cast<const unsigned*>(src), dst_words, words, lane);
-  } else {
-    // src[0] is the high half of source word 0, and output word u joins source words u and u + 1; the word past the
-    // last element read here shares an aligned word with it. The loop is the warp's, for the shuffles.
-    const auto* src_words = reinterpret_cast<const unsigned*>(src - 1);
-    for (std::int64_t base = 0; base < words; base += 32 * kWordsInFlight) {
-      unsigned w[kWordsInFlight] = {}, tail = 0;
-#pragma unroll
-      for (int q = 0; q < kWordsInFlight; ++q)
-        if (base + lane + q * 32 <= words) w[q] = src_words[base + lane + q * 32];
-      if (lane == 31 && base + 32 * kWordsInFlight <= words) tail = src_words[base + 32 * kWordsInFlight];
-#pragma unroll
-      for (int q = 0; q < kWordsInFlight; ++q) {
-        const unsigned next_lane = __shfl_down_sync(0xffffffffu, w[q], 1);
-        const unsigned next_row = __shfl_sync(0xffffffffu, q + 1 < kWordsInFlight ? w[q + 1] : 0u, 0);
-        const unsigned hi = lane < 31 ? next_lane : q + 1 < kWordsInFlight ? next_row : tail;
-        if (base + lane + q * 32 < words) dst_words[base + lane + q * 32] = __funnelshift_r(w[q], hi, 16);
-      }
-    }
-  }
-  if (count % 2 == 1 && lane == 0) dst[count - 1] = src[count - 1];
+// runs whose bytes or tensors are no whole number of 16-byte vectors: as runs_kernel, each piece in
+// destination-aligned vectors (warp_copy_span). Element-wide units left a lane 8 or 16 bytes in flight.
+template <class E>
+__global__ void __launch_bounds__(kCopyThreads, kSpanBlocksPerSm)
+    span_runs_kernel(const E* __restrict__ in, E* __restrict__ out, std::int64_t a, std::int64_t b, std::int64_t inner,
+                     std::int64_t runs, std::int64_t piece) {
+  for_each_run_piece(in, out, a, b, inner, runs, piece,
+                     [](const E* src, E* dst, std::int64_t count, int lane) { warp_copy_span(src, dst, count, lane); });
 }
-
-// runs of 2-byte elements of an odd count (whose runs alternate between the two 4-byte alignments): as runs_kernel,
-// in 4-byte words. Words, not 2-byte units, are what reach the copy bandwidth.
-__global__ void __launch_bounds__(kCopyThreads)
-    odd_runs_kernel(const unsigned short* __restrict__ in, unsigned short* __restrict__ out, std::int64_t a,
-                    std::int64_t b, std::int64_t inner, std::int64_t runs, std::int64_t piece) {
-  for_each_run_piece(in, out, a, b, inner, runs, piece, copy_in_words);
-}
-
 
 // tiled_runs: tiles of side x side runs of `units` units each (a run is inner elements, moved as the widest units it
 // allows). A tile's rows of the input (fixed i, side runs j) are one contiguous span, and so are its rows of the
@@ -706,6 +669,60 @@ void launch_rows(const core::PermuteView& v, const void* in, void* out, std::int
   }
 }
 
+// vector_rows (inner > 1, runs no whole number of vectors): a thread per 16-byte output vector, kUnits of them
+// (loads first). Output vector o starts at element e = o kPer of run r = e / inner; where its kPer elements are all
+// run r's, their source is 16 contiguous bytes, joined from the two aligned vectors they straddle (the second mostly
+// the next thread's first, from L1); across a run's end, element by element. A total that is no whole number of
+// vectors leaves its last elements to thread 0.
+template <class E, class I, class D, int kUnits>
+__global__ void __launch_bounds__(kCopyThreads)
+    move_vectors_kernel(const E* __restrict__ in, E* __restrict__ out, D a, D b, D inner, I total) {
+  constexpr int kPer = 16 / sizeof(E);
+  const auto source = [&](I e) {  // e = ((n b + j) a + i) inner + k  ->  ((n a + i) b + j) inner + k
+    I k, i, j;
+    const I t = inner.divmod(e, &k);
+    const I t2 = a.divmod(t, &i);
+    const I n = b.divmod(t2, &j);
+    return ((n * a.divisor() + i) * b.divisor() + j) * inner.divisor() + k;
+  };
+  const I vectors = total / kPer;
+  if (blockIdx.x == 0 && threadIdx.x == 0)
+    for (I e = vectors * kPer; e < total; ++e) out[e] = in[source(e)];
+  const I step = static_cast<I>(gridDim.x) * kCopyThreads * kUnits;
+  auto* to = reinterpret_cast<uint4*>(out);
+  for (I base = static_cast<I>(blockIdx.x) * kCopyThreads * kUnits + threadIdx.x; base < vectors; base += step) {
+    uint4 lo[kUnits], hi[kUnits];
+    int offset[kUnits];
+#pragma unroll
+    for (int u = 0; u < kUnits; ++u) {
+      const I o = base + u * kCopyThreads;
+      offset[u] = -1;
+      if (o >= vectors) break;
+      I k;
+      inner.divmod(o * kPer, &k);
+      if (k + kPer > inner.divisor()) continue;  // across a run's end: element by element below
+      const auto* p = reinterpret_cast<const unsigned char*>(in + source(o * kPer));
+      offset[u] = static_cast<int>(reinterpret_cast<std::uintptr_t>(p) % 16);
+      const auto* from = reinterpret_cast<const uint4*>(p - offset[u]);
+      lo[u] = from[0];
+      hi[u] = offset[u] != 0 ? from[1] : lo[u];
+    }
+#pragma unroll
+    for (int u = 0; u < kUnits; ++u) {
+      const I o = base + u * kCopyThreads;
+      if (o >= vectors) break;
+      if (offset[u] >= 0) {
+        to[o] = join_vectors(lo[u], hi[u], offset[u]);
+      } else {
+        Vector16<E> r;
+#pragma unroll
+        for (int m = 0; m < kPer; ++m) r.v[m] = in[source(o * kPer + m)];
+        to[o] = *reinterpret_cast<const uint4*>(&r);
+      }
+    }
+  }
+}
+
 // The pair rows path (move_pairs_kernel).
 void launch_pair_rows(const core::PermuteView& v, const void* in, void* out, cudaStream_t stream) {
   const std::int64_t total = v.batch * v.a * v.b, words = total / 2;
@@ -731,6 +748,24 @@ void launch_rows_widest(const core::PermuteView& v, const void* in, void* out, s
     launch_rows<Bytes<16>, kUnits>(v, in, out, v.inner / per_vector, stream);
   else if (elem_bytes == 4) launch_rows<unsigned int, kUnits>(v, in, out, v.inner, stream);
   else launch_rows<unsigned short, kUnits>(v, in, out, v.inner, stream);
+}
+
+// The vector rows path (move_vectors_kernel); rows where the output is not aligned to a vector.
+template <class E>
+void launch_vector_rows(const core::PermuteView& v, const void* in, void* out, cudaStream_t stream) {
+  if (!aligned16(out)) return launch_rows_widest<kInFlight>(v, in, out, sizeof(E), stream);
+  const std::int64_t total = v.batch * v.a * v.b * v.inner, per_block = std::int64_t(kCopyThreads) * kInFlight;
+  const unsigned blocks = blocks_for(std::max<std::int64_t>(total / (16 / std::int64_t{sizeof(E)}), 1), per_block);
+  const auto* src = static_cast<const E*>(in);
+  auto* dst = static_cast<E*>(out);
+  if (total < (std::int64_t{1} << 31)) {
+    const auto divider = [](std::int64_t d) { return IntDivider(static_cast<unsigned>(d)); };
+    move_vectors_kernel<E, unsigned, IntDivider, kInFlight><<<blocks, kCopyThreads, 0, stream>>>(
+        src, dst, divider(v.a), divider(v.b), divider(v.inner), static_cast<unsigned>(total));
+  } else {
+    move_vectors_kernel<E, std::int64_t, WideDivider, kInFlight><<<blocks, kCopyThreads, 0, stream>>>(
+        src, dst, WideDivider{v.a}, WideDivider{v.b}, WideDivider{v.inner}, total);
+  }
 }
 
 // Calls f with a Bytes<unit> of the unit's size (16, 8, 4, 2 or 1), so a kernel is instantiated for each.
@@ -839,21 +874,22 @@ void launch_planes(const core::PermuteView& v, const void* in, void* out, cudaSt
 
 void launch_runs(const core::PermuteView& v, const void* in, void* out, std::size_t elem_bytes, cudaStream_t stream) {
   const std::int64_t run_bytes = v.inner * static_cast<std::int64_t>(elem_bytes);
-  const int unit = widest_unit(run_bytes, in, out);
-  const std::int64_t runs = v.batch * v.a * v.b, units = run_bytes / unit;
-  const std::int64_t piece_units = core::kPermuteRunPieceBytes / unit;
-  const unsigned blocks = blocks_for(runs * ((units + piece_units - 1) / piece_units), kCopyThreads / 32);
-  if (unit == 2 && elem_bytes == 2) {
-    odd_runs_kernel<<<blocks, kCopyThreads, 0, stream>>>(static_cast<const unsigned short*>(in),
-                                                         static_cast<unsigned short*>(out), v.a, v.b, v.inner, runs,
-                                                         piece_units);
+  const std::int64_t runs = v.batch * v.a * v.b, piece_bytes = core::kPermuteRunPieceBytes;
+  const unsigned blocks =
+      blocks_for(runs * ((run_bytes + piece_bytes - 1) / piece_bytes), kCopyThreads / 32);
+  if (widest_unit(run_bytes, in, out) == 16) {
+    runs_kernel<Bytes<16>><<<blocks, kCopyThreads, 0, stream>>>(static_cast<const Bytes<16>*>(in),
+                                                                static_cast<Bytes<16>*>(out), v.a, v.b,
+                                                                run_bytes / 16, runs, piece_bytes / 16);
     return;
   }
-  with_unit(unit, [&](auto tag) {
-    using U = decltype(tag);
-    runs_kernel<U><<<blocks, kCopyThreads, 0, stream>>>(static_cast<const U*>(in), static_cast<U*>(out), v.a, v.b,
-                                                        units, runs, piece_units);
-  });
+  const auto go = [&](auto e) {
+    using E = decltype(e);
+    span_runs_kernel<E><<<blocks, kCopyThreads, 0, stream>>>(static_cast<const E*>(in), static_cast<E*>(out), v.a,
+                                                             v.b, v.inner, runs, piece_bytes / std::int64_t{sizeof(E)});
+  };
+  if (elem_bytes == 4) go(0u);
+  else go(static_cast<unsigned short>(0));
 }
 
 void launch_tiled_runs(const core::PermuteView& v, const void* in, void* out, std::size_t elem_bytes,
@@ -982,6 +1018,11 @@ void launch_permute(const core::PermuteView& v, core::PermutePath path, const vo
       break;
     case core::PermutePath::run_tiles:
       launch_run_tiles(v, in, out, elem_bytes, stream);
+      break;
+    case core::PermutePath::vector_rows:
+      if (v.inner < 2) throw Error("permute: the vector rows path moves runs of 2 or more elements");
+      if (elem_bytes == 4) launch_vector_rows<unsigned>(v, in, out, stream);
+      else launch_vector_rows<unsigned short>(v, in, out, stream);
       break;
     case core::PermutePath::pair_rows:
       if (!v.moves_innermost() || elem_bytes != 2)

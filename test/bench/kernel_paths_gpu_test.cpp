@@ -24,7 +24,8 @@ class PathCase : public ::testing::TestWithParam<std::string> {};
 // Every permutation over shapes whose moved dimensions are tiny (planes of 12 x 3, 3 x 33 runs), odd, prime or a
 // tile's edge: each path permute_paths lists (tiles walking either side first, wide tiles, pair tiles, word tiles,
 // strips, element by element, element pairs, a thread a short row, a warp per 32 short columns, staged planes, a warp
-// a run, tiles of runs, tiles of 4- to 16-byte runs) is exact.
+// a run in destination-aligned vectors, tiles of runs, tiles of 4- to 16-byte runs, rows in 16-byte vectors with runs
+// ending inside them and totals of no whole number of vectors) is exact.
 TEST_P(PathCase, EveryPermutePathIsExact) {
   OPMARK_REQUIRE_GPU();
   bench::Options options;
@@ -85,13 +86,14 @@ TEST_P(PathCase, EveryPointwisePathVerifies) {
           &bench::make_workload, options, ts.stream);
 }
 
-// Both gather paths (a warp a row, a thread a unit) on rows of 1 to thousands of elements, vector and odd widths.
+// Both gather paths (a warp a row, a thread a unit) on rows of 1 to thousands of elements, vector and odd widths
+// (a warp's row in destination-aligned vectors, one or several rounds of them).
 TEST_P(PathCase, EveryGatherPathIsExact) {
   OPMARK_REQUIRE_GPU();
   bench::Options options;
   test::TestStream ts;
   for (const auto& [rows, cols, table] : std::vector<std::tuple<std::int64_t, std::int64_t, std::int64_t>>{
-           {1, 1, 1}, {65536, 3, 1000}, {33, 7, 5}, {100, 768, 50257}, {1000, 1001, 300}, {7, 8, 2}})
+           {1, 1, 1}, {65536, 3, 1000}, {33, 7, 5}, {100, 768, 50257}, {1000, 1001, 300}, {7, 8, 2}, {64, 4099, 700}})
     EXPECT_EQ(test::expect_every_candidate_verified(
                   core::make_case("gather", "fwd", GetParam(), {{"rows", rows}, {"cols", cols}, {"table_rows", table}}),
                   &bench::make_workload, options, ts.stream),

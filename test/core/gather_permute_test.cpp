@@ -103,11 +103,19 @@ TEST(Permute, PathsThatCanRunAView) {
   EXPECT_EQ(permute_paths({4, 33, 275250, 1}, 2),
             (std::vector<P>{P::tiles, P::rows, P::pair_rows, P::wide_tiles, P::word_tiles}));
   // 1023 with runs of 99 elements: rows (4 units in flight a thread, and 1), a warp a run (the plane is the whole
-  // tensor: too big), tiles of runs.
-  EXPECT_EQ(permute_paths({1, 300, 3, 99}, 2), (std::vector<P>{P::rows, P::rows_one_unit, P::runs, P::tiled_runs}));
+  // tensor: too big), tiles of runs, and (198 bytes, no whole number of vectors) rows in 16-byte vectors.
+  EXPECT_EQ(permute_paths({1, 300, 3, 99}, 2),
+            (std::vector<P>{P::rows, P::rows_one_unit, P::runs, P::tiled_runs, P::vector_rows}));
+  EXPECT_EQ(permute_path_name(P::vector_rows, {1, 300, 3, 99}),
+            "path: rows of 99 elements moved whole in destination-aligned 16-byte vectors");
+  // Runs of whole vectors (800 bytes) move in vectors on the rows path already; runs of 32 bytes or fewer end inside
+  // most vectors.
+  EXPECT_EQ(permute_paths({1, 30, 40, 200}, 4), (std::vector<P>{P::rows, P::rows_one_unit, P::runs}));
+  EXPECT_EQ(permute_paths({1, 30, 40, 8}, 4), (std::vector<P>{P::rows, P::rows_one_unit, P::runs, P::tiled_runs}));
+  EXPECT_EQ(permute_paths({1, 30, 40, 9}, 4),
+            (std::vector<P>{P::rows, P::rows_one_unit, P::runs, P::tiled_runs, P::vector_rows}));
   // 0213 with runs of 13: tiles of 16 x 16 runs (26 bytes each); runs of 200 fp32 elements (800 bytes) take none.
   EXPECT_EQ(permute_paths({1, 2510, 2624, 13}, 2), (std::vector<P>{P::rows, P::rows_one_unit, P::runs, P::tiled_runs}));
-  EXPECT_EQ(permute_paths({1, 30, 40, 200}, 4), (std::vector<P>{P::rows, P::rows_one_unit, P::runs}));
   EXPECT_EQ(permute_tile_side(26), 16);
   EXPECT_EQ(permute_tile_side(4), 32);
   EXPECT_EQ(permute_tile_side(256), 8);
