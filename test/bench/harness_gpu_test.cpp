@@ -243,11 +243,11 @@ TEST(HarnessGpu, GraphReplaysTimeTheGpuNotTheHostsLaunchRate) {
   const double graph = median_sample(timer);
   std::vector<double> eager;
   for (int i = 0; i < 9; ++i) eager.push_back(timer.eager(timer.batch()));
-  // A replay never costs more than the host launching the same kernels (within the two timings' noise). How much
-  // less depends on the host: on the H100 machine a tiny kernel's eager launches ran at 0.92 us once and 2-3 us
-  // other times, so "strictly faster" was a timed test of the host, not of the timer.
-  EXPECT_LT(graph, 1.1 * bench::median_of(eager)) << "graph " << graph * 1e6 << " us, eager "
-                                                  << bench::median_of(eager) * 1e6 << " us";
+  // A replay never costs more than the host launching the same kernels, beyond the graph's own gap between kernel
+  // nodes (under half a microsecond), which a fast host feeding a stream can beat. How much less depends on the
+  // host, so "strictly faster" (or within 10%) was a timed test of the host, not of the timer.
+  EXPECT_LT(graph, bench::median_of(eager) + 0.5e-6) << "graph " << graph * 1e6 << " us, eager "
+                                                     << bench::median_of(eager) * 1e6 << " us";
 }
 
 TEST(HarnessGpu, ColdL2LeavesTheFlushOutOfTheTime) {
