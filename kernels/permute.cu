@@ -42,6 +42,17 @@ struct WideDivider {
   }
 };
 
+// The input index of output index o (in units of `inner`'s): o = ((n b + j) a + i) inner + k comes from
+// ((n a + i) b + j) inner + k.
+template <class I, class D>
+__device__ __forceinline__ I source_of(I o, const D& a, const D& b, const D& inner) {
+  I k, i, j;
+  const I t = inner.divmod(o, &k);
+  const I t2 = a.divmod(t, &i);
+  const I n = b.divmod(t2, &j);
+  return ((n * a.divisor() + i) * b.divisor() + j) * inner.divisor() + k;
+}
+
 // rows: a thread per output unit (kUnits of them, loads first), the source found by dividing the output index.
 // I: 32-bit where the tensor's units allow, each division then a multiply-high and a shift (D = IntDivider).
 template <class U, class I, class D, int kUnits>
@@ -53,12 +64,7 @@ __global__ void move_rows_kernel(const U* __restrict__ in, U* __restrict__ out, 
     for (int u = 0; u < kUnits; ++u) {
       const I o = base + u * kCopyThreads;
       if (o >= total) break;
-      // o = ((n b + j) a + i) inner_units + k  ->  source ((n a + i) b + j) inner_units + k
-      I k, i, j;
-      const I t = inner_units.divmod(o, &k);
-      const I t2 = a.divmod(t, &i);
-      const I n = b.divmod(t2, &j);
-      v[u] = in[((n * a.divisor() + i) * b.divisor() + j) * inner_units.divisor() + k];
+      v[u] = in[source_of(o, a, b, inner_units)];
     }
 #pragma unroll
     for (int u = 0; u < kUnits; ++u) {
@@ -678,13 +684,7 @@ template <class E, class I, class D, int kUnits>
 __global__ void __launch_bounds__(kCopyThreads)
     move_vectors_kernel(const E* __restrict__ in, E* __restrict__ out, D a, D b, D inner, I total) {
   constexpr int kPer = 16 / sizeof(E);
-  const auto source = [&](I e) {  // e = ((n b + j) a + i) inner + k  ->  ((n a + i) b + j) inner + k
-    I k, i, j;
-    const I t = inner.divmod(e, &k);
-    const I t2 = a.divmod(t, &i);
-    const I n = b.divmod(t2, &j);
-    return ((n * a.divisor() + i) * b.divisor() + j) * inner.divisor() + k;
-  };
+  const auto source = [&](I e) { return source_of(e, a, b, inner); };
   const I vectors = total / kPer;
   if (blockIdx.x == 0 && threadIdx.x == 0)
     for (I e = vectors * kPer; e < total; ++e) out[e] = in[source(e)];
