@@ -17,28 +17,19 @@ struct alignas(16) Bytes16 {
   unsigned int v[4];
 };
 
-// A warp per looked-up row (rows are hidden sizes: hundreds to thousands of elements), kInFlight units per lane
-// loaded before any is stored. U: 16 bytes.
+// A warp per looked-up row (rows are hidden sizes: hundreds to thousands of elements). U: 16 bytes, kInFlight units
+// per lane loaded before any is stored; or the element, for rows that are no whole number of vectors (or tensors not
+// aligned to one), each row in destination-aligned vectors all the same (warp_copy_span).
 template <class U>
-__global__ void gather_kernel(const U* __restrict__ table, const std::int64_t* __restrict__ indices, U* __restrict__ out,
-                              std::int64_t rows, std::int64_t units) {
-  constexpr std::int64_t kWarpsPerBlock = kGatherThreads / 32;
-  const std::int64_t lane = threadIdx.x % 32;
-  for (std::int64_t r = blockIdx.x * kWarpsPerBlock + threadIdx.x / 32; r < rows; r += gridDim.x * kWarpsPerBlock) {
-    warp_copy(table + indices[r] * units, out + r * units, units, static_cast<int>(lane));
-  }
-}
-
-// As gather_kernel for rows that are no whole number of 16-byte vectors (or tensors not aligned to one): each row
-// in destination-aligned vectors all the same (warp_copy_span), not element by element.
-template <class E>
-__global__ void __launch_bounds__(kGatherThreads, kSpanBlocksPerSm)
-    gather_span_kernel(const E* __restrict__ table, const std::int64_t* __restrict__ indices, E* __restrict__ out,
-                       std::int64_t rows, std::int64_t cols) {
+__global__ void __launch_bounds__(kGatherThreads, sizeof(U) == 16 ? 1 : kSpanBlocksPerSm)
+    gather_kernel(const U* __restrict__ table, const std::int64_t* __restrict__ indices, U* __restrict__ out,
+                  std::int64_t rows, std::int64_t units) {
   constexpr std::int64_t kWarpsPerBlock = kGatherThreads / 32;
   const int lane = static_cast<int>(threadIdx.x % 32);
-  for (std::int64_t r = blockIdx.x * kWarpsPerBlock + threadIdx.x / 32; r < rows; r += gridDim.x * kWarpsPerBlock)
-    warp_copy_span(table + indices[r] * cols, out + r * cols, cols, lane);
+  for (std::int64_t r = blockIdx.x * kWarpsPerBlock + threadIdx.x / 32; r < rows; r += gridDim.x * kWarpsPerBlock) {
+    if constexpr (sizeof(U) == 16) warp_copy(table + indices[r] * units, out + r * units, units, lane);
+    else warp_copy_span(table + indices[r] * units, out + r * units, units, lane);
+  }
 }
 
 // A thread per output unit, kInFlight of them a thread (loads first); 32-bit indices where the output allows.
@@ -80,8 +71,7 @@ void launch_units(const void* table, const std::int64_t* indices, void* out, std
   constexpr std::int64_t kWarpsPerBlock = kGatherThreads / 32;
   const auto blocks =
       static_cast<unsigned>(std::min<std::int64_t>((rows + kWarpsPerBlock - 1) / kWarpsPerBlock, core::kMaxGridBlocks));
-  if constexpr (sizeof(U) == 16) gather_kernel<U><<<blocks, kGatherThreads, 0, stream>>>(t, indices, o, rows, units);
-  else gather_span_kernel<U><<<blocks, kGatherThreads, 0, stream>>>(t, indices, o, rows, units);
+  gather_kernel<U><<<blocks, kGatherThreads, 0, stream>>>(t, indices, o, rows, units);
 }
 
 }  // namespace

@@ -42,15 +42,22 @@ struct WideDivider {
   }
 };
 
-// The input index of output index o (in units of `inner`'s): o = ((n b + j) a + i) inner + k comes from
-// ((n a + i) b + j) inner + k.
+// The input run of output run r: r = (n b + j) a + i comes from (n a + i) b + j.
+template <class I, class D>
+__device__ __forceinline__ I source_run(I r, const D& a, const D& b) {
+  I i, j;
+  const I t = a.divmod(r, &i);
+  const I n = b.divmod(t, &j);
+  return (n * a.divisor() + i) * b.divisor() + j;
+}
+
+// The input index of output index o (in units of `inner`'s): element k of output run r comes from element k of
+// source_run(r).
 template <class I, class D>
 __device__ __forceinline__ I source_of(I o, const D& a, const D& b, const D& inner) {
-  I k, i, j;
-  const I t = inner.divmod(o, &k);
-  const I t2 = a.divmod(t, &i);
-  const I n = b.divmod(t2, &j);
-  return ((n * a.divisor() + i) * b.divisor() + j) * inner.divisor() + k;
+  I k;
+  const I r = inner.divmod(o, &k);
+  return source_run(r, a, b) * inner.divisor() + k;
 }
 
 // rows: a thread per output unit (kUnits of them, loads first), the source found by dividing the output index.
@@ -589,30 +596,24 @@ __device__ __forceinline__ void for_each_run_piece(const U* __restrict__ in, U* 
   const std::int64_t warps = std::int64_t(gridDim.x) * (kCopyThreads / 32);
   for (std::int64_t w = (std::int64_t(blockIdx.x) * kCopyThreads + threadIdx.x) / 32; w < runs * pieces; w += warps) {
     const std::int64_t r = w / pieces, start = (w - r * pieces) * piece_units;
-    const std::int64_t i = r % a, t = r / a;  // output run r = (n b + j) a + i
-    const std::int64_t j = t % b, n = t / b;
     const std::int64_t count = inner_units - start < piece_units ? inner_units - start : piece_units;
-    copy(in + ((n * a + i) * b + j) * inner_units + start, out + r * inner_units + start, count, lane);
+    copy(in + source_run(r, WideDivider{a}, WideDivider{b}) * inner_units + start, out + r * inner_units + start,
+         count, lane);
   }
 }
 
-// runs (inner > 1): a warp per piece of a run; the lanes copy it kInFlight units at a time.
+// runs (inner > 1): a warp per piece of a run. U: 16 bytes, the lanes copying kInFlight vectors at a time; or the
+// element, for runs whose bytes or tensors are no whole number of vectors, each piece in destination-aligned vectors
+// (warp_copy_span: element-wide units left a lane 8 or 16 bytes in flight).
 template <class U>
-__global__ void __launch_bounds__(kCopyThreads)
+__global__ void __launch_bounds__(kCopyThreads, sizeof(U) == 16 ? 1 : kSpanBlocksPerSm)
     runs_kernel(const U* __restrict__ in, U* __restrict__ out, std::int64_t a, std::int64_t b,
                 std::int64_t inner_units, std::int64_t runs, std::int64_t piece_units) {
   for_each_run_piece(in, out, a, b, inner_units, runs, piece_units,
-                     [](const U* src, U* dst, std::int64_t count, int lane) { warp_copy(src, dst, count, lane); });
-}
-
-// runs whose bytes or tensors are no whole number of 16-byte vectors: as runs_kernel, each piece in
-// destination-aligned vectors (warp_copy_span). Element-wide units left a lane 8 or 16 bytes in flight.
-template <class E>
-__global__ void __launch_bounds__(kCopyThreads, kSpanBlocksPerSm)
-    span_runs_kernel(const E* __restrict__ in, E* __restrict__ out, std::int64_t a, std::int64_t b, std::int64_t inner,
-                     std::int64_t runs, std::int64_t piece) {
-  for_each_run_piece(in, out, a, b, inner, runs, piece,
-                     [](const E* src, E* dst, std::int64_t count, int lane) { warp_copy_span(src, dst, count, lane); });
+                     [](const U* src, U* dst, std::int64_t count, int lane) {
+                       if constexpr (sizeof(U) == 16) warp_copy(src, dst, count, lane);
+                       else warp_copy_span(src, dst, count, lane);
+                     });
 }
 
 // tiled_runs: tiles of side x side runs of `units` units each (a run is inner elements, moved as the widest units it
@@ -658,21 +659,25 @@ unsigned blocks_for(std::int64_t work, std::int64_t per_block) {
       1, std::min<std::int64_t>((work + per_block - 1) / per_block, core::kMaxGridBlocks)));
 }
 
+// Calls launch(index, divider) with 32-bit indices (index an unsigned, divider(d) an IntDivider) where `total`
+// stays under 2^31, else with 64-bit ones (a std::int64_t, a WideDivider).
+template <class Launch>
+void with_index_width(std::int64_t total, Launch&& launch) {
+  if (total < (std::int64_t{1} << 31)) launch(0u, [](std::int64_t d) { return IntDivider(static_cast<unsigned>(d)); });
+  else launch(std::int64_t{0}, [](std::int64_t d) { return WideDivider{d}; });
+}
+
 template <class U, int kUnits>
 void launch_rows(const core::PermuteView& v, const void* in, void* out, std::int64_t inner_units,
                  cudaStream_t stream) {
   const std::int64_t total = v.batch * v.a * v.b * inner_units;
   const unsigned blocks = blocks_for(total, std::int64_t(kCopyThreads) * kUnits);
-  const auto* src = static_cast<const U*>(in);
-  auto* dst = static_cast<U*>(out);
-  if (total < (std::int64_t{1} << 31)) {
-    const auto divider = [](std::int64_t d) { return IntDivider(static_cast<unsigned>(d)); };
-    move_rows_kernel<U, unsigned, IntDivider, kUnits><<<blocks, kCopyThreads, 0, stream>>>(
-        src, dst, divider(v.a), divider(v.b), divider(inner_units), static_cast<unsigned>(total));
-  } else {
-    move_rows_kernel<U, std::int64_t, WideDivider, kUnits><<<blocks, kCopyThreads, 0, stream>>>(
-        src, dst, WideDivider{v.a}, WideDivider{v.b}, WideDivider{inner_units}, total);
-  }
+  with_index_width(total, [&](auto index, auto divider) {
+    using I = decltype(index);
+    move_rows_kernel<U, I, decltype(divider(1)), kUnits><<<blocks, kCopyThreads, 0, stream>>>(
+        static_cast<const U*>(in), static_cast<U*>(out), divider(v.a), divider(v.b), divider(inner_units),
+        static_cast<I>(total));
+  });
 }
 
 // vector_rows (inner > 1, runs no whole number of vectors): a thread per 16-byte output vector, kUnits of them
@@ -684,10 +689,9 @@ template <class E, class I, class D, int kUnits>
 __global__ void __launch_bounds__(kCopyThreads)
     move_vectors_kernel(const E* __restrict__ in, E* __restrict__ out, D a, D b, D inner, I total) {
   constexpr int kPer = 16 / sizeof(E);
-  const auto source = [&](I e) { return source_of(e, a, b, inner); };
   const I vectors = total / kPer;
   if (blockIdx.x == 0 && threadIdx.x == 0)
-    for (I e = vectors * kPer; e < total; ++e) out[e] = in[source(e)];
+    for (I e = vectors * kPer; e < total; ++e) out[e] = in[source_of(e, a, b, inner)];
   const I step = static_cast<I>(gridDim.x) * kCopyThreads * kUnits;
   auto* to = reinterpret_cast<uint4*>(out);
   for (I base = static_cast<I>(blockIdx.x) * kCopyThreads * kUnits + threadIdx.x; base < vectors; base += step) {
@@ -699,9 +703,9 @@ __global__ void __launch_bounds__(kCopyThreads)
       offset[u] = -1;
       if (o >= vectors) break;
       I k;
-      inner.divmod(o * kPer, &k);
+      const I r = inner.divmod(o * kPer, &k);
       if (k + kPer > inner.divisor()) continue;  // across a run's end: element by element below
-      const auto* p = reinterpret_cast<const unsigned char*>(in + source(o * kPer));
+      const auto* p = reinterpret_cast<const unsigned char*>(in + source_run(r, a, b) * inner.divisor() + k);
       offset[u] = static_cast<int>(reinterpret_cast<std::uintptr_t>(p) % 16);
       const auto* from = reinterpret_cast<const uint4*>(p - offset[u]);
       lo[u] = from[0];
@@ -716,7 +720,7 @@ __global__ void __launch_bounds__(kCopyThreads)
       } else {
         Vector16<E> r;
 #pragma unroll
-        for (int m = 0; m < kPer; ++m) r.v[m] = in[source(o * kPer + m)];
+        for (int m = 0; m < kPer; ++m) r.v[m] = in[source_of(o * kPer + m, a, b, inner)];
         to[o] = *reinterpret_cast<const uint4*>(&r);
       }
     }
@@ -727,16 +731,12 @@ __global__ void __launch_bounds__(kCopyThreads)
 void launch_pair_rows(const core::PermuteView& v, const void* in, void* out, cudaStream_t stream) {
   const std::int64_t total = v.batch * v.a * v.b, words = total / 2;
   const unsigned blocks = blocks_for(std::max<std::int64_t>(words, 1), std::int64_t(kCopyThreads) * kInFlight);
-  const auto* src = static_cast<const unsigned short*>(in);
-  auto* dst = static_cast<unsigned*>(out);
-  if (total < (std::int64_t{1} << 31)) {
-    const auto divider = [](std::int64_t d) { return IntDivider(static_cast<unsigned>(d)); };
-    move_pairs_kernel<unsigned, IntDivider, kInFlight><<<blocks, kCopyThreads, 0, stream>>>(
-        src, dst, divider(v.a), divider(v.b), static_cast<unsigned>(words), total % 2 == 1);
-  } else {
-    move_pairs_kernel<std::int64_t, WideDivider, kInFlight><<<blocks, kCopyThreads, 0, stream>>>(
-        src, dst, WideDivider{v.a}, WideDivider{v.b}, words, total % 2 == 1);
-  }
+  with_index_width(total, [&](auto index, auto divider) {
+    using I = decltype(index);
+    move_pairs_kernel<I, decltype(divider(1)), kInFlight><<<blocks, kCopyThreads, 0, stream>>>(
+        static_cast<const unsigned short*>(in), static_cast<unsigned*>(out), divider(v.a), divider(v.b),
+        static_cast<I>(words), total % 2 == 1);
+  });
 }
 
 // The rows path with kUnits units in flight a thread: 16-byte units where the run and both tensors allow.
@@ -756,16 +756,12 @@ void launch_vector_rows(const core::PermuteView& v, const void* in, void* out, c
   if (!aligned16(out)) return launch_rows_widest<kInFlight>(v, in, out, sizeof(E), stream);
   const std::int64_t total = v.batch * v.a * v.b * v.inner, per_block = std::int64_t(kCopyThreads) * kInFlight;
   const unsigned blocks = blocks_for(std::max<std::int64_t>(total / (16 / std::int64_t{sizeof(E)}), 1), per_block);
-  const auto* src = static_cast<const E*>(in);
-  auto* dst = static_cast<E*>(out);
-  if (total < (std::int64_t{1} << 31)) {
-    const auto divider = [](std::int64_t d) { return IntDivider(static_cast<unsigned>(d)); };
-    move_vectors_kernel<E, unsigned, IntDivider, kInFlight><<<blocks, kCopyThreads, 0, stream>>>(
-        src, dst, divider(v.a), divider(v.b), divider(v.inner), static_cast<unsigned>(total));
-  } else {
-    move_vectors_kernel<E, std::int64_t, WideDivider, kInFlight><<<blocks, kCopyThreads, 0, stream>>>(
-        src, dst, WideDivider{v.a}, WideDivider{v.b}, WideDivider{v.inner}, total);
-  }
+  with_index_width(total, [&](auto index, auto divider) {
+    using I = decltype(index);
+    move_vectors_kernel<E, I, decltype(divider(1)), kInFlight><<<blocks, kCopyThreads, 0, stream>>>(
+        static_cast<const E*>(in), static_cast<E*>(out), divider(v.a), divider(v.b), divider(v.inner),
+        static_cast<I>(total));
+  });
 }
 
 // Calls f with a Bytes<unit> of the unit's size (16, 8, 4, 2 or 1), so a kernel is instantiated for each.
@@ -885,8 +881,8 @@ void launch_runs(const core::PermuteView& v, const void* in, void* out, std::siz
   }
   const auto go = [&](auto e) {
     using E = decltype(e);
-    span_runs_kernel<E><<<blocks, kCopyThreads, 0, stream>>>(static_cast<const E*>(in), static_cast<E*>(out), v.a,
-                                                             v.b, v.inner, runs, piece_bytes / std::int64_t{sizeof(E)});
+    runs_kernel<E><<<blocks, kCopyThreads, 0, stream>>>(static_cast<const E*>(in), static_cast<E*>(out), v.a, v.b,
+                                                        v.inner, runs, piece_bytes / std::int64_t{sizeof(E)});
   };
   if (elem_bytes == 4) go(0u);
   else go(static_cast<unsigned short>(0));
