@@ -262,8 +262,8 @@ enum class PermutePath {
   strips,      // (inner == 1, a moved dimension of 2 to kPermuteStripsMaxShort) strips of the short dimension's rows
                // staged in shared memory, read and written as contiguous spans or whole rows
   copy_kernel,  // (a or b is 1) opmark's 16-byte vector copy, where cudaMemcpyAsync falls short of the copy ceiling
-  pair_tiles,  // (inner == 1, 2-byte elements, both moved dimensions even and over 32) 64 x 64 tiles read and written
-               // in 4-byte pairs of elements, as fp32's tiles are, the pairs split and rejoined in shared memory
+  pair_tiles,  // (inner == 1, 2-byte elements, both moved dimensions over 32) 64 x 64 tiles read and written in 4-byte
+               // pairs of elements, as fp32's tiles are; a row that starts at an odd element is realigned by shuffles
   rows_one_unit,  // (inner > 1, under kPermuteRowsOneUnitMaxBytes) rows with one unit in flight a thread: four times
                   // the blocks, so a small tensor reaches more multiprocessors and a grid's last wave is shorter
   word_tiles,  // (inner == 1, 2-byte elements, both moved dimensions over 32, any sides) 128 x 128 tiles read and
@@ -280,6 +280,8 @@ enum class PermutePath {
                   // the blocks resident together write adjacent pieces of the same output rows
   vector_rows,  // (runs of over kPermuteVectorRowsMinBytes, no whole number of 16-byte vectors) a thread per 16-byte
                 // output vector: its 16 source bytes, if one run's, joined from the two aligned vectors they straddle
+  pair_tiles_deep,  // (as pair_tiles) the same tiles with 128 threads, 16 pairs in flight each and ten blocks a
+                     // multiprocessor: more of the tile's loads in flight at once
 };
 constexpr std::int64_t kPermuteShortRowsMaxB = 64;
 constexpr std::int64_t kPermuteShortColumnsMaxA = 32;

@@ -75,8 +75,10 @@ std::vector<PermutePath> permute_paths(const PermuteView& v, std::int64_t elem_b
   if (v.moves_innermost() && v.a > 32 && v.b > 32) paths.push_back(PermutePath::wide_tiles);  // else mostly empty
   // With two tiles or fewer along a side, walking a first reads that side's rows in pieces far apart in time.
   if (v.moves_innermost() && v.a > 64 && v.b > 64) paths.push_back(PermutePath::tiles_along_a);
-  if (v.moves_innermost() && elem_bytes == 2 && v.a > 32 && v.b > 32 && v.a % 2 == 0 && v.b % 2 == 0)
+  if (v.moves_innermost() && elem_bytes == 2 && v.a > 32 && v.b > 32) {
     paths.push_back(PermutePath::pair_tiles);
+    paths.push_back(PermutePath::pair_tiles_deep);
+  }
   if (v.moves_innermost() && elem_bytes == 2 && v.a > 32 && v.b > 32) paths.push_back(PermutePath::word_tiles);
   if (v.moves_innermost() && v.a > 1 && v.b > 1 && std::min(v.a, v.b) <= kPermuteStripsMaxShort)
     paths.push_back(PermutePath::strips);
@@ -111,6 +113,9 @@ std::string permute_path_name(PermutePath path, const PermuteView& v) {
     case PermutePath::wide_tiles: return "path: 64 x 64 shared-memory tiles (the innermost dimension moves)";
     case PermutePath::pair_tiles:
       return "path: 64 x 64 shared-memory tiles moved in 4-byte pairs of elements (the innermost dimension moves)";
+    case PermutePath::pair_tiles_deep:
+      return "path: 64 x 64 shared-memory tiles moved in 4-byte pairs of elements, 16 pairs in flight a thread (the "
+             "innermost dimension moves)";
     case PermutePath::word_tiles:
       return "path: 128 x 128 shared-memory tiles moved in aligned 4-byte words (the innermost dimension moves)";
     case PermutePath::strips:

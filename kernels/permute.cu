@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <numeric>
 #include <string>
+#include <type_traits>
 #include <utility>
 
 #include "core/device_defaults.h"
@@ -230,46 +231,81 @@ __global__ void __launch_bounds__(kThreads)
     }
 }
 
-// pair_tiles (inner == 1, 2-byte elements, a and b even): 64 x 64 tiles whose global loads and stores are 4-byte
-// words, two elements each (as fp32's 32 x 32 tiles); a tile row of the input is 32 words in shared memory, and an
-// output word joins the same column's elements of two adjacent rows. The pitch of 33 words keeps the word stores
-// free of bank conflicts (the half-word reads meet two-way ones). The grid walks along a first (TileWalk<true>).
-constexpr int kPairThreads = 256;
-__global__ void __launch_bounds__(kPairThreads)
-    transpose_pairs_kernel(const unsigned* __restrict__ in, unsigned* __restrict__ out, std::int64_t batch,
-                           std::int64_t a, std::int64_t b, TileWalk<true> walk) {
-  constexpr int kSide = 2 * kTile, kPitch = kTile + 1, kRowStep = kPairThreads / kTile;
+// pair_tiles (inner == 1, 2-byte elements): 64 x 64 tiles whose global loads and stores are aligned 4-byte words,
+// two elements each (as fp32's 32 x 32 tiles); a tile row of the input is 32 pairs in shared memory, and an output word
+// joins the same column's elements of two adjacent rows. The pitch of 33 words keeps the word stores free of bank
+// conflicts (the half-word reads meet two-way ones). The grid walks along a first (TileWalk<true>).
+// kAnySides: a or b is odd, so a row may start at an odd element. Such an input row is loaded from the word holding its
+// first element, and lane x's pair joins its word's high half to the next lane's low half (lane 31's from one more
+// word, which lane k loads for the warp's k-th row). Such an output row's words join tile rows 2x - 1 and 2x; its
+// first and last elements, where their word's other half is a neighbouring tile's, are stored alone after the words.
+constexpr int kPairThreads = 256, kDeepPairThreads = 128, kDeepPairBlocksPerSm = 10;
+template <bool kAnySides, int kThreads = kPairThreads, int kMinBlocks = 0>
+__global__ void __launch_bounds__(kThreads, kMinBlocks)
+    transpose_pairs_kernel(const unsigned short* __restrict__ in, unsigned short* __restrict__ out,
+                           std::int64_t batch, std::int64_t a, std::int64_t b, TileWalk<true> walk) {
+  constexpr int kSide = 2 * kTile, kPitch = kTile + 1, kRowStep = kThreads / kTile;
   constexpr int kPerThread = kSide / kRowStep;
+  static_assert(kPerThread <= kTile, "lane k loads the k-th row's extra word");
+  static_assert(kThreads >= 2 * kSide, "a thread for each end of each output row");
   __shared__ unsigned tile[kSide][kPitch];  // row r: input row i0 + r, columns j0 to j0 + 63 in pairs
   const auto* halves = reinterpret_cast<const unsigned short*>(&tile[0][0]);
-  const std::int64_t a_words = a / 2, b_words = b / 2;
+  const auto* in_words = reinterpret_cast<const unsigned*>(in);
+  auto* out_words = reinterpret_cast<unsigned*>(out);
+  const std::int64_t total = batch * a * b, whole_words = total >> 1;  // words with both halves in the tensor
+  // The word at w; the tensor's last, where its count is odd, is its last element alone.
+  const auto word_at = [&](std::int64_t w) { return w < whole_words ? in_words[w] : unsigned(in[2 * w]); };
+  const unsigned a_odd = static_cast<unsigned>(a & 1), b_odd = static_cast<unsigned>(b & 1);
   const int x = static_cast<int>(threadIdx.x % kTile), y = static_cast<int>(threadIdx.x / kTile);
   for (std::int64_t n = blockIdx.z; n < batch; n += gridDim.z)
     for (std::int64_t t = blockIdx.y; t < walk.tiles_y; t += gridDim.y) {
       const std::int64_t i0 = walk.ta(t) * kSide, j0 = walk.tb(t) * kSide;
-      const int na = static_cast<int>(a - i0 < kSide ? a - i0 : kSide);  // even, as a and b are
+      const int na = static_cast<int>(a - i0 < kSide ? a - i0 : kSide);
       const int nb = static_cast<int>(b - j0 < kSide ? b - j0 : kSide);
-      const unsigned* src = in + n * a * b_words + i0 * b_words + j0 / 2;  // input row r at src + r b_words
-      unsigned* dst = out + n * b * a_words + j0 * a_words + i0 / 2;       // output row r at dst + r a_words
-      unsigned v[kPerThread];
+      const std::int64_t first_in = (n * a + i0) * b + j0;  // tile row r starts at element first_in + r b
+      const unsigned odd_in = static_cast<unsigned>(first_in & 1);
+      unsigned v[kPerThread], extra = 0;
 #pragma unroll
       for (int k = 0; k < kPerThread; ++k) {
         const int r = y + k * kRowStep;
-        if (r < na && 2 * x < nb) v[k] = src[r * b_words + x];
+        const std::int64_t g = first_in + std::int64_t(r) * b;
+        const int odd = kAnySides ? static_cast<int>(g & 1) : 0;
+        if (r < na && 2 * x < nb + odd) v[k] = kAnySides ? word_at((g >> 1) + x) : in_words[(g >> 1) + x];
+      }
+      if (kAnySides && x < kPerThread) {
+        const int r = y + x * kRowStep;
+        const std::int64_t g = first_in + std::int64_t(r) * b;
+        if (r < na && nb == kSide && (g & 1) != 0) extra = word_at((g >> 1) + kTile);
       }
 #pragma unroll
       for (int k = 0; k < kPerThread; ++k) {
         const int r = y + k * kRowStep;
-        if (r < na && 2 * x < nb) tile[r][x] = v[k];
+        unsigned pair = v[k];
+        if constexpr (kAnySides) {
+          const unsigned next = __shfl_down_sync(0xffffffffu, v[k], 1), last = __shfl_sync(0xffffffffu, extra, k);
+          if ((odd_in ^ (r & b_odd)) != 0) pair = __byte_perm(v[k], x == kTile - 1 ? last : next, 0x5432);
+        }
+        if (r < na && 2 * x < nb) tile[r][x] = pair;
       }
       __syncthreads();
+      const std::int64_t first_out = (n * b + j0) * a + i0;  // output row r starts at element first_out + r a
+      const unsigned odd_out = static_cast<unsigned>(first_out & 1);
 #pragma unroll
       for (int k = 0; k < kPerThread; ++k) {
         const int r = y + k * kRowStep;
-        if (r < nb && 2 * x < na) {
-          const unsigned lo = halves[(2 * x) * 2 * kPitch + r], hi = halves[(2 * x + 1) * 2 * kPitch + r];
-          dst[r * a_words + x] = lo | (hi << 16);
-        }
+        const std::int64_t h = first_out + std::int64_t(r) * a;
+        const int lo = 2 * x - (kAnySides ? static_cast<int>(odd_out ^ (r & a_odd)) : 0);
+        if (r < nb && lo >= 0 && lo + 1 < na)
+          out_words[(h >> 1) + x] = halves[lo * 2 * kPitch + r] | (unsigned(halves[(lo + 1) * 2 * kPitch + r]) << 16);
+      }
+      if constexpr (kAnySides) {
+        // Output row r's first element, a word's high half where the row starts at an odd element; its last, a low
+        // half where the row ends at an even one.
+        const int r = static_cast<int>(threadIdx.x >> 1), p = static_cast<int>(odd_out ^ (r & a_odd));
+        const bool first = (threadIdx.x & 1) == 0;
+        const int row = first ? 0 : na - 1;
+        if (r < nb && (first ? p == 1 : ((na - 1 + p) & 1) == 0))
+          out[first_out + std::int64_t(r) * a + row] = halves[row * 2 * kPitch + r];
       }
       __syncthreads();  // the tile is refilled next
     }
@@ -302,7 +338,8 @@ using WordTiles = WordTile<128, 256>;
 template <class T>
 __global__ void __launch_bounds__(T::kThreads, 1024 / T::kThreads)
     transpose_words_kernel(const unsigned short* __restrict__ in, unsigned short* __restrict__ out,
-                           std::int64_t batch, std::int64_t a, std::int64_t b, TileWalk<false> walk) {
+                           std::int64_t batch, std::int64_t a, std::int64_t b, int side_a, int side_b,
+                           TileWalk<false> walk) {
   static_assert(T::kRowsPerWarp * T::kLoadsPerRow <= 32, "a bit a load in one word");
   constexpr int kOutWords = T::kTileA / 64 + 1;  // a lane's words of an output row: up to T::kTileA / 2 + 1
   __shared__ unsigned tile[T::kWords];
@@ -314,9 +351,9 @@ __global__ void __launch_bounds__(T::kThreads, 1024 / T::kThreads)
   const int lane = static_cast<int>(threadIdx.x % 32), warp = static_cast<int>(threadIdx.x / 32);
   for (std::int64_t n = blockIdx.z; n < batch; n += gridDim.z)
     for (std::int64_t t = blockIdx.y; t < walk.tiles_y; t += gridDim.y) {
-      const std::int64_t i0 = walk.ta(t) * T::kTileA, j0 = walk.tb(t) * T::kTileB;
-      const int na = static_cast<int>(a - i0 < T::kTileA ? a - i0 : T::kTileA);
-      const int nb = static_cast<int>(b - j0 < T::kTileB ? b - j0 : T::kTileB);
+      const std::int64_t i0 = walk.ta(t) * side_a, j0 = walk.tb(t) * side_b;
+      const int na = static_cast<int>(a - i0 < side_a ? a - i0 : side_a);
+      const int nb = static_cast<int>(b - j0 < side_b ? b - j0 : side_b);
       const std::int64_t first_in = (n * a + i0) * b + j0;  // tile row r starts at element first_in + r b
       const unsigned odd_in = static_cast<unsigned>(first_in & 1);
       // Tile row r's words: from the one holding its first element to the one holding its last, none past the
@@ -806,16 +843,32 @@ void launch_tiles(const core::PermuteView& v, const void* in, void* out, cudaStr
       static_cast<const E*>(in), static_cast<E*>(out), v.batch, v.a, v.b, walk);
 }
 
+// pair_tiles (256 threads, the registers ptxas picks) or pair_tiles_deep (128 threads, kDeepPairBlocksPerSm blocks).
+template <int kThreads, int kMinBlocks>
 void launch_pair_tiles(const core::PermuteView& v, const void* in, void* out, cudaStream_t stream) {
   const auto [grid, walk] = tile_grid<true>(v, 2 * kTile, 2 * kTile);
-  transpose_pairs_kernel<<<grid, kPairThreads, 0, stream>>>(static_cast<const unsigned*>(in),
-                                                            static_cast<unsigned*>(out), v.batch, v.a, v.b, walk);
+  const auto go = [&](auto kernel) {
+    kernel<<<grid, kThreads, 0, stream>>>(static_cast<const unsigned short*>(in), static_cast<unsigned short*>(out),
+                                          v.batch, v.a, v.b, walk);
+  };
+  // Both sides even: every row starts at an even element.
+  if (v.a % 2 == 0 && v.b % 2 == 0) go(transpose_pairs_kernel<false, kThreads, kMinBlocks>);
+  else go(transpose_pairs_kernel<true, kThreads, kMinBlocks>);
+}
+
+// The side of tiles of at most `most` that split n evenly: a dimension just past a tile's side takes two half tiles,
+// not a whole one and a sliver that costs a whole one's time.
+int balanced_side(std::int64_t n, int most) {
+  const std::int64_t tiles = (n + most - 1) / most;
+  return static_cast<int>((n + tiles - 1) / tiles);
 }
 
 void launch_word_tiles(const core::PermuteView& v, const void* in, void* out, cudaStream_t stream) {
-  const auto [grid, walk] = tile_grid<false>(v, WordTiles::kTileA, WordTiles::kTileB);
+  const int side_a = balanced_side(v.a, WordTiles::kTileA), side_b = balanced_side(v.b, WordTiles::kTileB);
+  const auto [grid, walk] = tile_grid<false>(v, side_a, side_b);
   transpose_words_kernel<WordTiles><<<grid, WordTiles::kThreads, 0, stream>>>(
-      static_cast<const unsigned short*>(in), static_cast<unsigned short*>(out), v.batch, v.a, v.b, walk);
+      static_cast<const unsigned short*>(in), static_cast<unsigned short*>(out), v.batch, v.a, v.b, side_a, side_b,
+      walk);
 }
 
 template <class E>
@@ -911,6 +964,14 @@ void launch_tiled_runs(const core::PermuteView& v, const void* in, void* out, st
   });
 }
 
+// Calls f with the smallest of 4, 8, 16, ... kMost that holds n, as a compile-time bound (a kernel's registers).
+template <int kMost, int kBound = 4, class F>
+void with_bound(std::int64_t n, F&& f) {
+  if constexpr (kBound >= kMost) f(std::integral_constant<int, kMost>{});
+  else if (n <= kBound) f(std::integral_constant<int, kBound>{});
+  else with_bound<kMost, 2 * kBound>(n, f);
+}
+
 template <class E>
 void launch_short_rows(const core::PermuteView& v, const void* in, void* out, cudaStream_t stream) {
   const std::int64_t rows = v.batch * v.a;
@@ -923,11 +984,9 @@ void launch_short_rows(const core::PermuteView& v, const void* in, void* out, cu
                                                 static_cast<unsigned>(rows), IntDivider(static_cast<unsigned>(v.a)),
                                                 static_cast<int>(v.b));
   };
-  if (v.b <= 4) go(short_rows_kernel<E, 4>);
-  else if (v.b <= 8) go(short_rows_kernel<E, 8>);
-  else if (v.b <= 16) go(short_rows_kernel<E, 16>);
-  else if (v.b <= 32) go(short_rows_kernel<E, 32>);
-  else go(short_rows_kernel<E, 64>);
+  with_bound<static_cast<int>(core::kPermuteShortRowsMaxB)>(v.b, [&](auto most) {
+    go(short_rows_kernel<E, decltype(most)::value>);
+  });
 }
 
 template <class E>
@@ -942,10 +1001,9 @@ void launch_short_columns(const core::PermuteView& v, const void* in, void* out,
                                                 static_cast<unsigned>(rows), static_cast<int>(v.a),
                                                 IntDivider(static_cast<unsigned>(v.b)));
   };
-  if (v.a <= 4) go(short_columns_kernel<E, 4>);
-  else if (v.a <= 8) go(short_columns_kernel<E, 8>);
-  else if (v.a <= 16) go(short_columns_kernel<E, 16>);
-  else go(short_columns_kernel<E, 32>);
+  with_bound<static_cast<int>(core::kPermuteShortColumnsMaxA)>(v.a, [&](auto most) {
+    go(short_columns_kernel<E, decltype(most)::value>);
+  });
 }
 
 // run_tiles: the 32 x 32 tiles with a whole run of 4, 8 or 16 bytes as the element; tiled_runs where the tensors are
@@ -990,10 +1048,15 @@ void launch_permute(const core::PermuteView& v, core::PermutePath path, const vo
                        [&](auto e) { launch_tiles<decltype(e), 2 * kTile>(v, in, out, stream); });
       break;
     case core::PermutePath::pair_tiles:
-      if (!v.moves_innermost() || elem_bytes != 2 || v.a % 2 != 0 || v.b % 2 != 0)
-        throw Error("permute: the pair tiles path moves the innermost dimension of 2-byte elements, both sides even");
-      if (aligned_to(in, 4) && aligned_to(out, 4)) launch_pair_tiles(v, in, out, stream);
-      else launch_tiles<unsigned short, 2 * kTile>(v, in, out, stream);  // the same tiles, a pair's halves apart
+    case core::PermutePath::pair_tiles_deep:
+      if (!v.moves_innermost() || elem_bytes != 2)
+        throw Error("permute: the pair tiles paths move the innermost dimension of 2-byte elements");
+      if (!aligned_to(in, 4) || !aligned_to(out, 4))
+        launch_tiles<unsigned short, 2 * kTile>(v, in, out, stream);  // the same tiles, a pair's halves apart
+      else if (path == core::PermutePath::pair_tiles)
+        launch_pair_tiles<kPairThreads, 0>(v, in, out, stream);
+      else
+        launch_pair_tiles<kDeepPairThreads, kDeepPairBlocksPerSm>(v, in, out, stream);
       break;
     case core::PermutePath::word_tiles:
       if (!v.moves_innermost() || elem_bytes != 2)

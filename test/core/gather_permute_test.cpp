@@ -101,7 +101,8 @@ TEST(Permute, PathsThatCanRunAView) {
   EXPECT_EQ(permute_path_name(P::short_columns, {4, 26, 275250, 1}),
             "path: a warp per 32 output rows of 26 elements, staged in shared memory and stored as one span");
   EXPECT_EQ(permute_paths({4, 33, 275250, 1}, 2),
-            (std::vector<P>{P::tiles, P::rows, P::pair_rows, P::wide_tiles, P::word_tiles}));
+            (std::vector<P>{P::tiles, P::rows, P::pair_rows, P::wide_tiles, P::pair_tiles, P::pair_tiles_deep,
+                            P::word_tiles}));
   // 1023 with runs of 99 elements: rows (4 units in flight a thread, and 1), a warp a run (the plane is the whole
   // tensor: too big), tiles of runs, and (198 bytes, no whole number of vectors) rows in 16-byte vectors.
   EXPECT_EQ(permute_paths({1, 300, 3, 99}, 2),
@@ -125,12 +126,17 @@ TEST(Permute, PathsThatCanRunAView) {
   EXPECT_EQ(permute_paths({1, 8192, 8192, 1}, 4),
             (std::vector<P>{P::tiles, P::rows, P::wide_tiles, P::tiles_along_a}));
   EXPECT_EQ(permute_paths({1, 64, 65, 1}, 4), (std::vector<P>{P::tiles, P::rows, P::wide_tiles}));
-  // 2-byte elements: 128 x 128 tiles moved in aligned words compete for any sides, and with both sides even the 64 x 64
-  // tiles moved in 4-byte pairs too.
+  // 2-byte elements: 64 x 64 tiles moved in 4-byte pairs and 128 x 128 tiles moved in aligned words compete for any
+  // sides (an odd side's rows realigned).
   EXPECT_EQ(permute_paths({1, 33, 8192, 1}, 2),
-            (std::vector<P>{P::tiles, P::rows, P::pair_rows, P::wide_tiles, P::word_tiles}));
+            (std::vector<P>{P::tiles, P::rows, P::pair_rows, P::wide_tiles, P::pair_tiles, P::pair_tiles_deep,
+                            P::word_tiles}));
   EXPECT_EQ(permute_paths({1, 34, 8192, 1}, 2),
-            (std::vector<P>{P::tiles, P::rows, P::pair_rows, P::wide_tiles, P::pair_tiles, P::word_tiles}));
+            (std::vector<P>{P::tiles, P::rows, P::pair_rows, P::wide_tiles, P::pair_tiles, P::pair_tiles_deep,
+                            P::word_tiles}));
+  EXPECT_EQ(permute_path_name(P::pair_tiles_deep, {1, 33, 8192, 1}),
+            "path: 64 x 64 shared-memory tiles moved in 4-byte pairs of elements, 16 pairs in flight a thread (the "
+            "innermost dimension moves)");
   EXPECT_EQ(permute_path_name(P::word_tiles, {1, 33, 8192, 1}),
             "path: 128 x 128 shared-memory tiles moved in aligned 4-byte words (the innermost dimension moves)");
   EXPECT_EQ(permute_paths({1, 34, 8192, 1}, 4), (std::vector<P>{P::tiles, P::rows, P::wide_tiles}));
