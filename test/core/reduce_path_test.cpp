@@ -492,3 +492,22 @@ TEST(ReducePath, FewRowsAlsoTakeOneRowAThreadAtOnce) {
   EXPECT_EQ(one_row_at_once(2048 * 132, 132), 0);  // a block for every multiprocessor already
   EXPECT_EQ(one_row_at_once(88141, 0), 0);         // no multiprocessor count: nothing to fill
 }
+
+// Few long rows: a cluster as wide as two vectors a thread make it competes where rows x its blocks leave
+// multiprocessors idle (fp32 softmax over 3 rows of 4550 columns: 1138 vectors, 3 blocks a row); many rows, or rows
+// too long for 16 such blocks, take none.
+TEST(ReducePath, FewLongRowsAlsoTakeAWideCluster) {
+  const auto wide_clusters = [](std::int64_t rows, std::int64_t cols, std::int64_t elem) {
+    std::vector<int> blocks;
+    for (const ReducePlan& p : reduce_plans(ReduceOp::softmax, rows, cols, elem, false, kShared, 132))
+      if (p.path == ReducePath::cluster && p.cache == 2) blocks.push_back(p.cluster);
+    return blocks;
+  };
+  EXPECT_EQ(wide_clusters(3, 4550, 4), std::vector<int>{3});
+  EXPECT_EQ(wide_clusters(3, 4550, 2), std::vector<int>{2});
+  EXPECT_TRUE(wide_clusters(100, 4550, 4).empty());     // 300 blocks: every multiprocessor busy already
+  EXPECT_TRUE(wide_clusters(2, 70001, 4).empty());      // 35 blocks of two vectors a thread: past 16
+  EXPECT_EQ(reduce_plans(ReduceOp::softmax, 3, 4550, 4, false, kShared, 132)[2].label,
+            "path: row over a cluster of 3 blocks, 2 16-byte vectors a thread in registers, 16-byte loads past each "
+            "row's unaligned start, 1 read");
+}
