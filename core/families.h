@@ -282,8 +282,6 @@ enum class PermutePath {
                 // output vector: its 16 source bytes, if one run's, joined from the two aligned vectors they straddle
   pair_tiles_deep,  // (as pair_tiles) the same tiles with 128 threads, 16 pairs in flight each and ten blocks a
                      // multiprocessor: more of the tile's loads in flight at once
-  deep_tiles,  // (inner == 1, 4-byte elements, both moved dimensions over 32) the 64 x 64 tiles with 256 threads,
-               // sixteen elements in flight each and four blocks a multiprocessor
 };
 constexpr std::int64_t kPermuteShortRowsMaxB = 64;
 constexpr std::int64_t kPermuteShortColumnsMaxA = 32;

@@ -73,7 +73,6 @@ std::vector<PermutePath> permute_paths(const PermuteView& v, std::int64_t elem_b
       v.batch * v.b < (std::int64_t{1} << 31))
     paths.push_back(PermutePath::short_columns);
   if (v.moves_innermost() && v.a > 32 && v.b > 32) paths.push_back(PermutePath::wide_tiles);  // else mostly empty
-  if (v.moves_innermost() && elem_bytes == 4 && v.a > 32 && v.b > 32) paths.push_back(PermutePath::deep_tiles);
   // With two tiles or fewer along a side, walking a first reads that side's rows in pieces far apart in time.
   if (v.moves_innermost() && v.a > 64 && v.b > 64) paths.push_back(PermutePath::tiles_along_a);
   if (v.moves_innermost() && elem_bytes == 2 && v.a > 32 && v.b > 32) {
@@ -114,8 +113,6 @@ std::string permute_path_name(PermutePath path, const PermuteView& v) {
     case PermutePath::wide_tiles: return "path: 64 x 64 shared-memory tiles (the innermost dimension moves)";
     case PermutePath::pair_tiles:
       return "path: 64 x 64 shared-memory tiles moved in 4-byte pairs of elements (the innermost dimension moves)";
-    case PermutePath::deep_tiles:
-      return "path: 64 x 64 shared-memory tiles, 16 elements in flight a thread (the innermost dimension moves)";
     case PermutePath::pair_tiles_deep:
       return "path: 64 x 64 shared-memory tiles moved in 4-byte pairs of elements, 16 pairs in flight a thread (the "
              "innermost dimension moves)";

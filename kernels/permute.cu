@@ -194,8 +194,8 @@ struct TileWalk {
 // pitch is an odd number of 32-bit words (one element more for the 8- and 16-byte runs of run_tiles), so the column
 // reads of shared memory are free of bank conflicts. kAFast: the grid walks a's tiles first (tiles_along_a), so the
 // blocks resident together write adjacent pieces of the same output rows.
-template <class E, int kSide, int kThreads, bool kAFast, int kMinBlocks = 0>
-__global__ void __launch_bounds__(kThreads, kMinBlocks)
+template <class E, int kSide, int kThreads, bool kAFast>
+__global__ void __launch_bounds__(kThreads)
     transpose_tiles_kernel(const E* __restrict__ in, E* __restrict__ out, std::int64_t batch, std::int64_t a,
                            std::int64_t b, TileWalk<kAFast> walk) {
   static_assert(kSide * sizeof(E) % 8 == 0, "the pitch below is an odd number of words");
@@ -835,12 +835,11 @@ std::pair<dim3, TileWalk<kAFast>> tile_grid(const core::PermuteView& v, int side
 }
 
 // 32 x 32 tiles four elements a thread, 64 x 64 tiles eight: more loads in flight a thread were slower (docs/pytorch.md).
-// deep_tiles: 64 x 64 tiles of 256 threads, sixteen elements a thread, kDeepTileBlocksPerSm blocks a multiprocessor.
-constexpr int kDeepTileThreads = 256, kDeepTileBlocksPerSm = 4;
-template <class E, int kSide, bool kAFast = false, int kThreads = (kSide == kTile ? 256 : 512), int kMinBlocks = 0>
+template <class E, int kSide, bool kAFast = false>
 void launch_tiles(const core::PermuteView& v, const void* in, void* out, cudaStream_t stream) {
+  constexpr int kThreads = kSide == kTile ? 256 : 512;
   const auto [grid, walk] = tile_grid<kAFast>(v, kSide, kSide);
-  transpose_tiles_kernel<E, kSide, kThreads, kAFast, kMinBlocks><<<grid, kThreads, 0, stream>>>(
+  transpose_tiles_kernel<E, kSide, kThreads, kAFast><<<grid, kThreads, 0, stream>>>(
       static_cast<const E*>(in), static_cast<E*>(out), v.batch, v.a, v.b, walk);
 }
 
@@ -1047,11 +1046,6 @@ void launch_permute(const core::PermuteView& v, core::PermutePath path, const vo
     case core::PermutePath::wide_tiles:
       launch_innermost(v, "wide tiles", elem_bytes,
                        [&](auto e) { launch_tiles<decltype(e), 2 * kTile>(v, in, out, stream); });
-      break;
-    case core::PermutePath::deep_tiles:
-      launch_innermost(v, "deep tiles", elem_bytes, [&](auto e) {
-        launch_tiles<decltype(e), 2 * kTile, false, kDeepTileThreads, kDeepTileBlocksPerSm>(v, in, out, stream);
-      });
       break;
     case core::PermutePath::pair_tiles:
     case core::PermutePath::pair_tiles_deep:

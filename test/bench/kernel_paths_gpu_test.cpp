@@ -22,11 +22,10 @@ class PathCase : public ::testing::TestWithParam<std::string> {};
 }  // namespace
 
 // Every permutation over shapes whose moved dimensions are tiny (planes of 12 x 3, 3 x 33 runs), odd, prime or a
-// tile's edge: each path permute_paths lists (tiles walking either side first, wide and deep tiles, pair tiles of
-// either depth over even and odd sides, word tiles, strips, element by element, element pairs, a thread a short row,
-// a warp per 32 short columns, staged planes, a warp a run in destination-aligned vectors, tiles of runs, tiles of 4-
-// to 16-byte runs, rows in 16-byte vectors with runs ending inside them and totals of no whole number of vectors) is
-// exact.
+// tile's edge: each path permute_paths lists (tiles walking either side first, wide tiles, pair tiles, word tiles,
+// strips, element by element, element pairs, a thread a short row, a warp per 32 short columns, staged planes, a warp
+// a run in destination-aligned vectors, tiles of runs, tiles of 4- to 16-byte runs, rows in 16-byte vectors with runs
+// ending inside them and totals of no whole number of vectors) is exact.
 TEST_P(PathCase, EveryPermutePathIsExact) {
   OPMARK_REQUIRE_GPU();
   bench::Options options;

@@ -80,7 +80,7 @@ TEST(Permute, PathsThatCanRunAView) {
   // A thread per input row where b is at most kPermuteShortRowsMaxB, and the rows fewer than 2^31.
   EXPECT_EQ(permute_paths({1021, 1376, 6, 1}, 4), (std::vector<P>{P::tiles, P::rows, P::short_rows, P::strips}));
   EXPECT_EQ(permute_paths({1021, 1376, 65, 1}, 4),
-            (std::vector<P>{P::tiles, P::rows, P::wide_tiles, P::deep_tiles, P::tiles_along_a}));
+            (std::vector<P>{P::tiles, P::rows, P::wide_tiles, P::tiles_along_a}));
   EXPECT_EQ(permute_paths({2, std::int64_t{1} << 30, 6, 1}, 4), (std::vector<P>{P::tiles, P::rows, P::strips}));
   EXPECT_EQ(permute_path_name(P::short_rows, {1021, 1376, 6, 1}),
             "path: a thread per input row of 6 elements, written to 6 output rows");
@@ -124,11 +124,8 @@ TEST(Permute, PathsThatCanRunAView) {
   // A large transpose: no plane fits; 64 x 64 tiles compete where both moved dimensions pass 32.
   // The 32 x 32 tiles walking a first compete where both sides pass two tiles.
   EXPECT_EQ(permute_paths({1, 8192, 8192, 1}, 4),
-            (std::vector<P>{P::tiles, P::rows, P::wide_tiles, P::deep_tiles, P::tiles_along_a}));
-  EXPECT_EQ(permute_paths({1, 64, 65, 1}, 4), (std::vector<P>{P::tiles, P::rows, P::wide_tiles, P::deep_tiles}));
-  // 4-byte elements: the 64 x 64 tiles with sixteen elements in flight a thread compete too.
-  EXPECT_EQ(permute_path_name(P::deep_tiles, {1, 64, 65, 1}),
-            "path: 64 x 64 shared-memory tiles, 16 elements in flight a thread (the innermost dimension moves)");
+            (std::vector<P>{P::tiles, P::rows, P::wide_tiles, P::tiles_along_a}));
+  EXPECT_EQ(permute_paths({1, 64, 65, 1}, 4), (std::vector<P>{P::tiles, P::rows, P::wide_tiles}));
   // 2-byte elements: 64 x 64 tiles moved in 4-byte pairs and 128 x 128 tiles moved in aligned words compete for any
   // sides (an odd side's rows realigned).
   EXPECT_EQ(permute_paths({1, 33, 8192, 1}, 2),
@@ -142,7 +139,7 @@ TEST(Permute, PathsThatCanRunAView) {
             "innermost dimension moves)");
   EXPECT_EQ(permute_path_name(P::word_tiles, {1, 33, 8192, 1}),
             "path: 128 x 128 shared-memory tiles moved in aligned 4-byte words (the innermost dimension moves)");
-  EXPECT_EQ(permute_paths({1, 34, 8192, 1}, 4), (std::vector<P>{P::tiles, P::rows, P::wide_tiles, P::deep_tiles}));
+  EXPECT_EQ(permute_paths({1, 34, 8192, 1}, 4), (std::vector<P>{P::tiles, P::rows, P::wide_tiles}));
   // 2-byte elements: a thread per output word, where the element path spends an instruction slot more than the copy.
   EXPECT_EQ(permute_path_name(P::pair_rows, {1, 33, 8192, 1}),
             "path: element pairs, each output word's two sources from its index");
@@ -155,7 +152,7 @@ TEST(Permute, PathsThatCanRunAView) {
   EXPECT_EQ(permute_paths({6, 4, 1, 1}, 4), (std::vector<P>{P::tiles, P::rows, P::copy, P::copy_kernel}));
   // Planes up to kPermutePlaneMaxBytes.
   EXPECT_EQ(permute_paths({2, 32, 64, 1}, 4).back(), P::planes);           // 8 KiB
-  EXPECT_EQ(permute_paths({2, 33, 65, 1}, 4).back(), P::deep_tiles);       // over
+  EXPECT_EQ(permute_paths({2, 33, 65, 1}, 4).back(), P::wide_tiles);       // over
   EXPECT_EQ(permute_path_name(P::planes, {172, 12, 3, 1}),
             "path: whole 12 x 3 planes staged in shared memory, a contiguous span a block");
   EXPECT_EQ(permute_path_name(P::rows, {172, 12, 3, 1}), "path: element by element, each one's source from its index");
