@@ -410,27 +410,25 @@ void add_normalising_plans(ReduceOp op, std::int64_t rows, std::int64_t cols, st
     if (group >= 4 && group <= 32 && (rows + per_block - 1) / per_block < (std::int64_t{1} << 31))
       add_unique(plans, registers_plan(cols, elem_bytes, vectorisable, group, cache, true));
   }
-  const std::int64_t vectors = (cols * elem_bytes + 15) / 16;
-  ReducePlan cluster;
-  if (cols * elem_bytes >= 4096 && fits_cluster(op, vectors, &cluster)) {
+  // A row over a cluster of `blocks` blocks, `cache` 16-byte vectors a thread.
+  const auto add_cluster = [&](std::int64_t blocks, int cache) {
+    ReducePlan cluster;
     cluster.path = ReducePath::cluster;
     cluster.vectorised = vectorisable;
+    cluster.cache = cache;
+    cluster.cluster = static_cast<int>(blocks);
     cluster.group = kReduceBlockThreads * cluster.cluster;
     label_plan(&cluster, cluster_words(cluster), cols);
     add_unique(plans, cluster);
-  }
-  // Few long rows: a cluster as wide as two vectors a thread make it, where a narrower one leaves most
-  // multiprocessors idle (fp32 softmax over 3 rows of 4550: a block a row took 3.40 us, PyTorch 3.07).
-  const std::int64_t wide_blocks = ceil_div(vectors, std::int64_t{2} * kReduceBlockThreads);
-  if (cols * elem_bytes >= 4096 && wide_blocks > 1 && wide_blocks <= kMostClusterBlocks && rows * wide_blocks < sms) {
-    ReducePlan wide;
-    wide.path = ReducePath::cluster;
-    wide.vectorised = vectorisable;
-    wide.cache = 2;
-    wide.cluster = static_cast<int>(wide_blocks);
-    wide.group = kReduceBlockThreads * wide.cluster;
-    label_plan(&wide, cluster_words(wide), cols);
-    add_unique(plans, wide);
+  };
+  if (cols * elem_bytes >= 4096) {
+    const std::int64_t vectors = (cols * elem_bytes + 15) / 16;
+    ReducePlan fit;
+    if (fits_cluster(op, vectors, &fit)) add_cluster(fit.cluster, fit.cache);
+    // Few long rows: a cluster as wide as two vectors a thread make it, where a narrower one leaves most
+    // multiprocessors idle (fp32 softmax over 3 rows of 4550: a block a row took 3.40 us, PyTorch 3.07).
+    const std::int64_t wide_blocks = ceil_div(vectors, std::int64_t{2} * kReduceBlockThreads);
+    if (wide_blocks > 1 && wide_blocks <= kMostClusterBlocks && rows * wide_blocks < sms) add_cluster(wide_blocks, 2);
   }
   if (cols * elem_bytes <= shared_bytes && cols * elem_bytes >= 2048) {
     ReducePlan shared;

@@ -801,6 +801,13 @@ void launch_vector_rows(const core::PermuteView& v, const void* in, void* out, c
   });
 }
 
+// Calls f(E{}) with E the unsigned type of a 2- or 4-byte element.
+template <class F>
+void with_element(std::size_t elem_bytes, F&& f) {
+  if (elem_bytes == 4) f(0u);
+  else f(static_cast<unsigned short>(0));
+}
+
 // Calls f with a Bytes<unit> of the unit's size (16, 8, 4, 2 or 1), so a kernel is instantiated for each.
 template <class F>
 void with_unit(int unit, F&& f) {
@@ -932,13 +939,11 @@ void launch_runs(const core::PermuteView& v, const void* in, void* out, std::siz
                                                                 run_bytes / 16, runs, piece_bytes / 16);
     return;
   }
-  const auto go = [&](auto e) {
+  with_element(elem_bytes, [&](auto e) {
     using E = decltype(e);
     runs_kernel<E><<<blocks, kCopyThreads, 0, stream>>>(static_cast<const E*>(in), static_cast<E*>(out), v.a, v.b,
                                                         v.inner, runs, piece_bytes / std::int64_t{sizeof(E)});
-  };
-  if (elem_bytes == 4) go(0u);
-  else go(static_cast<unsigned short>(0));
+  });
 }
 
 void launch_tiled_runs(const core::PermuteView& v, const void* in, void* out, std::size_t elem_bytes,
@@ -1024,8 +1029,7 @@ void launch_run_tiles(const core::PermuteView& v, const void* in, void* out, std
 template <class Launch>
 void launch_innermost(const core::PermuteView& v, const char* path, std::size_t elem_bytes, Launch&& launch) {
   if (!v.moves_innermost()) throw Error(std::string("permute: the ") + path + " path moves the innermost dimension only");
-  if (elem_bytes == 4) launch(0u);
-  else launch(static_cast<unsigned short>(0));
+  with_element(elem_bytes, launch);
 }
 
 }  // namespace
@@ -1080,8 +1084,7 @@ void launch_permute(const core::PermuteView& v, core::PermutePath path, const vo
       break;
     case core::PermutePath::vector_rows:
       if (v.inner < 2) throw Error("permute: the vector rows path moves runs of 2 or more elements");
-      if (elem_bytes == 4) launch_vector_rows<unsigned>(v, in, out, stream);
-      else launch_vector_rows<unsigned short>(v, in, out, stream);
+      with_element(elem_bytes, [&](auto e) { launch_vector_rows<decltype(e)>(v, in, out, stream); });
       break;
     case core::PermutePath::pair_rows:
       if (!v.moves_innermost() || elem_bytes != 2)
@@ -1096,8 +1099,7 @@ void launch_permute(const core::PermuteView& v, core::PermutePath path, const vo
       launch_innermost(v, "strips", elem_bytes, [&](auto e) { launch_strips<decltype(e)>(v, in, out, stream); });
       break;
     case core::PermutePath::planes:
-      if (elem_bytes == 4) launch_planes<unsigned int>(v, in, out, stream);
-      else launch_planes<unsigned short>(v, in, out, stream);
+      with_element(elem_bytes, [&](auto e) { launch_planes<decltype(e)>(v, in, out, stream); });
       break;
     case core::PermutePath::runs:
       if (v.inner < 2) throw Error("permute: the runs path moves runs of 2 or more elements");

@@ -76,18 +76,18 @@ __device__ __forceinline__ void for_each_chunk(const T* __restrict__ in, std::in
   }
 }
 
-// A warp copies `units` units from src to dst (this is lane `lane` of it), kUnits units a lane loaded before any is
-// stored (narrow units need more of them in flight for the same bytes).
-template <class U, int kUnits = kInFlight>
+// A warp copies `units` units from src to dst (this is lane `lane` of it), kInFlight units a lane loaded before any
+// is stored.
+template <class U>
 __device__ __forceinline__ void warp_copy(const U* __restrict__ src, U* __restrict__ dst, std::int64_t units,
                                           int lane) {
-  for (std::int64_t u0 = lane; u0 < units; u0 += 32 * kUnits) {
-    U v[kUnits];
+  for (std::int64_t u0 = lane; u0 < units; u0 += 32 * kInFlight) {
+    U v[kInFlight];
 #pragma unroll
-    for (int q = 0; q < kUnits; ++q)
+    for (int q = 0; q < kInFlight; ++q)
       if (u0 + q * 32 < units) v[q] = src[u0 + q * 32];
 #pragma unroll
-    for (int q = 0; q < kUnits; ++q)
+    for (int q = 0; q < kInFlight; ++q)
       if (u0 + q * 32 < units) dst[u0 + q * 32] = v[q];
   }
 }
